@@ -1,0 +1,1 @@
+"""Hearth's benchmarks: `make bench` (or `python -m benchmarks`) prints one table."""

@@ -1,0 +1,54 @@
+"""Run every benchmark and print one table (medians and percentiles, this machine only)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from benchmarks.embedding import bench_embedding
+
+RESULTS = Path(__file__).with_name("results")
+
+
+def suites(quick: bool) -> dict:
+    from benchmarks.quality import bench_quality
+    from benchmarks.recall import bench_recall
+
+    sizes = (10_000,) if quick else (10_000, 100_000)
+    return {
+        "embedding": bench_embedding,
+        "recall": lambda: bench_recall(sizes=sizes),
+        "quality": bench_quality,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="skip the 100k-memory sizes")
+    parser.add_argument("--only", action="append", help="run only this suite (repeatable)")
+    args = parser.parse_args()
+    rows: list[dict] = []
+    console = Console()
+    for name, suite in suites(args.quick).items():
+        if args.only and name not in args.only:
+            continue
+        console.print(f"running {name} …", style="dim")
+        rows.extend({"suite": name, **row} for row in suite())
+    table = Table(title=f"Hearth benchmarks ({platform.processor() or platform.machine()}, "
+                        f"{__import__('os').cpu_count()} cores)")
+    for column in ("suite", "benchmark", "value", "target"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(row["suite"], row["benchmark"], row["value"], row.get("target", ""))
+    console.print(table)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "latest.json").write_text(json.dumps(rows, indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""``Hearth``: the public service API of the memory engine.
+
+The desktop app and the CLI talk to ``core`` only through this object: it opens a data
+folder (taking the shared folder lock), wires storage, the embedder and the services, and
+owns their lifetime. Nothing here knows about Qt or terminals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, select
+
+from core import backups
+from core.config import HearthPaths, Settings, load_settings, resolve_home
+from core.embedding import Embedder, OnnxEmbedder
+from core.facts import FactService
+from core.instance_lock import FolderLock
+from core.memories import MemoryService
+from core.recall import RecallService
+from core.storage import orm
+from core.storage.port import StoragePort
+from core.storage.sqlite.adapter import SqliteStorage
+
+
+@dataclass
+class Hearth:
+    paths: HearthPaths
+    settings: Settings
+    storage: StoragePort
+    embedder: Embedder
+    memories: MemoryService
+    facts: FactService
+    recall: RecallService
+    _lock: FolderLock | None = None
+
+    @classmethod
+    def open(cls, home: Path | str | None = None, *, settings: Settings | None = None,
+             embedder: Embedder | None = None) -> Hearth:
+        """Open (creating if needed) the data folder ``home``; see ``resolve_home``."""
+        paths = HearthPaths(resolve_home(home))
+        lock = FolderLock(paths.home, exclusive=False)
+        try:
+            settings = settings or load_settings(paths)
+            storage = SqliteStorage(paths.database, settings.busy_timeout_ms)
+        except BaseException:
+            lock.release()
+            raise
+        embedder = embedder or OnnxEmbedder(settings.embedding_model_dir,
+                                            threads=settings.embedding_threads,
+                                            batch_size=settings.embedding_batch_size)
+        return cls(
+            paths=paths,
+            settings=settings,
+            storage=storage,
+            embedder=embedder,
+            memories=MemoryService(storage, embedder),
+            facts=FactService(storage, embedder),
+            recall=RecallService(storage, embedder, settings),
+            _lock=lock,
+        )
+
+    def backup(self) -> backups.BackupInfo:
+        return backups.create_backup(self.storage, self.paths, self.settings.backups_to_keep)
+
+    def stats(self) -> dict[str, Any]:
+        """Row counts per tier and the database size: what `hearth stats` shows."""
+        counted = {
+            "interactions": orm.Interaction, "sessions": orm.ChatSession,
+            "facts": orm.UserFact, "notes": orm.Note, "memories": orm.Memory,
+            "edges": orm.MemoryEdge, "events": orm.ContextEvent,
+            "learnings": orm.AgentLearning, "intentions": orm.PendingIntention,
+            "runs": orm.Run,
+        }
+        with self.storage.read() as session:
+            counts = {name: session.scalar(select(func.count()).select_from(model)) or 0
+                      for name, model in counted.items()}
+            counts["memories_valid"] = session.scalar(
+                select(func.count()).select_from(orm.Memory).where(
+                    orm.Memory.is_valid.is_(True), orm.Memory.superseded_by.is_(None))) or 0
+            by_tier = dict(session.execute(
+                select(orm.Memory.tier, func.count()).group_by(orm.Memory.tier)).all())
+        size = sum(p.stat().st_size for p in self.paths.home.glob("hearth.db*") if p.is_file())
+        return {"home": str(self.paths.home), "database_bytes": size, "counts": counts,
+                "memories_by_tier": by_tier}
+
+    def close(self) -> None:
+        self.storage.close()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def __enter__(self) -> Hearth:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()

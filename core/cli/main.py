@@ -1,0 +1,385 @@
+"""The ``hearth`` command: the memory engine from a terminal, for headless use and scripts.
+
+Every command that lists or reports takes ``--json``. Errors go to stderr as a sentence a
+person can act on, with a non-zero exit, never a traceback (unexpected failures are logged
+to ``<home>/logs/hearth.log`` and summarised).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from core.app import Hearth
+from core.cli import output
+from core.cli.progress import progress_bar
+from core.config import HearthPaths, load_settings, resolve_home
+from core.errors import HearthError, InvalidInputError
+
+app = typer.Typer(
+    name="hearth",
+    help="Hearth: a private, offline assistant that remembers you. Memory engine commands.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+facts_app = typer.Typer(help="Permanent facts about you: list, set, forget.",
+                        no_args_is_help=True)
+import_app = typer.Typer(help="Bring conversations or a full export into Hearth.",
+                         no_args_is_help=True)
+app.add_typer(facts_app, name="facts")
+app.add_typer(import_app, name="import")
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+class State:
+    home: Path | None = None
+
+
+state = State()
+
+
+@app.callback()
+def main(home: Annotated[Optional[Path], typer.Option(
+        "--home", help="Data folder (default: $HEARTH_HOME or the platform's user data folder).",
+        )] = None) -> None:
+    state.home = home
+
+
+@contextmanager
+def opened() -> Iterator[Hearth]:
+    with Hearth.open(state.home) as hearth:
+        yield hearth
+
+
+# --- status, doctor, stats --------------------------------------------------------------
+
+
+@app.command()
+def status(as_json: JsonOption = False) -> None:
+    """Where your data lives, what is in it, and whether the model is in place."""
+    with opened() as hearth:
+        report = hearth.stats()
+        model_dir = hearth.settings.embedding_model_dir
+        report["embedding_model_dir"] = str(model_dir)
+        report["embedding_model_present"] = any(model_dir.glob("*.onnx"))
+        report["schema_revision"] = hearth.storage.schema_revision()
+    if as_json:
+        output.print_json(report)
+        return
+    counts = report["counts"]
+    output.stdout.print(f"[bold]Hearth[/] data folder: {report['home']}")
+    output.stdout.print(f"database: {report['database_bytes'] / 1e6:.1f} MB, "
+                        f"schema {report['schema_revision']}")
+    output.stdout.print(f"embedding model: {report['embedding_model_dir']} "
+                        f"({'present' if report['embedding_model_present'] else 'MISSING'})")
+    output.stdout.print(
+        f"memories: {counts['memories']} ({counts['memories_valid']} valid) · "
+        f"facts: {counts['facts']} · notes: {counts['notes']} · "
+        f"interactions: {counts['interactions']}")
+    output.stdout.print("Run `hearth --help` for the commands.")
+
+
+@app.command()
+def doctor(as_json: JsonOption = False) -> None:
+    """Check the model, database, sqlite-vec, FTS5 and Ollama; say how to fix each problem."""
+    from core.doctor import run_checks
+
+    paths = HearthPaths(resolve_home(state.home))
+    checks = run_checks(paths, load_settings(paths))
+    if as_json:
+        output.print_json([c.__dict__ for c in checks])
+    else:
+        for check in checks:
+            mark = "[green]ok[/]  " if check.ok else "[red]FAIL[/]"
+            output.stdout.print(f"{mark} {check.name}: {check.detail}", highlight=False)
+            if check.fix:
+                output.stdout.print(f"      → {check.fix}", highlight=False, markup=False)
+    required_failed = [c for c in checks if not c.ok and c.name != "ollama"]
+    if required_failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def stats(as_json: JsonOption = False) -> None:
+    """Counts per memory tier and the database size."""
+    with opened() as hearth:
+        report = hearth.stats()
+    if as_json:
+        output.print_json(report)
+        return
+    rows = [(name, count) for name, count in report["counts"].items()]
+    rows += [(f"memories in tier {tier}", n) for tier, n in report["memories_by_tier"].items()]
+    rows.append(("database size (MB)", f"{report['database_bytes'] / 1e6:.2f}"))
+    output.print_table("Hearth", ["what", "count"], rows)
+
+
+# --- facts -------------------------------------------------------------------------------
+
+
+def _fact_dict(fact) -> dict:
+    return {"key": fact.key, "value": fact.value, "category": fact.category,
+            "source": fact.source, "confidence": fact.confidence,
+            "updated_at": fact.updated_at}
+
+
+@facts_app.command("list")
+def facts_list(query: Annotated[str, typer.Argument(help="Search keys and values.")] = "",
+               category: Annotated[Optional[str], typer.Option(help="Only this category.")] = None,
+               as_json: JsonOption = False) -> None:
+    """List facts, or search them."""
+    with opened() as hearth:
+        facts = hearth.facts.search(query) if query else hearth.facts.list(category)
+        if query and category:
+            facts = [f for f in facts if f.category == category]
+    if as_json:
+        output.print_json([_fact_dict(f) for f in facts])
+        return
+    output.print_table("Facts", ["key", "value", "category", "source", "updated"],
+                       [(f.key, f.value, f.category, f.source,
+                         f.updated_at.strftime("%Y-%m-%d %H:%M")) for f in facts])
+
+
+@facts_app.command("set")
+def facts_set(key: str, value: str,
+              category: Annotated[str, typer.Option(help="location, personal, preference, "
+                                                         "work, health or general.")] = "general",
+              as_json: JsonOption = False) -> None:
+    """Remember a fact (replaces the value of an existing key, keeping the old one in history)."""
+    with opened() as hearth:
+        change = hearth.facts.remember(key, value, category=category, source="user")
+    if as_json:
+        output.print_json(change)
+    else:
+        output.stdout.print(f"{change.key}: {change.action}")
+
+
+@facts_app.command("forget")
+def facts_forget(key: str, as_json: JsonOption = False) -> None:
+    """Delete a fact everywhere (value, history, search indexes)."""
+    with opened() as hearth:
+        removed = hearth.facts.forget(key)
+    if as_json:
+        output.print_json({"key": key, "forgotten": removed})
+    elif removed:
+        output.stdout.print(f"forgot {key}")
+    if not removed:
+        raise InvalidInputError(f"There is no fact called {key!r}.",
+                                "See the keys with `hearth facts list`.")
+
+
+@facts_app.command("history")
+def facts_history(key: str, as_json: JsonOption = False) -> None:
+    """Previous values of a fact, oldest first."""
+    with opened() as hearth:
+        entries = hearth.facts.history(key)
+    rows = [{"value": h.value, "category": h.category, "source": h.source,
+             "valid_from": h.valid_from, "replaced_at": h.replaced_at} for h in entries]
+    if as_json:
+        output.print_json(rows)
+    else:
+        output.print_table(f"History of {key}", ["value", "source", "from", "replaced"],
+                           [(r["value"], r["source"], r["valid_from"], r["replaced_at"])
+                            for r in rows])
+
+
+# --- search ------------------------------------------------------------------------------
+
+
+def _result_dict(result) -> dict:
+    return {"kind": result.kind.value, "id": result.id, "score": round(result.score, 6),
+            "text": result.text, "signals": result.signals, "provenance": result.provenance}
+
+
+@app.command()
+def search(
+    query: Annotated[Optional[str], typer.Argument(help="What to look for.")] = None,
+    k: Annotated[int, typer.Option("--k", min=1, max=200, help="How many results.")] = 10,
+    batch: Annotated[Optional[Path], typer.Option(
+        help="A file with one query per line; prints one JSON line of results per query.")] = None,
+    memory_type: Annotated[Optional[list[str]], typer.Option(
+        "--type", help="semantic, episodic or procedural (repeatable).")] = None,
+    tier: Annotated[Optional[list[str]], typer.Option(help="Tier filter (repeatable).")] = None,
+    namespace: Annotated[Optional[list[str]], typer.Option(
+        help="Namespace prefix, e.g. user/health (repeatable).")] = None,
+    include_invalid: Annotated[bool, typer.Option(help="Also show invalidated memories.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Hybrid recall (full text + vectors) over your memories."""
+    from core.recall import RecallQuery
+    from core.storage.port import SearchFilters
+
+    if (query is None) == (batch is None):
+        raise InvalidInputError("Give either a QUERY or --batch FILE.",
+                                "Example: hearth search \"where do I live\"")
+    filters = SearchFilters(memory_types=frozenset(memory_type or ()),
+                            tiers=frozenset(tier or ()),
+                            namespaces=tuple(namespace or ()),
+                            valid_only=None if include_invalid else True)
+    with opened() as hearth:
+        if batch is not None:
+            _search_batch(hearth, batch, k, filters)
+            return
+        results = hearth.recall.recall(RecallQuery(text=query or "", k=k, filters=filters))
+    if as_json:
+        output.print_json([_result_dict(r) for r in results])
+        return
+    output.print_table(f"Results for {query!r}", ["score", "via", "text", "from"],
+                       [(f"{r.score:.3f}", "+".join(sorted({"text", "vector"} & set(r.signals))), r.text[:160],
+                         r.provenance.get("external_id") or r.provenance.get("source", ""))
+                        for r in results])
+
+
+def _search_batch(hearth: Hearth, batch: Path, k: int, filters) -> None:
+    from core.recall import RecallQuery
+
+    try:
+        lines = batch.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise InvalidInputError(f"Cannot read {batch}: {exc.strerror}.",
+                                "Check the path.") from exc
+    for line in lines:
+        text = line.strip()
+        if not text:
+            continue
+        results = hearth.recall.recall(RecallQuery(text=text, k=k, filters=filters))
+        output.print_json({"query": text, "results": [_result_dict(r) for r in results]})
+
+
+# --- import / export / reembed / backup -------------------------------------------------
+
+
+@import_app.command("transcript")
+def import_transcript(file: Path, as_json: JsonOption = False) -> None:
+    """Import a dated multi-session conversation (see docs/transcript-format.md)."""
+    from core.transfer.transcript import import_transcript as run_import
+
+    with opened() as hearth, progress_bar("embedding turns", enabled=not as_json) as progress:
+        report = run_import(file, hearth.storage, hearth.memories, progress=progress)
+    if as_json:
+        output.print_json(report)
+    else:
+        output.stdout.print(report)
+
+
+@import_app.command("export")
+def import_export(file: Path, as_json: JsonOption = False) -> None:
+    """Restore a `hearth export` file into an empty data folder."""
+    from core.transfer.export import import_export as run_import
+
+    with opened() as hearth, progress_bar("re-embedding", enabled=not as_json) as progress:
+        counts = run_import(file, hearth.storage, hearth.embedder, progress=progress)
+    if as_json:
+        output.print_json(counts)
+    else:
+        output.print_table("Imported", ["table", "rows"], sorted(counts.items()))
+
+
+@app.command()
+def export(file: Path) -> None:
+    """Write everything Hearth knows to one JSON file."""
+    from core.transfer.export import export_all
+
+    with opened() as hearth:
+        export_all(hearth.storage, file)
+    output.stdout.print(f"exported to {file}")
+
+
+@app.command()
+def reembed(as_json: JsonOption = False) -> None:
+    """Embed rows that lack an embedding or carry another model's. Safe to interrupt."""
+    from core.reembed import backfill_embeddings
+
+    with opened() as hearth, progress_bar("embedding", enabled=not as_json) as progress:
+        counts = backfill_embeddings(hearth.storage, hearth.embedder, progress=progress)
+    if as_json:
+        output.print_json({kind.value: n for kind, n in counts.items()})
+    else:
+        output.print_table("Re-embedded", ["kind", "rows"],
+                           [(kind.value, n) for kind, n in counts.items()])
+
+
+@app.command()
+def backup(list_only: Annotated[bool, typer.Option("--list", help="List backups.")] = False,
+           as_json: JsonOption = False) -> None:
+    """Take an online backup now (older ones beyond the configured number are removed)."""
+    from core.backups import list_backups
+
+    if list_only:
+        found = list_backups(HearthPaths(resolve_home(state.home)))
+        if as_json:
+            output.print_json([b.__dict__ for b in found])
+        else:
+            output.print_table("Backups", ["file", "size (MB)"],
+                               [(b.path, f"{b.size_bytes / 1e6:.2f}") for b in found])
+        return
+    with opened() as hearth:
+        info = hearth.backup()
+    if as_json:
+        output.print_json(info.__dict__)
+    else:
+        output.stdout.print(f"backup written: {info.path}")
+
+
+@app.command()
+def restore(file: Path) -> None:
+    """Replace the database with a backup (Hearth must not be running)."""
+    from core.backups import restore_backup
+    from core.instance_lock import FolderLock
+
+    paths = HearthPaths(resolve_home(state.home))
+    with FolderLock(paths.home, exclusive=True):
+        aside = restore_backup(paths, file)
+    output.stdout.print(f"restored {file}; the previous database was kept as {aside}")
+
+
+# --- entry point -------------------------------------------------------------------------
+
+
+def _log_unexpected(exc: BaseException) -> Path | None:
+    try:
+        logs = resolve_home(state.home) / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        log_file = logs / "hearth.log"
+        with log_file.open("a", encoding="utf-8") as handle:
+            handle.write("".join(traceback.format_exception(exc)))
+        return log_file
+    except OSError:
+        logging.getLogger(__name__).exception("could not write the error log")
+        return None
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Console-script entry point: maps every failure to a message and an exit code."""
+    try:
+        result = app(args=argv, prog_name="hearth", standalone_mode=False)
+    except typer.Exit as stop:
+        return stop.exit_code
+    except (typer.Abort, KeyboardInterrupt):
+        output.print_error("Interrupted.")
+        return 130
+    except typer.TyperException as exc:  # usage errors: typer's own click exceptions
+        exc.show()  # type: ignore[attr-defined]
+        return exc.exit_code  # type: ignore[attr-defined]
+    except HearthError as exc:
+        output.print_error(exc.message, exc.hint)
+        return exc.exit_code
+    except Exception as exc:
+        log_file = _log_unexpected(exc)
+        where = f" Details were written to {log_file}." if log_file else ""
+        output.print_error(f"Unexpected error: {type(exc).__name__}: {exc}.{where}",
+                           "Please report it with that file.")
+        return 70
+    return result if isinstance(result, int) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(run())

@@ -1,0 +1,57 @@
+"""How the CLI speaks: tables for people, JSON for scripts, errors as sentences on stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, is_dataclass
+from datetime import datetime
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+stdout = Console(soft_wrap=True)
+stderr = Console(stderr=True, soft_wrap=True)
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, Enum):
+        return value.value
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    raise TypeError(f"cannot serialise {type(value).__name__}")
+
+
+def to_json(data: Any) -> str:
+    return json.dumps(data, default=_default, ensure_ascii=False)
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(to_json(data) + "\n")
+    sys.stdout.flush()
+
+
+def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+    table = Table(title=title, show_lines=False)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*("" if cell is None else str(cell) for cell in row))
+    stdout.print(table)
+
+
+def print_error(message: str, hint: str = "") -> None:
+    stderr.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    if hint:
+        stderr.print(hint, highlight=False, markup=False)

@@ -1,0 +1,107 @@
+"""Where Hearth keeps its data, and the user's settings.
+
+The data folder ("home") is the platform's user data folder, overridden by the
+``HEARTH_HOME`` environment variable or the CLI's ``--home``. It holds the database,
+its backups and ``settings.json``. Settings are a pydantic model so that a hand-edited
+file with a wrong value fails with a message naming the field, not somewhere later.
+Environment variables ``HEARTH_<FIELD>`` override the file (useful for tests and CI).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from core.errors import InvalidInputError
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_EMBEDDING_MODEL_DIR = Path(
+    os.environ.get("HEARTH_MODELS_DIR", PROJECT_ROOT / "models")
+) / "bge-small-en-v1.5-int8"
+
+
+class Settings(BaseSettings):
+    """Everything a user can change. Defaults are the embedded, offline configuration."""
+
+    model_config = SettingsConfigDict(env_prefix="HEARTH_", extra="ignore")
+
+    embedding_model_dir: Path = Field(
+        default=DEFAULT_EMBEDDING_MODEL_DIR,
+        description="Folder with a bge-style ONNX model (model*.onnx + tokenizer.json).",
+    )
+    embedding_threads: int = Field(default=2, ge=1, le=64,
+                                   description="CPU threads the embedder may use.")
+    embedding_batch_size: int = Field(default=32, ge=1, le=512)
+    busy_timeout_ms: int = Field(default=5000, ge=0,
+                                 description="How long a write waits for a lock before failing.")
+    backups_to_keep: int = Field(default=7, ge=1)
+    recall_relevance_floor: float = Field(
+        default=0.01, ge=0.0,
+        description="Fused scores below this are dropped (RRF scale, 1/(60+rank) per signal).")
+    recall_recency_days: int = Field(default=90, ge=1)
+    recall_recency_boost: float = Field(default=0.05, ge=0.0, le=1.0)
+
+
+@dataclass(frozen=True)
+class HearthPaths:
+    """The files inside one data folder."""
+
+    home: Path
+
+    @property
+    def database(self) -> Path:
+        return self.home / "hearth.db"
+
+    @property
+    def backups(self) -> Path:
+        return self.home / "backups"
+
+    @property
+    def settings_file(self) -> Path:
+        return self.home / "settings.json"
+
+
+def resolve_home(explicit: Path | str | None = None) -> Path:
+    """``--home`` beats ``HEARTH_HOME`` beats the platform's user data folder."""
+    if explicit:
+        return Path(explicit).expanduser().resolve()
+    env = os.environ.get("HEARTH_HOME")
+    if env:
+        return Path(env).expanduser().resolve()
+    return Path(platformdirs.user_data_dir("Hearth", appauthor=False))
+
+
+def load_settings(paths: HearthPaths) -> Settings:
+    """Read ``settings.json`` (if any) under the environment overrides."""
+    stored: dict = {}
+    if paths.settings_file.exists():
+        try:
+            stored = json.loads(paths.settings_file.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise InvalidInputError(
+                f"{paths.settings_file} is not valid JSON ({exc.msg} at line {exc.lineno}).",
+                "Fix the file by hand or delete it to go back to the defaults.",
+            ) from exc
+    env_overrides = Settings().model_dump(exclude_unset=True)
+    try:
+        return Settings.model_validate({**stored, **env_overrides})
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise InvalidInputError(
+            f"{paths.settings_file} has invalid settings ({problems}).",
+            "Correct those values or delete the file to go back to the defaults.",
+        ) from exc
+
+
+def save_settings(paths: HearthPaths, settings: Settings) -> None:
+    """Write the settings atomically, so a crash never leaves half a file."""
+    paths.home.mkdir(parents=True, exist_ok=True)
+    tmp = paths.settings_file.with_suffix(".json.tmp")
+    tmp.write_text(settings.model_dump_json(indent=2), encoding="utf-8")
+    os.replace(tmp, paths.settings_file)

@@ -1,0 +1,217 @@
+"""Permanent user facts: the remember / recall / forget tools, over ``user_facts``.
+
+A fact is a key-value pair the user (or the agent on the user's behalf) stated outright:
+``home_address``, ``partner_name``, ``dietary_restrictions``. Facts are upserted by key and
+never pruned by the machine, so they survive where the narrative profile would lose them.
+
+Three rules shape this module:
+
+* an upsert whose value did not change writes nothing (no history row, no new
+  ``updated_at``, no re-embedding), because extraction re-states known facts constantly;
+* a changed value keeps the previous one in ``fact_history`` in the same transaction as the
+  update and its new embedding, so the fact, its past and its vector never disagree;
+* a forget the user asks for deletes the fact everywhere (row, history, full-text entry,
+  vector) and leaves an audit entry that names the key but not the value: the user wanted
+  that value gone, so the log must not keep a copy. For the same reason the audit entries
+  of ``remember`` record key, category and source but never the value.
+
+Objects returned from reads are detached from their session; ``UserFact.history`` is not
+loaded on them (use :meth:`FactService.history`).
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from core.embedding import Embedder
+from core.errors import InvalidInputError
+from core.storage.orm import AuditEntry, FactHistory, UserFact, utcnow
+from core.storage.port import IndexedKind, StoragePort
+
+CATEGORIES: tuple[str, ...] = ("location", "personal", "preference", "work", "health", "general")
+MAX_KEY_LENGTH = 200  # user_facts.key is String(200)
+
+FactAction = Literal["created", "updated", "unchanged"]
+
+
+@dataclass(frozen=True)
+class FactChange:
+    """What one ``remember`` did, so the caller (tool, CLI, UI) can say it back."""
+
+    key: str
+    action: FactAction
+    old_value: str | None
+    new_value: str
+
+
+def normalise_key(key: str) -> str:
+    """``"Home Address!"`` → ``"home_address"``: one spelling per fact, whoever writes it.
+
+    Letters and digits of any script are kept (``"café"`` stays ``"café"``); everything
+    else becomes a single underscore, trimmed at both ends.
+    """
+    normalised = re.sub(r"[\W_]+", "_", key.strip().lower()).strip("_")
+    if not normalised:
+        raise InvalidInputError(f"The fact key {key!r} has no letters or digits.",
+                                "Use a descriptive snake_case key such as home_address.")
+    if len(normalised) > MAX_KEY_LENGTH:
+        raise InvalidInputError(f"The fact key is {len(normalised)} characters long.",
+                                f"Use a key of at most {MAX_KEY_LENGTH} characters.")
+    return normalised
+
+
+def fact_text(key: str, value: str) -> str:
+    """The text a fact is embedded as: ``"home address: 12 Rua Nova"`` reads like prose."""
+    return f"{key.replace('_', ' ')}: {value}"
+
+
+def _check_category(category: str) -> str:
+    if category not in CATEGORIES:
+        raise InvalidInputError(f"{category!r} is not a fact category.",
+                                f"Use one of: {', '.join(CATEGORIES)}.")
+    return category
+
+
+def _check_value(value: str) -> str:
+    stripped = value.strip()
+    if not stripped:
+        raise InvalidInputError("A fact needs a value.", "Say what the fact is, not just its key.")
+    return stripped
+
+
+class FactService:
+    """Remember, recall and forget permanent facts, with their history and embeddings."""
+
+    def __init__(self, storage: StoragePort, embedder: Embedder) -> None:
+        self._storage = storage
+        self._embedder = embedder
+
+    # --- writing -----------------------------------------------------------------------
+
+    def remember(self, key: str, value: str, category: str = "general", source: str = "user",
+                 confidence: float = 1.0) -> FactChange:
+        """Upsert a fact by key; an unchanged value (case-sensitive) is a no-op, even if the
+        category or source given differ (re-stating a fact does not recategorise it).
+
+        The new value is embedded before the write transaction opens, so the database is
+        never locked during inference; the row, its history and its vector are then
+        written together.
+        """
+        key = normalise_key(key)
+        value = _check_value(value)
+        category = _check_category(category)
+        if not 0.0 <= confidence <= 1.0:
+            raise InvalidInputError(f"Confidence {confidence} is outside 0..1.",
+                                    "Pass a confidence between 0 and 1.")
+        known = self.get(key)
+        if known is not None and known.value == value:
+            return FactChange(key, "unchanged", value, value)
+        self._storage.search.ensure_dimensions(self._embedder.dimensions)
+        vector = self._embedder.embed_documents([fact_text(key, value)])
+        with self._storage.write() as session:
+            fact = self._find(session, key)
+            old_value = fact.value if fact is not None else None
+            if old_value == value:  # another writer stored the same value meanwhile
+                return FactChange(key, "unchanged", value, value)
+            if fact is None:
+                fact = UserFact(key=key, value=value, category=category, source=source,
+                                confidence=confidence)
+                session.add(fact)
+            else:
+                self._archive(session, fact)
+                fact.value, fact.category, fact.source = value, category, source
+                fact.confidence, fact.updated_at = confidence, utcnow()
+            action: FactAction = "created" if old_value is None else "updated"
+            session.flush()
+            self._storage.search.store_embeddings(session, IndexedKind.FACT, [fact.id], vector,
+                                                  self._embedder.model_id)
+            session.add(AuditEntry(
+                action="fact.remember", actor=source,
+                arguments={"key": key, "category": category, "source": source},
+                result_summary=action))
+        return FactChange(key, action, old_value, value)
+
+    def forget(self, key: str) -> bool:
+        """Delete a fact, its history, its full-text entry and its vector; False if unknown.
+
+        The database removes the rest: ``fact_history`` cascades on the foreign key, and the
+        full-text and vector indexes have delete triggers on ``user_facts``.
+        """
+        key = normalise_key(key)
+        with self._storage.write() as session:
+            fact = self._find(session, key)
+            if fact is None:
+                return False
+            session.delete(fact)
+            session.add(AuditEntry(action="fact.forget", actor="user", arguments={"key": key},
+                                   result_summary="deleted"))
+        return True
+
+    # --- reading -----------------------------------------------------------------------
+
+    def get(self, key: str) -> UserFact | None:
+        key = normalise_key(key)
+        with self._storage.read() as session:
+            fact = self._find(session, key)
+            session.expunge_all()
+        return fact
+
+    def list(self, category: str | None = None) -> builtins.list[UserFact]:
+        """All facts (or one category's), ordered by category then key."""
+        query = select(UserFact).order_by(UserFact.category, UserFact.key)
+        if category is not None:
+            query = query.where(UserFact.category == _check_category(category))
+        with self._storage.read() as session:
+            facts = builtins.list(session.scalars(query))
+            session.expunge_all()
+        return facts
+
+    def search(self, query: str) -> builtins.list[UserFact]:
+        """Facts whose key or value contains ``query``, ignoring case; all facts if empty.
+
+        Done in Python rather than SQL: a person has hundreds of facts at most, and Python's
+        ``casefold`` handles every script where SQL ``lower()`` may only fold ASCII. The key
+        is also matched with spaces for underscores, so "home address" finds home_address.
+        """
+        needle = query.strip().casefold()
+        return [fact for fact in self.list()
+                if needle in fact.key.casefold()
+                or needle in fact.key.replace("_", " ").casefold()
+                or needle in fact.value.casefold()]
+
+    def by_category(self) -> dict[str, builtins.list[UserFact]]:
+        """Facts grouped by category, in the order the system prompt shows them."""
+        grouped: dict[str, builtins.list[UserFact]] = {}
+        for fact in self.list():
+            grouped.setdefault(fact.category, []).append(fact)
+        return grouped
+
+    def history(self, key: str) -> builtins.list[FactHistory]:
+        """Previous values of a fact, oldest first; empty for an unknown key."""
+        key = normalise_key(key)
+        query = (select(FactHistory).join(UserFact).where(UserFact.key == key)
+                 .order_by(FactHistory.id))
+        with self._storage.read() as session:
+            entries = builtins.list(session.scalars(query))
+            session.expunge_all()
+        return entries
+
+    # --- helpers -----------------------------------------------------------------------
+
+    @staticmethod
+    def _find(session: Session, key: str) -> UserFact | None:
+        return session.scalars(select(UserFact).where(UserFact.key == key)).one_or_none()
+
+    @staticmethod
+    def _archive(session: Session, fact: UserFact) -> None:
+        """Keep the value about to be replaced, valid from when it was last set."""
+        session.add(FactHistory(fact_id=fact.id, value=fact.value, category=fact.category,
+                                source=fact.source, confidence=fact.confidence,
+                                valid_from=fact.updated_at))
+

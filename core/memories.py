@@ -1,0 +1,225 @@
+"""Long-term memories: adding, reading and changing them, with their vectors kept in step.
+
+Every write that changes a memory's text embeds the new text *before* opening the write
+transaction (so the database lock is never held during inference) and stores the row and
+its vector in one transaction, so a memory is never visible without its vector. Changing
+text through any other path is still safe: the search index's triggers drop the stale
+vector and the backfill re-embeds the row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from core.embedding import CancelCheck, Embedder, ProgressCallback
+from core.errors import InvalidInputError, NotFoundError
+from core.storage.orm import Memory, MemoryTier, MemoryType, Priority, utcnow
+from core.storage.port import IndexedKind, StoragePort, batched
+
+ADD_BATCH = 256
+"""Memories embedded and committed together by ``add_many``: one transaction each."""
+
+
+@dataclass(frozen=True)
+class MemorySpec:
+    """Everything needed to create one memory (the arguments of ``MemoryService.add``)."""
+
+    content: str
+    memory_type: str = MemoryType.SEMANTIC.value
+    namespace: str = "user"
+    priority: str = Priority.MEDIUM.value
+    source: str = "conversation"
+    tier: str = MemoryTier.RECALL.value
+    category: str = "general"
+    tags: Sequence[str] = ()
+    entities: dict[str, list[str]] | None = None
+    importance: float = 0.5
+    session_id: str | None = None
+    interaction_id: int | None = None
+    event_id: int | None = None
+    external_id: str | None = None
+    created_at: datetime | None = None
+
+
+class MemoryService:
+    """Create, read and change memories; embeddings are written with the rows."""
+
+    def __init__(self, storage: StoragePort, embedder: Embedder) -> None:
+        self._storage = storage
+        self._embedder = embedder
+
+    def add(self, content: str, *, memory_type: str = MemoryType.SEMANTIC.value,
+            namespace: str = "user", priority: str = Priority.MEDIUM.value,
+            source: str = "conversation", tier: str = MemoryTier.RECALL.value,
+            category: str = "general", tags: Sequence[str] = (),
+            entities: dict[str, list[str]] | None = None, importance: float = 0.5,
+            session_id: str | None = None, interaction_id: int | None = None,
+            event_id: int | None = None, external_id: str | None = None,
+            created_at: datetime | None = None) -> Memory:
+        """Add one memory (embedded and stored in one transaction) and return it."""
+        spec = MemorySpec(content, memory_type, namespace, priority, source, tier, category,
+                          tags, entities, importance, session_id, interaction_id, event_id,
+                          external_id, created_at)
+        (memory_id,) = self.add_many([spec])
+        return self.get(memory_id)
+
+    def add_many(self, specs: Sequence[MemorySpec], *, progress: ProgressCallback | None = None,
+                 cancel: CancelCheck | None = None) -> list[int]:
+        """Add memories in batches of ``ADD_BATCH``; returns their ids in input order.
+
+        All specs are validated before anything is written. Each batch is embedded, then
+        committed in its own transaction, so cancelling keeps the batches already done.
+        """
+        if not specs:
+            return []
+        rows = [_validated(spec) for spec in specs]
+        _check_unique_external_ids(rows)
+        self._storage.search.ensure_dimensions(self._embedder.dimensions)
+        ids: list[int] = []
+        for start in range(0, len(rows), ADD_BATCH):
+            batch = rows[start:start + ADD_BATCH]
+            vectors = self._embedder.embed_documents(
+                [row.content for row in batch], cancel=cancel,
+                progress=None if progress is None else _offset(progress, start, len(rows)))
+            with self._storage.write() as session:
+                _refuse_existing_external_ids(session, batch)
+                session.add_all(batch)
+                session.flush()
+                batch_ids = [row.id for row in batch]
+                self._storage.search.store_embeddings(
+                    session, IndexedKind.MEMORY, batch_ids, vectors, self._embedder.model_id)
+            ids.extend(batch_ids)
+        return ids
+
+    def get(self, memory_id: int) -> Memory:
+        with self._storage.read() as session:
+            return _load(session, memory_id)
+
+    def update_content(self, memory_id: int, content: str) -> Memory:
+        """Replace a memory's text and its vector together."""
+        cleaned = _clean_content(content)
+        self._storage.search.ensure_dimensions(self._embedder.dimensions)
+        vectors = self._embedder.embed_documents([cleaned])
+        with self._storage.write() as session:
+            memory = _load(session, memory_id)
+            memory.content = cleaned
+            memory.updated_at = utcnow()
+            session.flush()
+            self._storage.search.store_embeddings(
+                session, IndexedKind.MEMORY, [memory_id], vectors, self._embedder.model_id)
+            session.refresh(memory)
+            return memory
+
+    def invalidate(self, memory_id: int, reason: str) -> Memory:
+        """Mark a memory wrong or obsolete; it stays stored but leaves default searches."""
+        with self._storage.write() as session:
+            memory = _load(session, memory_id)
+            memory.is_valid = False
+            memory.invalid_reason = reason
+            memory.updated_at = utcnow()
+            return memory
+
+    def restore(self, memory_id: int) -> Memory:
+        """Make a memory valid again (also no longer superseded)."""
+        with self._storage.write() as session:
+            memory = _load(session, memory_id)
+            memory.is_valid = True
+            memory.invalid_reason = None
+            memory.superseded_by = None
+            memory.updated_at = utcnow()
+            return memory
+
+    def set_tier(self, memory_id: int, tier: str) -> Memory:
+        checked = _enum_value(MemoryTier, tier, "tier")
+        with self._storage.write() as session:
+            memory = _load(session, memory_id)
+            memory.tier = checked
+            memory.updated_at = utcnow()
+            return memory
+
+    def count(self) -> int:
+        """All stored memories, valid or not."""
+        with self._storage.read() as session:
+            return session.execute(select(func.count()).select_from(Memory)).scalar_one()
+
+
+# --- validation --------------------------------------------------------------------------
+
+
+def _clean_content(content: str) -> str:
+    cleaned = content.strip() if isinstance(content, str) else ""
+    if not cleaned:
+        raise InvalidInputError("A memory needs some text; this one is empty.",
+                                "Write what should be remembered.")
+    return cleaned
+
+
+def _enum_value(enum_type: type[MemoryType] | type[MemoryTier] | type[Priority], value: str,
+                name: str) -> str:
+    allowed = [member.value for member in enum_type]
+    if value not in allowed:
+        raise InvalidInputError(f"{value!r} is not a memory {name}.",
+                                f"Use one of: {', '.join(allowed)}.")
+    return value
+
+
+def _validated(spec: MemorySpec) -> Memory:
+    """An unsaved ``Memory`` for a spec, or ``InvalidInputError`` naming the bad field."""
+    if not 0.0 <= spec.importance <= 1.0:
+        raise InvalidInputError(f"Importance must be between 0 and 1, not {spec.importance}.",
+                                "Use 0 for trivia and 1 for something vital.")
+    memory = Memory(
+        content=_clean_content(spec.content),
+        memory_type=_enum_value(MemoryType, spec.memory_type, "type"),
+        priority=_enum_value(Priority, spec.priority, "priority"),
+        tier=_enum_value(MemoryTier, spec.tier, "tier"),
+        namespace=spec.namespace, source=spec.source, category=spec.category,
+        tags=list(spec.tags), entities=dict(spec.entities or {}), importance=spec.importance,
+        session_id=spec.session_id, interaction_id=spec.interaction_id,
+        event_id=spec.event_id, external_id=spec.external_id,
+    )
+    if spec.created_at is not None:
+        if spec.created_at.tzinfo is None:
+            raise InvalidInputError(f"The time {spec.created_at} has no time zone.",
+                                    "Pass an aware datetime, e.g. in UTC.")
+        memory.created_at = spec.created_at
+        memory.updated_at = spec.created_at
+    return memory
+
+
+def _check_unique_external_ids(rows: Sequence[Memory]) -> None:
+    seen: set[str] = set()
+    for row in rows:
+        if row.external_id is not None and row.external_id in seen:
+            raise InvalidInputError(f"The external id {row.external_id!r} appears twice.",
+                                    "Give every imported item its own id.")
+        if row.external_id is not None:
+            seen.add(row.external_id)
+
+
+def _refuse_existing_external_ids(session: Session, rows: Sequence[Memory]) -> None:
+    wanted = [row.external_id for row in rows if row.external_id is not None]
+    for chunk in batched(wanted, 500):
+        taken = session.scalars(select(Memory.external_id)
+                                .where(Memory.external_id.in_(chunk))).first()
+        if taken is not None:
+            raise InvalidInputError(f"A memory with external id {taken!r} already exists.",
+                                    "Skip items that were imported before.")
+
+
+def _load(session: Session, memory_id: int) -> Memory:
+    memory = session.get(Memory, memory_id)
+    if memory is None:
+        raise NotFoundError(f"There is no memory with id {memory_id}.",
+                            "It may have been deleted; search to find the right one.")
+    return memory
+
+
+def _offset(progress: ProgressCallback, start: int, total: int) -> ProgressCallback:
+    """Report a batch's progress as progress through the whole ``add_many`` call."""
+    return lambda done, _batch_total: progress(start + done, total)

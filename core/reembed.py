@@ -1,0 +1,104 @@
+"""Embedding backfill: give every indexed row a vector from the current model.
+
+Used by ``hearth reembed``, after an import (exports carry no vectors) and after a model
+change. It is resumable by construction: it asks the search index for "rows whose embedding
+is missing or from another model", embeds one batch outside any transaction, and commits
+that batch before taking the next. An interrupted run (cancel, crash, power cut) loses at
+most one batch, and the next run picks up exactly what is still missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+from sqlalchemy import func, or_, select
+
+from core.embedding import CancelCheck, Embedder, EmbeddingCancelled, ProgressCallback
+from core.storage.orm import Interaction, Memory, Note, UserFact
+from core.storage.port import IndexedKind, StoragePort
+
+DEFAULT_BATCH_SIZE = 64
+
+# The ORM model behind each indexed kind; each has an ``embedding_model`` column.
+INDEXED_MODELS = {
+    IndexedKind.MEMORY: Memory,
+    IndexedKind.NOTE: Note,
+    IndexedKind.INTERACTION: Interaction,
+    IndexedKind.FACT: UserFact,
+}
+
+
+def count_needing_embedding(storage: StoragePort, kind: IndexedKind, model_id: str) -> int:
+    """Rows of ``kind`` without an embedding from ``model_id`` (the progress total)."""
+    model = INDEXED_MODELS[kind]
+    stale = or_(model.embedding_model.is_(None), model.embedding_model != model_id)
+    with storage.read() as session:
+        return session.scalar(select(func.count()).select_from(model).where(stale)) or 0
+
+
+def backfill_embeddings(
+    storage: StoragePort,
+    embedder: Embedder,
+    kinds: Iterable[IndexedKind] = tuple(IndexedKind),
+    *,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    progress: ProgressCallback | None = None,
+    cancel: CancelCheck | None = None,
+) -> dict[IndexedKind, int]:
+    """Embed every row of ``kinds`` that lacks a current vector; returns rows done per kind.
+
+    ``progress(done, total)`` follows each committed batch and ends with ``(done, done)``,
+    also when there was nothing to do. ``cancel()`` is polled before each batch and stops
+    with :class:`EmbeddingCancelled`; batches already committed stay.
+    """
+    kinds = tuple(kinds)
+    storage.search.ensure_dimensions(embedder.dimensions)
+    model_id = embedder.model_id
+    total = sum(count_needing_embedding(storage, kind, model_id) for kind in kinds)
+    done = 0
+    embedded: dict[IndexedKind, int] = {}
+    for kind in kinds:
+        embedded[kind] = 0
+        after_id = 0
+        while True:
+            if cancel is not None and cancel():
+                raise EmbeddingCancelled(done, total)
+            with storage.read() as session:
+                rows = storage.search.rows_needing_embedding(session, kind, model_id, after_id,
+                                                             batch_size)
+            if not rows:
+                break
+            vectors = embedder.embed_documents([text for _, text in rows])
+            stored = _store_if_current(storage, kind, model_id, rows, vectors, after_id,
+                                       batch_size)
+            after_id = rows[-1][0]
+            embedded[kind] += stored
+            done += len(rows)
+            total = max(total, done)
+            if progress is not None:
+                progress(done, total)
+    if progress is not None:  # the count was an estimate (rows may change meanwhile): close
+        progress(done, done)
+    return embedded
+
+
+def _store_if_current(storage: StoragePort, kind: IndexedKind, model_id: str,
+                      rows: list[tuple[int, str]], vectors: np.ndarray, after_id: int,
+                      limit: int) -> int:
+    """Store the batch's vectors for the rows whose text has not changed since it was read.
+
+    Embedding happens outside a transaction, so another writer may have edited (and
+    re-embedded) a row meanwhile; writing our vector then would attach stale meaning to the
+    new text. Re-reading the batch inside the write transaction closes that window; a row
+    skipped that way was either re-embedded by its writer or still needs embedding, which
+    the next run does.
+    """
+    with storage.write() as session:
+        current = dict(storage.search.rows_needing_embedding(session, kind, model_id, after_id,
+                                                             limit))
+        keep = [index for index, (row_id, text) in enumerate(rows) if current.get(row_id) == text]
+        if keep:
+            storage.search.store_embeddings(session, kind, [rows[i][0] for i in keep],
+                                            vectors[keep], model_id)
+    return len(keep)

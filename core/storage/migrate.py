@@ -1,0 +1,63 @@
+"""Versioned schema migrations (Alembic), run at start-up on Hearth's own engine.
+
+Alembic is configured in code, not from an ``alembic.ini``: the script folder is the
+``migrations`` package next to this file, and the connection is Hearth's, with sqlite-vec
+loaded. A database written by a newer Hearth (a revision we do not know) is refused rather
+than guessed at.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from alembic.util import CommandError
+from sqlalchemy import Engine
+
+from core.errors import DatabaseError
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+def alembic_config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    return config
+
+
+def head_revision() -> str:
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None, "the migrations folder has no revisions"
+    return head
+
+
+def current_revision(engine: Engine) -> str | None:
+    with engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()
+
+
+def _known(revision: str) -> bool:
+    try:
+        return ScriptDirectory.from_config(alembic_config()).get_revision(revision) is not None
+    except CommandError:
+        return False
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Bring the schema to ``revision``; a no-op when it is there already."""
+    current = current_revision(engine)
+    if current is not None and not _known(current):
+        raise DatabaseError(
+            f"The database is at schema revision {current}, which this version of Hearth "
+            "does not know (it was written by a newer version).",
+            "Update Hearth, or open a backup made with this version.",
+        )
+    if current == (head_revision() if revision == "head" else revision):
+        return
+    config = alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, revision)

@@ -1,0 +1,351 @@
+"""The relational schema: one typed SQLAlchemy model per memory tier.
+
+These models are dialect-neutral (no SQLite-only types), so a PostgreSQL adapter can reuse
+them. The full-text and vector indexes that sit beside some of these tables are dialect
+specific and live in ``core.storage.sqlite.search_schema``.
+
+Times are stored as UTC and always come back timezone-aware (see ``UTCDateTime``).
+Rows the machine consolidates are never physically deleted by it: memories carry
+``is_valid`` / ``invalid_reason`` / ``superseded_by`` instead.
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Stores naive UTC, returns aware UTC: SQLite has no time zones, callers must not care."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetimes are ambiguous; pass an aware datetime")
+        return value.astimezone(timezone.utc).replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        return None if value is None else value.replace(tzinfo=timezone.utc)
+
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class MemoryType(str, enum.Enum):
+    SEMANTIC = "semantic"
+    EPISODIC = "episodic"
+    PROCEDURAL = "procedural"
+
+
+class MemoryTier(str, enum.Enum):
+    RECALL = "recall"      # working memory: fresh captures
+    ARCHIVAL = "archival"  # consolidated summaries
+    SOURCE = "source"      # originals demoted under a summary, preserved
+    CORE = "core"          # always loaded (pinned)
+
+
+class Priority(str, enum.Enum):
+    HIGHEST = "highest"  # user-stated: never decays
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+# --- conversation ------------------------------------------------------------------------
+
+
+class ChatSession(Base):
+    """One conversation (a chat in the window, or an imported session)."""
+
+    __tablename__ = "chat_sessions"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    title: Mapped[str] = mapped_column(Text, default="")
+    source: Mapped[str] = mapped_column(String(32), default="chat")
+    conversation_id: Mapped[str | None] = mapped_column(String(128))
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    last_message_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class Interaction(Base):
+    """One exchange (user message + reply), or one imported turn of a transcript."""
+
+    __tablename__ = "interactions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    session_id: Mapped[str | None] = mapped_column(
+        ForeignKey("chat_sessions.id", ondelete="SET NULL"), index=True)
+    user_message: Mapped[str] = mapped_column(Text, default="")
+    agent_response: Mapped[str] = mapped_column(Text, default="")
+    speaker: Mapped[str | None] = mapped_column(String(128))
+    channel: Mapped[str] = mapped_column(String(32), default="desktop")
+    tools_used: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    provider: Mapped[str | None] = mapped_column(String(64))
+    model: Mapped[str | None] = mapped_column(String(128))
+    latency_ms: Mapped[float | None] = mapped_column(Float)
+    external_id: Mapped[str | None] = mapped_column(String(256), unique=True)
+    embedding_model: Mapped[str | None] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
+
+
+# --- permanent facts -----------------------------------------------------------------------
+
+
+class UserFact(Base):
+    """A permanent key-value fact about the user; upserted by key, never pruned."""
+
+    __tablename__ = "user_facts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(200), unique=True)
+    value: Mapped[str] = mapped_column(Text)
+    category: Mapped[str] = mapped_column(String(32), default="general", index=True)
+    source: Mapped[str] = mapped_column(String(32), default="user")
+    confidence: Mapped[float] = mapped_column(Float, default=1.0)
+    embedding_model: Mapped[str | None] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    history: Mapped[list[FactHistory]] = relationship(
+        back_populates="fact", cascade="all, delete-orphan", passive_deletes=True,
+        order_by="FactHistory.id")
+
+
+class FactHistory(Base):
+    """A previous value of a fact, kept when the value changes."""
+
+    __tablename__ = "fact_history"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    fact_id: Mapped[int] = mapped_column(
+        ForeignKey("user_facts.id", ondelete="CASCADE"), index=True)
+    value: Mapped[str] = mapped_column(Text)
+    category: Mapped[str] = mapped_column(String(32))
+    source: Mapped[str] = mapped_column(String(32))
+    confidence: Mapped[float] = mapped_column(Float, default=1.0)
+    valid_from: Mapped[datetime] = mapped_column(UTCDateTime)
+    replaced_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    fact: Mapped[UserFact] = relationship(back_populates="history")
+
+
+# --- versioned narrative tiers -----------------------------------------------------------
+
+
+class ProfileVersion(Base):
+    """The narrative profile; the newest row is current, every version is kept."""
+
+    __tablename__ = "profile_versions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    content: Mapped[str] = mapped_column(Text)
+    source: Mapped[str] = mapped_column(String(32), default="reflection")
+    run_id: Mapped[int | None] = mapped_column(ForeignKey("runs.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class ScaffoldVersion(Base):
+    """The schema-free information scaffold (keys invented by the model)."""
+
+    __tablename__ = "scaffold_versions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    source: Mapped[str] = mapped_column(String(32), default="processor")
+    run_id: Mapped[int | None] = mapped_column(ForeignKey("runs.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class WorkingMemoryVersion(Base):
+    """The working-memory narrative ("what is on the user's mind now")."""
+
+    __tablename__ = "working_memory_versions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    content: Mapped[str] = mapped_column(Text)
+    source: Mapped[str] = mapped_column(String(32), default="processor")
+    run_id: Mapped[int | None] = mapped_column(ForeignKey("runs.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Note(Base):
+    """A note; session summaries are notes titled ``Summary: <topic>``."""
+
+    __tablename__ = "notes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    title: Mapped[str] = mapped_column(Text, default="")
+    content: Mapped[str] = mapped_column(Text, default="")
+    session_id: Mapped[str | None] = mapped_column(
+        ForeignKey("chat_sessions.id", ondelete="SET NULL"), index=True)
+    embedding_model: Mapped[str | None] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+# --- long-term memory --------------------------------------------------------------------
+
+
+class Memory(Base):
+    """A long-term memory: embedded, full-text indexed, decaying, linked in a graph."""
+
+    __tablename__ = "memories"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    content: Mapped[str] = mapped_column(Text)
+    memory_type: Mapped[str] = mapped_column(String(16), default=MemoryType.SEMANTIC.value)
+    namespace: Mapped[str] = mapped_column(String(256), default="user", index=True)
+    priority: Mapped[str] = mapped_column(String(16), default=Priority.MEDIUM.value)
+    source: Mapped[str] = mapped_column(String(32), default="conversation")
+    tier: Mapped[str] = mapped_column(String(16), default=MemoryTier.RECALL.value, index=True)
+    category: Mapped[str] = mapped_column(String(32), default="general", index=True)
+    tags: Mapped[list[str]] = mapped_column(JSON, default=list)
+    entities: Mapped[dict[str, list[str]]] = mapped_column(JSON, default=dict)
+    importance: Mapped[float] = mapped_column(Float, default=0.5)
+    strength: Mapped[float] = mapped_column(Float, default=1.0)
+    access_count: Mapped[int] = mapped_column(Integer, default=0)
+    last_accessed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    search_hit_count: Mapped[int] = mapped_column(Integer, default=0)
+    is_valid: Mapped[bool] = mapped_column(Boolean, default=True, index=True)
+    invalid_reason: Mapped[str | None] = mapped_column(Text)
+    superseded_by: Mapped[int | None] = mapped_column(
+        ForeignKey("memories.id", ondelete="SET NULL"))
+    session_id: Mapped[str | None] = mapped_column(
+        ForeignKey("chat_sessions.id", ondelete="SET NULL"), index=True)
+    interaction_id: Mapped[int | None] = mapped_column(
+        ForeignKey("interactions.id", ondelete="SET NULL"))
+    event_id: Mapped[int | None] = mapped_column(
+        ForeignKey("context_events.id", ondelete="SET NULL"))
+    external_id: Mapped[str | None] = mapped_column(String(256), unique=True)
+    embedding_model: Mapped[str | None] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class MemoryEdge(Base):
+    """A weighted, typed link between two memories (kNN, dream, summary_of, ...)."""
+
+    __tablename__ = "memory_edges"
+    __table_args__ = (UniqueConstraint("from_id", "to_id", "kind", name="uq_memory_edges_pair"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    from_id: Mapped[int] = mapped_column(
+        ForeignKey("memories.id", ondelete="CASCADE"), index=True)
+    to_id: Mapped[int] = mapped_column(ForeignKey("memories.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(32), default="knn")
+    weight: Mapped[float] = mapped_column(Float, default=0.0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+# --- consolidation bookkeeping ---------------------------------------------------------
+
+
+class ContextEvent(Base):
+    """An observation waiting for consolidation (the event bus)."""
+
+    __tablename__ = "context_events"
+    __table_args__ = (Index("ix_context_events_pending", "processed", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    event_type: Mapped[str] = mapped_column(String(50))
+    content: Mapped[str] = mapped_column(Text)
+    source_metadata: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    processed: Mapped[bool] = mapped_column(Boolean, default=False)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    processed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class AgentLearning(Base):
+    """A behavioural rule; a candidate until seen in two reflection runs, then active."""
+
+    __tablename__ = "agent_learnings"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    rule: Mapped[str] = mapped_column(String(400), unique=True)
+    category: Mapped[str] = mapped_column(String(32), default="general")
+    recurrence_count: Mapped[int] = mapped_column(Integer, default=1)
+    status: Mapped[str] = mapped_column(String(16), default="candidate")
+    first_seen: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    last_seen: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class PendingIntention(Base):
+    """A soft commitment the user made ("I should call the dentist")."""
+
+    __tablename__ = "pending_intentions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    text: Mapped[str] = mapped_column(Text)
+    context: Mapped[str] = mapped_column(Text, default="")
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    follow_up_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
+    last_followed_up_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class AuditEntry(Base):
+    """A record of a consequential action (tool call, forget, restore); secrets redacted."""
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    timestamp: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
+    action: Mapped[str] = mapped_column(String(64))
+    actor: Mapped[str] = mapped_column(String(32), default="user")
+    arguments: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    result_summary: Mapped[str] = mapped_column(Text, default="")
+
+
+class Run(Base):
+    """One reflection, processor or dream-cycle run with per-stage counts and timings."""
+
+    __tablename__ = "runs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    trigger: Mapped[str] = mapped_column(String(32), default="manual")
+    status: Mapped[str] = mapped_column(String(16), default="running")
+    stages: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    counts: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    error: Mapped[str | None] = mapped_column(Text)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

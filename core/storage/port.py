@@ -1,0 +1,112 @@
+"""The storage port: the only way the rest of ``core`` reaches the database.
+
+Relational work goes through SQLAlchemy ORM sessions over the dialect-neutral models in
+``core.storage.orm``; everything that is dialect specific (full-text syntax, vector search,
+PRAGMAs, online backup) sits behind this protocol in an adapter. Today that is
+``core.storage.sqlite.SqliteStorage`` (FTS5 + sqlite-vec); a PostgreSQL adapter
+(tsvector + pgvector) can implement the same protocol without touching any caller.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+from sqlalchemy.orm import Session
+
+
+class IndexedKind(str, enum.Enum):
+    """Record kinds that have a full-text index and embeddings."""
+
+    MEMORY = "memory"
+    NOTE = "note"
+    INTERACTION = "interaction"
+    FACT = "fact"
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Filters every search applies before ranking.
+
+    ``namespaces`` are prefixes: ``"user"`` matches ``user`` and ``user/health/...``.
+    ``valid_only`` keeps invalidated and superseded memories out; ``None`` means both.
+    The memory-specific fields are ignored for other kinds; the time window applies to all.
+    """
+
+    memory_types: frozenset[str] = frozenset()
+    tiers: frozenset[str] = frozenset()
+    categories: frozenset[str] = frozenset()
+    namespaces: tuple[str, ...] = ()
+    since: datetime | None = None
+    until: datetime | None = None
+    valid_only: bool | None = True
+    session_ids: frozenset[str] = frozenset()
+    exclude_ids: frozenset[int] = field(default_factory=frozenset)
+
+
+@dataclass(frozen=True)
+class IndexHit:
+    """One row found by one signal: its id, the signal's own score, and its 1-based rank."""
+
+    id: int
+    score: float
+    rank: int
+
+
+class SearchIndex(Protocol):
+    """Full-text and vector search over the indexed kinds, with embeddings kept in step."""
+
+    def text_search(self, session: Session, kind: IndexedKind, text: str,
+                    filters: SearchFilters, limit: int) -> list[IndexHit]:
+        """BM25-ranked rows for user text; the text is never interpreted as query syntax."""
+
+    def vector_search(self, session: Session, kind: IndexedKind, vector: np.ndarray,
+                      filters: SearchFilters, limit: int) -> list[IndexHit]:
+        """Rows nearest to ``vector`` by cosine similarity (score = similarity)."""
+
+    def store_embeddings(self, session: Session, kind: IndexedKind, ids: Sequence[int],
+                         vectors: np.ndarray, model_id: str) -> None:
+        """Write (or replace) the vectors of these rows and record the model that made them."""
+
+    def rows_needing_embedding(self, session: Session, kind: IndexedKind, model_id: str,
+                               after_id: int, limit: int) -> list[tuple[int, str]]:
+        """(id, text) of rows without an embedding from ``model_id``, by ascending id."""
+
+    def ensure_dimensions(self, dimensions: int) -> bool:
+        """Prepare vector storage for this size; True if it had to be rebuilt (all
+        embeddings dropped, to be backfilled)."""
+
+
+class StoragePort(Protocol):
+    """A Hearth database: sessions, search, maintenance."""
+
+    @property
+    def path(self) -> Path | None: ...
+
+    @property
+    def search(self) -> SearchIndex: ...
+
+    def read(self) -> AbstractContextManager[Session]:
+        """A session for reading; rolled back and closed at the end."""
+
+    def write(self) -> AbstractContextManager[Session]:
+        """A write transaction: committed on success, rolled back on any error."""
+
+    def backup_to(self, target: Path) -> None:
+        """A consistent copy of the live database, taken without stopping writers."""
+
+    def schema_revision(self) -> str | None: ...
+
+    def close(self) -> None: ...
+
+
+def batched(items: Sequence[int], size: int) -> Iterator[Sequence[int]]:
+    """Slices of at most ``size``: keeps IN (...) lists under driver parameter limits."""
+    for start in range(0, len(items), size):
+        yield items[start:start + size]

@@ -1,0 +1,78 @@
+"""The SQLite implementation of the storage port."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from core.storage import migrate
+from core.storage.port import SearchIndex
+from core.storage.sqlite.engine import WRITE_OPTION, dbapi_module, open_engine, translated_errors
+from core.storage.sqlite.search import SqliteSearchIndex
+
+
+class SqliteStorage:
+    """One Hearth database file (or a private in-memory one when ``path`` is None).
+
+    Opening it brings the schema up to date, so every caller sees the newest tables.
+    """
+
+    def __init__(self, path: Path | None, busy_timeout_ms: int = 5000) -> None:
+        self._path = path
+        self._engine: Engine = open_engine(path, busy_timeout_ms)
+        with translated_errors(path):
+            migrate.upgrade(self._engine)
+        self._reader = sessionmaker(self._engine, expire_on_commit=False)
+        self._writer = sessionmaker(self._engine.execution_options(**{WRITE_OPTION: True}),
+                                    expire_on_commit=False)
+        self._search = SqliteSearchIndex(self._engine)
+
+    @property
+    def path(self) -> Path | None:
+        return self._path
+
+    @property
+    def engine(self) -> Engine:
+        return self._engine
+
+    @property
+    def search(self) -> SearchIndex:
+        return self._search
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        with translated_errors(self._path), self._reader() as session:
+            try:
+                yield session
+            finally:
+                session.expunge_all()  # returned objects stay usable after the rollback
+                session.rollback()
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        with translated_errors(self._path), self._writer() as session, session.begin():
+            yield session
+
+    def backup_to(self, target: Path) -> None:
+        """SQLite's online backup API: a consistent snapshot while others keep writing."""
+        target.parent.mkdir(parents=True, exist_ok=True)
+        destination = dbapi_module().connect(str(target))
+        try:
+            with translated_errors(self._path):
+                raw = self._engine.raw_connection()
+                try:
+                    raw.driver_connection.backup(destination)  # type: ignore[union-attr]
+                finally:
+                    raw.close()
+        finally:
+            destination.close()
+
+    def schema_revision(self) -> str | None:
+        return migrate.current_revision(self._engine)
+
+    def close(self) -> None:
+        self._engine.dispose()

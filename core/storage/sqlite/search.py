@@ -1,0 +1,496 @@
+"""Full-text and vector search for SQLite: FTS5 for words, sqlite-vec functions for meaning.
+
+All SQLite-specific search SQL lives here, behind ``core.storage.port.SearchIndex``.
+
+Full text
+---------
+User text is never parsed as FTS5 syntax. It is split into words (letters and digits; any
+quote, operator, bracket, colon, caret or emoji is a separator), each word is quoted
+FTS5-style and the words are joined with OR, so a row matching more of them ranks higher by
+BM25 and no input can be a syntax error. Common English function words are dropped when
+the query has other words: each of them matches most rows, which adds nothing to the
+ranking but makes BM25 score nearly the whole table (and turns every sentence containing
+"my" into a hit). Scores are ``-bm25()`` so that higher is better.
+
+Vectors are derived data, outside the migrations
+------------------------------------------------
+Each kind has two plain tables next to its base table, e.g. for memories:
+
+* ``memories_vec(id, embedding)``: the float32 vector, for exact cosine scoring;
+* ``memories_vec_bits(id, bits)``: one bit per dimension (48 bytes for 384-d instead of
+  1,536), scanned with Hamming distance to shortlist candidates.
+
+Their width depends on the embedder, so they are created by ``ensure_dimensions`` rather
+than by a migration, and a width change drops them and sets ``embedding_model = NULL`` on
+every base row so that the backfill re-embeds everything. Triggers on the base tables keep
+them honest: deleting a row deletes its vectors; changing its indexed text deletes its
+vectors and clears ``embedding_model`` in the same statement, so a stale vector can never
+be searched. ``store_embeddings`` runs in the caller's transaction and touches only
+``embedding_model``, which fires no text trigger.
+
+Why plain tables and sqlite-vec's functions rather than ``vec0``
+----------------------------------------------------------------
+Measured with sqlite-vec 0.1.9 at 100k x 384-d on this machine: a ``vec0`` KNN over a bit
+column costs O(rows x k) because its top-k selection rescans for every result (2 ms at
+k=10, 19 ms at k=200, 42 ms at k=400), so a useful shortlist costs as much as an exact scan;
+reading single ``vec0`` rows costs ~0.2 ms each (rescoring 200 rows: 37 ms, an exact scan of
+5,000 filtered rows: 80 ms); and ``vec0`` (0.1.9) rejects UPDATEs of bit columns. Scanning a
+plain table with ``ORDER BY vec_distance_hamming(...) LIMIT n`` costs ~12 ms at 100k rows
+for any n, can join the base table so filters are applied exactly inside the scan (no
+over-fetch and post-filter), and primary-key reads take microseconds.
+
+Quantised search with exact rescoring, and the planner
+------------------------------------------------------
+A search first shortlists ``max(limit * SHORTLIST_FACTOR, MIN_SHORTLIST)`` rows by Hamming
+distance over the filtered rows, then scores the shortlist exactly by cosine similarity
+(score = 1 - cosine distance). When the filtered rows fit in the shortlist, the result is
+exact by construction. The planner skips the bits and scans the float vectors directly
+when that is cheap and exact anyway: when the kind has at most ``exact_max_rows`` vectors,
+or when the filters narrow the candidates (types, tiers, categories, namespaces, time
+window, sessions) to at most that many rows, which the base table's indexes find quickly.
+
+Centring the bits
+-----------------
+bge embeddings are anisotropic: all of them share a large mean direction (its norm is ~0.69
+for unit vectors), so the sign of many dimensions is nearly constant and carries no
+information. The bits are therefore the signs of ``v - mean``, with the mean of the stored
+vectors of that kind kept in ``vector_index_meta``. The mean is (re)computed once a kind
+has ``MIN_CENTRING_ROWS`` vectors and again whenever the count has grown
+``RECENTRE_GROWTH``-fold since, and all bits of the kind are recomputed with it; the
+geometric schedule keeps the total cost linear in the number of vectors. Before that the
+mean is zero (plain signs), which only matters for tables too small to be searched by bits.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Connection, Engine, bindparam
+from sqlalchemy import text as sql
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import BindParameter
+
+from core.storage.orm import UTCDateTime
+from core.storage.port import IndexedKind, IndexHit, SearchFilters
+from core.storage.sqlite.engine import WRITE_OPTION
+
+EXACT_MAX_ROWS = 5_000
+"""At most this many candidate vectors are scored exactly instead of through the bits."""
+
+SHORTLIST_FACTOR = 10
+MIN_SHORTLIST = 200
+"""The Hamming shortlist is ``max(limit * SHORTLIST_FACTOR, MIN_SHORTLIST)`` rows."""
+
+MIN_CENTRING_ROWS = 1_000
+RECENTRE_GROWTH = 4
+"""The bits' mean is computed at 1,000 vectors and again at 4x, 16x, ... that count."""
+
+MAX_QUERY_TERMS = 32
+"""A pasted page of text searches by its first words instead of ORing hundreds."""
+
+META_TABLE = "vector_index_meta"
+
+STOPWORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further
+had has have having he her here hers herself him himself his how i if in into is it its
+itself just me more most my myself no nor not now of off on once only or other our ours
+ourselves out over own same she should so some such than that the their theirs them
+themselves then there these they this those through to too under until up very was we were
+what when where which while who whom why will with would you your yours yourself yourselves
+s t d ll m re ve
+""".split())
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """How one indexed kind maps onto its tables."""
+
+    table: str
+    text_columns: tuple[str, ...]
+    has_session: bool
+    is_memory: bool = False
+
+    @property
+    def fts(self) -> str:
+        return f"{self.table}_fts"
+
+    @property
+    def vectors(self) -> str:
+        return f"{self.table}_vec"
+
+    @property
+    def bits(self) -> str:
+        return f"{self.table}_vec_bits"
+
+
+KINDS: dict[IndexedKind, _Kind] = {
+    IndexedKind.MEMORY: _Kind("memories", ("content",), has_session=True, is_memory=True),
+    IndexedKind.NOTE: _Kind("notes", ("title", "content"), has_session=True),
+    IndexedKind.INTERACTION: _Kind("interactions", ("user_message", "agent_response"),
+                                   has_session=True),
+    IndexedKind.FACT: _Kind("user_facts", ("key", "value"), has_session=False),
+}
+
+
+# --- text ------------------------------------------------------------------------------
+
+
+def fts_query(user_text: str) -> str:
+    """An FTS5 query that ORs the words of ``user_text`` as quoted strings ("" if none).
+
+    Function words are dropped unless nothing else is left, so "who is it" still searches.
+    """
+    words = list(dict.fromkeys(word.lower() for word in _WORD.findall(user_text)))
+    content = [word for word in words if word not in STOPWORDS]
+    terms = (content or words)[:MAX_QUERY_TERMS]
+    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+
+
+def document_text(kind: IndexedKind, fields: Sequence[str | None]) -> str:
+    """The text that is embedded for a row, from its indexed columns in ``KINDS`` order.
+
+    Facts read as "favourite colour: green" rather than "favourite_colour green", which
+    embeds closer to how people ask about them.
+    """
+    values = [value or "" for value in fields]
+    if kind is IndexedKind.FACT:
+        key, value = values
+        return f"{key.replace('_', ' ').strip()}: {value.strip()}"
+    return "\n".join(values).strip()
+
+
+# --- filters ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Where:
+    """A WHERE fragment over the base table (alias ``m``) with its parameters."""
+
+    clauses: list[str] = field(default_factory=list)
+    params: dict[str, Any] = field(default_factory=dict)
+    binds: list[BindParameter[Any]] = field(default_factory=list)
+
+    @property
+    def sql(self) -> str:
+        return " AND ".join(self.clauses) or "1"
+
+    def add(self, clause: str, bind: BindParameter[Any] | None = None, **params: Any) -> None:
+        self.clauses.append(clause)
+        self.params.update(params)
+        if bind is not None:
+            self.binds.append(bind)
+
+    def add_in(self, column: str, name: str, values: Iterable[Any], negate: bool = False) -> None:
+        self.add(f"m.{column} {'NOT IN' if negate else 'IN'} :{name}",
+                 bindparam(name, expanding=True), **{name: sorted(values)})
+
+
+def _namespace_clause(where: _Where, prefixes: Sequence[str]) -> None:
+    """``ns = p`` or ``ns`` under ``p/``, as the range ``p/ <= ns < p0``.
+
+    ('0' is the character after '/'.) Unlike LIKE this is case-sensitive, needs no escaping
+    and uses the namespace index. An empty prefix (the root) matches everything.
+    """
+    cleaned = [prefix.strip().rstrip("/") for prefix in prefixes]
+    if any(not prefix for prefix in cleaned):
+        return
+    alternatives = []
+    for index, prefix in enumerate(cleaned):
+        alternatives.append(f"m.namespace = :ns{index} OR "
+                            f"(m.namespace >= :ns{index}_lo AND m.namespace < :ns{index}_hi)")
+        where.params.update({f"ns{index}": prefix, f"ns{index}_lo": prefix + "/",
+                             f"ns{index}_hi": prefix + "0"})
+    where.add("(" + " OR ".join(f"({alt})" for alt in alternatives) + ")")
+
+
+def _memory_filters(where: _Where, filters: SearchFilters) -> None:
+    if filters.memory_types:
+        where.add_in("memory_type", "f_types", filters.memory_types)
+    if filters.tiers:
+        where.add_in("tier", "f_tiers", filters.tiers)
+    if filters.categories:
+        where.add_in("category", "f_categories", filters.categories)
+    if filters.namespaces:
+        _namespace_clause(where, filters.namespaces)
+    valid = "m.is_valid = 1 AND m.superseded_by IS NULL"
+    if filters.valid_only is True:
+        where.add(valid)
+    elif filters.valid_only is False:
+        where.add(f"NOT ({valid})")
+
+
+def _where(kind: _Kind, filters: SearchFilters) -> _Where:
+    """The filters that apply to ``kind``; the time window is ``since <= created_at < until``."""
+    where = _Where()
+    if kind.is_memory:
+        _memory_filters(where, filters)
+    if filters.since is not None:
+        where.add("m.created_at >= :f_since", bindparam("f_since", type_=UTCDateTime()),
+                  f_since=filters.since)
+    if filters.until is not None:
+        where.add("m.created_at < :f_until", bindparam("f_until", type_=UTCDateTime()),
+                  f_until=filters.until)
+    if filters.session_ids and kind.has_session:
+        where.add_in("session_id", "f_sessions", filters.session_ids)
+    if filters.exclude_ids:
+        where.add_in("id", "f_exclude", filters.exclude_ids, negate=True)
+    return where
+
+
+def _narrows(kind: _Kind, filters: SearchFilters) -> bool:
+    """Whether the filters can leave few rows (validity and exclusions rarely do)."""
+    memory_narrowing = kind.is_memory and bool(
+        filters.memory_types or filters.tiers or filters.categories or filters.namespaces)
+    return memory_narrowing or bool(filters.since or filters.until
+                                    or (filters.session_ids and kind.has_session))
+
+
+# --- the index -------------------------------------------------------------------------
+
+
+class SqliteSearchIndex:
+    """``SearchIndex`` over FTS5 tables and plain vector tables scored with sqlite-vec."""
+
+    def __init__(self, engine: Engine, *, exact_max_rows: int = EXACT_MAX_ROWS,
+                 min_centring_rows: int = MIN_CENTRING_ROWS) -> None:
+        self._engine = engine
+        self._exact_max_rows = exact_max_rows
+        self._min_centring_rows = min_centring_rows
+        self._dimensions: int | None = None
+
+    # full text
+
+    def text_search(self, session: Session, kind: IndexedKind, text: str,
+                    filters: SearchFilters, limit: int) -> list[IndexHit]:
+        query = fts_query(text)
+        if not query or limit <= 0:
+            return []
+        spec = KINDS[kind]
+        where = _where(spec, filters)
+        statement = sql(
+            f"SELECT m.id, -bm25({spec.fts}) AS score FROM {spec.fts} "
+            f"JOIN {spec.table} AS m ON m.id = {spec.fts}.rowid "
+            f"WHERE {spec.fts} MATCH :query AND {where.sql} "
+            f"ORDER BY score DESC, m.id LIMIT :limit").bindparams(*where.binds)
+        rows = session.execute(statement, {**where.params, "query": query, "limit": limit})
+        return _hits(rows)
+
+    # vectors: search
+
+    def vector_search(self, session: Session, kind: IndexedKind, vector: np.ndarray,
+                      filters: SearchFilters, limit: int) -> list[IndexHit]:
+        if limit <= 0:
+            return []
+        spec = KINDS[kind]
+        query = self._checked_matrix(session, vector.reshape(1, -1))[0].tobytes()
+        where = _where(spec, filters)
+        if self._plan_exact(session, spec, filters, where):
+            return self._exact_search(session, spec, where, query, limit)
+        return self._quantised_search(session, spec, where, query, limit)
+
+    def _plan_exact(self, session: Session, spec: _Kind, filters: SearchFilters,
+                    where: _Where) -> bool:
+        """Exact when the kind is small or the filters leave few rows (see module docs)."""
+        total = session.execute(sql(f"SELECT count(*) FROM {spec.bits}")).scalar_one()
+        if total <= self._exact_max_rows:
+            return True
+        if not _narrows(spec, filters):
+            return False
+        statement = sql(
+            f"SELECT count(*) FROM {spec.table} AS m JOIN {spec.bits} AS b ON b.id = m.id "
+            f"WHERE {where.sql}").bindparams(*where.binds)
+        return session.execute(statement, where.params).scalar_one() <= self._exact_max_rows
+
+    def _exact_search(self, session: Session, spec: _Kind, where: _Where, query: bytes,
+                      limit: int) -> list[IndexHit]:
+        statement = sql(
+            f"SELECT m.id, 1.0 - vec_distance_cosine(e.embedding, :query) AS similarity "
+            f"FROM {spec.table} AS m JOIN {spec.vectors} AS e ON e.id = m.id "
+            f"WHERE {where.sql} ORDER BY similarity DESC, m.id LIMIT :limit"
+        ).bindparams(*where.binds)
+        return _hits(session.execute(statement, {**where.params, "query": query,
+                                                 "limit": limit}))
+
+    def _quantised_search(self, session: Session, spec: _Kind, where: _Where, query: bytes,
+                          limit: int) -> list[IndexHit]:
+        """Shortlist by Hamming distance of centred bits, then rescore exactly by cosine."""
+        query_bits = session.execute(
+            sql("SELECT vec_quantize_binary(vec_sub(:query, :mean))"),
+            {"query": query, "mean": self._mean(session, spec)}).scalar_one()
+        statement = sql(
+            f"WITH shortlist AS (SELECT b.id FROM {spec.table} AS m "
+            f"JOIN {spec.bits} AS b ON b.id = m.id WHERE {where.sql} "
+            f"ORDER BY vec_distance_hamming(vec_bit(b.bits), vec_bit(:bits)) LIMIT :shortlist) "
+            f"SELECT e.id, 1.0 - vec_distance_cosine(e.embedding, :query) AS similarity "
+            f"FROM shortlist JOIN {spec.vectors} AS e ON e.id = shortlist.id "
+            f"ORDER BY similarity DESC, e.id LIMIT :limit").bindparams(*where.binds)
+        shortlist = max(limit * SHORTLIST_FACTOR, MIN_SHORTLIST)
+        return _hits(session.execute(statement, {
+            **where.params, "bits": query_bits, "query": query, "shortlist": shortlist,
+            "limit": limit}))
+
+    # vectors: writing
+
+    def store_embeddings(self, session: Session, kind: IndexedKind, ids: Sequence[int],
+                         vectors: np.ndarray, model_id: str) -> None:
+        if len(ids) == 0:
+            return
+        spec = KINDS[kind]
+        matrix = self._checked_matrix(session, vectors)
+        if matrix.shape[0] != len(ids):
+            raise ValueError(f"{len(ids)} ids but {matrix.shape[0]} vectors")
+        mean = self._mean(session, spec)
+        rows = [{"id": int(row_id), "vector": matrix[row].tobytes(), "mean": mean}
+                for row, row_id in enumerate(ids)]
+        exists = f"WHERE EXISTS (SELECT 1 FROM {spec.table} WHERE id = :id)"
+        session.execute(sql(f"INSERT OR REPLACE INTO {spec.vectors} (id, embedding) "
+                             f"SELECT :id, :vector {exists}"), rows)
+        session.execute(sql(f"INSERT OR REPLACE INTO {spec.bits} (id, bits) "
+                             f"SELECT :id, vec_quantize_binary(vec_sub(:vector, :mean)) "
+                             f"{exists}"), rows)
+        session.execute(sql(f"UPDATE {spec.table} SET embedding_model = :model WHERE id = :id"),
+                        [{"id": row["id"], "model": model_id} for row in rows])
+        self._recentre_if_grown(session, spec)
+
+    def rows_needing_embedding(self, session: Session, kind: IndexedKind, model_id: str,
+                               after_id: int, limit: int) -> list[tuple[int, str]]:
+        spec = KINDS[kind]
+        rows = session.execute(sql(
+            f"SELECT id, {', '.join(spec.text_columns)} FROM {spec.table} "
+            f"WHERE (embedding_model IS NULL OR embedding_model != :model) AND id > :after "
+            f"ORDER BY id LIMIT :limit"), {"model": model_id, "after": after_id, "limit": limit})
+        return [(row[0], document_text(kind, row[1:])) for row in rows]
+
+    # vectors: the tables themselves
+
+    def ensure_dimensions(self, dimensions: int) -> bool:
+        """Create the vector tables for this width, or rebuild them if the width changed.
+
+        Cached per instance: after the first call for a width it costs nothing.
+        """
+        if dimensions == self._dimensions:
+            return False
+        if dimensions <= 0:
+            raise ValueError(f"dimensions must be positive, got {dimensions}")
+        with self._engine.execution_options(**{WRITE_OPTION: True}).begin() as connection:
+            connection.execute(sql(
+                f"CREATE TABLE IF NOT EXISTS {META_TABLE} (key TEXT PRIMARY KEY, value TEXT)"))
+            recorded = _meta(connection, "dimensions")
+            if recorded != str(dimensions):
+                for spec in KINDS.values():
+                    _reset_vectors(connection, spec)
+                _set_meta(connection, "dimensions", str(dimensions))
+            for spec in KINDS.values():
+                _create_triggers(connection, spec)
+        self._dimensions = dimensions
+        return recorded is not None and recorded != str(dimensions)
+
+    def _recorded_dimensions(self, session: Session) -> int:
+        if self._dimensions is None:
+            exists = session.execute(sql(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = :name"),
+                {"name": META_TABLE}).first()
+            recorded = _meta(session.connection(), "dimensions") if exists else None
+            if recorded is None:
+                raise RuntimeError("The vector index is not prepared; call "
+                                   "ensure_dimensions(embedder.dimensions) first.")
+            self._dimensions = int(recorded)
+        return self._dimensions
+
+    def _checked_matrix(self, session: Session, vectors: np.ndarray) -> np.ndarray:
+        """Vectors as a C-contiguous float32 (n, dim) array of the index's width."""
+        matrix = np.ascontiguousarray(vectors, dtype=np.float32)
+        dimensions = self._recorded_dimensions(session)
+        if matrix.ndim != 2 or matrix.shape[1] != dimensions:
+            raise ValueError(f"expected vectors of width {dimensions}, got shape {matrix.shape}")
+        if not np.all(np.isfinite(matrix)):
+            raise ValueError("vectors contain NaN or infinity")
+        return matrix
+
+    # centring
+
+    def _mean(self, session: Session, spec: _Kind) -> bytes:
+        """The stored mean of this kind's vectors, or zeros before there is one."""
+        stored = _meta(session.connection(), f"mean:{spec.table}")
+        if stored is None:
+            return np.zeros(self._recorded_dimensions(session), dtype=np.float32).tobytes()
+        return bytes.fromhex(stored)
+
+    def _recentre_if_grown(self, session: Session, spec: _Kind) -> None:
+        """Recompute the mean and every bit code of ``spec`` on the geometric schedule."""
+        count = session.execute(sql(f"SELECT count(*) FROM {spec.bits}")).scalar_one()
+        basis = int(_meta(session.connection(), f"mean_rows:{spec.table}") or 0)
+        if count < self._min_centring_rows or count < basis * RECENTRE_GROWTH:
+            return
+        mean = _mean_of(session.execute(sql(f"SELECT embedding FROM {spec.vectors}")),
+                        self._recorded_dimensions(session))
+        session.execute(sql(
+            f"UPDATE {spec.bits} SET bits = (SELECT vec_quantize_binary(vec_sub(e.embedding, "
+            f":mean)) FROM {spec.vectors} AS e WHERE e.id = {spec.bits}.id)"),
+            {"mean": mean.tobytes()})
+        connection = session.connection()
+        _set_meta(connection, f"mean:{spec.table}", mean.tobytes().hex())
+        _set_meta(connection, f"mean_rows:{spec.table}", str(count))
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+
+def _hits(rows: Iterable[Any]) -> list[IndexHit]:
+    return [IndexHit(id=row[0], score=float(row[1]), rank=rank)
+            for rank, row in enumerate(rows, start=1)]
+
+
+def _mean_of(rows: Iterable[Any], dimensions: int) -> np.ndarray:
+    """The mean of float32 vector blobs, summed in float64 without loading them all."""
+    total = np.zeros(dimensions, dtype=np.float64)
+    count = 0
+    for (blob,) in rows:
+        total += np.frombuffer(blob, dtype=np.float32)
+        count += 1
+    return (total / max(count, 1)).astype(np.float32)
+
+
+def _meta(connection: Connection, key: str) -> str | None:
+    return connection.execute(sql(f"SELECT value FROM {META_TABLE} WHERE key = :key"),
+                              {"key": key}).scalar_one_or_none()
+
+
+def _set_meta(connection: Connection, key: str, value: str) -> None:
+    connection.execute(sql(f"INSERT OR REPLACE INTO {META_TABLE} (key, value) "
+                            f"VALUES (:key, :value)"), {"key": key, "value": value})
+
+
+def _reset_vectors(connection: Connection, spec: _Kind) -> None:
+    """(Re)create empty vector tables; every row of the kind then needs embedding."""
+    connection.execute(sql(f"DROP TABLE IF EXISTS {spec.vectors}"))
+    connection.execute(sql(f"DROP TABLE IF EXISTS {spec.bits}"))
+    connection.execute(sql(
+        f"CREATE TABLE {spec.vectors} (id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)"))
+    connection.execute(sql(
+        f"CREATE TABLE {spec.bits} (id INTEGER PRIMARY KEY, bits BLOB NOT NULL)"))
+    connection.execute(sql(f"DELETE FROM {META_TABLE} WHERE key IN (:mean, :rows)"),
+                       {"mean": f"mean:{spec.table}", "rows": f"mean_rows:{spec.table}"})
+    connection.execute(sql(f"UPDATE {spec.table} SET embedding_model = NULL "
+                            f"WHERE embedding_model IS NOT NULL"))
+
+
+def _create_triggers(connection: Connection, spec: _Kind) -> None:
+    """Deleting a row deletes its vectors; changing its text also clears its model."""
+    drop = (f"DELETE FROM {spec.vectors} WHERE id = old.id; "
+            f"DELETE FROM {spec.bits} WHERE id = old.id;")
+    changed = " OR ".join(f"old.{column} IS NOT new.{column}" for column in spec.text_columns)
+    connection.execute(sql(
+        f"CREATE TRIGGER IF NOT EXISTS {spec.vectors}_ad AFTER DELETE ON {spec.table} "
+        f"BEGIN {drop} END"))
+    connection.execute(sql(
+        f"CREATE TRIGGER IF NOT EXISTS {spec.vectors}_au "
+        f"AFTER UPDATE OF {', '.join(spec.text_columns)} ON {spec.table} WHEN {changed} "
+        f"BEGIN {drop} UPDATE {spec.table} SET embedding_model = NULL WHERE id = new.id; END"))

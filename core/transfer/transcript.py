@@ -1,0 +1,354 @@
+"""``hearth import transcript FILE``: dated multi-session conversations into memory.
+
+The format is documented in ``docs/transcript-format.md``. Each session becomes a
+``ChatSession``; each turn becomes an ``Interaction`` (the raw record) and a turn-level
+episodic ``Memory`` whose text is ``"<speaker>: <text>"`` (the speaker is part of the
+meaning: "I moved to Porto" says nothing without who said it) and whose ``external_id`` is
+the turn's own ``turn_id``, so recall results can be traced back to the source turn.
+
+Guarantees:
+
+* the whole file is validated before anything is written, and every problem is reported
+  with its position (``sessions[2].turns[5].text is missing``);
+* re-importing the same file changes nothing: sessions, interactions and memories that
+  already exist (by id / external id) are skipped. This also makes an interrupted import
+  resumable: running it again creates only what is missing;
+* no LLM is involved; memories are embedded in batches by ``MemoryService.add_many``.
+  Interactions are not embedded here (``hearth reembed`` does that) to halve import time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    Field,
+    StringConstraints,
+    ValidationError,
+)
+from sqlalchemy import select
+from sqlalchemy.orm import InstrumentedAttribute, Session
+
+from core.embedding import CancelCheck, ProgressCallback
+from core.errors import InvalidInputError
+from core.memories import MemoryService, MemorySpec
+from core.storage.orm import ChatSession, Interaction, Memory
+from core.storage.port import StoragePort, batched
+
+FORMAT_HINT = "See docs/transcript-format.md for the expected format."
+MAX_SESSION_ID = 64      # chat_sessions.id
+MAX_EXTERNAL_ID = 256    # interactions.external_id, memories.external_id
+MAX_PROBLEMS_SHOWN = 5
+LOOKUP_BATCH = 500       # ids per IN (...) lookup
+
+T = TypeVar("T")
+
+
+# --- the format ----------------------------------------------------------------------------
+
+
+def _require_text(value: object) -> object:
+    """Timestamps must be ISO-8601 strings: pydantic alone would take 17 as 1970-01-01."""
+    if isinstance(value, str | datetime):
+        return value
+    raise ValueError("must be an ISO-8601 date-time string")
+
+
+def _assume_utc(value: datetime) -> datetime:
+    """A time without an offset is taken as UTC (the format says so), never as local time."""
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
+
+
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+Moment = Annotated[datetime, BeforeValidator(_require_text), AfterValidator(_assume_utc)]
+
+
+class TurnIn(BaseModel):
+    turn_id: Annotated[Text, Field(max_length=MAX_EXTERNAL_ID)]
+    speaker: Annotated[Text, Field(max_length=128)]
+    text: Text
+    timestamp: Moment | None = None
+
+
+class SessionIn(BaseModel):
+    session_id: Text
+    started_at: Moment
+    turns: list[TurnIn]
+
+
+class TranscriptIn(BaseModel):
+    """Unknown fields are ignored, so richer exports of other tools import as they are."""
+
+    conversation_id: Annotated[Text, Field(max_length=128)]
+    participants: list[Text]
+    sessions: Annotated[list[SessionIn], Field(min_length=1)]
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import found and what it added."""
+
+    sessions: int
+    turns: int
+    interactions_created: int
+    memories_created: int
+    skipped_existing: int  # turns already imported completely (nothing created for them)
+
+
+# --- reading and validating ------------------------------------------------------------
+
+
+def load_transcript(source: Path | str | Mapping[str, Any]) -> TranscriptIn:
+    """Parse and validate a transcript file (or an already-decoded dict), all or nothing."""
+    data = source if isinstance(source, Mapping) else _read_json(Path(source))
+    try:
+        transcript = TranscriptIn.model_validate(data)
+    except ValidationError as exc:
+        _fail([f"{_position(e['loc'])} {_problem(e)}" for e in exc.errors()])
+    _fail(_consistency_problems(transcript))
+    return transcript
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InvalidInputError(f"{path} does not exist.", "Check the file name.") from exc
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(f"{path} is not UTF-8 text.",
+                                "Save the transcript as UTF-8 JSON.") from exc
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(
+            f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}).",
+            FORMAT_HINT) from exc
+
+
+def _position(loc: Sequence[int | str]) -> str:
+    """``('sessions', 2, 'turns', 5, 'text')`` → ``sessions[2].turns[5].text``."""
+    if not loc:
+        return "the transcript"
+    parts = [f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc]
+    return "".join(parts).lstrip(".")
+
+
+_PHRASES = {
+    "missing": "is missing",
+    "string_too_short": "is empty",
+    "string_type": "must be a string",
+    "list_type": "must be a list",
+    "model_type": "must be an object",
+    "too_short": "must not be empty",
+    "datetime_parsing": "must be an ISO-8601 date-time string",
+    "datetime_from_date_parsing": "must be an ISO-8601 date-time string",
+}
+
+
+def _problem(error: Mapping[str, Any]) -> str:
+    phrase = _PHRASES.get(error["type"])
+    if phrase:
+        return phrase
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return message if message.startswith("must") else f"is invalid ({message})"
+
+
+def _consistency_problems(transcript: TranscriptIn) -> list[str]:
+    """What one field cannot check alone: unique ids, and ids that fit their columns."""
+    problems = []
+    conversation = transcript.conversation_id
+    sessions = {}
+    turns = {}
+    for s_index, session in enumerate(transcript.sessions):
+        where = f"sessions[{s_index}].session_id"
+        if session.session_id in sessions:
+            problems.append(f"{where} repeats {sessions[session.session_id]}")
+        sessions.setdefault(session.session_id, where)
+        if len(session_row_id(conversation, session.session_id)) > MAX_SESSION_ID:
+            problems.append(f"{where} is too long (conversation_id and session_id together "
+                            f"must be at most {MAX_SESSION_ID - len('import::')} characters)")
+        for t_index, turn in enumerate(session.turns):
+            where = f"sessions[{s_index}].turns[{t_index}].turn_id"
+            if turn.turn_id in turns:
+                problems.append(f"{where} repeats {turns[turn.turn_id]}")
+            turns.setdefault(turn.turn_id, where)
+            if len(interaction_external_id(conversation, turn.turn_id)) > MAX_EXTERNAL_ID:
+                problems.append(f"{where} is too long together with the conversation_id")
+    return problems
+
+
+def _fail(problems: list[str]) -> None:
+    if not problems:
+        return
+    shown = "; ".join(problems[:MAX_PROBLEMS_SHOWN])
+    more = len(problems) - MAX_PROBLEMS_SHOWN
+    suffix = f" (and {more} more)" if more > 0 else ""
+    raise InvalidInputError(f"The transcript is not valid: {shown}{suffix}.", FORMAT_HINT)
+
+
+# --- what it becomes -------------------------------------------------------------------
+
+
+def session_row_id(conversation_id: str, session_id: str) -> str:
+    return f"import:{conversation_id}:{session_id}"
+
+
+def interaction_external_id(conversation_id: str, turn_id: str) -> str:
+    return f"turn:{conversation_id}:{turn_id}"
+
+
+def memory_namespace(conversation_id: str) -> str:
+    return f"import/{conversation_id}"
+
+
+@dataclass(frozen=True)
+class _PlannedTurn:
+    session_row_id: str
+    turn: TurnIn
+    created_at: datetime
+
+
+def _plan(transcript: TranscriptIn) -> list[_PlannedTurn]:
+    """Every turn with its time: its own timestamp, else the session start plus its index
+    in seconds, so that turns without times still sort in the order they were spoken."""
+    planned = []
+    for session in transcript.sessions:
+        row_id = session_row_id(transcript.conversation_id, session.session_id)
+        for index, turn in enumerate(session.turns):
+            created = turn.timestamp or session.started_at + timedelta(seconds=index)
+            planned.append(_PlannedTurn(row_id, turn, created))
+    return planned
+
+
+# --- importing -------------------------------------------------------------------------
+
+
+def import_transcript(
+    source: Path | str | Mapping[str, Any],
+    storage: StoragePort,
+    memories: MemoryService,
+    *,
+    progress: ProgressCallback | None = None,
+    cancel: CancelCheck | None = None,
+) -> ImportReport:
+    """Import a transcript file (or decoded dict); see the module docstring for the rules.
+
+    ``progress`` and ``cancel`` apply to embedding the memories, the slow part. A cancelled
+    import keeps what it committed; importing the same file again completes it.
+    """
+    transcript = load_transcript(source)
+    planned = _plan(transcript)
+    _check_turn_ids_are_ours(storage, transcript)
+    interactions_created, interaction_ids = _write_sessions_and_interactions(
+        storage, transcript, planned)
+    specs, turns_with_new_memory = _missing_memories(storage, transcript, planned,
+                                                     interaction_ids)
+    created_ids = memories.add_many(specs, progress=progress, cancel=cancel) if specs else []
+    touched = interactions_created | turns_with_new_memory
+    return ImportReport(
+        sessions=len(transcript.sessions),
+        turns=len(planned),
+        interactions_created=len(interactions_created),
+        memories_created=len(created_ids),
+        skipped_existing=len(planned) - len(touched),
+    )
+
+
+def _existing(session: Session, column: InstrumentedAttribute[T], values: Iterable[T]) -> set[T]:
+    """Which of ``values`` are already present in ``column`` (looked up in IN batches)."""
+    found: set[T] = set()
+    for chunk in batched(list(values), LOOKUP_BATCH):
+        found.update(session.scalars(select(column).where(column.in_(chunk))))
+    return found
+
+
+def _check_turn_ids_are_ours(storage: StoragePort, transcript: TranscriptIn) -> None:
+    """Memory external ids are the turn ids as given, which are only unique within one
+    conversation; refuse (before writing) rather than silently skip another conversation's
+    turns that happen to share an id."""
+    turn_ids = [turn.turn_id for session in transcript.sessions for turn in session.turns]
+    ours = memory_namespace(transcript.conversation_id)
+    with storage.read() as session:
+        clashes = []
+        for chunk in batched(turn_ids, LOOKUP_BATCH):
+            clashes += session.execute(
+                select(Memory.external_id, Memory.namespace)
+                .where(Memory.external_id.in_(chunk), Memory.namespace != ours)).all()
+    if clashes:
+        external_id, namespace = clashes[0]
+        raise InvalidInputError(
+            f"turn_id {external_id!r} is already used by a memory in {namespace!r} "
+            f"({len(clashes)} turn id(s) clash in all).",
+            "Turn ids must be unique across imported conversations; prefix them with the "
+            "conversation id.")
+
+
+def _write_sessions_and_interactions(
+    storage: StoragePort, transcript: TranscriptIn, planned: list[_PlannedTurn],
+) -> tuple[set[str], dict[str, int]]:
+    """Insert missing sessions and interactions in one transaction.
+
+    Returns the turn ids whose interaction was created now, and the interaction id of
+    every turn (new or existing) for linking the memories.
+    """
+    conversation = transcript.conversation_id
+    by_external = {interaction_external_id(conversation, p.turn.turn_id): p for p in planned}
+    with storage.write() as session:
+        _add_missing_sessions(session, transcript, planned)
+        existing = _existing(session, Interaction.external_id, by_external)
+        new = {key: p for key, p in by_external.items() if key not in existing}
+        session.add_all(
+            Interaction(session_id=p.session_row_id, user_message=p.turn.text,
+                        speaker=p.turn.speaker, channel="import", external_id=key,
+                        created_at=p.created_at)
+            for key, p in new.items())
+        session.flush()
+        ids: dict[str, int] = {}
+        for chunk in batched(list(by_external), LOOKUP_BATCH):
+            for external_id, row_id in session.execute(
+                    select(Interaction.external_id, Interaction.id)
+                    .where(Interaction.external_id.in_(chunk))):
+                ids[by_external[external_id].turn.turn_id] = row_id
+    return {p.turn.turn_id for p in new.values()}, ids
+
+
+def _add_missing_sessions(session: Session, transcript: TranscriptIn,
+                          planned: list[_PlannedTurn]) -> None:
+    last_message: dict[str, datetime] = {}
+    for p in planned:
+        last_message[p.session_row_id] = max(p.created_at,
+                                             last_message.get(p.session_row_id, p.created_at))
+    rows = {session_row_id(transcript.conversation_id, s.session_id): s
+            for s in transcript.sessions}
+    existing = _existing(session, ChatSession.id, rows)
+    session.add_all(
+        ChatSession(id=row_id, title=f"{transcript.conversation_id} / {s.session_id}",
+                    source="import", conversation_id=transcript.conversation_id,
+                    started_at=s.started_at, last_message_at=last_message.get(row_id))
+        for row_id, s in rows.items() if row_id not in existing)
+
+
+def _missing_memories(
+    storage: StoragePort, transcript: TranscriptIn, planned: list[_PlannedTurn],
+    interaction_ids: Mapping[str, int],
+) -> tuple[list[MemorySpec], set[str]]:
+    """Specs for the turns that have no memory yet, and those turns' ids."""
+    with storage.read() as session:
+        existing = _existing(session, Memory.external_id, (p.turn.turn_id for p in planned))
+    missing = [p for p in planned if p.turn.turn_id not in existing]
+    namespace = memory_namespace(transcript.conversation_id)
+    specs = [
+        MemorySpec(
+            f"{p.turn.speaker}: {p.turn.text}", memory_type="episodic", namespace=namespace,
+            source="import", session_id=p.session_row_id,
+            interaction_id=interaction_ids[p.turn.turn_id], external_id=p.turn.turn_id,
+            created_at=p.created_at)
+        for p in missing
+    ]
+    return specs, {p.turn.turn_id for p in missing}

@@ -1,0 +1,149 @@
+"""The ``hearth`` command end to end: real database, real model, JSON out, errors as sentences."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.cli.main import run
+
+TRANSCRIPT = {
+    "conversation_id": "cli-demo",
+    "participants": ["user", "assistant"],
+    "sessions": [{
+        "session_id": "s1",
+        "started_at": "2026-02-01T09:00:00+00:00",
+        "turns": [
+            {"turn_id": "t1", "speaker": "user",
+             "text": "My sister Ines just moved to Porto for her new job."},
+            {"turn_id": "t2", "speaker": "assistant",
+             "text": "That's exciting! Porto is lovely in spring."},
+            {"turn_id": "t3", "speaker": "user",
+             "text": "I need to renew my passport before the trip in May."},
+        ],
+    }],
+}
+
+
+def hearth(capsys: pytest.CaptureFixture[str], home: Path, *args: str) -> tuple[int, str, str]:
+    code = run(["--home", str(home), *args])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    return code, captured.out, captured.err
+
+
+def test_status_reports_an_empty_home(capsys, tmp_path: Path) -> None:
+    code, out, _ = hearth(capsys, tmp_path / "h", "status", "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["counts"]["memories"] == 0
+    assert report["embedding_model_present"] is True
+
+
+def test_facts_set_list_history_forget(capsys, tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    assert hearth(capsys, home, "facts", "set", "home city", "Lisbon",
+                  "--category", "location")[0] == 0
+    assert hearth(capsys, home, "facts", "set", "home_city", "Porto",
+                  "--category", "location")[0] == 0
+    code, out, _ = hearth(capsys, home, "facts", "list", "--json")
+    assert code == 0
+    assert [(f["key"], f["value"]) for f in json.loads(out)] == [("home_city", "Porto")]
+    code, out, _ = hearth(capsys, home, "facts", "history", "home_city", "--json")
+    assert [h["value"] for h in json.loads(out)] == ["Lisbon"]
+    assert hearth(capsys, home, "facts", "forget", "home_city")[0] == 0
+    code, _, err = hearth(capsys, home, "facts", "forget", "home_city")
+    assert code == 1
+    assert "There is no fact" in err
+
+
+def test_import_search_and_batch_search_carry_turn_ids(capsys, tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    transcript = tmp_path / "t.json"
+    transcript.write_text(json.dumps(TRANSCRIPT))
+    code, out, _ = hearth(capsys, home, "import", "transcript", str(transcript), "--json")
+    assert code == 0
+    code, out, _ = hearth(capsys, home, "search", "where does my sister live now",
+                          "--k", "2", "--json")
+    assert code == 0
+    results = json.loads(out)
+    assert results[0]["provenance"]["external_id"] == "t1"
+    assert {"text", "vector"} & set(results[0]["signals"])
+
+    queries = tmp_path / "q.txt"
+    queries.write_text("passport renewal\n\nsister Porto\n")
+    code, out, _ = hearth(capsys, home, "search", "--batch", str(queries), "--k", "1")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0
+    assert [line["query"] for line in lines] == ["passport renewal", "sister Porto"]
+    assert lines[0]["results"][0]["provenance"]["external_id"] == "t3"
+
+
+def test_fts_syntax_in_a_query_is_just_words(capsys, tmp_path: Path) -> None:
+    code, out, err = hearth(capsys, tmp_path / "h", "search", 'NEAR("unbalanced AND -(x*',
+                            "--json")
+    assert code == 0, err
+    assert json.loads(out) == []
+
+
+def test_export_then_import_into_a_new_home(capsys, tmp_path: Path) -> None:
+    source, target = tmp_path / "a", tmp_path / "b"
+    hearth(capsys, source, "facts", "set", "partner_name", "Ana", "--category", "personal")
+    dump = tmp_path / "dump.json"
+    assert hearth(capsys, source, "export", str(dump))[0] == 0
+    assert hearth(capsys, target, "import", "export", str(dump), "--json")[0] == 0
+    code, out, _ = hearth(capsys, target, "facts", "list", "--json")
+    assert [f["value"] for f in json.loads(out)] == ["Ana"]
+    code, _, err = hearth(capsys, target, "import", "export", str(dump))
+    assert code == 1
+    assert "empty" in err
+
+
+def test_backup_and_list(capsys, tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    code, out, _ = hearth(capsys, home, "backup", "--json")
+    assert code == 0
+    made = json.loads(out)["path"]
+    code, out, _ = hearth(capsys, home, "backup", "--list", "--json")
+    assert [b["path"] for b in json.loads(out)] == [made]
+
+
+def test_a_damaged_database_is_a_sentence_not_a_traceback(capsys, tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "hearth.db").write_text("definitely not sqlite")
+    code, _, err = hearth(capsys, home, "stats")
+    assert code == 1
+    assert "not a SQLite database" in err
+    assert "restore" in err
+
+
+def test_a_missing_model_says_how_to_fix_it(capsys, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HEARTH_EMBEDDING_MODEL_DIR", str(tmp_path / "no-model"))
+    code, _, err = hearth(capsys, tmp_path / "h", "search", "anything")
+    assert code == 1
+    assert "make models" in err
+    code, out, _ = hearth(capsys, tmp_path / "h", "doctor")
+    assert code == 1
+    assert "FAIL embedding model" in out
+    assert "ok   database" in out
+
+
+def test_usage_errors_exit_non_zero(capsys, tmp_path: Path) -> None:
+    code, _, err = hearth(capsys, tmp_path / "h", "search")
+    assert code == 1
+    assert "QUERY" in err
+    code, _, _ = hearth(capsys, tmp_path / "h", "no-such-command")
+    assert code == 2
+
+
+def test_the_console_script_is_installed() -> None:
+    script = Path(sys.executable).with_name("hearth")
+    result = subprocess.run([str(script), "--help"], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0
+    assert "search" in result.stdout

@@ -1,0 +1,145 @@
+"""Whole-database export and import: a lossless round trip, vectors rebuilt, safe refusals."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from sqlalchemy import func, select
+
+from core.errors import InvalidInputError
+from core.facts import FactService
+from core.reembed import INDEXED_MODELS, backfill_embeddings
+from core.storage import orm
+from core.storage.port import IndexedKind, SearchFilters
+from core.storage.sqlite.adapter import SqliteStorage
+from core.transfer.export import FORMAT, VERSION, export_all, import_export
+
+T0 = datetime(2025, 1, 2, 3, 4, 5, 678901, tzinfo=timezone.utc)
+
+
+def fill_every_table(storage, embedder) -> None:
+    """At least one row in every table, with the awkward cases: a supersede chain that
+    points forward, an edge, JSON columns, microsecond times, non-ASCII text."""
+    facts = FactService(storage, embedder)
+    facts.remember("home_city", "Lisboa", category="location")
+    facts.remember("home_city", "Porto — Ribeira", category="location")
+    with storage.write() as s:
+        run = orm.Run(kind="reflection", stages={"facts": {"ms": 12.5}}, counts={"facts": 2},
+                      status="ok", started_at=T0, finished_at=T0 + timedelta(seconds=3))
+        chat = orm.ChatSession(id="chat-1", title="Moving", started_at=T0)
+        s.add_all([run, chat])
+        s.flush()
+        event = orm.ContextEvent(event_type="chat", content="moved to Porto",
+                                 source_metadata={"turn": 1, "tags": ["a", "ß"]}, created_at=T0)
+        interaction = orm.Interaction(session_id=chat.id, user_message="I moved to Porto",
+                                      agent_response="Congratulations!", tools_used=["remember"],
+                                      latency_ms=123.4, created_at=T0)
+        s.add_all([event, interaction])
+        s.flush()
+        memories = [orm.Memory(content=text, session_id=chat.id, interaction_id=interaction.id,
+                               event_id=event.id, tags=["home"], entities={"places": ["Porto"]},
+                               created_at=T0 + timedelta(minutes=i))
+                    for i, text in enumerate(["Lives in Lisbon", "Lives in Porto",
+                                              "Lives in Porto, Ribeira district"])]
+        s.add_all(memories)
+        s.flush()
+        memories[0].superseded_by, memories[0].is_valid = memories[1].id, False
+        memories[1].superseded_by, memories[1].is_valid = memories[2].id, False
+        s.add_all([
+            orm.MemoryEdge(from_id=memories[2].id, to_id=memories[0].id, kind="summary_of",
+                           weight=0.75),
+            orm.Note(title="Summary: moving", content="Packing list for the move",
+                     session_id=chat.id),
+            orm.ProfileVersion(content="Lives in Porto.", run_id=run.id),
+            orm.ScaffoldVersion(data={"home": {"city": "Porto"}}, run_id=run.id),
+            orm.WorkingMemoryVersion(content="Settling in.", run_id=run.id),
+            orm.AgentLearning(rule="Answer in short paragraphs", status="active",
+                              recurrence_count=2),
+            orm.PendingIntention(text="Register at the câmara", follow_up_at=T0),
+            orm.AuditEntry(action="tool.call", arguments={"name": "x"}, result_summary="ok"),
+        ])
+    backfill_embeddings(storage, embedder)
+
+
+def counts(storage) -> dict[str, int]:
+    with storage.read() as s:
+        return {t.name: s.scalar(select(func.count()).select_from(t))
+                for t in orm.Base.metadata.sorted_tables}
+
+
+@pytest.fixture
+def target(tmp_path) -> SqliteStorage:
+    db = SqliteStorage(tmp_path / "restored" / "hearth.db")
+    yield db
+    db.close()
+
+
+def test_round_trip_is_lossless_and_rebuilds_vectors(tmp_path, storage, target,
+                                                     embedder) -> None:
+    fill_every_table(storage, embedder)
+    assert 0 not in counts(storage).values()
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    export_all(storage, first)
+
+    restored = import_export(first, target, embedder)
+    export_all(target, second)
+
+    assert restored == counts(storage)
+    one, two = (json.loads(p.read_text(encoding="utf-8")) for p in (first, second))
+    assert one.pop("exported_at") and two.pop("exported_at")
+    assert one == two
+    assert (one["format"], one["version"]) == (FORMAT, VERSION)
+    assert list(one["tables"]) == [t.name for t in orm.Base.metadata.sorted_tables]
+    assert one["tables"]["memories"][0]["created_at"] == "2025-01-02T03:04:05.678901+00:00"
+    assert not any("embedding_model" in row for rows in one["tables"].values() for row in rows)
+    assert not list(tmp_path.glob("*.partial"))
+
+    with target.read() as s:
+        for model in INDEXED_MODELS.values():
+            assert set(s.scalars(select(model.embedding_model))) == {embedder.model_id}
+        hits = target.search.vector_search(s, IndexedKind.MEMORY,
+                                           embedder.embed_query("Ribeira district"),
+                                           SearchFilters(valid_only=None), 1)
+        top = s.get(orm.Memory, hits[0].id)
+        assert top.content == "Lives in Porto, Ribeira district"
+
+
+def test_import_refuses_a_database_that_has_data(tmp_path, storage, target, embedder) -> None:
+    export_all(storage, tmp_path / "empty.json")
+    with target.write() as s:
+        s.add(orm.Note(title="mine", content="keep me"))
+
+    with pytest.raises(InvalidInputError, match="not empty"):
+        import_export(tmp_path / "empty.json", target, embedder)
+    assert counts(target)["notes"] == 1
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda e: e.update(format="something-else"), "not a Hearth export"),
+    (lambda e: e.update(version=2), "version 2"),
+    (lambda e: e["tables"].update(gadgets=[]), "gadgets"),
+    (lambda e: e["tables"]["notes"].append({"id": 1, "colour": "red"}), "colour"),
+    (lambda e: e["tables"]["notes"].append(
+        {"id": 1, "title": "", "content": "", "session_id": None, "created_at": "yesterday",
+         "updated_at": "2025-01-01T00:00:00+00:00"}), r"tables.notes\[0\].created_at"),
+])
+def test_unreadable_exports_are_refused_before_writing(tmp_path, storage, target, embedder,
+                                                       change, message) -> None:
+    path = tmp_path / "export.json"
+    export_all(storage, path)
+    envelope = json.loads(path.read_text(encoding="utf-8"))
+    change(envelope)
+    path.write_text(json.dumps(envelope), encoding="utf-8")
+
+    with pytest.raises(InvalidInputError, match=message):
+        import_export(path, target, embedder)
+    assert set(counts(target).values()) == {0}
+
+
+def test_not_json_at_all(tmp_path, target, embedder) -> None:
+    path = tmp_path / "export.json"
+    path.write_text("PK\x03\x04 this is a zip", encoding="utf-8")
+    with pytest.raises(InvalidInputError, match="not a JSON file"):
+        import_export(path, target, embedder)

@@ -1,0 +1,181 @@
+"""The database itself: schema, migrations, pragmas, bad files, locks, backups."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from sqlalchemy import inspect, select, text
+
+from core import backups
+from core.config import HearthPaths
+from core.errors import DatabaseError, DatabaseLockedError
+from core.instance_lock import FolderLock
+from core.storage import migrate, orm
+from core.storage.sqlite.adapter import SqliteStorage
+from core.storage.sqlite.engine import dbapi_module, open_engine
+
+EVERY_TIER = {
+    "interactions", "chat_sessions", "user_facts", "fact_history", "profile_versions",
+    "scaffold_versions", "working_memory_versions", "notes", "memories", "memory_edges",
+    "context_events", "agent_learnings", "pending_intentions", "audit_log", "runs",
+}
+
+
+def test_fresh_database_has_every_tier_and_the_newest_schema(storage: SqliteStorage) -> None:
+    tables = set(inspect(storage.engine).get_table_names())
+    assert EVERY_TIER <= tables
+    assert {"memories_fts", "notes_fts", "interactions_fts", "user_facts_fts"} <= tables
+    assert storage.schema_revision() == migrate.head_revision()
+
+
+def test_memory_columns_named_by_the_design(storage: SqliteStorage) -> None:
+    columns = {c["name"] for c in inspect(storage.engine).get_columns("memories")}
+    assert {"content", "memory_type", "namespace", "priority", "source", "tier", "category",
+            "tags", "entities", "importance", "strength", "access_count", "last_accessed_at",
+            "search_hit_count", "is_valid", "superseded_by", "session_id", "interaction_id",
+            "event_id", "external_id", "embedding_model", "created_at",
+            "updated_at"} <= columns
+
+
+def test_connection_pragmas(storage: SqliteStorage) -> None:
+    with storage.engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+        assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == 5000
+        assert connection.exec_driver_sql("SELECT vec_version()").scalar().startswith("v")
+
+
+def test_upgrade_from_the_first_revision_keeps_data_and_indexes_it(tmp_path: Path) -> None:
+    engine = open_engine(tmp_path / "old.db")
+    migrate.upgrade(engine, "0001")
+    assert migrate.current_revision(engine) == "0001"
+    stamp = "2025-05-01 10:00:00"
+    with engine.begin() as connection:
+        connection.execute(text(
+            "INSERT INTO memories (content, memory_type, namespace, priority, source, tier, "
+            "category, tags, entities, importance, strength, access_count, search_hit_count, "
+            "is_valid, created_at, updated_at) VALUES ('My sister Ines lives in Porto', "
+            "'semantic', 'user', 'high', 'user', 'recall', 'personal', '[]', '{}', 0.7, 1.0, "
+            "0, 0, 1, :t, :t)"), {"t": stamp})
+        connection.execute(text(
+            "INSERT INTO user_facts (key, value, category, source, confidence, created_at, "
+            "updated_at) VALUES ('home_city', 'Lisbon', 'location', 'user', 1.0, :t, :t)"),
+            {"t": stamp})
+    engine.dispose()
+
+    upgraded = SqliteStorage(tmp_path / "old.db")
+    try:
+        assert upgraded.schema_revision() == migrate.head_revision()
+        with upgraded.read() as session:
+            memory = session.scalars(select(orm.Memory)).one()
+            assert memory.content == "My sister Ines lives in Porto"
+            assert memory.created_at == datetime(2025, 5, 1, 10, tzinfo=timezone.utc)
+            assert session.scalars(select(orm.UserFact.value)).one() == "Lisbon"
+            found = session.execute(text(
+                "SELECT rowid FROM memories_fts WHERE memories_fts MATCH 'porto'")).all()
+            assert [row[0] for row in found] == [memory.id]
+    finally:
+        upgraded.close()
+
+
+def test_a_database_from_a_newer_version_is_refused(tmp_path: Path) -> None:
+    SqliteStorage(tmp_path / "new.db").close()
+    engine = open_engine(tmp_path / "new.db")
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE alembic_version SET version_num = '9999'"))
+    engine.dispose()
+    with pytest.raises(DatabaseError, match="newer version"):
+        SqliteStorage(tmp_path / "new.db")
+
+
+def test_a_file_that_is_not_sqlite_is_refused_with_a_hint(tmp_path: Path) -> None:
+    bogus = tmp_path / "hearth.db"
+    bogus.write_text("these are my shopping notes, not a database\n" * 20)
+    with pytest.raises(DatabaseError) as caught:
+        SqliteStorage(bogus)
+    assert "not a SQLite database" in caught.value.message
+    assert "restore" in caught.value.hint
+    assert bogus.read_text().startswith("these are my shopping notes")
+
+
+def test_a_corrupt_database_body_is_reported_not_raised_raw(tmp_path: Path) -> None:
+    path = tmp_path / "hearth.db"
+    SqliteStorage(path).close()
+    data = bytearray(path.read_bytes())
+    data[100:4096] = b"\xff" * (4096 - 100)
+    path.write_bytes(bytes(data))
+    with pytest.raises(DatabaseError):
+        storage = SqliteStorage(path)
+        with storage.read() as session:
+            session.scalars(select(orm.Memory)).all()
+
+
+def test_a_locked_database_gives_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "hearth.db"
+    storage = SqliteStorage(path, busy_timeout_ms=200)
+    holder = dbapi_module().connect(str(path), isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(DatabaseLockedError) as caught:
+            with storage.write() as session:
+                session.add(orm.Note(title="t", content="c"))
+        assert "locked" in caught.value.message
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    with storage.write() as session:
+        session.add(orm.Note(title="after", content="the lock was released"))
+    with storage.read() as session:
+        assert session.scalars(select(orm.Note.title)).all() == ["after"]
+    storage.close()
+
+
+def test_a_failed_write_rolls_back_everything(storage: SqliteStorage) -> None:
+    with pytest.raises(RuntimeError):
+        with storage.write() as session:
+            session.add(orm.Note(title="half", content="written"))
+            session.flush()
+            raise RuntimeError("crash in the middle")
+    with storage.read() as session:
+        assert session.scalars(select(orm.Note)).all() == []
+
+
+def test_backup_rotation_and_restore(tmp_path: Path) -> None:
+    paths = HearthPaths(tmp_path / "home")
+    storage = SqliteStorage(paths.database)
+    with storage.write() as session:
+        session.add(orm.Note(title="before", content="kept in every backup"))
+    made = [backups.create_backup(storage, paths, keep=2,
+                                  now=datetime(2026, 1, day, tzinfo=timezone.utc))
+            for day in (1, 2, 3)]
+    kept = backups.list_backups(paths)
+    assert [b.path for b in kept] == [made[2].path, made[1].path]
+    with storage.write() as session:
+        session.add(orm.Note(title="after", content="only in the live database"))
+    storage.close()
+
+    with FolderLock(paths.home, exclusive=True):
+        aside = backups.restore_backup(paths, made[2].path)
+    assert aside.exists()
+    restored = SqliteStorage(paths.database)
+    with restored.read() as session:
+        assert session.scalars(select(orm.Note.title)).all() == ["before"]
+    restored.close()
+
+
+def test_restore_refuses_a_file_that_is_not_a_backup(tmp_path: Path) -> None:
+    paths = HearthPaths(tmp_path / "home")
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"not sqlite at all")
+    with pytest.raises(DatabaseError):
+        backups.restore_backup(paths, junk)
+
+
+def test_restore_needs_the_folder_to_itself(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with FolderLock(home, exclusive=False):
+        with pytest.raises(DatabaseLockedError):
+            FolderLock(home, exclusive=True)
+    FolderLock(home, exclusive=True).release()
