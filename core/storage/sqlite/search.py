@@ -81,13 +81,9 @@ from core.storage.sqlite.engine import WRITE_OPTION
 EXACT_MAX_ROWS = 5_000
 """At most this many candidate vectors are scored exactly instead of through the bits."""
 
-SHORTLIST_FACTOR = 10
-MIN_SHORTLIST = 200
+SHORTLIST_FACTOR = 20
+MIN_SHORTLIST = 500
 """The Hamming shortlist is ``max(limit * SHORTLIST_FACTOR, MIN_SHORTLIST)`` rows."""
-
-MIN_CENTRING_ROWS = 1_000
-RECENTRE_GROWTH = 4
-"""The bits' mean is computed at 1,000 vectors and again at 4x, 16x, ... that count."""
 
 MAX_QUERY_TERMS = 32
 """A pasted page of text searches by its first words instead of ORing hundreds."""
@@ -258,11 +254,9 @@ def _narrows(kind: _Kind, filters: SearchFilters) -> bool:
 class SqliteSearchIndex:
     """``SearchIndex`` over FTS5 tables and plain vector tables scored with sqlite-vec."""
 
-    def __init__(self, engine: Engine, *, exact_max_rows: int = EXACT_MAX_ROWS,
-                 min_centring_rows: int = MIN_CENTRING_ROWS) -> None:
+    def __init__(self, engine: Engine, *, exact_max_rows: int = EXACT_MAX_ROWS) -> None:
         self._engine = engine
         self._exact_max_rows = exact_max_rows
-        self._min_centring_rows = min_centring_rows
         self._dimensions: int | None = None
 
     # full text
@@ -291,22 +285,24 @@ class SqliteSearchIndex:
         spec = KINDS[kind]
         query = self._checked_matrix(session, vector.reshape(1, -1))[0].tobytes()
         where = _where(spec, filters)
-        if self._plan_exact(session, spec, filters, where):
+        total = _count(session, f"SELECT count(*) FROM {spec.bits}")
+        narrowed = _narrows(spec, filters)
+        if total <= self._exact_max_rows or (narrowed and self._count_filtered(
+                session, spec, where) <= self._exact_max_rows):
             return self._exact_search(session, spec, where, query, limit)
-        return self._quantised_search(session, spec, where, query, limit)
+        if narrowed:
+            return self._quantised_search(session, spec, where, query, limit, filter_in_scan=True)
+        hits = self._quantised_search(session, spec, where, query, limit, filter_in_scan=False)
+        if len(hits) < limit:
+            hits = self._quantised_search(session, spec, where, query, limit,
+                                          filter_in_scan=True)
+        return hits
 
-    def _plan_exact(self, session: Session, spec: _Kind, filters: SearchFilters,
-                    where: _Where) -> bool:
-        """Exact when the kind is small or the filters leave few rows (see module docs)."""
-        total = session.execute(sql(f"SELECT count(*) FROM {spec.bits}")).scalar_one()
-        if total <= self._exact_max_rows:
-            return True
-        if not _narrows(spec, filters):
-            return False
+    def _count_filtered(self, session: Session, spec: _Kind, where: _Where) -> int:
         statement = sql(
             f"SELECT count(*) FROM {spec.table} AS m JOIN {spec.bits} AS b ON b.id = m.id "
             f"WHERE {where.sql}").bindparams(*where.binds)
-        return session.execute(statement, where.params).scalar_one() <= self._exact_max_rows
+        return session.execute(statement, where.params).scalar_one()
 
     def _exact_search(self, session: Session, spec: _Kind, where: _Where, query: bytes,
                       limit: int) -> list[IndexHit]:
@@ -319,22 +315,31 @@ class SqliteSearchIndex:
                                                  "limit": limit}))
 
     def _quantised_search(self, session: Session, spec: _Kind, where: _Where, query: bytes,
-                          limit: int) -> list[IndexHit]:
-        """Shortlist by Hamming distance of centred bits, then rescore exactly by cosine."""
-        query_bits = session.execute(
-            sql("SELECT vec_quantize_binary(vec_sub(:query, :mean))"),
-            {"query": query, "mean": self._mean(session, spec)}).scalar_one()
+                          limit: int, *, filter_in_scan: bool) -> list[IndexHit]:
+        """Shortlist by Hamming distance, then rescore the shortlist exactly by cosine.
+
+        The filters either restrict the scan itself (exact, but every scanned row is joined
+        to the base table) or the shortlist afterwards (half the cost; see module docs).
+        """
+        hamming = "vec_distance_hamming(vec_bit(b.bits), vec_bit(:bits))"
+        if filter_in_scan:
+            scan = (f"SELECT b.id FROM {spec.table} AS m JOIN {spec.bits} AS b ON b.id = m.id "
+                    f"WHERE {where.sql} ORDER BY {hamming} LIMIT :shortlist")
+            rescore_filter = "1"
+        else:
+            scan = f"SELECT b.id FROM {spec.bits} AS b ORDER BY {hamming} LIMIT :shortlist"
+            rescore_filter = where.sql
         statement = sql(
-            f"WITH shortlist AS (SELECT b.id FROM {spec.table} AS m "
-            f"JOIN {spec.bits} AS b ON b.id = m.id WHERE {where.sql} "
-            f"ORDER BY vec_distance_hamming(vec_bit(b.bits), vec_bit(:bits)) LIMIT :shortlist) "
-            f"SELECT e.id, 1.0 - vec_distance_cosine(e.embedding, :query) AS similarity "
-            f"FROM shortlist JOIN {spec.vectors} AS e ON e.id = shortlist.id "
-            f"ORDER BY similarity DESC, e.id LIMIT :limit").bindparams(*where.binds)
-        shortlist = max(limit * SHORTLIST_FACTOR, MIN_SHORTLIST)
+            f"WITH shortlist AS ({scan}) "
+            f"SELECT m.id, 1.0 - vec_distance_cosine(e.embedding, :query) AS similarity "
+            f"FROM shortlist JOIN {spec.table} AS m ON m.id = shortlist.id "
+            f"JOIN {spec.vectors} AS e ON e.id = m.id WHERE {rescore_filter} "
+            f"ORDER BY similarity DESC, m.id LIMIT :limit").bindparams(*where.binds)
+        query_bits = session.execute(sql("SELECT vec_quantize_binary(:query)"),
+                                     {"query": query}).scalar_one()
         return _hits(session.execute(statement, {
-            **where.params, "bits": query_bits, "query": query, "shortlist": shortlist,
-            "limit": limit}))
+            **where.params, "bits": query_bits, "query": query, "limit": limit,
+            "shortlist": max(limit * SHORTLIST_FACTOR, MIN_SHORTLIST)}))
 
     # vectors: writing
 
@@ -346,18 +351,16 @@ class SqliteSearchIndex:
         matrix = self._checked_matrix(session, vectors)
         if matrix.shape[0] != len(ids):
             raise ValueError(f"{len(ids)} ids but {matrix.shape[0]} vectors")
-        mean = self._mean(session, spec)
-        rows = [{"id": int(row_id), "vector": matrix[row].tobytes(), "mean": mean}
+        rows = [{"id": int(row_id), "vector": matrix[row].tobytes()}
                 for row, row_id in enumerate(ids)]
         exists = f"WHERE EXISTS (SELECT 1 FROM {spec.table} WHERE id = :id)"
         session.execute(sql(f"INSERT OR REPLACE INTO {spec.vectors} (id, embedding) "
                              f"SELECT :id, :vector {exists}"), rows)
         session.execute(sql(f"INSERT OR REPLACE INTO {spec.bits} (id, bits) "
-                             f"SELECT :id, vec_quantize_binary(vec_sub(:vector, :mean)) "
+                             f"SELECT :id, vec_quantize_binary(:vector) "
                              f"{exists}"), rows)
         session.execute(sql(f"UPDATE {spec.table} SET embedding_model = :model WHERE id = :id"),
                         [{"id": row["id"], "model": model_id} for row in rows])
-        self._recentre_if_grown(session, spec)
 
     def rows_needing_embedding(self, session: Session, kind: IndexedKind, model_id: str,
                                after_id: int, limit: int) -> list[tuple[int, str]]:
@@ -414,31 +417,6 @@ class SqliteSearchIndex:
             raise ValueError("vectors contain NaN or infinity")
         return matrix
 
-    # centring
-
-    def _mean(self, session: Session, spec: _Kind) -> bytes:
-        """The stored mean of this kind's vectors, or zeros before there is one."""
-        stored = _meta(session.connection(), f"mean:{spec.table}")
-        if stored is None:
-            return np.zeros(self._recorded_dimensions(session), dtype=np.float32).tobytes()
-        return bytes.fromhex(stored)
-
-    def _recentre_if_grown(self, session: Session, spec: _Kind) -> None:
-        """Recompute the mean and every bit code of ``spec`` on the geometric schedule."""
-        count = session.execute(sql(f"SELECT count(*) FROM {spec.bits}")).scalar_one()
-        basis = int(_meta(session.connection(), f"mean_rows:{spec.table}") or 0)
-        if count < self._min_centring_rows or count < basis * RECENTRE_GROWTH:
-            return
-        mean = _mean_of(session.execute(sql(f"SELECT embedding FROM {spec.vectors}")),
-                        self._recorded_dimensions(session))
-        session.execute(sql(
-            f"UPDATE {spec.bits} SET bits = (SELECT vec_quantize_binary(vec_sub(e.embedding, "
-            f":mean)) FROM {spec.vectors} AS e WHERE e.id = {spec.bits}.id)"),
-            {"mean": mean.tobytes()})
-        connection = session.connection()
-        _set_meta(connection, f"mean:{spec.table}", mean.tobytes().hex())
-        _set_meta(connection, f"mean_rows:{spec.table}", str(count))
-
 
 # --- helpers ---------------------------------------------------------------------------
 
@@ -448,14 +426,8 @@ def _hits(rows: Iterable[Any]) -> list[IndexHit]:
             for rank, row in enumerate(rows, start=1)]
 
 
-def _mean_of(rows: Iterable[Any], dimensions: int) -> np.ndarray:
-    """The mean of float32 vector blobs, summed in float64 without loading them all."""
-    total = np.zeros(dimensions, dtype=np.float64)
-    count = 0
-    for (blob,) in rows:
-        total += np.frombuffer(blob, dtype=np.float32)
-        count += 1
-    return (total / max(count, 1)).astype(np.float32)
+def _count(session: Session, statement: str) -> int:
+    return session.execute(sql(statement)).scalar_one()
 
 
 def _meta(connection: Connection, key: str) -> str | None:
@@ -476,8 +448,6 @@ def _reset_vectors(connection: Connection, spec: _Kind) -> None:
         f"CREATE TABLE {spec.vectors} (id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)"))
     connection.execute(sql(
         f"CREATE TABLE {spec.bits} (id INTEGER PRIMARY KEY, bits BLOB NOT NULL)"))
-    connection.execute(sql(f"DELETE FROM {META_TABLE} WHERE key IN (:mean, :rows)"),
-                       {"mean": f"mean:{spec.table}", "rows": f"mean_rows:{spec.table}"})
     connection.execute(sql(f"UPDATE {spec.table} SET embedding_model = NULL "
                             f"WHERE embedding_model IS NOT NULL"))
 
