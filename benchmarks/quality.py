@@ -39,7 +39,7 @@ def evaluate(hearth: Hearth, questions: list[dict], signals: frozenset[str]) -> 
         scope = SearchFilters(namespaces=(f"import/{question['conversation_id']}",))
         results = hearth.recall.recall(RecallQuery(text=question["question"], k=10,
                                                    filters=scope, signals=signals))
-        found = [r.provenance.get("external_id") for r in results]
+        found = [r.provenance.get("turn_id") for r in results]
         pair = (recall_at(found, question["answer_turn_ids"], 5),
                 recall_at(found, question["answer_turn_ids"], 10))
         scores["all"].append(pair)

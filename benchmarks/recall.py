@@ -20,20 +20,33 @@ from __future__ import annotations
 
 import hashlib
 import random
-import statistics
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
+from sqlalchemy import insert, text
 
-from core.embedding import Embedder
+from benchmarks.stats import percentiles
+from core.config import Settings
+from core.embedding import Embedder, OnnxEmbedder
+from core.memories import MemoryService, MemorySpec
+from core.recall import RecallQuery, RecallService
+from core.storage.orm import Memory, utcnow
+from core.storage.port import IndexedKind, SearchFilters
+from core.storage.sqlite.adapter import SqliteStorage
 
 CACHE_DIR = Path(__file__).resolve().parent / ".cache"
 SEED = 20261122
+QUERIES = 200
+WARM_UP = 5
+INSERT_BATCH = 1_000
+END_TO_END_SAMPLE = 1_000
+LATENCY_TARGETS_MS = {10_000: 25.0, 100_000: 50.0}
+"""p95 targets by size; other sizes are reported without one."""
 
 _PEOPLE = ["Anna", "Ben", "Chloe", "Dmitri", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas",
            "Kemi", "Liam", "Maya", "Noah", "Olga", "Priya", "Quentin", "Rosa", "Sam", "Tariq",
@@ -201,8 +214,8 @@ def cached_document_vectors(texts: Sequence[str], embedder: Embedder) -> np.ndar
     were embedded before (the key hashes both, so stale vectors are never reused)."""
     digest = hashlib.sha256()
     digest.update(embedder.model_id.encode())
-    for text in texts:
-        digest.update(b"\0" + text.encode())
+    for line in texts:
+        digest.update(b"\0" + line.encode())
     path = CACHE_DIR / f"memories-{len(texts)}-{digest.hexdigest()[:16]}.npy"
     if path.exists():
         return np.load(path)
@@ -212,3 +225,143 @@ def cached_document_vectors(texts: Sequence[str], embedder: Embedder) -> np.ndar
     np.save(partial, vectors)
     partial.replace(path)
     return vectors
+
+
+# --- the benchmark ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Generated memories with their cached vectors, and which of them are still valid."""
+
+    texts: list[str]
+    vectors: np.ndarray
+    valid: np.ndarray
+
+
+def bench_recall(sizes: Sequence[int] = (10_000, 100_000)) -> list[dict[str, str]]:
+    """Rows of ``{"benchmark", "value", "target"}`` for the recall path at each size."""
+    settings = Settings()
+    embedder = OnnxEmbedder(settings.embedding_model_dir, threads=settings.embedding_threads)
+    texts = memory_texts(max(sizes))
+    corpus = Corpus(texts, cached_document_vectors(texts, embedder),
+                    np.random.default_rng(SEED).random(len(texts)) >= 0.02)
+    questions = query_texts(QUERIES)
+    rows: list[dict[str, str]] = []
+    with tempfile.TemporaryDirectory(prefix="hearth-bench-") as folder:
+        for size in sizes:
+            storage = SqliteStorage(Path(folder) / f"recall-{size}.db")
+            try:
+                seconds = _fill(storage, corpus, size, embedder.model_id)
+                label = f"@{size // 1000}k"
+                rows.append(_row(f"insert given vectors {label}",
+                                 f"{size / seconds:,.0f} rows/s"))
+                rows.extend(_latency_rows(storage, embedder, settings, questions, size, label))
+                rows.append(_quantisation_row(storage, embedder, corpus, questions, size, label))
+                rows.append(_row(f"database size per 10k memories {label}",
+                                 f"{_file_mb(storage) * 10_000 / size:.1f} MB"))
+            finally:
+                storage.close()
+        rows.append(_end_to_end_insert_row(Path(folder) / "insert.db", embedder, texts))
+    return rows
+
+
+def _row(benchmark: str, value: str, target: str = "") -> dict[str, str]:
+    return {"benchmark": benchmark, "value": value, "target": target}
+
+
+def _fill(storage: SqliteStorage, corpus: Corpus, size: int, model_id: str) -> float:
+    """Insert the first ``size`` memories with their vectors; returns the seconds taken.
+
+    Metadata is varied like a lived-in store: two years of creation times, decayed
+    strengths, a few namespaces, categories and types, and 2% invalidated memories.
+    """
+    rng = random.Random(SEED)
+    now = utcnow()
+    storage.search.ensure_dimensions(corpus.vectors.shape[1])
+    started = time.perf_counter()
+    for start in range(0, size, INSERT_BATCH):
+        stop = min(size, start + INSERT_BATCH)
+        values = [{
+            "content": corpus.texts[i], "created_at": now - timedelta(days=rng.uniform(0, 730)),
+            "updated_at": now, "strength": rng.uniform(0.2, 1.0),
+            "is_valid": bool(corpus.valid[i]),
+            "namespace": rng.choice(["user", "user/health", "user/work", "user/family"]),
+            "category": rng.choice(["general", "health", "work", "people", "errands"]),
+            "memory_type": rng.choice(["semantic", "semantic", "episodic", "procedural"]),
+        } for i in range(start, stop)]
+        with storage.write() as session:
+            ids = session.scalars(insert(Memory).returning(Memory.id,
+                                                           sort_by_parameter_order=True),
+                                  values).all()
+            storage.search.store_embeddings(session, IndexedKind.MEMORY, ids,
+                                            corpus.vectors[start:stop], model_id)
+    return time.perf_counter() - started
+
+
+def _latency_rows(storage: SqliteStorage, embedder: Embedder, settings: Settings,
+                  questions: Sequence[str], size: int, label: str) -> list[dict[str, str]]:
+    """End-to-end recall latency (k=10, hybrid, default filters) and its split."""
+    service = RecallService(storage, embedder, settings)
+    for question in questions[:WARM_UP]:
+        service.recall(RecallQuery(question))
+    totals, parts = [], []
+    for question in questions:
+        started = time.perf_counter()
+        _, timings = service.recall_with_timings(RecallQuery(question))
+        totals.append((time.perf_counter() - started) * 1000)
+        parts.append(timings)
+    target = LATENCY_TARGETS_MS.get(size)
+    split = " · ".join(f"{key} {percentiles([p[key] for p in parts])[0]:.1f}"
+                       for key in ("embed", "text", "vector", "fusion"))
+    p50, p95 = percentiles(totals)
+    return [
+        _row(f"recall p50/p95 {label}", f"{p50:.1f} / {p95:.1f} ms",
+             f"p95 ≤ {target:.0f} ms" if target else ""),
+        _row(f"recall split p50 {label}", f"{split} ms"),
+    ]
+
+
+def _quantisation_row(storage: SqliteStorage, embedder: Embedder, corpus: Corpus,
+                      questions: Sequence[str], size: int, label: str) -> dict[str, str]:
+    """recall@10 of the index's vector search against an exact scan in numpy.
+
+    A hit counts if its exact similarity reaches the 10th best exact similarity (the
+    generated corpus has duplicates, so the exact top 10 is not unique).
+    """
+    vectors, valid = corpus.vectors[:size], corpus.valid[:size]
+    scores = []
+    with storage.read() as session:
+        for question in questions:
+            query = embedder.embed_query(question)
+            exact = np.where(valid, vectors @ query, -np.inf)
+            tenth = np.partition(exact, -10)[-10] - 1e-6
+            hits = storage.search.vector_search(session, IndexedKind.MEMORY, query,
+                                                SearchFilters(), 10)
+            scores.append(sum(exact[hit.id - 1] >= tenth for hit in hits) / 10)
+    return _row(f"vector recall@10 quantised vs exact {label}", f"{np.mean(scores):.4f}",
+                "≥ 0.95")
+
+
+def _file_mb(storage: SqliteStorage) -> float:
+    with storage.engine.connect() as connection:
+        connection.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))
+    assert storage.path is not None
+    return storage.path.stat().st_size / 1e6
+
+
+def _end_to_end_insert_row(path: Path, embedder: Embedder,
+                           texts: Sequence[str]) -> dict[str, str]:
+    """``MemoryService.add_many`` on fresh text: embedding, rows, FTS and vectors."""
+    sample = [f"{line} (sample {i})" for i, line in enumerate(texts[:END_TO_END_SAMPLE])]
+    storage = SqliteStorage(path)
+    try:
+        service = MemoryService(storage, embedder)
+        service.add_many([MemorySpec(sample[0])])
+        started = time.perf_counter()
+        service.add_many([MemorySpec(line) for line in sample[1:]])
+        seconds = time.perf_counter() - started
+    finally:
+        storage.close()
+    return _row("insert end to end (with embedding)",
+                f"{(len(sample) - 1) / seconds:,.0f} memories/s")

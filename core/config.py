@@ -44,6 +44,14 @@ class Settings(BaseSettings):
     recall_relevance_floor: float = Field(
         default=0.01, ge=0.0,
         description="Fused scores below this are dropped (RRF scale, 1/(60+rank) per signal).")
+    recall_min_similarity: float = Field(
+        default=0.55, ge=-1.0, le=1.0,
+        description="Vector hits below this cosine similarity are not evidence (bge-small "
+                    "gives unrelated passages ~0.3-0.5 with the query instruction).")
+    recall_min_text_share: float = Field(
+        default=0.7, ge=0.0, le=1.0,
+        description="In hybrid recall, text hits below this share of the best BM25 score "
+                    "are not fused (one shared generic word is weak evidence).")
     recall_recency_days: int = Field(default=90, ge=1)
     recall_recency_boost: float = Field(default=0.05, ge=0.0, le=1.0)
 

@@ -32,7 +32,7 @@ from sqlalchemy.orm import Session
 from core.embedding import Embedder
 from core.errors import InvalidInputError
 from core.storage.orm import AuditEntry, FactHistory, UserFact, utcnow
-from core.storage.port import IndexedKind, StoragePort
+from core.storage.port import IndexedKind, StoragePort, document_text
 
 CATEGORIES: tuple[str, ...] = ("location", "personal", "preference", "work", "health", "general")
 MAX_KEY_LENGTH = 200  # user_facts.key is String(200)
@@ -68,7 +68,7 @@ def normalise_key(key: str) -> str:
 
 def fact_text(key: str, value: str) -> str:
     """The text a fact is embedded as: ``"home address: 12 Rua Nova"`` reads like prose."""
-    return f"{key.replace('_', ' ')}: {value}"
+    return document_text(IndexedKind.FACT, (key, value))
 
 
 def _check_category(category: str) -> str:

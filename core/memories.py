@@ -9,9 +9,12 @@ vector and the backfill re-embeds the row.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from enum import Enum
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -19,10 +22,11 @@ from sqlalchemy.orm import Session
 from core.embedding import CancelCheck, Embedder, ProgressCallback
 from core.errors import InvalidInputError, NotFoundError
 from core.storage.orm import Memory, MemoryTier, MemoryType, Priority, utcnow
-from core.storage.port import IndexedKind, StoragePort, batched
+from core.storage.port import IndexedKind, StoragePort
 
 ADD_BATCH = 256
-"""Memories embedded and committed together by ``add_many``: one transaction each."""
+"""Memories embedded and committed together by ``add_many``: one transaction each (and
+small enough for one ``IN (...)`` list of external ids)."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,7 @@ class MemorySpec:
     interaction_id: int | None = None
     event_id: int | None = None
     external_id: str | None = None
+    origin: dict[str, Any] | None = None
     created_at: datetime | None = None
 
 
@@ -53,19 +58,12 @@ class MemoryService:
         self._storage = storage
         self._embedder = embedder
 
-    def add(self, content: str, *, memory_type: str = MemoryType.SEMANTIC.value,
-            namespace: str = "user", priority: str = Priority.MEDIUM.value,
-            source: str = "conversation", tier: str = MemoryTier.RECALL.value,
-            category: str = "general", tags: Sequence[str] = (),
-            entities: dict[str, list[str]] | None = None, importance: float = 0.5,
-            session_id: str | None = None, interaction_id: int | None = None,
-            event_id: int | None = None, external_id: str | None = None,
-            created_at: datetime | None = None) -> Memory:
-        """Add one memory (embedded and stored in one transaction) and return it."""
-        spec = MemorySpec(content, memory_type, namespace, priority, source, tier, category,
-                          tags, entities, importance, session_id, interaction_id, event_id,
-                          external_id, created_at)
-        (memory_id,) = self.add_many([spec])
+    def add(self, content: str, **fields: Any) -> Memory:
+        """Add one memory (embedded and stored in one transaction) and return it.
+
+        ``fields`` are those of ``MemorySpec`` (memory_type, namespace, tier, ...).
+        """
+        (memory_id,) = self.add_many([MemorySpec(content, **fields)])
         return self.get(memory_id)
 
     def add_many(self, specs: Sequence[MemorySpec], *, progress: ProgressCallback | None = None,
@@ -159,8 +157,7 @@ def _clean_content(content: str) -> str:
     return cleaned
 
 
-def _enum_value(enum_type: type[MemoryType] | type[MemoryTier] | type[Priority], value: str,
-                name: str) -> str:
+def _enum_value(enum_type: type[Enum], value: str, name: str) -> str:
     allowed = [member.value for member in enum_type]
     if value not in allowed:
         raise InvalidInputError(f"{value!r} is not a memory {name}.",
@@ -181,7 +178,7 @@ def _validated(spec: MemorySpec) -> Memory:
         namespace=spec.namespace, source=spec.source, category=spec.category,
         tags=list(spec.tags), entities=dict(spec.entities or {}), importance=spec.importance,
         session_id=spec.session_id, interaction_id=spec.interaction_id,
-        event_id=spec.event_id, external_id=spec.external_id,
+        event_id=spec.event_id, external_id=spec.external_id, origin=spec.origin,
     )
     if spec.created_at is not None:
         if spec.created_at.tzinfo is None:
@@ -193,23 +190,24 @@ def _validated(spec: MemorySpec) -> Memory:
 
 
 def _check_unique_external_ids(rows: Sequence[Memory]) -> None:
-    seen: set[str] = set()
-    for row in rows:
-        if row.external_id is not None and row.external_id in seen:
-            raise InvalidInputError(f"The external id {row.external_id!r} appears twice.",
-                                    "Give every imported item its own id.")
-        if row.external_id is not None:
-            seen.add(row.external_id)
+    counts = Counter(row.external_id for row in rows if row.external_id is not None)
+    repeated = sorted(key for key, count in counts.items() if count > 1)
+    if repeated:
+        raise InvalidInputError(f"These external ids appear more than once: "
+                                f"{', '.join(repeated[:5])}.",
+                                "Give every imported item its own id.")
 
 
 def _refuse_existing_external_ids(session: Session, rows: Sequence[Memory]) -> None:
+    """Inside the write transaction, so no concurrent import can slip in between."""
     wanted = [row.external_id for row in rows if row.external_id is not None]
-    for chunk in batched(wanted, 500):
-        taken = session.scalars(select(Memory.external_id)
-                                .where(Memory.external_id.in_(chunk))).first()
-        if taken is not None:
-            raise InvalidInputError(f"A memory with external id {taken!r} already exists.",
-                                    "Skip items that were imported before.")
+    if not wanted:
+        return
+    taken = session.scalars(select(Memory.external_id)
+                            .where(Memory.external_id.in_(wanted))).first()
+    if taken is not None:
+        raise InvalidInputError(f"A memory with external id {taken!r} already exists.",
+                                "Skip items that were imported before.")
 
 
 def _load(session: Session, memory_id: int) -> Memory:

@@ -71,7 +71,7 @@ def test_import_search_and_batch_search_carry_turn_ids(capsys, tmp_path: Path) -
                           "--k", "2", "--json")
     assert code == 0
     results = json.loads(out)
-    assert results[0]["provenance"]["external_id"] == "t1"
+    assert results[0]["provenance"]["turn_id"] == "t1"
     assert {"text", "vector"} & set(results[0]["signals"])
 
     queries = tmp_path / "q.txt"
@@ -80,7 +80,7 @@ def test_import_search_and_batch_search_carry_turn_ids(capsys, tmp_path: Path) -
     lines = [json.loads(line) for line in out.splitlines()]
     assert code == 0
     assert [line["query"] for line in lines] == ["passport renewal", "sister Porto"]
-    assert lines[0]["results"][0]["provenance"]["external_id"] == "t3"
+    assert lines[0]["results"][0]["provenance"]["turn_id"] == "t3"
 
 
 def test_fts_syntax_in_a_query_is_just_words(capsys, tmp_path: Path) -> None:

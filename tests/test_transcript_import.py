@@ -69,7 +69,7 @@ def test_import_creates_sessions_interactions_and_turn_memories(tmp_path, storag
     with storage.read() as session:
         sessions = {s.id: s for s in session.scalars(select(ChatSession))}
         interactions = {i.external_id: i for i in session.scalars(select(Interaction))}
-        stored = {m.external_id: m for m in session.scalars(select(Memory))}
+        stored = {m.origin["turn_id"]: m for m in session.scalars(select(Memory))}
         session.expunge_all()
 
     s1 = sessions["import:maya-sam:s1"]
@@ -92,6 +92,9 @@ def test_import_creates_sessions_interactions_and_turn_memories(tmp_path, storag
     assert memory.created_at == s1.started_at
     assert memory.interaction_id == interactions["turn:maya-sam:D1:1"].id
     assert memory.session_id == s1.id
+    assert memory.external_id == "turn:maya-sam:D1:1"
+    assert memory.origin == {"conversation_id": "maya-sam", "session_id": "s1",
+                             "turn_id": "D1:1", "speaker": "Maya"}
     assert stored["D1:3"].created_at == datetime(2024, 3, 2, 17, 45, tzinfo=timezone.utc)
     assert stored["D2:2"].content.startswith("Maya: Yes — Café Çandeia, ☕")
     assert all(m.embedding_model for m in stored.values())
@@ -121,15 +124,18 @@ def test_a_cancelled_import_is_completed_by_importing_again(storage, memories) -
     assert row_counts(storage)["memories"] == 5
 
 
-def test_turn_ids_of_another_conversation_are_refused(storage, memories) -> None:
+def test_conversations_that_reuse_turn_ids_import_side_by_side(storage, memories) -> None:
     import_transcript(TRANSCRIPT, storage, memories)
     other = copy.deepcopy(TRANSCRIPT)
     other["conversation_id"] = "someone-else"
-    before = row_counts(storage)
 
-    with pytest.raises(InvalidInputError, match="D1:1"):
-        import_transcript(other, storage, memories)
-    assert row_counts(storage) == before
+    report = import_transcript(other, storage, memories)
+
+    assert report.memories_created == report.turns == 5
+    with storage.read() as session:
+        cited = sorted((m.origin["conversation_id"], m.origin["turn_id"])
+                       for m in session.scalars(select(Memory)))
+    assert cited.count(("maya-sam", "D1:1")) == cited.count(("someone-else", "D1:1")) == 1
 
 
 def broken(change) -> dict[str, Any]:

@@ -234,7 +234,7 @@ def search(
         return
     output.print_table(f"Results for {query!r}", ["score", "via", "text", "from"],
                        [(f"{r.score:.3f}", "+".join(sorted({"text", "vector"} & set(r.signals))), r.text[:160],
-                         r.provenance.get("external_id") or r.provenance.get("source", ""))
+                         r.provenance.get("turn_id") or r.provenance.get("source", ""))
                         for r in results])
 
 

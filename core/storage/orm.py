@@ -223,7 +223,12 @@ class Note(Base):
 
 
 class Memory(Base):
-    """A long-term memory: embedded, full-text indexed, decaying, linked in a graph."""
+    """A long-term memory: embedded, full-text indexed, decaying, linked in a graph.
+
+    ``external_id`` makes imports idempotent (unique); ``origin`` says where the memory
+    came from in the source's own terms (for an imported turn: conversation_id,
+    session_id, turn_id, speaker), so recall can cite it.
+    """
 
     __tablename__ = "memories"
 
@@ -253,6 +258,7 @@ class Memory(Base):
     event_id: Mapped[int | None] = mapped_column(
         ForeignKey("context_events.id", ondelete="SET NULL"))
     external_id: Mapped[str | None] = mapped_column(String(256), unique=True)
+    origin: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     embedding_model: Mapped[str | None] = mapped_column(String(128))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

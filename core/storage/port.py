@@ -30,6 +30,21 @@ class IndexedKind(str, enum.Enum):
     FACT = "fact"
 
 
+def document_text(kind: IndexedKind, fields: Sequence[str | None]) -> str:
+    """The text embedded for a row, from its indexed columns in order (memory: content;
+    note: title, content; interaction: user_message, agent_response; fact: key, value).
+
+    One definition for every writer and the backfill, so a row's vector never depends on
+    which path embedded it. Facts read as "favourite colour: green" rather than "favourite_colour green", which
+    embeds closer to how people ask about them.
+    """
+    values = [value or "" for value in fields]
+    if kind is IndexedKind.FACT:
+        key, value = values
+        return f"{key.replace('_', ' ').strip()}: {value.strip()}"
+    return "\n".join(values).strip()
+
+
 @dataclass(frozen=True)
 class SearchFilters:
     """Filters every search applies before ranking.

@@ -3,8 +3,10 @@
 The format is documented in ``docs/transcript-format.md``. Each session becomes a
 ``ChatSession``; each turn becomes an ``Interaction`` (the raw record) and a turn-level
 episodic ``Memory`` whose text is ``"<speaker>: <text>"`` (the speaker is part of the
-meaning: "I moved to Porto" says nothing without who said it) and whose ``external_id`` is
-the turn's own ``turn_id``, so recall results can be traced back to the source turn.
+meaning: "I moved to Porto" says nothing without who said it). Both carry the external id
+``turn:<conversation_id>:<turn_id>`` (turn ids are often reused across conversations), and
+the memory's ``origin`` keeps the conversation, session, turn id and speaker, so recall
+results cite the source turn (``provenance["turn_id"]``).
 
 Guarantees:
 
@@ -178,7 +180,7 @@ def _consistency_problems(transcript: TranscriptIn) -> list[str]:
             if turn.turn_id in turns:
                 problems.append(f"{where} repeats {turns[turn.turn_id]}")
             turns.setdefault(turn.turn_id, where)
-            if len(interaction_external_id(conversation, turn.turn_id)) > MAX_EXTERNAL_ID:
+            if len(turn_external_id(conversation, turn.turn_id)) > MAX_EXTERNAL_ID:
                 problems.append(f"{where} is too long together with the conversation_id")
     return problems
 
@@ -199,7 +201,9 @@ def session_row_id(conversation_id: str, session_id: str) -> str:
     return f"import:{conversation_id}:{session_id}"
 
 
-def interaction_external_id(conversation_id: str, turn_id: str) -> str:
+def turn_external_id(conversation_id: str, turn_id: str) -> str:
+    """The idempotency key of an imported turn (its interaction and its memory): turn ids
+    are often only unique within their conversation (``D1:3`` in every one)."""
     return f"turn:{conversation_id}:{turn_id}"
 
 
@@ -210,6 +214,7 @@ def memory_namespace(conversation_id: str) -> str:
 @dataclass(frozen=True)
 class _PlannedTurn:
     session_row_id: str
+    session_id: str
     turn: TurnIn
     created_at: datetime
 
@@ -222,7 +227,7 @@ def _plan(transcript: TranscriptIn) -> list[_PlannedTurn]:
         row_id = session_row_id(transcript.conversation_id, session.session_id)
         for index, turn in enumerate(session.turns):
             created = turn.timestamp or session.started_at + timedelta(seconds=index)
-            planned.append(_PlannedTurn(row_id, turn, created))
+            planned.append(_PlannedTurn(row_id, session.session_id, turn, created))
     return planned
 
 
@@ -244,7 +249,6 @@ def import_transcript(
     """
     transcript = load_transcript(source)
     planned = _plan(transcript)
-    _check_turn_ids_are_ours(storage, transcript)
     interactions_created, interaction_ids = _write_sessions_and_interactions(
         storage, transcript, planned)
     specs, turns_with_new_memory = _missing_memories(storage, transcript, planned,
@@ -268,27 +272,6 @@ def _existing(session: Session, column: InstrumentedAttribute[T], values: Iterab
     return found
 
 
-def _check_turn_ids_are_ours(storage: StoragePort, transcript: TranscriptIn) -> None:
-    """Memory external ids are the turn ids as given, which are only unique within one
-    conversation; refuse (before writing) rather than silently skip another conversation's
-    turns that happen to share an id."""
-    turn_ids = [turn.turn_id for session in transcript.sessions for turn in session.turns]
-    ours = memory_namespace(transcript.conversation_id)
-    with storage.read() as session:
-        clashes = []
-        for chunk in batched(turn_ids, LOOKUP_BATCH):
-            clashes += session.execute(
-                select(Memory.external_id, Memory.namespace)
-                .where(Memory.external_id.in_(chunk), Memory.namespace != ours)).all()
-    if clashes:
-        external_id, namespace = clashes[0]
-        raise InvalidInputError(
-            f"turn_id {external_id!r} is already used by a memory in {namespace!r} "
-            f"({len(clashes)} turn id(s) clash in all).",
-            "Turn ids must be unique across imported conversations; prefix them with the "
-            "conversation id.")
-
-
 def _write_sessions_and_interactions(
     storage: StoragePort, transcript: TranscriptIn, planned: list[_PlannedTurn],
 ) -> tuple[set[str], dict[str, int]]:
@@ -298,7 +281,7 @@ def _write_sessions_and_interactions(
     every turn (new or existing) for linking the memories.
     """
     conversation = transcript.conversation_id
-    by_external = {interaction_external_id(conversation, p.turn.turn_id): p for p in planned}
+    by_external = {turn_external_id(conversation, p.turn.turn_id): p for p in planned}
     with storage.write() as session:
         _add_missing_sessions(session, transcript, planned)
         existing = _existing(session, Interaction.external_id, by_external)
@@ -339,15 +322,20 @@ def _missing_memories(
     interaction_ids: Mapping[str, int],
 ) -> tuple[list[MemorySpec], set[str]]:
     """Specs for the turns that have no memory yet, and those turns' ids."""
+    conversation = transcript.conversation_id
+    by_external = {turn_external_id(conversation, p.turn.turn_id): p for p in planned}
     with storage.read() as session:
-        existing = _existing(session, Memory.external_id, (p.turn.turn_id for p in planned))
-    missing = [p for p in planned if p.turn.turn_id not in existing]
-    namespace = memory_namespace(transcript.conversation_id)
+        existing = _existing(session, Memory.external_id, by_external)
+    missing = [p for key, p in by_external.items() if key not in existing]
+    namespace = memory_namespace(conversation)
     specs = [
         MemorySpec(
             f"{p.turn.speaker}: {p.turn.text}", memory_type="episodic", namespace=namespace,
             source="import", session_id=p.session_row_id,
-            interaction_id=interaction_ids[p.turn.turn_id], external_id=p.turn.turn_id,
+            interaction_id=interaction_ids[p.turn.turn_id],
+            external_id=turn_external_id(conversation, p.turn.turn_id),
+            origin={"conversation_id": conversation, "session_id": p.session_id,
+                    "turn_id": p.turn.turn_id, "speaker": p.turn.speaker},
             created_at=p.created_at)
         for p in missing
     ]
