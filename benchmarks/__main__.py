@@ -33,7 +33,7 @@ def main() -> None:
     parser.add_argument("--only", action="append", help="run only this suite (repeatable)")
     args = parser.parse_args()
     rows: list[dict] = []
-    console = Console()
+    console = Console(width=150)
     for name, suite in suites(args.quick).items():
         if args.only and name not in args.only:
             continue

@@ -13,6 +13,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import platformdirs
 from pydantic import Field, ValidationError
@@ -21,9 +22,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from core.errors import InvalidInputError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_EMBEDDING_MODEL_DIR = Path(
-    os.environ.get("HEARTH_MODELS_DIR", PROJECT_ROOT / "models")
-) / "bge-small-en-v1.5-int8"
+MODELS_DIR = Path(os.environ.get("HEARTH_MODELS_DIR", PROJECT_ROOT / "models"))
+DEFAULT_EMBEDDING_MODEL_DIR = MODELS_DIR / "bge-small-en-v1.5-int8"
+DEFAULT_EMBEDDED_LLM = MODELS_DIR / "smollm2-135m-instruct" / "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 class Settings(BaseSettings):
@@ -54,6 +55,37 @@ class Settings(BaseSettings):
                     "are not fused (one shared generic word is weak evidence).")
     recall_recency_days: int = Field(default=90, ge=1)
     recall_recency_boost: float = Field(default=0.05, ge=0.0, le=1.0)
+
+    # --- language model --------------------------------------------------------------
+    llm_provider: Literal["auto", "ollama", "embedded"] = Field(
+        default="auto",
+        description="auto: Ollama when it answers, else the embedded model.")
+    ollama_host: str | None = Field(
+        default=None, description="None: $OLLAMA_HOST, else http://127.0.0.1:11434.")
+    ollama_model: str = Field(default="llama3.2:3b")
+    ollama_timeout_seconds: float = Field(default=120.0, gt=0,
+                                          description="Longest wait for a reply to start.")
+    llm_retries: int = Field(default=2, ge=0, le=10,
+                             description="Retries (with backoff) after a failed request.")
+    embedded_model_path: Path = Field(
+        default=DEFAULT_EMBEDDED_LLM, description="A GGUF file for the in-process model.")
+    embedded_context_tokens: int = Field(default=4096, ge=512)
+    embedded_threads: int = Field(default=2, ge=1, le=64)
+
+    # --- conversation ------------------------------------------------------------------
+    history_token_budget: int = Field(default=6000, ge=0)
+    semantic_history: bool = Field(
+        default=False, description="3 recent turns verbatim + 3 relevant older ones.")
+    context_token_budget: int = Field(
+        default=1000, ge=0, description="Shared budget of retrieved memories and notes.")
+    profile_char_cap: int = Field(default=4800, ge=0)
+    compaction_threshold: float = Field(
+        default=0.8, gt=0.0, le=1.0,
+        description="Compact a conversation when it fills this share of the context window.")
+    session_quiet_minutes: int = Field(default=30, ge=1)
+    exclusions: list[str] = Field(
+        default_factory=list, description="Words or topics that are never stored.")
+    learning_paused: bool = False
 
 
 @dataclass(frozen=True)

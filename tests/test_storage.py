@@ -20,6 +20,7 @@ EVERY_TIER = {
     "interactions", "chat_sessions", "user_facts", "fact_history", "profile_versions",
     "scaffold_versions", "working_memory_versions", "notes", "memories", "memory_edges",
     "context_events", "agent_learnings", "pending_intentions", "audit_log", "runs",
+    "context_logs",
 }
 
 
@@ -37,6 +38,16 @@ def test_memory_columns_named_by_the_design(storage: SqliteStorage) -> None:
             "search_hit_count", "is_valid", "superseded_by", "session_id", "interaction_id",
             "event_id", "external_id", "embedding_model", "created_at",
             "updated_at"} <= columns
+
+
+def test_the_migrations_build_exactly_the_models(storage: SqliteStorage) -> None:
+    from alembic.autogenerate import compare_metadata
+    from alembic.runtime.migration import MigrationContext
+
+    with storage.engine.connect() as connection:
+        context = MigrationContext.configure(connection, opts={
+            "include_object": migrate.include_object, "compare_type": True})
+        assert compare_metadata(context, orm.Base.metadata) == []
 
 
 def test_connection_pragmas(storage: SqliteStorage) -> None:

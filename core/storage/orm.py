@@ -101,6 +101,8 @@ class ChatSession(Base):
     started_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     last_message_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    compaction_summary: Mapped[str | None] = mapped_column(Text)
+    compacted_through: Mapped[int | None] = mapped_column(Integer)
 
 
 class Interaction(Base):
@@ -122,6 +124,27 @@ class Interaction(Base):
     external_id: Mapped[str | None] = mapped_column(String(256), unique=True)
     embedding_model: Mapped[str | None] = mapped_column(String(128))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
+
+
+class ContextLog(Base):
+    """What was put in front of the model for one exchange (003's AgentContextLog).
+
+    ``items`` lists every injected fact, memory, note, summary and history turn with its
+    id, score and token count; ``tokens`` sums them per section. The window uses it to
+    show why the assistant said what it said.
+    """
+
+    __tablename__ = "context_logs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    interaction_id: Mapped[int] = mapped_column(
+        ForeignKey("interactions.id", ondelete="CASCADE"), unique=True)
+    session_id: Mapped[str | None] = mapped_column(
+        ForeignKey("chat_sessions.id", ondelete="SET NULL"), index=True)
+    system_prompt_sha256: Mapped[str] = mapped_column(String(64))
+    items: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    tokens: Mapped[dict[str, int]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 # --- permanent facts -----------------------------------------------------------------------

@@ -1,20 +1,15 @@
 """Alembic environment: always run with a connection handed in by ``core.storage.migrate``.
 
 The connection comes from Hearth's own engine, so sqlite-vec is loaded and the PRAGMAs are
-set exactly as at run time. ``render_as_batch`` lets migrations alter SQLite tables.
+set exactly as at run time. ``render_as_batch`` lets autogenerate express SQLite table
+changes, but a batch "copy and move" drops the table's FTS and vector triggers: prefer a
+plain ``op.add_column`` where SQLite supports it (as revisions 0003 and 0004 do).
 """
 
 from alembic import context
 
+from core.storage.migrate import include_object
 from core.storage.orm import Base
-
-
-def include_object(obj: object, name: str | None, type_: str, reflected: bool,
-                   compare_to: object | None) -> bool:
-    """Autogenerate compares only the ORM tables: FTS5 shadow tables, vector tables and
-    their metadata are built by migrations' raw DDL or at run time, not by the models."""
-    return not (type_ == "table" and reflected and compare_to is None)
-
 
 connection = context.config.attributes["connection"]
 context.configure(

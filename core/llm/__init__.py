@@ -1,0 +1,24 @@
+"""Language models behind one protocol (see ``core.llm.protocol``)."""
+
+from core.llm.protocol import (
+    CancelToken,
+    ChatChunk,
+    LLMCancelled,
+    LLMError,
+    LLMModelMissingError,
+    LLMProvider,
+    LLMTimeoutError,
+    LLMUnavailableError,
+    Message,
+    ModelInfo,
+    ProviderStatus,
+    PullProgress,
+    ToolCall,
+    ToolSpec,
+)
+
+__all__ = [
+    "CancelToken", "ChatChunk", "LLMCancelled", "LLMError", "LLMModelMissingError",
+    "LLMProvider", "LLMTimeoutError", "LLMUnavailableError", "Message", "ModelInfo",
+    "ProviderStatus", "PullProgress", "ToolCall", "ToolSpec",
+]

@@ -1,0 +1,1 @@
+"""Test doubles and servers shared by the tests (imported as ``support.*``)."""
