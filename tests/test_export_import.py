@@ -28,7 +28,8 @@ def fill_every_table(storage, embedder) -> None:
     with storage.write() as s:
         run = orm.Run(kind="reflection", stages={"facts": {"ms": 12.5}}, counts={"facts": 2},
                       status="ok", started_at=T0, finished_at=T0 + timedelta(seconds=3))
-        chat = orm.ChatSession(id="chat-1", title="Moving", started_at=T0)
+        chat = orm.ChatSession(id="chat-1", title="Moving", started_at=T0,
+                               compaction_summary="Talked about the move.", compacted_through=1)
         s.add_all([run, chat])
         s.flush()
         event = orm.ContextEvent(event_type="chat", content="moved to Porto",
@@ -59,6 +60,10 @@ def fill_every_table(storage, embedder) -> None:
                               recurrence_count=2),
             orm.PendingIntention(text="Register at the câmara", follow_up_at=T0),
             orm.AuditEntry(action="tool.call", arguments={"name": "x"}, result_summary="ok"),
+            orm.ContextLog(interaction_id=interaction.id, session_id=chat.id,
+                           system_prompt_sha256="ab" * 32,
+                           items=[{"kind": "memory", "id": 1, "score": 0.5, "tokens": 7}],
+                           tokens={"system": 120, "context": 7}),
         ])
     backfill_embeddings(storage, embedder)
 
