@@ -19,6 +19,7 @@ from core.embedding import Embedder, OnnxEmbedder
 from core.facts import FactService
 from core.instance_lock import FolderLock
 from core.memories import MemoryService
+from core.notes import NoteService
 from core.recall import RecallService
 from core.storage import orm
 from core.storage.port import StoragePort
@@ -33,6 +34,7 @@ class Hearth:
     embedder: Embedder
     memories: MemoryService
     facts: FactService
+    notes: NoteService
     recall: RecallService
     _lock: FolderLock | None = None
 
@@ -58,6 +60,7 @@ class Hearth:
             embedder=embedder,
             memories=MemoryService(storage, embedder),
             facts=FactService(storage, embedder),
+            notes=NoteService(storage, embedder),
             recall=RecallService(storage, embedder, settings),
             _lock=lock,
         )
