@@ -6,20 +6,15 @@ Checks report problems as values (``Check.ok`` false with a fix); they never rai
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from urllib.parse import urlsplit
-
-import httpx
 
 from core.config import HearthPaths, Settings
 from core.embedding import OnnxEmbedder
 from core.errors import HearthError
+from core.llm.ollama import OllamaProvider
 from core.storage.sqlite.adapter import SqliteStorage
 from core.storage.sqlite.engine import dbapi_module
-
-DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 
 
 @dataclass(frozen=True)
@@ -28,20 +23,6 @@ class Check:
     ok: bool
     detail: str
     fix: str = ""
-
-
-def ollama_host() -> str:
-    """The Ollama address from ``OLLAMA_HOST`` (as Ollama itself reads it), else the default."""
-    raw = os.environ.get("OLLAMA_HOST", "").strip()
-    if not raw:
-        return DEFAULT_OLLAMA_HOST
-    if "://" not in raw:
-        raw = f"http://{raw}"
-    parts = urlsplit(raw)
-    host = parts.hostname or "127.0.0.1"
-    if host == "0.0.0.0":
-        host = "127.0.0.1"
-    return f"{parts.scheme}://{host}:{parts.port or 11434}"
 
 
 def check_model(settings: Settings) -> Check:
@@ -85,17 +66,14 @@ def check_fts5() -> Check:
     return Check("FTS5", True, "available")
 
 
-def check_ollama() -> Check:
-    host = ollama_host()
-    try:
-        response = httpx.get(f"{host}/api/version", timeout=2.0)
-        response.raise_for_status()
-        version = response.json().get("version", "unknown")
-    except (httpx.HTTPError, ValueError) as exc:
-        return Check("ollama", False, f"not reachable at {host} ({type(exc).__name__})",
-                     "Optional: install and start Ollama (`ollama serve`) for better replies; "
-                     "Hearth works offline without it.")
-    return Check("ollama", True, f"{host} (version {version})")
+def check_ollama(settings: Settings) -> Check:
+    """The same probe the app uses to pick a provider (host, model installed)."""
+    status = OllamaProvider.from_settings(settings).status()
+    if not status.available:
+        return Check("ollama", False, status.detail,
+                     "Optional: start Ollama (`ollama serve`) and pull the model for better "
+                     "replies; Hearth works offline with its embedded model without it.")
+    return Check("ollama", True, status.detail)
 
 
 def run_checks(paths: HearthPaths, settings: Settings) -> list[Check]:
@@ -104,7 +82,7 @@ def run_checks(paths: HearthPaths, settings: Settings) -> list[Check]:
         ("database", lambda: check_database(paths, settings)),
         ("sqlite-vec", check_sqlite_vec),
         ("FTS5", check_fts5),
-        ("ollama", check_ollama),
+        ("ollama", lambda: check_ollama(settings)),
     ]
     results = []
     for name, check in checks:

@@ -19,6 +19,7 @@ import typer
 
 from core.app import Hearth
 from core.cli import output
+from core.cli.models_cmd import models_app
 from core.cli.progress import progress_bar
 from core.config import HearthPaths, load_settings, resolve_home
 from core.errors import HearthError, InvalidInputError
@@ -36,6 +37,7 @@ import_app = typer.Typer(help="Bring conversations or a full export into Hearth.
                          no_args_is_help=True)
 app.add_typer(facts_app, name="facts")
 app.add_typer(import_app, name="import")
+app.add_typer(models_app, name="models")
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 

@@ -1,0 +1,382 @@
+"""``ConversationService``: one turn of the conversation, for every front end.
+
+The CLI (``hearth chat`` / ``hearth ask``) and the desktop window call the same code::
+
+    service = ConversationService(hearth, provider, listener=pipeline, confirm=ask_user)
+    session_id = service.new_session()
+    for event in service.send(session_id, "Where do I live again?"):
+        ...  # TextDelta, ToolActivity, Compacted, then TurnFinished or TurnFailed
+
+A turn: the user's message is saved first (so nothing is lost whatever happens next);
+the prompt is drafted (system prompt, retrieved context, user turn); if the conversation
+has grown past the compaction threshold its oldest part is folded into the summary; the
+history that fits is added; the model streams its reply, calling tools for up to
+``MAX_TOOL_ROUNDS`` rounds; then the reply, the tools used, provider, model and latency,
+and the context log (every injected item with id, score and tokens) are written in one
+transaction, the injected memories are marked accessed, and the listener is told.
+
+Failures: a model error (or any ``HearthError``, such as a locked database) ends the turn
+with ``TurnFailed`` (message and hint); the user's message and any partial reply stay
+saved, marked failed. An unexpected exception (a bug) is saved the same way, then raised.
+Cancelling (``CancelToken``) or abandoning the event iterator keeps the partial reply,
+marked stopped. The listener and the access marking cannot break a turn. Exclusions are
+read from ``hearth.settings`` at every turn, so a term added while Hearth runs applies at
+once. One turn per session at a time.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from core.app import Hearth
+from core.conversation import assembly
+from core.conversation.assembly import Draft, Prompt
+from core.conversation.audit import redact_arguments
+from core.conversation.compaction import Compactor, needs_compaction
+from core.conversation.events import (
+    Compacted,
+    ExchangeListener,
+    TextDelta,
+    ToolActivity,
+    TurnEvent,
+    TurnFailed,
+    TurnFinished,
+)
+from core.conversation.tokens import clip, estimate_tokens
+from core.conversation.tools import TOOL_SPECS, Confirm, ToolBox, ToolOutcome
+from core.conversation.user_turn import Clock, local_now
+from core.errors import HearthError, InvalidInputError, NotFoundError
+from core.learning.exclusions import ExclusionGate
+from core.llm import CancelToken, LLMCancelled, LLMProvider, Message, ToolCall
+from core.storage.orm import ChatSession, ContextLog, Interaction, utcnow
+
+log = logging.getLogger(__name__)
+
+MAX_TOOL_ROUNDS = 4
+"""Rounds in which tools are offered; one more round without tools forces an answer."""
+TITLE_CHARS = 60
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    title: str
+    started_at: datetime
+    last_message_at: datetime | None
+    exchanges: int
+    closed: bool
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One saved exchange, as a front end shows it. ``status``: completed, stopped,
+    failed, or pending (saved, no reply yet: in progress or interrupted)."""
+
+    interaction_id: int
+    user_message: str
+    agent_response: str
+    created_at: datetime
+    status: str
+    provider: str | None
+    model: str | None
+    tools: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class ContextLogRecord:
+    interaction_id: int
+    system_prompt_sha256: str
+    items: list[dict[str, Any]]
+    tokens: dict[str, int]
+
+
+@dataclass
+class _Turn:
+    """What one turn has produced so far (kept even when the turn fails)."""
+
+    interaction_id: int
+    started: float
+    reply: list[str] = field(default_factory=list)
+    tools: list[ToolOutcome] = field(default_factory=list)
+    prompt: Prompt | None = None
+    stopped: bool = False
+    error: HearthError | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(self.reply)
+
+    def record(self) -> list[dict[str, Any]]:
+        """``Interaction.tools_used``: tool calls, then a status entry if not completed."""
+        used: list[dict[str, Any]] = [
+            {"type": "tool", "name": t.name, "arguments": redact_arguments(t.arguments, t.name),
+             "summary": t.summary, "ok": t.ok} for t in self.tools]
+        if self.error is not None:
+            used.append({"type": "status", "status": "failed", "error": self.error.message})
+        elif self.stopped:
+            used.append({"type": "status", "status": "stopped"})
+        return used
+
+
+def exchange_status(interaction: Interaction) -> str:
+    for entry in interaction.tools_used or []:
+        if isinstance(entry, dict) and entry.get("type") == "status":
+            return str(entry.get("status"))
+    return "completed" if interaction.agent_response else "pending"
+
+
+class ConversationService:
+    """Turns, sessions and their records over one open ``Hearth`` and one provider."""
+
+    def __init__(self, hearth: Hearth, provider: LLMProvider, *,
+                 listener: ExchangeListener | None = None, clock: Clock | None = None,
+                 confirm: Confirm | None = None, channel: str = "desktop") -> None:
+        self._hearth = hearth
+        self._provider = provider
+        self._listener = listener
+        self._clock = clock or local_now
+        self._confirm = confirm
+        self._channel = channel
+        self._compactor = Compactor(hearth.storage, provider)
+        self._gate_lock = threading.Lock()
+        self._gate_terms = tuple(hearth.settings.exclusions)
+        self._gate = ExclusionGate(self._gate_terms)
+        self._dropped_by_earlier_gates = 0
+
+    @property
+    def provider(self) -> LLMProvider:
+        """The model answering (its ``name`` and ``model`` are shown to the user)."""
+        return self._provider
+
+    @property
+    def dropped_by_exclusion(self) -> int:
+        """Tool writes and compaction candidates the exclusion gate refused."""
+        with self._gate_lock:
+            return self._dropped_by_earlier_gates + self._gate.dropped
+
+    def _current_gate(self) -> ExclusionGate:
+        """The gate for the exclusions in force now: a term the user adds while Hearth runs
+        applies from the next turn on."""
+        with self._gate_lock:
+            terms = tuple(self._hearth.settings.exclusions)
+            if terms != self._gate_terms:
+                self._dropped_by_earlier_gates += self._gate.dropped
+                self._gate_terms, self._gate = terms, ExclusionGate(terms)
+            return self._gate
+
+    # --- sessions ------------------------------------------------------------------------
+
+    def new_session(self, title: str = "") -> str:
+        """Start a conversation; returns its id."""
+        session_id = uuid.uuid4().hex
+        with self._hearth.storage.write() as session:
+            session.add(ChatSession(id=session_id, title=clip(" ".join(title.split()), 200),
+                                    source="chat"))
+        return session_id
+
+    def recent_sessions(self, limit: int = 20) -> list[SessionInfo]:
+        """Chats (not imported sessions), most recently active first."""
+        counts = (select(Interaction.session_id, func.count().label("n"))
+                  .group_by(Interaction.session_id).subquery())
+        active = func.coalesce(ChatSession.last_message_at, ChatSession.started_at)
+        with self._hearth.storage.read() as session:
+            rows = session.execute(
+                select(ChatSession, func.coalesce(counts.c.n, 0))
+                .outerjoin(counts, counts.c.session_id == ChatSession.id)
+                .where(ChatSession.source == "chat")
+                .order_by(active.desc(), ChatSession.id).limit(limit)).all()
+            return [SessionInfo(chat.id, chat.title, chat.started_at, chat.last_message_at,
+                                count, chat.closed_at is not None) for chat, count in rows]
+
+    def session_history(self, session_id: str) -> list[Exchange]:
+        """Every exchange of a session, oldest first (compacted ones included)."""
+        with self._hearth.storage.read() as session:
+            self._require_session(session, session_id)
+            rows = session.scalars(select(Interaction).where(
+                Interaction.session_id == session_id).order_by(Interaction.id)).all()
+            return [Exchange(r.id, r.user_message, r.agent_response, r.created_at,
+                             exchange_status(r), r.provider, r.model,
+                             [t for t in r.tools_used or []
+                              if isinstance(t, dict) and t.get("type") == "tool"])
+                    for r in rows]
+
+    def context_log(self, interaction_id: int) -> ContextLogRecord | None:
+        """What the model was given for one exchange: why it said what it said."""
+        with self._hearth.storage.read() as session:
+            entry = session.scalars(select(ContextLog).where(
+                ContextLog.interaction_id == interaction_id)).first()
+            if entry is None:
+                return None
+            return ContextLogRecord(entry.interaction_id, entry.system_prompt_sha256,
+                                    list(entry.items), dict(entry.tokens))
+
+    # --- a turn --------------------------------------------------------------------------
+
+    def send(self, session_id: str, text: str, *,
+             cancel: CancelToken | None = None) -> Iterator[TurnEvent]:
+        """Run one turn; see the module docstring. Raises at once (before any event) for an
+        empty message or an unknown session."""
+        if not text.strip():
+            raise InvalidInputError("The message is empty.", "Type something to send.")
+        with self._hearth.storage.read() as session:
+            self._require_session(session, session_id)
+        return self._turn(session_id, text, cancel or CancelToken())
+
+    def _turn(self, session_id: str, text: str, cancel: CancelToken) -> Iterator[TurnEvent]:
+        turn = _Turn(self._save_user_message(session_id, text), time.perf_counter())
+        try:
+            prepared = assembly.draft(self._hearth.storage, self._hearth.recall,
+                                      self._hearth.settings, self._provider, text,
+                                      self._clock())
+            compaction = self._compact_if_needed(session_id, turn.interaction_id, prepared,
+                                                 cancel)
+            if compaction is not None:
+                yield compaction
+            turn.prompt = assembly.complete(
+                self._hearth.storage, self._hearth.recall, self._hearth.settings,
+                self._provider, prepared, session_id=session_id, text=text,
+                exclude_id=turn.interaction_id)
+            yield from self._converse(session_id, turn, cancel)
+        except LLMCancelled:
+            turn.stopped = True
+        except HearthError as exc:  # the model failed, or the database refused: say so
+            turn.error = exc
+        except (GeneratorExit, KeyboardInterrupt):  # stopped listening: keep what was said
+            turn.stopped = True
+            self._finish(session_id, turn)
+            raise
+        except Exception:  # a bug: keep what the turn had, then let it surface
+            log.exception("turn %s failed unexpectedly; saving what it had", turn.interaction_id)
+            turn.error = HearthError("The turn failed unexpectedly.", "See the log for details.")
+            self._finish(session_id, turn)
+            raise
+        context_log_id = self._finish(session_id, turn)
+        if turn.error is not None:
+            yield TurnFailed(turn.error.message, turn.error.hint, turn.interaction_id)
+        else:
+            yield TurnFinished(turn.interaction_id, turn.text, context_log_id,
+                               dict(turn.prompt.tokens) if turn.prompt else {}, turn.stopped)
+
+    def _save_user_message(self, session_id: str, text: str) -> int:
+        """The message is stored before the model is asked anything: nothing can lose it.
+        A message in a closed session reopens it (the conversation simply goes on)."""
+        with self._hearth.storage.write() as session:
+            chat = self._require_session(session, session_id)
+            chat.last_message_at = utcnow()
+            chat.closed_at = None
+            if not chat.title:
+                chat.title = clip(" ".join(text.split()), TITLE_CHARS)
+            interaction = Interaction(session_id=session_id, user_message=text,
+                                      agent_response="", channel=self._channel,
+                                      provider=self._provider.name, model=self._provider.model,
+                                      tools_used=[])
+            session.add(interaction)
+            session.flush()
+            return interaction.id
+
+    def _compact_if_needed(self, session_id: str, interaction_id: int, prepared: Draft,
+                           cancel: CancelToken) -> Compacted | None:
+        settings, window = self._hearth.settings, self._provider.context_window
+        size = assembly.conversation_tokens(self._hearth.storage, session_id, interaction_id,
+                                            prepared)
+        if not needs_compaction(size, window, settings.compaction_threshold):
+            return None
+        try:
+            done = self._compactor.compact(session_id, gate=self._current_gate(),
+                                           exclude_id=interaction_id, cancel=cancel)
+        except LLMCancelled:
+            raise
+        except Exception:  # compaction is an optimisation: the budget still bounds history
+            log.exception("compaction of session %s failed; continuing without it", session_id)
+            return None
+        if done is None:
+            return None
+        return Compacted(done.through_id, done.folded, done.events)
+
+    def _converse(self, session_id: str, turn: _Turn,
+                  cancel: CancelToken) -> Iterator[TurnEvent]:
+        """Stream the reply, running tool calls between rounds."""
+        assert turn.prompt is not None
+        messages = list(turn.prompt.messages)
+        tools = TOOL_SPECS if self._provider.supports_tools else ()
+        toolbox = ToolBox(self._hearth, session_id=session_id,
+                          interaction_id=turn.interaction_id, gate=self._current_gate(),
+                          confirm=self._confirm)
+        for round_index in range(MAX_TOOL_ROUNDS + 1):
+            offered = tools if round_index < MAX_TOOL_ROUNDS else ()
+            said: list[str] = []
+            calls: list[ToolCall] = []
+            for chunk in self._provider.chat_stream(messages, tools=offered, cancel=cancel):
+                if chunk.text:
+                    if not said and turn.text and not turn.text[-1].isspace():
+                        turn.reply.append("\n\n")
+                        yield TextDelta("\n\n")
+                    said.append(chunk.text)
+                    turn.reply.append(chunk.text)
+                    yield TextDelta(chunk.text)
+                calls.extend(chunk.tool_calls)
+            if cancel.cancelled:
+                turn.stopped = True
+                return
+            if not calls or not offered:
+                if calls:
+                    log.warning("the model asked for tools after %d rounds; ignored",
+                                MAX_TOOL_ROUNDS)
+                return
+            messages.append(Message("assistant", "".join(said), tool_calls=tuple(calls)))
+            for call in calls:
+                outcome = toolbox.run(call)
+                turn.tools.append(outcome)
+                yield ToolActivity(outcome.name, redact_arguments(outcome.arguments, outcome.name),
+                                   outcome.summary, outcome.ok)
+                messages.append(Message("tool", outcome.result, tool_name=outcome.name))
+
+    def _finish(self, session_id: str, turn: _Turn) -> int | None:
+        """Write the exchange and its context log together, then the follow-ups."""
+        latency_ms = (time.perf_counter() - turn.started) * 1000
+        with self._hearth.storage.write() as session:
+            interaction = session.get(Interaction, turn.interaction_id)
+            if interaction is None:  # the session was deleted meanwhile
+                return None
+            interaction.agent_response = turn.text
+            interaction.tools_used = turn.record()
+            interaction.latency_ms = round(latency_ms, 1)
+            log_id = None
+            if turn.prompt is not None:
+                tokens = {**turn.prompt.tokens, "reply": estimate_tokens(turn.text)}
+                entry = ContextLog(interaction_id=turn.interaction_id, session_id=session_id,
+                                   system_prompt_sha256=turn.prompt.system_sha256,
+                                   items=list(turn.prompt.items), tokens=tokens)
+                session.add(entry)
+                session.flush()
+                log_id = entry.id
+        if turn.prompt is not None and turn.prompt.memory_ids:
+            try:
+                self._hearth.recall.mark_accessed(turn.prompt.memory_ids)
+            except Exception:  # reinforcement is bookkeeping; the exchange is saved
+                log.exception("marking injected memories accessed failed")
+        if self._listener is not None:
+            try:
+                self._listener.exchange_completed(turn.interaction_id, session_id)
+            except Exception:  # the learner must never break a reply
+                log.exception("the exchange listener failed for interaction %s",
+                              turn.interaction_id)
+        return log_id
+
+    @staticmethod
+    def _require_session(session: Session, session_id: str) -> ChatSession:
+        chat = session.get(ChatSession, session_id)
+        if chat is None:
+            raise NotFoundError(f"There is no conversation with id {session_id}.",
+                                "Start a new chat, or pick one from the recent sessions.")
+        return chat

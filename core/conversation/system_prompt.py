@@ -1,0 +1,162 @@
+"""The system prompt: who Hearth is, how to use its memory, and what it knows for sure.
+
+It must be **byte-identical from request to request while memory is unchanged**, so that
+providers can keep it in their prompt cache (Ollama and llama.cpp reuse the evaluated prefix
+of a prompt). So nothing here depends on the time, the user's message or the retrieval:
+those go into the user turn. Facts, the profile and active learnings are read in a fixed
+order (categories in ``core.facts.CATEGORIES`` order, keys alphabetical, learnings by id).
+
+Sections, in 000's information-priority order:
+
+1. identity (``resources/prompts/identity.md``);
+2. memory instructions, with the order in which to look things up
+   (``memory_tools.md`` when the model can call tools, else ``memory_plain.md``);
+3. ``## What I know about you``: permanent facts grouped by category, shown as
+   ``- key: value`` so the model can name the key in remember_fact / forget_fact;
+4. ``## Your memory of this user (narrative)``: the newest profile, capped at
+   ``settings.profile_char_cap`` characters followed by a truncation notice;
+5. ``## What I have learned about working with you``: active learnings.
+
+A person can have more facts than a small model's window holds: the whole prompt is kept
+within ``max_tokens`` (the caller passes half the context window) by listing facts up to
+that size and saying how many more exist (recall_facts finds them). Which ones are shown
+is deterministic, so the prompt stays cacheable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from core.conversation.tokens import chars_for, estimate_tokens
+from core.facts import CATEGORIES
+from core.prompts import load_prompt
+from core.storage.orm import AgentLearning, ProfileVersion, UserFact
+
+FACTS_HEADER = ("## What I know about you\n"
+                "Verified permanent facts — treat these as ground truth.")
+PROFILE_HEADER = ("## Your memory of this user (narrative)\n"
+                  "Let this shape your tone and priorities, not only your answers.")
+LEARNINGS_HEADER = "## What I have learned about working with you"
+PROFILE_TRUNCATED = "[...profile truncated for context]"
+
+
+@dataclass(frozen=True)
+class FactLine:
+    id: int
+    key: str
+    value: str
+    category: str
+
+
+@dataclass(frozen=True)
+class MemorySnapshot:
+    """The parts of memory that go into the system prompt, read in one transaction."""
+
+    facts: tuple[FactLine, ...]
+    profile_id: int | None
+    profile: str
+    learnings: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True)
+class SystemPrompt:
+    """The prompt text, its hash (logged with each exchange) and what it contains."""
+
+    text: str
+    sha256: str
+    tokens: int
+    items: tuple[dict[str, Any], ...]
+
+
+def read_snapshot(session: Session) -> MemorySnapshot:
+    """Facts, the current profile and active learnings (plain columns: cheap with 1,000s)."""
+    order = {category: index for index, category in enumerate(CATEGORIES)}
+    rows = session.execute(select(UserFact.id, UserFact.key, UserFact.value,
+                                  UserFact.category)).all()
+    facts = sorted((FactLine(*row) for row in rows),
+                   key=lambda f: (order.get(f.category, len(order)), f.category, f.key))
+    profile = session.execute(select(ProfileVersion.id, ProfileVersion.content).order_by(
+        ProfileVersion.created_at.desc(), ProfileVersion.id.desc()).limit(1)).first()
+    learnings = session.execute(select(AgentLearning.id, AgentLearning.rule).where(
+        AgentLearning.status == "active").order_by(AgentLearning.id)).all()
+    return MemorySnapshot(
+        facts=tuple(facts),
+        profile_id=profile.id if profile else None,
+        profile=(profile.content.strip() if profile else ""),
+        learnings=tuple((row.id, row.rule.strip()) for row in learnings if row.rule.strip()))
+
+
+def one_line(text: str) -> str:
+    """Whitespace collapsed: a stored value cannot start a new section of the prompt."""
+    return " ".join(text.split())
+
+
+def build_system_prompt(snapshot: MemorySnapshot, *, supports_tools: bool,
+                        profile_char_cap: int, max_tokens: int) -> SystemPrompt:
+    """Render the system prompt for this memory snapshot (a pure function of its inputs)."""
+    items: list[dict[str, Any]] = []
+    head = [load_prompt("identity"), load_prompt("memory_tools" if supports_tools
+                                                 else "memory_plain")]
+    tail: list[str] = []
+    if snapshot.profile:
+        profile, truncated = _capped_profile(snapshot.profile, profile_char_cap)
+        tail.append(f"{PROFILE_HEADER}\n{profile}")
+        items.append({"type": "profile", "id": snapshot.profile_id, "score": None,
+                      "tokens": estimate_tokens(profile), "truncated": truncated})
+    if snapshot.learnings:
+        lines = [f"- {one_line(rule)}" for _, rule in snapshot.learnings]
+        tail.append(LEARNINGS_HEADER + "\n" + "\n".join(lines))
+        items.extend({"type": "learning", "id": learning_id, "score": None,
+                      "tokens": estimate_tokens(line)}
+                     for (learning_id, _), line in zip(snapshot.learnings, lines, strict=True))
+    fixed_chars = len("\n\n".join([*head, *tail, ""])) + 1  # the facts' slot, final newline
+    facts_section, fact_items = _facts_section(
+        snapshot.facts, chars_for(max_tokens) - fixed_chars,
+        hint=": search them with recall_facts" if supports_tools else "")
+    sections = head + ([facts_section] if facts_section else []) + tail
+    text = "\n\n".join(sections) + "\n"
+    return SystemPrompt(text=text, sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                        tokens=estimate_tokens(text), items=tuple(fact_items + items))
+
+
+def _capped_profile(profile: str, cap: int) -> tuple[str, bool]:
+    """The profile's own headings one level down (its ``## Personal`` sits inside our
+    ``##`` section), cut to ``cap`` characters with a notice."""
+    profile = re.sub(r"^#", "##", profile, flags=re.MULTILINE)
+    if len(profile) <= cap:
+        return profile, False
+    return profile[:cap].rstrip() + "\n" + PROFILE_TRUNCATED, True
+
+
+def _facts_section(facts: tuple[FactLine, ...], room_chars: int,
+                   hint: str) -> tuple[str, list[dict[str, Any]]]:
+    """Facts grouped by category, as many as fit in ``room_chars``, then how many did not."""
+    if not facts:
+        return "", []
+    entries: list[tuple[FactLine, list[str]]] = []
+    category = None
+    for fact in facts:
+        heading = [] if fact.category == category else ["", f"*{fact.category.capitalize()}*"]
+        entries.append((fact, [*heading, f"- {fact.key}: {one_line(fact.value)}"]))
+        category = fact.category
+    notice = f"\n[...{len(facts)} more facts not shown{hint}]"
+    total = len(FACTS_HEADER) + sum(len(line) + 1 for _, lines in entries for line in lines)
+    room = room_chars if total <= room_chars else room_chars - len(notice) - 1
+    lines, used = [FACTS_HEADER], len(FACTS_HEADER)
+    items: list[dict[str, Any]] = []
+    for fact, fact_lines in entries:
+        cost = sum(len(line) + 1 for line in fact_lines)
+        if used + cost > room:
+            lines.append(f"\n[...{len(facts) - len(items)} more facts not shown{hint}]")
+            break
+        lines.extend(fact_lines)
+        used += cost
+        items.append({"type": "fact", "id": fact.id, "key": fact.key, "score": None,
+                      "tokens": estimate_tokens(fact_lines[-1])})
+    return "\n".join(lines), items

@@ -1,0 +1,250 @@
+"""Learning from the conversation, in the background (000's post-conversation pipeline).
+
+The reply never waits for learning and learning can never break a reply: the conversation
+hands each finished exchange to ``exchange_completed`` and returns; one worker thread does
+the rest, in order (a single worker keeps database writes serialised, like Anki's task
+manager). A failure in a job is logged and counted, and the next job runs.
+
+Per exchange: embed the interaction; the exclusion gate (004) drops anything the user never
+wants stored, counted; explicit-fact rules, then the model's extraction (grounded); facts
+are upserted (unchanged values skipped, history kept); each new or changed fact also becomes
+a context event for consolidation.
+
+Per session: a quiet timer (``session_quiet_minutes``, restarted by every message) closes
+the session, as do "new chat" and quitting; closing writes 1-3 ``Summary: <topic>`` notes,
+recallable at once, and turns memory candidates into context events.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from sqlalchemy import select
+
+from core.app import Hearth
+from core.learning.events import add_event
+from core.learning.exclusions import ExclusionGate
+from core.learning.extraction import FactCandidate, merge, model_facts, rule_facts
+from core.learning.session_digest import digest_session
+from core.llm import LLMProvider
+from core.reembed import backfill_embeddings
+from core.storage.orm import ChatSession, Interaction, utcnow
+from core.storage.port import IndexedKind
+
+log = logging.getLogger(__name__)
+
+Job = Callable[[], None]
+LearningState = Literal["idle", "learning", "paused"]
+
+
+@dataclass(frozen=True)
+class LearningStats:
+    """Counters for the status bar and `hearth ask --json`."""
+
+    facts_created: int = 0
+    facts_updated: int = 0
+    facts_unchanged: int = 0
+    events_created: int = 0
+    dropped_by_exclusion: int = 0
+    summaries_written: int = 0
+    sessions_closed: int = 0
+    failures: int = 0
+    last_error: str | None = None
+
+
+class LearningPipeline:
+    """Background learning for one open ``Hearth``; an ``ExchangeListener``."""
+
+    def __init__(self, hearth: Hearth, provider: LLMProvider, *,
+                 quiet_seconds: float | None = None) -> None:
+        self._hearth = hearth
+        self._provider = provider
+        self._quiet_seconds = (quiet_seconds if quiet_seconds is not None
+                               else hearth.settings.session_quiet_minutes * 60)
+        self._jobs: queue.Queue[Job | None] = queue.Queue()
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._pending = 0
+        self._stats = LearningStats()
+        self._timers: dict[str, threading.Timer] = {}
+        self._last_fact_key: dict[str, str] = {}
+        self._worker = threading.Thread(target=self._run, name="hearth-learning", daemon=True)
+        self._worker.start()
+
+    # --- what the conversation calls ---------------------------------------------------
+
+    def exchange_completed(self, interaction_id: int, session_id: str) -> None:
+        """Queue learning from one exchange and restart the session's quiet timer."""
+        self._restart_quiet_timer(session_id)
+        self._submit(lambda: self._learn_from_exchange(interaction_id, session_id))
+
+    def session_ended(self, session_id: str) -> None:
+        """"New chat" or quit: close the session now instead of after the quiet time."""
+        self._cancel_quiet_timer(session_id)
+        self._submit(lambda: self._close_session(session_id))
+
+    # --- lifetime ------------------------------------------------------------------------
+
+    def drain(self, timeout: float | None = None) -> bool:
+        """Wait until every queued job has run; False if ``timeout`` passed first."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._pending == 0, timeout)
+
+    def shutdown(self, timeout: float | None = 60.0) -> bool:
+        """Close the sessions that are still open (quit), finish the queue, stop the worker."""
+        with self._lock:
+            open_sessions = list(self._timers)
+        for session_id in open_sessions:
+            self.session_ended(session_id)
+        finished = self.drain(timeout)
+        self._jobs.put(None)
+        self._worker.join(timeout=5)
+        return finished
+
+    @property
+    def stats(self) -> LearningStats:
+        with self._lock:
+            return self._stats
+
+    @property
+    def state(self) -> LearningState:
+        if self._hearth.settings.learning_paused:
+            return "paused"
+        with self._lock:
+            return "learning" if self._pending else "idle"
+
+    # --- the worker ----------------------------------------------------------------------
+
+    def _submit(self, job: Job) -> None:
+        with self._lock:
+            self._pending += 1
+        self._jobs.put(job)
+
+    def _run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            try:
+                job()
+            except Exception as exc:  # a learning failure must never stop later learning
+                log.exception("a learning job failed")
+                self._count(failures=1, last_error=f"{type(exc).__name__}: {exc}")
+            finally:
+                with self._idle:
+                    self._pending -= 1
+                    self._idle.notify_all()
+
+    def _count(self, last_error: str | None = None, **increments: int) -> None:
+        with self._lock:
+            values = {name: getattr(self._stats, name) + n for name, n in increments.items()}
+            if last_error is not None:
+                values["last_error"] = last_error
+            self._stats = replace(self._stats, **values)
+
+    # --- timers --------------------------------------------------------------------------
+
+    def _restart_quiet_timer(self, session_id: str) -> None:
+        timer = threading.Timer(self._quiet_seconds, self._quiet_timer_fired, (session_id,))
+        timer.daemon = True
+        with self._lock:
+            previous = self._timers.pop(session_id, None)
+            self._timers[session_id] = timer
+        if previous is not None:
+            previous.cancel()
+        timer.start()
+
+    def _cancel_quiet_timer(self, session_id: str) -> None:
+        with self._lock:
+            timer = self._timers.pop(session_id, None)
+        if timer is not None:
+            timer.cancel()
+
+    def _quiet_timer_fired(self, session_id: str) -> None:
+        with self._lock:
+            if session_id not in self._timers:
+                return
+            del self._timers[session_id]
+        self._submit(lambda: self._close_session(session_id))
+
+    # --- jobs ----------------------------------------------------------------------------
+
+    def _gate(self) -> ExclusionGate:
+        return ExclusionGate(self._hearth.settings.exclusions)
+
+    def _learn_from_exchange(self, interaction_id: int, session_id: str) -> None:
+        hearth = self._hearth
+        backfill_embeddings(hearth.storage, hearth.embedder, kinds=[IndexedKind.INTERACTION])
+        if hearth.settings.learning_paused:
+            return
+        with hearth.storage.read() as session:
+            interaction = session.get(Interaction, interaction_id)
+        if interaction is None:
+            return
+        gate = self._gate()
+        if gate.blocks(interaction.user_message):
+            self._count(dropped_by_exclusion=1)
+            return
+        candidates = merge(
+            rule_facts(interaction.user_message, self._last_fact_key.get(session_id)),
+            model_facts(self._provider, interaction.user_message, interaction.agent_response))
+        for candidate in candidates:
+            if gate.blocks(f"{candidate.key.replace('_', ' ')} {candidate.value}"):
+                self._count(dropped_by_exclusion=1)
+                continue
+            self._store_fact(candidate, interaction_id, session_id)
+
+    def _store_fact(self, candidate: FactCandidate, interaction_id: int,
+                    session_id: str) -> None:
+        change = self._hearth.facts.remember(
+            candidate.key, candidate.value, category=candidate.category,
+            source=candidate.source, confidence=1.0 if candidate.source == "user" else 0.7)
+        self._last_fact_key[session_id] = change.key
+        if change.action == "unchanged":
+            self._count(facts_unchanged=1)
+            return
+        self._count(**{f"facts_{change.action}": 1})
+        add_event(self._hearth.storage, "fact", f"{change.key}: {change.new_value}", {
+            "source": "explicit_rule" if candidate.source == "user" else "extraction",
+            "rule": candidate.rule, "correction": candidate.is_correction,
+            "priority": "highest" if candidate.source == "user" else "medium",
+            "fact_key": change.key, "previous_value": change.old_value,
+            "interaction_id": interaction_id, "session_id": session_id})
+        self._count(events_created=1)
+
+    def _close_session(self, session_id: str) -> None:
+        hearth = self._hearth
+        with hearth.storage.write() as session:
+            chat = session.get(ChatSession, session_id)
+            if chat is None or chat.closed_at is not None:
+                return
+            chat.closed_at = utcnow()
+            since = chat.compacted_through or 0
+            interactions = list(session.scalars(
+                select(Interaction).where(Interaction.session_id == session_id,
+                                          Interaction.id > since)
+                .order_by(Interaction.id)))
+        self._count(sessions_closed=1)
+        self._last_fact_key.pop(session_id, None)
+        if hearth.settings.learning_paused:
+            return
+        digest = digest_session(self._provider, interactions)
+        if digest is None:
+            return
+        gate = self._gate()
+        for summary in digest.summaries:
+            if gate.blocks(f"{summary.topic} {summary.summary}"):
+                self._count(dropped_by_exclusion=1)
+                continue
+            hearth.notes.save_summary(summary.topic, summary.summary, session_id=session_id)
+            self._count(summaries_written=1)
+        for candidate in digest.candidates:
+            if gate.blocks(candidate.content):
+                self._count(dropped_by_exclusion=1)
+                continue
+            add_event(hearth.storage, "memory_candidate", candidate.model_dump_json(),
+                      {"source": "session_close", "session_id": session_id,
+                       "priority": candidate.priority})
+            self._count(events_created=1)

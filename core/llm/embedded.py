@@ -1,0 +1,334 @@
+"""The embedded language model: a GGUF file run inside Hearth's own process by llama.cpp.
+
+Why it exists: a fresh machine with no Ollama must still have a working assistant, offline,
+with nothing else to install. ``xllamacpp`` ships llama.cpp as a prebuilt wheel and exposes
+its OpenAI-compatible chat handler as a Python call, so there is no extra process to manage.
+The bundled model is SmolLM2-135M-Instruct (Q4_1); a user can point ``embedded_model_path``
+at any other GGUF chat model.
+
+How xllamacpp is used, and what it cannot do:
+
+* ``xllamacpp.Server(CommonParams)`` loads the model and runs llama.cpp's server loop in a
+  background thread. Loading happens on first use (``0.4 s`` for SmolLM2 on two cores), so
+  constructing a provider is instant and ``status()`` never loads anything.
+* ``Server.handle_chat_completions(request, callback)`` runs one request in the *calling*
+  thread (the GIL is released) and calls ``callback(chunk)`` for every OpenAI-style stream
+  chunk. Each request runs in a worker thread that feeds a queue, so the caller gets a plain
+  iterator.
+* Cancelling: when the callback returns ``True`` the binding drops the response, and
+  llama.cpp cancels the task; generation stops at the next token and the slot is free for
+  the next request at once. The callback only fires once a token exists, so a cancel that
+  arrives while llama.cpp is still reading the prompt (about 3 ms per prompt token on two
+  cores) stops the *iterator* immediately, but the server finishes reading the prompt
+  before it notices; a request made in that window waits for it.
+* Structured output: the caller's JSON schema goes in the request's ``json_schema`` field
+  and llama.cpp constrains sampling with a grammar (LLGuidance). The text can still be cut
+  off by ``max_tokens``: a tiny model needs bounded schemas (``maxItems``, ``maxLength``,
+  enums) and a ``max_tokens`` that fits them; the repair path handles the rest.
+* Tools: none. SmolLM2-135M is far too small to choose tools and produce their arguments
+  reliably, so ``supports_tools`` is False and the turn runs without tools; tools passed
+  anyway are ignored.
+* One request at a time (one slot, the whole context): a second request queues inside
+  llama.cpp until the first finishes.
+
+Security: xllamacpp always starts llama.cpp's HTTP server next to the in-process API; the
+library has no switch to keep it closed. Hearth never uses it, so it is made as unreachable
+as the library allows: on POSIX it listens on a Unix socket inside a private (0700) temporary
+folder, so there is no TCP port at all; elsewhere on 127.0.0.1 on a random port. Either way
+every endpoint except ``/health`` requires a random API key that lives only in memory. The
+web UI, the slots, metrics and props endpoints are off, and llama.cpp is told it is offline
+(it never downloads anything).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import secrets
+import shutil
+import tempfile
+import threading
+import weakref
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import xllamacpp
+
+from core.config import Settings
+from core.llm.protocol import (
+    CancelToken,
+    ChatChunk,
+    LLMCancelled,
+    LLMError,
+    LLMUnavailableError,
+    Message,
+    ProviderStatus,
+    ToolSpec,
+)
+
+GGUF_MAGIC = b"GGUF"
+MISSING_MODEL_HINT = ("Run `make models` to fetch the bundled model, or point the settings "
+                      "at another GGUF file.")
+DEFAULT_MAX_TOKENS = 1024
+"""Used when the caller sets no limit: a tiny model can repeat itself until the context is
+full (tens of seconds); 1,024 tokens is far more than any reply it writes well."""
+CANCEL_POLL_SECONDS = 0.05
+UNIX_SOCKET_PATH_LIMIT = 100
+"""AF_UNIX paths are limited to 104 (macOS) or 108 (Linux) bytes; longer ones cannot bind."""
+LOG_ERRORS_ONLY = 1
+"""llama.cpp's log threshold: errors reach stderr (they explain a damaged model file),
+the per-request information lines do not."""
+
+_END = object()
+
+
+def gguf_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be a GGUF model, or None when it looks like one.
+
+    Only the four-byte magic is checked: it catches a wrong or missing file instantly,
+    while a damaged one that starts right is caught when llama.cpp loads it."""
+    if not path.exists():
+        return f"The embedded model file {path} does not exist."
+    if not path.is_file():
+        return f"The embedded model path {path} is not a file."
+    try:
+        with path.open("rb") as handle:
+            magic = handle.read(len(GGUF_MAGIC))
+    except OSError as exc:
+        return f"The embedded model file {path} cannot be read ({exc.strerror})."
+    if magic != GGUF_MAGIC:
+        return f"{path} is not a GGUF model file."
+    return None
+
+
+def http_listener(private_dir: Path) -> str:
+    """Where llama.cpp's unused HTTP server listens: a Unix socket in a private folder when
+    the platform has them (no TCP port at all), else loopback (the API key still guards
+    it)."""
+    socket_path = private_dir / "llm.sock"
+    if os.name == "posix" and len(str(socket_path)) < UNIX_SOCKET_PATH_LIMIT:
+        return str(socket_path)
+    return "127.0.0.1"
+
+
+class EmbeddedProvider:
+    """A GGUF chat model run in-process by llama.cpp (see the module docstring)."""
+
+    def __init__(self, model_path: Path, *, context_tokens: int = 4096,
+                 threads: int = 2) -> None:
+        self._path = Path(model_path).expanduser()
+        self._context_tokens = context_tokens
+        self._threads = threads
+        self._lock = threading.Lock()
+        self._server: Any | None = None
+        self._cleanup: weakref.finalize | None = None
+        self._running: dict[threading.Event, threading.Thread] = {}
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> EmbeddedProvider:
+        """The provider the user configured (model file, context size, threads)."""
+        return cls(settings.embedded_model_path, context_tokens=settings.embedded_context_tokens,
+                   threads=settings.embedded_threads)
+
+    # --- identity ------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return "embedded"
+
+    @property
+    def model(self) -> str:
+        return self._path.name.removesuffix(".gguf")
+
+    @property
+    def supports_tools(self) -> bool:
+        return False
+
+    @property
+    def context_window(self) -> int:
+        return self._context_tokens
+
+    @property
+    def loaded(self) -> bool:
+        """True once the model is in memory (status lines show it)."""
+        return self._server is not None
+
+    @property
+    def http_address(self) -> str | None:
+        """Where llama.cpp's (unused, key-protected) HTTP server listens while loaded;
+        exposed so the security of that listener can be checked."""
+        server = self._server
+        return server.listening_address if server is not None else None
+
+    def status(self) -> ProviderStatus:
+        problem = gguf_problem(self._path)
+        if problem is not None:
+            return ProviderStatus(False, f"{problem} {MISSING_MODEL_HINT}")
+        state = "loaded" if self.loaded else "loads on first use"
+        return ProviderStatus(
+            True, f"{self.model}, in-process ({state}, {self._context_tokens} tokens of context)")
+
+    # --- generation ----------------------------------------------------------------------
+
+    def chat_stream(self, messages: Sequence[Message], *,
+                    tools: Sequence[ToolSpec] = (), cancel: CancelToken | None = None,
+                    max_tokens: int | None = None) -> Iterator[ChatChunk]:
+        """Stream a reply. ``tools`` are ignored: this model cannot use them."""
+        request = self._request(messages, max_tokens)
+        prompt_tokens = completion_tokens = None
+        for chunk in self._generate(request, cancel):
+            usage = chunk.get("usage")
+            if usage:
+                prompt_tokens = usage.get("prompt_tokens")
+                completion_tokens = usage.get("completion_tokens")
+            text = _delta_text(chunk)
+            if text:
+                yield ChatChunk(text=text)
+        if cancel is not None and cancel.cancelled:
+            return
+        yield ChatChunk(done=True, prompt_tokens=prompt_tokens,
+                        completion_tokens=completion_tokens)
+
+    def structured(self, messages: Sequence[Message], schema: dict[str, Any], *,
+                   max_tokens: int | None = None, cancel: CancelToken | None = None) -> str:
+        """Generate text constrained by ``schema`` (llama.cpp grammar); the raw text."""
+        request = self._request(messages, max_tokens, json_schema=schema)
+        text = "".join(_delta_text(chunk) for chunk in self._generate(request, cancel))
+        if cancel is not None and cancel.cancelled:
+            raise LLMCancelled("The structured request was cancelled.",
+                               "Nothing was kept from it; it can be asked again.")
+        return text
+
+    def _request(self, messages: Sequence[Message], max_tokens: int | None,
+                 **extra: Any) -> dict[str, Any]:
+        return {
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "max_tokens": max_tokens if max_tokens is not None else DEFAULT_MAX_TOKENS,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            **extra,
+        }
+
+    def _generate(self, request: dict[str, Any],
+                  cancel: CancelToken | None) -> Iterator[dict[str, Any]]:
+        """Run one request in a worker thread and yield its stream chunks as they come.
+
+        Stops (and tells llama.cpp to stop) when ``cancel`` is set or the caller stops
+        iterating."""
+        server = self._loaded()
+        chunks: queue.Queue[Any] = queue.Queue()
+        stop = threading.Event()
+
+        def on_chunk(chunk: dict[str, Any]) -> bool:
+            chunks.put(chunk)
+            return stop.is_set() or (cancel is not None and cancel.cancelled)
+
+        def run() -> None:
+            try:
+                server.handle_chat_completions(request, on_chunk)
+            except Exception as exc:  # the binding raises ValueError for rejected requests
+                chunks.put(exc)
+            finally:
+                chunks.put(_END)
+                with self._lock:
+                    self._running.pop(stop, None)
+
+        worker = threading.Thread(target=run, name="hearth-embedded-llm", daemon=True)
+        with self._lock:
+            self._running[stop] = worker
+        worker.start()
+        try:
+            while not (cancel is not None and cancel.cancelled):
+                try:
+                    item = chunks.get(timeout=CANCEL_POLL_SECONDS)
+                except queue.Empty:
+                    continue
+                if item is _END:
+                    return
+                if isinstance(item, Exception):
+                    raise LLMError(f"The embedded model rejected the request: {item}",
+                                   "Check that the GGUF file is a chat model; if it is, "
+                                   "this is a bug in Hearth.") from item
+                if "error" in item:
+                    raise _error_from_response(item["error"])
+                yield item
+        finally:
+            stop.set()
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    def _loaded(self) -> Any:
+        """The llama.cpp server, loading the model on first use (once, thread-safe)."""
+        with self._lock:
+            if self._server is None:
+                self._server = self._load()
+            return self._server
+
+    def _load(self) -> Any:
+        problem = gguf_problem(self._path)
+        if problem is not None:
+            raise LLMUnavailableError(problem, MISSING_MODEL_HINT)
+        private_dir = Path(tempfile.mkdtemp(prefix="hearth-llm-"))
+        try:
+            server = xllamacpp.Server(self._params(private_dir))
+        except RuntimeError as exc:
+            shutil.rmtree(private_dir, ignore_errors=True)
+            raise LLMUnavailableError(
+                f"The embedded model {self._path} could not be loaded: the file is damaged, "
+                "incomplete or not a model llama.cpp can run.", MISSING_MODEL_HINT) from exc
+        self._cleanup = weakref.finalize(self, shutil.rmtree, private_dir, ignore_errors=True)
+        return server
+
+    def _params(self, private_dir: Path) -> Any:
+        params = xllamacpp.CommonParams()
+        params.model.path = str(self._path)
+        params.n_ctx = self._context_tokens
+        params.n_parallel = 1
+        params.cpuparams.n_threads = self._threads
+        params.cpuparams_batch.n_threads = self._threads
+        params.hostnames = [http_listener(private_dir)]
+        params.port = 0
+        params.api_keys = [secrets.token_urlsafe(32)]
+        params.n_threads_http = 1
+        params.ui = False
+        params.endpoint_slots = False
+        params.endpoint_metrics = False
+        params.endpoint_props = False
+        params.offline = True
+        params.verbosity = LOG_ERRORS_ONLY
+        return params
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Stop running generations, free the model and remove the private folder.
+
+        Waits up to ``timeout`` seconds for running requests to stop (each stops at its
+        next token); the model's memory is released when the last one has."""
+        with self._lock:
+            running = list(self._running.items())
+            self._server = None
+            cleanup, self._cleanup = self._cleanup, None
+        for stop, worker in running:
+            stop.set()
+        for _, worker in running:
+            worker.join(timeout)
+        if cleanup is not None:
+            cleanup()
+
+
+def _delta_text(chunk: dict[str, Any]) -> str:
+    choices = chunk.get("choices") or []
+    if not choices:
+        return ""
+    return (choices[0].get("delta") or {}).get("content") or ""
+
+
+def _error_from_response(error: dict[str, Any]) -> LLMError:
+    """llama.cpp's error object, as something a person can act on."""
+    if error.get("type") == "exceed_context_size_error":
+        return LLMError(
+            f"The conversation is too long for the embedded model ({error.get('n_prompt_tokens')}"
+            f" tokens, its context holds {error.get('n_ctx')}).",
+            "Start a new chat, or raise embedded_context_tokens in the settings.")
+    return LLMError(f"The embedded model failed: {error.get('message', error)}",
+                    "Try again; if it keeps failing, check the GGUF file or use Ollama.")
