@@ -210,6 +210,12 @@ def test_keys_are_snake_case() -> None:
     assert fact.key == "favourite_football_team"
 
 
+def test_every_category_the_rules_use_is_a_fact_category() -> None:
+    from core.learning.explicit_facts import _HEAD_CATEGORY
+
+    assert set(_HEAD_CATEGORY.values()) <= set(CATEGORIES)
+
+
 @pytest.mark.parametrize(("key", "category"), [
     ("home_city", "location"), ("preferred_name", "personal"), ("allergies", "health"),
     ("dietary_restrictions", "health"), ("job_title", "work"), ("favourite_colour", "preference"),

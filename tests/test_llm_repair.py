@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 from pathlib import Path
 from typing import Any, Literal
 
@@ -12,7 +13,13 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.llm import CancelToken, LLMCancelled, LLMTimeoutError, Message
-from core.llm.repair import MAX_INPUT_CHARS, RepairFailed, coerce_shape, repair_json
+from core.llm.repair import (
+    MAX_INPUT_CHARS,
+    MAX_NESTING,
+    RepairFailed,
+    coerce_shape,
+    repair_json,
+)
 from core.llm.structured import (
     CANCELLED,
     ask_structured,
@@ -241,11 +248,50 @@ def test_large_output_under_the_cap_is_read_and_then_fails_the_bounds() -> None:
     assert outcome.value is None and "at most 10 items" in outcome.error
 
 
-def test_deep_nesting_fails_cleanly() -> None:
-    with pytest.raises(RepairFailed):
-        repair_json("[" * 5000)
-    with pytest.raises(RepairFailed):
-        repair_json("[" * 5000 + "]" * 5000)
+@pytest.mark.parametrize("depth", [MAX_NESTING + 1, 900, 5000])
+def test_deep_nesting_fails_cleanly(depth: int) -> None:
+    for raw in ("[" * depth, "[" * depth + "]" * depth, '{"a":' * depth + "1" + "}" * depth):
+        with pytest.raises(RepairFailed):
+            repair_json(raw)
+        value, error = parse_structured(raw, FactList)
+        assert value is None and error.startswith("not JSON")
+
+
+def test_nesting_up_to_the_limit_is_read() -> None:
+    assert repair_json("[" * MAX_NESTING + "]" * MAX_NESTING) is not None
+
+
+def test_a_stringified_value_is_not_unwrapped_past_the_nesting_limit() -> None:
+    deep = "[" * MAX_NESTING + "]" * MAX_NESTING
+    assert repair_json(json.dumps({"a": {"b": deep}})) == {"a": {"b": deep}}
+
+
+def test_random_damage_never_raises_anything_but_repair_failed() -> None:
+    """A deterministic fuzz: valid output, randomly cut, spliced and sprinkled with JSON
+    syntax, fences and odd quotes, must be repaired or refused, nothing else."""
+    document = json.dumps({"facts": [
+        {"key": "home_city", "value": 'Lisbon "x" [y] {z}', "category": "location"},
+        {"key": "pet_name", "value": "Rex's", "category": "personal"}]}, indent=1)
+    noise = [*'{}[]",:\'\\ \n`~aTrueNone0.-', "```json\n", "```", "\u201c", "&quot;", "\ufeff"]
+    rng = random.Random(20260424)
+    for _ in range(400):
+        chars = list(document)
+        for _ in range(rng.randint(1, 5)):
+            position = rng.randrange(len(chars) + 1)
+            roll = rng.random()
+            if roll < 0.4 and chars:
+                del chars[min(position, len(chars) - 1)]
+            elif roll < 0.8:
+                chars.insert(position, rng.choice(noise))
+            else:
+                chars = chars[:position]
+        raw = "".join(chars)
+        try:
+            repair_json(raw, expect=rng.choice([None, "array", "object"]))
+        except RepairFailed:
+            pass  # refused with a reason: one of the two allowed outcomes
+        value, error = parse_structured(raw, FactList)
+        assert (value is None) != (error is None)
 
 
 def test_many_brackets_in_prose_do_not_hide_the_answer_for_long() -> None:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import logging
 import sys
 import traceback
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -19,9 +17,10 @@ import typer
 
 from core.app import Hearth
 from core.cli import output
+from core.cli import chat_cmd, context
+from core.cli.context import opened, state
 from core.cli.models_cmd import models_app
 from core.cli.progress import progress_bar
-from core.config import HearthPaths, load_settings, resolve_home
 from core.errors import HearthError, InvalidInputError
 
 app = typer.Typer(
@@ -38,15 +37,10 @@ import_app = typer.Typer(help="Bring conversations or a full export into Hearth.
 app.add_typer(facts_app, name="facts")
 app.add_typer(import_app, name="import")
 app.add_typer(models_app, name="models")
+app.command()(chat_cmd.chat)
+app.command()(chat_cmd.ask)
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-
-
-class State:
-    home: Path | None = None
-
-
-state = State()
 
 
 @app.callback()
@@ -54,12 +48,6 @@ def main(home: Annotated[Optional[Path], typer.Option(
         "--home", help="Data folder (default: $HEARTH_HOME or the platform's user data folder).",
         )] = None) -> None:
     state.home = home
-
-
-@contextmanager
-def opened() -> Iterator[Hearth]:
-    with Hearth.open(state.home) as hearth:
-        yield hearth
 
 
 # --- status, doctor, stats --------------------------------------------------------------
@@ -74,6 +62,7 @@ def status(as_json: JsonOption = False) -> None:
         report["embedding_model_dir"] = str(model_dir)
         report["embedding_model_present"] = any(model_dir.glob("*.onnx"))
         report["schema_revision"] = hearth.storage.schema_revision()
+        report["llm"] = _llm_status(hearth.settings)
     if as_json:
         output.print_json(report)
         return
@@ -87,7 +76,21 @@ def status(as_json: JsonOption = False) -> None:
         f"memories: {counts['memories']} ({counts['memories_valid']} valid) · "
         f"facts: {counts['facts']} · notes: {counts['notes']} · "
         f"interactions: {counts['interactions']}")
-    output.stdout.print("Run `hearth --help` for the commands.")
+    llm = report["llm"]
+    output.stdout.print(f"language model: {llm['active']} ({llm['detail']})", highlight=False)
+    output.stdout.print("Run `hearth --help` for the commands; `hearth chat` to talk.")
+
+
+def _llm_status(settings) -> dict:
+    """Which provider and model would answer now, and why (the same choice `chat` makes)."""
+    from core.llm.selection import build_provider, describe_active
+
+    provider = build_provider(settings)
+    try:
+        return {"provider": provider.name, "model": provider.model,
+                "active": describe_active(provider), "detail": provider.status().detail}
+    finally:
+        provider.close()
 
 
 @app.command()
@@ -95,8 +98,7 @@ def doctor(as_json: JsonOption = False) -> None:
     """Check the model, database, sqlite-vec, FTS5 and Ollama; say how to fix each problem."""
     from core.doctor import run_checks
 
-    paths = HearthPaths(resolve_home(state.home))
-    checks = run_checks(paths, load_settings(paths))
+    checks = run_checks(context.paths(), context.settings())
     if as_json:
         output.print_json([c.__dict__ for c in checks])
     else:
@@ -316,7 +318,7 @@ def backup(list_only: Annotated[bool, typer.Option("--list", help="List backups.
     from core.backups import list_backups
 
     if list_only:
-        found = list_backups(HearthPaths(resolve_home(state.home)))
+        found = list_backups(context.paths())
         if as_json:
             output.print_json([b.__dict__ for b in found])
         else:
@@ -337,7 +339,7 @@ def restore(file: Path) -> None:
     from core.backups import restore_backup
     from core.instance_lock import FolderLock
 
-    paths = HearthPaths(resolve_home(state.home))
+    paths = context.paths()
     with FolderLock(paths.home, exclusive=True):
         aside = restore_backup(paths, file)
     output.stdout.print(f"restored {file}; the previous database was kept as {aside}")
@@ -348,7 +350,7 @@ def restore(file: Path) -> None:
 
 def _log_unexpected(exc: BaseException) -> Path | None:
     try:
-        logs = resolve_home(state.home) / "logs"
+        logs = context.paths().home / "logs"
         logs.mkdir(parents=True, exist_ok=True)
         log_file = logs / "hearth.log"
         with log_file.open("a", encoding="utf-8") as handle:

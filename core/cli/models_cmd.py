@@ -22,8 +22,7 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 
-from core.cli import output
-from core.config import HearthPaths, Settings, load_settings, resolve_home
+from core.cli import context, output
 from core.llm.ollama import OllamaProvider, same_model
 from core.llm.protocol import PullProgress
 
@@ -31,17 +30,11 @@ models_app = typer.Typer(help="Ollama models: list the installed ones, pull anot
                          no_args_is_help=True)
 
 
-def _settings() -> Settings:
-    from core.cli.main import state  # lazy: main imports this module to register it
-
-    return load_settings(HearthPaths(resolve_home(state.home)))
-
-
 @models_app.command("list")
 def list_models(as_json: Annotated[bool, typer.Option(
         "--json", help="Print JSON instead of a table.")] = False) -> None:
     """The models installed in Ollama; the one Hearth is set to use is marked."""
-    settings = _settings()
+    settings = context.settings()
     provider = OllamaProvider.from_settings(settings)
     try:
         models = provider.list_models()
@@ -71,7 +64,7 @@ def pull(name: Annotated[Optional[str], typer.Argument(
         help="Model to download, e.g. llama3.2:3b (default: the configured model).")] = None,
          ) -> None:
     """Download a model into Ollama, with progress; Ctrl-C stops (run again to resume)."""
-    provider = OllamaProvider.from_settings(_settings())
+    provider = OllamaProvider.from_settings(context.settings())
     wanted = name or provider.model
     try:
         with _progress_display(f"pulling {wanted}") as progress:

@@ -116,23 +116,17 @@ class _Turn:
     def text(self) -> str:
         return "".join(self.reply)
 
-    def record(self) -> list[dict[str, Any]]:
-        """``Interaction.tools_used``: tool calls, then a status entry if not completed."""
-        used: list[dict[str, Any]] = [
-            {"type": "tool", "name": t.name, "arguments": redact_arguments(t.arguments, t.name),
-             "summary": t.summary, "ok": t.ok} for t in self.tools]
+    def tools_used(self) -> list[dict[str, Any]]:
+        """``Interaction.tools_used``: each tool call, arguments redacted."""
+        return [{"type": "tool", "name": t.name,
+                 "arguments": redact_arguments(t.arguments, t.name),
+                 "summary": t.summary, "ok": t.ok} for t in self.tools]
+
+    @property
+    def status(self) -> str:
         if self.error is not None:
-            used.append({"type": "status", "status": "failed", "error": self.error.message})
-        elif self.stopped:
-            used.append({"type": "status", "status": "stopped"})
-        return used
-
-
-def exchange_status(interaction: Interaction) -> str:
-    for entry in interaction.tools_used or []:
-        if isinstance(entry, dict) and entry.get("type") == "status":
-            return str(entry.get("status"))
-    return "completed" if interaction.agent_response else "pending"
+            return "failed"
+        return "stopped" if self.stopped else "completed"
 
 
 class ConversationService:
@@ -205,9 +199,7 @@ class ConversationService:
             rows = session.scalars(select(Interaction).where(
                 Interaction.session_id == session_id).order_by(Interaction.id)).all()
             return [Exchange(r.id, r.user_message, r.agent_response, r.created_at,
-                             exchange_status(r), r.provider, r.model,
-                             [t for t in r.tools_used or []
-                              if isinstance(t, dict) and t.get("type") == "tool"])
+                             r.status, r.provider, r.model, list(r.tools_used or []))
                     for r in rows]
 
     def context_log(self, interaction_id: int) -> ContextLogRecord | None:
@@ -279,7 +271,7 @@ class ConversationService:
             interaction = Interaction(session_id=session_id, user_message=text,
                                       agent_response="", channel=self._channel,
                                       provider=self._provider.name, model=self._provider.model,
-                                      tools_used=[])
+                                      tools_used=[], status="pending")
             session.add(interaction)
             session.flush()
             return interaction.id
@@ -349,7 +341,9 @@ class ConversationService:
             if interaction is None:  # the session was deleted meanwhile
                 return None
             interaction.agent_response = turn.text
-            interaction.tools_used = turn.record()
+            interaction.tools_used = turn.tools_used()
+            interaction.status = turn.status
+            interaction.error = turn.error.message if turn.error is not None else None
             interaction.latency_ms = round(latency_ms, 1)
             log_id = None
             if turn.prompt is not None:

@@ -23,7 +23,7 @@ How a message is read:
 6. the value is cut at the first connector ("because", "but", "with my", ", not", ...),
    trailing time words and filler ("last month", "now", "btw") and punctuation are removed,
    and values that are empty, longer than 80 characters or start like a clause ("that",
-   "not", "when", a pronoun) are refused.
+   "not", "when", a pronoun) are refused; clauses over 400 characters are not read at all.
 
 Limits, on purpose: without "remember", "my X is Y" only counts for attribute-like X (a
 name, a birthday, a favourite anything, an address, a job title...; see ``_HEAD_CATEGORY``),
@@ -42,14 +42,18 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from core.facts import CATEGORIES, normalise_key
+from core.facts import normalise_key
 
 MAX_VALUE_CHARS = 80
+MAX_CLAUSE_CHARS = 400
+"""Longer clauses are rambling, not statements; skipping them also keeps every rule fast."""
 
 
 @dataclass(frozen=True)
 class ExplicitFact:
-    """A fact the user stated, found by ``rule``; ``category`` is one of ``CATEGORIES``."""
+    """A fact the user stated, found by ``rule``; ``category`` is one of
+    ``core.facts.CATEGORIES``. ``rule`` is prefixed ``remember_that:`` when the user asked
+    for it to be remembered (a plain ``remember_that`` is a statement kept as written)."""
 
     key: str
     value: str
@@ -104,7 +108,6 @@ _HEAD_CATEGORY: dict[str, str] = {
                      "medications", "restrictions", "dietary restrictions", "doctor",
                      "dentist", "gp"), "health"),
 }
-assert set(_HEAD_CATEGORY.values()) <= set(CATEGORIES)
 _BARE_HEADS = {"nickname", "birthday", "birthdate", "age", "pronouns", "email", "phone",
                "number", "anniversary", "username", "nationality", "star sign", "city",
                "hometown", "country", "address", "postcode", "zip", "zip code",
@@ -172,16 +175,16 @@ _NOT_A_NAME = {"later", "back", "tomorrow", "tonight", "now", "anytime", "again"
                "if", "when", "a", "an", "the", "whatever", "anything", "old", "stupid"}
 _NOT_A_PLACE = {"fear", "hope", "denial", "peace", "sin", "poverty", "luxury", "comfort",
                 "chaos", "dread", "harmony", "hell", "heaven", "a bubble", "a dream",
-                "the past", "the present", "the future", "the moment", "my head", "my car"}
+                "the past", "the present", "the future", "the moment", "my head"}
 _NOT_AN_EMPLOYER = {"home", "night", "nights", "weekends", "the weekend", "the moment",
                     "myself", "night shifts", "a desk", "a computer", "it", "that"}
 _NOT_FOOD = {"much", "a lot", "anything", "enough", "well", "properly", "out", "late",
              "after", "before", "here", "there", "right", "that", "this", "it", "them",
-             "often", "regularly", "meat much"}
+             "often", "regularly"}
 _NOT_A_CORRECTION = {"fine", "ok", "okay", "all right", "alright", "good", "great",
                      "nothing", "true", "false", "right", "wrong", "correct", "raining",
                      "late", "early", "cold", "hot", "weird", "fun", "funny", "nice", "cool",
-                     "a joke", "my fault", "your fault", "over", "done", "time", "me", "you",
+                     "a joke", "my fault", "your fault", "over", "done", "time", "me",
                      "thanks", "thank you", "never", "never mind", "nevermind", "worse",
                      "better", "been", "fine thanks", "i", "i'm", "we", "you", "he", "she",
                      "they", "yes", "yeah", "sure", "please"}
@@ -215,7 +218,7 @@ def _sentences(text: str) -> list[str]:
     for line in text.splitlines():
         start = 0
         for match in re.finditer(r"[.!?]+(?=\s+|$)", line):
-            word = re.search(r"([\w.]+)$", line[start:match.start()])
+            word = re.search(r"([\w.]+)$", line[max(start, match.start() - 8):match.start()])
             if match.group() == "." and word and word.group(1).lower() in _ABBREVIATIONS:
                 continue
             sentences.append(line[start:match.end()].strip())
@@ -242,7 +245,7 @@ def _read_sentence(sentence: str, last_key: str | None) -> list[ExplicitFact]:
     facts: list[ExplicitFact] = []
     for clause in _CLAUSE_SPLIT.split(text):
         clause = _CHATTER.sub("", clause.strip(_EDGE_JUNK + " ")).strip()
-        if clause:
+        if clause and len(clause) <= MAX_CLAUSE_CHARS:
             facts.extend(_read_clause(clause, context))
     return facts
 

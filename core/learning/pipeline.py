@@ -95,12 +95,16 @@ class LearningPipeline:
         with self._idle:
             return self._idle.wait_for(lambda: self._pending == 0, timeout)
 
-    def shutdown(self, timeout: float | None = 60.0) -> bool:
-        """Close the sessions that are still open (quit), finish the queue, stop the worker."""
+    def shutdown(self, timeout: float | None = 60.0, *, close_sessions: bool = True) -> bool:
+        """Finish the queue and stop the worker. On quit, the sessions still open are
+        closed first (summarised); a one-shot ``hearth ask`` leaves its session open."""
         with self._lock:
             open_sessions = list(self._timers)
         for session_id in open_sessions:
-            self.session_ended(session_id)
+            if close_sessions:
+                self.session_ended(session_id)
+            else:
+                self._cancel_quiet_timer(session_id)
         finished = self.drain(timeout)
         self._jobs.put(None)
         self._worker.join(timeout=5)

@@ -22,10 +22,13 @@ prose separates them, the longest span wins. Stringified JSON inside values is t
 unwrapped recursively, and ``expect`` fits the shape (a single object where a list was asked
 is wrapped; a one-key object wrapping the list is unwrapped).
 
+Before all that, a byte-order mark and zero-width spaces are removed, and HTML-escaped JSON
+(``&quot;`` and not one real double quote) is unescaped.
+
 Limits, on purpose: input longer than :data:`MAX_INPUT_CHARS` is refused rather than cut
-(a cut would lose content silently); at most :data:`MAX_SPAN_STARTS` brackets that lead nowhere
-are tried, so prose full of brackets cannot make this slow; truncation recovery reads strict
-JSON only.
+(a cut would lose content silently); data nested deeper than :data:`MAX_NESTING` is refused;
+at most :data:`MAX_SPAN_STARTS` brackets that lead nowhere are tried, so prose full of
+brackets cannot make this slow; truncation recovery reads strict JSON only.
 """
 
 from __future__ import annotations
@@ -51,6 +54,10 @@ MAX_SPAN_STARTS = 64
 MAX_UNWRAP_DEPTH = 8
 """How many times a string may hold JSON-encoded JSON before we stop decoding it."""
 
+MAX_NESTING = 32
+"""Deeper data is refused: no schema Hearth asks for nests like that, and validating it
+would only risk the interpreter's recursion limit."""
+
 Expect = Literal["object", "array"]
 
 
@@ -72,10 +79,12 @@ def repair_json(raw: str, *, expect: Expect | None = None, unwrap: bool = True) 
     text = _clean(raw)
     try:
         data = _parse(text)
-        if unwrap:
-            data = unwrap_stringified(data)
     except RecursionError:
-        raise RepairFailed("the JSON is nested too deeply to read") from None
+        data = _NOTHING
+    if data is _NOTHING or _nesting(data) > MAX_NESTING:
+        raise RepairFailed(f"the JSON is nested more than {MAX_NESTING} levels deep")
+    if unwrap:
+        data = unwrap_stringified(data)
     return coerce_shape(data, expect) if expect else data
 
 
@@ -108,16 +117,40 @@ def unwrap_stringified(data: Any) -> Any:
 
     A string is decoded only when it is, in full, a JSON object or array (or a JSON string
     that is one, for doubly encoded output); ``"42"``, ``'"Ines"'`` and ``"[citation
-    needed]"`` stay strings.
+    needed]"`` stay strings, and so does one whose decoding would nest the data deeper than
+    :data:`MAX_NESTING`.
     """
+    return _unwrap(data, 0)
+
+
+def _unwrap(data: Any, level: int) -> Any:
+    if level > MAX_NESTING:
+        return data
     if isinstance(data, dict):
-        return {key: unwrap_stringified(value) for key, value in data.items()}
+        return {key: _unwrap(value, level + 1) for key, value in data.items()}
     if isinstance(data, list):
-        return [unwrap_stringified(item) for item in data]
+        return [_unwrap(item, level + 1) for item in data]
     if isinstance(data, str):
         decoded = _decode_stringified(data)
-        return data if decoded is None else unwrap_stringified(decoded)
+        if decoded is not None and level + _nesting(decoded) <= MAX_NESTING:
+            return _unwrap(decoded, level)
     return data
+
+
+def _nesting(data: Any) -> int:
+    """How deeply containers nest in ``data`` (0 for a scalar); iterative, so never deep."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict):
+            children = list(node.values())
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children)
+    return deepest
 
 
 # --- cleaning -------------------------------------------------------------------------
@@ -185,12 +218,15 @@ def _parse_candidate(text: str, reasons: list[str]) -> Any:
         if start is None:
             break
         end = _balanced_end(text, start)
-        if end is _CUT:
+        if end == _TOO_DEEP:
+            reasons.append(f"the JSON is nested more than {MAX_NESTING} levels deep")
+            break
+        if end == _CUT:
             if cut_start is None and not found and (start == 0 or _looks_like_json(text[start:])):
                 cut_start = start
             position, misses = start + 1, misses + 1
             continue
-        if end is not _MISMATCHED:
+        if end != _MISMATCHED:
             span = text[start:end]
             value = _parse_span(span, is_whole=(start == 0 and end == len(text)))
             if value is not _NOTHING:
@@ -250,6 +286,7 @@ def _looks_like_json(span: str) -> bool:
     return any(mark in span for mark in ':"\'\u201c\u201d')
 
 
+_BAD_PYTHON_ESCAPE = re.compile(r"\\[^\\'\"abfnrtvxNuU0-7\n]")
 _SMART_DOUBLE = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"'})
 _SMART_SINGLE = str.maketrans({"\u2018": "'", "\u2019": "'"})
 
@@ -264,6 +301,8 @@ def _straightened(span: str) -> Any:
 def _python_literal(span: str) -> Any:
     """``{'a': True, 'b': None}``: what a model trained on Python sometimes writes."""
     source = span if "'" in span else span.translate(_SMART_SINGLE)
+    if _BAD_PYTHON_ESCAPE.search(source):
+        return _NOTHING   # Python would warn about it, and JSON repair reads it better
     try:
         value = ast.literal_eval(source)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -323,6 +362,7 @@ _STRING_REST = {'"': re.compile(r'(?:[^"\\]|\\.)*"', re.S),
 _PAIRS = {"[": "]", "{": "}"}
 _CUT = -1          # the text ended inside the span
 _MISMATCHED = -2   # a closer of the wrong kind: not a JSON span
+_TOO_DEEP = -3     # brackets nest deeper than MAX_NESTING: refused, not scanned further
 
 
 def _next_opener(text: str, position: int) -> int | None:
@@ -331,7 +371,8 @@ def _next_opener(text: str, position: int) -> int | None:
 
 
 def _balanced_end(text: str, start: int) -> int:
-    """Index just after the bracket closing the one at ``start``, ``_CUT`` or ``_MISMATCHED``.
+    """Index just after the bracket closing the one at ``start``, or ``_CUT``,
+    ``_MISMATCHED``, ``_TOO_DEEP``.
 
     Strings in double or single quotes are skipped, so brackets inside them do not count.
     """
@@ -349,6 +390,8 @@ def _balanced_end(text: str, start: int) -> int:
             position = rest.end()
         elif char in _PAIRS:
             stack.append(_PAIRS[char])
+            if len(stack) > MAX_NESTING:
+                return _TOO_DEEP
         elif not stack or stack.pop() != char:
             return _MISMATCHED
         elif not stack:

@@ -106,7 +106,12 @@ class ChatSession(Base):
 
 
 class Interaction(Base):
-    """One exchange (user message + reply), or one imported turn of a transcript."""
+    """One exchange (user message + reply), or one imported turn of a transcript.
+
+    ``status``: ``pending`` while the reply is being produced (the message is saved first,
+    so nothing is lost), then ``completed``, ``stopped`` (cancelled; the partial reply is
+    kept) or ``failed`` (with ``error``).
+    """
 
     __tablename__ = "interactions"
 
@@ -121,6 +126,9 @@ class Interaction(Base):
     provider: Mapped[str | None] = mapped_column(String(64))
     model: Mapped[str | None] = mapped_column(String(128))
     latency_ms: Mapped[float | None] = mapped_column(Float)
+    status: Mapped[str] = mapped_column(String(16), default="completed",
+                                        server_default="completed")
+    error: Mapped[str | None] = mapped_column(Text)
     external_id: Mapped[str | None] = mapped_column(String(256), unique=True)
     embedding_model: Mapped[str | None] = mapped_column(String(128))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)

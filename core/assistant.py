@@ -1,0 +1,46 @@
+"""The assistant: one open ``Hearth`` with its model, its conversation and its learning.
+
+Front ends (the CLI's ``chat``/``ask``, the desktop window) build exactly this, so a turn
+behaves the same wherever it is typed. Closing it finishes the queued learning first, so
+nothing a user said is lost when the program exits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.app import Hearth
+from core.conversation import Confirm, ConversationService
+from core.learning.pipeline import LearningPipeline
+from core.llm import LLMProvider
+from core.llm.selection import build_provider, describe_active
+
+
+@dataclass
+class Assistant:
+    hearth: Hearth
+    provider: LLMProvider
+    conversation: ConversationService
+    learning: LearningPipeline
+
+    @classmethod
+    def start(cls, hearth: Hearth, *, confirm: Confirm | None = None, channel: str = "desktop",
+              provider: LLMProvider | None = None) -> Assistant:
+        """Pick the model (``build_provider``) unless one is given, and wire the rest."""
+        provider = provider or build_provider(hearth.settings)
+        learning = LearningPipeline(hearth, provider)
+        conversation = ConversationService(hearth, provider, listener=learning,
+                                           confirm=confirm, channel=channel)
+        return cls(hearth, provider, conversation, learning)
+
+    @property
+    def status_line(self) -> str:
+        """``ollama · llama3.2:3b · learning idle``: what answers and what learning does."""
+        return f"{describe_active(self.provider)} · learning {self.learning.state}"
+
+    def close(self, *, close_sessions: bool = True, timeout: float | None = 120.0) -> bool:
+        """Finish queued learning (closing open sessions unless told not to), then release
+        the model. False if learning did not finish within ``timeout``."""
+        finished = self.learning.shutdown(timeout=timeout, close_sessions=close_sessions)
+        self.provider.close()
+        return finished

@@ -1,0 +1,164 @@
+"""``hearth chat`` and ``hearth ask``: the conversation from a terminal.
+
+Both run the same turn as the desktop window (``core.assistant.Assistant``). Replies stream
+to stdout; the status line (which model answers, what learning is doing) and tool activity
+go to stderr, so ``hearth ask`` output can be piped. Ctrl-C during a reply stops that reply
+(what arrived is kept); ``ask`` finishes its background learning before the process exits.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Annotated, Optional
+
+import typer
+
+from core.assistant import Assistant
+from core.cli import output
+from core.cli.context import opened
+from core.conversation import (
+    Compacted,
+    TextDelta,
+    ToolActivity,
+    TurnEvent,
+    TurnFailed,
+    TurnFinished,
+)
+from core.errors import HearthError
+from core.llm import CancelToken
+
+CHAT_HELP = "Type a message. /new starts a new conversation, /quit (or Ctrl-D) leaves."
+
+
+def _confirm_in_terminal(question: str) -> bool:
+    """How the assistant asks before it deletes a fact (forget_fact)."""
+    return typer.confirm(question, default=False, err=True)
+
+
+def _render(events: Iterator[TurnEvent]) -> TurnFinished | TurnFailed | None:
+    """Stream a turn to the terminal; returns its last event."""
+    last: TurnFinished | TurnFailed | None = None
+    for event in events:
+        if isinstance(event, TextDelta):
+            output.stdout.print(event.text, end="", markup=False, highlight=False)
+        elif isinstance(event, ToolActivity):
+            output.stderr.print(f"[dim]· {event.name}: {event.result_summary}[/]",
+                                highlight=False)
+        elif isinstance(event, Compacted):
+            output.stderr.print(f"[dim]· compacted {event.folded_exchanges} earlier exchanges "
+                                f"into a summary[/]", highlight=False)
+        else:
+            last = event
+    output.stdout.print()
+    if isinstance(last, TurnFailed):
+        output.print_error(last.message, last.hint)
+    elif isinstance(last, TurnFinished) and last.stopped:
+        output.stderr.print("[dim](stopped)[/]")
+    return last
+
+
+def _run_turn(assistant: Assistant, session_id: str, text: str) -> TurnFinished | TurnFailed | None:
+    """One turn; Ctrl-C cancels the reply instead of killing the program."""
+    cancel = CancelToken()
+    events = assistant.conversation.send(session_id, text, cancel=cancel)
+    try:
+        return _render(events)
+    except KeyboardInterrupt:
+        cancel.cancel()
+        return _render(events)  # drain: the partial reply is saved as stopped
+
+
+def chat() -> None:
+    """Talk with Hearth in the terminal (streaming replies, status line)."""
+    with opened() as hearth:
+        assistant = Assistant.start(hearth, confirm=_confirm_in_terminal, channel="cli")
+        try:
+            output.stderr.print(f"[bold]Hearth[/] · {assistant.status_line}\n{CHAT_HELP}",
+                                highlight=False)
+            session_id = assistant.conversation.new_session()
+            while True:
+                try:
+                    text = input("\nyou › ")
+                except EOFError:
+                    break
+                command = text.strip().lower()
+                if command in ("/quit", "/exit"):
+                    break
+                if command == "/new":
+                    assistant.learning.session_ended(session_id)
+                    session_id = assistant.conversation.new_session()
+                    output.stderr.print("[dim]new conversation[/]")
+                    continue
+                if not command:
+                    continue
+                output.stdout.print("hearth › ", end="", style="bold")
+                _run_turn(assistant, session_id, text)
+                output.stderr.print(f"[dim]{assistant.status_line}[/]", highlight=False)
+        except KeyboardInterrupt:
+            output.stderr.print()
+        finally:
+            _close(assistant, close_sessions=True)
+
+
+def ask(message: Annotated[str, typer.Argument(help="What to ask or tell Hearth.")],
+        session: Annotated[Optional[str], typer.Option(
+            help="Continue this conversation (an id from an earlier --json answer).")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Print JSON at the end.")] = False,
+        ) -> None:
+    """One turn, for scripts: prints the reply, learns from it, then exits."""
+    with opened() as hearth:
+        assistant = Assistant.start(hearth, confirm=lambda _q: False, channel="cli")
+        try:
+            session_id = session or assistant.conversation.new_session()
+            if as_json:
+                last = _collect(assistant, session_id, message)
+            else:
+                output.stderr.print(f"[dim]{assistant.status_line}[/]", highlight=False)
+                last = _run_turn(assistant, session_id, message)
+        finally:
+            finished = _close(assistant, close_sessions=False)
+        if as_json:
+            output.print_json(_answer(assistant, session_id, last, finished))
+        if isinstance(last, TurnFailed):
+            raise typer.Exit(1)
+
+
+def _collect(assistant: Assistant, session_id: str, text: str) -> TurnFinished | TurnFailed | None:
+    last = None
+    for event in assistant.conversation.send(session_id, text):
+        if isinstance(event, (TurnFinished, TurnFailed)):
+            last = event
+    return last
+
+
+def _answer(assistant: Assistant, session_id: str, last: TurnFinished | TurnFailed | None,
+            learning_finished: bool) -> dict:
+    answer: dict = {"session_id": session_id, "provider": assistant.provider.name,
+                    "model": assistant.provider.model,
+                    "learning": {**assistant.learning.stats.__dict__,
+                                 "finished": learning_finished}}
+    if isinstance(last, TurnFinished):
+        answer.update(reply=last.reply, interaction_id=last.interaction_id,
+                      tokens=last.tokens, stopped=last.stopped)
+    elif isinstance(last, TurnFailed):
+        answer.update(error=last.message, hint=last.hint, interaction_id=last.interaction_id)
+    return answer
+
+
+def _close(assistant: Assistant, *, close_sessions: bool) -> bool:
+    """Finish learning before exit; say so when it takes a moment."""
+    done = threading.Event()
+
+    def announce() -> None:
+        if not done.wait(1.0):
+            output.stderr.print("[dim]finishing what I learned…[/]")
+
+    threading.Thread(target=announce, daemon=True).start()
+    try:
+        return assistant.close(close_sessions=close_sessions)
+    except HearthError as exc:
+        output.print_error(exc.message, exc.hint)
+        return False
+    finally:
+        done.set()

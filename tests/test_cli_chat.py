@@ -1,0 +1,97 @@
+"""``hearth ask`` / ``hearth chat`` / ``hearth status`` against a scripted Ollama server.
+
+The real CLI, the real ``ollama`` client over HTTP, the real database and embedder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.app import Hearth
+from core.cli.main import run
+from support.fake_ollama import FakeOllama, FakeReply
+
+MODEL = "llama3.2:3b"
+NO_FACTS = json.dumps({"facts": []})
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOllama]:
+    with FakeOllama(models=[MODEL]) as fake:
+        monkeypatch.setenv("HEARTH_LLM_PROVIDER", "ollama")
+        monkeypatch.setenv("HEARTH_OLLAMA_HOST", fake.url)
+        monkeypatch.setenv("HEARTH_OLLAMA_MODEL", MODEL)
+        yield fake
+
+
+def hearth(capsys, home: Path, *args: str) -> tuple[int, str, str]:
+    code = run(["--home", str(home), *args])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    return code, captured.out, captured.err
+
+
+def test_ask_streams_the_reply_and_finishes_learning_before_it_exits(capsys, tmp_path, server):
+    server.script("Lovely to meet you, Sam!", NO_FACTS)
+    code, out, err = hearth(capsys, tmp_path / "h", "ask", "Please call me Sam, by the way.")
+    assert code == 0
+    assert "Lovely to meet you, Sam!" in out
+    assert f"ollama · {MODEL}" in err
+    with Hearth.open(tmp_path / "h") as opened:  # a new process would see the same
+        assert opened.facts.get("preferred_name").value == "Sam"
+
+
+def test_ask_json_reports_the_turn_and_what_was_learned(capsys, tmp_path, server):
+    server.script("Noted: Lisbon.", NO_FACTS, "Of course, Lisbon.", NO_FACTS)
+    code, out, _ = hearth(capsys, tmp_path / "h", "ask", "I live in Lisbon.", "--json")
+    answer = json.loads(out)
+    assert code == 0
+    assert (answer["reply"], answer["provider"], answer["model"]) == (
+        "Noted: Lisbon.", "ollama", MODEL)
+    assert answer["learning"]["facts_created"] == 1 and answer["learning"]["finished"]
+
+    code, out, _ = hearth(capsys, tmp_path / "h", "ask", "Where do I live?",
+                          "--session", answer["session_id"], "--json")
+    second = json.loads(out)
+    assert second["session_id"] == answer["session_id"]
+    system_prompt = server.chat_requests()[2]["messages"][0]["content"]
+    assert "Lisbon" in system_prompt  # the fact is in the next prompt
+
+
+def test_ask_with_ollama_down_says_so_and_keeps_the_message(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("HEARTH_LLM_PROVIDER", "ollama")
+    monkeypatch.setenv("HEARTH_OLLAMA_HOST", "http://127.0.0.1:9")  # discard port: closed
+    code, _, err = hearth(capsys, tmp_path / "h", "ask", "My partner's name is Ana.")
+    assert code == 1
+    assert "not running" in err
+    with Hearth.open(tmp_path / "h") as opened:
+        assert opened.stats()["counts"]["interactions"] == 1
+        assert opened.facts.get("partner_name").value == "Ana"  # rules need no model
+
+
+def test_status_names_the_model_that_would_answer(capsys, tmp_path, server):
+    code, out, _ = hearth(capsys, tmp_path / "h", "status", "--json")
+    assert code == 0
+    assert json.loads(out)["llm"]["active"] == f"ollama · {MODEL}"
+
+
+def test_chat_in_a_terminal_session(tmp_path, server):
+    server.script("Hi! How can I help?", NO_FACTS, "Noted.", NO_FACTS)
+    environment = {**os.environ, "HEARTH_HOME": str(tmp_path / "h")}
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("hearth")), "chat"],
+        input="hello\nI'm allergic to shellfish.\n/quit\n", capture_output=True, text=True,
+        env=environment, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "Hi! How can I help?" in result.stdout and "Noted." in result.stdout
+    assert f"ollama · {MODEL}" in result.stderr
+    with Hearth.open(tmp_path / "h") as opened:
+        assert "shellfish" in opened.facts.get("allergies").value
+        assert opened.stats()["counts"]["interactions"] == 2
