@@ -31,6 +31,20 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOllama]:
         yield fake
 
 
+def replies(*chat: str):
+    """A responder for the fake server: structured requests (learning, which runs in the
+    background and may interleave with the next turn) get "no facts"; chat turns get the
+    given replies in order."""
+    queue = list(chat)
+
+    def respond(body: dict) -> FakeReply:
+        if body.get("format") is not None:
+            return FakeReply(text=NO_FACTS)
+        return FakeReply(text=queue.pop(0) if queue else "…")
+
+    return respond
+
+
 def hearth(capsys, home: Path, *args: str) -> tuple[int, str, str]:
     code = run(["--home", str(home), *args])
     captured = capsys.readouterr()
@@ -39,7 +53,7 @@ def hearth(capsys, home: Path, *args: str) -> tuple[int, str, str]:
 
 
 def test_ask_streams_the_reply_and_finishes_learning_before_it_exits(capsys, tmp_path, server):
-    server.script("Lovely to meet you, Sam!", NO_FACTS)
+    server.responder = replies("Lovely to meet you, Sam!")
     code, out, err = hearth(capsys, tmp_path / "h", "ask", "Please call me Sam, by the way.")
     assert code == 0
     assert "Lovely to meet you, Sam!" in out
@@ -49,7 +63,7 @@ def test_ask_streams_the_reply_and_finishes_learning_before_it_exits(capsys, tmp
 
 
 def test_ask_json_reports_the_turn_and_what_was_learned(capsys, tmp_path, server):
-    server.script("Noted: Lisbon.", NO_FACTS, "Of course, Lisbon.", NO_FACTS)
+    server.responder = replies("Noted: Lisbon.", "Of course, Lisbon.")
     code, out, _ = hearth(capsys, tmp_path / "h", "ask", "I live in Lisbon.", "--json")
     answer = json.loads(out)
     assert code == 0
@@ -61,7 +75,8 @@ def test_ask_json_reports_the_turn_and_what_was_learned(capsys, tmp_path, server
                           "--session", answer["session_id"], "--json")
     second = json.loads(out)
     assert second["session_id"] == answer["session_id"]
-    system_prompt = server.chat_requests()[2]["messages"][0]["content"]
+    turns = [body for body in server.chat_requests() if body.get("format") is None]
+    system_prompt = turns[1]["messages"][0]["content"]
     assert "Lisbon" in system_prompt  # the fact is in the next prompt
 
 
@@ -83,7 +98,7 @@ def test_status_names_the_model_that_would_answer(capsys, tmp_path, server):
 
 
 def test_chat_in_a_terminal_session(tmp_path, server):
-    server.script("Hi! How can I help?", NO_FACTS, "Noted.", NO_FACTS)
+    server.responder = replies("Hi! How can I help?", "Noted.")
     environment = {**os.environ, "HEARTH_HOME": str(tmp_path / "h")}
     result = subprocess.run(
         [str(Path(sys.executable).with_name("hearth")), "chat"],

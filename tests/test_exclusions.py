@@ -26,7 +26,7 @@ from core.learning.exclusions import ExclusionGate
     (["mental health"], "my mental state and my health", None),  # not the phrase
     (["mental health"], "health mental", None),
     (["finance"], "my \ufb01nance plans", "finance"),             # NFKC: the "fi" ligature
-    (["finance"], "ＦＩＮＡＮＣＥ", "finance"),                       # NFKC: full-width letters
+    (["finance"], "ＦＩＮＡＮＣＥ", "finance"),                 # NFKC: full-width letters
     (["straße"], "STRASSE 5", "straße"),                         # casefold
     (["café"], "the cafe\u0301 downstairs", "café"),              # composed vs decomposed
     (["café"], "the cafe downstairs", None),                     # accents are kept

@@ -202,3 +202,14 @@ def test_shutdown_closes_open_sessions(hearth) -> None:
 
 def test_settings_default_quiet_time_is_thirty_minutes() -> None:
     assert Settings().session_quiet_minutes == 30
+
+
+def test_a_correction_updates_the_last_fact_and_keeps_its_category(hearth) -> None:
+    pipeline = learn(hearth, ScriptedLLM([NOTHING, NOTHING]),
+                     "My favourite colour is green.", "No, it's blue.")
+    fact = hearth.facts.get("favourite_colour")
+    assert (fact.value, fact.category) == ("blue", "preference")
+    assert [h.value for h in hearth.facts.history("favourite_colour")] == ["green"]
+    correction = [e for e in events(hearth) if e.source_metadata.get("correction")]
+    assert len(correction) == 1
+    pipeline.shutdown()

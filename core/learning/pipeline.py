@@ -195,15 +195,19 @@ class LearningPipeline:
             rule_facts(interaction.user_message, self._last_fact_key.get(session_id)),
             model_facts(self._provider, interaction.user_message, interaction.agent_response))
         for candidate in candidates:
-            if gate.blocks(f"{candidate.key.replace('_', ' ')} {candidate.value}"):
+            if gate.blocks(f"{candidate.key} {candidate.value}"):
                 self._count(dropped_by_exclusion=1)
                 continue
             self._store_fact(candidate, interaction_id, session_id)
 
     def _store_fact(self, candidate: FactCandidate, interaction_id: int,
                     session_id: str) -> None:
+        category = candidate.category
+        if candidate.is_correction:  # "no, it's X": the rule only guessed the category
+            known = self._hearth.facts.get(candidate.key)
+            category = known.category if known is not None else category
         change = self._hearth.facts.remember(
-            candidate.key, candidate.value, category=candidate.category,
+            candidate.key, candidate.value, category=category,
             source=candidate.source, confidence=1.0 if candidate.source == "user" else 0.7)
         self._last_fact_key[session_id] = change.key
         if change.action == "unchanged":

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 FactCategory = Literal["location", "personal", "preference", "work", "health", "general"]
 
 
 class ExtractedFact(BaseModel):
+    model_config = ConfigDict(coerce_numbers_to_str=True)  # "age": 42 is still a fact
+
     key: str = Field(min_length=1, max_length=60)
     value: str = Field(min_length=1, max_length=200)
     category: FactCategory = "general"
