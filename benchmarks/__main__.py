@@ -16,6 +16,7 @@ RESULTS = Path(__file__).with_name("results")
 
 
 def suites(quick: bool) -> dict:
+    from benchmarks.conversation import bench_extraction, bench_turn_assembly
     from benchmarks.quality import bench_quality
     from benchmarks.recall import bench_recall
 
@@ -24,6 +25,8 @@ def suites(quick: bool) -> dict:
         "embedding": bench_embedding,
         "recall": lambda: bench_recall(sizes=sizes),
         "quality": bench_quality,
+        "conversation": bench_turn_assembly,
+        "learning": bench_extraction,
     }
 
 
