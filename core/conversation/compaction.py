@@ -35,7 +35,7 @@ from sqlalchemy import select
 from core.conversation.history import HistoryTurn
 from core.conversation.tokens import clip, estimate_tokens
 from core.learning.exclusions import ExclusionGate
-from core.learning.schemas import MemoryCandidate
+from core.learning.schemas import MemoryCandidate, plain_text
 from core.llm import CancelToken, LLMProvider, Message
 from core.llm.structured import ask_structured
 from core.prompts import load_prompt
@@ -58,7 +58,7 @@ ENVELOPE_TOKENS = 64
 class CompactionResult(BaseModel):
     """What the compaction call must return (bounded, for small models)."""
 
-    summary: str = Field(min_length=1, max_length=SUMMARY_CHARS)
+    summary: str = Field(min_length=1, max_length=SUMMARY_CHARS, pattern=plain_text(SUMMARY_CHARS))
     candidates: list[MemoryCandidate] = Field(default_factory=list, max_length=MAX_CANDIDATES)
 
 

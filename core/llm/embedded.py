@@ -9,8 +9,8 @@ at any other GGUF chat model.
 How xllamacpp is used, and what it cannot do:
 
 * ``xllamacpp.Server(CommonParams)`` loads the model and runs llama.cpp's server loop in a
-  background thread. Loading happens on first use (``0.4 s`` for SmolLM2 on two cores), so
-  constructing a provider is instant and ``status()`` never loads anything.
+  background thread. Loading happens on first use (about 0.4 s for SmolLM2 on two cores)
+  or on ``load()``, so constructing a provider is instant and ``status()`` never loads.
 * ``Server.handle_chat_completions(request, callback)`` runs one request in the *calling*
   thread (the GIL is released) and calls ``callback(chunk)`` for every OpenAI-style stream
   chunk. Each request runs in a worker thread that feeds a queue, so the caller gets a plain
@@ -18,13 +18,18 @@ How xllamacpp is used, and what it cannot do:
 * Cancelling: when the callback returns ``True`` the binding drops the response, and
   llama.cpp cancels the task; generation stops at the next token and the slot is free for
   the next request at once. The callback only fires once a token exists, so a cancel that
-  arrives while llama.cpp is still reading the prompt (about 3 ms per prompt token on two
+  arrives while llama.cpp is still reading the prompt (3 to 4 ms per prompt token on two
   cores) stops the *iterator* immediately, but the server finishes reading the prompt
   before it notices; a request made in that window waits for it.
 * Structured output: the caller's JSON schema goes in the request's ``json_schema`` field
   and llama.cpp constrains sampling with a grammar (LLGuidance). The text can still be cut
-  off by ``max_tokens``: a tiny model needs bounded schemas (``maxItems``, ``maxLength``,
-  enums) and a ``max_tokens`` that fits them; the repair path handles the rest.
+  off by ``max_tokens``, so schemas must be bounded (``maxItems``, enums, string bounds)
+  and ``max_tokens`` must fit them. ``maxLength`` alone bounds characters, not tokens:
+  SmolLM2 sometimes writes every character as a ``\\uXXXX`` escape (about 4 tokens each).
+  A ``pattern`` with a class that excludes quote, backslash and control characters, such
+  as ``^[^"\\\\\\x00-\\x1f]{0,80}$``, rules escapes out; a looser one (``.``) lets the model
+  write text that llama.cpp's own output parser then rejects mid-stream (an ``LLMError``).
+  The repair path handles what is left (cut-off JSON).
 * Tools: none. SmolLM2-135M is far too small to choose tools and produce their arguments
   reliably, so ``supports_tools`` is False and the turn runs without tools; tools passed
   anyway are ignored.
@@ -36,8 +41,8 @@ library has no switch to keep it closed. Hearth never uses it, so it is made as 
 as the library allows: on POSIX it listens on a Unix socket inside a private (0700) temporary
 folder, so there is no TCP port at all; elsewhere on 127.0.0.1 on a random port. Either way
 every endpoint except ``/health`` requires a random API key that lives only in memory. The
-web UI, the slots, metrics and props endpoints are off, and llama.cpp is told it is offline
-(it never downloads anything).
+web UI and the slots and props endpoints are off (metrics stay on, see ``_params``), and
+llama.cpp is told it is offline (it never downloads anything).
 """
 
 from __future__ import annotations
@@ -74,6 +79,12 @@ DEFAULT_MAX_TOKENS = 1024
 """Used when the caller sets no limit: a tiny model can repeat itself until the context is
 full (tens of seconds); 1,024 tokens is far more than any reply it writes well."""
 CANCEL_POLL_SECONDS = 0.05
+PROMPT_CACHE_MIB = 512
+"""llama.cpp keeps the states of recent prompts in RAM and restores one when a prompt with
+the same beginning returns. That is what keeps a turn fast after background extraction
+used the single slot: the chat's long, stable system prompt is restored instead of being
+read again (measured: 2,200 prompt tokens, first token after 9.2 s cold, 0.13 s restored).
+llama.cpp's default allows 8 GiB; SmolLM2 needs about 50 MB per 2,000-token prompt."""
 UNIX_SOCKET_PATH_LIMIT = 100
 """AF_UNIX paths are limited to 104 (macOS) or 108 (Linux) bytes; longer ones cannot bind."""
 LOG_ERRORS_ONLY = 1
@@ -84,19 +95,19 @@ _END = object()
 
 
 def gguf_problem(path: Path) -> str | None:
-    """Why ``path`` cannot be a GGUF model, or None when it looks like one.
+    """Why ``path`` cannot be a GGUF model, or None when it looks like one. Never raises.
 
     Only the four-byte magic is checked: it catches a wrong or missing file instantly,
     while a damaged one that starts right is caught when llama.cpp loads it."""
-    if not path.exists():
-        return f"The embedded model file {path} does not exist."
-    if not path.is_file():
-        return f"The embedded model path {path} is not a file."
     try:
+        if not path.is_file():
+            if path.exists():
+                return f"The embedded model path {path} is not a file."
+            return f"The embedded model file {path} does not exist."
         with path.open("rb") as handle:
             magic = handle.read(len(GGUF_MAGIC))
     except OSError as exc:
-        return f"The embedded model file {path} cannot be read ({exc.strerror})."
+        return f"The embedded model file {path} cannot be read ({exc.strerror or exc})."
     if magic != GGUF_MAGIC:
         return f"{path} is not a GGUF model file."
     return None
@@ -258,6 +269,12 @@ class EmbeddedProvider:
 
     # --- lifecycle -----------------------------------------------------------------------
 
+    def load(self) -> None:
+        """Load the model now rather than on first use, e.g. in the background at start-up
+        so that the first reply does not wait; nothing happens when it is loaded already.
+        Raises ``LLMUnavailableError`` like the first request would."""
+        self._loaded()
+
     def _loaded(self) -> Any:
         """The llama.cpp server, loading the model on first use (once, thread-safe)."""
         with self._lock:
@@ -277,6 +294,7 @@ class EmbeddedProvider:
             raise LLMUnavailableError(
                 f"The embedded model {self._path} could not be loaded: the file is damaged, "
                 "incomplete or not a model llama.cpp can run.", MISSING_MODEL_HINT) from exc
+        server.handle_metrics()  # returns once the server loop runs: see _params
         self._cleanup = weakref.finalize(self, shutil.rmtree, private_dir, ignore_errors=True)
         return server
 
@@ -285,6 +303,7 @@ class EmbeddedProvider:
         params.model.path = str(self._path)
         params.n_ctx = self._context_tokens
         params.n_parallel = 1
+        params.cache_ram_mib = PROMPT_CACHE_MIB
         params.cpuparams.n_threads = self._threads
         params.cpuparams_batch.n_threads = self._threads
         params.hostnames = [http_listener(private_dir)]
@@ -293,7 +312,12 @@ class EmbeddedProvider:
         params.n_threads_http = 1
         params.ui = False
         params.endpoint_slots = False
-        params.endpoint_metrics = False
+        # The metrics task is answered by llama.cpp's server loop, so asking for it right
+        # after loading proves the loop runs. Releasing a server whose loop has not started
+        # yet deadlocks (the loop misses the stop request and the destructor waits for it
+        # forever, holding the GIL); measured here: 4 of 4 runs that closed right after
+        # loading hung without this, none of 40 with it. /metrics itself needs the key.
+        params.endpoint_metrics = True
         params.endpoint_props = False
         params.offline = True
         params.verbosity = LOG_ERRORS_ONLY
@@ -308,7 +332,7 @@ class EmbeddedProvider:
             running = list(self._running.items())
             self._server = None
             cleanup, self._cleanup = self._cleanup, None
-        for stop, worker in running:
+        for stop, _ in running:
             stop.set()
         for _, worker in running:
             worker.join(timeout)
