@@ -1,0 +1,1 @@
+"""Consolidation: turning observations into durable, deduplicated, connected memory."""

@@ -1,0 +1,67 @@
+"""The record of a consolidation run: one ``runs`` row per reflection, processor or dream
+run, with per-stage counts and timings (shown by `hearth runs` and the Activity tab).
+
+Each stage's result is committed as soon as the stage ends, so a run that is killed keeps
+the record of what it finished; ``finish`` or ``fail`` closes it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from core.storage.orm import Run, utcnow
+from core.storage.port import StoragePort
+
+
+class RunRecorder:
+    """Writes one run's row as it goes."""
+
+    def __init__(self, storage: StoragePort, kind: str, trigger: str = "manual") -> None:
+        self._storage = storage
+        with storage.write() as session:
+            run = Run(kind=kind, trigger=trigger, status="running", stages={}, counts={})
+            session.add(run)
+            session.flush()
+            self.run_id = run.id
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[dict[str, Any]]:
+        """Time a stage; the dict it yields collects the stage's counts. A stage that
+        raises is recorded as failed (with its error) and the error propagates."""
+        counts: dict[str, Any] = {}
+        started = time.perf_counter()
+        try:
+            yield counts
+        except BaseException as exc:
+            self._record_stage(name, counts, started, f"{type(exc).__name__}: {exc}")
+            raise
+        self._record_stage(name, counts, started, None)
+
+    def _record_stage(self, name: str, counts: dict[str, Any], started: float,
+                      error: str | None) -> None:
+        entry = {"counts": counts, "seconds": round(time.perf_counter() - started, 3),
+                 "status": "failed" if error else "done"}
+        if error:
+            entry["error"] = error
+        with self._storage.write() as session:
+            run = session.get(Run, self.run_id)
+            assert run is not None
+            run.stages = {**run.stages, name: entry}
+
+    def finish(self, counts: dict[str, Any] | None = None, status: str = "done") -> None:
+        """Close the run: ``done``, ``skipped`` (nothing to do) or ``cancelled``."""
+        self._close(status, counts, None)
+
+    def fail(self, error: str, counts: dict[str, Any] | None = None) -> None:
+        self._close("failed", counts, error)
+
+    def _close(self, status: str, counts: dict[str, Any] | None, error: str | None) -> None:
+        with self._storage.write() as session:
+            run = session.get(Run, self.run_id)
+            assert run is not None
+            run.status, run.error, run.finished_at = status, error, utcnow()
+            if counts is not None:
+                run.counts = counts
