@@ -87,6 +87,29 @@ class Settings(BaseSettings):
         default_factory=list, description="Words or topics that are never stored.")
     learning_paused: bool = False
 
+    # --- consolidation -------------------------------------------------------------------
+    event_max_attempts: int = Field(
+        default=3, ge=1, description="A context event failing this often is shown, not retried.")
+    dedupe_skip_similarity: float = Field(
+        default=0.97, ge=0.0, le=1.0,
+        description="A candidate at least this similar to a valid memory is skipped, no LLM.")
+    dedupe_candidate_similarity: float = Field(
+        default=0.80, ge=0.0, le=1.0,
+        description="Memories at least this similar are shown to the LLM to decide "
+                    "ADD / UPDATE / DELETE / NOOP.")
+    dedupe_neighbours: int = Field(default=5, ge=1, le=50)
+    decay_half_life_days: dict[str, float] = Field(
+        default_factory=lambda: {"general": 30.0, "health": 90.0, "work": 45.0,
+                                 "people": 180.0, "preference": 120.0, "errands": 7.0},
+        description="Freshness half-life per category (exp(-age/tau)); others use general.")
+    decay_invalid_below: float = Field(default=0.05, ge=0.0, le=1.0)
+    link_similarity_floor: float = Field(default=0.55, ge=0.0, le=1.0)
+    link_max_edges: int = Field(default=5, ge=1, le=50)
+    dream_time: str = Field(default="02:00", pattern=r"^([01]\d|2[0-3]):[0-5]\d$",
+                            description="Local time of the nightly dream cycle (HH:MM).")
+    reflection_lookback_hours: int = Field(default=24, ge=1)
+    intention_followups_per_day: int = Field(default=3, ge=0, le=20)
+
 
 @dataclass(frozen=True)
 class HearthPaths:
