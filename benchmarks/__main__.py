@@ -17,6 +17,7 @@ RESULTS = Path(__file__).with_name("results")
 
 def suites(quick: bool) -> dict:
     from benchmarks.conversation import bench_extraction, bench_turn_assembly
+    from benchmarks.dream import bench_dream
     from benchmarks.quality import bench_quality
     from benchmarks.recall import bench_recall
 
@@ -27,6 +28,7 @@ def suites(quick: bool) -> dict:
         "quality": bench_quality,
         "conversation": bench_turn_assembly,
         "learning": bench_extraction,
+        "dream": lambda: bench_dream(sizes=sizes),
     }
 
 

@@ -91,10 +91,10 @@ class Settings(BaseSettings):
     event_max_attempts: int = Field(
         default=3, ge=1, description="A context event failing this often is shown, not retried.")
     dedupe_skip_similarity: float = Field(
-        default=0.97, ge=0.0, le=1.0,
+        default=0.98, ge=0.0, le=1.0,
         description="A candidate at least this similar to a valid memory is skipped, no LLM.")
     dedupe_candidate_similarity: float = Field(
-        default=0.80, ge=0.0, le=1.0,
+        default=0.68, ge=0.0, le=1.0,
         description="Memories at least this similar are shown to the LLM to decide "
                     "ADD / UPDATE / DELETE / NOOP.")
     dedupe_neighbours: int = Field(default=5, ge=1, le=50)
@@ -103,7 +103,11 @@ class Settings(BaseSettings):
                                  "people": 180.0, "preference": 120.0, "errands": 7.0},
         description="Freshness half-life per category (exp(-age/tau)); others use general.")
     decay_invalid_below: float = Field(default=0.05, ge=0.0, le=1.0)
-    link_similarity_floor: float = Field(default=0.55, ge=0.0, le=1.0)
+    link_similarity_floor: float = Field(
+        default=0.70, ge=0.0, le=1.0,
+        description="kNN edges need this cosine. Calibrated on bge-small pairs: related "
+                    "0.79-0.92, unrelated 0.32-0.50, distant-but-associable 0.52-0.58 "
+                    "(those are REM's job).")
     link_max_edges: int = Field(default=5, ge=1, le=50)
     dream_time: str = Field(default="02:00", pattern=r"^([01]\d|2[0-3]):[0-5]\d$",
                             description="Local time of the nightly dream cycle (HH:MM).")

@@ -75,7 +75,7 @@ class MemoryService:
         """
         if not specs:
             return []
-        rows = [_validated(spec) for spec in specs]
+        rows = [validated_memory(spec) for spec in specs]
         _check_unique_external_ids(rows)
         self._storage.search.ensure_dimensions(self._embedder.dimensions)
         ids: list[int] = []
@@ -165,7 +165,7 @@ def _enum_value(enum_type: type[Enum], value: str, name: str) -> str:
     return value
 
 
-def _validated(spec: MemorySpec) -> Memory:
+def validated_memory(spec: MemorySpec) -> Memory:
     """An unsaved ``Memory`` for a spec, or ``InvalidInputError`` naming the bad field."""
     if not 0.0 <= spec.importance <= 1.0:
         raise InvalidInputError(f"Importance must be between 0 and 1, not {spec.importance}.",

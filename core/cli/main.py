@@ -17,7 +17,7 @@ import typer
 
 from core.app import Hearth
 from core.cli import output
-from core.cli import chat_cmd, context
+from core.cli import chat_cmd, consolidation_cmd, context, reflection_cmd
 from core.cli.context import opened, state
 from core.cli.models_cmd import models_app
 from core.cli.progress import progress_bar
@@ -39,6 +39,12 @@ app.add_typer(import_app, name="import")
 app.add_typer(models_app, name="models")
 app.command()(chat_cmd.chat)
 app.command()(chat_cmd.ask)
+app.command()(consolidation_cmd.events)
+app.command()(consolidation_cmd.runs)
+app.command()(reflection_cmd.reflect)
+app.command()(reflection_cmd.intentions)
+app.command()(reflection_cmd.learnings)
+app.command()(reflection_cmd.profile)
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 

@@ -30,7 +30,9 @@ class RunRecorder:
     @contextmanager
     def stage(self, name: str) -> Iterator[dict[str, Any]]:
         """Time a stage; the dict it yields collects the stage's counts. A stage that
-        raises is recorded as failed (with its error) and the error propagates."""
+        raises is recorded as failed (with its error) and the error propagates. Entering
+        the same stage again (once per batch) adds to its seconds; its counts are the
+        caller's (the processor keeps running totals)."""
         counts: dict[str, Any] = {}
         started = time.perf_counter()
         try:
@@ -49,6 +51,8 @@ class RunRecorder:
         with self._storage.write() as session:
             run = session.get(Run, self.run_id)
             assert run is not None
+            earlier = run.stages.get(name, {})  # a stage run per batch adds up its time
+            entry["seconds"] = round(earlier.get("seconds", 0.0) + entry["seconds"], 3)
             run.stages = {**run.stages, name: entry}
 
     def finish(self, counts: dict[str, Any] | None = None, status: str = "done") -> None:

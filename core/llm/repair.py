@@ -81,7 +81,7 @@ def repair_json(raw: str, *, expect: Expect | None = None, unwrap: bool = True) 
         data = _parse(text)
     except RecursionError:
         data = _NOTHING
-    if data is _NOTHING or _nesting(data) > MAX_NESTING:
+    if data is _NOTHING or nesting_depth(data) > MAX_NESTING:
         raise RepairFailed(f"the JSON is nested more than {MAX_NESTING} levels deep")
     if unwrap:
         data = unwrap_stringified(data)
@@ -132,12 +132,12 @@ def _unwrap(data: Any, level: int) -> Any:
         return [_unwrap(item, level + 1) for item in data]
     if isinstance(data, str):
         decoded = _decode_stringified(data)
-        if decoded is not None and level + _nesting(decoded) <= MAX_NESTING:
+        if decoded is not None and level + nesting_depth(decoded) <= MAX_NESTING:
             return _unwrap(decoded, level)
     return data
 
 
-def _nesting(data: Any) -> int:
+def nesting_depth(data: Any) -> int:
     """How deeply containers nest in ``data`` (0 for a scalar); iterative, so never deep."""
     deepest, stack = 0, [(data, 1)]
     while stack:

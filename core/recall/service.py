@@ -22,7 +22,15 @@ through the storage port's ``SearchIndex`` and fused by reciprocal rank fusion; 
    (raw RRF scale: a row found by one signal at rank r scores 1/(60 + r));
 4. the score is normalised to [0, 1], the recency boost is added and, for memories, the
    result is multiplied by the strength factor;
-5. all kinds are merged into one list, sorted and cut to ``k``.
+5. all kinds are merged into one list, sorted and cut to ``k``: the head;
+6. additions go after the head, never into it: rows a type + time question names
+   ("the summary from last night", ``core.recall.metadata``) and memories one edge away
+   from the top hits (``core.recall.graph``, up to ``RecallQuery.graph``). Their scores
+   are capped at the last head score so they stay in the tail.
+
+Using a memory (``mark_accessed``) counts the access, resets its strength (decay is a
+function of the days since the last access, ``core.consolidation.decay``) and raises its
+importance by ``IMPORTANCE_BUMP`` up to 1.0, which slows its later decay.
 
 This module is dialect-free: it talks to the database only through ``StoragePort``, the
 ORM models and ``SearchIndex``.
@@ -33,17 +41,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 import numpy as np
-from sqlalchemy import select, update
+from sqlalchemy import case, select, update
 from sqlalchemy.orm import Session
 
 from core.config import Settings
 from core.embedding import Embedder
 from core.errors import InvalidInputError
+from core.recall import graph, metadata
 from core.recall.fusion import (
     Fused,
     age_in_days,
@@ -67,6 +76,14 @@ MIN_CANDIDATES = 50
 CANDIDATES_PER_RESULT = 5
 """Each signal fetches ``max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * k)`` rows per kind."""
 TIMING_KEYS = ("embed", "text", "vector", "fusion")
+"""Additions (step 6) are timed as part of fusion."""
+GRAPH_SEEDS = 5
+"""The first this many memory results are the starting points of the graph walk."""
+METADATA_LIMIT = 3
+"""Rows a type + time question may add."""
+IMPORTANCE_BUMP = 0.02
+"""Importance gained per use (capped at 1.0): 25 uses take a default memory from 0.5 to
+1.0, where it decays at 2/3 of the speed."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +96,8 @@ class RecallQuery:
     filters: SearchFilters = field(default_factory=SearchFilters)
     mark_accessed: bool = False
     signals: frozenset[str] = SIGNALS
+    graph: int = 3
+    """At most this many memories recovered along graph edges are appended (0: none)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kinds", tuple(IndexedKind(kind) for kind in self.kinds))
@@ -89,6 +108,9 @@ class RecallQuery:
         if not self.kinds:
             raise InvalidInputError("Recall needs at least one kind of record to search.",
                                     f"Use some of: {', '.join(k.value for k in IndexedKind)}.")
+        if self.graph < 0:
+            raise InvalidInputError(f"Recall cannot add {self.graph} graph results.",
+                                    "Use 0 to turn graph recovery off, or a positive number.")
         if not self.signals or not self.signals <= SIGNALS:
             raise InvalidInputError(f"Unknown recall signals {sorted(self.signals)}.",
                                     f"Use a non-empty subset of {sorted(SIGNALS)}.")
@@ -194,15 +216,16 @@ class RecallService:
         with self._storage.read() as session:
             results = [result for kind in query.kinds
                        for result in self._recall_kind(session, run, kind)]
-        with run.timed("fusion"):
-            results.sort(key=_rank_key)
-            results = results[:query.k]
+            with run.timed("fusion"):
+                results.sort(key=_rank_key)
+                results = self._with_additions(session, run, results[:query.k])
         if query.mark_accessed:
             self.mark_accessed(r.id for r in results if r.kind is IndexedKind.MEMORY)
         return results, run.timings
 
     def mark_accessed(self, memory_ids: Iterable[int]) -> None:
-        """Count these memories as used: access and search-hit counters, last access time."""
+        """Count these memories as used: access and search-hit counters, last access time,
+        strength back to 1 and a small importance bump (see the module docstring)."""
         ids = sorted(set(memory_ids))
         if not ids:
             return
@@ -214,7 +237,51 @@ class RecallService:
                         access_count=Memory.access_count + 1,
                         search_hit_count=Memory.search_hit_count + 1,
                         last_accessed_at=now,
+                        strength=1.0,
+                        importance=case((Memory.importance + IMPORTANCE_BUMP > 1.0, 1.0),
+                                        else_=Memory.importance + IMPORTANCE_BUMP),
                     ).execution_options(synchronize_session=False))
+
+    def _with_additions(self, session: Session, run: _Run,
+                        head: list[RecallResult]) -> list[RecallResult]:
+        """The head, then metadata rows, then graph-recovered memories (step 6)."""
+        query, index = run.query, self._storage.search
+        cap = head[-1].score if head else 1.0
+        tail: list[RecallResult] = []
+        asked = metadata.parse(query.text, run.now.astimezone())
+        if asked is not None and asked.indexed_kind in query.kinds:
+            signal = {"kind": asked.kind, "phrase": asked.phrase,
+                      "since": asked.since.isoformat(), "until": asked.until.isoformat()}
+            position = {(r.kind, r.id): i for i, r in enumerate(head)}
+            for row_id in metadata.fetch(session, index, asked, query.filters, METADATA_LIMIT):
+                at = position.get((asked.indexed_kind, row_id))
+                if at is None:
+                    tail.extend(self._addition(session, asked.indexed_kind, row_id, cap,
+                                               {"metadata": signal}, run))
+                else:  # already a hit: say so, without moving it
+                    head[at] = replace(head[at], signals={**head[at].signals,
+                                                          "metadata": signal})
+        seeds = {r.id: r.score for r in head if r.kind is IndexedKind.MEMORY}
+        seeds = dict(list(seeds.items())[:GRAPH_SEEDS])
+        exclude = {r.id for r in [*head, *tail] if r.kind is IndexedKind.MEMORY}
+        for found in graph.recover(session, index, seeds, exclude, query.filters, query.graph):
+            tail.extend(self._addition(session, IndexedKind.MEMORY, found.id,
+                                       min(found.score, cap), {"graph": {
+                                           "from": found.source, "weight": found.weight,
+                                           "kind": found.kind}}, run))
+        return head + tail
+
+    def _addition(self, session: Session, kind: IndexedKind, row_id: int, score: float,
+                  signals: dict[str, dict[str, Any]], run: _Run) -> list[RecallResult]:
+        """A tail result for a row found by metadata or an edge ([] if it vanished)."""
+        hydrator = HYDRATORS[kind]
+        row = _load(session, hydrator, {row_id: Fused()}).get(row_id)
+        if row is None:
+            return []
+        age = age_in_days(row.created_at, run.now)
+        return [RecallResult(kind=kind, id=row.id, text=hydrator.text(row), score=score,
+                            signals={**signals, "recency": {"age_days": age, "boost": 0.0}},
+                            provenance=hydrator.describe(row), created_at=row.created_at)]
 
     def _recall_kind(self, session: Session, run: _Run,
                      kind: IndexedKind) -> list[RecallResult]:

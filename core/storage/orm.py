@@ -275,6 +275,7 @@ class Memory(Base):
     entities: Mapped[dict[str, list[str]]] = mapped_column(JSON, default=dict)
     importance: Mapped[float] = mapped_column(Float, default=0.5)
     strength: Mapped[float] = mapped_column(Float, default=1.0)
+    freshness: Mapped[float] = mapped_column(Float, default=1.0, server_default="1.0")
     access_count: Mapped[int] = mapped_column(Integer, default=0)
     last_accessed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     search_hit_count: Mapped[int] = mapped_column(Integer, default=0)

@@ -10,7 +10,7 @@ PRAGMAs, online backup) sits behind this protocol in an adapter. Today that is
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -84,6 +84,16 @@ class SearchIndex(Protocol):
     def vector_search(self, session: Session, kind: IndexedKind, vector: np.ndarray,
                       filters: SearchFilters, limit: int) -> list[IndexHit]:
         """Rows nearest to ``vector`` by cosine similarity (score = similarity)."""
+
+    def vectors(self, session: Session, kind: IndexedKind, *,
+                valid_only: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Every stored vector of ``kind`` as (ids, float32 matrix), for consolidation's
+        blocked similarity work (kNN links, dream associations). ``valid_only`` drops
+        invalidated and superseded memories."""
+
+    def matching_ids(self, session: Session, kind: IndexedKind, ids: Iterable[int],
+                     filters: SearchFilters) -> set[int]:
+        """Those of ``ids`` that pass ``filters``, by the rules searches use."""
 
     def store_embeddings(self, session: Session, kind: IndexedKind, ids: Sequence[int],
                          vectors: np.ndarray, model_id: str) -> None:

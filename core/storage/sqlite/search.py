@@ -85,7 +85,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import BindParameter
 
 from core.storage.orm import UTCDateTime
-from core.storage.port import IndexedKind, IndexHit, SearchFilters, document_text
+from core.storage.port import IndexedKind, IndexHit, SearchFilters, batched, document_text
 from core.storage.sqlite.engine import WRITE_OPTION
 
 EXACT_MAX_ROWS = 5_000
@@ -102,6 +102,9 @@ MAX_QUERY_TERMS = 32
 """A pasted page of text searches by its first words instead of ORing hundreds."""
 
 META_TABLE = "vector_index_meta"
+
+VECTOR_PAGE = 10_000
+"""Rows per page when reading all vectors of a kind (``vectors``)."""
 
 STOPWORDS = frozenset("""
 a about above after again against all am an and any are as at be because been before being
@@ -368,6 +371,55 @@ class SqliteSearchIndex:
         return _hits(session.execute(statement, {
             **where.params, "bits": query_bits, "query": query, "limit": limit,
             "shortlist": max(limit * self._shortlist_factor, self._min_shortlist)}))
+
+    # vectors: bulk reads for consolidation
+
+    def vectors(self, session: Session, kind: IndexedKind, *,
+                valid_only: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """All stored vectors of ``kind`` as (ids int64 (n,), float32 (n, dim)), by id.
+
+        Read in keyset pages into one preallocated matrix, so the peak is the matrix itself
+        (100k x 384 floats: 154 MB), not a list of blobs beside it.
+        """
+        spec = KINDS[kind]
+        dimensions = self._recorded_dimensions(session)
+        condition = ("m.is_valid = 1 AND m.superseded_by IS NULL"
+                     if valid_only and spec.is_memory else "1")
+        source = (f"FROM {spec.vectors} AS e JOIN {spec.table} AS m ON m.id = e.id "
+                  f"WHERE {condition}")
+        total = session.execute(sql(f"SELECT count(*) {source}")).scalar_one()
+        ids = np.empty(total, dtype=np.int64)
+        matrix = np.empty((total, dimensions), dtype=np.float32)
+        filled, after = 0, 0
+        while filled < total:
+            page = session.execute(sql(f"SELECT e.id, e.embedding {source} AND e.id > :after "
+                                       f"ORDER BY e.id LIMIT :page"),
+                                   {"after": after, "page": VECTOR_PAGE}).all()
+            if not page:
+                break  # rows deleted since the count: return what exists
+            page = page[:total - filled]
+            count = len(page)
+            ids[filled:filled + count] = [row[0] for row in page]
+            matrix[filled:filled + count] = np.frombuffer(
+                b"".join(row[1] for row in page), dtype=np.float32).reshape(count, dimensions)
+            filled += count
+            after = page[-1][0]
+        return ids[:filled], matrix[:filled]
+
+    def matching_ids(self, session: Session, kind: IndexedKind, ids: Iterable[int],
+                     filters: SearchFilters) -> set[int]:
+        """Those of ``ids`` that pass ``filters``: the same rules searches apply, for rows
+        found another way (graph edges, metadata)."""
+        spec = KINDS[kind]
+        where = _where(spec, filters)
+        found: set[int] = set()
+        for chunk in batched(sorted(set(ids)), 500):
+            statement = sql(f"SELECT m.id FROM {spec.table} AS m WHERE m.id IN :m_ids AND "
+                            f"{where.condition}").bindparams(
+                *where.binds, bindparam("m_ids", expanding=True))
+            found.update(row[0] for row in session.execute(
+                statement, {**where.params, "m_ids": list(chunk)}))
+        return found
 
     # vectors: writing
 

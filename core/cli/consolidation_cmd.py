@@ -1,0 +1,119 @@
+"""``hearth events`` and ``hearth runs``: what is waiting for consolidation, what failed, and
+what the consolidation runs did.
+
+Registered as top-level commands by ``core.cli.main``. Failed events are shown with their
+attempts and last error so the user can fix the cause (start Ollama, pick a larger model)
+and retry them with ``--retry ID``; nothing on the event bus is ever dropped.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Optional
+
+import typer
+from sqlalchemy import select
+
+from core.cli import output
+from core.cli.context import opened
+from core.consolidation.processor import list_events, retry_event
+from core.conversation.tokens import clip
+from core.storage.orm import ContextEvent, Run
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+CONTENT_CHARS = 80   # of an event's content in the table (--json has all of it)
+
+
+def events(failed: Annotated[bool, typer.Option(
+               "--failed", help="Events that failed at least once, poisoned ones included.")
+           ] = False,
+           retry: Annotated[Optional[int], typer.Option(
+               "--retry", metavar="ID", help="Reset a failed event's attempts so the next "
+                                             "run tries it again.")] = None,
+           limit: Annotated[int, typer.Option(min=1, help="Show at most this many.")] = 200,
+           as_json: JsonOption = False) -> None:
+    """Observations waiting for consolidation, or (--failed) those that failed."""
+    with opened() as hearth:
+        max_attempts = hearth.settings.event_max_attempts
+        if retry is not None:
+            event = retry_event(hearth.storage, retry)
+            if as_json:
+                output.print_json(_event_dict(event, max_attempts))
+            else:
+                output.stdout.print(f"Event {event.id} will be tried again by the next "
+                                    "consolidation run.", highlight=False)
+            return
+        rows = list_events(hearth.storage, max_attempts, failed=failed, limit=limit)
+    listed = [_event_dict(row, max_attempts) for row in rows]
+    if as_json:
+        output.print_json(listed)
+        return
+    columns = ["id", "type", "created", "state", "attempts", "content"]
+    if failed:
+        columns.append("last error")
+    output.print_table(
+        "Failed events" if failed else "Pending events", columns,
+        [[e["id"], e["event_type"], f"{e['created_at']:%Y-%m-%d %H:%M}", e["state"],
+          e["attempts"], clip(" ".join(e["content"].split()), CONTENT_CHARS),
+          *([e["last_error"]] if failed else [])] for e in listed])
+    if failed and any(e["state"] == "poisoned" for e in listed):
+        output.stderr.print("Poisoned events are no longer tried; fix the cause, then "
+                            "`hearth events --retry ID`.", highlight=False, markup=False)
+
+
+def runs(kind: Annotated[Optional[str], typer.Option(
+             help="Only runs of this kind (processor, dream, reflection).")] = None,
+         limit: Annotated[int, typer.Option(min=1, help="Show at most this many.")] = 20,
+         as_json: JsonOption = False) -> None:
+    """Recent consolidation runs, newest first, with per-stage counts and seconds."""
+    query = select(Run).order_by(Run.id.desc()).limit(limit)
+    if kind:
+        query = query.where(Run.kind == kind)
+    with opened() as hearth, hearth.storage.read() as session:
+        rows = list(session.scalars(query))
+    listed = [_run_dict(row) for row in rows]
+    if as_json:
+        output.print_json(listed)
+        return
+    output.print_table("Runs", ["id", "kind", "status", "started", "stage", "seconds",
+                                "counts"], _run_rows(listed))
+
+
+def _event_dict(event: ContextEvent, max_attempts: int) -> dict[str, Any]:
+    if event.processed:
+        state = "processed"
+    elif event.attempts >= max_attempts:
+        state = "poisoned"
+    else:
+        state = "failing" if event.attempts else "pending"
+    return {"id": event.id, "event_type": event.event_type, "content": event.content,
+            "source_metadata": event.source_metadata, "state": state,
+            "attempts": event.attempts, "last_error": event.last_error,
+            "created_at": event.created_at, "processed_at": event.processed_at}
+
+
+def _run_dict(run: Run) -> dict[str, Any]:
+    seconds = None
+    if run.finished_at is not None:
+        seconds = round((run.finished_at - run.started_at).total_seconds(), 3)
+    return {"id": run.id, "kind": run.kind, "trigger": run.trigger, "status": run.status,
+            "started_at": run.started_at, "finished_at": run.finished_at,
+            "seconds": seconds, "stages": run.stages, "counts": run.counts,
+            "error": run.error}
+
+
+def _run_rows(listed: list[dict[str, Any]]) -> list[list[Any]]:
+    """A line per run (total seconds), then a line per stage with its counts, and the
+    error of a failed run: readable in an 80-column terminal."""
+    lines: list[list[Any]] = []
+    for run in listed:
+        lines.append([run["id"], f"{run['kind']} ({run['trigger']})", run["status"],
+                      f"{run['started_at']:%Y-%m-%d %H:%M}", "", run["seconds"], ""])
+        for name, entry in run["stages"].items():
+            counts = " · ".join(f"{key} {value}"
+                                for key, value in entry.get("counts", {}).items())
+            stage = name if entry.get("status") == "done" else f"{name} ({entry.get('status')})"
+            lines.append(["", "", "", "", stage, entry.get("seconds"), counts])
+        if run["error"]:
+            lines.append(["", "", "", "", "error", "", run["error"]])
+    return lines

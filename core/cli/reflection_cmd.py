@@ -1,0 +1,173 @@
+"""``hearth reflect``, ``hearth intentions``, ``hearth learnings`` and ``hearth profile``.
+
+What the nightly reflection produces, from a terminal: run it now, and answer for its
+results (snooze or close intentions, promote or drop learnings, compare and restore profile
+versions). Each command that changes something does one change per call, so a script or a
+person always knows which one failed.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Annotated, Optional
+
+import typer
+
+from core.cli import output
+from core.cli.context import opened
+from core.consolidation.reflection import ReflectionEngine
+from core.errors import InvalidInputError
+from core.intentions import IntentionService
+from core.learnings import LearningService
+from core.llm.selection import build_provider
+from core.profile import ProfileService
+from core.storage.orm import AgentLearning, PendingIntention, utcnow
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+IdOption = Annotated[Optional[int], typer.Option(metavar="ID")]
+
+
+def _one_action(**chosen: object) -> str | None:
+    """The single action option given, if any (two at once would be ambiguous)."""
+    given = [name for name, value in chosen.items() if value is not None]
+    if len(given) > 1:
+        raise InvalidInputError(f"Choose one of {', '.join('--' + n for n in given)}.",
+                                "Run the command once per change.")
+    return given[0] if given else None
+
+
+def reflect(as_json: JsonOption = False) -> None:
+    """Reflect on the last day's conversations now: profile, facts, intentions, learnings."""
+    with opened() as hearth:
+        provider = build_provider(hearth.settings)
+        try:
+            report = ReflectionEngine(hearth, provider).run(trigger="manual")
+        finally:
+            provider.close()
+    if as_json:
+        output.print_json(report)
+        return
+    if report.skipped:
+        output.stdout.print(f"nothing to reflect on: {report.reason} (run {report.run_id})")
+        return
+    output.stdout.print(
+        f"run {report.run_id}: facts +{report.facts_added} ~{report.facts_updated}"
+        f" (kept {report.facts_protected} of yours) · intentions +{report.intentions_added}"
+        f" · learnings +{report.learnings_added}, promoted {report.learnings_promoted}"
+        f" · profile {'changed' if report.profile_changed else 'unchanged'}", highlight=False)
+    for warning in report.warnings:
+        output.stderr.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    if report.diff:
+        output.stdout.print(report.diff, markup=False, highlight=False, end="")
+
+
+def _intention_dict(item: PendingIntention) -> dict[str, object]:
+    return {"id": item.id, "text": item.text, "context": item.context, "status": item.status,
+            "follow_up_at": item.follow_up_at, "last_followed_up_at": item.last_followed_up_at,
+            "created_at": item.created_at}
+
+
+def intentions(
+        snooze: IdOption = None,
+        days: Annotated[int, typer.Option(min=1, max=365, help="With --snooze.")] = 1,
+        resolve: IdOption = None, dismiss: IdOption = None,
+        status: Annotated[Optional[str], typer.Option(
+            help="open, resolved or dismissed (default: all).")] = None,
+        as_json: JsonOption = False) -> None:
+    """Things you said you would do: list them, or snooze, resolve or dismiss one."""
+    action = _one_action(snooze=snooze, resolve=resolve, dismiss=dismiss)
+    with opened() as hearth:
+        service = IntentionService(hearth.storage, hearth.settings)
+        if action == "snooze":
+            assert snooze is not None
+            items = [service.snooze(snooze, utcnow() + timedelta(days=days))]
+        elif action == "resolve":
+            assert resolve is not None
+            items = [service.resolve(resolve)]
+        elif action == "dismiss":
+            assert dismiss is not None
+            items = [service.dismiss(dismiss)]
+        else:
+            items = service.list(status)
+    if as_json:
+        output.print_json([_intention_dict(item) for item in items])
+        return
+    output.print_table("Intentions", ["id", "text", "status", "follow up", "context"],
+                       [(i.id, i.text, i.status,
+                         i.follow_up_at.astimezone().strftime("%Y-%m-%d %H:%M")
+                         if i.follow_up_at else "", i.context) for i in items])
+
+
+def _learning_dict(item: AgentLearning) -> dict[str, object]:
+    return {"id": item.id, "rule": item.rule, "category": item.category,
+            "status": item.status, "recurrence_count": item.recurrence_count,
+            "first_seen": item.first_seen, "last_seen": item.last_seen}
+
+
+def learnings(promote: IdOption = None, demote: IdOption = None, delete: IdOption = None,
+              as_json: JsonOption = False) -> None:
+    """How Hearth has learned to work with you: list, promote, demote or delete a rule."""
+    action = _one_action(promote=promote, demote=demote, delete=delete)
+    with opened() as hearth:
+        service = LearningService(hearth.storage)
+        if action == "promote":
+            assert promote is not None
+            items = [service.promote(promote)]
+        elif action == "demote":
+            assert demote is not None
+            items = [service.demote(demote)]
+        elif action == "delete":
+            assert delete is not None
+            service.delete(delete)
+            items = []
+        else:
+            items = service.list()
+    if as_json:
+        output.print_json({"deleted": delete} if action == "delete"
+                          else [_learning_dict(item) for item in items])
+        return
+    if action == "delete":
+        output.stdout.print(f"deleted learning {delete}")
+        return
+    output.print_table("Learnings", ["id", "rule", "category", "status", "seen"],
+                       [(i.id, i.rule, i.category, i.status, i.recurrence_count)
+                        for i in items])
+
+
+def profile(history: Annotated[bool, typer.Option("--history", help="List versions.")] = False,
+            diff: Annotated[Optional[tuple[int, int]], typer.Option(
+                metavar="A B", help="Unified diff from version A to B.")] = None,
+            restore: IdOption = None, as_json: JsonOption = False) -> None:
+    """Hearth's narrative picture of you: show it, its history, a diff, or restore a version."""
+    action = _one_action(history=history or None, diff=diff, restore=restore)
+    with opened() as hearth:
+        service = ProfileService(hearth.storage)
+        if action == "history":
+            versions = service.versions()
+            if as_json:
+                output.print_json(versions)
+            else:
+                output.print_table("Profile versions", ["id", "source", "run", "words", "saved"],
+                                   [(v.id, v.source, v.run_id, v.words,
+                                     v.created_at.astimezone().strftime("%Y-%m-%d %H:%M"))
+                                    for v in versions])
+            return
+        if action == "diff":
+            assert diff is not None
+            text = service.diff(*diff)
+            if as_json:
+                output.print_json({"from": diff[0], "to": diff[1], "diff": text})
+            else:
+                output.stdout.print(text or "(no differences)", markup=False, highlight=False,
+                                    end="" if text else "\n")
+            return
+        version = service.restore(restore) if action == "restore" else service.current()
+    if version is None:
+        raise InvalidInputError("There is no profile yet.",
+                                "It is written by `hearth reflect` after some conversations.")
+    if as_json:
+        output.print_json({"id": version.id, "source": version.source,
+                           "created_at": version.created_at, "content": version.content})
+    else:
+        output.stdout.print(f"[dim]version {version.id} · {version.source}[/]")
+        output.stdout.print(version.content, markup=False, highlight=False)

@@ -1,0 +1,249 @@
+"""Link: k-nearest-neighbour edges between valid memories (kind ``knn``, weight = cosine).
+
+Each valid memory gets directed edges to at most ``settings.link_max_edges`` of its most
+similar valid memories with cosine similarity at least ``settings.link_similarity_floor``.
+Recall walks them one hop (``core.recall.graph``) to recover what cosine missed.
+
+The floor, calibrated on labelled pairs (``tests/test_link_rem.py``)
+--------------------------------------------------------------------
+bge-small document-to-document cosines run high: paraphrases and same-topic pairs scored
+0.79-0.92, unrelated pairs 0.32-0.50, and "distant but associable" pairs (knee physio /
+trail running, a report deadline / sleeping badly) 0.52-0.58. The design's 0.55 would link
+that last group, which is REM's job (``core.consolidation.rem``), so the calibrated floor
+is **0.70**: a clear margin on both sides.
+
+How it scales: blocked matrix products, never a Python pair loop
+----------------------------------------------------------------
+The vectors are read once (``SearchIndex.vectors``) and scored in numpy blocks of
+``QUERY_BLOCK x TARGET_BLOCK`` (8 MB), keeping a running top-k per row, so memory is the
+matrix plus one block whatever the size. Up to ``EXACT_MAX_ROWS`` memories every pair is
+scored (exact). Above that an exhaustive scan costs O(n^2): at 100k on this 2-core machine
+~86 s of matrix products plus ~120 s of top-k selection, over the 60 s budget. So the
+vectors are clustered (spherical k-means on a sample, ``sqrt(n)`` clusters) and each
+cluster's members are scored against the members of its ``PROBE`` nearest clusters
+(an inverted-file search, ~PROBE/sqrt(n) of the pairs). ``benchmarks/dream.py`` measures
+the time and the share of exact neighbours this finds.
+
+Writing is idempotent: each memory's outgoing ``knn`` edges are replaced by its new set
+(unchanged edges are kept, changed weights updated, dropped ones deleted), in batches that
+each commit, so a cancelled or killed run leaves every memory with either its old or its
+new edges and a rerun finishes the job. Edges touching a memory that is no longer valid
+are deleted (they are derived data; the memory itself is untouched).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy import bindparam, delete, insert, or_, select, update
+from sqlalchemy.orm import Session
+
+from core.config import Settings
+from core.storage.orm import Memory, MemoryEdge, utcnow
+from core.storage.port import IndexedKind, StoragePort, batched
+
+KIND = "knn"
+EXACT_MAX_ROWS = 12_000
+QUERY_BLOCK = 1_024
+TARGET_BLOCK = 2_048
+PROBE = 12
+"""Clusters searched per cluster above ``EXACT_MAX_ROWS`` (including its own)."""
+KMEANS_SAMPLE = 20_000
+KMEANS_ITERATIONS = 8
+WRITE_BATCH = 2_048
+WEIGHT_EPSILON = 1e-6
+SEED = 20261122
+
+_EDGES = MemoryEdge.__table__
+_SET_WEIGHT = update(_EDGES).where(_EDGES.c.id == bindparam("e_id")).values(
+    weight=bindparam("e_weight"))
+
+ProgressCallback = Callable[[int, int], None]
+CancelCheck = Callable[[], bool]
+
+
+class LinkCancelled(Exception):
+    """``cancel()`` returned True; batches already written stay written (a rerun resumes)."""
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """Row-aligned top-k: ``index[i]`` are row numbers (-1 = none), ``similarity[i]`` their
+    cosines, best first."""
+
+    index: np.ndarray
+    similarity: np.ndarray
+
+
+def normalised(matrix: np.ndarray) -> np.ndarray:
+    """``matrix`` with unit rows, divided in place (a copy of 100k vectors is 154 MB). The
+    embedder already normalises; this guards vectors from other sources."""
+    norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))[:, None]  # no n x d temporary
+    return np.divide(matrix, np.where(norms == 0, 1.0, norms), out=matrix)
+
+
+def nearest_neighbours(matrix: np.ndarray, k: int, floor: float, *,
+                       cancel: CancelCheck | None = None) -> Neighbours:
+    """Each row's ``k`` most similar other rows with similarity >= ``floor``."""
+    n = matrix.shape[0]
+    index = np.full((n, k), -1, dtype=np.int64)
+    similarity = np.full((n, k), -np.inf, dtype=np.float32)
+    for rows, candidates in _work(matrix, cancel):
+        best_j, best_s = _top_k(matrix, rows, candidates, k)
+        index[rows], similarity[rows] = best_j, best_s
+    order = np.argsort(-similarity, axis=1, kind="stable")
+    index = np.take_along_axis(index, order, axis=1)
+    similarity = np.take_along_axis(similarity, order, axis=1)
+    weak = similarity < floor
+    index[weak], similarity[weak] = -1, -np.inf
+    return Neighbours(index, similarity)
+
+
+def _work(matrix: np.ndarray, cancel: CancelCheck | None) -> Iterator[tuple[np.ndarray,
+                                                                           np.ndarray | None]]:
+    """(query rows, candidate rows or None for all) pieces covering every row once."""
+    n = matrix.shape[0]
+    if n <= EXACT_MAX_ROWS:
+        pieces: Iterator[tuple[np.ndarray, np.ndarray | None]] = (
+            (np.arange(start, min(n, start + QUERY_BLOCK)), None)
+            for start in range(0, n, QUERY_BLOCK))
+    else:
+        pieces = _clustered(matrix)
+    for piece in pieces:
+        if cancel is not None and cancel():
+            raise LinkCancelled("Linking was cancelled.")
+        yield piece
+
+
+def _clustered(matrix: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Each cluster's members (in query blocks) with the members of its nearest clusters."""
+    centroids = _kmeans(matrix, max(PROBE, round(math.sqrt(matrix.shape[0]))))
+    labels = _assign(matrix, centroids)
+    members = [np.flatnonzero(labels == c) for c in range(len(centroids))]
+    near = np.argsort(-(centroids @ centroids.T), axis=1)[:, :PROBE]
+    for cluster, rows in enumerate(members):
+        if rows.size == 0:
+            continue
+        candidates = np.concatenate([members[other] for other in near[cluster]])
+        for start in range(0, rows.size, QUERY_BLOCK):
+            yield rows[start:start + QUERY_BLOCK], candidates
+
+
+def _kmeans(matrix: np.ndarray, clusters: int) -> np.ndarray:
+    """Spherical k-means on a seeded sample: unit centroids (deterministic)."""
+    rng = np.random.default_rng(SEED)
+    sample = matrix[np.sort(rng.choice(matrix.shape[0], min(KMEANS_SAMPLE, matrix.shape[0]),
+                                       replace=False))]
+    centroids = sample[rng.choice(sample.shape[0], clusters, replace=False)].copy()
+    for _ in range(KMEANS_ITERATIONS):
+        labels = _assign(sample, centroids)
+        sums = np.zeros_like(centroids)
+        np.add.at(sums, labels, sample)
+        filled = np.bincount(labels, minlength=clusters) > 0
+        centroids[filled] = normalised(sums[filled])
+    return centroids
+
+
+def _assign(matrix: np.ndarray, centroids: np.ndarray) -> np.ndarray:
+    labels = np.empty(matrix.shape[0], dtype=np.int64)
+    for start in range(0, matrix.shape[0], 8 * QUERY_BLOCK):
+        labels[start:start + 8 * QUERY_BLOCK] = np.argmax(
+            matrix[start:start + 8 * QUERY_BLOCK] @ centroids.T, axis=1)
+    return labels
+
+
+def _top_k(matrix: np.ndarray, rows: np.ndarray, candidates: np.ndarray | None,
+           k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The running top-k of ``rows`` over ``candidates`` (all rows if None), block by block."""
+    queries = matrix[rows]
+    best_j = np.full((rows.size, k), -1, dtype=np.int64)
+    best_s = np.full((rows.size, k), -np.inf, dtype=np.float32)
+    total = matrix.shape[0] if candidates is None else candidates.size
+    for start in range(0, total, TARGET_BLOCK):
+        stop = min(total, start + TARGET_BLOCK)
+        if candidates is None:
+            columns, block = np.arange(start, stop), matrix[start:stop]
+        else:
+            columns = candidates[start:stop]
+            block = matrix[columns]
+        scores = queries @ block.T
+        scores[rows[:, None] == columns[None, :]] = -np.inf  # never your own neighbour
+        if scores.shape[1] > k:
+            part = np.argpartition(scores, scores.shape[1] - k, axis=1)[:, -k:]
+        else:
+            part = np.broadcast_to(np.arange(scores.shape[1]), (rows.size, scores.shape[1]))
+        merged_s = np.concatenate([best_s, np.take_along_axis(scores, part, axis=1)], axis=1)
+        merged_j = np.concatenate([best_j, columns[part]], axis=1)
+        keep = np.argpartition(merged_s, merged_s.shape[1] - k, axis=1)[:, -k:]
+        best_s = np.take_along_axis(merged_s, keep, axis=1)
+        best_j = np.take_along_axis(merged_j, keep, axis=1)
+    return best_j, best_s
+
+
+# --- the stage -------------------------------------------------------------------------
+
+
+def run_link(storage: StoragePort, settings: Settings, *,
+             progress: ProgressCallback | None = None,
+             cancel: CancelCheck | None = None) -> dict[str, int]:
+    """Compute and store the kNN edges; returns counts ``memories``, ``edges`` (wanted),
+    ``added``, ``updated``, ``removed``."""
+    with storage.read() as session:
+        ids, matrix = storage.search.vectors(session, IndexedKind.MEMORY, valid_only=True)
+    counts = {"memories": int(ids.size), "edges": 0, "added": 0, "updated": 0, "removed": 0}
+    found = nearest_neighbours(normalised(matrix), settings.link_max_edges,
+                               settings.link_similarity_floor, cancel=cancel)
+    del matrix  # the edges are written from ``found`` alone
+    for start in range(0, ids.size, WRITE_BATCH):
+        if cancel is not None and cancel():
+            raise LinkCancelled("Linking was cancelled.")
+        stop = min(ids.size, start + WRITE_BATCH)
+        wanted = {(int(ids[row]), int(ids[j])): float(s)
+                  for row in range(start, stop)
+                  for j, s in zip(found.index[row], found.similarity[row]) if j >= 0}
+        counts["edges"] += len(wanted)
+        with storage.write() as session:
+            replace_edges(session, ids[start:stop].tolist(), wanted, KIND, counts)
+        if progress is not None:
+            progress(stop, int(ids.size))
+    with storage.write() as session:
+        counts["removed"] += drop_edges_of_invalid(session, KIND)
+    if progress is not None and ids.size == 0:
+        progress(0, 0)
+    return counts
+
+
+def replace_edges(session: Session, sources: list[int], wanted: dict[tuple[int, int], float],
+                  kind: str, counts: dict[str, int]) -> None:
+    """Make the ``kind`` edges leaving ``sources`` exactly ``wanted`` (pair -> weight)."""
+    existing = {(row.from_id, row.to_id): (row.id, row.weight) for row in session.execute(
+        select(MemoryEdge.id, MemoryEdge.from_id, MemoryEdge.to_id, MemoryEdge.weight)
+        .where(MemoryEdge.kind == kind, MemoryEdge.from_id.in_(sources)))}
+    stale = [edge_id for pair, (edge_id, _) in existing.items() if pair not in wanted]
+    changed = [{"e_id": existing[pair][0], "e_weight": weight} for pair, weight in wanted.items()
+               if pair in existing and abs(existing[pair][1] - weight) > WEIGHT_EPSILON]
+    new = [{"from_id": a, "to_id": b, "kind": kind, "weight": weight, "created_at": utcnow()}
+           for (a, b), weight in wanted.items() if (a, b) not in existing]
+    for chunk in batched(stale, 500):
+        session.execute(delete(MemoryEdge).where(MemoryEdge.id.in_(chunk)))
+    # Core statements: the ORM's bulk paths cost several seconds more per 500k edges.
+    if changed:
+        session.execute(_SET_WEIGHT, changed)
+    if new:
+        session.execute(insert(_EDGES), new)
+    counts["removed"] += len(stale)
+    counts["updated"] += len(changed)
+    counts["added"] += len(new)
+
+
+def drop_edges_of_invalid(session: Session, kind: str) -> int:
+    """Delete ``kind`` edges that touch an invalid or superseded memory; returns how many."""
+    gone = select(Memory.id).where(or_(Memory.is_valid.is_(False),
+                                       Memory.superseded_by.is_not(None)))
+    result = session.execute(delete(MemoryEdge).where(
+        MemoryEdge.kind == kind,
+        or_(MemoryEdge.from_id.in_(gone), MemoryEdge.to_id.in_(gone))))
+    return int(result.rowcount or 0)

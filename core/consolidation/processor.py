@@ -1,0 +1,483 @@
+"""The memory processor (design 003): unprocessed context events become working memory,
+scaffold and deduplicated long-term memories.
+
+Observations arrive on the event bus (``core.learning.events.add_event``) from the
+record_observation tool, post-exchange fact learning, session digests and imports. A run
+takes the pending events oldest first, in batches, and for each batch asks the model once
+(bounded schema, repaired and validated by ``ask_structured``) for the updated scaffold,
+the rewritten working memory and facts worth embedding. Those facts and the batch's
+``memory_candidate`` events go through the two-phase deduplicator, and then everything is
+written in ONE write transaction that also marks the batch's events processed, so a batch is
+either fully consolidated or not at all.
+
+A batch that fails (model down, unusable output, a database error) writes nothing but its
+events' ``attempts`` and ``last_error``, in a small transaction of its own, and the run goes
+on with the next batch. An event that has failed ``event_max_attempts`` times is poisoned:
+it is no longer picked up, and `hearth events --failed` shows it until the user retries it
+(`hearth events --retry ID`). Nothing is ever dropped.
+
+Scaffold merge rule: the model is asked for the whole updated scaffold, but small models
+often return only what changed, so the answer is merged into the previous version: keys it
+leaves out are kept, keys it sets to ``null`` are removed, nested objects merge by the same
+rule, and any other value (text, number, list) replaces the old one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+)
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from core.app import Hearth
+from core.consolidation.dedupe import CandidateMemory, Decision, Deduplicator
+from core.consolidation.runs import RunRecorder
+from core.conversation.tokens import clip
+from core.errors import HearthError, InvalidInputError, NotFoundError
+from core.learning.exclusions import ExclusionGate
+from core.learning.schemas import MemoryCandidate, plain_text
+from core.llm.protocol import CancelToken, LLMCancelled, LLMProvider, Message
+from core.llm.repair import nesting_depth, unwrap_stringified
+from core.llm.structured import CANCELLED, ask_structured
+from core.prompts import load_prompt
+from core.storage.orm import ContextEvent, ScaffoldVersion, WorkingMemoryVersion, utcnow
+from core.storage.port import StoragePort
+
+log = logging.getLogger(__name__)
+
+BATCH_SIZE = 20
+"""Events per model call: enough to consolidate a conversation's worth at once, few enough
+that a 4k-context model still sees the whole scaffold and working memory."""
+
+WORKING_MEMORY_MAX_CHARS = 3500   # ~500 words (design 003)
+SCAFFOLD_MAX_KEYS = 40
+SCAFFOLD_MAX_CHARS = 6000         # serialised; keeps the prompt of the next run bounded
+SCAFFOLD_MAX_DEPTH = 4            # {"Family": {"sister": {"city": ...}}}; deeper is babble
+FACTS_MAX = 10
+FACT_MAX_CHARS = 300
+OBSERVATION_CHARS = 600           # one observation as shown to the model
+PROCESSOR_MAX_TOKENS = 3500       # the bounds above at ~3.5 characters per token
+ERROR_CHARS = 500                 # of last_error
+
+MEMORY_CANDIDATE = "memory_candidate"
+
+Progress = Callable[[int, int], None]
+
+
+class ProcessorOutput(BaseModel):
+    """What the model returns for one batch (``{updated_scaffold, updated_working_memory,
+    facts_to_embed}``). The scaffold is schema-free: its keys are the model's own.
+
+    The schema marks all three fields required, so a grammar-constrained model writes each
+    of them; validation still accepts an answer that leaves one out (nothing to change).
+    """
+
+    model_config = ConfigDict(json_schema_extra={
+        "required": ["updated_scaffold", "updated_working_memory", "facts_to_embed"]})
+
+    updated_scaffold: dict[str, Any] = Field(default_factory=dict, max_length=SCAFFOLD_MAX_KEYS)
+    updated_working_memory: str = Field(
+        default="", max_length=WORKING_MEMORY_MAX_CHARS,
+        pattern=plain_text(WORKING_MEMORY_MAX_CHARS, min_chars=0))
+    facts_to_embed: list[Annotated[str, StringConstraints(
+        min_length=1, max_length=FACT_MAX_CHARS, pattern=plain_text(FACT_MAX_CHARS))]] = Field(
+        default_factory=list, max_length=FACTS_MAX)
+
+    @field_validator("updated_scaffold")
+    @classmethod
+    def _normalised_and_bounded(cls, scaffold: dict[str, Any]) -> dict[str, Any]:
+        unwrapped = unwrap_stringified(scaffold)
+        depth = nesting_depth(unwrapped)
+        if depth > SCAFFOLD_MAX_DEPTH:
+            raise ValueError(f"the scaffold nests {depth} levels deep; use at most "
+                             f"{SCAFFOLD_MAX_DEPTH}")
+        size = len(json.dumps(unwrapped, ensure_ascii=False))
+        if size > SCAFFOLD_MAX_CHARS:
+            raise ValueError(f"the scaffold is {size} characters long; keep it under "
+                             f"{SCAFFOLD_MAX_CHARS} by summarising values")
+        return unwrapped
+
+
+@dataclass
+class ProcessorReport:
+    """What one run did. ``memories_skipped`` counts near-identical candidates skipped
+    without the model and those the model judged NOOP."""
+
+    run_id: int
+    status: str = "done"              # done, skipped (nothing pending), cancelled
+    events_seen: int = 0
+    processed: int = 0
+    failed: int = 0
+    poisoned: int = 0
+    excluded: int = 0                 # events and facts dropped by the exclusion list
+    memories_added: int = 0
+    memories_updated: int = 0
+    memories_invalidated: int = 0
+    memories_skipped: int = 0
+    scaffold_keys: int = 0
+
+    def counts(self) -> dict[str, int]:
+        return {key: value for key, value in asdict(self).items()
+                if key not in ("run_id", "status")}
+
+
+def merge_scaffold(previous: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
+    """The scaffold after ``update``: left-out keys kept, ``null`` removes, objects merge."""
+    merged = dict(previous)
+    for key, value in update.items():
+        if value is None:
+            merged.pop(key, None)
+        elif isinstance(value, dict):
+            before = merged.get(key)
+            merged[key] = merge_scaffold(before if isinstance(before, dict) else {}, value)
+        else:
+            merged[key] = value
+    return merged
+
+
+@dataclass(frozen=True)
+class _Event:
+    """An event as the processor needs it, detached from any session."""
+
+    id: int
+    event_type: str
+    content: str
+    metadata: dict[str, Any]
+
+
+@dataclass
+class _Batch:
+    events: list[_Event]
+    candidates: list[CandidateMemory] = field(default_factory=list)
+
+
+class _Unusable(Exception):
+    """The model gave no usable answer (down, or garbage after repair and one retry)."""
+
+
+class _BatchTaken(Exception):
+    """Another run processed some of this batch's events first; nothing was written."""
+
+
+class _RunState:
+    """One run's recorder, report and per-stage running totals (stages repeat per batch)."""
+
+    def __init__(self, storage: StoragePort, trigger: str) -> None:
+        self.recorder = RunRecorder(storage, "processor", trigger)
+        self.report = ProcessorReport(run_id=self.recorder.run_id)
+        self._totals: dict[str, dict[str, int]] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[dict[str, int]]:
+        """A recorded stage whose counts carry on from the previous batches' ones."""
+        with self.recorder.stage(name) as counts:
+            counts.update(self._totals.get(name, {}))
+            counts["batches"] = counts.get("batches", 0) + 1
+            yield counts
+            self._totals[name] = dict(counts)
+
+
+class MemoryProcessor:
+    """Consolidates pending context events; ``run`` is safe to call from any trigger."""
+
+    def __init__(self, hearth: Hearth, provider: LLMProvider,
+                 deduplicator: Deduplicator | None = None) -> None:
+        self._hearth = hearth
+        self._provider = provider
+        self._deduplicator = deduplicator or Deduplicator(hearth, provider)
+
+    def run(self, *, trigger: str = "manual", progress: Progress | None = None,
+            cancel: CancelToken | None = None) -> ProcessorReport:
+        """Process every pending event, batch by batch; the run is recorded in ``runs``."""
+        state = _RunState(self._hearth.storage, trigger)
+        report = state.report
+        try:
+            pending = self._pending_ids()
+            report.events_seen = len(pending)
+            if not pending:
+                report.status = "skipped"
+            for start in range(0, len(pending), BATCH_SIZE):
+                if cancel is not None and cancel.cancelled:
+                    report.status = "cancelled"
+                    break
+                if not self._process(pending[start:start + BATCH_SIZE], state, cancel):
+                    report.status = "cancelled"
+                    break
+                if progress is not None:
+                    progress(min(start + BATCH_SIZE, len(pending)), len(pending))
+            report.scaffold_keys = len(current_scaffold(self._hearth.storage))
+        except BaseException as exc:
+            state.recorder.fail(f"{type(exc).__name__}: {exc}", report.counts())
+            raise
+        state.recorder.finish(report.counts(), status=report.status)
+        return report
+
+    # --- one batch ------------------------------------------------------------------------
+
+    def _process(self, ids: Sequence[int], state: _RunState,
+                 cancel: CancelToken | None) -> bool:
+        """Consolidate one batch; False when cancelled (the batch is left as it was)."""
+        report = state.report
+        batch = self._prepare(self._load(ids), report)
+        if not batch.events:
+            return True
+        try:
+            with state.stage("consolidate") as counts:
+                outcome = ask_structured(
+                    self._provider, self._messages(batch.events), ProcessorOutput,
+                    max_tokens=PROCESSOR_MAX_TOKENS, cancel=cancel)
+                if outcome.error == CANCELLED:
+                    return False
+                if outcome.value is None:
+                    raise _Unusable(outcome.error or "no answer")
+                counts["events"] = counts.get("events", 0) + len(batch.events)
+                counts["model_requests"] = counts.get("model_requests", 0) + outcome.attempts
+            output = outcome.value
+            candidates = batch.candidates + self._fact_candidates(output.facts_to_embed, report)
+            if cancel is not None and cancel.cancelled:
+                return False
+            with state.stage("dedupe") as counts:
+                decisions = self._deduplicator.decide(candidates, cancel=cancel)
+                counts["candidates"] = counts.get("candidates", 0) + len(candidates)
+            with state.stage("apply") as counts:
+                self._apply(batch, output, decisions, state)
+                counts["events_processed"] = counts.get("events_processed", 0) + len(
+                    batch.events)
+        except LLMCancelled:
+            return False  # the user's wish, not a failure: no attempt is counted
+        except _BatchTaken:
+            log.info("Events %s were processed by another run meanwhile; skipped.", list(ids))
+        except (_Unusable, HearthError) as exc:
+            self._failed(batch.events, _describe(exc), report)
+        except Exception as exc:
+            # A programming error: counted as an attempt so one bad event cannot block the
+            # queue forever, then the run fails loudly. (Ctrl-C is not the events' fault.)
+            self._failed(batch.events, f"{type(exc).__name__}: {exc}", report)
+            raise
+        return True
+
+    def _prepare(self, events: list[_Event], report: ProcessorReport) -> _Batch:
+        """Drop what the exclusion list now forbids (marked processed, never shown to the
+        model) and read memory candidates; a candidate that cannot be read is poisoned at
+        once, since retrying cannot fix it."""
+        gate = ExclusionGate(self._hearth.settings.exclusions)
+        batch = _Batch([])
+        excluded: list[int] = []
+        for event in events:
+            if gate.blocks(event.content):
+                excluded.append(event.id)
+                continue
+            if event.event_type == MEMORY_CANDIDATE:
+                try:
+                    candidate = MemoryCandidate.model_validate_json(event.content)
+                except ValidationError as exc:
+                    self._poison(event.id, f"not a valid memory candidate: "
+                                           f"{exc.errors(include_url=False)[0]['msg']}")
+                    report.poisoned += 1
+                    continue
+                batch.candidates.append(_event_candidate(event, candidate))
+            batch.events.append(event)
+        if excluded:
+            self._mark_excluded(excluded)
+            report.excluded += len(excluded)
+        return batch
+
+    def _messages(self, events: Sequence[_Event]) -> list[Message]:
+        storage = self._hearth.storage
+        observations = "\n".join(f"- [{event.event_type}] {_observation_text(event)}"
+                                 for event in events)
+        scaffold = json.dumps(current_scaffold(storage), ensure_ascii=False, indent=1)
+        user = (f"<working_memory>\n{_quoted(current_working_memory(storage)) or '(empty)'}\n"
+                f"</working_memory>\n\n<scaffold>\n{_quoted(scaffold)}\n</scaffold>\n\n"
+                f"<observations>\n{_quoted(observations)}\n</observations>")
+        return [Message("system", load_prompt("memory_processor")), Message("user", user)]
+
+    def _fact_candidates(self, facts: Sequence[str], report: ProcessorReport
+                         ) -> list[CandidateMemory]:
+        gate = ExclusionGate(self._hearth.settings.exclusions)
+        kept = []
+        for fact in facts:
+            if gate.blocks(fact):
+                report.excluded += 1
+                continue
+            kept.append(CandidateMemory(content=fact.strip(), memory_type="semantic",
+                                        namespace="user", priority="medium",
+                                        source="processor"))
+        return kept
+
+    def _apply(self, batch: _Batch, output: ProcessorOutput, decisions: list[Decision],
+               state: _RunState) -> None:
+        """Everything for the batch in one transaction; the events are processed only
+        when it commits."""
+        ids = [event.id for event in batch.events]
+        report = state.report
+        with self._hearth.storage.write() as session:
+            rows = list(session.scalars(select(ContextEvent).where(
+                ContextEvent.id.in_(ids), ContextEvent.processed.is_(False))))
+            if len(rows) != len(ids):
+                raise _BatchTaken()
+            previous = _newest(session, ScaffoldVersion)
+            before = previous.data if previous is not None else {}
+            merged = merge_scaffold(before, output.updated_scaffold)
+            if merged != before:
+                session.add(ScaffoldVersion(data=merged, source="processor",
+                                            run_id=report.run_id))
+            narrative = output.updated_working_memory.strip()
+            current = _newest(session, WorkingMemoryVersion)
+            if narrative and (current is None or current.content != narrative):
+                session.add(WorkingMemoryVersion(content=narrative, source="processor",
+                                                 run_id=report.run_id))
+            counts = self._deduplicator.apply(session, decisions) if decisions else None
+            now = utcnow()
+            for row in rows:
+                row.processed, row.processed_at, row.last_error = True, now, None
+        report.processed += len(rows)
+        if counts is not None:
+            report.memories_added += counts.added
+            report.memories_updated += counts.updated
+            report.memories_invalidated += counts.invalidated
+            report.memories_skipped += counts.skipped + counts.noop
+
+    # --- event bookkeeping -----------------------------------------------------------------
+
+    def _pending_ids(self) -> list[int]:
+        with self._hearth.storage.read() as session:
+            return list(session.scalars(
+                select(ContextEvent.id)
+                .where(ContextEvent.processed.is_(False),
+                       ContextEvent.attempts < self._hearth.settings.event_max_attempts)
+                .order_by(ContextEvent.created_at, ContextEvent.id)))
+
+    def _load(self, ids: Sequence[int]) -> list[_Event]:
+        with self._hearth.storage.read() as session:
+            rows = session.scalars(select(ContextEvent).where(
+                ContextEvent.id.in_(ids), ContextEvent.processed.is_(False))
+                .order_by(ContextEvent.created_at, ContextEvent.id))
+            return [_Event(row.id, row.event_type, row.content, dict(row.source_metadata or {}))
+                    for row in rows]
+
+    def _failed(self, events: Sequence[_Event], error: str, report: ProcessorReport) -> None:
+        """Count a failed attempt on each event of the batch, in a transaction of its own."""
+        limit = self._hearth.settings.event_max_attempts
+        with self._hearth.storage.write() as session:
+            rows = session.scalars(select(ContextEvent).where(
+                ContextEvent.id.in_([event.id for event in events]),
+                ContextEvent.processed.is_(False)))
+            for row in rows:
+                row.attempts += 1
+                row.last_error = error[:ERROR_CHARS]
+                report.failed += 1
+                if row.attempts >= limit:
+                    report.poisoned += 1
+        log.warning("Consolidating %d event(s) failed: %s", len(events), error)
+
+    def _poison(self, event_id: int, error: str) -> None:
+        with self._hearth.storage.write() as session:
+            row = session.get(ContextEvent, event_id)
+            if row is not None:
+                row.attempts = max(row.attempts + 1, self._hearth.settings.event_max_attempts)
+                row.last_error = error[:ERROR_CHARS]
+
+    def _mark_excluded(self, ids: Sequence[int]) -> None:
+        with self._hearth.storage.write() as session:
+            now = utcnow()
+            for row in session.scalars(select(ContextEvent).where(ContextEvent.id.in_(ids))):
+                row.processed, row.processed_at = True, now
+                row.last_error = "not consolidated: mentions a topic on the exclusion list"
+
+
+# --- reading the current state (also used by `hearth events` and context injection) -------
+
+
+def current_scaffold(storage: StoragePort) -> dict[str, Any]:
+    """The newest scaffold version's data ({} before the first run)."""
+    with storage.read() as session:
+        newest = _newest(session, ScaffoldVersion)
+        return dict(newest.data) if newest is not None else {}
+
+
+def current_working_memory(storage: StoragePort) -> str:
+    """The newest working-memory narrative ("" before the first run)."""
+    with storage.read() as session:
+        newest = _newest(session, WorkingMemoryVersion)
+        return newest.content if newest is not None else ""
+
+
+def list_events(storage: StoragePort, max_attempts: int, *, failed: bool = False,
+                limit: int = 200) -> list[ContextEvent]:
+    """Pending events (still to be tried), or with ``failed`` those that failed at least
+    once and are not processed (poisoned ones included), oldest first."""
+    query = select(ContextEvent).where(ContextEvent.processed.is_(False))
+    if failed:
+        query = query.where(ContextEvent.attempts > 0)
+    else:
+        query = query.where(ContextEvent.attempts < max_attempts)
+    with storage.read() as session:
+        return list(session.scalars(
+            query.order_by(ContextEvent.created_at, ContextEvent.id).limit(limit)))
+
+
+def retry_event(storage: StoragePort, event_id: int) -> ContextEvent:
+    """Give a failed or poisoned event a fresh set of attempts (after fixing the cause)."""
+    with storage.write() as session:
+        row = session.get(ContextEvent, event_id)
+        if row is None:
+            raise NotFoundError(f"There is no context event with id {event_id}.",
+                                "Run `hearth events --failed` to see the failed ones.")
+        if row.processed:
+            raise InvalidInputError(f"Event {event_id} is already consolidated.",
+                                    "Only unprocessed events can be retried.")
+        row.attempts, row.last_error = 0, None
+        return row
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def _newest(session: Session, model: type[ScaffoldVersion] | type[WorkingMemoryVersion]
+            ) -> Any:
+    return session.scalars(select(model).order_by(model.id.desc()).limit(1)).first()
+
+
+def _event_candidate(event: _Event, candidate: MemoryCandidate) -> CandidateMemory:
+    metadata = event.metadata
+    interaction = metadata.get("interaction_id")
+    return CandidateMemory(
+        content=candidate.content, memory_type=candidate.memory_type,
+        namespace=candidate.namespace, priority=candidate.priority,
+        source=str(metadata.get("source") or "processor")[:32],
+        session_id=metadata.get("session_id") or None, event_id=event.id,
+        interaction_id=interaction if isinstance(interaction, int) else None)
+
+
+def _observation_text(event: _Event) -> str:
+    """One line per observation; a memory candidate shows its sentence, not its JSON."""
+    text = event.content
+    if event.event_type == MEMORY_CANDIDATE:
+        candidate = MemoryCandidate.model_validate_json(event.content)
+        text = f"{candidate.content} ({candidate.memory_type}, {candidate.priority} priority)"
+    return clip(" ".join(text.split()), OBSERVATION_CHARS)
+
+
+def _quoted(text: str) -> str:
+    """Observations are data: they cannot close the tags that frame them."""
+    return text.replace("</", "<\\/")
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, HearthError):
+        return f"{exc.message} {exc.hint}".strip()
+    return str(exc)

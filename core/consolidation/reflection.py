@@ -1,0 +1,273 @@
+"""The Reflection Engine (design 000): a day of conversations becomes durable knowledge.
+
+One run reads the interactions of the last ``settings.reflection_lookback_hours`` with the
+current profile, facts, open intentions and learnings, makes **one** plain chat call (a
+structured-output grammar cannot express a Markdown profile followed by three arrays, and
+small models handle the marker format better than one big schema), and applies what
+``reflection_parse`` could read:
+
+* the profile: accepted only when it looks like one (see ``reflection_parse``), capped at
+  550 words by cutting every section proportionally (``core.profile.cap_words``), saved as a
+  new version only when it changed; the run returns the unified diff;
+* facts: through ``FactService.remember(source="reflection")`` (unchanged values are
+  skipped, changed ones keep their history). **User-stated facts win**: a fact whose current
+  source is ``"user"`` is never overwritten by a reflection, which only inferred it;
+* intentions: ``follow_up_at = now + follow_up_days``; an open twin is not duplicated;
+* learnings: ``LearningService.observe`` (candidate, active when seen in a later run).
+
+Anything mentioning one of the user's exclusions is neither shown to the model nor stored.
+Nothing to reflect on (no interactions in the window), or learning paused, records the run
+as ``skipped`` and changes nothing. A model failure records the run as failed and raises
+before anything is written; cancellation records it as cancelled and raises
+``LLMCancelled``. The stages (gather, model, parse, apply) are timed in the run's record.
+
+Apply is a sequence of idempotent writes (facts, then profile, intentions, learnings), not
+one transaction: ``FactService`` owns its transactions because a fact is embedded first.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select
+
+from core.consolidation.reflection_parse import ParsedReflection, parse_reflection
+from core.consolidation.runs import RunRecorder
+from core.conversation.tokens import chars_for, estimate_tokens
+from core.errors import InvalidInputError
+from core.intentions import IntentionService
+from core.learning.exclusions import ExclusionGate
+from core.learnings import LearningService
+from core.llm import CancelToken, LLMCancelled, LLMError, LLMProvider, Message
+from core.profile import ProfileService, cap_words, unified_diff
+from core.prompts import load_prompt
+from core.storage.orm import Interaction, utcnow
+
+if TYPE_CHECKING:
+    from core.app import Hearth
+
+log = logging.getLogger(__name__)
+
+REFLECTION_MAX_TOKENS = 1500
+MAX_TURN_CHARS = 600
+PROTECTED_FACT_SOURCES = frozenset({"user"})
+"""Fact sources a reflection never overwrites: the user said it, the model only inferred."""
+
+
+@dataclass
+class ReflectionReport:
+    """What a run did; ``diff`` is the profile's unified diff (empty when unchanged)."""
+
+    run_id: int
+    skipped: bool = False
+    reason: str = ""
+    facts_added: int = 0
+    facts_updated: int = 0
+    facts_protected: int = 0
+    intentions_added: int = 0
+    learnings_added: int = 0
+    learnings_promoted: int = 0
+    profile_changed: bool = False
+    profile_truncated: bool = False
+    excluded: int = 0
+    dropped: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    diff: str = ""
+
+    def counts(self) -> dict[str, Any]:
+        """The run record's counts (everything but the diff, which can be long)."""
+        return {name: value for name, value in vars(self).items() if name != "diff"}
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    transcript: str
+    interactions: int
+    omitted: int
+    excluded: int
+    profile: str
+    facts: str
+    intentions: str
+    learnings: str
+
+
+class ReflectionEngine:
+    """Runs reflections for one opened data folder with one language model."""
+
+    def __init__(self, hearth: Hearth, provider: LLMProvider) -> None:
+        self._hearth = hearth
+        self._provider = provider
+        self.profiles = ProfileService(hearth.storage)
+        self.intentions = IntentionService(hearth.storage, hearth.settings)
+        self.learnings = LearningService(hearth.storage)
+
+    def run(self, *, trigger: str = "manual", now: datetime | None = None,
+            cancel: CancelToken | None = None) -> ReflectionReport:
+        now = now or utcnow()
+        if now.tzinfo is None:
+            raise InvalidInputError("A reflection time needs a time zone.",
+                                    "Pass an aware datetime, or none for now.")
+        gate = ExclusionGate(self._hearth.settings.exclusions)
+        recorder = RunRecorder(self._hearth.storage, "reflection", trigger)
+        report = ReflectionReport(run_id=recorder.run_id)
+        try:
+            with recorder.stage("gather") as counts:
+                inputs = self._gather(now, gate)
+                counts.update(interactions=inputs.interactions, omitted=inputs.omitted,
+                              excluded=inputs.excluded)
+            if self._hearth.settings.learning_paused or inputs.interactions == 0:
+                report.skipped = True
+                report.reason = ("learning is paused" if self._hearth.settings.learning_paused
+                                 else "no interactions in the last "
+                                      f"{self._hearth.settings.reflection_lookback_hours} hours")
+                recorder.finish(report.counts(), status="skipped")
+                return report
+            with recorder.stage("model") as counts:
+                raw = self._ask(inputs, now, cancel)
+                counts["chars"] = len(raw)
+            with recorder.stage("parse") as counts:
+                parsed = parse_reflection(raw)
+                counts.update(facts=len(parsed.facts), intentions=len(parsed.intentions),
+                              learnings=len(parsed.learnings), dropped=parsed.dropped,
+                              profile=parsed.profile is not None)
+            with recorder.stage("apply") as counts:
+                self._apply(parsed, report, gate, now)
+                counts.update(report.counts())
+        except LLMCancelled:
+            recorder.finish(report.counts(), status="cancelled")
+            raise
+        except BaseException as exc:
+            recorder.fail(f"{type(exc).__name__}: {exc}", report.counts())
+            raise
+        recorder.finish(report.counts())
+        return report
+
+    # --- gather --------------------------------------------------------------------------
+
+    def _gather(self, now: datetime, gate: ExclusionGate) -> _Inputs:
+        since = now - timedelta(hours=self._hearth.settings.reflection_lookback_hours)
+        with self._hearth.storage.read() as session:
+            rows = list(session.scalars(select(Interaction).where(
+                Interaction.created_at >= since, Interaction.created_at <= now,
+                Interaction.user_message != "").order_by(Interaction.created_at,
+                                                         Interaction.id)))
+            session.expunge_all()
+        in_window = len(rows)
+        rows = [row for row in rows
+                if not gate.drop(f"{row.user_message}\n{row.agent_response}")]
+        current = self.profiles.current()
+        profile = current.content if current else "(no profile yet: start fresh)"
+        facts = "\n".join(f"- {fact.key}: {fact.value} ({fact.category})"
+                          for fact in self._hearth.facts.list()) or "(none)"
+        intentions = "\n".join(f"- {item.text}" for item in self.intentions.list("open")
+                               ) or "(none)"
+        learnings = "\n".join(f"- [{item.status}] {item.rule}" for item in self.learnings.list()
+                              ) or "(none)"
+        fixed = estimate_tokens(load_prompt("reflection") + profile + facts + intentions
+                                + learnings)
+        room = chars_for(self._provider.context_window - REFLECTION_MAX_TOKENS - fixed - 200)
+        turns = self._newest_that_fit(rows, room)
+        return _Inputs("\n\n".join(turns), len(turns), len(rows) - len(turns),
+                       in_window - len(rows), profile, facts, intentions, learnings)
+
+    @staticmethod
+    def _newest_that_fit(rows: list[Interaction], room_chars: int) -> list[str]:
+        """The most recent turns that fit the model's window, in time order."""
+        kept: list[str] = []
+        for row in reversed(rows):
+            turn = (f"[{row.created_at:%Y-%m-%d %H:%M}]\n"
+                    f"User: {row.user_message[:MAX_TURN_CHARS]}")
+            if row.agent_response:
+                turn += f"\nAssistant: {row.agent_response[:MAX_TURN_CHARS]}"
+            if len(turn) + 2 > room_chars:
+                break
+            kept.append(turn)
+            room_chars -= len(turn) + 2
+        return kept[::-1]
+
+    # --- model ---------------------------------------------------------------------------
+
+    def _ask(self, inputs: _Inputs, now: datetime, cancel: CancelToken | None) -> str:
+        user = (f"Today is {now.astimezone():%A %Y-%m-%d}.\n\n"
+                f"<existing_profile>\n{inputs.profile}\n</existing_profile>\n\n"
+                f"<existing_facts>\n{inputs.facts}\n</existing_facts>\n\n"
+                f"<open_intentions>\n{inputs.intentions}\n</open_intentions>\n\n"
+                f"<learnings>\n{inputs.learnings}\n</learnings>\n\n"
+                f"<conversations>\n{inputs.transcript}\n</conversations>")
+        messages = [Message("system", load_prompt("reflection")), Message("user", user)]
+        parts = [chunk.text for chunk in self._provider.chat_stream(
+            messages, cancel=cancel, max_tokens=REFLECTION_MAX_TOKENS)]
+        if cancel is not None and cancel.cancelled:
+            raise LLMCancelled("The reflection was cancelled.",
+                               "Nothing was changed; run it again when you like.")
+        raw = "".join(parts).strip()
+        if not raw:
+            raise LLMError("The model gave an empty answer to the reflection.",
+                           "Nothing was changed. Try again, or use a larger model.")
+        return raw
+
+    # --- apply ---------------------------------------------------------------------------
+
+    def _apply(self, parsed: ParsedReflection, report: ReflectionReport, gate: ExclusionGate,
+               now: datetime) -> None:
+        report.dropped = dict(parsed.dropped)
+        report.warnings = list(parsed.warnings)
+        self._apply_facts(parsed, report, gate)
+        if parsed.profile is not None:
+            self._apply_profile(parsed.profile, report, gate)
+        for intention in parsed.intentions:
+            if gate.drop(f"{intention.text}\n{intention.context}"):
+                report.excluded += 1
+                continue
+            _, created = self.intentions.add(
+                intention.text, context=intention.context,
+                follow_up_at=now + timedelta(days=intention.follow_up_days))
+            report.intentions_added += created
+        for learning in parsed.learnings:
+            if gate.drop(learning.rule):
+                report.excluded += 1
+                continue
+            observation = self.learnings.observe(learning.rule, learning.category,
+                                                 run_started_at=now, now=now)
+            report.learnings_added += observation.action == "added"
+            report.learnings_promoted += observation.action == "promoted"
+
+    def _apply_facts(self, parsed: ParsedReflection, report: ReflectionReport,
+                     gate: ExclusionGate) -> None:
+        facts = self._hearth.facts
+        for fact in parsed.facts:
+            if gate.drop(f"{fact.key} {fact.value}"):
+                report.excluded += 1
+                continue
+            try:
+                known = facts.get(fact.key)
+                if (known is not None and known.source in PROTECTED_FACT_SOURCES
+                        and known.value != fact.value):
+                    report.facts_protected += 1
+                    continue
+                change = facts.remember(fact.key, fact.value, category=fact.category,
+                                        source="reflection", confidence=0.7)
+            except InvalidInputError as exc:
+                report.dropped["facts"] = report.dropped.get("facts", 0) + 1
+                report.warnings.append(f"fact {fact.key!r} not saved: {exc.message}")
+                continue
+            report.facts_added += change.action == "created"
+            report.facts_updated += change.action == "updated"
+
+    def _apply_profile(self, text: str, report: ReflectionReport, gate: ExclusionGate) -> None:
+        """Lines naming an excluded term are left out; the rest is capped and saved."""
+        lines = [line for line in text.splitlines() if not gate.drop(line)]
+        report.excluded += len(text.splitlines()) - len(lines)
+        content, report.profile_truncated = cap_words("\n".join(lines))
+        if report.profile_truncated:
+            report.warnings.append("the profile was longer than 550 words and was shortened")
+        before = self.profiles.current()
+        after = self.profiles.save(content, "reflection", run_id=report.run_id)
+        report.profile_changed = before is None or after.id != before.id
+        if report.profile_changed:
+            report.diff = unified_diff(before.content if before else "", after.content,
+                                       f"profile v{before.id}" if before else "no profile",
+                                       f"profile v{after.id}")

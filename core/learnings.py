@@ -1,0 +1,157 @@
+"""Agent learnings: behavioural rules about working with this user (design 000).
+
+A reflection proposes rules such as "always confirm before deleting any item". One sighting
+is not a pattern, so a new rule is a *candidate*; seen again in a **later** reflection run it
+is promoted to *active*, and active rules go into the system prompt (``core.conversation.
+system_prompt`` reads ``status == "active"``). A model repeating itself within one run does
+not count twice: a sighting counts only when the rule was last seen before the run started.
+
+Rules are normalised (lowercase, single spaces, no final full stop) so that one rule has
+one row whoever spells it. The user has the last word: promote, demote (back to candidate,
+with the count reset so one more sighting is needed) and delete. A delete really deletes,
+and its audit entry names the id and category but not the rule: the user wanted it gone.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from core.errors import InvalidInputError, NotFoundError
+from core.storage.orm import AgentLearning, AuditEntry, utcnow
+from core.storage.port import StoragePort
+
+MAX_RULE_CHARS = 200
+MAX_CATEGORY_CHARS = 32
+PROMOTE_AT = 2
+STATUSES: tuple[str, ...] = ("candidate", "active")
+
+Observed = Literal["added", "seen", "promoted", "unchanged"]
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What one ``observe`` did (the reflection counts these)."""
+
+    learning: AgentLearning
+    action: Observed
+
+
+def normalise_rule(rule: str) -> str:
+    """``"Always confirm before deleting.  "`` → ``"always confirm before deleting"``."""
+    text = " ".join(rule.split()).lower().rstrip(".").strip()
+    if not text:
+        raise InvalidInputError("A learning needs a rule.", "Say what to do differently.")
+    if len(text) > MAX_RULE_CHARS:
+        raise InvalidInputError(f"The rule is {len(text)} characters long.",
+                                f"Keep a rule under {MAX_RULE_CHARS} characters.")
+    return text
+
+
+def normalise_category(category: str) -> str:
+    """``"Decision Making"`` → ``"decision_making"``; empty → ``"general"``."""
+    text = re.sub(r"[\W_]+", "_", category.strip().lower()).strip("_")[:MAX_CATEGORY_CHARS]
+    return text or "general"
+
+
+class LearningService:
+    """Observe rules from reflection runs; let the user promote, demote and delete them."""
+
+    def __init__(self, storage: StoragePort) -> None:
+        self._storage = storage
+
+    def observe(self, rule: str, category: str = "general", *, run_started_at: datetime,
+                now: datetime | None = None) -> Observation:
+        """Record one sighting of ``rule`` by the reflection run that started at
+        ``run_started_at``: new → candidate; seen before that run → one more recurrence,
+        promoted to active at ``PROMOTE_AT``; already seen in this run → unchanged."""
+        rule, category = normalise_rule(rule), normalise_category(category)
+        now = now or utcnow()
+        with self._storage.write() as session:
+            learning = session.scalars(
+                select(AgentLearning).where(AgentLearning.rule == rule)).one_or_none()
+            action: Observed
+            if learning is None:
+                learning = AgentLearning(rule=rule, category=category, recurrence_count=1,
+                                         status="candidate", first_seen=now, last_seen=now)
+                session.add(learning)
+                action = "added"
+            elif learning.last_seen >= run_started_at:
+                action = "unchanged"
+            else:
+                learning.recurrence_count += 1
+                learning.last_seen = now
+                action = "seen"
+                if learning.status == "candidate" and learning.recurrence_count >= PROMOTE_AT:
+                    learning.status = "active"
+                    action = "promoted"
+            session.flush()
+            session.expunge(learning)
+        return Observation(learning, action)
+
+    def get(self, learning_id: int) -> AgentLearning:
+        with self._storage.read() as session:
+            learning = self._find(session, learning_id)
+            session.expunge(learning)
+        return learning
+
+    def list(self, status: str | None = None) -> builtins.list[AgentLearning]:
+        """Learnings (of one status, or all), by id."""
+        if status is not None and status not in STATUSES:
+            raise InvalidInputError(f"{status!r} is not a learning status.",
+                                    f"Use one of: {', '.join(STATUSES)}.")
+        query = select(AgentLearning).order_by(AgentLearning.id)
+        if status is not None:
+            query = query.where(AgentLearning.status == status)
+        with self._storage.read() as session:
+            rows = builtins.list(session.scalars(query))
+            session.expunge_all()
+        return rows
+
+    def active(self) -> builtins.list[AgentLearning]:
+        """The rules the system prompt shows."""
+        return self.list("active")
+
+    def promote(self, learning_id: int) -> AgentLearning:
+        """Make a rule active now, without waiting for a second sighting."""
+        return self._set_status(learning_id, "active", "learning.promote")
+
+    def demote(self, learning_id: int) -> AgentLearning:
+        """Take a rule out of the system prompt; it needs a new sighting to come back."""
+        return self._set_status(learning_id, "candidate", "learning.demote")
+
+    def delete(self, learning_id: int) -> None:
+        """Delete a rule for good (audited without its text)."""
+        with self._storage.write() as session:
+            learning = self._find(session, learning_id)
+            session.add(AuditEntry(action="learning.delete", actor="user",
+                                   arguments={"id": learning_id, "category": learning.category},
+                                   result_summary="deleted"))
+            session.delete(learning)
+
+    def _set_status(self, learning_id: int, status: str, audit: str) -> AgentLearning:
+        with self._storage.write() as session:
+            learning = self._find(session, learning_id)
+            previous = learning.status
+            learning.status = status
+            if status == "candidate":
+                learning.recurrence_count = 1
+            session.add(AuditEntry(action=audit, actor="user", arguments={"id": learning_id},
+                                   result_summary=f"{previous} -> {status}"))
+            session.flush()
+            session.expunge(learning)
+        return learning
+
+    @staticmethod
+    def _find(session: Session, learning_id: int) -> AgentLearning:
+        learning = session.get(AgentLearning, learning_id)
+        if learning is None:
+            raise NotFoundError(f"There is no learning {learning_id}.",
+                                "List them with `hearth learnings`.")
+        return learning

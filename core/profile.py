@@ -1,0 +1,185 @@
+"""The narrative profile: versions that are never deleted, diffs between them, restores.
+
+The profile is the reflection's prose picture of the user (design 000): six sections, at most
+550 words, rewritten nightly. Because a rewrite by a weak model can lose things, every
+version is kept: the newest row of ``profile_versions`` is the current profile, an edit by the
+user or a reflection adds a row, and a restore adds a row *copying* an old one (source
+``"restore"``), so even a restore can be undone and the history reads as it happened.
+
+The shape rules (which sections, how many words) live here too, because a profile written
+by the user and one written by a model are the same thing; the reflection applies them to
+what a model wrote (a user's own edit is saved as the user wrote it).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from core.errors import InvalidInputError, NotFoundError
+from core.storage.orm import AuditEntry, ProfileVersion
+from core.storage.port import StoragePort
+
+PROFILE_SECTIONS: tuple[str, ...] = ("Personal", "Goals & Values", "Communication Style",
+                                     "Patterns & Rhythms", "Preferences", "Notes")
+MAX_PROFILE_WORDS = 550
+MAX_SOURCE_LENGTH = 32  # profile_versions.source is String(32)
+TRUNCATION_MARK = "…"
+
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s*(?P<title>.+?)\s*#*\s*$")
+
+
+def _section_key(title: str) -> str:
+    """``"Goals and values:"`` and ``"**Goals & Values**"`` name the same section."""
+    return re.sub(r"[\W_]+", " ", title.casefold().replace("&", " and ")).strip()
+
+
+_SECTION_KEYS = {_section_key(name): name for name in PROFILE_SECTIONS}
+
+
+def section_of(line: str) -> str | None:
+    """The canonical section a Markdown heading line names, else ``None``."""
+    match = _HEADING.match(line)
+    return _SECTION_KEYS.get(_section_key(match.group("title"))) if match else None
+
+
+def sections_present(text: str) -> set[str]:
+    """Which of the six sections ``text`` has a heading for."""
+    return {name for line in text.splitlines() if (name := section_of(line)) is not None}
+
+
+def word_count(text: str) -> int:
+    """Words of prose: heading lines are structure, not content, and are not counted."""
+    return sum(len(line.split()) for line in text.splitlines() if not _HEADING.match(line))
+
+
+def cap_words(text: str, limit: int = MAX_PROFILE_WORDS) -> tuple[str, bool]:
+    """Fit ``text`` into ``limit`` words, cutting each block proportionally to its size.
+
+    Cutting (rather than rejecting the whole rewrite) keeps the new information a model
+    found; cutting every section by the same share keeps all six sections instead of losing
+    the last ones, as a plain cut at the end would. A cut line ends with an ellipsis so a
+    reader sees it was shortened. Returns the text and whether anything was cut.
+    """
+    total = word_count(text)
+    if total <= limit:
+        return text, False
+    blocks: list[list[str]] = [[]]  # the lines before the first heading, then one per heading
+    for line in text.splitlines():
+        if _HEADING.match(line):
+            blocks.append([])
+        blocks[-1].append(line)
+    kept: list[str] = []
+    for block in blocks:
+        budget = word_count("\n".join(block)) * limit // total
+        for line in block:
+            if _HEADING.match(line):
+                kept.append(line)
+                continue
+            words = line.split()
+            if len(words) <= budget:
+                kept.append(line)
+                budget -= len(words)
+            elif budget > 0:
+                indent = line[:len(line) - len(line.lstrip())]
+                kept.append(indent + " ".join(words[:budget]) + TRUNCATION_MARK)
+                budget = 0
+    return "\n".join(kept).strip(), True
+
+
+def unified_diff(old: str, new: str, old_label: str, new_label: str) -> str:
+    """A unified diff of two profile texts (empty when equal); every line ends in a
+    newline, so the last line of a text never runs into a marker."""
+    return "".join(difflib.unified_diff(
+        [line + "\n" for line in old.splitlines()], [line + "\n" for line in new.splitlines()],
+        fromfile=old_label, tofile=new_label))
+
+
+@dataclass(frozen=True)
+class ProfileVersionInfo:
+    """A version as shown in a history list (without its full content)."""
+
+    id: int
+    source: str
+    run_id: int | None
+    words: int
+    created_at: datetime
+
+
+class ProfileService:
+    """Read, save, compare and restore profile versions; nothing is ever deleted."""
+
+    def __init__(self, storage: StoragePort) -> None:
+        self._storage = storage
+
+    def current(self) -> ProfileVersion | None:
+        """The newest version (the profile in use), ``None`` before the first one."""
+        with self._storage.read() as session:
+            version = self._current(session)
+            session.expunge_all()
+        return version
+
+    def versions(self) -> list[ProfileVersionInfo]:
+        """Every version, newest first."""
+        with self._storage.read() as session:
+            rows = session.scalars(select(ProfileVersion).order_by(
+                ProfileVersion.created_at.desc(), ProfileVersion.id.desc())).all()
+            return [ProfileVersionInfo(row.id, row.source, row.run_id,
+                                       word_count(row.content), row.created_at)
+                    for row in rows]
+
+    def get(self, version_id: int) -> ProfileVersion:
+        with self._storage.read() as session:
+            version = session.get(ProfileVersion, version_id)
+            if version is None:
+                raise NotFoundError(f"There is no profile version {version_id}.",
+                                    "List the versions with `hearth profile --history`.")
+            session.expunge(version)
+        return version
+
+    def diff(self, a: int, b: int) -> str:
+        """A unified diff from version ``a`` to version ``b`` (empty when they are equal)."""
+        return unified_diff(self.get(a).content, self.get(b).content,
+                            f"profile v{a}", f"profile v{b}")
+
+    def save(self, content: str, source: str, run_id: int | None = None) -> ProfileVersion:
+        """Add ``content`` as the new current version, unless it equals the current one
+        (then the current version is returned and nothing is written: a reflection that
+        learned nothing must not grow the history)."""
+        content = content.strip()
+        if not content:
+            raise InvalidInputError("A profile cannot be empty.",
+                                    "Write at least one section, or restore an old version.")
+        source = source.strip()
+        if not source or len(source) > MAX_SOURCE_LENGTH:
+            raise InvalidInputError(f"{source!r} is not a profile source.",
+                                    f"Use a short name of at most {MAX_SOURCE_LENGTH} characters.")
+        with self._storage.write() as session:
+            current = self._current(session)
+            if current is not None and current.content == content:
+                session.expunge(current)
+                return current
+            version = ProfileVersion(content=content, source=source, run_id=run_id)
+            session.add(version)
+            session.flush()
+            session.add(AuditEntry(action="profile.save", actor=source,
+                                   arguments={"version_id": version.id,
+                                              "previous_id": current.id if current else None},
+                                   result_summary=f"{word_count(content)} words"))
+            session.flush()
+            session.expunge(version)
+        return version
+
+    def restore(self, version_id: int) -> ProfileVersion:
+        """Make an old version current again by copying it into a new ``restore`` version."""
+        return self.save(self.get(version_id).content, "restore")
+
+    @staticmethod
+    def _current(session: Session) -> ProfileVersion | None:
+        return session.scalars(select(ProfileVersion).order_by(
+            ProfileVersion.created_at.desc(), ProfileVersion.id.desc()).limit(1)).first()
