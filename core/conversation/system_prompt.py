@@ -15,7 +15,9 @@ Sections, in 000's information-priority order:
    ``- key: value`` so the model can name the key in remember_fact / forget_fact;
 4. ``## Your memory of this user (narrative)``: the newest profile, capped at
    ``settings.profile_char_cap`` characters followed by a truncation notice;
-5. ``## What I have learned about working with you``: active learnings.
+5. the working memory and the schema-free scaffold the event processor maintains (003),
+   the scaffold as JSON with sorted keys so it renders identically while unchanged;
+6. ``## What I have learned about working with you``: active learnings.
 
 A person can have more facts than a small model's window holds: the whole prompt is kept
 within ``max_tokens`` (the caller passes half the context window) by listing facts up to
@@ -26,6 +28,7 @@ is deterministic, so the prompt stays cacheable.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -36,13 +39,23 @@ from sqlalchemy.orm import Session
 from core.conversation.tokens import chars_for, estimate_tokens
 from core.facts import CATEGORIES
 from core.prompts import load_prompt
-from core.storage.orm import AgentLearning, ProfileVersion, UserFact
+from core.storage.orm import (
+    AgentLearning,
+    ProfileVersion,
+    ScaffoldVersion,
+    UserFact,
+    WorkingMemoryVersion,
+)
 
 FACTS_HEADER = ("## What I know about you\n"
                 "Verified permanent facts — treat these as ground truth.")
 PROFILE_HEADER = ("## Your memory of this user (narrative)\n"
                   "Let this shape your tone and priorities, not only your answers.")
 LEARNINGS_HEADER = "## What I have learned about working with you"
+WORKING_MEMORY_HEADER = "## What is on the user's mind lately (working memory)"
+SCAFFOLD_HEADER = "## Structured notes about the user (keys are my own)"
+WORKING_MEMORY_CHARS = 3500
+SCAFFOLD_CHARS = 4000
 PROFILE_TRUNCATED = "[...profile truncated for context]"
 
 
@@ -62,6 +75,10 @@ class MemorySnapshot:
     profile_id: int | None
     profile: str
     learnings: tuple[tuple[int, str], ...]
+    working_memory_id: int | None = None
+    working_memory: str = ""
+    scaffold_id: int | None = None
+    scaffold: str = ""
 
 
 @dataclass(frozen=True)
@@ -85,11 +102,21 @@ def read_snapshot(session: Session) -> MemorySnapshot:
         ProfileVersion.created_at.desc(), ProfileVersion.id.desc()).limit(1)).first()
     learnings = session.execute(select(AgentLearning.id, AgentLearning.rule).where(
         AgentLearning.status == "active").order_by(AgentLearning.id)).all()
+    working = session.execute(select(WorkingMemoryVersion.id, WorkingMemoryVersion.content)
+                              .order_by(WorkingMemoryVersion.id.desc()).limit(1)).first()
+    scaffold = session.execute(select(ScaffoldVersion.id, ScaffoldVersion.data)
+                               .order_by(ScaffoldVersion.id.desc()).limit(1)).first()
     return MemorySnapshot(
         facts=tuple(facts),
         profile_id=profile.id if profile else None,
         profile=(profile.content.strip() if profile else ""),
-        learnings=tuple((row.id, row.rule.strip()) for row in learnings if row.rule.strip()))
+        learnings=tuple((row.id, row.rule.strip()) for row in learnings if row.rule.strip()),
+        working_memory_id=working.id if working else None,
+        working_memory=(working.content.strip() if working else ""),
+        scaffold_id=scaffold.id if scaffold and scaffold.data else None,
+        # sorted keys: the same scaffold always renders the same bytes (prompt caching)
+        scaffold=(json.dumps(scaffold.data, sort_keys=True, ensure_ascii=False)
+                  if scaffold and scaffold.data else ""))
 
 
 def one_line(text: str) -> str:
@@ -109,6 +136,16 @@ def build_system_prompt(snapshot: MemorySnapshot, *, supports_tools: bool,
         tail.append(f"{PROFILE_HEADER}\n{profile}")
         items.append({"type": "profile", "id": snapshot.profile_id, "score": None,
                       "tokens": estimate_tokens(profile), "truncated": truncated})
+    for header, text, cap, kind, item_id in (
+            (WORKING_MEMORY_HEADER, snapshot.working_memory, WORKING_MEMORY_CHARS,
+             "working_memory", snapshot.working_memory_id),
+            (SCAFFOLD_HEADER, snapshot.scaffold, SCAFFOLD_CHARS, "scaffold",
+             snapshot.scaffold_id)):
+        if text:
+            shown = text if len(text) <= cap else text[:cap].rstrip() + " […]"
+            tail.append(f"{header}\n{shown}")
+            items.append({"type": kind, "id": item_id, "score": None,
+                          "tokens": estimate_tokens(shown), "truncated": len(text) > cap})
     if snapshot.learnings:
         lines = [f"- {one_line(rule)}" for _, rule in snapshot.learnings]
         tail.append(LEARNINGS_HEADER + "\n" + "\n".join(lines))
