@@ -17,7 +17,14 @@ import typer
 
 from core.app import Hearth
 from core.cli import output
-from core.cli import chat_cmd, consolidation_cmd, context, reflection_cmd
+from core.cli import (
+    chat_cmd,
+    consolidation_cmd,
+    context,
+    daemon_cmd,
+    dream_cmd,
+    reflection_cmd,
+)
 from core.cli.context import opened, state
 from core.cli.models_cmd import models_app
 from core.cli.progress import progress_bar
@@ -41,6 +48,8 @@ app.command()(chat_cmd.chat)
 app.command()(chat_cmd.ask)
 app.command()(consolidation_cmd.events)
 app.command()(consolidation_cmd.runs)
+app.command()(daemon_cmd.daemon)
+app.command()(dream_cmd.dream)
 app.command()(reflection_cmd.reflect)
 app.command()(reflection_cmd.intentions)
 app.command()(reflection_cmd.learnings)

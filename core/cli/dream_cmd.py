@@ -1,0 +1,86 @@
+"""``hearth dream [--stage NAME]``: run the dream cycle (or one of its stages) now.
+
+The same cycle the scheduler runs at night, with the same lock, backup and run record, so a
+manual run and a nightly one can never overlap. Ctrl-C cancels between (and inside) stages
+and the run is recorded ``cancelled``; the next run resumes it.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any, Optional
+
+import typer
+
+from core.cli import output
+from core.cli.context import opened
+from core.consolidation.dream import STAGES, DreamCycle, DreamReport
+from core.llm.protocol import CancelToken
+from core.llm.selection import build_provider
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+EXIT_CODES = {"done": 0, "partial": 1, "cancelled": 130}
+
+
+@contextmanager
+def _ctrl_c_cancels(cancel: CancelToken) -> Iterator[None]:
+    """The first Ctrl-C asks the cycle to stop cleanly (at the next check); a second one
+    interrupts at once, for a stage that does not check often."""
+    previous = signal.getsignal(signal.SIGINT)
+
+    def first_press(_signum: int, _frame: Any) -> None:
+        cancel.cancel()
+        signal.signal(signal.SIGINT, previous)
+
+    signal.signal(signal.SIGINT, first_press)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def dream(stage: Annotated[Optional[str], typer.Option(
+              "--stage", metavar="NAME",
+              help=f"Run only this stage: {', '.join(STAGES)}.")] = None,
+          as_json: JsonOption = False) -> None:
+    """Consolidate now: back up, then process, triage, distil, enrich, decay, merge, link,
+    REM and reflect (or one --stage), recorded like the nightly run."""
+    cancel = CancelToken()
+
+    def announce(name: str, done: int, total: int) -> None:
+        if not as_json and done == 0 and total == 0:
+            output.stderr.print(f"dreaming: {name}", highlight=False)
+
+    with opened() as hearth:
+        provider = build_provider(hearth.settings)
+        try:
+            with _ctrl_c_cancels(cancel):
+                report = DreamCycle(hearth, provider).run(trigger="manual", only=stage,
+                                                          progress=announce, cancel=cancel)
+        finally:
+            provider.close()
+    if as_json:
+        output.print_json(report)
+    else:
+        _print_report(report)
+    code = EXIT_CODES.get(report.status, 1)
+    if code:
+        raise typer.Exit(code)
+
+
+def _print_report(report: DreamReport) -> None:
+    output.print_table(
+        f"Dream run {report.run_id}: {report.status}", ["stage", "status", "seconds", "counts"],
+        [[name, result.status, f"{result.seconds:.2f}",
+          result.error or _compact(result.counts)] for name, result in report.stages.items()])
+    if report.resumed_from is not None:
+        output.stdout.print(f"resumed interrupted run {report.resumed_from}", highlight=False)
+    if report.backup:
+        output.stdout.print(f"backup: {report.backup}", highlight=False)
+
+
+def _compact(counts: dict[str, Any]) -> str:
+    return " ".join(f"{key}={value}" for key, value in counts.items()
+                    if not isinstance(value, (dict, list)))

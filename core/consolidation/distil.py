@@ -1,0 +1,134 @@
+"""Distil (dream stage 0.55): each closed chat session becomes one durable memory.
+
+A session qualifies when it is closed (``closed_at`` set), came from the chat window
+(``source = 'chat'``), has at least ``MIN_EXCHANGES`` answered exchanges and has not been
+distilled before. Its transcript goes to the LLM, which answers with one category-tagged
+sentence of what was learned about the user, or nothing. The sentence passes through the
+``Deduplicator`` (so a session that only restated known things adds nothing), and is
+written with ``source = 'distil'``, the session's id and its category.
+
+Done-marker. Whatever the outcome (a memory written, a duplicate skipped, nothing worth
+keeping), the stage writes one audit entry ``dream.distil`` naming the session, in the same
+transaction as the memory. The entry is what makes a rerun skip the session; a dedupe SKIP
+would otherwise leave no trace and the session would be asked about every night. A failed
+or garbled answer writes nothing, so the session is tried again next run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, Field
+from sqlalchemy import func, select
+
+from core.consolidation.dedupe import CandidateMemory, DedupeUndecided, Deduplicator
+from core.consolidation.triage import ask_or_none, check_cancel, report_progress
+from core.learning.schemas import FactCategory, plain_text
+from core.llm.protocol import CancelToken, LLMProvider, Message
+from core.prompts import load_prompt
+from core.storage.orm import AuditEntry, ChatSession, Interaction, Memory
+
+if TYPE_CHECKING:
+    from core.app import Hearth
+
+SOURCE = "distil"
+AUDIT_ACTION = "dream.distil"
+MIN_EXCHANGES = 2
+ANSWERED = ("completed", "stopped")
+TRANSCRIPT_CHARS = 8_000
+"""The newest part of a long session is shown; older parts were compacted into its
+summary and reached the processor already."""
+CONTENT_CHARS = 300
+DISTIL_MAX_TOKENS = 160
+
+Progress = Callable[[int, int], None]
+
+
+class Distilled(BaseModel):
+    """One sentence about the user, or empty when the session taught nothing lasting."""
+
+    content: str = Field(default="", max_length=CONTENT_CHARS,
+                         pattern=plain_text(CONTENT_CHARS, min_chars=0))
+    category: FactCategory = "general"
+
+
+def run(hearth: Hearth, provider: LLMProvider, *, progress: Progress | None = None,
+        cancel: CancelToken | None = None) -> dict[str, int]:
+    """Distil every eligible session; counts ``sessions``, ``distilled`` (memories written),
+    ``duplicates``, ``empty`` (nothing to keep), ``too_short`` and ``failed``."""
+    counts = {"sessions": 0, "distilled": 0, "duplicates": 0, "empty": 0, "too_short": 0,
+              "failed": 0}
+    pending = _pending_sessions(hearth, counts)
+    counts["sessions"] = len(pending)
+    deduper = Deduplicator(hearth, provider)
+    for done, session_id in enumerate(pending, start=1):
+        check_cancel(cancel, "Distilling sessions")
+        _distil_one(hearth, provider, deduper, session_id, counts, cancel)
+        report_progress(progress, done, len(pending))
+    return counts
+
+
+def _pending_sessions(hearth: Hearth, counts: dict[str, int]) -> list[str]:
+    with hearth.storage.read() as session:
+        done = {str(entry.get("session_id")) for entry in session.scalars(
+            select(AuditEntry.arguments).where(AuditEntry.action == AUDIT_ACTION))}
+        exchanges = (select(Interaction.session_id, func.count().label("n"))
+                     .where(Interaction.status.in_(ANSWERED))
+                     .group_by(Interaction.session_id).subquery())
+        rows = session.execute(
+            select(ChatSession.id, func.coalesce(exchanges.c.n, 0))
+            .outerjoin(exchanges, exchanges.c.session_id == ChatSession.id)
+            .where(ChatSession.closed_at.is_not(None), ChatSession.source == "chat")
+            .order_by(ChatSession.closed_at, ChatSession.id)).all()
+    pending = [session_id for session_id, n in rows
+               if session_id not in done and n >= MIN_EXCHANGES]
+    counts["too_short"] = sum(1 for session_id, n in rows
+                              if session_id not in done and n < MIN_EXCHANGES)
+    return pending
+
+
+def _distil_one(hearth: Hearth, provider: LLMProvider, deduper: Deduplicator,
+                session_id: str, counts: dict[str, int], cancel: CancelToken | None) -> None:
+    messages = [Message("system", load_prompt("distil")),
+                Message("user", f"<transcript>\n{_transcript(hearth, session_id)}\n"
+                                f"</transcript>")]
+    answer = ask_or_none(provider, messages, Distilled, DISTIL_MAX_TOKENS, cancel,
+                         "Distilling sessions")
+    if answer is None:
+        counts["failed"] += 1
+        return
+    content = " ".join(answer.content.split())
+    decisions = []
+    if content:
+        candidate = CandidateMemory(content=content, source=SOURCE, session_id=session_id)
+        try:
+            decisions = deduper.decide([candidate], cancel=cancel)
+        except DedupeUndecided:
+            counts["failed"] += 1
+            return
+    with hearth.storage.write() as session:
+        applied = deduper.apply(session, decisions)
+        written = None
+        if applied.written:
+            written = session.scalars(select(Memory).where(
+                Memory.source == SOURCE, Memory.session_id == session_id)
+                .order_by(Memory.id.desc())).first()
+            if written is not None:
+                written.category = answer.category
+        outcome = ("written" if applied.written else "duplicate" if decisions else "empty")
+        session.add(AuditEntry(action=AUDIT_ACTION, actor="dream", arguments={
+            "session_id": session_id, "memory_id": None if written is None else written.id,
+            "outcome": outcome}, result_summary=content[:200]))
+    counts[{"written": "distilled", "duplicate": "duplicates", "empty": "empty"}[outcome]] += 1
+
+
+def _transcript(hearth: Hearth, session_id: str) -> str:
+    """The session's answered exchanges, newest kept when it is longer than the budget."""
+    with hearth.storage.read() as session:
+        rows = session.execute(select(Interaction.user_message, Interaction.agent_response)
+                               .where(Interaction.session_id == session_id,
+                                      Interaction.status.in_(ANSWERED))
+                               .order_by(Interaction.id)).all()
+    text = "\n".join(f"User: {user}\nAssistant: {reply}" for user, reply in rows)
+    return text[-TRANSCRIPT_CHARS:]

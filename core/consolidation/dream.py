@@ -1,0 +1,315 @@
+"""The dream cycle (design 004): every consolidation stage, in order, while the user is away.
+
+A run takes an exclusive lock, backs the database up, then runs the stages in ``STAGES``
+order, recording each one (counts, seconds, status) in one ``runs`` row of kind ``dream``.
+
+Decisions (documented in docs/consolidation.md, "The dream cycle"):
+
+* **One at a time.** An exclusive ``flock`` on ``<home>/dream.lock``, taken without
+  waiting: a second run gets ``DreamAlreadyRunning``. The operating system drops the lock
+  when its process dies, so a crash never leaves a stale lock behind.
+* **Backup first.** ``create_backup`` runs before any stage writes; its path is recorded.
+* **Resume, never redo.** A dream run still marked ``running`` while we hold the lock was
+  killed: it is marked ``interrupted``. If the newest full run ended unfinished (killed,
+  cancelled, failed) and started less than ``RESUME_WINDOW`` ago, the stages it finished are carried over (recorded with ``resumed_from``) and not run again,
+  because reflection is not safe to repeat within a night (a learning seen in "two runs"
+  would be promoted by one night twice). Otherwise every stage runs again: each stage is
+  idempotent, so nothing is duplicated. The stage that was cut short always runs again.
+* **Failures are per stage.** A stage that raises is recorded failed with its error and the
+  run goes on with the next stage (they guard their own writes: a failing model leaves
+  nothing half-written); the run ends ``partial``. A stage whose module is not installed is
+  listed as unavailable, never faked, and also makes the run ``partial``.
+* **Cancellation** is checked between stages and passed into the stages that accept it; the
+  run is recorded ``cancelled`` and the stage that was cut short stays unfinished.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import importlib
+import os
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from core.app import Hearth
+from core.consolidation.decay import run_decay
+from core.consolidation.link import LinkCancelled, run_link
+from core.consolidation.processor import MemoryProcessor
+from core.consolidation.reflection import ReflectionEngine
+from core.consolidation.rem import run_rem
+from core.consolidation.runs import RunRecorder
+from core.errors import HearthError, InvalidInputError
+from core.llm.protocol import CancelToken, LLMCancelled, LLMProvider
+from core.storage.orm import Run, utcnow
+
+STAGES = ("process", "triage", "distil", "enrich", "decay", "merge", "link", "rem",
+          "reflect")
+
+KIND = "dream"
+LOCK_FILE = "dream.lock"
+RESUME_WINDOW = timedelta(hours=20)
+"""A killed run younger than this is resumed: the same night's cycle, caught up in the
+morning. Older ones are history; the next night starts afresh."""
+
+RESUMABLE = frozenset({"interrupted", "cancelled", "failed"})
+"""How a run ends unfinished: killed, cancelled, or stopped by an error outside the stages
+(the backup, a second Ctrl-C). A ``partial`` run finished; the next night starts afresh."""
+
+StageProgress = Callable[[int, int], None]
+StageFn = Callable[[Hearth, LLMProvider, StageProgress, CancelToken], dict[str, Any]]
+DreamProgress = Callable[[str, int, int], None]
+
+
+class DreamAlreadyRunning(HearthError):
+    """Another dream cycle holds the lock of this data folder."""
+
+
+class _Cancelled(Exception):
+    """A stage noticed the cancel token; recorded as the stage's error."""
+
+
+@dataclass
+class StageResult:
+    status: str                      # done, failed, unavailable, resumed, not run
+    counts: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+    error: str | None = None
+
+
+@dataclass
+class DreamReport:
+    run_id: int
+    status: str = "running"          # done, partial, cancelled, failed
+    backup: str | None = None
+    resumed_from: int | None = None
+    interrupted: list[int] = field(default_factory=list)
+    stages: dict[str, StageResult] = field(default_factory=dict)
+
+
+@contextmanager
+def dream_lock(home: Path) -> Iterator[None]:
+    """Hold ``<home>/dream.lock`` exclusively, or raise ``DreamAlreadyRunning`` at once."""
+    home.mkdir(parents=True, exist_ok=True)
+    fd = os.open(home / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            raise DreamAlreadyRunning(
+                "A dream cycle is already running for this data folder.",
+                "Wait for it to finish (see `hearth runs`), then try again.") from exc
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+# --- the stages ----------------------------------------------------------------------------
+
+def _process(hearth: Hearth, provider: LLMProvider, progress: StageProgress,
+             cancel: CancelToken) -> dict[str, Any]:
+    report = MemoryProcessor(hearth, provider).run(trigger=KIND, progress=progress,
+                                                   cancel=cancel)
+    if report.status == "cancelled":
+        raise _Cancelled("cancelled while processing events")
+    return {**report.counts(), "run_id": report.run_id, "status": report.status}
+
+
+def _decay(hearth: Hearth, _provider: LLMProvider, _progress: StageProgress,
+           _cancel: CancelToken) -> dict[str, Any]:
+    return run_decay(hearth.storage, hearth.settings)
+
+
+def _link(hearth: Hearth, _provider: LLMProvider, progress: StageProgress,
+          cancel: CancelToken) -> dict[str, Any]:
+    try:
+        return run_link(hearth.storage, hearth.settings, progress=progress,
+                        cancel=lambda: cancel.cancelled)
+    except LinkCancelled as exc:
+        raise _Cancelled("cancelled while linking") from exc
+
+
+def _rem(hearth: Hearth, _provider: LLMProvider, _progress: StageProgress,
+         _cancel: CancelToken) -> dict[str, Any]:
+    return run_rem(hearth.storage, hearth.settings)
+
+
+def _reflect(hearth: Hearth, provider: LLMProvider, _progress: StageProgress,
+             cancel: CancelToken) -> dict[str, Any]:
+    try:
+        report = ReflectionEngine(hearth, provider).run(trigger=KIND, cancel=cancel)
+    except LLMCancelled as exc:
+        raise _Cancelled("cancelled while reflecting") from exc
+    counts = {key: value for key, value in report.counts().items()
+              if key not in ("run_id", "warnings")}
+    return {**counts, "run_id": report.run_id}
+
+
+def load_pluggable(name: str) -> StageFn | None:
+    """The ``run`` of ``core.consolidation.<name>``, imported when the cycle runs so a build
+    without it still dreams; None when the module is missing (a broken one raises)."""
+    module_name = f"core.consolidation.{name}"
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name:
+            raise
+        return None
+
+    def stage(hearth: Hearth, provider: LLMProvider, progress: StageProgress,
+              cancel: CancelToken) -> dict[str, Any]:
+        return module.run(hearth, provider, progress=progress, cancel=cancel)
+
+    return stage
+
+
+def _for_stage(progress: DreamProgress | None, name: str) -> StageProgress:
+    """The stage's ``(done, total)`` callback, reporting as ``(name, done, total)``."""
+    def report(done: int, total: int) -> None:
+        if progress is not None:
+            progress(name, done, total)
+    return report
+
+
+BUILT_IN: dict[str, StageFn] = {
+    "process": _process, "decay": _decay, "link": _link, "rem": _rem, "reflect": _reflect,
+}
+
+
+# --- the cycle -----------------------------------------------------------------------------
+
+class DreamCycle:
+    """Runs the dream cycle for one opened data folder with one language model.
+
+    ``stages`` replaces stage functions by name (tests inject slow or failing ones); the
+    order is always ``STAGES``.
+    """
+
+    def __init__(self, hearth: Hearth, provider: LLMProvider, *,
+                 stages: Mapping[str, StageFn] | None = None) -> None:
+        unknown = set(stages or {}) - set(STAGES)
+        if unknown:
+            raise ValueError(f"unknown dream stages: {sorted(unknown)}")
+        self._hearth = hearth
+        self._provider = provider
+        self._stages: dict[str, StageFn] = {**BUILT_IN, **(stages or {})}
+
+    def run(self, *, trigger: str = "manual", only: str | None = None,
+            progress: DreamProgress | None = None,
+            cancel: CancelToken | None = None) -> DreamReport:
+        if only is not None and only not in STAGES:
+            raise InvalidInputError(f"There is no dream stage called {only!r}.",
+                                    f"Choose one of: {', '.join(STAGES)}.")
+        cancel = cancel or CancelToken()
+        with dream_lock(self._hearth.paths.home):
+            interrupted, carried = self._close_interrupted(resumable=only is None)
+            recorder = RunRecorder(self._hearth.storage, KIND, trigger)
+            report = DreamReport(run_id=recorder.run_id, interrupted=interrupted)
+            if only is not None:
+                self._set_counts(recorder.run_id, {"only": only})
+            try:
+                self._backup(recorder, report)
+                self._run_stages([only] if only else list(STAGES), carried, recorder,
+                                 report, progress, cancel)
+            except BaseException as exc:
+                report.status = "failed"
+                recorder.fail(f"{type(exc).__name__}: {exc}", self._summary(report, only))
+                raise
+            recorder.finish(self._summary(report, only), status=report.status)
+        self._read_back(report)
+        return report
+
+    def _run_stages(self, names: list[str], carried: tuple[int, dict[str, Any]] | None,
+                    recorder: RunRecorder, report: DreamReport,
+                    progress: DreamProgress | None, cancel: CancelToken) -> None:
+        report.status = "done"
+        for name in names:
+            if cancel.cancelled:
+                report.status = "cancelled"
+                return
+            if carried is not None and carried[1].get(name, {}).get("status") == "done":
+                report.resumed_from = carried[0]
+                with recorder.stage(name) as counts:
+                    counts.update(carried[1][name]["counts"], resumed_from=carried[0])
+                continue
+            stage = self._stages.get(name) or load_pluggable(name)
+            if stage is None:
+                report.stages[name] = StageResult(
+                    "unavailable", error=f"core.consolidation.{name} is not installed")
+                report.status = "partial"
+                continue
+            on_progress = _for_stage(progress, name)
+            on_progress(0, 0)
+            try:
+                with recorder.stage(name) as counts:
+                    counts.update(stage(self._hearth, self._provider, on_progress, cancel))
+            except _Cancelled:
+                report.status = "cancelled"
+                return
+            except Exception:  # recorded by recorder.stage; independent stages go on
+                report.status = "partial"
+
+    def _backup(self, recorder: RunRecorder, report: DreamReport) -> None:
+        with recorder.stage("backup") as counts:
+            info = self._hearth.backup()
+            counts.update(path=str(info.path), bytes=info.size_bytes)
+        report.backup = str(info.path)
+
+    def _close_interrupted(self, *, resumable: bool
+                           ) -> tuple[list[int], tuple[int, dict[str, Any]] | None]:
+        """Mark dream runs left ``running`` (we hold the lock, so their process is gone)
+        as interrupted. When ``resumable``, return the newest full run's id and stages if
+        it ended unfinished less than ``RESUME_WINDOW`` ago."""
+        with self._hearth.storage.write() as session:
+            dead = session.scalars(select(Run).where(Run.kind == KIND,
+                                                     Run.status == "running")).all()
+            for run in dead:
+                run.status, run.finished_at = "interrupted", utcnow()
+                run.error = "the process stopped before the run finished"
+            newest = session.scalars(select(Run).where(Run.kind == KIND)
+                                     .order_by(Run.id.desc()).limit(1)).first()
+            carried = None
+            if (resumable and newest is not None and "only" not in (newest.counts or {})
+                    and newest.status in RESUMABLE
+                    and utcnow() - newest.started_at < RESUME_WINDOW):
+                carried = (newest.id, dict(newest.stages))
+            return sorted(run.id for run in dead), carried
+
+    def _set_counts(self, run_id: int, counts: dict[str, Any]) -> None:
+        with self._hearth.storage.write() as session:
+            run = session.get(Run, run_id)
+            assert run is not None
+            run.counts = counts
+
+    @staticmethod
+    def _summary(report: DreamReport, only: str | None) -> dict[str, Any]:
+        summary: dict[str, Any] = {"backup": report.backup}
+        if only is not None:
+            summary["only"] = only
+        if report.resumed_from is not None:
+            summary["resumed_from"] = report.resumed_from
+        if report.interrupted:
+            summary["interrupted"] = report.interrupted
+        unavailable = [n for n, s in report.stages.items() if s.status == "unavailable"]
+        if unavailable:
+            summary["unavailable"] = unavailable
+        return summary
+
+    def _read_back(self, report: DreamReport) -> None:
+        """Fill the report's stages from the run record, the one source of truth."""
+        with self._hearth.storage.read() as session:
+            run = session.get(Run, report.run_id)
+            assert run is not None
+            for name, entry in run.stages.items():
+                counts = dict(entry.get("counts", {}))
+                status = "resumed" if "resumed_from" in counts else entry["status"]
+                report.stages[name] = StageResult(status, counts, entry.get("seconds", 0.0),
+                                                  entry.get("error"))
+        order = ("backup", *STAGES)
+        report.stages = dict(sorted(report.stages.items(), key=lambda item: order.index(
+            item[0])))

@@ -1,0 +1,335 @@
+"""The in-process schedule: consolidation runs while the user is away, without a cron.
+
+``HearthScheduler`` wraps an APScheduler 3 ``BackgroundScheduler`` whose job store is a
+table (``apscheduler_jobs``) in the app's own database, so the schedule and the time each
+job is next due survive restarts. Four jobs, with stable ids:
+
+====================  =========================================  ==========================
+id                    what                                       when (local time)
+====================  =========================================  ==========================
+``dream``             ``DreamCycle.run`` (backup first, stages)  daily at ``dream_time``
+``decay``             ``run_decay`` (freshness and strength)     daily at ``DECAY_TIME``
+``event_processor``   ``MemoryProcessor.run`` (pending events)   every 15 minutes
+``intention_followups``  ``IntentionService.follow_ups`` → notify  hourly
+====================  =========================================  ==========================
+
+Catch-up: every job has ``coalesce=True``, ``max_instances=1`` and a misfire grace of
+``MISFIRE_GRACE`` (23 h). A laptop asleep at 02:00 runs the dream cycle *once* when it
+wakes, however many runs were missed; a run later than the grace is skipped because the
+next regular one is close. Restarts keep that promise: ``start`` leaves a stored job alone
+when its trigger is unchanged (so a next run time in the past is caught up) and replaces
+it only when the settings changed it (a new ``dream_time``).
+
+Why a registry: the job store pickles each job as a *reference* to a module-level function
+plus its arguments, so a job cannot carry the open ``Hearth`` or the provider factory. Every
+job calls ``run_registered(home, job_id, trigger)``, which finds the running
+``HearthScheduler`` registered for that data folder in this process and runs the job with
+its objects. One scheduler per data folder: the registry refuses a second one in this
+process, and a lock file (``<home>/scheduler/hearth.lock``, an ``flock`` that vanishes
+with the process) refuses a second process (the tray app and ``hearth daemon`` at once),
+because two APScheduler 3 schedulers on one job store would both run every job.
+
+The job store gets its engine from ``open_engine``, never from a plain ``sqlite:///`` URL:
+that would load the stdlib ``sqlite3`` next to the ``sqlean`` copy of SQLite the app uses,
+and two SQLite libraries in one process on one WAL file corrupt it (their POSIX locks
+release each other; seen here as "database disk image is malformed").
+
+Never two dream runs at once is ``DreamCycle``'s own crash-proof lock; the dream job turns
+its ``DreamAlreadyRunning`` into a logged "skipped" result.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta, tzinfo
+
+from apscheduler.executors.pool import ThreadPoolExecutor
+from apscheduler.jobstores.memory import MemoryJobStore
+from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.base import BaseTrigger
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+from tzlocal import get_localzone
+
+from core.app import Hearth
+from core.errors import DatabaseLockedError, HearthError, InvalidInputError
+from core.instance_lock import FolderLock
+from core.intentions import IntentionService
+from core.llm.protocol import LLMProvider
+from core.storage.orm import utcnow
+from core.storage.sqlite.engine import open_engine
+
+log = logging.getLogger(__name__)
+
+DREAM, DECAY, EVENT_PROCESSOR, INTENTION_FOLLOWUPS, REFLECT = (
+    "dream", "decay", "event_processor", "intention_followups", "reflect")
+SCHEDULED_JOBS: tuple[str, ...] = (DREAM, DECAY, EVENT_PROCESSOR, INTENTION_FOLLOWUPS)
+ON_DEMAND_JOBS: tuple[str, ...] = (*SCHEDULED_JOBS, REFLECT)
+"""``reflect`` has no schedule of its own (the dream cycle reflects nightly); it exists
+for the tray's "Reflect now"."""
+DECAY_TIME = (14, 0)
+"""Daily decay at 14:00, twelve hours from the default dream time: memory used during the
+day fades on the same day's clock even on machines that are off every night."""
+EVENT_PROCESSOR_MINUTES = 15
+MISFIRE_GRACE = timedelta(hours=23)
+JOBSTORE_TABLE = "apscheduler_jobs"
+_PERSISTENT, _VOLATILE = "default", "volatile"
+
+Notify = Callable[[str, str], None]
+Clock = Callable[[], datetime]
+
+
+class SchedulerBusyError(HearthError):
+    """Another scheduler already serves this data folder."""
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """The last thing a job did, for the tray tooltip and ``hearth daemon``'s log."""
+
+    job_id: str
+    finished_at: datetime
+    ok: bool
+    summary: str
+
+
+_registry: dict[str, HearthScheduler] = {}
+_registry_lock = threading.Lock()
+
+
+def _key(hearth: Hearth) -> str:
+    return str(hearth.paths.home.resolve())
+
+
+def run_registered(home: str, job_id: str, trigger: str = "scheduled") -> str:
+    """The function every stored job points at (see the module docstring)."""
+    with _registry_lock:
+        scheduler = _registry.get(home)
+    if scheduler is None:
+        raise SchedulerBusyError(f"No scheduler is running for {home} in this process.",
+                                 "Start it with HearthScheduler.start() or `hearth daemon`.")
+    return scheduler.run_job(job_id, trigger=trigger)
+
+
+class HearthScheduler:
+    """Runs consolidation on a schedule for one open ``Hearth``.
+
+    ``provider_factory`` is called once per job that needs a model, and the provider is
+    closed afterwards: a nightly job should not hold a model connection all day.
+    ``notify(title, text)`` shows an intention follow-up (the tray's balloon); without it
+    follow-ups are logged. ``clock`` returns the aware "now" that follow-ups are measured
+    against (tests pin it); APScheduler keeps its own clock for firing.
+    """
+
+    def __init__(self, hearth: Hearth, provider_factory: Callable[[], LLMProvider], *,
+                 notify: Notify | None = None, clock: Clock | None = None) -> None:
+        self._hearth = hearth
+        self._provider_factory = provider_factory
+        self._notify = notify or _log_follow_up
+        self._clock = clock or utcnow
+        self._home = _key(hearth)
+        self._timezone: tzinfo = get_localzone()
+        self._lock: FolderLock | None = None
+        self.last_result: JobResult | None = None
+        self._scheduler = BackgroundScheduler(
+            jobstores={
+                _PERSISTENT: SQLAlchemyJobStore(
+                    engine=open_engine(hearth.paths.database,
+                                       hearth.settings.busy_timeout_ms),
+                    tablename=JOBSTORE_TABLE),
+                _VOLATILE: MemoryJobStore()},
+            executors={"default": ThreadPoolExecutor(max_workers=2)},
+            job_defaults={"coalesce": True, "max_instances": 1,
+                          "misfire_grace_time": int(MISFIRE_GRACE.total_seconds())},
+            timezone=self._timezone)
+
+    # --- lifetime -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Take the folder's scheduler lock, load the stored jobs, bring their triggers in
+        line with the settings, then start firing (missed runs fire once, now)."""
+        self._claim()
+        try:
+            self._scheduler.start(paused=True)
+            for job_id, trigger in self.triggers().items():
+                self._ensure(job_id, trigger)
+            self._scheduler.resume()
+        except BaseException:
+            if self._scheduler.running:
+                self._scheduler.shutdown(wait=False)
+            self._release()
+            raise
+        log.info("scheduler started for %s (%s)", self._home, self._timezone)
+
+    def shutdown(self, wait: bool = True) -> None:
+        """Stop firing; with ``wait`` the running jobs finish first. Idempotent."""
+        if self._scheduler.running:
+            self._scheduler.shutdown(wait=wait)
+        self._release()
+
+    @property
+    def running(self) -> bool:
+        return self._scheduler.running
+
+    # --- what the tray asks ---------------------------------------------------------------
+
+    def triggers(self) -> dict[str, BaseTrigger]:
+        """The trigger each scheduled job should have under the current settings."""
+        hour, minute = (int(part) for part in self._hearth.settings.dream_time.split(":"))
+        tz = self._timezone
+        return {
+            DREAM: CronTrigger(hour=hour, minute=minute, timezone=tz),
+            DECAY: CronTrigger(hour=DECAY_TIME[0], minute=DECAY_TIME[1], timezone=tz),
+            EVENT_PROCESSOR: IntervalTrigger(minutes=EVENT_PROCESSOR_MINUTES, timezone=tz),
+            INTENTION_FOLLOWUPS: CronTrigger(minute=0, timezone=tz),
+        }
+
+    def next_run(self, job_id: str) -> datetime | None:
+        """When the job fires next (local time), or None when it is not scheduled."""
+        job = self._scheduler.get_job(job_id, _PERSISTENT)
+        return None if job is None else job.next_run_time
+
+    def run_now(self, job_id: str) -> None:
+        """Run a job in the background as soon as a worker is free ("Run dream cycle now",
+        "Reflect now"). The nightly schedule is untouched; the one-off job lives in memory
+        only, so a click is not replayed after a crash. The result lands in
+        ``last_result``."""
+        self._check(job_id)
+        if not self._scheduler.running:
+            raise SchedulerBusyError("The scheduler is not running.",
+                                     "Start it first, or use `hearth daemon --once JOB`.")
+        self._scheduler.add_job(run_registered, trigger="date", args=(self._home, job_id,
+                                                                      "manual"),
+                                id=f"{job_id}:now", jobstore=_VOLATILE,
+                                replace_existing=True)
+
+    def run_job(self, job_id: str, *, trigger: str = "manual") -> str:
+        """Run a job in the calling thread and return its one-line summary (what
+        ``hearth daemon --once`` does; scheduled firings come through here too)."""
+        self._check(job_id)
+        body: dict[str, Callable[[str], str]] = {
+            DREAM: self._dream, DECAY: self._decay, EVENT_PROCESSOR: self._process_events,
+            INTENTION_FOLLOWUPS: self._follow_up, REFLECT: self._reflect}
+        try:
+            summary = body[job_id](trigger)
+        except BaseException as exc:
+            self.last_result = JobResult(job_id, utcnow(), False, f"{type(exc).__name__}: {exc}")
+            raise
+        self.last_result = JobResult(job_id, utcnow(), True, summary)
+        log.info("%s: %s", job_id, summary)
+        return summary
+
+    # --- the jobs -------------------------------------------------------------------------
+
+    def _dream(self, trigger: str) -> str:
+        from core.consolidation.dream import DreamAlreadyRunning, DreamCycle
+
+        provider = self._provider_factory()
+        try:
+            report = DreamCycle(self._hearth, provider).run(trigger=trigger)
+        except DreamAlreadyRunning as exc:
+            log.info("dream cycle skipped: %s", exc)
+            return f"skipped: {exc}"
+        finally:
+            provider.close()
+        return f"dream run {report.run_id}: {report.status}"
+
+    def _decay(self, trigger: str) -> str:
+        from core.consolidation.decay import run_decay
+        from core.consolidation.runs import RunRecorder
+
+        recorder = RunRecorder(self._hearth.storage, "decay", trigger)
+        try:
+            with recorder.stage("decay") as counts:
+                counts.update(run_decay(self._hearth.storage, self._hearth.settings))
+        except BaseException as exc:
+            recorder.fail(f"{type(exc).__name__}: {exc}", counts)
+            raise
+        recorder.finish(counts)
+        return (f"decay run {recorder.run_id}: {counts['updated']} updated, "
+                f"{counts['invalidated']} faded out of recall")
+
+    def _process_events(self, trigger: str) -> str:
+        from core.consolidation.processor import MemoryProcessor
+
+        provider = self._provider_factory()
+        try:
+            report = MemoryProcessor(self._hearth, provider).run(trigger=trigger)
+        finally:
+            provider.close()
+        return (f"processor run {report.run_id}: {report.status}, {report.processed} of "
+                f"{report.events_seen} events, {report.failed} failed")
+
+    def _reflect(self, trigger: str) -> str:
+        from core.consolidation.reflection import ReflectionEngine
+
+        provider = self._provider_factory()
+        try:
+            report = ReflectionEngine(self._hearth, provider).run(trigger=trigger)
+        finally:
+            provider.close()
+        if report.skipped:
+            return f"reflection run {report.run_id}: skipped ({report.reason})"
+        return (f"reflection run {report.run_id}: facts +{report.facts_added}, "
+                f"intentions +{report.intentions_added}, learnings +{report.learnings_added}")
+
+    def _follow_up(self, _trigger: str) -> str:
+        due = IntentionService(self._hearth.storage, self._hearth.settings).follow_ups(
+            self._clock())
+        for intention in due:
+            self._notify("You meant to…", intention.text)
+        return f"{len(due)} follow-up(s)"
+
+    # --- internals ------------------------------------------------------------------------
+
+    def _ensure(self, job_id: str, trigger: BaseTrigger) -> None:
+        """Keep a stored job whose trigger is unchanged (its next run time, possibly in
+        the past, is the catch-up); otherwise (new, or settings changed) replace it."""
+        stored = self._scheduler.get_job(job_id, _PERSISTENT)
+        if stored is not None and stored.args == (self._home, job_id) \
+                and _same_schedule(stored.trigger, trigger):
+            return
+        self._scheduler.add_job(run_registered, trigger=trigger, args=(self._home, job_id),
+                                id=job_id, name=job_id, jobstore=_PERSISTENT,
+                                replace_existing=True)
+
+    def _check(self, job_id: str) -> None:
+        if job_id not in ON_DEMAND_JOBS:
+            raise InvalidInputError(f"{job_id!r} is not a Hearth job.",
+                                    f"Use one of: {', '.join(ON_DEMAND_JOBS)}.")
+
+    def _claim(self) -> None:
+        with _registry_lock:
+            if self._home in _registry:
+                raise SchedulerBusyError(f"A scheduler is already running for {self._home}.",
+                                         "Use the running one; shut it down first to restart.")
+            try:
+                self._lock = FolderLock(self._hearth.paths.home / "scheduler", exclusive=True)
+            except DatabaseLockedError as exc:
+                raise SchedulerBusyError(
+                    f"Another Hearth process already runs the schedule for {self._home}.",
+                    "Quit the other Hearth window or `hearth daemon`; one is enough.") from exc
+            _registry[self._home] = self
+
+    def _release(self) -> None:
+        with _registry_lock:
+            if _registry.get(self._home) is self:
+                del _registry[self._home]
+            if self._lock is not None:
+                self._lock.release()
+                self._lock = None
+
+
+def _same_schedule(stored: BaseTrigger, wanted: BaseTrigger) -> bool:
+    """Same fields and zone; ``str`` leaves out the zone, ``repr`` adds an interval's start
+    (which differs on every start and would reset the interval's catch-up)."""
+    return (type(stored) is type(wanted) and str(stored) == str(wanted)
+            and str(getattr(stored, "timezone", "")) == str(getattr(wanted, "timezone", "")))
+
+
+def _log_follow_up(title: str, text: str) -> None:
+    log.info("%s %s", title, text)
