@@ -1,9 +1,11 @@
-"""Who has a data folder open.
+"""Who has a data folder open, and who runs what in it.
 
 Every Hearth process that opens a data folder holds a *shared* lock on ``hearth.lock``;
 an operation that replaces the database file (restore) needs the *exclusive* lock, which
-it gets only when nobody else has the folder open. These are operating-system locks
-(``flock``): they vanish with the process, so a crash never leaves a stale lock behind.
+it gets only when nobody else has the folder open. Other one-at-a-time jobs use their own
+lock file in the same folder (``dream.lock``, ``scheduler.lock``). These are
+operating-system locks (``flock``): they vanish with the process, so a crash never leaves
+a stale lock behind.
 """
 
 from __future__ import annotations
@@ -12,22 +14,24 @@ import fcntl
 import os
 from pathlib import Path
 
-from core.errors import DatabaseLockedError
+from core.errors import DatabaseLockedError, HearthError
 
 
 class FolderLock:
-    """A shared or exclusive hold on a data folder, released by ``release()`` or exit."""
+    """A shared or exclusive hold on a lock file of a data folder, released by
+    ``release()`` or exit. ``busy`` is raised (at once, never waiting) when it is taken."""
 
-    def __init__(self, home: Path, *, exclusive: bool) -> None:
+    def __init__(self, home: Path, *, exclusive: bool, name: str = "hearth.lock",
+                 busy: HearthError | None = None) -> None:
         home.mkdir(parents=True, exist_ok=True)
-        self._fd: int | None = os.open(home / "hearth.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        self._fd: int | None = os.open(home / name, os.O_RDWR | os.O_CREAT, 0o600)
         mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
         try:
             fcntl.flock(self._fd, mode | fcntl.LOCK_NB)
         except BlockingIOError as exc:
             os.close(self._fd)
             self._fd = None
-            raise DatabaseLockedError(
+            raise busy or DatabaseLockedError(
                 f"Another Hearth process is using {home}.",
                 "Quit the Hearth window, daemon or other commands using it, then try again.",
             ) from exc

@@ -56,7 +56,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from tzlocal import get_localzone
 
 from core.app import Hearth
-from core.errors import DatabaseLockedError, HearthError, InvalidInputError
+from core.errors import HearthError, InvalidInputError
 from core.instance_lock import FolderLock
 from core.intentions import IntentionService
 from core.llm.protocol import LLMProvider
@@ -307,12 +307,11 @@ class HearthScheduler:
             if self._home in _registry:
                 raise SchedulerBusyError(f"A scheduler is already running for {self._home}.",
                                          "Use the running one; shut it down first to restart.")
-            try:
-                self._lock = FolderLock(self._hearth.paths.home / "scheduler", exclusive=True)
-            except DatabaseLockedError as exc:
-                raise SchedulerBusyError(
-                    f"Another Hearth process already runs the schedule for {self._home}.",
-                    "Quit the other Hearth window or `hearth daemon`; one is enough.") from exc
+            busy = SchedulerBusyError(
+                f"Another Hearth process already runs the schedule for {self._home}.",
+                "Quit the other Hearth window or `hearth daemon`; one is enough.")
+            self._lock = FolderLock(self._hearth.paths.home, exclusive=True,
+                                    name="scheduler.lock", busy=busy)
             _registry[self._home] = self
 
     def _release(self) -> None:

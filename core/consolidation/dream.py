@@ -25,9 +25,7 @@ Decisions (documented in docs/consolidation.md, "The dream cycle"):
 
 from __future__ import annotations
 
-import fcntl
 import importlib
-import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -45,6 +43,7 @@ from core.consolidation.reflection import ReflectionEngine
 from core.consolidation.rem import run_rem
 from core.consolidation.runs import RunRecorder
 from core.errors import HearthError, InvalidInputError
+from core.instance_lock import FolderLock
 from core.llm.protocol import CancelToken, LLMCancelled, LLMProvider
 from core.storage.orm import Run, utcnow
 
@@ -95,18 +94,10 @@ class DreamReport:
 @contextmanager
 def dream_lock(home: Path) -> Iterator[None]:
     """Hold ``<home>/dream.lock`` exclusively, or raise ``DreamAlreadyRunning`` at once."""
-    home.mkdir(parents=True, exist_ok=True)
-    fd = os.open(home / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            raise DreamAlreadyRunning(
-                "A dream cycle is already running for this data folder.",
-                "Wait for it to finish (see `hearth runs`), then try again.") from exc
+    busy = DreamAlreadyRunning("A dream cycle is already running for this data folder.",
+                               "Wait for it to finish (see `hearth runs`), then try again.")
+    with FolderLock(home, exclusive=True, name=LOCK_FILE, busy=busy):
         yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
 
 
 # --- the stages ----------------------------------------------------------------------------
