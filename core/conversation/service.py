@@ -308,7 +308,9 @@ class ConversationService:
             offered = tools if round_index < MAX_TOOL_ROUNDS else ()
             said: list[str] = []
             calls: list[ToolCall] = []
-            for chunk in self._provider.chat_stream(messages, tools=offered, cancel=cancel):
+            for chunk in self._provider.chat_stream(
+                    messages, tools=offered, cancel=cancel,
+                    max_tokens=assembly.reply_reserve(self._provider.context_window)):
                 if chunk.text:
                     if not said and turn.text and not turn.text[-1].isspace():
                         turn.reply.append("\n\n")

@@ -75,6 +75,7 @@ from core.llm.protocol import (
 GGUF_MAGIC = b"GGUF"
 MISSING_MODEL_HINT = ("Run `make models` to fetch the bundled model, or point the settings "
                       "at another GGUF file.")
+CHAT_REPEAT_PENALTY = 1.15
 DEFAULT_MAX_TOKENS = 1024
 """Used when the caller sets no limit: a tiny model can repeat itself until the context is
 full (tens of seconds); 1,024 tokens is far more than any reply it writes well."""
@@ -186,7 +187,9 @@ class EmbeddedProvider:
                     tools: Sequence[ToolSpec] = (), cancel: CancelToken | None = None,
                     max_tokens: int | None = None) -> Iterator[ChatChunk]:
         """Stream a reply. ``tools`` are ignored: this model cannot use them."""
-        request = self._request(messages, max_tokens)
+        # a 135M model loops on its own phrases ("I'm happy to help." × 40) without this;
+        # chat only: a penalty on repeated tokens would fight JSON's braces and quotes
+        request = self._request(messages, max_tokens, repeat_penalty=CHAT_REPEAT_PENALTY)
         prompt_tokens = completion_tokens = None
         for chunk in self._generate(request, cancel):
             usage = chunk.get("usage")
