@@ -265,11 +265,15 @@ class HearthScheduler:
                 f"{report.events_seen} events, {report.failed} failed")
 
     def _reflect(self, trigger: str) -> str:
+        from core.consolidation.dream import DreamAlreadyRunning, dream_lock
         from core.consolidation.reflection import ReflectionEngine
 
         provider = self._provider_factory()
-        try:
-            report = ReflectionEngine(self._hearth, provider).run(trigger=trigger)
+        try:  # the dream cycle reflects too: never both at once (a learning counts once)
+            with dream_lock(self._hearth.paths.home):
+                report = ReflectionEngine(self._hearth, provider).run(trigger=trigger)
+        except DreamAlreadyRunning:
+            return "reflection skipped: the dream cycle is running and reflects itself"
         finally:
             provider.close()
         if report.skipped:

@@ -15,6 +15,7 @@ import typer
 
 from core.cli import output
 from core.cli.context import opened
+from core.consolidation.dream import dream_lock
 from core.consolidation.reflection import ReflectionEngine
 from core.errors import InvalidInputError
 from core.intentions import IntentionService
@@ -38,7 +39,7 @@ def _one_action(**chosen: object) -> str | None:
 
 def reflect(as_json: JsonOption = False) -> None:
     """Reflect on the last day's conversations now: profile, facts, intentions, learnings."""
-    with opened() as hearth:
+    with opened() as hearth, dream_lock(hearth.paths.home):  # never beside a dream cycle
         provider = build_provider(hearth.settings)
         try:
             report = ReflectionEngine(hearth, provider).run(trigger="manual")
