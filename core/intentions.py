@@ -19,9 +19,10 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from core.config import Settings
-from core.errors import InvalidInputError, NotFoundError
+from core.errors import InvalidInputError
 from core.storage.orm import AuditEntry, PendingIntention, utcnow
 from core.storage.port import StoragePort
+from core.storage.rows import require
 
 STATUSES: tuple[str, ...] = ("open", "resolved", "dismissed")
 MAX_TEXT_CHARS = 300
@@ -155,8 +156,6 @@ class IntentionService:
 
     @staticmethod
     def _find(session: Session, intention_id: int) -> PendingIntention:
-        intention = session.get(PendingIntention, intention_id)
-        if intention is None:
-            raise NotFoundError(f"There is no intention {intention_id}.",
-                                "List them with `hearth intentions`.")
-        return intention
+        return require(session, PendingIntention, intention_id,
+                       f"There is no intention {intention_id}.",
+                       "List them with `hearth intentions`.")

@@ -23,9 +23,10 @@ from typing import Literal
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from core.errors import InvalidInputError, NotFoundError
+from core.errors import InvalidInputError
 from core.storage.orm import AgentLearning, AuditEntry, utcnow
 from core.storage.port import StoragePort
+from core.storage.rows import require
 
 MAX_RULE_CHARS = 200
 MAX_CATEGORY_CHARS = 32
@@ -150,8 +151,6 @@ class LearningService:
 
     @staticmethod
     def _find(session: Session, learning_id: int) -> AgentLearning:
-        learning = session.get(AgentLearning, learning_id)
-        if learning is None:
-            raise NotFoundError(f"There is no learning {learning_id}.",
-                                "List them with `hearth learnings`.")
-        return learning
+        return require(session, AgentLearning, learning_id,
+                       f"There is no learning {learning_id}.",
+                       "List them with `hearth learnings`.")

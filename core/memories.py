@@ -20,9 +20,10 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from core.embedding import CancelCheck, Embedder, ProgressCallback
-from core.errors import InvalidInputError, NotFoundError
+from core.errors import InvalidInputError
 from core.storage.orm import Memory, MemoryTier, MemoryType, Priority, utcnow
 from core.storage.port import IndexedKind, StoragePort
+from core.storage.rows import require
 
 ADD_BATCH = 256
 """Memories embedded and committed together by ``add_many``: one transaction each (and
@@ -211,11 +212,8 @@ def _refuse_existing_external_ids(session: Session, rows: Sequence[Memory]) -> N
 
 
 def _load(session: Session, memory_id: int) -> Memory:
-    memory = session.get(Memory, memory_id)
-    if memory is None:
-        raise NotFoundError(f"There is no memory with id {memory_id}.",
-                            "It may have been deleted; search to find the right one.")
-    return memory
+    return require(session, Memory, memory_id, f"There is no memory with id {memory_id}.",
+                   "It may have been deleted; search to find the right one.")
 
 
 def _offset(progress: ProgressCallback, start: int, total: int) -> ProgressCallback:

@@ -10,9 +10,10 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from core.embedding import Embedder
-from core.errors import InvalidInputError, NotFoundError
+from core.errors import InvalidInputError
 from core.storage.orm import Note, utcnow
 from core.storage.port import IndexedKind, StoragePort, document_text
+from core.storage.rows import require
 
 SUMMARY_PREFIX = "Summary: "
 MAX_TITLE = 200
@@ -67,10 +68,8 @@ class NoteService:
 
     def get(self, note_id: int) -> Note:
         with self._storage.read() as session:
-            note = session.get(Note, note_id)
-            if note is None:
-                raise NotFoundError(f"There is no note {note_id}.", "It may have been deleted.")
-            return note
+            return require(session, Note, note_id, f"There is no note {note_id}.",
+                           "It may have been deleted.")
 
     def list(self, *, summaries_only: bool = False, session_id: str | None = None) -> list[Note]:
         """Newest first."""

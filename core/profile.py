@@ -21,9 +21,10 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from core.errors import InvalidInputError, NotFoundError
+from core.errors import InvalidInputError
 from core.storage.orm import AuditEntry, ProfileVersion
 from core.storage.port import StoragePort
+from core.storage.rows import require
 
 PROFILE_SECTIONS: tuple[str, ...] = ("Personal", "Goals & Values", "Communication Style",
                                      "Patterns & Rhythms", "Preferences", "Notes")
@@ -135,10 +136,9 @@ class ProfileService:
 
     def get(self, version_id: int) -> ProfileVersion:
         with self._storage.read() as session:
-            version = session.get(ProfileVersion, version_id)
-            if version is None:
-                raise NotFoundError(f"There is no profile version {version_id}.",
-                                    "List the versions with `hearth profile --history`.")
+            version = require(session, ProfileVersion, version_id,
+                              f"There is no profile version {version_id}.",
+                              "List the versions with `hearth profile --history`.")
             session.expunge(version)
         return version
 

@@ -46,7 +46,7 @@ from core.app import Hearth
 from core.consolidation.dedupe import CandidateMemory, Decision, Deduplicator
 from core.consolidation.runs import RunRecorder
 from core.conversation.tokens import clip
-from core.errors import HearthError, InvalidInputError, NotFoundError
+from core.errors import HearthError, InvalidInputError
 from core.learning.exclusions import ExclusionGate
 from core.learning.schemas import MemoryCandidate, plain_text
 from core.llm.protocol import CancelToken, LLMCancelled, LLMProvider, Message
@@ -55,6 +55,7 @@ from core.llm.structured import CANCELLED, ask_structured
 from core.prompts import load_prompt
 from core.storage.orm import ContextEvent, ScaffoldVersion, WorkingMemoryVersion, utcnow
 from core.storage.port import StoragePort
+from core.storage.rows import require
 
 log = logging.getLogger(__name__)
 
@@ -433,10 +434,9 @@ def list_events(storage: StoragePort, max_attempts: int, *, failed: bool = False
 def retry_event(storage: StoragePort, event_id: int) -> ContextEvent:
     """Give a failed or poisoned event a fresh set of attempts (after fixing the cause)."""
     with storage.write() as session:
-        row = session.get(ContextEvent, event_id)
-        if row is None:
-            raise NotFoundError(f"There is no context event with id {event_id}.",
-                                "Run `hearth events --failed` to see the failed ones.")
+        row = require(session, ContextEvent, event_id,
+                      f"There is no context event with id {event_id}.",
+                      "Run `hearth events --failed` to see the failed ones.")
         if row.processed:
             raise InvalidInputError(f"Event {event_id} is already consolidated.",
                                     "Only unprocessed events can be retried.")

@@ -55,10 +55,11 @@ from core.conversation.events import (
 from core.conversation.tokens import clip, estimate_tokens
 from core.conversation.tools import TOOL_SPECS, Confirm, ToolBox, ToolOutcome
 from core.conversation.user_turn import Clock, local_now
-from core.errors import HearthError, InvalidInputError, NotFoundError
+from core.errors import HearthError, InvalidInputError
 from core.learning.exclusions import ExclusionGate
 from core.llm import CancelToken, LLMCancelled, LLMProvider, Message, ToolCall
 from core.storage.orm import ChatSession, ContextLog, Interaction, utcnow
+from core.storage.rows import require
 
 log = logging.getLogger(__name__)
 
@@ -371,8 +372,6 @@ class ConversationService:
 
     @staticmethod
     def _require_session(session: Session, session_id: str) -> ChatSession:
-        chat = session.get(ChatSession, session_id)
-        if chat is None:
-            raise NotFoundError(f"There is no conversation with id {session_id}.",
-                                "Start a new chat, or pick one from the recent sessions.")
-        return chat
+        return require(session, ChatSession, session_id,
+                       f"There is no conversation with id {session_id}.",
+                       "Start a new chat, or pick one from the recent sessions.")
