@@ -372,11 +372,14 @@ class _Handler(BaseHTTPRequestHandler):
                       for step in range(1, fake.pull_steps + 1)]
             lines += [{"status": "verifying sha256 digest"}, {"status": "writing manifest"},
                       {"status": "success"}]
+        succeeds = "error" not in lines[-1]
         if not body.get("stream", True):
+            if succeeds:
+                fake.add_model(name)
             self._json(200, lines[-1])
-        elif (self._stream(lines, lambda _index: fake.pull_delay, None)
-              and "error" not in lines[-1]):
-            fake.add_model(name)
+        else:
+            self._stream(lines, lambda _index: fake.pull_delay, None,
+                         before_last=(lambda: fake.add_model(name)) if succeeds else None)
 
     # --- writing -----------------------------------------------------------------------------
 
@@ -400,8 +403,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _stream(self, lines: Sequence[dict[str, Any]], delay: Callable[[int], float],
-                drop_after: int | None) -> bool:
-        """NDJSON over chunked encoding, like Ollama. True when every line was sent."""
+                drop_after: int | None, before_last: Callable[[], None] | None = None) -> bool:
+        """NDJSON over chunked encoding, like Ollama. True when every line was sent.
+        ``before_last`` runs just before the final line goes out: what that line announces
+        (a pulled model) must be true by the time a client can read it."""
         if drop_after == 0:
             self.close_connection = True
             return False
@@ -416,6 +421,8 @@ class _Handler(BaseHTTPRequestHandler):
                 return False
             if not self._wait_or_close(delay(index)):
                 return False
+            if before_last is not None and index == len(lines) - 1:
+                before_last()
             data = json.dumps(line).encode() + b"\n"
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.write(b"0\r\n\r\n")
