@@ -18,8 +18,11 @@ from core.config import HearthPaths, Settings, load_settings, resolve_home
 from core.embedding import Embedder, OnnxEmbedder
 from core.facts import FactService
 from core.instance_lock import FolderLock
+from core.intentions import IntentionService
+from core.learnings import LearningService
 from core.memories import MemoryService
 from core.notes import NoteService
+from core.profile import ProfileService
 from core.recall import RecallService
 from core.storage import orm
 from core.storage.port import StoragePort
@@ -36,6 +39,9 @@ class Hearth:
     facts: FactService
     notes: NoteService
     recall: RecallService
+    profile: ProfileService
+    intentions: IntentionService
+    learnings: LearningService
     _lock: FolderLock | None = None
 
     @classmethod
@@ -62,6 +68,9 @@ class Hearth:
             facts=FactService(storage, embedder),
             notes=NoteService(storage, embedder),
             recall=RecallService(storage, embedder, settings),
+            profile=ProfileService(storage),
+            intentions=IntentionService(storage, settings),
+            learnings=LearningService(storage),
             _lock=lock,
         )
 

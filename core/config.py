@@ -114,6 +114,11 @@ class Settings(BaseSettings):
     reflection_lookback_hours: int = Field(default=24, ge=1)
     intention_followups_per_day: int = Field(default=3, ge=0, le=20)
 
+    # --- the desktop window --------------------------------------------------------------
+    welcome_shown: bool = Field(default=False, description="The first-run welcome was seen.")
+    keep_running_in_tray: bool = Field(
+        default=True, description="Closing the window keeps the schedule running in the tray.")
+
 
 @dataclass(frozen=True)
 class HearthPaths:

@@ -188,6 +188,11 @@ class HearthScheduler:
             INTENTION_FOLLOWUPS: CronTrigger(minute=0, timezone=tz),
         }
 
+    def reschedule(self) -> None:
+        """Bring the stored triggers in line with changed settings (a new dream time)."""
+        for job_id, trigger in self.triggers().items():
+            self._ensure(job_id, trigger)
+
     def next_run(self, job_id: str) -> datetime | None:
         """When the job fires next (local time), or None when it is not scheduled."""
         job = self._scheduler.get_job(job_id, _PERSISTENT)

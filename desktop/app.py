@@ -1,0 +1,100 @@
+"""``hearth-desktop``: open the data folder, show the window, run the schedule in the tray.
+
+The window is shown first; the assistant (which may ask Ollama, seconds when it is down) and
+the schedule start right after, in the background, so the window appears at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
+
+from core.app import Hearth
+from core.errors import HearthError
+from desktop import icons
+from desktop.context import AppContext
+from desktop.main_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+
+def make_application(argv: Sequence[str] = ()) -> QApplication:
+    """The QApplication with Hearth's names, icon and a palette that follows the system's
+    light or dark scheme (icons are re-tinted when it changes)."""
+    app = QApplication.instance() or QApplication([sys.argv[0], *argv])
+    app.setApplicationName("Hearth")
+    app.setOrganizationName("Hearth")
+    app.setDesktopFileName("hearth")
+    app.setStyle("Fusion")
+    app.setWindowIcon(icons.icon("hearth"))
+    app.setQuitOnLastWindowClosed(False)  # the tray keeps the schedule; Quit quits
+    app.styleHints().colorSchemeChanged.connect(lambda _scheme: icons.clear_cache())
+    return app  # type: ignore[return-value]
+
+
+def set_scheme(app: QApplication, scheme: str) -> None:
+    """Force ``light`` or ``dark`` (screenshots, or a user who wants it); else the system's."""
+    wanted = {"light": Qt.ColorScheme.Light, "dark": Qt.ColorScheme.Dark}.get(scheme)
+    if wanted is not None:
+        app.styleHints().setColorScheme(wanted)
+        icons.clear_cache()
+
+
+class DesktopApp:
+    """The running program: context, window and tray, and an orderly quit."""
+
+    def __init__(self, ctx: AppContext, *, start_background: bool = True) -> None:
+        from desktop.tray import Tray
+
+        self.ctx = ctx
+        self.window = MainWindow(ctx)
+        self.window.quit_requested.connect(self.quit)
+        self.tray: Tray | None = None
+        if QSystemTrayIcon.isSystemTrayAvailable():
+            self.tray = Tray(ctx, self.window)
+        self.window.tray_available = self.tray is not None
+        if start_background:
+            QTimer.singleShot(0, self.start_background)
+
+    def start_background(self) -> None:
+        self.ctx.start_assistant()
+        self.ctx.start_scheduler()
+        if not self.ctx.settings.welcome_shown:
+            QTimer.singleShot(0, self.window.open_welcome)
+
+    def quit(self) -> None:
+        self.window.status.showMessage("Finishing what learning has queued…")
+        QApplication.processEvents()
+        if self.tray is not None:
+            self.tray.icon.hide()
+        self.ctx.close()
+        QApplication.quit()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="hearth-desktop", description=__doc__.splitlines()[0])
+    parser.add_argument("--home", help="the data folder (default: HEARTH_HOME or the "
+                                       "platform's data folder)")
+    parser.add_argument("--theme", choices=("system", "light", "dark"), default="system")
+    args, qt_args = parser.parse_known_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    app = make_application(qt_args)
+    set_scheme(app, args.theme)
+    try:
+        hearth = Hearth.open(args.home)
+    except HearthError as exc:
+        QMessageBox.critical(None, "Hearth cannot open its data",
+                             f"{exc.message}\n\n{exc.hint or ''}".strip())
+        return 1
+    desktop = DesktopApp(AppContext(hearth))
+    desktop.window.show()
+    return app.exec()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

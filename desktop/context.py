@@ -1,0 +1,166 @@
+"""What every part of the window shares: the open data folder, the assistant, the schedule,
+the background workers, and the hub of "something changed" signals.
+
+Widgets never build core objects themselves; they take an ``AppContext`` and use its public
+services (``ctx.hearth.facts``, ``ctx.assistant.conversation``, …) from background jobs
+(``ctx.workers.start``). When a job changes what other views show, it says so on the hub
+(``ctx.hub.memory_changed.emit()``) and those views reload.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from core.app import Hearth
+from core.assistant import Assistant
+from core.config import save_settings
+from core.llm import LLMProvider
+from core.llm.selection import build_provider
+from core.scheduling import HearthScheduler
+from desktop.workers import Workers
+
+log = logging.getLogger(__name__)
+
+ProviderFactory = Callable[[], LLMProvider]
+
+
+class Hub(QObject):
+    """Change notices between views (all emitted on the UI thread)."""
+
+    memory_changed = Signal()        # facts, memories, profile, learnings or intentions moved
+    conversations_changed = Signal()  # a chat was added, renamed, deleted or got a turn
+    settings_changed = Signal()
+    assistant_ready = Signal()        # ``ctx.assistant`` is (re)built and can chat
+    assistant_failed = Signal(str, str)
+    run_finished = Signal(str, object)  # ("reflect" | "dream", report)
+    notify = Signal(str, str)         # (title, text): a tray balloon or a status message
+    status_message = Signal(str)
+
+
+class CrossThreadConfirm(QObject):
+    """The conversation's ``confirm(question) -> bool`` for tools such as forget: called on
+    a worker thread, answered by a dialog on the UI thread, the worker waiting meanwhile.
+
+    The window connects ``asked`` to a slot that shows the question and calls ``answer``.
+    With nobody connected (headless use) the answer is no: nothing is forgotten unasked."""
+
+    asked = Signal(str)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._answered = threading.Event()
+        self._answer = False
+        self._lock = threading.Lock()
+
+    def __call__(self, question: str) -> bool:
+        with self._lock:  # one question at a time
+            if not self.receivers_connected():
+                return False
+            self._answered.clear()
+            self._answer = False
+            self.asked.emit(question)
+            self._answered.wait()
+            return self._answer
+
+    def receivers_connected(self) -> bool:
+        return self.receivers(self.asked) > 0  # type: ignore[arg-type]
+
+    @Slot(bool)
+    def answer(self, yes: bool) -> None:
+        self._answer = yes
+        self._answered.set()
+
+
+class AppContext(QObject):
+    """The open data folder and everything the window runs on it."""
+
+    def __init__(self, hearth: Hearth, *, provider_factory: ProviderFactory | None = None,
+                 workers: Workers | None = None) -> None:
+        super().__init__()
+        self.hearth = hearth
+        self.hub = Hub()
+        self.workers = workers or Workers(parent=self)
+        self.confirm = CrossThreadConfirm()
+        self.assistant: Assistant | None = None
+        self.scheduler: HearthScheduler | None = None
+        self._provider_factory = provider_factory or (lambda: build_provider(hearth.settings))
+
+    @property
+    def settings(self):  # noqa: ANN201 (core.config.Settings)
+        return self.hearth.settings
+
+    def provider(self) -> LLMProvider:
+        """A fresh provider under the current settings (for reflection, dreams, pulls)."""
+        return self._provider_factory()
+
+    # --- the assistant -----------------------------------------------------------------------
+
+    def start_assistant(self) -> None:
+        """Choose the model and wire the conversation off the UI thread (asking Ollama can
+        take seconds when it is down); ``hub.assistant_ready`` says when chat can start."""
+        previous, self.assistant = self.assistant, None
+
+        def build(_task) -> Assistant:  # noqa: ANN001
+            if previous is not None:
+                previous.close(close_sessions=False)
+            return Assistant.start(self.hearth, confirm=self.confirm, channel="desktop",
+                                   provider=self._provider_factory())
+
+        def ready(assistant: Assistant) -> None:
+            self.assistant = assistant
+            self.hub.assistant_ready.emit()
+
+        self.workers.start("Starting the assistant", build, on_done=ready,
+                           on_failed=self.hub.assistant_failed.emit)
+
+    # --- the schedule ------------------------------------------------------------------------
+
+    def start_scheduler(self) -> None:
+        """Run the nightly dream, decay, event processing and follow-ups in this process.
+        Another Hearth already running the schedule is not an error: say so and go on."""
+        from core.scheduling import SchedulerBusyError
+
+        scheduler = HearthScheduler(self.hearth, self._provider_factory,
+                                    notify=self.hub.notify.emit)
+        try:
+            scheduler.start()
+        except SchedulerBusyError as exc:
+            log.info("schedule not started here: %s", exc.message)
+            self.hub.status_message.emit(exc.message)
+            return
+        self.scheduler = scheduler
+
+    # --- settings ----------------------------------------------------------------------------
+
+    def save_settings(self, **changes: object) -> None:
+        """Validate and store changed settings, then tell the views. A change of model or
+        host rebuilds the assistant; a new dream time reschedules."""
+        updated = self.hearth.settings.model_validate(
+            {**self.hearth.settings.model_dump(), **changes})
+        save_settings(self.hearth.paths, updated)
+        for name in changes:  # in place: every service holds this same Settings object
+            setattr(self.hearth.settings, name, getattr(updated, name))
+        if self.scheduler is not None and "dream_time" in changes:
+            self.scheduler.reschedule()
+        if changes.keys() & {"llm_provider", "ollama_host", "ollama_model",
+                             "embedded_model_path"}:
+            self.start_assistant()
+        self.hub.settings_changed.emit()
+
+    # --- quitting ----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop background work, finish queued learning, stop the schedule, close the folder."""
+        self.workers.cancel_all()
+        self.workers.wait()
+        if self.assistant is not None:
+            self.assistant.close()
+            self.assistant = None
+        if self.scheduler is not None:
+            self.scheduler.shutdown(wait=True)
+            self.scheduler = None
+        self.hearth.close()

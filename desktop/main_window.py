@@ -1,0 +1,179 @@
+"""The main window: a sidebar of views, the view in front, menus, and a status bar that says
+which model answers, whether Ollama is up, and what learning and the schedule are doing."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QStackedWidget,
+)
+
+from desktop.context import AppContext
+from desktop.icons import icon
+from desktop.page import Page
+from desktop.registry import page_classes
+from desktop.runs import RunController
+from desktop.status import StatusBar
+
+STATUS_MESSAGE_MS = 10_000
+
+
+class MainWindow(QMainWindow):
+    """Sidebar + stacked pages; owns the menus and the shortcuts that work everywhere."""
+
+    quit_requested = Signal()
+
+    def __init__(self, ctx: AppContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.setWindowTitle("Hearth")
+        self.setWindowIcon(icon("hearth"))
+        self.resize(1200, 780)
+        self.runs = RunController(ctx, self)
+        self.pages: dict[str, Page] = {}
+        self._sidebar = QListWidget()
+        self._sidebar.setObjectName("sidebar")
+        self._sidebar.setIconSize(QSize(20, 20))
+        self._sidebar.setFixedWidth(170)
+        self._sidebar.setFrameShape(QListWidget.Shape.NoFrame)
+        self._stack = QStackedWidget()
+        for cls in page_classes():
+            self._add_page(cls(ctx))
+        splitter = QSplitter()
+        splitter.addWidget(self._sidebar)
+        splitter.addWidget(self._stack)
+        splitter.setStretchFactor(1, 1)
+        splitter.setChildrenCollapsible(False)
+        self.setCentralWidget(splitter)
+        self._sidebar.currentRowChanged.connect(self._show_row)
+        self.status = StatusBar(ctx, self)
+        self.setStatusBar(self.status)
+        ctx.hub.status_message.connect(
+            lambda text: self.status.showMessage(text, STATUS_MESSAGE_MS))
+        ctx.confirm.asked.connect(self._confirm)
+        self._build_menus()
+        if self.pages:
+            self._sidebar.setCurrentRow(0)
+
+    # --- pages -------------------------------------------------------------------------------
+
+    def _add_page(self, page: Page) -> None:
+        self.pages[page.key] = page
+        self._stack.addWidget(page)
+        item = QListWidgetItem(icon(page.icon_name), page.title)
+        item.setData(Qt.ItemDataRole.UserRole, page.key)
+        self._sidebar.addItem(item)
+
+    def _show_row(self, row: int) -> None:
+        if row < 0:
+            return
+        self._stack.setCurrentIndex(row)
+        page = self._stack.currentWidget()
+        if isinstance(page, Page):
+            page.activate()
+
+    def show_page(self, key: str) -> Page:
+        """Bring a view to the front (``show_page("facts")``) and return it."""
+        page = self.pages[key]
+        self._sidebar.setCurrentRow(self._stack.indexOf(page))
+        return page
+
+    def current_page(self) -> Page | None:
+        page = self._stack.currentWidget()
+        return page if isinstance(page, Page) else None
+
+    # --- menus -------------------------------------------------------------------------------
+
+    def _action(self, text: str, slot, shortcut: str | QKeySequence.StandardKey | None = None,
+                icon_name: str | None = None) -> QAction:  # noqa: ANN001
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        if icon_name:
+            action.setIcon(icon(icon_name))
+        action.triggered.connect(slot)
+        self.addAction(action)  # shortcuts work whichever view has focus
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        if "chat" in self.pages:
+            file_menu.addAction(self._action("&New chat", self._new_chat, "Ctrl+N", "new-chat"))
+        file_menu.addAction(self._action("Back up &now", self.runs.backup_now))
+        file_menu.addSeparator()
+        file_menu.addAction(self._action("&Settings…", self.open_settings, "Ctrl+,",
+                                         "settings"))
+        file_menu.addSeparator()
+        file_menu.addAction(self._action("&Quit", self.quit_requested.emit,
+                                         QKeySequence.StandardKey.Quit))
+        memory = bar.addMenu("&Memory")
+        self.reflect_action = self._action("&Reflect now", self.runs.reflect_now,
+                                           "Ctrl+Shift+R", "reflect")
+        self.dream_action = self._action("Run &dream cycle now", self.runs.dream_now,
+                                         "Ctrl+Shift+D", "dream")
+        self.pause_action = self._action("&Pause learning", self._toggle_pause, "Ctrl+Shift+P")
+        self.pause_action.setCheckable(True)
+        self.pause_action.setChecked(self.ctx.settings.learning_paused)
+        self.ctx.hub.settings_changed.connect(
+            lambda: self.pause_action.setChecked(self.ctx.settings.learning_paused))
+        for action in (self.reflect_action, self.dream_action, self.pause_action):
+            memory.addAction(action)
+        view = bar.addMenu("&View")
+        for number, key in enumerate(list(self.pages)[:10], start=1):
+            page = self.pages[key]
+            view.addAction(self._action(page.title, lambda _=False, k=key: self.show_page(k),
+                                        f"Ctrl+{number % 10}", page.icon_name))
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self._action("&Welcome…", self.open_welcome))
+        help_menu.addAction(self._action("&About Hearth", self._about))
+
+    def _new_chat(self) -> None:
+        page = self.show_page("chat")
+        page.new_conversation()  # type: ignore[attr-defined]
+
+    def _toggle_pause(self, paused: bool) -> None:
+        self.ctx.save_settings(learning_paused=paused)
+        self.ctx.hub.status_message.emit("Learning paused: nothing new is stored."
+                                         if paused else "Learning resumed.")
+
+    def open_settings(self) -> None:
+        from desktop.dialogs.settings import SettingsDialog
+
+        SettingsDialog(self.ctx, self).exec()
+
+    def open_welcome(self) -> None:
+        from desktop.dialogs.welcome import WelcomeDialog
+
+        WelcomeDialog(self.ctx, self).exec()
+
+    def _about(self) -> None:
+        QMessageBox.about(self, "About Hearth",
+                          "<b>Hearth</b><p>A private assistant that remembers you. Everything "
+                          f"it knows lives in <code>{self.ctx.hearth.paths.home}</code> on this "
+                          "machine; no network call goes anywhere but your own Ollama.</p>")
+
+    def _confirm(self, question: str) -> None:
+        answer = QMessageBox.question(self, "Hearth", question)
+        self.ctx.confirm.answer(answer == QMessageBox.StandardButton.Yes)
+
+    # --- closing -----------------------------------------------------------------------------
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
+        """Closing hides to the tray when there is one and the setting says so; otherwise
+        it quits (learning finishes first)."""
+        if self.ctx.settings.keep_running_in_tray and getattr(self, "tray_available", False):
+            event.ignore()
+            self.hide()
+            self.ctx.hub.notify.emit("Hearth is still running",
+                                     "The schedule goes on in the tray. Quit from its menu.")
+            return
+        event.accept()
+        QTimer.singleShot(0, self.quit_requested.emit)
+

@@ -1,0 +1,39 @@
+"""The base of every view in the window's sidebar (Chat, Facts, Memories, Graph, …)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from PySide6.QtWidgets import QWidget
+
+from desktop.context import AppContext
+from desktop.workers import Job, Task
+
+
+class Page(QWidget):
+    """One view. Subclasses set ``key``, ``title`` and ``icon_name`` and build their widgets
+    in ``__init__``; ``activate`` runs each time the page comes to the front, so it reloads
+    what may have changed while it was hidden (in the background, via ``run``)."""
+
+    key: ClassVar[str]
+    title: ClassVar[str]
+    icon_name: ClassVar[str]
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.setObjectName(f"page-{self.key}")
+
+    def activate(self) -> None:
+        """The page came to the front: reload (default: nothing to do)."""
+
+    def run(self, name: str, job: Job, on_done: Callable[[Any], None] | None = None, *,
+            on_progress: Callable[[int, int, str], None] | None = None) -> Task:
+        """Run ``job`` off the UI thread; a failure is shown on the status bar as a sentence
+        (the message, then the hint), never swallowed."""
+        return self.ctx.workers.start(name, job, on_done=on_done, on_progress=on_progress,
+                                      on_failed=self.show_error)
+
+    def show_error(self, message: str, hint: str = "") -> None:
+        self.ctx.hub.status_message.emit(f"{message} {hint}".strip())

@@ -1,0 +1,23 @@
+"""The views in the sidebar, in order. ``Ctrl+1`` … ``Ctrl+0`` bring up the first ten."""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from desktop.page import Page
+
+PAGES: tuple[str, ...] = (
+    # chat
+    # facts profile scaffold learnings intentions
+    # memories activity stats
+    # graph
+)
+"""``module:Class`` of each page, imported when the window is built."""
+
+
+def page_classes() -> list[type[Page]]:
+    classes = []
+    for spec in PAGES:
+        module, name = spec.split(":")
+        classes.append(getattr(import_module(module), name))
+    return classes

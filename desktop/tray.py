@@ -1,0 +1,97 @@
+"""The tray icon: Open, Reflect now, Run dream cycle now, Pause learning, Quit; a tooltip
+with the next scheduled dream and the last result; balloons for intention follow-ups.
+
+Where the desktop has no tray, the window's Memory menu carries the same actions and the
+schedule runs all the same (the window then quits when closed)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu, QSystemTrayIcon
+
+from core.scheduling import DREAM
+from core.storage.orm import utcnow
+from desktop.context import AppContext
+from desktop.icons import icon
+from desktop.main_window import MainWindow
+
+TOOLTIP_REFRESH_MS = 30_000
+
+
+class Tray(QObject):
+    def __init__(self, ctx: AppContext, window: MainWindow) -> None:
+        super().__init__(window)
+        self.ctx, self.window = ctx, window
+        self.icon = QSystemTrayIcon(icon("hearth"), self)
+        self.menu = QMenu()
+        self.open_action = self._add("Open Hearth", self.show_window)
+        self.menu.addSeparator()
+        self.reflect_action = self._add("Reflect now", window.runs.reflect_now)
+        self.dream_action = self._add("Run dream cycle now", window.runs.dream_now)
+        self.pause_action = self._add("Pause learning", window.pause_action.trigger)
+        self.pause_action.setCheckable(True)
+        self.pause_action.setChecked(ctx.settings.learning_paused)
+        self.menu.addSeparator()
+        self.quit_action = self._add("Quit Hearth", window.quit_requested.emit)
+        self.icon.setContextMenu(self.menu)
+        self.icon.activated.connect(self._activated)
+        self._last_here: tuple[datetime, str] | None = None
+        ctx.hub.settings_changed.connect(
+            lambda: self.pause_action.setChecked(ctx.settings.learning_paused))
+        ctx.hub.notify.connect(self.notify)
+        ctx.hub.run_finished.connect(self._remember_result)
+        self._timer = QTimer(self)
+        self._timer.timeout.connect(self.refresh_tooltip)
+        self._timer.start(TOOLTIP_REFRESH_MS)
+        self.refresh_tooltip()
+        self.icon.show()
+
+    def _add(self, text: str, slot) -> QAction:  # noqa: ANN001
+        action = QAction(text, self.menu)
+        action.triggered.connect(lambda _=False: slot())
+        self.menu.addAction(action)
+        return action
+
+    def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
+        if reason == QSystemTrayIcon.ActivationReason.Trigger:
+            self.show_window()
+
+    def show_window(self) -> None:
+        self.window.showNormal()
+        self.window.raise_()
+        self.window.activateWindow()
+
+    def notify(self, title: str, text: str) -> None:
+        self.icon.showMessage(title, text, icon("hearth"), 8_000)
+
+    def _remember_result(self, _kind: str, outcome: object) -> None:
+        from desktop.runs import summary
+
+        title, line = summary(outcome)  # type: ignore[arg-type]
+        self._last_here = (utcnow(), f"{title}: {line}")
+        self.refresh_tooltip()
+
+    def last_result(self) -> str:
+        """The newest of: a run started from this window, a job the schedule ran."""
+        results = [self._last_here] if self._last_here else []
+        scheduled = self.ctx.scheduler.last_result if self.ctx.scheduler else None
+        if scheduled is not None:
+            results.append((scheduled.finished_at, f"{scheduled.job_id}: {scheduled.summary}"))
+        return max(results)[1] if results else "no run yet"
+
+    def tooltip_text(self) -> str:
+        scheduler = self.ctx.scheduler
+        upcoming = scheduler.next_run(DREAM) if scheduler is not None else None
+        if scheduler is None:
+            next_line = "Schedule: running in another Hearth process"
+        elif upcoming is None:
+            next_line = "Next dream: not scheduled"
+        else:
+            next_line = f"Next dream: {upcoming.strftime('%a %d %b, %H:%M')}"
+        return f"Hearth\n{next_line}\nLast: {self.last_result()}"
+
+    def refresh_tooltip(self) -> None:
+        self.icon.setToolTip(self.tooltip_text())

@@ -1,0 +1,64 @@
+"""Fixtures for the window's tests: headless Qt, a real data folder with the real embedder,
+and a context whose language model the test chooses (scripted, or the real ``ollama`` client
+against the fake Ollama server).
+
+Background jobs really run on the pool; tests wait for them with ``qtbot.waitUntil`` or
+``wait_for_task`` rather than sleeping."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from collections.abc import Callable, Iterator  # noqa: E402
+
+import pytest  # noqa: E402
+
+from core.app import Hearth  # noqa: E402
+from core.llm import LLMProvider  # noqa: E402
+from desktop.context import AppContext  # noqa: E402
+from desktop.workers import Task  # noqa: E402
+from tests.support.scripted_llm import ScriptedLLM  # noqa: E402
+
+TASK_TIMEOUT_MS = 60_000
+
+
+@pytest.fixture
+def hearth(isolated_home, embedder) -> Iterator[Hearth]:  # noqa: ANN001
+    opened = Hearth.open(isolated_home, embedder=embedder)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def make_ctx(qapp, isolated_home, embedder) -> Iterator[Callable[..., AppContext]]:  # noqa: ANN001
+    """``make_ctx(provider_factory=...)``: an AppContext on the test's data folder (opened
+    with the session's embedder). Closed at the end of the test."""
+    made: list[AppContext] = []
+
+    def make(provider_factory: Callable[[], LLMProvider] | None = None) -> AppContext:
+        hearth = Hearth.open(isolated_home, embedder=embedder)
+        ctx = AppContext(hearth, provider_factory=provider_factory or (lambda: ScriptedLLM()))
+        made.append(ctx)
+        return ctx
+
+    yield make
+    for ctx in made:
+        ctx.close()
+
+
+@pytest.fixture
+def ctx(make_ctx) -> AppContext:  # noqa: ANN001
+    """A context with a scripted model that answers nothing unless a test scripts it."""
+    return make_ctx()
+
+
+def wait_for_task(qtbot, task: Task, timeout: int = TASK_TIMEOUT_MS) -> None:  # noqa: ANN001
+    """Wait until a background task has finished (succeeded, failed or cancelled)."""
+    qtbot.waitUntil(lambda: not task.running, timeout=timeout)
+
+
+def wait_idle(qtbot, ctx: AppContext, timeout: int = TASK_TIMEOUT_MS) -> None:  # noqa: ANN001
+    """Wait until no background task of the window is running."""
+    qtbot.waitUntil(lambda: not ctx.workers.active, timeout=timeout)
