@@ -81,6 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--home", help="the data folder (default: HEARTH_HOME or the "
                                        "platform's data folder)")
     parser.add_argument("--theme", choices=("system", "light", "dark"), default="system")
+    parser.add_argument("--quit-after", type=float, metavar="SECONDS",
+                        help="quit by itself after this long (checking that a build starts)")
     args, qt_args = parser.parse_known_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     app = make_application(qt_args)
@@ -93,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     desktop = DesktopApp(AppContext(hearth))
     desktop.window.show()
+    if args.quit_after is not None:
+        QTimer.singleShot(int(args.quit_after * 1000), desktop.quit)
     return app.exec()
 
 
