@@ -1,5 +1,6 @@
-"""Reflection and the dream cycle by hand: run off the UI thread, with a progress dialog that
-can cancel, and a result summary (counts per stage, and the profile's diff).
+"""Reflection and the dream cycle by hand: run in a child process (``desktop.isolated``),
+followed by a worker thread, with a progress dialog that can cancel, and a result summary
+(counts per stage, and the profile's diff).
 
 The same controller serves the Memory menu and the tray, so a click in either does the same
 thing, and a second click while a run is going brings its dialog back instead of starting
@@ -8,42 +9,14 @@ another (the dream lock would refuse it anyway).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtWidgets import QWidget
 
-from core.consolidation.dream import STAGES, DreamCycle, dream_lock
-from core.consolidation.reflection import ReflectionEngine
 from desktop.context import AppContext
 from desktop.dialogs.run_dialog import RunDialog
+from desktop.isolated import DREAM, REFLECT, RunOutcome, run_in_child
 from desktop.workers import Task
-
-REFLECT, DREAM = "reflect", "dream"
-
-
-@dataclass(frozen=True)
-class RunOutcome:
-    """What a finished run hands the window: its report and the profile's diff (empty when
-    the profile did not change)."""
-
-    kind: str
-    report: Any
-    profile_diff: str
-
-
-def _profile_diff(ctx: AppContext, before: int | None) -> str:
-    current = ctx.hearth.profile.current()
-    if current is None or current.id == before:
-        return ""
-    if before is None:
-        return current.content
-    return ctx.hearth.profile.diff(before, current.id)
-
-
-def _profile_id(ctx: AppContext) -> int | None:
-    current = ctx.hearth.profile.current()
-    return None if current is None else current.id
 
 
 class RunController:
@@ -61,35 +34,21 @@ class RunController:
     def reflect_now(self, *, show: bool = True) -> Task:
         def job(task: Task) -> RunOutcome:
             task.progress(0, 0, "Reading the last day's conversations…")
-            provider = self.ctx.provider()
-            try:
-                with dream_lock(self.ctx.hearth.paths.home):
-                    report = ReflectionEngine(self.ctx.hearth, provider).run(
-                        trigger="manual", cancel=task.cancel_token)
-            finally:
-                provider.close()
-            return RunOutcome(REFLECT, report, report.diff)
+            return self._in_child(REFLECT, task)
 
         return self._start(REFLECT, "Reflecting", job, show)
 
     def dream_now(self, *, show: bool = True, only: str | None = None) -> Task:
         def job(task: Task) -> RunOutcome:
-            def progress(stage: str, done: int, total: int) -> None:
-                position = STAGES.index(stage) if stage in STAGES else 0
-                fraction = done / total if total else 0.0
-                task.progress(int((position + fraction) * 100), len(STAGES) * 100,
-                              f"{stage}: {done} of {total}" if total else stage)
-
-            before = _profile_id(self.ctx)
-            provider = self.ctx.provider()
-            try:
-                report = DreamCycle(self.ctx.hearth, provider).run(
-                    trigger="manual", only=only, progress=progress, cancel=task.cancel_token)
-            finally:
-                provider.close()
-            return RunOutcome(DREAM, report, _profile_diff(self.ctx, before))
+            task.progress(0, 0, "Backing up before dreaming…")
+            return self._in_child(DREAM, task, only=only)
 
         return self._start(DREAM, "Dreaming", job, show)
+
+    def _in_child(self, kind: str, task: Task, only: str | None = None) -> RunOutcome:
+        return run_in_child(kind, self.ctx.hearth.paths.home, only=only,
+                            provider_factory=self.ctx.custom_provider_factory,
+                            progress=task.progress, cancelled=lambda: task.cancelled)
 
     def backup_now(self) -> Task:
         def job(_task: Task) -> str:

@@ -16,6 +16,8 @@ touched.
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +29,10 @@ from core.llm.protocol import CancelToken
 log = logging.getLogger(__name__)
 
 Job = Callable[["Task"], Any]
+
+PROGRESS_INTERVAL_S = 0.05
+"""Progress reaches the UI at most this often (and always at the end): a stage that reports
+every row would otherwise queue thousands of repaints and stall the event loop."""
 
 
 class _Emitter(QObject):
@@ -56,6 +62,8 @@ class Task(QObject):
         self.name = name
         self.cancel_token = CancelToken()
         self.running = True
+        self._last_progress = 0.0
+        self._progress_lock = threading.Lock()
         self._emitter = _Emitter()
         self._emitter.progress.connect(self._on_progress)
         self._emitter.item.connect(self._on_item)
@@ -65,6 +73,14 @@ class Task(QObject):
     # --- called by the job (any thread) -----------------------------------------------------
 
     def progress(self, done: int, total: int, label: str = "") -> None:
+        """Report progress; reports closer together than ``PROGRESS_INTERVAL_S`` are
+        dropped, except the first of a phase (``done == 0``) and the last (``done ==
+        total``)."""
+        now = time.monotonic()
+        with self._progress_lock:
+            if 0 < done < total and now - self._last_progress < PROGRESS_INTERVAL_S:
+                return
+            self._last_progress = now
         self._emitter.progress.emit(int(done), int(total), label)
 
     def emit(self, item: object) -> None:

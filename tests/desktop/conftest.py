@@ -19,7 +19,7 @@ from core.app import Hearth  # noqa: E402
 from core.llm import LLMProvider  # noqa: E402
 from desktop.context import AppContext  # noqa: E402
 from desktop.workers import Task  # noqa: E402
-from tests.support.scripted_llm import ScriptedLLM  # noqa: E402
+from support.scripted_llm import ScriptedLLM  # noqa: E402
 
 TASK_TIMEOUT_MS = 60_000
 

@@ -1,0 +1,162 @@
+"""Reflection and the dream cycle from the window run in a child process.
+
+Why a process and not a thread: a thread shares the interpreter lock with the UI thread, and
+the dream stages hold it in long stretches (ORM work over thousands of rows, schema
+validation, garbage collection); measured at 10k memories, a dream on a thread stalled the
+event loop for 70-400 ms at a time. In a child the window keeps the whole lock, and the
+child simply does what ``hearth dream`` does: the same lock, backup, run record and resume.
+
+The window's worker thread starts the child, relays its progress to the task, passes a
+cancellation on, and returns the child's ``RunOutcome``. The language model is built in the
+child, from the data folder's settings, unless a picklable ``provider_factory`` is given
+(tests give a scripted one).
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from core.errors import HearthError
+
+log = logging.getLogger(__name__)
+
+REFLECT, DREAM = "reflect", "dream"
+POLL_SECONDS = 0.1
+_CONTEXT = multiprocessing.get_context("spawn")  # no forked copy of Qt in the child
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What a finished run hands the window: its report and the profile's diff (empty when
+    the profile did not change)."""
+
+    kind: str
+    report: Any
+    profile_diff: str
+
+
+def run_in_child(kind: str, home: Path, *, only: str | None = None,
+                 provider_factory: Callable[[], Any] | None = None,
+                 progress: Callable[[int, int, str], None],
+                 cancelled: Callable[[], bool]) -> RunOutcome:
+    """Run ``kind`` ("reflect" or "dream") for the data folder ``home`` in a child process
+    and wait for it (call this from a worker thread). Raises ``HearthError`` with the
+    child's message when the run fails."""
+    receiver, sender = _CONTEXT.Pipe(duplex=False)
+    stop = _CONTEXT.Event()
+    child = _CONTEXT.Process(target=_child_main, name=f"hearth-{kind}",
+                             args=(kind, str(home), only, provider_factory, sender, stop))
+    child.start()
+    sender.close()
+    try:
+        return _follow(child, receiver, stop, progress, cancelled)
+    finally:
+        receiver.close()
+        child.join(timeout=30)
+        if child.is_alive():
+            child.kill()
+            child.join()
+
+
+def _follow(child: Any, receiver: Connection, stop: Any,
+            progress: Callable[[int, int, str], None],
+            cancelled: Callable[[], bool]) -> RunOutcome:
+    while True:
+        if cancelled() and not stop.is_set():
+            stop.set()
+        if not receiver.poll(POLL_SECONDS):
+            if not child.is_alive() and not receiver.poll(0):
+                raise HearthError(f"The background run stopped unexpectedly (exit code "
+                                  f"{child.exitcode}).",
+                                  "Run it again; an interrupted dream resumes where it "
+                                  "stopped.")
+            continue
+        try:
+            message = receiver.recv()
+        except EOFError:
+            continue
+        match message:
+            case ("progress", done, total, label):
+                progress(done, total, label)
+            case ("done", outcome):
+                return outcome
+            case ("failed", text, hint):
+                raise HearthError(text, hint)
+
+
+# --- the child ---------------------------------------------------------------------------------
+
+
+def _child_main(kind: str, home: str, only: str | None,
+                provider_factory: Callable[[], Any] | None, sender: Connection,
+                stop: Any) -> None:
+    from core.app import Hearth
+    from core.llm.protocol import CancelToken
+    from core.llm.selection import build_provider
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    cancel = CancelToken()
+    threading.Thread(target=lambda: (stop.wait(), cancel.cancel()), daemon=True).start()
+    try:
+        with Hearth.open(home) as hearth:
+            provider = provider_factory() if provider_factory else build_provider(
+                hearth.settings)
+            try:
+                before = _profile_id(hearth)
+                report = (_reflect(hearth, provider, cancel) if kind == REFLECT
+                          else _dream(hearth, provider, only, sender, cancel))
+                diff = report.diff if kind == REFLECT else _profile_diff(hearth, before)
+                sender.send(("done", RunOutcome(kind, report, diff)))
+            finally:
+                provider.close()
+    except HearthError as exc:
+        sender.send(("failed", exc.message, exc.hint or ""))
+    except Exception as exc:  # a bug: say so in the window, keep the traceback in the log
+        log.exception("%s failed in the background process", kind)
+        sender.send(("failed", f"{kind} failed: {type(exc).__name__}: {exc}",
+                     "See the log for details."))
+    finally:
+        sender.close()
+
+
+def _reflect(hearth: Any, provider: Any, cancel: Any) -> Any:
+    from core.consolidation.dream import dream_lock
+    from core.consolidation.reflection import ReflectionEngine
+
+    with dream_lock(hearth.paths.home):  # never beside a dream cycle
+        return ReflectionEngine(hearth, provider).run(trigger="manual", cancel=cancel)
+
+
+def _dream(hearth: Any, provider: Any, only: str | None, sender: Connection,
+           cancel: Any) -> Any:
+    from core.consolidation.dream import STAGES, DreamCycle
+
+    def progress(stage: str, done: int, total: int) -> None:
+        position = STAGES.index(stage) if stage in STAGES else 0
+        fraction = done / total if total else 0.0
+        sender.send(("progress", int((position + fraction) * 100), len(STAGES) * 100,
+                     f"{stage}: {done} of {total}" if total else stage))
+
+    return DreamCycle(hearth, provider).run(trigger="manual", only=only, progress=progress,
+                                            cancel=cancel)
+
+
+def _profile_id(hearth: Any) -> int | None:
+    current = hearth.profile.current()
+    return None if current is None else current.id
+
+
+def _profile_diff(hearth: Any, before: int | None) -> str:
+    current = hearth.profile.current()
+    if current is None or current.id == before:
+        return ""
+    if before is None:
+        return current.content
+    return hearth.profile.diff(before, current.id)

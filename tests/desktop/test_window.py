@@ -1,0 +1,173 @@
+"""The window as a whole: the Memory menu and the tray run reflection and the dream cycle
+off the UI thread (progress, result, profile diff), pause learning, show follow-ups, keep
+the schedule in the tray, and never stall the event loop for more than 100 ms."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from conftest import wait_for_task, wait_idle
+
+from core.memories import MemorySpec
+from core.scheduling import INTENTION_FOLLOWUPS
+from core.storage.orm import Interaction, Run, utcnow
+from desktop.main_window import MainWindow
+from desktop.runs import DREAM, REFLECT
+from desktop.stall import StallMeter
+from desktop.tray import Tray
+from support.scripted_llm import ScriptedLLM
+
+PROFILE = """## Personal
+Ana is a nurse who lives by the sea.
+## Goals & Values
+Wants to run a half marathon in spring.
+## Communication Style
+Short, direct messages.
+## Patterns & Rhythms
+Works night shifts on weekends.
+## Preferences
+Likes tea, dislikes small talk.
+## Notes
+Training plan started in March."""
+
+REFLECTION = (f"---PROFILE---\n{PROFILE}\n\n---FACTS---\n"
+              '[{"key": "job", "value": "nurse", "category": "work"}]\n\n'
+              '---INTENTIONS---\n[{"text": "book the race", "follow_up_days": 2}]\n\n'
+              "---LEARNINGS---\n[]\n")
+
+TOPICS = ["my sister Ines lives in Porto", "the router drops the wifi", "knee physiotherapy",
+          "reading Piranesi", "the flight to Osaka", "Liam's peanut allergy",
+          "the quarterly report", "green tea in the morning", "trail running",
+          "the backup script"]
+
+
+def answer_reflection(*_: object) -> str:
+    return REFLECTION
+
+
+def reflecting_model() -> ScriptedLLM:
+    """Module-level, so the run's child process can unpickle it."""
+    return ScriptedLLM(answer_reflection)
+
+
+def talk(ctx, *messages: str) -> None:  # noqa: ANN001
+    with ctx.hearth.storage.write() as session:
+        for index, message in enumerate(messages):
+            session.add(Interaction(user_message=message, agent_response="Noted.",
+                                    created_at=utcnow() - timedelta(hours=2, minutes=-index)))
+
+
+def runs_of(ctx, kind: str) -> list[Run]:  # noqa: ANN001
+    with ctx.hearth.storage.read() as session:
+        return list(session.query(Run).filter(Run.kind == kind))
+
+
+@pytest.fixture
+def window(qtbot, make_ctx):  # noqa: ANN001
+    ctx = make_ctx(provider_factory=reflecting_model)
+    shown = MainWindow(ctx)
+    qtbot.addWidget(shown)
+    shown.show()
+    return shown
+
+
+def test_reflect_from_the_menu_updates_the_profile_and_shows_its_diff(qtbot, window) -> None:  # noqa: ANN001
+    ctx = window.ctx
+    talk(ctx, "I work nights as a nurse", "I want to run a half marathon")
+    window.reflect_action.trigger()
+    task = window.runs.tasks[REFLECT]
+    wait_for_task(qtbot, task)
+    dialog = window.runs.dialogs[REFLECT]
+    assert dialog.isVisible()
+    assert "Reflection done" in dialog.state.text()
+    assert "+## Personal" in dialog.diff.toPlainText()
+    assert ctx.hearth.profile.current().content.startswith("## Personal")
+    assert ctx.hearth.facts.get("job").value == "nurse"
+    assert [run.status for run in runs_of(ctx, "reflection")] == ["done"]
+
+
+def test_a_dream_from_the_menu_never_stalls_the_event_loop(qtbot, window) -> None:  # noqa: ANN001
+    ctx = window.ctx
+    ctx.hearth.memories.add_many([MemorySpec(f"Note {n}: {topic}.")
+                                  for n in range(30) for topic in TOPICS])
+    meter = StallMeter()
+    meter.start()
+    window.dream_action.trigger()
+    task = window.runs.tasks[DREAM]
+    progress: list[str] = []
+    task.progressed.connect(lambda _d, _t, label: progress.append(label))
+    wait_for_task(qtbot, task, timeout=120_000)
+    longest = meter.stop()
+    assert longest <= 100, f"the event loop stalled for {longest:.0f} ms"
+    assert meter.ticks > 20
+    assert any(label.startswith("link") for label in progress)
+    assert runs_of(ctx, "dream")[-1].status in ("done", "partial")
+    assert "Dream cycle" in window.runs.dialogs[DREAM].state.text()
+
+
+def test_cancel_in_the_run_dialog_stops_the_dream(qtbot, window) -> None:  # noqa: ANN001
+    ctx = window.ctx
+    ctx.hearth.memories.add_many([MemorySpec(f"Note {n}: {topic}.")
+                                  for n in range(10) for topic in TOPICS])
+    task = window.runs.dream_now()
+    window.runs.dialogs[DREAM].cancel_button.click()
+    wait_for_task(qtbot, task, timeout=120_000)
+    assert runs_of(ctx, "dream")[-1].status in ("cancelled", "done")
+    assert not window.runs.dialogs[DREAM].cancel_button.isEnabled()
+
+
+def test_pause_learning_persists_and_shows(qtbot, window) -> None:  # noqa: ANN001
+    window.pause_action.trigger()
+    assert window.ctx.settings.learning_paused
+    settings_file = window.ctx.hearth.paths.settings_file.read_text()
+    assert '"learning_paused": true' in settings_file
+    window.status.refresh()
+    assert window.status.learning_label.text() == "learning paused"
+    window.pause_action.trigger()
+    assert not window.ctx.settings.learning_paused
+
+
+def test_tray_actions_run_the_same_jobs_and_its_tooltip_tells_the_schedule(
+        qtbot, window) -> None:  # noqa: ANN001
+    ctx = window.ctx
+    ctx.start_scheduler()
+    tray = Tray(ctx, window)
+    assert "Next dream:" in tray.icon.toolTip()
+    talk(ctx, "I work nights as a nurse")
+    tray.reflect_action.trigger()
+    wait_for_task(qtbot, window.runs.tasks[REFLECT])
+    assert "Last: Reflection done" in tray.icon.toolTip()
+    tray.pause_action.trigger()
+    assert ctx.settings.learning_paused and tray.pause_action.isChecked()
+    tray.dream_action.trigger()
+    wait_for_task(qtbot, window.runs.tasks[DREAM], timeout=120_000)
+    assert runs_of(ctx, "dream")
+    window.hide()
+    tray.open_action.trigger()
+    assert window.isVisible()
+
+
+def test_a_due_intention_becomes_a_notification(qtbot, window) -> None:  # noqa: ANN001
+    ctx = window.ctx
+    ctx.start_scheduler()
+    ctx.hearth.intentions.add("call the dentist", follow_up_at=utcnow() - timedelta(hours=1))
+    shown: list[tuple[str, str]] = []
+    ctx.hub.notify.connect(lambda title, text: shown.append((title, text)))
+    ctx.scheduler.run_job(INTENTION_FOLLOWUPS)
+    qtbot.waitUntil(lambda: bool(shown))
+    assert shown[0][1] == "call the dentist"
+
+
+def test_closing_hides_to_the_tray_when_there_is_one_and_quits_otherwise(
+        qtbot, window) -> None:  # noqa: ANN001
+    quits: list[bool] = []
+    window.quit_requested.connect(lambda: quits.append(True))
+    window.tray_available = True
+    window.close()
+    assert not window.isVisible() and not quits
+    window.show()
+    window.tray_available = False
+    window.close()
+    qtbot.waitUntil(lambda: bool(quits))
+    wait_idle(qtbot, window.ctx)

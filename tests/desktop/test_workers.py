@@ -1,0 +1,88 @@
+"""Background jobs: callbacks on the UI thread, progress and streamed items in order,
+failures as sentences, cancellation, and a loop that keeps turning meanwhile."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from conftest import wait_for_task
+
+from core.errors import InvalidInputError
+from desktop.stall import StallMeter
+from desktop.workers import Task, Workers
+
+
+def test_callbacks_run_on_the_ui_thread_with_progress_and_items_in_order(qtbot) -> None:
+    workers = Workers()
+    seen: list[tuple[str, object, bool]] = []
+    ui_thread = threading.current_thread()
+
+    def job(task: Task) -> str:
+        assert threading.current_thread() is not ui_thread
+        for step in range(3):
+            task.progress(step, 3, f"step {step}")
+            task.emit(step)
+        return "finished"
+
+    def record(kind: str):  # noqa: ANN202
+        return lambda *args: seen.append((kind, args, threading.current_thread() is ui_thread))
+
+    task = workers.start("counting", job, on_done=record("done"), on_item=record("item"),
+                         on_progress=record("progress"))
+    wait_for_task(qtbot, task)
+    assert [kind for kind, _, _ in seen] == ["progress", "item"] * 3 + ["done"]
+    assert all(on_ui for _, _, on_ui in seen)
+    assert seen[-1][1] == ("finished",)
+    assert [args for kind, args, _ in seen if kind == "item"] == [(0,), (1,), (2,)]
+
+
+def test_a_core_error_arrives_as_message_and_hint_and_a_bug_as_a_sentence(qtbot) -> None:
+    workers = Workers()
+    failures: list[tuple[str, str]] = []
+
+    def refuse(_task: Task) -> None:
+        raise InvalidInputError("The key is empty.", "Give the fact a name.")
+
+    def crash(_task: Task) -> None:
+        raise ZeroDivisionError("division by zero")
+
+    for job in (refuse, crash):
+        wait_for_task(qtbot, workers.start("failing", job,
+                                           on_failed=lambda m, h: failures.append((m, h))))
+    assert failures[0] == ("The key is empty.", "Give the fact a name.")
+    assert failures[1][0] == "failing failed: ZeroDivisionError: division by zero"
+    assert "log" in failures[1][1]
+
+
+def test_cancel_stops_a_job_at_its_next_check_and_finished_still_fires(qtbot) -> None:
+    workers = Workers()
+    finished: list[bool] = []
+
+    def patient(task: Task) -> int:
+        rounds = 0
+        while not task.cancelled and rounds < 1000:
+            time.sleep(0.01)
+            rounds += 1
+        return rounds
+
+    task = workers.start("waiting", patient)
+    task.finished.connect(lambda: finished.append(True))
+    qtbot.wait(50)
+    task.cancel()
+    wait_for_task(qtbot, task)
+    assert finished == [True]
+    assert workers.active == []
+
+
+def test_the_stall_meter_sees_a_blocked_loop_and_not_a_busy_worker(qtbot) -> None:
+    meter = StallMeter()
+    meter.start()
+    task = Workers().start("busy", lambda _t: time.sleep(0.4))
+    wait_for_task(qtbot, task)
+    assert meter.stop() < 100
+    meter.start()
+    qtbot.wait(20)
+    time.sleep(0.25)  # the UI thread itself blocked
+    qtbot.wait(20)
+    assert meter.stop() >= 200

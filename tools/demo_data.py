@@ -1,0 +1,195 @@
+"""A demo data folder: what Hearth looks like after a few weeks with one person.
+
+Everything goes through core's public services (transcript import, facts, profile, the
+event processor, reflection's learnings, intentions, the dream stages, real chat turns), so
+the screenshots show real records: real vectors, edges computed by the link and REM stages,
+context logs written by real turns. Only the language model is scripted (canned answers),
+because the demo must look the same on every machine and needs no model.
+
+    .venv/bin/python tools/demo_data.py /tmp/hearth-demo
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))  # the scripted model the tests use
+
+from support.scripted_llm import ScriptedLLM, failing  # noqa: E402
+
+from core.app import Hearth  # noqa: E402
+from core.consolidation.dream import DreamCycle  # noqa: E402
+from core.consolidation.processor import MemoryProcessor  # noqa: E402
+from core.conversation import ConversationService  # noqa: E402
+from core.learning.events import add_event  # noqa: E402
+from core.storage.orm import utcnow  # noqa: E402
+from core.transfer.transcript import import_transcript  # noqa: E402
+
+CONVERSATIONS = ROOT / "benchmarks" / "data" / "conversations"
+
+FACTS = [
+    ("name", "Maya", "personal"), ("home_city", "Lisbon", "location"),
+    ("partner", "Jonas", "personal"), ("sister", "Ines, lives in Porto", "personal"),
+    ("job", "product designer", "work"), ("employer", "Tidewater Studio", "work"),
+    ("favourite_tea", "sencha, no sugar", "preference"),
+    ("allergy", "penicillin", "health"), ("knee", "physiotherapy twice a week", "health"),
+    ("running_goal", "half marathon in April", "general"),
+    ("reading", "Piranesi by Susanna Clarke", "preference"),
+    ("morning_routine", "run at 7, then tea", "general"),
+    ("language", "learning Japanese (N4)", "general"), ("cat", "Miso, a grey tabby", "personal"),
+]
+UPDATED = [("home_city", "Porto", "location"), ("job", "design lead", "work")]
+
+PROFILE_V1 = """## Personal
+Maya is a product designer in Lisbon who lives with her partner Jonas and their cat Miso.
+## Goals & Values
+Wants to run a half marathon; values time outdoors.
+## Communication Style
+Thinks out loud; likes short, concrete answers.
+## Patterns & Rhythms
+Runs early; plans the week on Sunday evenings.
+## Preferences
+Sencha without sugar; literary fiction.
+## Notes
+Knee physiotherapy started in January."""
+
+PROFILE_V2 = PROFILE_V1.replace("product designer in Lisbon", "design lead who moved to Porto") \
+    .replace("Wants to run a half marathon; values time outdoors.",
+             "Training for the April half marathon; values time outdoors and her sister Ines.")
+
+SCAFFOLD_ANSWER = {
+    "updated_scaffold": {
+        "people": {"Jonas": "partner", "Ines": {"relation": "sister", "city": "Porto"},
+                   "Miso": "cat"},
+        "work": {"role": "design lead", "studio": "Tidewater", "focus": ["design system",
+                                                                          "hiring"]},
+        "health": {"knee": "physiotherapy", "allergy": "penicillin"},
+        "rhythms": {"run": "07:00", "planning": "Sunday evening"},
+    },
+    "updated_working_memory": "Maya is preparing for the April half marathon and settling "
+                              "into the new role; she asked to be reminded about the race "
+                              "registration.",
+    "facts_to_embed": ["Maya registered interest in the Porto half marathon."],
+}
+
+LEARNINGS = [("Keep answers short and concrete; offer details on request.", "communication"),
+             ("Confirm dates before adding them to plans.", "decision_making")]
+CANDIDATE = ("Suggest a walk when Maya mentions a long day at the desk.", "wellbeing")
+
+INTENTIONS = [("Register for the Porto half marathon", "registration closes in March", -1),
+              ("Book the physiotherapy follow-up", "knee check after six weeks", 3),
+              ("Send Ines the photos from the weekend", "", 7)]
+
+CHATS = [
+    ("Training plan", [
+        ("Can you help me plan my running week? My knee still feels stiff after long runs.",
+         "Here is a gentle week that keeps your **knee** in mind:\n\n"
+         "| Day | Run | Notes |\n|---|---|---|\n| Mon | rest | physio exercises |\n"
+         "| Tue | 6 km easy | flat route |\n| Thu | 5 × 800 m | soft surface |\n"
+         "| Sat | 14 km long | stop if the knee aches |\n\n"
+         "Keep the long run slow; your half marathon is in **April**, so there is time."),
+        ("What should I eat before the long run?",
+         "A light breakfast 60–90 minutes before: toast with honey and a banana works for "
+         "most people. Skip anything new on race week.")]),
+    ("Moving to Porto", [
+        ("Remind me what I told you about Ines?",
+         "Your sister **Ines** lives in Porto; she moved there last spring for her job, and "
+         "you were looking forward to being closer to her."),
+    ]),
+]
+
+
+PROFILE_V3 = PROFILE_V2.replace("Knee physiotherapy started in January.",
+                                "Knee physiotherapy started in January; the knee is better "
+                                "and long runs are back.")
+
+
+def _learning_answers(profile: str = PROFILE_V2) -> str:
+    rules = [{"rule": rule, "category": category} for rule, category in LEARNINGS]
+    return (f"---PROFILE---\n{profile}\n\n---FACTS---\n[]\n\n---INTENTIONS---\n[]\n\n"
+            f"---LEARNINGS---\n{json.dumps(rules)}\n")
+
+
+def demo_model() -> ScriptedLLM:
+    """The demo's stand-in for a model: reflects with the next profile, chats politely."""
+
+    def answer(kind: str, messages: Any, _extra: Any) -> str:
+        if kind == "chat" and any("---PROFILE---" in m.content for m in messages):
+            return _learning_answers(PROFILE_V3)
+        return "Noted. I'll keep that in mind."
+
+    return ScriptedLLM(answer, name="demo", model="scripted replies", supports_tools=False)
+
+
+def seed(home: Path) -> None:
+    """Fill ``home`` (a new, empty data folder) with the demo person's memory."""
+    with Hearth.open(home) as hearth:
+        for path in sorted(CONVERSATIONS.glob("*.json")):
+            import_transcript(path, hearth.storage, hearth.memories)
+        for key, value, category in FACTS:
+            hearth.facts.remember(key, value, category, source="user")
+        for key, value, category in UPDATED:
+            hearth.facts.remember(key, value, category, source="reflection")
+        hearth.profile.save(PROFILE_V1, source="reflection")
+        _process_events(hearth)
+        _learnings(hearth)
+        for text, context, days in INTENTIONS:
+            hearth.intentions.add(text, context=context,
+                                  follow_up_at=utcnow() + timedelta(days=days))
+        for stage in ("link", "rem"):
+            DreamCycle(hearth, ScriptedLLM()).run(trigger="scheduled", only=stage)
+        _chats(hearth)
+
+
+def _process_events(hearth: Hearth) -> None:
+    for text in ("Maya starts as design lead next month.",
+                 "Maya wants a reminder to register for the half marathon."):
+        add_event(hearth.storage, "observation", text, {"source": "chat"})
+    MemoryProcessor(hearth, ScriptedLLM([json.dumps(SCAFFOLD_ANSWER)])).run()
+    add_event(hearth.storage, "observation", "Maya's flight to Osaka is on March 3.",
+              {"source": "chat"})
+    for _ in range(hearth.settings.event_max_attempts):  # a poison event, shown not dropped
+        MemoryProcessor(hearth, ScriptedLLM([failing("Ollama is not running.")] * 3)).run()
+
+
+def _learnings(hearth: Hearth) -> None:
+    from core.consolidation.reflection import ReflectionEngine
+
+    now = utcnow()
+    for offset in (2, 1):  # seen on two nights: active
+        for rule, category in LEARNINGS:
+            hearth.learnings.observe(rule, category, run_started_at=now - timedelta(
+                days=offset))
+    hearth.learnings.observe(*CANDIDATE, run_started_at=now)
+    with hearth.storage.write() as session:  # a conversation for reflection to read
+        from core.storage.orm import Interaction
+
+        session.add(Interaction(user_message="I got the design lead job! We're moving to "
+                                "Porto.", agent_response="Congratulations!",
+                                created_at=now - timedelta(hours=3)))
+    ReflectionEngine(hearth, ScriptedLLM([_learning_answers()])).run(trigger="scheduled")
+
+
+def _chats(hearth: Hearth) -> None:
+    replies: list[Any] = [reply for _, turns in CHATS for _, reply in turns]
+    conversation = ConversationService(hearth, ScriptedLLM(replies, name="ollama",
+                                                           model="llama3.2:3b",
+                                                           supports_tools=False))
+    for title, turns in CHATS:
+        session_id = conversation.new_session(title)
+        for message, _ in turns:
+            for _event in conversation.send(session_id, message):
+                pass
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/hearth-demo")
+    if target.exists() and any(target.iterdir()):
+        sys.exit(f"{target} is not empty; give a new folder.")
+    seed(target)
+    print(f"demo data in {target}")

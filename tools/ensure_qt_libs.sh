@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The Qt wheels (PySide6) bring Qt itself but load a few system libraries: OpenGL/EGL,
+# fontconfig, xkbcommon, D-Bus, GLib and X11's client library (even offscreen). On a Debian
+# machine that lacks any of them, install them from Debian's packages; otherwise do nothing.
+set -euo pipefail
+
+declare -A PACKAGE_OF=(
+  [libEGL.so.1]=libegl1 [libGL.so.1]=libgl1 [libxkbcommon.so.0]=libxkbcommon0
+  [libfontconfig.so.1]=libfontconfig1 [libdbus-1.so.3]=libdbus-1-3
+  [libglib-2.0.so.0]=libglib2.0-0 [libX11.so.6]=libx11-6 [libX11-xcb.so.1]=libx11-xcb1
+)
+known="$(/sbin/ldconfig -p)"
+missing=()
+for library in "${!PACKAGE_OF[@]}"; do
+  if ! grep -qF "${library} " <<<"${known}"; then
+    missing+=("${PACKAGE_OF[$library]}")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+if ! command -v apt-get >/dev/null; then
+  echo "Qt needs these system libraries: ${missing[*]} (install them with your package manager)" >&2
+  exit 1
+fi
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "installing Qt's system libraries: ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

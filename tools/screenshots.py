@@ -1,0 +1,115 @@
+"""Render every main view of the window to PNG from the demo data folder.
+
+    make screenshots            # = .venv/bin/python tools/screenshots.py docs/screenshots
+
+Runs offscreen (no display needed; under Xvfb it works the same). The demo folder is built
+fresh by ``tools/demo_data.py`` in a temporary directory, so the pictures never show anyone's
+real data. One PNG per sidebar view (``<key>.png``), plus the dialogs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tools"))
+
+from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
+
+import demo_data  # noqa: E402
+from core.app import Hearth  # noqa: E402
+from desktop.app import make_application, set_scheme  # noqa: E402
+from desktop.context import AppContext  # noqa: E402
+from desktop.main_window import MainWindow  # noqa: E402
+
+SIZE = (1280, 800)
+SETTLE_SECONDS = 0.4
+
+
+def settle(ctx: AppContext, timeout: float = 60.0) -> None:
+    """Let background loads finish and the widgets repaint."""
+    deadline = time.monotonic() + timeout
+    quiet_since: float | None = None
+    while time.monotonic() < deadline:
+        QApplication.processEvents()
+        if ctx.workers.active:
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.monotonic()
+        elif time.monotonic() - quiet_since > SETTLE_SECONDS:
+            return
+        time.sleep(0.01)
+
+
+def save(widget: QWidget, path: Path) -> None:
+    widget.grab().save(str(path))
+    print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+
+
+def shoot(out: Path, theme: str) -> None:
+    app = make_application()
+    set_scheme(app, theme)
+    with tempfile.TemporaryDirectory(prefix="hearth-demo-") as folder:
+        home = Path(folder) / "home"
+        demo_data.seed(home)
+        hearth = Hearth.open(home)
+        ctx = AppContext(hearth, provider_factory=demo_data.demo_model)
+        window = MainWindow(ctx)
+        window.resize(*SIZE)
+        window.show()
+        ctx.start_assistant()
+        settle(ctx)
+        out.mkdir(parents=True, exist_ok=True)
+        for key in window.pages:
+            page = window.show_page(key)
+            settle(ctx)
+            prepare = getattr(page, "prepare_screenshot", None)
+            if callable(prepare):
+                prepare()
+                settle(ctx)
+            save(window, out / f"{key}.png")
+        for name, opener in _dialogs(window).items():
+            dialog = opener()
+            dialog.resize(760, 560)
+            dialog.show()
+            settle(ctx)
+            save(dialog, out / f"{name}.png")
+            dialog.close()
+        ctx.close()
+
+
+def _dialogs(window: MainWindow) -> dict[str, Callable[[], QWidget]]:
+    """The dialogs worth a picture, opened without their modal loop."""
+    from desktop.dialogs.settings import SettingsDialog
+    from desktop.dialogs.welcome import WelcomeDialog
+
+    def reflection_result() -> QWidget:
+        task = window.runs.reflect_now(show=False)
+        while task.running:
+            QApplication.processEvents()
+            time.sleep(0.01)
+        return window.runs.dialogs["reflect"]
+
+    return {"settings": lambda: SettingsDialog(window.ctx, window),
+            "welcome": lambda: WelcomeDialog(window.ctx, window),
+            "reflection": reflection_result}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", nargs="?", default=str(ROOT / "docs" / "screenshots"))
+    parser.add_argument("--theme", choices=("light", "dark"), default="light")
+    args = parser.parse_args()
+    shoot(Path(args.out), args.theme)
+
+
+if __name__ == "__main__":
+    main()
