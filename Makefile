@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.hearth-installed
 
-.PHONY: setup models run test bench clean
+.PHONY: setup models run test bench package screenshots clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,15 +20,25 @@ models: $(STAMP)
 	$(BIN)/python tools/fetch_models.py
 
 setup: $(STAMP) models
+	bash tools/ensure_qt_libs.sh
 
 run: setup
-	$(BIN)/hearth status
+	$(BIN)/hearth-desktop
 
 test: setup
 	$(BIN)/python -m pytest
 
 bench: setup
 	$(BIN)/python -m benchmarks
+
+# One-folder bundle of the desktop app in dist/hearth (see packaging/README.md);
+# packaging/install.sh installs it with its menu entry, icon and models.
+package: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[package]'
+	$(BIN)/pyinstaller packaging/hearth.spec --noconfirm --distpath dist --workpath build/pyinstaller
+
+screenshots: setup
+	QT_QPA_PLATFORM=offscreen $(BIN)/python tools/screenshots.py docs/screenshots
 
 clean:
 	rm -rf $(VENV) models

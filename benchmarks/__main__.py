@@ -17,7 +17,9 @@ RESULTS = Path(__file__).with_name("results")
 
 def suites(quick: bool) -> dict:
     from benchmarks.conversation import bench_extraction, bench_turn_assembly
+    from benchmarks.desktop import bench_desktop
     from benchmarks.dream import bench_dream
+    from benchmarks.graph_view import bench_graph_view
     from benchmarks.quality import bench_quality
     from benchmarks.recall import bench_recall
 
@@ -29,6 +31,8 @@ def suites(quick: bool) -> dict:
         "conversation": bench_turn_assembly,
         "learning": bench_extraction,
         "dream": lambda: bench_dream(sizes=sizes),
+        "graph": bench_graph_view,
+        "desktop": bench_desktop,
     }
 
 

@@ -94,11 +94,10 @@ def _cold_start(home: Path) -> float:
 
 def _stall_during_dream(home: Path) -> tuple[float, float]:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    from PySide6.QtWidgets import QApplication
-
     from core.app import Hearth
     from desktop.app import make_application
     from desktop.context import AppContext
+    from desktop.event_loop import wait_until
     from desktop.main_window import MainWindow
     from desktop.stall import StallMeter
 
@@ -111,9 +110,7 @@ def _stall_during_dream(home: Path) -> tuple[float, float]:
         meter.start()
         started = time.perf_counter()
         task = window.runs.dream_now(show=True)
-        while task.running:
-            QApplication.processEvents()
-            time.sleep(0.002)
+        wait_until(lambda: not task.running, timeout_s=3600)
         seconds = time.perf_counter() - started
         return meter.stop(), seconds
     finally:

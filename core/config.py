@@ -11,18 +11,27 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 import platformdirs
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from core.errors import InvalidInputError
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-MODELS_DIR = Path(os.environ.get("HEARTH_MODELS_DIR", PROJECT_ROOT / "models"))
+FROZEN = bool(getattr(sys, "frozen", False))
+"""True inside the one-folder bundle built by ``packaging/hearth.spec``."""
+PROJECT_ROOT = (Path(getattr(sys, "_MEIPASS", "")) if FROZEN
+                else Path(__file__).resolve().parents[1])
+"""Where ``resources/`` lives: the checkout, or the bundle's internal folder."""
+MODELS_DIR = Path(os.environ.get(
+    "HEARTH_MODELS_DIR",
+    (Path(sys.executable).resolve().parent if FROZEN else PROJECT_ROOT) / "models"))
+"""Models are never bundled: ``models/`` next to the checkout, or next to the bundle's
+``hearth-desktop`` executable, unless ``HEARTH_MODELS_DIR`` points elsewhere."""
 DEFAULT_EMBEDDING_MODEL_DIR = MODELS_DIR / "bge-small-en-v1.5-int8"
 DEFAULT_EMBEDDED_LLM = MODELS_DIR / "smollm2-135m-instruct" / "SmolLM2-135M-Instruct.Q4_1.gguf"
 
@@ -109,6 +118,38 @@ class Settings(BaseSettings):
                     "0.79-0.92, unrelated 0.32-0.50, distant-but-associable 0.52-0.58 "
                     "(those are REM's job).")
     link_max_edges: int = Field(default=5, ge=1, le=50)
+    triage_min_words: int = Field(
+        default=3, ge=1, le=50,
+        description="A machine-written draft shorter than this (in words) is forgotten by "
+                    "triage without an LLM call, like a greeting or a thank-you.")
+    triage_promoted_importance: float = Field(
+        default=0.8, ge=0.0, le=1.0,
+        description="Importance a draft is raised to (at least) when triage promotes it.")
+    merge_stale_freshness: float = Field(
+        default=0.3, ge=0.0, le=1.0,
+        description="Recall memories whose freshness (set by decay) is below this may be "
+                    "merged into an archival summary; user-stated ones never are.")
+    merge_similarity_floor: float = Field(
+        default=0.80, ge=0.0, le=1.0,
+        description="Cosine a stale memory needs to the cluster's seed to join it. Higher "
+                    "than linking: merged originals leave recall. Calibrated on bge-small "
+                    "pairs: paraphrases 0.88-0.92, related-but-distinct 0.79.")
+    merge_min_cluster: int = Field(
+        default=3, ge=2, le=50, description="Fewer similar stale memories are left as they are.")
+    merge_max_cluster: int = Field(
+        default=8, ge=2, le=50,
+        description="Most memories one summary replaces (what a small model can summarise).")
+    merge_clusters_per_run: int = Field(
+        default=50, ge=1, le=10_000,
+        description="Clusters merged per run (one LLM call each); the next run goes on.")
+
+    @model_validator(mode="after")
+    def _cluster_bounds(self) -> Settings:
+        """A cluster cannot need more members than a summary may replace."""
+        if self.merge_min_cluster > self.merge_max_cluster:
+            raise ValueError(f"merge_min_cluster ({self.merge_min_cluster}) is larger than "
+                             f"merge_max_cluster ({self.merge_max_cluster})")
+        return self
     dream_time: str = Field(default="02:00", pattern=r"^([01]\d|2[0-3]):[0-5]\d$",
                             description="Local time of the nightly dream cycle (HH:MM).")
     reflection_lookback_hours: int = Field(default=24, ge=1)

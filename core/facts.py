@@ -30,7 +30,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core.embedding import Embedder
-from core.errors import InvalidInputError
+from core.errors import InvalidInputError, NotFoundError
 from core.storage.orm import AuditEntry, FactHistory, UserFact, utcnow
 from core.storage.port import IndexedKind, StoragePort, document_text
 
@@ -136,6 +136,23 @@ class FactService:
                 arguments={"key": key, "category": category, "source": source},
                 result_summary=action))
         return FactChange(key, action, old_value, value)
+
+    def recategorise(self, key: str, category: str) -> FactChange:
+        """Move a fact to another category (the user's correction; the value, its history
+        and its vector are untouched, so nothing is re-embedded)."""
+        key, category = normalise_key(key), _check_category(category)
+        with self._storage.write() as session:
+            fact = self._find(session, key)
+            if fact is None:
+                raise NotFoundError(f"There is no fact called {key!r}.",
+                                    "List facts with `hearth facts list`.")
+            if fact.category == category:
+                return FactChange(key, "unchanged", fact.value, fact.value)
+            fact.category, fact.updated_at = category, utcnow()
+            session.add(AuditEntry(action="fact.recategorise", actor="user",
+                                   arguments={"key": key, "category": category},
+                                   result_summary="updated"))
+            return FactChange(key, "updated", fact.value, fact.value)
 
     def forget(self, key: str) -> bool:
         """Delete a fact, its history, its full-text entry and its vector; False if unknown.

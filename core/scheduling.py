@@ -32,10 +32,21 @@ because two APScheduler 3 schedulers on one job store would both run every job.
 The job store gets its engine from ``open_engine``, never from a plain ``sqlite:///`` URL:
 that would load the stdlib ``sqlite3`` next to the ``sqlean`` copy of SQLite the app uses,
 and two SQLite libraries in one process on one WAL file corrupt it (their POSIX locks
-release each other; seen here as "database disk image is malformed").
+release each other; seen here as "database disk image is malformed"). Every job-store
+transaction begins ``IMMEDIATE`` (they are all small): a deferred one that reads and then
+writes while the learning worker writes fails at once with "database is locked" instead of
+waiting out the busy timeout.
 
 Never two dream runs at once is ``DreamCycle``'s own crash-proof lock; the dream job turns
 its ``DreamAlreadyRunning`` into a logged "skipped" result.
+
+Session-quiet timers (``quiet:<session id>``) are one-off date jobs in the same store,
+re-armed by every message (``QuietTimerJobs``). They have no misfire grace: a timer that
+expired while the app was down (a crash; quitting closes its sessions at once) fires as
+soon as the scheduler is back, so the session is still closed and summarised. The learning
+pipeline, once attached (``attach_learning``), does the closing in its own queue; without
+one (``hearth daemon``, or the assistant not ready yet) the scheduler closes the session
+itself with a model from ``provider_factory``.
 """
 
 from __future__ import annotations
@@ -44,12 +55,14 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, timedelta, timezone, tzinfo
 
 from apscheduler.executors.pool import ThreadPoolExecutor
+from apscheduler.jobstores.base import JobLookupError
 from apscheduler.jobstores.memory import MemoryJobStore
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
@@ -59,9 +72,10 @@ from core.app import Hearth
 from core.errors import HearthError, InvalidInputError
 from core.instance_lock import FolderLock
 from core.intentions import IntentionService
+from core.learning.pipeline import LearningPipeline, close_session
 from core.llm.protocol import LLMProvider
 from core.storage.orm import utcnow
-from core.storage.sqlite.engine import open_engine
+from core.storage.sqlite.engine import WRITE_OPTION, open_engine
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +91,8 @@ day fades on the same day's clock even on machines that are off every night."""
 EVENT_PROCESSOR_MINUTES = 15
 MISFIRE_GRACE = timedelta(hours=23)
 JOBSTORE_TABLE = "apscheduler_jobs"
+QUIET_PREFIX = "quiet:"
+"""Id prefix of the session-quiet timers (``quiet:<session id>``)."""
 _PERSISTENT, _VOLATILE = "default", "volatile"
 
 Notify = Callable[[str, str], None]
@@ -105,14 +121,70 @@ def _key(hearth: Hearth) -> str:
     return str(hearth.paths.home.resolve())
 
 
-def run_registered(home: str, job_id: str, trigger: str = "scheduled") -> str:
-    """The function every stored job points at (see the module docstring)."""
+def _registered(home: str) -> HearthScheduler:
     with _registry_lock:
         scheduler = _registry.get(home)
     if scheduler is None:
         raise SchedulerBusyError(f"No scheduler is running for {home} in this process.",
                                  "Start it with HearthScheduler.start() or `hearth daemon`.")
-    return scheduler.run_job(job_id, trigger=trigger)
+    return scheduler
+
+
+def run_registered(home: str, job_id: str, trigger: str = "scheduled") -> str:
+    """The function every stored job points at (see the module docstring)."""
+    return _registered(home).run_job(job_id, trigger=trigger)
+
+
+def quiet_time_over(home: str, session_id: str) -> None:
+    """The function every stored session-quiet timer points at."""
+    _registered(home).quiet_time_over(session_id)
+
+
+class QuietTimerJobs:
+    """``QuietTimers`` (``core.learning.pipeline``) as APScheduler date jobs that call
+    ``fire(*fire_args, session_id)``: persistent in a ``HearthScheduler``'s job store, or
+    in memory on a private scheduler (``in_memory``). APScheduler locks its own job
+    stores, so these may be called from any thread."""
+
+    def __init__(self, scheduler: BaseScheduler, jobstore: str, fire: Callable[..., object],
+                 fire_args: tuple[object, ...] = (), *, owned: bool = False) -> None:
+        self._scheduler = scheduler
+        self._jobstore = jobstore
+        self._fire = fire
+        self._fire_args = fire_args
+        self._owned = owned
+
+    @classmethod
+    def in_memory(cls, fire: Callable[[str], object]) -> QuietTimerJobs:
+        """Timers that live as long as the process, on a scheduler of their own."""
+        scheduler = BackgroundScheduler(
+            jobstores={_VOLATILE: MemoryJobStore()},
+            executors={"default": ThreadPoolExecutor(max_workers=1)},
+            timezone=timezone.utc)
+        scheduler.start()
+        return cls(scheduler, _VOLATILE, fire, owned=True)
+
+    def restart(self, session_id: str, delay: timedelta) -> None:
+        self._scheduler.add_job(
+            self._fire, trigger="date", run_date=utcnow() + delay,
+            args=(*self._fire_args, session_id), id=QUIET_PREFIX + session_id,
+            name=QUIET_PREFIX + session_id, jobstore=self._jobstore, replace_existing=True,
+            misfire_grace_time=None)  # however late (a crash, a sleep): close it
+
+    def cancel(self, session_id: str) -> None:
+        try:
+            self._scheduler.remove_job(QUIET_PREFIX + session_id, self._jobstore)
+        except JobLookupError:
+            log.debug("no quiet timer to cancel for session %s (already fired)", session_id)
+
+    def pending(self) -> dict[str, datetime]:
+        return {job.id.removeprefix(QUIET_PREFIX): job.next_run_time
+                for job in self._scheduler.get_jobs(self._jobstore)
+                if job.id.startswith(QUIET_PREFIX) and job.next_run_time is not None}
+
+    def close(self) -> None:
+        if self._owned and self._scheduler.running:
+            self._scheduler.shutdown(wait=False)
 
 
 class HearthScheduler:
@@ -134,18 +206,24 @@ class HearthScheduler:
         self._home = _key(hearth)
         self._timezone: tzinfo = get_localzone()
         self._lock: FolderLock | None = None
+        self._learning: LearningPipeline | None = None
+        self._learning_lock = threading.Lock()
         self.last_result: JobResult | None = None
         self._scheduler = BackgroundScheduler(
             jobstores={
                 _PERSISTENT: SQLAlchemyJobStore(
                     engine=open_engine(hearth.paths.database,
-                                       hearth.settings.busy_timeout_ms),
+                                       hearth.settings.busy_timeout_ms).execution_options(
+                        **{WRITE_OPTION: True}),
                     tablename=JOBSTORE_TABLE),
                 _VOLATILE: MemoryJobStore()},
             executors={"default": ThreadPoolExecutor(max_workers=2)},
             job_defaults={"coalesce": True, "max_instances": 1,
                           "misfire_grace_time": int(MISFIRE_GRACE.total_seconds())},
             timezone=self._timezone)
+        self.quiet_timers = QuietTimerJobs(self._scheduler, _PERSISTENT, quiet_time_over,
+                                           (self._home,))
+        """Persistent session-quiet timers, for ``attach_learning``."""
 
     # --- lifetime -------------------------------------------------------------------------
 
@@ -174,6 +252,36 @@ class HearthScheduler:
     @property
     def running(self) -> bool:
         return self._scheduler.running
+
+    # --- session-quiet timers ---------------------------------------------------------------
+
+    def attach_learning(self, pipeline: LearningPipeline) -> None:
+        """Give the assistant's learning pipeline the persistent quiet timers and let it
+        close the sessions whose timers expire (in its queue, with its model). Attach the
+        newest pipeline whenever the assistant is rebuilt; call after ``start``."""
+        with self._learning_lock:
+            self._learning = pipeline
+        pipeline.use_timers(self.quiet_timers)
+
+    def quiet_time_over(self, session_id: str) -> None:
+        """A stored quiet timer expired: the attached pipeline closes the session, or, with
+        none attached or it shut down, this thread does with a model of its own."""
+        with self._learning_lock:
+            pipeline = self._learning
+        if pipeline is not None and pipeline.quiet_time_over(session_id):
+            return
+        providers: list[LLMProvider] = []
+
+        def provider() -> LLMProvider:
+            providers.append(self._provider_factory())
+            return providers[-1]
+
+        try:
+            counts = close_session(self._hearth, session_id, provider)
+        finally:
+            for made in providers:
+                made.close()
+        log.info("quiet session %s closed here: %s", session_id, counts)
 
     # --- what the tray asks ---------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from core.app import Hearth
 from core.errors import HearthError
 from desktop import icons
 from desktop.context import AppContext
+from desktop.dialogs.locations import startup_home
 from desktop.main_window import MainWindow
 
 log = logging.getLogger(__name__)
@@ -69,7 +70,7 @@ class DesktopApp:
 
     def quit(self) -> None:
         self.window.status.showMessage("Finishing what learning has queued…")
-        QApplication.processEvents()
+        self.window.status.repaint()
         if self.tray is not None:
             self.tray.icon.hide()
         self.ctx.close()
@@ -88,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = make_application(qt_args)
     set_scheme(app, args.theme)
     try:
-        hearth = Hearth.open(args.home)
+        hearth = Hearth.open(startup_home(args.home))
     except HearthError as exc:
         QMessageBox.critical(None, "Hearth cannot open its data",
                              f"{exc.message}\n\n{exc.hint or ''}".strip())

@@ -15,13 +15,17 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 
+from typing import TYPE_CHECKING
+
 from core.app import Hearth
-from core.assistant import Assistant
 from core.config import save_settings
 from core.llm import LLMProvider
-from core.llm.selection import build_provider
-from core.scheduling import HearthScheduler
 from desktop.workers import Workers
+
+if TYPE_CHECKING:  # imported when first used: they pull in the HTTP client and APScheduler,
+    # a good part of the window's cold start
+    from core.assistant import Assistant
+    from core.scheduling import HearthScheduler
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +91,17 @@ class AppContext(QObject):
         self.confirm = CrossThreadConfirm()
         self.assistant: Assistant | None = None
         self.scheduler: HearthScheduler | None = None
-        self._provider_factory = provider_factory or (lambda: build_provider(hearth.settings))
+        self.schedule_state = "not started"
+        """"starting", "running", or why another process runs it (shown by the tray)."""
+        self.custom_provider_factory = provider_factory
+        """Given by tests and the demo; reflection and dreams pass it to their child
+        process, so it must be picklable (a module-level function)."""
+        self._provider_factory = provider_factory or self._configured_provider
+
+    def _configured_provider(self) -> LLMProvider:
+        from core.llm.selection import build_provider
+
+        return build_provider(self.hearth.settings)
 
     @property
     def settings(self):  # noqa: ANN201 (core.config.Settings)
@@ -105,6 +119,8 @@ class AppContext(QObject):
         previous, self.assistant = self.assistant, None
 
         def build(_task) -> Assistant:  # noqa: ANN001
+            from core.assistant import Assistant
+
             if previous is not None:
                 previous.close(close_sessions=False)
             return Assistant.start(self.hearth, confirm=self.confirm, channel="desktop",
@@ -112,6 +128,8 @@ class AppContext(QObject):
 
         def ready(assistant: Assistant) -> None:
             self.assistant = assistant
+            if self.scheduler is not None:  # the schedule started first: persistent timers
+                self._attach(self.scheduler, assistant)
             self.hub.assistant_ready.emit()
 
         self.workers.start("Starting the assistant", build, on_done=ready,
@@ -120,19 +138,38 @@ class AppContext(QObject):
     # --- the schedule ------------------------------------------------------------------------
 
     def start_scheduler(self) -> None:
-        """Run the nightly dream, decay, event processing and follow-ups in this process.
-        Another Hearth already running the schedule is not an error: say so and go on."""
-        from core.scheduling import SchedulerBusyError
+        """Run the nightly dream, decay, event processing, follow-ups and the session-quiet
+        timers in this process, started off the UI thread (it reads and writes the job
+        store). Both ready callbacks run on the UI thread, so whichever of assistant and
+        schedule comes second attaches the learning to the schedule. Another Hearth
+        already running the schedule is not an error: ``schedule_state`` says so."""
+        self.schedule_state = "starting"
 
-        scheduler = HearthScheduler(self.hearth, self._provider_factory,
-                                    notify=self.hub.notify.emit)
-        try:
+        def start(_task) -> HearthScheduler:  # noqa: ANN001
+            from core.scheduling import HearthScheduler
+
+            scheduler = HearthScheduler(self.hearth, self._provider_factory,
+                                        notify=self.hub.notify.emit)
             scheduler.start()
-        except SchedulerBusyError as exc:
-            log.info("schedule not started here: %s", exc.message)
-            self.hub.status_message.emit(exc.message)
-            return
-        self.scheduler = scheduler
+            return scheduler
+
+        def started(scheduler: HearthScheduler) -> None:
+            self.scheduler, self.schedule_state = scheduler, "running"
+            if self.assistant is not None:  # the assistant was ready first: move its timers
+                self._attach(scheduler, self.assistant)
+            self.hub.settings_changed.emit()
+
+        def elsewhere(message: str, _hint: str) -> None:
+            log.info("schedule not started here: %s", message)
+            self.schedule_state = message
+            self.hub.status_message.emit(message)
+
+        self.workers.start("Starting the schedule", start, on_done=started,
+                           on_failed=elsewhere)
+
+    def _attach(self, scheduler: HearthScheduler, assistant: Assistant) -> None:
+        self.workers.start("Moving the quiet timers to the schedule",
+                           lambda _task: scheduler.attach_learning(assistant.learning))
 
     # --- settings ----------------------------------------------------------------------------
 
@@ -145,7 +182,8 @@ class AppContext(QObject):
         for name in changes:  # in place: every service holds this same Settings object
             setattr(self.hearth.settings, name, getattr(updated, name))
         if self.scheduler is not None and "dream_time" in changes:
-            self.scheduler.reschedule()
+            scheduler = self.scheduler
+            self.workers.start("Rescheduling", lambda _task: scheduler.reschedule())
         if changes.keys() & {"llm_provider", "ollama_host", "ollama_model",
                              "embedded_model_path"}:
             self.start_assistant()

@@ -6,12 +6,13 @@ from __future__ import annotations
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QHBoxLayout,
     QListWidget,
     QListWidgetItem,
     QMainWindow,
     QMessageBox,
-    QSplitter,
     QStackedWidget,
+    QWidget,
 )
 
 from desktop.context import AppContext
@@ -45,12 +46,13 @@ class MainWindow(QMainWindow):
         self._stack = QStackedWidget()
         for cls in page_classes():
             self._add_page(cls(ctx))
-        splitter = QSplitter()
-        splitter.addWidget(self._sidebar)
-        splitter.addWidget(self._stack)
-        splitter.setStretchFactor(1, 1)
-        splitter.setChildrenCollapsible(False)
-        self.setCentralWidget(splitter)
+        central = QWidget()
+        layout = QHBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self._sidebar)
+        layout.addWidget(self._stack, 1)
+        self.setCentralWidget(central)
         self._sidebar.currentRowChanged.connect(self._show_row)
         self.status = StatusBar(ctx, self)
         self.setStatusBar(self.status)

@@ -7,10 +7,16 @@ from importlib import import_module
 from desktop.page import Page
 
 PAGES: tuple[str, ...] = (
-    # chat
-    # facts profile scaffold learnings intentions
-    # memories activity stats
-    # graph
+    "desktop.chat.page:ChatPage",
+    "desktop.inspector.facts:FactsPage",
+    "desktop.inspector.profile:ProfilePage",
+    "desktop.inspector.scaffold:ScaffoldPage",
+    "desktop.inspector.learnings:LearningsPage",
+    "desktop.inspector.intentions:IntentionsPage",
+    "desktop.inspector.memories:MemoriesPage",
+    "desktop.inspector.activity:ActivityPage",
+    "desktop.inspector.stats:StatsPage",
+    "desktop.graph.page:GraphPage",
 )
 """``module:Class`` of each page, imported when the window is built."""
 

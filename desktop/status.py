@@ -3,7 +3,8 @@ when the schedule runs next.
 
 Everything shown is read from memory on the UI thread (cheap properties), except Ollama's
 state, which needs a request to the configured host and is asked from a background job every
-``OLLAMA_POLL_MS`` (never more than one at a time).
+``OLLAMA_POLL_MS`` (never more than one at a time). The model and schedule modules are
+imported on first use: the first refresh runs after the window is shown.
 """
 
 from __future__ import annotations
@@ -11,9 +12,6 @@ from __future__ import annotations
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
-from core.llm.ollama import OllamaProvider
-from core.llm.selection import describe_active
-from core.scheduling import DREAM
 from desktop.context import AppContext
 
 REFRESH_MS = 1_000
@@ -44,9 +42,12 @@ class StatusBar(QStatusBar):
             lambda message, hint: self.model_label.setText(f"no assistant: {message}"))
         ctx.hub.settings_changed.connect(self.check_ollama)
         QTimer.singleShot(0, self.check_ollama)
-        self.refresh()
+        QTimer.singleShot(0, self.refresh)
 
     def refresh(self) -> None:
+        from core.llm.selection import describe_active
+        from core.scheduling import DREAM
+
         assistant = self.ctx.assistant
         if assistant is not None:
             self.model_label.setText(describe_active(assistant.provider))
@@ -59,7 +60,7 @@ class StatusBar(QStatusBar):
             self.learning_label.setText("learning paused")
         scheduler = self.ctx.scheduler
         if scheduler is None:
-            self.schedule_label.setText("schedule: not running here")
+            self.schedule_label.setText(f"schedule: {self.ctx.schedule_state}")
         else:
             upcoming = scheduler.next_run(DREAM)
             when = upcoming.strftime("%a %H:%M") if upcoming else "not scheduled"
@@ -71,7 +72,9 @@ class StatusBar(QStatusBar):
         self._ollama_checking = True
         settings = self.ctx.settings
 
-        def ask(_task) -> str:  # noqa: ANN001
+        def ask(_task) -> tuple[str, str]:  # noqa: ANN001
+            from core.llm.ollama import OllamaProvider
+
             provider = OllamaProvider.from_settings(settings)
             try:
                 verdict = provider.status()

@@ -12,7 +12,6 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
-from core.scheduling import DREAM
 from core.storage.orm import utcnow
 from desktop.context import AppContext
 from desktop.icons import icon
@@ -46,7 +45,7 @@ class Tray(QObject):
         self._timer = QTimer(self)
         self._timer.timeout.connect(self.refresh_tooltip)
         self._timer.start(TOOLTIP_REFRESH_MS)
-        self.refresh_tooltip()
+        QTimer.singleShot(0, self.refresh_tooltip)
         self.icon.show()
 
     def _add(self, text: str, slot) -> QAction:  # noqa: ANN001
@@ -84,9 +83,11 @@ class Tray(QObject):
 
     def tooltip_text(self) -> str:
         scheduler = self.ctx.scheduler
+        from core.scheduling import DREAM  # on first use: APScheduler is slow to import
+
         upcoming = scheduler.next_run(DREAM) if scheduler is not None else None
         if scheduler is None:
-            next_line = "Schedule: running in another Hearth process"
+            next_line = f"Schedule: {self.ctx.schedule_state}"
         elif upcoming is None:
             next_line = "Next dream: not scheduled"
         else:

@@ -130,13 +130,21 @@ class _Runnable(QRunnable):
         try:
             result = self._job(self._task)
         except HearthError as exc:
-            emitter.failed.emit(exc.message, exc.hint or "")
+            self._tell(emitter.failed, exc.message, exc.hint or "")
         except Exception as exc:  # a bug: say so in the window, keep the traceback in the log
             log.exception("background job %s failed", self._task.name)
-            emitter.failed.emit(f"{self._task.name} failed: {type(exc).__name__}: {exc}",
-                                "See the log for details.")
+            self._tell(emitter.failed, f"{self._task.name} failed: {type(exc).__name__}: "
+                                       f"{exc}", "See the log for details.")
         else:
-            emitter.done.emit(result)
+            self._tell(emitter.done, result)
+
+    def _tell(self, signal: Any, *args: object) -> None:
+        """Report the outcome, unless the window quit meanwhile and took the task with it
+        (then nobody is listening, and saying so in the log is all there is to do)."""
+        try:
+            signal.emit(*args)
+        except RuntimeError:
+            log.info("%s finished after the window had closed", self._task.name)
 
 
 class Workers(QObject):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pydantic import ValidationError
 from sqlalchemy import func, select, update
 from support.scripted_llm import ScriptedLLM, failing
 
@@ -89,8 +90,9 @@ def test_triage_forgets_promotes_and_flags_and_a_rerun_changes_nothing(hearth) -
     for name in ("greeting", "short", "passing"):
         assert not memories[ids[name]].is_valid
         assert memories[ids[name]].invalid_reason == triage.FORGOTTEN_REASON
-    assert memories[ids["stated"]].importance == triage.PROMOTED_IMPORTANCE
-    assert memories[ids["useful"]].importance == triage.PROMOTED_IMPORTANCE
+    promoted = hearth.settings.triage_promoted_importance
+    assert memories[ids["stated"]].importance == promoted
+    assert memories[ids["useful"]].importance == promoted
     assert memories[ids["unsure"]].tags == ["triaged", "review"] and memories[ids["unsure"]].is_valid
     for name in ("user_own", "imported"):  # not drafts: untouched
         assert memories[ids[name]].tags == [] and memories[ids[name]].importance == 0.5
@@ -249,7 +251,8 @@ def test_enrich_works_in_batches_and_keeps_skipped_memories_for_later(hearth) ->
 def test_the_merge_floor_separates_paraphrases_from_near_misses(embedder) -> None:
     texts = TEA + INES + UNRELATED
     ids = np.arange(1, len(texts) + 1, dtype=np.int64)
-    clusters = merge.find_clusters(ids, embedder.embed_documents(texts))
+    rule = merge.ClusterRule.from_settings(Settings())
+    clusters = merge.find_clusters(ids, embedder.embed_documents(texts), rule)
     # the tea paraphrases score 0.88-0.92; the Ines pair at 0.79 falls just below the floor
     assert clusters == [[1, 2, 3]]
 
@@ -304,6 +307,35 @@ def test_merge_leaves_user_stated_and_fresh_memories_alone(hearth) -> None:
     add_stale(hearth, INES, freshness=0.5)
     llm = ScriptedLLM([])
     assert merge.run(hearth, llm)["stale"] == 0 and llm.requests == []
+
+
+def test_the_merge_and_triage_thresholds_are_read_from_the_settings(hearth) -> None:
+    """Same rows, stricter settings: the tea trio is no cluster when four are needed or
+    when it is not stale enough, and a four-word draft is forgotten at five words."""
+    add_stale(hearth, TEA, freshness=0.2, source="import")  # not a draft for triage
+    for changes in ({"merge_min_cluster": 4}, {"merge_stale_freshness": 0.15},
+                    {"merge_similarity_floor": 0.95}):
+        hearth.settings = Settings(**changes)
+        llm = ScriptedLLM([])
+        assert merge.run(hearth, llm)["clusters"] == 0 and llm.requests == []
+    hearth.settings = Settings(merge_max_cluster=2, merge_min_cluster=2)
+    counts = merge.run(hearth, ScriptedLLM([json.dumps({"summary": "Green tea daily."})]))
+    assert counts["demoted"] == 2
+    hearth.settings = Settings(triage_min_words=5, triage_promoted_importance=0.9)
+    short = hearth.memories.add("User likes oat milk.", source="processor").id
+    stated = hearth.memories.add("User is allergic to penicillin.", source="conversation",
+                                 priority="highest").id
+    llm = ScriptedLLM([])
+    assert triage.run(hearth, llm) == {"drafts": 2, "promoted": 1, "forgotten": 1,
+                                       "review": 0, "undecided": 0}
+    memories = rows(hearth)
+    assert not memories[short].is_valid and memories[stated].importance == 0.9
+    assert llm.requests == []
+
+
+def test_a_cluster_bigger_than_a_summary_may_replace_is_refused() -> None:
+    with pytest.raises(ValidationError, match="merge_min_cluster"):
+        Settings(merge_min_cluster=5, merge_max_cluster=4)
 
 
 def test_stage_progress_reports_every_unit(hearth) -> None:

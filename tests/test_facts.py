@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from core.errors import InvalidInputError
+from core.errors import InvalidInputError, NotFoundError
 from core.facts import CATEGORIES, FactChange, FactService, fact_text, normalise_key
 from core.storage.orm import AuditEntry, FactHistory, UserFact
 from core.storage.port import IndexedKind, SearchFilters
@@ -173,3 +173,16 @@ def test_forget_removes_the_fact_everywhere(facts, storage, embedder) -> None:
 def test_forget_of_an_unknown_key(facts, storage) -> None:
     assert facts.forget("never_said") is False
     assert audit(storage) == []
+
+
+def test_recategorise_moves_a_fact_without_touching_its_value_or_history(facts, storage) -> None:
+    facts.remember("coffee", "black", "general")
+    change = facts.recategorise("Coffee", "preference")
+    assert (change.action, facts.get("coffee").category) == ("updated", "preference")
+    assert facts.history("coffee") == []
+    assert facts.recategorise("coffee", "preference").action == "unchanged"
+    assert audit(storage)[-1].action == "fact.recategorise"
+    with pytest.raises(InvalidInputError):
+        facts.recategorise("coffee", "nonsense")
+    with pytest.raises(NotFoundError):
+        facts.recategorise("tea", "general")

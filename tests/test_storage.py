@@ -31,6 +31,10 @@ def test_fresh_database_has_every_tier_and_the_newest_schema(storage: SqliteStor
     assert storage.schema_revision() == migrate.head_revision()
 
 
+def test_the_fast_path_head_is_alembics_head() -> None:
+    assert migrate.HEAD == migrate.head_revision()
+
+
 def test_memory_columns_named_by_the_design(storage: SqliteStorage) -> None:
     columns = {c["name"] for c in inspect(storage.engine).get_columns("memories")}
     assert {"content", "memory_type", "namespace", "priority", "source", "tier", "category",

@@ -13,7 +13,6 @@ import argparse
 import os
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,12 +21,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
+from PySide6.QtWidgets import QWidget  # noqa: E402
 
 import demo_data  # noqa: E402
 from core.app import Hearth  # noqa: E402
 from desktop.app import make_application, set_scheme  # noqa: E402
 from desktop.context import AppContext  # noqa: E402
+from desktop.event_loop import spin, wait_until  # noqa: E402
 from desktop.main_window import MainWindow  # noqa: E402
 
 SIZE = (1280, 800)
@@ -36,17 +36,9 @@ SETTLE_SECONDS = 0.4
 
 def settle(ctx: AppContext, timeout: float = 60.0) -> None:
     """Let background loads finish and the widgets repaint."""
-    deadline = time.monotonic() + timeout
-    quiet_since: float | None = None
-    while time.monotonic() < deadline:
-        QApplication.processEvents()
-        if ctx.workers.active:
-            quiet_since = None
-        elif quiet_since is None:
-            quiet_since = time.monotonic()
-        elif time.monotonic() - quiet_since > SETTLE_SECONDS:
-            return
-        time.sleep(0.01)
+    for _ in range(3):  # a finished load may start another (a page, then its detail)
+        wait_until(lambda: not ctx.workers.active, timeout)
+        spin(SETTLE_SECONDS)
 
 
 def save(widget: QWidget, path: Path) -> None:
@@ -93,9 +85,7 @@ def _dialogs(window: MainWindow) -> dict[str, Callable[[], QWidget]]:
 
     def reflection_result() -> QWidget:
         task = window.runs.reflect_now(show=False)
-        while task.running:
-            QApplication.processEvents()
-            time.sleep(0.01)
+        wait_until(lambda: not task.running)
         return window.runs.dialogs["reflect"]
 
     return {"settings": lambda: SettingsDialog(window.ctx, window),

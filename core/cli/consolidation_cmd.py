@@ -8,16 +8,17 @@ and retry them with ``--retry ID``; nothing on the event bus is ever dropped.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Annotated, Any, Optional
 
 import typer
-from sqlalchemy import select
 
 from core.cli import output
 from core.cli.context import opened
 from core.consolidation.processor import list_events, retry_event
 from core.conversation.tokens import clip
-from core.storage.orm import ContextEvent, Run
+from core.storage.orm import ContextEvent
+from core.views.activity import RunView, event_view, list_runs
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
@@ -66,12 +67,8 @@ def runs(kind: Annotated[Optional[str], typer.Option(
          limit: Annotated[int, typer.Option(min=1, help="Show at most this many.")] = 20,
          as_json: JsonOption = False) -> None:
     """Recent consolidation runs, newest first, with per-stage counts and seconds."""
-    query = select(Run).order_by(Run.id.desc()).limit(limit)
-    if kind:
-        query = query.where(Run.kind == kind)
-    with opened() as hearth, hearth.storage.read() as session:
-        rows = list(session.scalars(query))
-    listed = [_run_dict(row) for row in rows]
+    with opened() as hearth:
+        listed = [_run_dict(run) for run in list_runs(hearth.storage, kind, limit)]
     if as_json:
         output.print_json(listed)
         return
@@ -80,26 +77,16 @@ def runs(kind: Annotated[Optional[str], typer.Option(
 
 
 def _event_dict(event: ContextEvent, max_attempts: int) -> dict[str, Any]:
-    if event.processed:
-        state = "processed"
-    elif event.attempts >= max_attempts:
-        state = "poisoned"
-    else:
-        state = "failing" if event.attempts else "pending"
-    return {"id": event.id, "event_type": event.event_type, "content": event.content,
-            "source_metadata": event.source_metadata, "state": state,
-            "attempts": event.attempts, "last_error": event.last_error,
-            "created_at": event.created_at, "processed_at": event.processed_at}
+    viewed = asdict(event_view(event, max_attempts))
+    return {**viewed, "state": viewed["state"].value}
 
 
-def _run_dict(run: Run) -> dict[str, Any]:
-    seconds = None
-    if run.finished_at is not None:
-        seconds = round((run.finished_at - run.started_at).total_seconds(), 3)
-    return {"id": run.id, "kind": run.kind, "trigger": run.trigger, "status": run.status,
-            "started_at": run.started_at, "finished_at": run.finished_at,
-            "seconds": seconds, "stages": run.stages, "counts": run.counts,
-            "error": run.error}
+def _run_dict(run: RunView) -> dict[str, Any]:
+    """The run as JSON: its stages keyed by name, as `hearth runs --json` has always shown."""
+    stages = {stage.name: {key: value for key, value in asdict(stage).items()
+                           if key != "name" and (key != "error" or value is not None)}
+              for stage in run.stages}
+    return {**asdict(run), "stages": stages}
 
 
 def _run_rows(listed: list[dict[str, Any]]) -> list[list[Any]]:

@@ -1,13 +1,14 @@
 """Merge (dream stages 2-4): clusters of stale, similar memories become archival summaries.
 
-Candidates are valid, current recall-tier memories whose ``freshness`` (set by decay) is
-below ``STALE_FRESHNESS`` and that are not user-stated (those never decay, and the user's
+The thresholds are settings (``merge_*`` in ``core.config``). Candidates are valid,
+current recall-tier memories whose ``freshness`` (set by decay) is below
+``merge_stale_freshness`` and that are not user-stated (those never decay, and the user's
 own words are kept as said). Their stored vectors are clustered greedily: in id order,
 each unclustered memory takes its most similar unclustered stale neighbours with cosine
-at least ``SIMILARITY_FLOOR`` (at most ``MAX_CLUSTER`` in all); a group of at least
-``MIN_CLUSTER`` is a cluster. Similarities are computed as blocked matrix products over the
-stale set, and a run stops after ``CLUSTERS_PER_RUN`` clusters (each costs an LLM call);
-the next run continues with the rest.
+at least ``merge_similarity_floor`` (at most ``merge_max_cluster`` in all); a group of at
+least ``merge_min_cluster`` is a cluster. Similarities are computed as blocked matrix
+products over the stale set, and a run stops after ``merge_clusters_per_run`` clusters
+(each costs an LLM call); the next run continues with the rest.
 
 The floor. On the labelled pairs of ``tests/test_link_rem.py`` bge-small scores
 paraphrases and same-topic pairs 0.79-0.92 and unrelated pairs at most 0.50; linking
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -42,12 +44,8 @@ from core.storage.port import IndexedKind
 
 if TYPE_CHECKING:
     from core.app import Hearth
+    from core.config import Settings
 
-STALE_FRESHNESS = 0.3
-SIMILARITY_FLOOR = 0.80
-MIN_CLUSTER = 3
-MAX_CLUSTER = 8
-CLUSTERS_PER_RUN = 50
 BLOCK_CELLS = 8 * 1024 * 1024
 """Similarities held at once (32 MB of float32): rows per block = this / stale count."""
 SOURCE = "merge"
@@ -56,6 +54,21 @@ SUMMARY_CHARS = 600
 MERGE_MAX_TOKENS = SUMMARY_CHARS // 3 + 30
 
 Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class ClusterRule:
+    """How stale memories are grouped (the ``merge_*`` settings)."""
+
+    similarity_floor: float
+    min_cluster: int
+    max_cluster: int
+    clusters_per_run: int
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ClusterRule:
+        return cls(settings.merge_similarity_floor, settings.merge_min_cluster,
+                   settings.merge_max_cluster, settings.merge_clusters_per_run)
 
 
 class MergeSummary(BaseModel):
@@ -67,8 +80,9 @@ def run(hearth: Hearth, provider: LLMProvider, *, progress: Progress | None = No
         cancel: CancelToken | None = None) -> dict[str, int]:
     """Merge stale clusters; counts ``stale``, ``clusters``, ``merged`` (summaries
     written), ``demoted`` (originals moved to the source tier) and ``failed``."""
-    ids, matrix = _stale_vectors(hearth)
-    clusters = find_clusters(ids, matrix)
+    rule = ClusterRule.from_settings(hearth.settings)
+    ids, matrix = _stale_vectors(hearth, rule)
+    clusters = find_clusters(ids, matrix, rule)
     counts = {"stale": int(ids.size), "clusters": len(clusters), "merged": 0, "demoted": 0,
               "failed": 0}
     for done, cluster in enumerate(clusters, start=1):
@@ -78,25 +92,26 @@ def run(hearth: Hearth, provider: LLMProvider, *, progress: Progress | None = No
     return counts
 
 
-def _stale_vectors(hearth: Hearth) -> tuple[np.ndarray, np.ndarray]:
+def _stale_vectors(hearth: Hearth, rule: ClusterRule) -> tuple[np.ndarray, np.ndarray]:
     """Ids (ascending) and unit vectors of the merge candidates."""
     storage = hearth.storage
     with storage.read() as session:
         stale = np.array(session.scalars(select(Memory.id).where(
             Memory.tier == MemoryTier.RECALL.value, Memory.is_valid.is_(True),
-            Memory.superseded_by.is_(None), Memory.freshness < STALE_FRESHNESS,
+            Memory.superseded_by.is_(None), Memory.freshness < hearth.settings.merge_stale_freshness,
             Memory.priority != Priority.HIGHEST.value).order_by(Memory.id)).all(),
             dtype=np.int64)
-        if stale.size < MIN_CLUSTER:
+        if stale.size < rule.min_cluster:
             return np.empty(0, dtype=np.int64), np.empty((0, 0), dtype=np.float32)
         ids, matrix = storage.search.vectors(session, IndexedKind.MEMORY, valid_only=True)
     keep = np.isin(ids, stale)
     return ids[keep], normalised(matrix[keep])
 
 
-def find_clusters(ids: np.ndarray, matrix: np.ndarray) -> list[list[int]]:
+def find_clusters(ids: np.ndarray, matrix: np.ndarray,
+                  rule: ClusterRule) -> list[list[int]]:
     """Greedy clusters of memory ids (unit rows of ``matrix``), seed first, then by
-    similarity to the seed; at most ``CLUSTERS_PER_RUN``."""
+    similarity to the seed; at most ``rule.clusters_per_run``."""
     taken = np.zeros(ids.size, dtype=bool)
     clusters: list[list[int]] = []
     block = max(1, BLOCK_CELLS // max(1, ids.size))
@@ -106,15 +121,15 @@ def find_clusters(ids: np.ndarray, matrix: np.ndarray) -> list[list[int]]:
             seed = start + offset
             if taken[seed]:
                 continue
-            close = np.flatnonzero((row >= SIMILARITY_FLOOR) & ~taken)
+            close = np.flatnonzero((row >= rule.similarity_floor) & ~taken)
             close = close[close != seed]
-            if close.size + 1 < MIN_CLUSTER:
+            if close.size + 1 < rule.min_cluster:
                 continue
-            members = close[np.argsort(-row[close], kind="stable")][:MAX_CLUSTER - 1]
+            members = close[np.argsort(-row[close], kind="stable")][:rule.max_cluster - 1]
             taken[seed] = True
             taken[members] = True
             clusters.append([int(ids[seed]), *(int(ids[m]) for m in members)])
-            if len(clusters) == CLUSTERS_PER_RUN:
+            if len(clusters) == rule.clusters_per_run:
                 return clusters
     return clusters
 

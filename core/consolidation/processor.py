@@ -330,14 +330,14 @@ class MemoryProcessor:
                 ContextEvent.id.in_(ids), ContextEvent.processed.is_(False))))
             if len(rows) != len(ids):
                 raise _BatchTaken()
-            previous = _newest(session, ScaffoldVersion)
+            previous = newest_version(session, ScaffoldVersion)
             before = previous.data if previous is not None else {}
             merged = merge_scaffold(before, output.updated_scaffold)
             if merged != before:
                 session.add(ScaffoldVersion(data=merged, source="processor",
                                             run_id=report.run_id))
             narrative = output.updated_working_memory.strip()
-            current = _newest(session, WorkingMemoryVersion)
+            current = newest_version(session, WorkingMemoryVersion)
             if narrative and (current is None or current.content != narrative):
                 session.add(WorkingMemoryVersion(content=narrative, source="processor",
                                                  run_id=report.run_id))
@@ -406,14 +406,14 @@ class MemoryProcessor:
 def current_scaffold(storage: StoragePort) -> dict[str, Any]:
     """The newest scaffold version's data ({} before the first run)."""
     with storage.read() as session:
-        newest = _newest(session, ScaffoldVersion)
+        newest = newest_version(session, ScaffoldVersion)
         return dict(newest.data) if newest is not None else {}
 
 
 def current_working_memory(storage: StoragePort) -> str:
     """The newest working-memory narrative ("" before the first run)."""
     with storage.read() as session:
-        newest = _newest(session, WorkingMemoryVersion)
+        newest = newest_version(session, WorkingMemoryVersion)
         return newest.content if newest is not None else ""
 
 
@@ -447,7 +447,7 @@ def retry_event(storage: StoragePort, event_id: int) -> ContextEvent:
 # --- helpers -------------------------------------------------------------------------------
 
 
-def _newest(session: Session, model: type[ScaffoldVersion] | type[WorkingMemoryVersion]
+def newest_version(session: Session, model: type[ScaffoldVersion] | type[WorkingMemoryVersion]
             ) -> Any:
     return session.scalars(select(model).order_by(model.id.desc()).limit(1)).first()
 

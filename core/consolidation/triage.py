@@ -6,10 +6,11 @@ Drafts are recall-tier memories the machine wrote (``DRAFT_SOURCES``) that carry
 
 Heuristics decide what is certain without an LLM call:
 
-* a greeting, a thank-you or a text of fewer than ``MIN_WORDS`` words is forgotten:
-  ``is_valid = False`` with the reason ``triage: forgotten`` (never deleted, restorable);
+* a greeting, a thank-you or a text of fewer than ``triage_min_words`` words (a setting)
+  is forgotten: ``is_valid = False`` with the reason ``triage: forgotten`` (never deleted,
+  restorable);
 * a user-stated memory (priority ``highest``) is promoted: importance raised to at least
-  ``PROMOTED_IMPORTANCE``.
+  ``triage_promoted_importance`` (a setting).
 
 The rest go to the LLM in batches of ``BATCH``; it answers ``promote``, ``forget`` or
 ``review`` per numbered draft, and ``review`` adds the tag ``review`` for the user to look
@@ -38,8 +39,6 @@ DRAFT_SOURCES = ("conversation", "processor", "consolidation", "compaction", "se
 TRIAGED = "triaged"
 REVIEW = "review"
 FORGOTTEN_REASON = "triage: forgotten"
-MIN_WORDS = 3
-PROMOTED_IMPORTANCE = 0.8
 BATCH = 8
 DRAFT_CHARS = 300
 """Characters of each draft shown to the model: enough to judge, bounded for small models."""
@@ -74,7 +73,8 @@ def run(hearth: Hearth, provider: LLMProvider, *, progress: Progress | None = No
                 Memory.is_valid.is_(True), Memory.superseded_by.is_(None))
             .order_by(Memory.id)) if TRIAGED not in (row.tags or [])]
     counts["drafts"] = len(drafts)
-    certain = {memory_id: _heuristic(content, priority)
+    min_words = hearth.settings.triage_min_words
+    certain = {memory_id: _heuristic(content, priority, min_words)
                for memory_id, content, priority in drafts}
     settled = {memory_id: verdict for memory_id, verdict in certain.items() if verdict}
     if settled:
@@ -95,9 +95,9 @@ def run(hearth: Hearth, provider: LLMProvider, *, progress: Progress | None = No
     return counts
 
 
-def _heuristic(content: str, priority: str) -> str | None:
+def _heuristic(content: str, priority: str, min_words: int) -> str | None:
     text = content.strip()
-    if _SMALL_TALK.match(text) or len(text.split()) < MIN_WORDS:
+    if _SMALL_TALK.match(text) or len(text.split()) < min_words:
         return "forget"
     if priority == Priority.HIGHEST.value:
         return "promote"
@@ -131,7 +131,8 @@ def _apply(hearth: Hearth, verdicts: dict[int, str], counts: dict[str, int]) -> 
                 memory.invalid_reason = FORGOTTEN_REASON
                 counts["forgotten"] += 1
             elif verdict == "promote":
-                memory.importance = max(memory.importance, PROMOTED_IMPORTANCE)
+                memory.importance = max(memory.importance,
+                                        hearth.settings.triage_promoted_importance)
                 counts["promoted"] += 1
             else:
                 tags.append(REVIEW)

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from core.app import Hearth
@@ -58,7 +58,8 @@ from core.conversation.user_turn import Clock, local_now
 from core.errors import HearthError, InvalidInputError
 from core.learning.exclusions import ExclusionGate
 from core.llm import CancelToken, LLMCancelled, LLMProvider, Message, ToolCall
-from core.storage.orm import ChatSession, ContextLog, Interaction, utcnow
+from core.notes import SUMMARY_PREFIX
+from core.storage.orm import AuditEntry, ChatSession, ContextLog, Interaction, Note, utcnow
 from core.storage.rows import require
 
 log = logging.getLogger(__name__)
@@ -76,6 +77,15 @@ class SessionInfo:
     last_message_at: datetime | None
     exchanges: int
     closed: bool
+
+
+@dataclass(frozen=True)
+class SessionDeletion:
+    """What deleting a chat removed (what was learned from it is not in here: it stays)."""
+
+    exchanges: int
+    context_logs: int
+    summaries: int
 
 
 @dataclass(frozen=True)
@@ -192,6 +202,46 @@ class ConversationService:
                 .order_by(active.desc(), ChatSession.id).limit(limit)).all()
             return [SessionInfo(chat.id, chat.title, chat.started_at, chat.last_message_at,
                                 count, chat.closed_at is not None) for chat, count in rows]
+
+    def rename_session(self, session_id: str, title: str) -> str:
+        """Give a chat a new title (whitespace collapsed, at most 200 characters); returns
+        the title stored. An empty title is refused rather than silently kept: a chat
+        without a title would be retitled from its next message."""
+        cleaned = clip(" ".join(title.split()), 200)
+        if not cleaned:
+            raise InvalidInputError("A chat needs a title.", "Type a few words to name it.")
+        with self._hearth.storage.write() as session:
+            self._require_session(session, session_id).title = cleaned
+        return cleaned
+
+    def delete_session(self, session_id: str) -> SessionDeletion:
+        """Delete a chat: the session, its exchanges (their full-text entries and vectors go
+        with them, by trigger), their context logs, and the session's summary notes.
+
+        Summaries go because they are the conversation retold: a deleted chat must not keep
+        coming back as "earlier conversations" in later prompts. What was *learned* stays:
+        facts are the user's to edit or forget in Facts, and long-term memories (which
+        consolidation may have merged with others) are managed in Memories; they only lose
+        their link to the session. The audit entry records the id and the counts, never
+        the title or any text."""
+        with self._hearth.storage.write() as session:
+            self._require_session(session, session_id)
+            exchange_ids = select(Interaction.id).where(Interaction.session_id == session_id)
+            logs = session.execute(delete(ContextLog).where(
+                (ContextLog.session_id == session_id)
+                | ContextLog.interaction_id.in_(exchange_ids))).rowcount
+            summaries = session.execute(delete(Note).where(
+                Note.session_id == session_id,
+                Note.title.startswith(SUMMARY_PREFIX, autoescape=True))).rowcount
+            exchanges = session.execute(delete(Interaction).where(
+                Interaction.session_id == session_id)).rowcount
+            session.execute(delete(ChatSession).where(ChatSession.id == session_id))
+            removed = SessionDeletion(exchanges, logs, summaries)
+            session.add(AuditEntry(
+                action="chat.delete", actor="user", arguments={"session_id": session_id},
+                result_summary=(f"deleted {exchanges} exchanges, {logs} context logs, "
+                                f"{summaries} summaries")))
+        return removed
 
     def session_history(self, session_id: str) -> list[Exchange]:
         """Every exchange of a session, oldest first (compacted ones included)."""

@@ -13,6 +13,13 @@ a context event for consolidation.
 Per session: a quiet timer (``session_quiet_minutes``, restarted by every message) closes
 the session, as do "new chat" and quitting; closing writes 1-3 ``Summary: <topic>`` notes,
 recallable at once, and turns memory candidates into context events.
+
+The timers are APScheduler date jobs behind the small ``QuietTimers`` interface. Alone (the
+CLI's ``chat``) the pipeline runs them on a private in-memory scheduler; where a
+``HearthScheduler`` runs (the desktop's tray, ``hearth daemon``) it hands the pipeline its
+persistent timers (``use_timers``), stored in the app's database, so a session left open by a
+crash is still closed, and summarised, after the next start. ``close_session`` is a plain
+function for that reason: the scheduler can close a session without any pipeline.
 """
 
 from __future__ import annotations
@@ -22,7 +29,8 @@ import queue
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Literal
+from datetime import datetime, timedelta
+from typing import Literal, Protocol
 
 from sqlalchemy import select
 
@@ -30,7 +38,7 @@ from core.app import Hearth
 from core.learning.events import add_event
 from core.learning.exclusions import ExclusionGate
 from core.learning.extraction import FactCandidate, merge, model_facts, rule_facts
-from core.learning.session_digest import digest_session
+from core.learning.session_digest import MIN_EXCHANGES, digest_session
 from core.llm import LLMProvider
 from core.reembed import backfill_embeddings
 from core.storage.orm import ChatSession, Interaction, utcnow
@@ -40,6 +48,24 @@ log = logging.getLogger(__name__)
 
 Job = Callable[[], None]
 LearningState = Literal["idle", "learning", "paused"]
+ProviderSource = Callable[[], LLMProvider]
+
+
+class QuietTimers(Protocol):
+    """One pending "this session has been quiet long enough" per session id; when one
+    expires, whoever created the timers is told (``LearningPipeline.quiet_time_over``)."""
+
+    def restart(self, session_id: str, delay: timedelta) -> None:
+        """Arm (or re-arm) the session's timer to expire ``delay`` from now."""
+
+    def cancel(self, session_id: str) -> None:
+        """Disarm the session's timer; nothing happens when it has none."""
+
+    def pending(self) -> dict[str, datetime]:
+        """The sessions with an armed timer and when each expires."""
+
+    def close(self) -> None:
+        """Release what the timers run on (a private scheduler); shared ones stay."""
 
 
 @dataclass(frozen=True)
@@ -71,8 +97,15 @@ class LearningPipeline:
         self._idle = threading.Condition(self._lock)
         self._pending = 0
         self._stats = LearningStats()
-        self._timers: dict[str, threading.Timer] = {}
+        self._open: set[str] = set()  # sessions with an armed quiet timer
+        self._timers_lock = threading.Lock()
+        """Serialises every call into the timers, so a timer armed while ``use_timers``
+        moves them cannot land on the timers being closed. Never taken under ``_lock``."""
+        self._stopped = False
         self._last_fact_key: dict[str, str] = {}
+        from core.scheduling import QuietTimerJobs  # core.scheduling builds on this module
+
+        self._timers: QuietTimers = QuietTimerJobs.in_memory(self.quiet_time_over)
         self._worker = threading.Thread(target=self._run, name="hearth-learning", daemon=True)
         self._worker.start()
 
@@ -88,6 +121,35 @@ class LearningPipeline:
         self._cancel_quiet_timer(session_id)
         self._submit(lambda: self._close_session(session_id))
 
+    # --- what the timers call ------------------------------------------------------------
+
+    def quiet_time_over(self, session_id: str) -> bool:
+        """A quiet timer expired: queue the session's closing. False once the pipeline is
+        shut down, so that the caller (the scheduler) closes the session itself."""
+        with self._lock:
+            if self._stopped:
+                return False
+            self._open.discard(session_id)
+        self._submit(lambda: self._close_session(session_id))
+        return True
+
+    def use_timers(self, timers: QuietTimers) -> None:
+        """Move to ``timers`` (a scheduler's persistent ones, which may arrive after the
+        first messages): armed timers move with their expiry unchanged, and the sessions
+        the new timers already track (left open by an earlier run) become this pipeline's
+        to close on quit."""
+        with self._timers_lock:
+            previous, self._timers = self._timers, timers
+            moving = previous.pending()
+            adopted = set(moving) | set(timers.pending())
+            now = utcnow()
+            for session_id, expires in moving.items():
+                timers.restart(session_id, max(expires - now, timedelta(0)))
+                previous.cancel(session_id)
+            previous.close()
+        with self._lock:
+            self._open |= adopted
+
     # --- lifetime ------------------------------------------------------------------------
 
     def drain(self, timeout: float | None = None) -> bool:
@@ -97,15 +159,19 @@ class LearningPipeline:
 
     def shutdown(self, timeout: float | None = 60.0, *, close_sessions: bool = True) -> bool:
         """Finish the queue and stop the worker. On quit, the sessions still open are
-        closed first (summarised); a one-shot ``hearth ask`` leaves its session open."""
+        closed first (summarised). Without ``close_sessions`` (a one-shot ``hearth ask``,
+        the desktop rebuilding its assistant) they stay open, and persistent timers stay
+        armed for the scheduler or the next pipeline to act on."""
         with self._lock:
-            open_sessions = list(self._timers)
-        for session_id in open_sessions:
-            if close_sessions:
+            open_sessions = sorted(self._open)
+        if close_sessions:
+            for session_id in open_sessions:
                 self.session_ended(session_id)
-            else:
-                self._cancel_quiet_timer(session_id)
         finished = self.drain(timeout)
+        with self._lock:
+            self._stopped = True  # from now on the timers' owner closes sessions itself
+        with self._timers_lock:
+            self._timers.close()  # a private scheduler stops; persistent timers stay armed
         self._jobs.put(None)
         self._worker.join(timeout=5)
         return finished
@@ -151,27 +217,16 @@ class LearningPipeline:
     # --- timers --------------------------------------------------------------------------
 
     def _restart_quiet_timer(self, session_id: str) -> None:
-        timer = threading.Timer(self._quiet_seconds, self._quiet_timer_fired, (session_id,))
-        timer.daemon = True
         with self._lock:
-            previous = self._timers.pop(session_id, None)
-            self._timers[session_id] = timer
-        if previous is not None:
-            previous.cancel()
-        timer.start()
+            self._open.add(session_id)
+        with self._timers_lock:
+            self._timers.restart(session_id, timedelta(seconds=self._quiet_seconds))
 
     def _cancel_quiet_timer(self, session_id: str) -> None:
         with self._lock:
-            timer = self._timers.pop(session_id, None)
-        if timer is not None:
-            timer.cancel()
-
-    def _quiet_timer_fired(self, session_id: str) -> None:
-        with self._lock:
-            if session_id not in self._timers:
-                return
-            del self._timers[session_id]
-        self._submit(lambda: self._close_session(session_id))
+            self._open.discard(session_id)
+        with self._timers_lock:
+            self._timers.cancel(session_id)
 
     # --- jobs ----------------------------------------------------------------------------
 
@@ -223,36 +278,48 @@ class LearningPipeline:
         self._count(events_created=1)
 
     def _close_session(self, session_id: str) -> None:
-        hearth = self._hearth
-        with hearth.storage.write() as session:
-            chat = session.get(ChatSession, session_id)
-            if chat is None or chat.closed_at is not None:
-                return
-            chat.closed_at = utcnow()
-            since = chat.compacted_through or 0
-            interactions = list(session.scalars(
-                select(Interaction).where(Interaction.session_id == session_id,
-                                          Interaction.id > since)
-                .order_by(Interaction.id)))
-        self._count(sessions_closed=1)
         self._last_fact_key.pop(session_id, None)
-        if hearth.settings.learning_paused:
-            return
-        digest = digest_session(self._provider, interactions)
-        if digest is None:
-            return
-        gate = self._gate()
-        for summary in digest.summaries:
-            if gate.blocks(f"{summary.topic} {summary.summary}"):
-                self._count(dropped_by_exclusion=1)
-                continue
-            hearth.notes.save_summary(summary.topic, summary.summary, session_id=session_id)
-            self._count(summaries_written=1)
-        for candidate in digest.candidates:
-            if gate.blocks(candidate.content):
-                self._count(dropped_by_exclusion=1)
-                continue
-            add_event(hearth.storage, "memory_candidate", candidate.model_dump_json(),
-                      {"source": "session_close", "session_id": session_id,
-                       "priority": candidate.priority})
-            self._count(events_created=1)
+        counts = close_session(self._hearth, session_id, lambda: self._provider)
+        self._count(**counts)
+
+
+def close_session(hearth: Hearth, session_id: str, provider: ProviderSource) -> dict[str, int]:
+    """Close one chat session: mark it closed, write its ``Summary:`` notes and turn its
+    memory candidates into context events. A no-op (all counts 0) when it is closed already
+    or unknown, so a timer and "new chat" racing each other summarise once. ``provider`` is
+    only called when there is something to summarise: a caller without a model at hand (the
+    scheduler) builds one only then. Returns the ``LearningStats`` increments."""
+    counts = {"sessions_closed": 0, "summaries_written": 0, "events_created": 0,
+              "dropped_by_exclusion": 0}
+    with hearth.storage.write() as session:
+        chat = session.get(ChatSession, session_id)
+        if chat is None or chat.closed_at is not None:
+            return counts
+        chat.closed_at = utcnow()
+        since = chat.compacted_through or 0
+        interactions = list(session.scalars(
+            select(Interaction).where(Interaction.session_id == session_id,
+                                      Interaction.id > since)
+            .order_by(Interaction.id)))
+    counts["sessions_closed"] = 1
+    if hearth.settings.learning_paused or len(interactions) < MIN_EXCHANGES:
+        return counts
+    digest = digest_session(provider(), interactions)
+    if digest is None:
+        return counts
+    gate = ExclusionGate(hearth.settings.exclusions)
+    for summary in digest.summaries:
+        if gate.blocks(f"{summary.topic} {summary.summary}"):
+            counts["dropped_by_exclusion"] += 1
+            continue
+        hearth.notes.save_summary(summary.topic, summary.summary, session_id=session_id)
+        counts["summaries_written"] += 1
+    for candidate in digest.candidates:
+        if gate.blocks(candidate.content):
+            counts["dropped_by_exclusion"] += 1
+            continue
+        add_event(hearth.storage, "memory_candidate", candidate.model_dump_json(),
+                  {"source": "session_close", "session_id": session_id,
+                   "priority": candidate.priority})
+        counts["events_created"] += 1
+    return counts

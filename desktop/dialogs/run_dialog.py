@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QLabel,
-    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QTableWidget,
@@ -19,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.inspector.diff_view import DiffView
 from desktop.workers import Task
 
 
@@ -31,15 +30,11 @@ class RunDialog(QDialog):
         self.state = QLabel(f"{title}…")
         self.state.setWordWrap(True)
         self.bar = QProgressBar()
-        self.stages = QTableWidget(0, 4)
-        self.stages.setHorizontalHeaderLabels(["stage", "status", "seconds", "counts"])
+        self.stages = QTableWidget(0, 0)
         self.stages.horizontalHeader().setStretchLastSection(True)
         self.stages.verticalHeader().hide()
         self.stages.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.diff = QPlainTextEdit()
-        self.diff.setReadOnly(True)
-        self.diff.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.diff.setPlaceholderText("The profile's changes appear here.")
+        self.diff = DiffView()
         self.cancel_button = QPushButton("Cancel")
         buttons = QDialogButtonBox()
         buttons.addButton(self.cancel_button, QDialogButtonBox.ButtonRole.RejectRole)
@@ -97,22 +92,27 @@ class RunDialog(QDialog):
         report = outcome.report
         title, line = summary(outcome)
         self.state.setText(f"<b>{title}</b><br>{line}")
-        rows = _rows(report)
+        headers, rows = _table(report)
+        self.stages.setColumnCount(len(headers))
+        self.stages.setHorizontalHeaderLabels(headers)
         self.stages.setRowCount(len(rows))
         for row, values in enumerate(rows):
             for column, value in enumerate(values):
                 self.stages.setItem(row, column, QTableWidgetItem(value))
         self.stages.resizeColumnsToContents()
         self.diff.setVisible(bool(outcome.profile_diff))
-        self.diff.setPlainText(outcome.profile_diff)
+        self.diff.show_diff(outcome.profile_diff)
 
 
-def _rows(report: Any) -> list[list[str]]:
+def _table(report: Any) -> tuple[list[str], list[list[str]]]:
+    """A dream: one row per stage. A reflection: what it added and changed."""
     if hasattr(report, "stages"):
-        return [[name, stage.status, f"{stage.seconds:.2f}",
-                 stage.error or ", ".join(f"{k} {v}" for k, v in stage.counts.items()
-                                          if not isinstance(v, dict))]
-                for name, stage in report.stages.items()]
-    return [[name, "", "", str(value)] for name, value in report.counts().items()
-            if name not in ("run_id", "dropped") and value not in ("", [], {})]
-
+        return ["stage", "status", "seconds", "counts"], [
+            [name, stage.status, f"{stage.seconds:.2f}",
+             stage.error or ", ".join(f"{k} {v}" for k, v in stage.counts.items()
+                                      if not isinstance(v, dict))]
+            for name, stage in report.stages.items()]
+    rows = [[name.replace("_", " "), str(value)] for name, value in report.counts().items()
+            if isinstance(value, int) and not isinstance(value, bool) and name != "run_id"]
+    rows += [["warning", warning] for warning in report.warnings]
+    return ["result", "count"], rows

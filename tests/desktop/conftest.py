@@ -2,8 +2,8 @@
 and a context whose language model the test chooses (scripted, or the real ``ollama`` client
 against the fake Ollama server).
 
-Background jobs really run on the pool; tests wait for them with ``qtbot.waitUntil`` or
-``wait_for_task`` rather than sleeping."""
+Background jobs really run on the pool; tests wait for them with ``support.qt_waits``
+(``wait_for_task``, ``wait_idle``) rather than sleeping."""
 
 from __future__ import annotations
 
@@ -18,11 +18,7 @@ import pytest  # noqa: E402
 from core.app import Hearth  # noqa: E402
 from core.llm import LLMProvider  # noqa: E402
 from desktop.context import AppContext  # noqa: E402
-from desktop.workers import Task  # noqa: E402
 from support.scripted_llm import ScriptedLLM  # noqa: E402
-
-TASK_TIMEOUT_MS = 60_000
-
 
 @pytest.fixture
 def hearth(isolated_home, embedder) -> Iterator[Hearth]:  # noqa: ANN001
@@ -52,13 +48,3 @@ def make_ctx(qapp, isolated_home, embedder) -> Iterator[Callable[..., AppContext
 def ctx(make_ctx) -> AppContext:  # noqa: ANN001
     """A context with a scripted model that answers nothing unless a test scripts it."""
     return make_ctx()
-
-
-def wait_for_task(qtbot, task: Task, timeout: int = TASK_TIMEOUT_MS) -> None:  # noqa: ANN001
-    """Wait until a background task has finished (succeeded, failed or cancelled)."""
-    qtbot.waitUntil(lambda: not task.running, timeout=timeout)
-
-
-def wait_idle(qtbot, ctx: AppContext, timeout: int = TASK_TIMEOUT_MS) -> None:  # noqa: ANN001
-    """Wait until no background task of the window is running."""
-    qtbot.waitUntil(lambda: not ctx.workers.active, timeout=timeout)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from conftest import wait_for_task, wait_idle
+from support.qt_waits import wait_for_task, wait_idle
 
 from core.memories import MemorySpec
 from core.scheduling import INTENTION_FOLLOWUPS
@@ -56,6 +56,11 @@ def talk(ctx, *messages: str) -> None:  # noqa: ANN001
         for index, message in enumerate(messages):
             session.add(Interaction(user_message=message, agent_response="Noted.",
                                     created_at=utcnow() - timedelta(hours=2, minutes=-index)))
+
+
+def start_schedule(qtbot, ctx) -> None:  # noqa: ANN001
+    ctx.start_scheduler()
+    qtbot.waitUntil(lambda: ctx.scheduler is not None, timeout=30_000)
 
 
 def runs_of(ctx, kind: str) -> list[Run]:  # noqa: ANN001
@@ -131,9 +136,9 @@ def test_pause_learning_persists_and_shows(qtbot, window) -> None:  # noqa: ANN0
 def test_tray_actions_run_the_same_jobs_and_its_tooltip_tells_the_schedule(
         qtbot, window) -> None:  # noqa: ANN001
     ctx = window.ctx
-    ctx.start_scheduler()
+    start_schedule(qtbot, ctx)
     tray = Tray(ctx, window)
-    assert "Next dream:" in tray.icon.toolTip()
+    qtbot.waitUntil(lambda: "Next dream:" in tray.icon.toolTip())
     talk(ctx, "I work nights as a nurse")
     tray.reflect_action.trigger()
     wait_for_task(qtbot, window.runs.tasks[REFLECT])
@@ -150,7 +155,7 @@ def test_tray_actions_run_the_same_jobs_and_its_tooltip_tells_the_schedule(
 
 def test_a_due_intention_becomes_a_notification(qtbot, window) -> None:  # noqa: ANN001
     ctx = window.ctx
-    ctx.start_scheduler()
+    start_schedule(qtbot, ctx)
     ctx.hearth.intentions.add("call the dentist", follow_up_at=utcnow() - timedelta(hours=1))
     shown: list[tuple[str, str]] = []
     ctx.hub.notify.connect(lambda title, text: shown.append((title, text)))

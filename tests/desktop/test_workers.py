@@ -6,11 +6,11 @@ from __future__ import annotations
 import threading
 import time
 
-from conftest import wait_for_task
+from support.qt_waits import wait_for_task
 
 from core.errors import InvalidInputError
 from desktop.stall import StallMeter
-from desktop.workers import Task, Workers
+from desktop.workers import PROGRESS_INTERVAL_S, Task, Workers
 
 
 def test_callbacks_run_on_the_ui_thread_with_progress_and_items_in_order(qtbot) -> None:
@@ -23,6 +23,7 @@ def test_callbacks_run_on_the_ui_thread_with_progress_and_items_in_order(qtbot) 
         for step in range(3):
             task.progress(step, 3, f"step {step}")
             task.emit(step)
+            time.sleep(PROGRESS_INTERVAL_S * 1.2)  # slower than the throttle: all shown
         return "finished"
 
     def record(kind: str):  # noqa: ANN202
@@ -35,6 +36,19 @@ def test_callbacks_run_on_the_ui_thread_with_progress_and_items_in_order(qtbot) 
     assert all(on_ui for _, _, on_ui in seen)
     assert seen[-1][1] == ("finished",)
     assert [args for kind, args, _ in seen if kind == "item"] == [(0,), (1,), (2,)]
+
+
+def test_rapid_progress_is_thinned_but_the_first_and_last_reports_arrive(qtbot) -> None:
+    reports: list[int] = []
+
+    def chatty(task: Task) -> None:
+        for done in range(1001):
+            task.progress(done, 1000)
+
+    task = Workers().start("chatty", chatty, on_progress=lambda done, *_: reports.append(done))
+    wait_for_task(qtbot, task)
+    assert reports[0] == 0 and reports[-1] == 1000
+    assert len(reports) < 100
 
 
 def test_a_core_error_arrives_as_message_and_hint_and_a_bug_as_a_sentence(qtbot) -> None:

@@ -1,0 +1,104 @@
+"""The user's own edits of the schema-free scaffold (design 003).
+
+The event processor keeps the scaffold: a JSON object whose keys the model invents
+(``{"Family": {"sister": "Ana"}}``), one ``scaffold_versions`` row per change, the newest row
+current (``core.consolidation.processor.current_scaffold``). The user may correct it; a
+correction is one more version (source ``"user"``), so the processor's next run starts from
+it and the user's change can be seen, and undone, in the history.
+
+A user's scaffold goes into the same prompts as the processor's, so it obeys the same bounds
+(keys, nesting depth, serialised size) the processor enforces on the model's answer.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from core.consolidation.processor import (
+    SCAFFOLD_MAX_CHARS,
+    SCAFFOLD_MAX_DEPTH,
+    SCAFFOLD_MAX_KEYS,
+    newest_version,
+)
+from core.errors import InvalidInputError
+from core.llm.repair import nesting_depth
+from core.storage.orm import AuditEntry, ScaffoldVersion
+from core.storage.port import StoragePort
+
+MAX_SOURCE_LENGTH = 32  # scaffold_versions.source is String(32)
+
+
+def check_scaffold(data: Any) -> dict[str, Any]:
+    """``data`` if it can be stored as a scaffold, else an error that says which bound failed.
+
+    Keys must be non-blank text (a blank key cannot be shown to, or named by, a model)."""
+    if not isinstance(data, dict):
+        raise InvalidInputError("The scaffold must be a JSON object.",
+                                "Put the values under named keys.")
+    if len(data) > SCAFFOLD_MAX_KEYS:
+        raise InvalidInputError(f"The scaffold has {len(data)} top-level keys.",
+                                f"Keep at most {SCAFFOLD_MAX_KEYS}; group related ones.")
+    _check_keys(data)
+    depth = nesting_depth(data)
+    if depth > SCAFFOLD_MAX_DEPTH:
+        raise InvalidInputError(f"The scaffold nests {depth} levels deep.",
+                                f"Use at most {SCAFFOLD_MAX_DEPTH} levels.")
+    size = len(json.dumps(data, ensure_ascii=False))
+    if size > SCAFFOLD_MAX_CHARS:
+        raise InvalidInputError(f"The scaffold is {size} characters long.",
+                                f"Keep it under {SCAFFOLD_MAX_CHARS} by shortening values.")
+    return data
+
+
+def current_version(storage: StoragePort) -> ScaffoldVersion | None:
+    """The newest scaffold version with its source and time (None before the first one);
+    ``current_scaffold`` gives only its data."""
+    with storage.read() as session:
+        newest = newest_version(session, ScaffoldVersion)
+        if newest is not None:
+            session.expunge(newest)
+        return newest
+
+
+def save_scaffold(storage: StoragePort, data: dict[str, Any], source: str = "user"
+                  ) -> ScaffoldVersion:
+    """Store ``data`` as the new current scaffold version and return it.
+
+    Saving what is already current writes nothing and returns the current version: a save
+    without a change must not grow the history."""
+    check_scaffold(data)
+    source = source.strip()
+    if not source or len(source) > MAX_SOURCE_LENGTH:
+        raise InvalidInputError(f"{source!r} is not a scaffold source.",
+                                f"Use a short name of at most {MAX_SOURCE_LENGTH} characters.")
+    with storage.write() as session:
+        previous = newest_version(session, ScaffoldVersion)
+        if previous is not None and previous.data == data:
+            session.expunge(previous)
+            return previous
+        version = ScaffoldVersion(data=data, source=source)
+        session.add(version)
+        session.flush()
+        session.add(AuditEntry(action="scaffold.save", actor=source,
+                               arguments={"version_id": version.id,
+                                          "previous_id": previous.id if previous else None},
+                               result_summary=f"{len(data)} keys"))
+        session.flush()
+        session.expunge(version)
+    return version
+
+
+def _check_keys(node: Any) -> None:
+    """Every key at every level is non-blank text (JSON allows only text keys anyway)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, dict):
+            for key, value in current.items():
+                if not isinstance(key, str) or not key.strip():
+                    raise InvalidInputError("A scaffold key is blank.",
+                                            "Give every entry a name, or remove it.")
+                stack.append(value)
+        elif isinstance(current, list):
+            stack.extend(current)

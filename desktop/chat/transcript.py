@@ -1,0 +1,367 @@
+"""The rendered conversation: the user's messages and the assistant's replies, one under
+the other, replies as Markdown that grows while it streams.
+
+Each message is its own small read-only text view sized to its content, so a streamed
+token re-renders one reply, not the whole chat. Rendering is coalesced (at most one
+Markdown pass per ``RENDER_INTERVAL_MS``), so a fast model cannot flood the event loop.
+The view follows new text only while the user is at the bottom: scrolling up to read stops
+the following, scrolling back down resumes it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from datetime import datetime
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QPalette, QResizeEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.conversation.service import Exchange
+from desktop.chat.markdown import render_markdown
+from desktop.icons import icon
+
+RENDER_INTERVAL_MS = 50
+DISPLAY_CHARS = 4_000
+"""A pasted book is sent and saved whole; the transcript shows its beginning (laying out
+megabytes of text would freeze the window) and says how much more there is."""
+LOAD_BATCH = 6
+"""Saved exchanges laid out per turn of the event loop when a chat opens."""
+FOLLOW_SLACK_PX = 24
+"""Within this distance of the bottom, the view counts as "at the bottom" and follows."""
+MAX_COLUMN_WIDTH = 860
+FAILURE_COLOUR = "#e5534b"
+"""A semantic accent for failures that reads on light and dark backgrounds."""
+
+
+def paint_failure(label: QLabel) -> None:
+    """Show a label's text in the failure accent."""
+    palette = label.palette()
+    palette.setColor(QPalette.ColorRole.WindowText, QColor(FAILURE_COLOUR))
+    label.setPalette(palette)
+    label.setForegroundRole(QPalette.ColorRole.WindowText)
+
+
+def local_time(moment: datetime | None) -> str:
+    """``14:02`` today, ``3 Mar 14:02`` otherwise, in local time."""
+    if moment is None:
+        return ""
+    local = moment.astimezone()
+    if local.date() == datetime.now().astimezone().date():
+        return f"{local:%H:%M}"
+    return f"{local:%-d %b %H:%M}"
+
+
+def tool_line(name: str, summary: str, ok: bool = True) -> str:
+    """``⚙ recall_facts: 3 facts found`` (or ``failed``), as a reply shows a tool it used."""
+    return f"⚙ {name}: {summary}" + ("" if ok else " (failed)")
+
+
+class _FittedText(QTextBrowser):
+    """Read-only rich text whose height follows its content (no inner scroll bar)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenExternalLinks(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.viewport().setAutoFillBackground(False)
+        clear = self.palette()  # the message's own background shows through
+        clear.setColor(QPalette.ColorRole.Base, Qt.GlobalColor.transparent)
+        self.setPalette(clear)
+        self.document().setDocumentMargin(2)
+        self.document().contentsChanged.connect(self.fit)
+
+    def fit(self) -> None:
+        document = self.document()
+        document.setTextWidth(max(1, self.viewport().width()))
+        margins = self.contentsMargins()
+        height = math.ceil(document.size().height()) + margins.top() + margins.bottom()
+        if height != self.height():
+            self.setFixedHeight(height)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self.fit()
+
+
+class MessageView(QFrame):
+    """A header line (who, when), the text, and an optional footer line."""
+
+    def __init__(self, who: str, meta: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.body = _FittedText(self)
+        header = QHBoxLayout()
+        name = QLabel(f"<b>{who}</b>")
+        self.meta = QLabel(meta)
+        self.meta.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        header.addWidget(name)
+        header.addWidget(self.meta)
+        header.addStretch(1)
+        self.header = header
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 8)
+        layout.setSpacing(2)
+        layout.addLayout(header)
+        layout.addWidget(self.body)
+
+    @property
+    def text(self) -> str:
+        """What the message shows, as plain text (for tests and copying)."""
+        return self.body.toPlainText()
+
+
+class UserMessage(MessageView):
+    """What the user said: plain text on a shaded background, never interpreted."""
+
+    def __init__(self, text: str, when: datetime | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__("You", local_time(when or datetime.now().astimezone()), parent)
+        self.setObjectName("user-message")
+        self.setAutoFillBackground(True)
+        self.setBackgroundRole(QPalette.ColorRole.AlternateBase)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        shown = text if len(text) <= DISPLAY_CHARS else text[:DISPLAY_CHARS]
+        self.body.setPlainText(shown)
+        if len(text) > DISPLAY_CHARS:
+            more = QLabel(f"… and {len(text) - DISPLAY_CHARS:,} more characters (all of it "
+                          "was sent and saved).")
+            more.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+            self.layout().addWidget(more)
+
+
+class ReplyMessage(MessageView):
+    """A reply: Markdown that grows as it streams, then how it ended and a "Why?" button.
+
+    ``why_requested(interaction_id)`` asks for the memories the reply was given."""
+
+    why_requested = Signal(int)
+
+    def __init__(self, model: str, when: datetime | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__("Hearth", " · ".join(filter(None, [model, local_time(when)])),
+                         parent)
+        self.setObjectName("reply")
+        self.interaction_id: int | None = None
+        self.status = "pending"
+        self._markdown = ""
+        self._render_timer = QTimer(self)
+        self._render_timer.setSingleShot(True)
+        self._render_timer.setInterval(RENDER_INTERVAL_MS)
+        self._render_timer.timeout.connect(self._render)
+        self.footer = QLabel("…")
+        self.footer.setWordWrap(True)
+        self.footer.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.footer.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.why_button = QToolButton()
+        self.why_button.setIcon(icon("why"))
+        self.why_button.setText("Why?")
+        self.why_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.why_button.setAutoRaise(True)
+        self.why_button.setToolTip("Show the facts and memories this reply was given")
+        self.why_button.setVisible(False)
+        self.why_button.clicked.connect(self._ask_why)
+        self.activity = QLabel()
+        self.activity.setWordWrap(True)
+        self.activity.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.activity.setVisible(False)
+        self.layout().insertWidget(1, self.activity)
+        footer = QHBoxLayout()
+        footer.addWidget(self.footer, 1)  # a long failure note gets the whole line...
+        footer.addStretch(0)  # ...and with no note, "Why?" still sits on the right
+        footer.addWidget(self.why_button)
+        self.layout().addLayout(footer)
+
+    @property
+    def markdown(self) -> str:
+        """The reply's text as received (Markdown source)."""
+        return self._markdown
+
+    def append(self, delta: str) -> None:
+        """Add a streamed piece; the view catches up within ``RENDER_INTERVAL_MS``."""
+        self._markdown += delta
+        if not self._render_timer.isActive():
+            self._render_timer.start()
+
+    def add_activity(self, line: str) -> None:
+        """Note what the assistant did meanwhile (a tool it used), above the text."""
+        shown = self.activity.text()
+        self.activity.setText(f"{shown}\n{line}" if shown else line)
+        self.activity.setVisible(True)
+
+    def finish(self, status: str, interaction_id: int | None, *, note: str = "") -> None:
+        """The turn ended: ``completed``, ``stopped`` (partial text kept) or ``failed``
+        (``note`` says why and what to do)."""
+        self._render_timer.stop()
+        self._render()
+        self.body.setVisible(bool(self._markdown))
+        self.status, self.interaction_id = status, interaction_id
+        texts = {"completed": "", "stopped": "stopped",
+                 "pending": "no reply (interrupted)", "failed": note or "this reply failed"}
+        self.footer.setText(texts.get(status, status))
+        if status == "failed":
+            paint_failure(self.footer)
+        self.footer.setVisible(bool(self.footer.text()))
+        self.why_button.setVisible(interaction_id is not None and status != "failed")
+
+    def show_saved(self, exchange: Exchange) -> None:
+        """Show a reply loaded from the history at once (no streaming)."""
+        self._markdown = exchange.agent_response
+        for tool in exchange.tools:
+            self.add_activity(tool_line(str(tool.get("name", "tool")),
+                                        str(tool.get("summary", "")), bool(tool.get("ok", True))))
+        self.finish(exchange.status, exchange.interaction_id)
+
+    def _render(self) -> None:
+        render_markdown(self.body.document(), self._markdown, self.palette())
+
+    def _ask_why(self) -> None:
+        if self.interaction_id is not None:
+            self.why_requested.emit(self.interaction_id)
+
+
+class Transcript(QScrollArea):
+    """The messages of the open chat, newest at the bottom."""
+
+    why_requested = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._column = QWidget()
+        self._column.setMaximumWidth(MAX_COLUMN_WIDTH)
+        self._layout = QVBoxLayout(self._column)
+        self._layout.setContentsMargins(16, 16, 16, 16)
+        self._layout.setSpacing(10)
+        self._empty = QLabel()
+        self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._empty.setWordWrap(True)
+        self._empty.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self._layout.addWidget(self._empty)
+        self._layout.addStretch(1)
+        outer = QWidget()
+        centring = QHBoxLayout(outer)
+        centring.setContentsMargins(0, 0, 0, 0)
+        centring.addWidget(self._column)
+        self.setWidget(outer)
+        self._following = True
+        self._saved_end = 1
+        self._pending: deque[Exchange] = deque()
+        self._loader = QTimer(self)
+        self._loader.setSingleShot(True)
+        self._loader.setInterval(0)
+        self._loader.timeout.connect(self._load_batch)
+        bar = self.verticalScrollBar()
+        bar.rangeChanged.connect(self._keep_following)
+        bar.valueChanged.connect(self._note_position)
+        self.set_empty_text("")
+
+    # --- content -----------------------------------------------------------------------------
+
+    @property
+    def messages(self) -> list[MessageView]:
+        return [w for w in self._column.findChildren(MessageView)
+                if w.parent() is self._column]
+
+    def clear(self) -> None:
+        self._loader.stop()
+        self._pending.clear()
+        for message in self.messages:
+            message.setParent(None)
+            message.deleteLater()
+        self._saved_end = 1  # saved exchanges go after the empty-chat hint
+        self._following = True
+        self._empty.setVisible(True)
+
+    def set_empty_text(self, text: str) -> None:
+        """What an empty chat shows (a hint, or why nothing can be shown)."""
+        self._empty.setText(text or "Ask anything. Hearth remembers what you tell it, and "
+                                    "everything stays on this computer.")
+
+    @property
+    def loading(self) -> bool:
+        """Saved exchanges are still being added (see ``show_exchanges``)."""
+        return bool(self._pending)
+
+    def show_exchanges(self, exchanges: list[Exchange]) -> None:
+        """Replace the transcript with a saved conversation and follow it to its end.
+
+        A long chat is laid out ``LOAD_BATCH`` exchanges per turn of the event loop (each
+        costs a few milliseconds of Markdown and layout), so opening a chat of hundreds of
+        exchanges never freezes the window. Messages sent meanwhile stay below them."""
+        self.clear()
+        self._pending.extend(exchanges)
+        self._load_batch()
+
+    def _load_batch(self) -> None:
+        for _ in range(min(LOAD_BATCH, len(self._pending))):
+            exchange = self._pending.popleft()
+            self._insert_saved(UserMessage(exchange.user_message, exchange.created_at))
+            label = " · ".join(filter(None, [exchange.provider, exchange.model]))
+            reply = self._connect(ReplyMessage(label, exchange.created_at))
+            reply.show_saved(exchange)
+            self._insert_saved(reply)
+        if self._pending:
+            self._loader.start()
+
+    def add_user(self, text: str, when: datetime | None = None) -> UserMessage:
+        message = UserMessage(text, when)
+        self._insert(message, self._layout.count() - 1)
+        return message
+
+    def start_reply(self, model: str, when: datetime | None = None) -> ReplyMessage:
+        reply = self._connect(ReplyMessage(model, when))
+        self._insert(reply, self._layout.count() - 1)
+        return reply
+
+    def _connect(self, reply: ReplyMessage) -> ReplyMessage:
+        reply.why_requested.connect(self.why_requested)
+        return reply
+
+    def _insert_saved(self, message: MessageView) -> None:
+        self._insert(message, self._saved_end)
+        self._saved_end += 1
+
+    def _insert(self, message: MessageView, position: int) -> None:
+        self._empty.setVisible(False)
+        self._layout.insertWidget(position, message)
+
+    # --- following new text ------------------------------------------------------------------
+
+    @property
+    def following(self) -> bool:
+        """True while new text scrolls into view (the user has not scrolled up)."""
+        return self._following
+
+    def scroll_to_end(self) -> None:
+        self._following = True
+        self._saved_end = 1
+        self._pending: deque[Exchange] = deque()
+        self._loader = QTimer(self)
+        self._loader.setSingleShot(True)
+        self._loader.setInterval(0)
+        self._loader.timeout.connect(self._load_batch)
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    def _note_position(self, value: int) -> None:
+        self._following = value >= self.verticalScrollBar().maximum() - FOLLOW_SLACK_PX
+
+    def _keep_following(self, _minimum: int, maximum: int) -> None:
+        if self._following:
+            self.verticalScrollBar().setValue(maximum)

@@ -1,0 +1,235 @@
+"""The settings' "Data" tab: where Hearth keeps its data, a backup now, and moving
+everything out of and into Hearth as one JSON file (``core.transfer.export``).
+
+The data folder is chosen for the next start (see ``desktop.dialogs.locations``); nothing
+is moved, so the way to take the data along is Export here, then Import in the new, empty
+folder. Backups, exports and imports run in workers with progress; an import re-embeds
+what it restored (exports carry no vectors) and can be stopped, the rows staying.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from html import escape
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.backups import BackupInfo
+from core.config import Settings, resolve_home
+from core.embedding import EmbeddingCancelled
+from core.transfer.export import export_all, import_export
+from desktop.context import AppContext
+from desktop.dialogs.owned_tasks import OwnedTasks
+from desktop.dialogs import locations
+from desktop.dialogs.settings_form import (
+    Changes,
+    Problems,
+    SettingsSection,
+    data_size,
+    muted_label,
+)
+from desktop.dialogs.task_progress import Describe, TaskProgress
+from desktop.workers import Job, Task
+
+FOLDER_FIELD = "data_folder"
+"""Not a ``Settings`` field: the choice is stored by ``locations``."""
+EXPORT_FILTER = "Hearth exports (*.json);;All files (*)"
+
+
+def _rows(counts: dict[str, int]) -> str:
+    total = sum(counts.values())
+    return f"{total:,} row{'s' if total != 1 else ''}"
+
+
+class DataSection(SettingsSection):
+    title = "Data"
+
+    def __init__(self, ctx: AppContext, tasks: OwnedTasks, parent: QWidget | None = None,
+                 ) -> None:
+        super().__init__(ctx, tasks, parent)
+        self._next_home: Path | None = locations.chosen_home()
+        self._build_folder_box()
+        self._build_backup_box()
+        self._build_transfer_box()
+        column = QVBoxLayout(self)
+        for box in (self.folder_box, self.backup_box, self.transfer_box):
+            column.addWidget(box)
+        column.addStretch(1)
+
+    # --- building ----------------------------------------------------------------------------
+
+    def _build_folder_box(self) -> None:
+        self.folder_box = QGroupBox("Data folder")
+        column = QVBoxLayout(self.folder_box)
+        current = QLabel(f"In use: <b>{escape(str(self.ctx.hearth.paths.home))}</b>")
+        current.setWordWrap(True)
+        current.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.next_folder = muted_label()
+        self.next_folder.setObjectName("next-data-folder")
+        change = QPushButton("&Change…")
+        change.clicked.connect(self._choose_folder)
+        default = QPushButton("Use the &default")
+        default.clicked.connect(lambda: self.choose_folder(None))
+        buttons = QHBoxLayout()
+        buttons.addWidget(change)
+        buttons.addWidget(default)
+        buttons.addStretch(1)
+        for widget in (current, self.next_folder):
+            column.addWidget(widget)
+        column.addLayout(buttons)
+        column.addWidget(self.error_label(FOLDER_FIELD))
+
+    def _build_backup_box(self) -> None:
+        self.backup_box = QGroupBox("Backup")
+        column = QVBoxLayout(self.backup_box)
+        column.addWidget(muted_label(
+            f"A checked copy of the database in {self.ctx.hearth.paths.backups}. Hearth also "
+            f"backs up before its own maintenance and keeps the newest "
+            f"{self.ctx.settings.backups_to_keep}."))
+        self.backup_button = QPushButton("&Back up now")
+        self.backup_button.clicked.connect(self.backup_now)
+        row = QHBoxLayout()
+        row.addWidget(self.backup_button)
+        row.addStretch(1)
+        column.addLayout(row)
+        self.backup_progress = TaskProgress(self.ctx.hub.status_message.emit)
+        column.addWidget(self.backup_progress)
+
+    def _build_transfer_box(self) -> None:
+        self.transfer_box = QGroupBox("Export and import")
+        column = QVBoxLayout(self.transfer_box)
+        column.addWidget(muted_label(
+            "Export writes everything Hearth knows to one JSON file you can read or keep. "
+            "Import restores such a file into an empty data folder: choose a new folder "
+            "above, restart Hearth, then import."))
+        self.export_button = QPushButton("&Export…")
+        self.export_button.clicked.connect(self._choose_export)
+        self.import_button = QPushButton("&Import…")
+        self.import_button.clicked.connect(self._choose_import)
+        row = QHBoxLayout()
+        row.addWidget(self.export_button)
+        row.addWidget(self.import_button)
+        row.addStretch(1)
+        column.addLayout(row)
+        self.transfer_progress = TaskProgress(self.ctx.hub.status_message.emit)
+        self.transfer_progress.finished.connect(lambda _ok: self._set_transfer_enabled(True))
+        column.addWidget(self.transfer_progress)
+
+    # --- SettingsSection ---------------------------------------------------------------------
+
+    def load(self, settings: Settings) -> None:
+        self._next_home = locations.chosen_home()
+        self._show_next_folder()
+
+    def collect(self) -> tuple[Changes, Problems]:
+        problem = locations.folder_problem(self._next_home) if self._next_home else None
+        return {}, {FOLDER_FIELD: problem} if problem else {}
+
+    def commit(self) -> None:
+        if self._next_home != locations.chosen_home():
+            locations.choose_home(self._next_home)
+        self._show_next_folder()
+
+    # --- the data folder ---------------------------------------------------------------------
+
+    def _choose_folder(self) -> None:
+        start = self._next_home or self.ctx.hearth.paths.home
+        chosen = QFileDialog.getExistingDirectory(self, "Choose the data folder",
+                                                  str(start.parent))
+        if chosen:
+            self.choose_folder(Path(chosen))
+
+    def choose_folder(self, folder: Path | None) -> None:
+        """Use ``folder`` (None: the default) from the next start, once settings are saved."""
+        self._next_home = folder
+        problem = locations.folder_problem(folder) if folder else None
+        self.set_error(FOLDER_FIELD, problem or "")
+        self._show_next_folder()
+
+    def _show_next_folder(self) -> None:
+        next_home = self._next_home or resolve_home(None)
+        if next_home == self.ctx.hearth.paths.home:
+            text = "Hearth opens this folder at the next start too."
+        else:
+            text = (f"From the next start: <b>{escape(str(next_home))}</b>. Nothing is "
+                    "moved; export here and import there to take your data along.")
+        overridden = locations.overridden_by()
+        if overridden:
+            text += f" (For now {overridden} decides the folder, whatever is chosen here.)"
+        self.next_folder.setText(text)
+
+    # --- backup, export, import --------------------------------------------------------------
+
+    def backup_now(self) -> Task:
+        hearth = self.ctx.hearth
+
+        def describe(made: BackupInfo) -> str:
+            return f"Backed up to {made.path.name} ({data_size(made.size_bytes)})."
+
+        self.backup_button.setEnabled(False)
+        task = self.tasks.start("Backing up", lambda _task: hearth.backup())
+        self.backup_progress.follow(task, "Backing up…", describe, stoppable=False)
+        task.finished.connect(lambda: self.backup_button.setEnabled(True))
+        return task
+
+    def _choose_export(self) -> None:
+        suggested = Path.home() / f"hearth-export-{date.today():%Y-%m-%d}.json"
+        chosen, _filter = QFileDialog.getSaveFileName(self, "Export everything to",
+                                                      str(suggested), EXPORT_FILTER)
+        if chosen:
+            self.export_to(Path(chosen))
+
+    def export_to(self, path: Path) -> Task:
+        storage = self.ctx.hearth.storage
+        return self._transfer(f"Exporting to {path}…", lambda _task: export_all(storage, path),
+                              lambda counts: f"Exported {_rows(counts)} to {path}.",
+                              stoppable=False)
+
+    def _choose_import(self) -> None:
+        chosen, _filter = QFileDialog.getOpenFileName(self, "Import an export",
+                                                      str(Path.home()), EXPORT_FILTER)
+        if chosen:
+            self.import_from(Path(chosen))
+
+    def import_from(self, path: Path) -> Task:
+        hearth = self.ctx.hearth
+
+        def job(task: Task) -> str:
+            try:
+                counts = import_export(path, hearth.storage, hearth.embedder,
+                                       progress=lambda done, total: task.progress(
+                                           done, total, f"Embedding {done:,} of {total:,}…"),
+                                       cancel=lambda: task.cancelled)
+            except EmbeddingCancelled as stopped:
+                return (f"Imported {path.name}, but stopped embedding after {stopped.done:,} "
+                        f"of {stopped.total:,}: rebuild the vectors on the Embeddings tab.")
+            return f"Imported {_rows(counts)} from {path.name}."
+
+        task = self._transfer(f"Importing {path}…", job)
+        task.succeeded.connect(self._imported)
+        return task
+
+    def _imported(self, _summary: str) -> None:
+        self.ctx.hub.memory_changed.emit()
+        self.ctx.hub.conversations_changed.emit()
+
+    def _transfer(self, doing: str, job: Job, describe: Describe = str, *,
+                  stoppable: bool = True) -> Task:
+        self._set_transfer_enabled(False)
+        task = self.tasks.start(doing.rstrip("…"), job)
+        self.transfer_progress.follow(task, doing, describe, stoppable=stoppable)
+        return task
+
+    def _set_transfer_enabled(self, enabled: bool) -> None:
+        self.export_button.setEnabled(enabled)
+        self.import_button.setEnabled(enabled)

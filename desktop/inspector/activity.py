@@ -1,0 +1,352 @@
+"""Activity: what consolidation still has to do and what it did.
+
+The event queue lists every observation not yet consolidated: pending ones, and failed ones
+with their attempts and last error, which the user can retry once the cause is fixed (the
+model is back, a larger one is chosen). The run history lists reflection, dream, processor
+and decay runs; selecting one shows its stages with their counts, seconds and errors.
+
+The page refreshes when memory changes, when a run finishes, and every few seconds while it
+is in front (the schedule runs the processor and decay without telling anyone).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.consolidation.processor import retry_event
+from core.views import activity
+from core.views.activity import EventView, RunView, StageView
+from desktop.context import AppContext
+from desktop.icons import icon
+from desktop.inspector.base import InspectorPage
+from desktop.inspector.formatting import local_time, time_key
+from desktop.inspector.notice import WARNING
+from desktop.inspector.table import Column, FilterProxy, RowModel
+
+T = TypeVar("T")
+FAILED = "failed"
+
+POLL_MS = 10_000
+"""How often the page re-reads while it is in front."""
+RUNS_SHOWN = 500
+EVENTS_SHOWN = 1000
+CONTENT_CHARS = 120
+ERROR_COLUMN, ERROR_WIDTH = 5, 320
+"""The last error gets room to be read at a glance (all of it is below the table)."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    events: list[EventView]
+    waiting: int
+    runs: list[RunView]
+
+
+def counts_text(counts: dict[str, Any]) -> str:
+    """``events 3 · memories 2``: a run's or stage's counts on one line."""
+    return " · ".join(f"{key.replace('_', ' ')} {value}" for key, value in counts.items())
+
+
+def duration_text(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest} s"
+
+
+def _one_line(text: str | None) -> str:
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= CONTENT_CHARS else flat[:CONTENT_CHARS - 1] + "…"
+
+
+EVENT_COLUMNS: tuple[Column[EventView], ...] = (
+    Column("#", lambda e: str(e.id), lambda e: e.id),
+    Column("State", lambda e: e.state.value),
+    Column("Type", lambda e: e.event_type),
+    Column("Created", lambda e: local_time(e.created_at), lambda e: time_key(e.created_at)),
+    Column("Attempts", lambda e: str(e.attempts), lambda e: e.attempts),
+    Column("Last error", lambda e: _one_line(e.last_error)),
+    Column("Content", lambda e: _one_line(e.content)),
+)
+RUN_COLUMNS: tuple[Column[RunView], ...] = (
+    Column("#", lambda r: str(r.id), lambda r: r.id),
+    Column("Kind", lambda r: r.kind),
+    Column("Trigger", lambda r: r.trigger),
+    Column("Status", lambda r: r.status),
+    Column("Started", lambda r: local_time(r.started_at), lambda r: time_key(r.started_at)),
+    Column("Duration", lambda r: duration_text(r.seconds), lambda r: r.seconds or 0.0),
+    Column("Counts", lambda r: counts_text(r.counts)),
+)
+STAGE_COLUMNS: tuple[Column[StageView], ...] = (
+    Column("Stage", lambda s: s.name),
+    Column("Status", lambda s: s.status),
+    Column("Duration", lambda s: duration_text(s.seconds), lambda s: s.seconds or 0.0),
+    Column("Counts", lambda s: counts_text(s.counts)),
+    Column("Error", lambda s: s.error or ""),
+)
+
+
+class FlaggedRowModel(RowModel[T]):
+    """Rows whose record is ``flagged`` (a failed event, run or stage) are drawn in the
+    warning colour, so a failure stands out in a long history."""
+
+    def __init__(self, columns: Sequence[Column[T]], identity: Callable[[T], Hashable],
+                 flagged: Callable[[T], bool], parent: Any = None) -> None:
+        super().__init__(columns, identity, parent)
+        self._flagged = flagged
+
+    def data(self, index: QModelIndex | QPersistentModelIndex,
+             role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.ForegroundRole and index.isValid():
+            return QColor(WARNING) if self._flagged(self.record(index.row())) else None
+        return super().data(index, role)
+
+
+def _table(model: RowModel[Any], *, sortable: bool) -> tuple[QTableView, FilterProxy]:
+    proxy = FilterProxy(model, model)
+    view = QTableView()
+    view.setModel(proxy)
+    view.setSortingEnabled(sortable)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setAlternatingRowColors(True)
+    view.setWordWrap(False)
+    view.setTabKeyNavigation(False)
+    view.verticalHeader().hide()
+    header = view.horizontalHeader()
+    header.setHighlightSections(False)
+    header.setStretchLastSection(True)
+    header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    return view, proxy
+
+
+def _fit(view: QTableView, columns: Sequence[int]) -> None:
+    for column in columns:
+        view.resizeColumnToContents(column)
+
+
+class ActivityPage(InspectorPage):
+    key = "activity"
+    title = "Activity"
+    icon_name = "activity"
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(ctx, parent)
+        self.events = FlaggedRowModel(EVENT_COLUMNS, lambda e: e.id, lambda e: e.failed, self)
+        self.runs = FlaggedRowModel(RUN_COLUMNS, lambda r: r.id,
+                                    lambda r: r.status == FAILED, self)
+        self.stages = FlaggedRowModel(STAGE_COLUMNS, lambda s: s.name,
+                                      lambda s: s.status == FAILED, self)
+        self.events_view, self.events_proxy = _table(self.events, sortable=True)
+        self.runs_view, self.runs_proxy = _table(self.runs, sortable=True)
+        self.stages_view, _ = _table(self.stages, sortable=False)
+        self.events_view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.runs_view.sortByColumn(0, Qt.SortOrder.DescendingOrder)
+
+        self.queue_summary = QLabel()
+        self.retry_button = QPushButton(icon("refresh"), "&Retry")
+        self.retry_button.setToolTip("Try this failed event again in the next consolidation "
+                                     "run (after fixing what made it fail)")
+        self.retry_button.setEnabled(False)
+        self.event_text = QPlainTextEdit(readOnly=True)
+        self.event_text.setPlaceholderText("Select an event to read it and its last error.")
+        self.kind = QComboBox()
+        self.kind.addItem("All kinds", None)
+        for kind in activity.RUN_KINDS:
+            self.kind.addItem(kind.capitalize(), kind)
+        self.kind.setToolTip("Show runs of one kind")
+        self.run_summary = QLabel()
+        self.run_summary.setWordWrap(True)
+        self.run_summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._queue_tab(), "Event queue")
+        self.tabs.addTab(self._runs_tab(), "Runs")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.tabs, 1)
+
+        self._poll = QTimer(self, interval=POLL_MS)
+        self._poll.timeout.connect(self.refresh)
+        self.retry_button.clicked.connect(lambda _checked=False: self.retry_selected())
+        self.kind.currentIndexChanged.connect(lambda _index: self.reload())
+        self.events_view.selectionModel().currentRowChanged.connect(self._event_selected)
+        self.runs_view.selectionModel().currentRowChanged.connect(self._run_selected)
+        ctx.hub.run_finished.connect(lambda _kind, _report: self.refresh())
+
+    # --- layout --------------------------------------------------------------------------------
+
+    def _queue_tab(self) -> QWidget:
+        top = QHBoxLayout()
+        top.addWidget(self.queue_summary, 1)
+        top.addWidget(self.retry_button)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.events_view)
+        split.addWidget(self.event_text)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        tab = QWidget()
+        layout = QVBoxLayout(tab)
+        layout.addLayout(top)
+        layout.addWidget(split, 1)
+        return tab
+
+    def _runs_tab(self) -> QWidget:
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Show"))
+        top.addWidget(self.kind)
+        top.addStretch(1)
+        lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addWidget(self.run_summary)
+        lower_layout.addWidget(self.stages_view, 1)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.runs_view)
+        split.addWidget(lower)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        tab = QWidget()
+        layout = QVBoxLayout(tab)
+        layout.addLayout(top)
+        layout.addWidget(split, 1)
+        return tab
+
+    # --- visibility ----------------------------------------------------------------------------
+
+    def showEvent(self, event) -> None:  # noqa: ANN001, N802
+        super().showEvent(event)
+        self._poll.start()
+
+    def hideEvent(self, event) -> None:  # noqa: ANN001, N802
+        super().hideEvent(event)
+        self._poll.stop()
+
+    # --- loading -------------------------------------------------------------------------------
+
+    def loader(self) -> Callable[[], Snapshot]:
+        kind = self.kind.currentData()
+        storage = self.ctx.hearth.storage
+        max_attempts = self.ctx.settings.event_max_attempts
+
+        def load() -> Snapshot:
+            return Snapshot(events=activity.queued_events(storage, max_attempts, EVENTS_SHOWN),
+                            waiting=activity.queue_size(storage),
+                            runs=activity.list_runs(storage, kind, RUNS_SHOWN))
+
+        return load
+
+    def show_loaded(self, result: Snapshot) -> None:
+        kept_event, kept_run = self.selected_event(), self.selected_run()
+        self.events.set_rows(result.events)
+        self.runs.set_rows(result.runs)
+        failed = sum(event.failed for event in result.events)
+        shown = "" if result.waiting <= len(result.events) else \
+            f" (the oldest {len(result.events)} shown)"
+        self.queue_summary.setText(
+            f"{result.waiting} event{'s' * (result.waiting != 1)} waiting for consolidation, "
+            f"{failed} failed{shown}." if result.waiting else
+            "Nothing waits for consolidation: every observation has been processed.")
+        self.tabs.setTabText(0, f"Event queue ({result.waiting})")
+        _fit(self.events_view, range(5))
+        self.events_view.setColumnWidth(ERROR_COLUMN, ERROR_WIDTH)
+        _fit(self.runs_view, range(6))
+        if kept_event is None or not self.select_event(kept_event.id):
+            self._event_selected()  # nothing selected: clear the text below
+        runs_to_try = ([kept_run.id] if kept_run else []) + [run.id for run in result.runs[:1]]
+        if not any(self.select_run(run_id) for run_id in runs_to_try):
+            self._run_selected()  # the kept run, else the newest; else clear the stages
+
+    @staticmethod
+    def _reselect(view: QTableView, proxy: FilterProxy, model: RowModel[Any],
+                  identity: int) -> bool:
+        row = model.row_of(identity)
+        if row is None:
+            return False
+        index = proxy.mapFromSource(model.index(row, 0))
+        view.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows)
+        view.scrollTo(index)
+        return True
+
+    # --- selection -----------------------------------------------------------------------------
+
+    def selected_event(self) -> EventView | None:
+        index = self.events_view.selectionModel().currentIndex()
+        return self.events.record(self.events_proxy.mapToSource(index).row()) \
+            if index.isValid() else None
+
+    def selected_run(self) -> RunView | None:
+        index = self.runs_view.selectionModel().currentIndex()
+        return self.runs.record(self.runs_proxy.mapToSource(index).row()) \
+            if index.isValid() else None
+
+    def select_event(self, event_id: int) -> bool:
+        """Select a listed event (its text and error show below); False if not listed."""
+        return self._reselect(self.events_view, self.events_proxy, self.events, event_id)
+
+    def select_run(self, run_id: int) -> bool:
+        """Select a listed run (its stages show below); False if not listed."""
+        return self._reselect(self.runs_view, self.runs_proxy, self.runs, run_id)
+
+    def _event_selected(self, *_args: object) -> None:
+        event = self.selected_event()
+        self.retry_button.setEnabled(event is not None and event.failed)
+        if event is None:
+            self.event_text.clear()
+            return
+        error = f"Last error (attempt {event.attempts}):\n{event.last_error}\n\n" \
+            if event.last_error else ""
+        self.event_text.setPlainText(f"{error}{event.event_type}, {local_time(event.created_at)}"
+                                     f":\n{event.content}")
+
+    def _run_selected(self, *_args: object) -> None:
+        run = self.selected_run()
+        self.stages.set_rows(run.stages if run else [])
+        _fit(self.stages_view, range(4))
+        if run is None:
+            self.run_summary.setText("Select a run to see its stages.")
+            return
+        lines = [f"Run #{run.id}: {run.kind} ({run.trigger}), {run.status}, started "
+                 f"{local_time(run.started_at)}, took {duration_text(run.seconds)}."]
+        if run.counts:
+            lines.append(counts_text(run.counts))
+        if run.error:
+            lines.append(f"Error: {run.error}")
+        self.run_summary.setText("\n".join(lines))
+
+    # --- actions -------------------------------------------------------------------------------
+
+    def retry_selected(self) -> None:
+        event = self.selected_event()
+        if event is None or not event.failed:
+            return
+        storage = self.ctx.hearth.storage
+        self.change("Retrying an event", lambda: retry_event(storage, event.id),
+                    lambda _e: f"Event {event.id} will be tried again by the next "
+                               "consolidation run.")

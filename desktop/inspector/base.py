@@ -1,0 +1,108 @@
+"""What every inspector view does the same way: load in the background, reload when memory
+changes, and make a change in the background, then tell the other views.
+
+Reloading is lazy for hidden views: a ``memory_changed`` while a view is hidden only marks it
+stale, and it reloads when it comes to the front, so one chat turn that stores a fact does
+not make five hidden views query the database.
+
+Loads carry a generation number and only the newest one is shown: with a search box, an
+older, slower load must not overwrite the answer to what the user typed last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtWidgets import QAbstractItemDelegate, QWidget
+
+from desktop.context import AppContext
+from desktop.inspector.notice import Notice
+from desktop.page import Page
+from desktop.workers import Task
+
+
+class InspectorPage(Page):
+    """A view over some part of memory. Subclasses implement ``loader`` (on the UI thread:
+    read the view's own controls and return the function that loads, which runs on a worker)
+    and ``show_loaded`` (on the UI thread, with what that function returned)."""
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(ctx, parent)
+        self.notice = Notice(self)
+        self._generation = 0
+        self._stale = True
+        ctx.hub.memory_changed.connect(self.refresh)
+
+    # --- for subclasses ----------------------------------------------------------------------
+
+    def loader(self) -> Callable[[], Any]:
+        """The function that reads what the view shows. It runs on a worker thread, so it
+        must call core only and touch no widget: take what it needs from the controls here."""
+        raise NotImplementedError
+
+    def show_loaded(self, result: Any) -> None:
+        """Show what the loader's function returned (on the UI thread)."""
+        raise NotImplementedError
+
+    # --- loading -----------------------------------------------------------------------------
+
+    def activate(self) -> None:
+        if self._stale:
+            self.reload()
+
+    def refresh(self) -> None:
+        """Memory changed somewhere: reload now if shown, else when next shown."""
+        self._stale = True
+        if self.isVisible():
+            self.reload()
+
+    def reload(self) -> Task:
+        self._stale = False
+        self._generation += 1
+        generation = self._generation
+        load = self.loader()
+
+        def shown(result: Any) -> None:
+            if generation == self._generation:
+                self.show_loaded(result)
+
+        return self.run(f"Loading {self.title.lower()}", lambda _task: load(), shown)
+
+    def watch_editors(self, delegate: QAbstractItemDelegate) -> None:
+        """A view does not replace its rows under an open editor (what the user is typing
+        would be lost); it stays stale instead, and this reloads it when ``delegate``'s
+        editor closes. Call it for each delegate the view uses."""
+        delegate.closeEditor.connect(self._editor_closed)
+
+    def postpone(self) -> None:
+        """Drop a load that arrived while an editor is open; the view reloads when the
+        editor closes (see ``watch_editors``) or when it is next shown."""
+        self._stale = True
+
+    def _editor_closed(self, *_args: object) -> None:
+        if self._stale:
+            self.refresh()
+
+    # --- changing ----------------------------------------------------------------------------
+
+    def change(self, name: str, job: Callable[[], Any],
+               done: Callable[[Any], str] | None = None) -> Task:
+        """Run ``job`` (a core write) on a worker. On success tell every view that memory
+        changed (this one reloads too) and say ``done(result)`` on the status bar; on
+        failure keep the reason next to the view and reload, so nothing shows a change that
+        was not saved."""
+
+        def succeeded(result: Any) -> None:
+            self.notice.clear()
+            self.ctx.hub.memory_changed.emit()
+            if done is not None:
+                self.ctx.hub.status_message.emit(done(result))
+
+        def failed(message: str, hint: str) -> None:
+            self.notice.show_error(message, hint)
+            self.show_error(message, hint)
+            self.reload()
+
+        return self.ctx.workers.start(name, lambda _task: job(), on_done=succeeded,
+                                      on_failed=failed)

@@ -1,0 +1,177 @@
+"""Facts: every permanent fact in a table the user can correct.
+
+Value and category are edited in place (F2 or a double click); the save goes through
+``facts.remember(source="user")``, so the old value lands in the fact's history and the next
+system prompt, which is rebuilt from the facts on every turn, already says the new one. The
+pane beside the table shows the selected fact and its earlier values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from core.facts import CATEGORIES, FactChange
+from core.storage.orm import FactHistory, UserFact
+from desktop.context import AppContext
+from desktop.inspector import confirm
+from desktop.inspector.fact_dialog import FactDialog
+from desktop.inspector.formatting import local_time, time_key
+from desktop.inspector.table import ChoiceDelegate, Column, RowModel, make_table_view
+from desktop.inspector.table_page import TablePage
+
+FACT_COLUMNS: tuple[Column[UserFact], ...] = (
+    Column("Key", lambda f: f.key),
+    Column("Value", lambda f: f.value, field="value"),
+    Column("Category", lambda f: f.category, field="category"),
+    Column("Source", lambda f: f.source),
+    Column("Updated", lambda f: local_time(f.updated_at), lambda f: time_key(f.updated_at)),
+)
+CATEGORY_COLUMN = 2
+
+HISTORY_COLUMNS: tuple[Column[FactHistory], ...] = (
+    Column("Earlier value", lambda h: h.value),
+    Column("Source", lambda h: h.source),
+    Column("Replaced", lambda h: local_time(h.replaced_at)),
+)
+
+
+def _said(change: FactChange) -> str:
+    if change.action == "unchanged":
+        return f"{change.key} already says that."
+    return f"Fact {change.key} {change.action}."
+
+
+class FactDetail(QWidget):
+    """The selected fact in full, and the values it had before."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.heading = QLabel()
+        font = self.heading.font()
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        self.heading.setFont(font)
+        self.value = QLabel()
+        self.value.setWordWrap(True)
+        self.meta = QLabel()
+        self.meta.setWordWrap(True)
+        for label in (self.heading, self.value, self.meta):
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.history: RowModel[FactHistory] = RowModel(HISTORY_COLUMNS, lambda h: h.id, self)
+        self.history_view = make_table_view(self.history, 0)
+        self.history_caption = QLabel()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 0, 0, 0)
+        for widget in (self.heading, self.value, self.meta, self.history_caption):
+            layout.addWidget(widget)
+        layout.addWidget(self.history_view, 1)
+        layout.addStretch()  # takes the room while there is no history to list
+        self.show_fact(None)
+
+    def show_fact(self, fact: UserFact | None) -> None:
+        self.history.set_rows([])
+        self.history_view.hide()
+        if fact is None:
+            self.heading.setText("No fact selected")
+            self.value.setText("Select a fact to see it in full and the values it had before.")
+            self.meta.clear()
+            self.history_caption.clear()
+            return
+        self.heading.setText(fact.key)
+        self.value.setText(fact.value)
+        self.meta.setText(f"{fact.category} · from {fact.source} · "
+                          f"confidence {fact.confidence:.0%}\n"
+                          f"first stored {local_time(fact.created_at)}, "
+                          f"last changed {local_time(fact.updated_at)}")
+        self.history_caption.setText("Loading earlier values…")
+
+    def show_history(self, entries: Sequence[FactHistory]) -> None:
+        self.history.set_rows(list(reversed(entries)))  # newest first, under the current
+        self.history_caption.setText(f"Earlier values ({len(entries)}), newest first:"
+                                     if entries else "No earlier values: it has not changed.")
+        self.history_view.setVisible(bool(entries))
+
+
+class FactsPage(TablePage):
+    key = "facts"
+    title = "Facts"
+    icon_name = "facts"
+    search_in_core = True
+    search_hint = "Search keys and values"
+    filter_choices = (("All categories", None), *((c.capitalize(), c) for c in CATEGORIES))
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        self.detail = FactDetail()
+        super().__init__(ctx, parent)
+        categories = ChoiceDelegate(CATEGORIES, self)
+        self.view.setItemDelegateForColumn(CATEGORY_COLUMN, categories)
+        self.watch_editors(categories)
+        self.add_button("&Add…", "add", self.add_fact, needs_selection=False,
+                        tooltip="Add a fact (Ctrl+Shift+A)").setShortcut("Ctrl+Shift+A")
+        self.add_button("&Delete…", "delete", self.delete_selected,
+                        tooltip="Delete the selected fact (Delete)")
+        self.model.edit_requested.connect(self._edited)
+
+    # --- TablePage -------------------------------------------------------------------------
+
+    def columns(self) -> Sequence[Column[UserFact]]:
+        return FACT_COLUMNS
+
+    def load_records(self, query: str, choice: str | None) -> list[UserFact]:
+        facts = self.ctx.hearth.facts
+        if not query:
+            return facts.list(choice)
+        return [f for f in facts.search(query) if choice is None or f.category == choice]
+
+    def detail_widget(self) -> QWidget:
+        return self.detail
+
+    def show_detail(self, record: Any | None) -> None:
+        self.detail.show_fact(record)
+        if record is None:
+            return
+        key, facts = record.key, self.ctx.hearth.facts
+
+        def shown(entries: list[FactHistory]) -> None:
+            current = self.selected()
+            if current is not None and current.key == key:  # still the fact on show
+                self.detail.show_history(entries)
+
+        self.run(f"Loading the history of {key}", lambda _task: facts.history(key), shown)
+
+    # --- actions ---------------------------------------------------------------------------
+
+    def add_fact(self) -> None:
+        dialog = FactDialog([f.key for f in self.model.records()], self)
+        if dialog.exec() != FactDialog.DialogCode.Accepted:
+            return
+        key, value, category = dialog.values()
+        facts = self.ctx.hearth.facts
+        self.change("Adding a fact",
+                    lambda: facts.remember(key, value, category=category, source="user"), _said)
+
+    def delete_selected(self) -> None:
+        fact = self.selected()
+        if fact is None:
+            return
+        if not confirm.ask(self, "Delete fact",
+                           f"Delete the fact “{fact.key}” and its earlier values?\n\n"
+                           "The assistant will no longer be told it or find it when "
+                           "recalling. This cannot be undone."):
+            return
+        key, facts = fact.key, self.ctx.hearth.facts
+        self.change("Deleting a fact", lambda: facts.forget(key), lambda _: f"Fact {key} deleted.")
+
+    def _edited(self, fact: UserFact, field: str, text: str) -> None:
+        """An inline edit: a new value (saved as the user's, the old one into history) or
+        another category (the value stays as it is)."""
+        key, facts = fact.key, self.ctx.hearth.facts
+        if field == "category":
+            self.change(f"Moving {key}", lambda: facts.recategorise(key, text), _said)
+            return
+        self.change(f"Saving {key}", lambda: facts.remember(key, text, category=fact.category,
+                                                            source="user"), _said)

@@ -1,0 +1,64 @@
+"""Recall's signals (``RecallResult.signals``) in words, for the memory list and its detail
+pane: the list shows a short line per result, the pane one line per signal.
+
+Why words rather than the raw dict: "found by words #1 (BM25 4.2), by meaning #3 (0.81)"
+tells a person why a memory came up; ``{"text": {"rank": 1, "score": 4.2}}`` does not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Signals = dict[str, dict[str, Any]]
+
+
+def _words(entry: dict[str, Any]) -> str:
+    return f"words #{entry['rank']} (BM25 {entry['score']:.2f})"
+
+
+def _meaning(entry: dict[str, Any]) -> str:
+    return f"meaning #{entry['rank']} (similarity {entry['similarity']:.2f})"
+
+
+def _graph(entry: dict[str, Any]) -> str:
+    return f"linked from #{entry['from']} ({entry['kind']} edge, weight {entry['weight']:.2f})"
+
+
+def summarise(signals: Signals) -> str:
+    """One short line for a table cell: how the memory was found."""
+    found = []
+    if "text" in signals:
+        found.append(_words(signals["text"]))
+    if "vector" in signals:
+        found.append(_meaning(signals["vector"]))
+    if "graph" in signals:
+        found.append(_graph(signals["graph"]))
+    if "metadata" in signals:
+        found.append(f"named by \"{signals['metadata']['phrase']}\"")
+    return " · ".join(found)
+
+
+def describe_signals(signals: Signals) -> list[str]:
+    """Every signal and scoring step, one line each, in the order recall applies them."""
+    lines = []
+    if "text" in signals:
+        lines.append("Found by its words: " + _words(signals["text"]))
+    if "vector" in signals:
+        lines.append("Found by its meaning: " + _meaning(signals["vector"]))
+    if "rrf" in signals:
+        rrf = signals["rrf"]
+        lines.append(f"Rank fusion: {rrf['score']:.4f} (normalised {rrf['normalised']:.2f})")
+    if "recency" in signals:
+        recency = signals["recency"]
+        lines.append(f"Recency: {recency['age_days']:.1f} days old, "
+                     f"boost +{recency['boost']:.3f}")
+    if "strength" in signals:
+        strength = signals["strength"]
+        lines.append(f"Strength {strength['strength']:.2f}: score × {strength['factor']:.2f}")
+    if "graph" in signals:
+        lines.append("Added from the graph: " + _graph(signals["graph"]))
+    if "metadata" in signals:
+        asked = signals["metadata"]
+        lines.append(f"Added because the question names a {asked['kind']} "
+                     f"(\"{asked['phrase']}\")")
+    return lines

@@ -1,0 +1,276 @@
+"""Profile: the narrative the assistant keeps about the user, its versions, and their diffs.
+
+The left side lists every version (newest first; the first is current). The right side
+shows the selected version rendered as Markdown, and under *Changes* what it changed from the
+version before it; select two versions (Ctrl+click) to compare those two instead. *Edit*
+opens the current text; saving adds a version from the user. *Restore* makes the selected
+version current again by copying it (nothing in the history is lost, so a restore can itself
+be undone).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.profile import MAX_PROFILE_WORDS, ProfileService, ProfileVersionInfo, word_count
+from core.storage.orm import ProfileVersion
+from desktop.context import AppContext
+from desktop.icons import icon
+from desktop.inspector import confirm
+from desktop.inspector.base import InspectorPage
+from desktop.inspector.diff_view import DiffView
+from desktop.inspector.formatting import local_time
+from desktop.inspector.table import Column, RowModel, make_table_view
+
+VERSION_COLUMNS: tuple[Column[ProfileVersionInfo], ...] = (
+    Column("Version", lambda v: f"v{v.id}"),
+    Column("Source", lambda v: v.source),
+    Column("Words", lambda v: str(v.words)),
+    Column("Saved", lambda v: local_time(v.created_at)),
+)
+EMPTY = ("There is no profile yet. Hearth writes one when it reflects on your conversations "
+         "(Memory ▸ Reflect now), or write it yourself with Edit.")
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What the right side shows for a selection: one version's text, a diff, and what to
+    say when the diff is empty."""
+
+    version_id: int
+    content: str
+    diff: str
+    no_diff: str
+
+
+def _read_selection(profile: ProfileService, chosen: list[int],
+                    older: int | None) -> Shown:
+    """The newest chosen version's text, and its diff from the other chosen version (or
+    from the version before it). Runs on a worker."""
+    newest = max(chosen)
+    base = min(chosen) if len(chosen) > 1 else older
+    content = profile.get(newest).content
+    if base is None:
+        return Shown(newest, content, "", f"v{newest} is the first version: nothing before it.")
+    return Shown(newest, content, profile.diff(base, newest),
+                 f"v{base} and v{newest} have the same text.")
+
+
+class ProfilePage(InspectorPage):
+    key = "profile"
+    title = "Profile"
+    icon_name = "profile"
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(ctx, parent)
+        self.versions: RowModel[ProfileVersionInfo] = RowModel(VERSION_COLUMNS, lambda v: v.id,
+                                                               self)
+        self.table = make_table_view(self.versions, 1)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setToolTip("Select two versions (Ctrl+click) to compare them.")
+        self.edit_button = QPushButton(icon("profile"), "&Edit")
+        self.edit_button.setToolTip("Edit the current profile (F2)")
+        self.restore_button = QPushButton(icon("refresh"), "&Restore…")
+        self.restore_button.setToolTip("Make the selected version the current one again")
+        self.restore_button.setEnabled(False)
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+        self.viewer = QTextBrowser()
+        self.viewer.setOpenExternalLinks(False)
+        self.viewer.setPlaceholderText(EMPTY)
+        self.editor = QPlainTextEdit()
+        self.editor.setTabChangesFocus(True)
+        self.words = QLabel()
+        self.save_button = QPushButton("&Save")
+        self.save_button.setToolTip("Save as a new version (Ctrl+S)")
+        self.cancel_button = QPushButton("Cancel")
+        self.diff = DiffView()
+        self.tabs = QTabWidget()
+        self.stack = QStackedWidget()
+        self._build()
+        self._editing = False
+        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.edit_button.clicked.connect(self.start_editing)
+        self.restore_button.clicked.connect(self.restore_selected)
+        self.save_button.clicked.connect(self.save_edit)
+        self.cancel_button.clicked.connect(self.stop_editing)
+        self.editor.textChanged.connect(self._count_words)
+        QShortcut(QKeySequence(Qt.Key.Key_F2), self, self.start_editing,
+                  context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        QShortcut(QKeySequence.StandardKey.Save, self.editor, self.save_edit,
+                  context=Qt.ShortcutContext.WidgetShortcut)
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self.editor, self.stop_editing,
+                  context=Qt.ShortcutContext.WidgetShortcut)
+
+    def _build(self) -> None:
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.edit_button)
+        buttons.addWidget(self.restore_button)
+        buttons.addStretch()
+        left_layout.addLayout(buttons)
+        left_layout.addWidget(self.table, 1)
+
+        editing = QWidget()
+        editing_layout = QVBoxLayout(editing)
+        editing_layout.setContentsMargins(0, 0, 0, 0)
+        editing_layout.addWidget(self.editor, 1)
+        bar = QHBoxLayout()
+        bar.addWidget(self.words, 1)
+        bar.addWidget(self.save_button)
+        bar.addWidget(self.cancel_button)
+        editing_layout.addLayout(bar)
+        self.stack.addWidget(self.viewer)
+        self.stack.addWidget(editing)
+        self.tabs.addTab(self.stack, "&Text")
+        self.tabs.addTab(self.diff, "C&hanges")
+
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.caption)
+        right_layout.addWidget(self.tabs, 1)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.setChildrenCollapsible(False)
+        splitter.addWidget(left)
+        splitter.addWidget(right)
+        splitter.setSizes([340, 660])
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.notice)
+        layout.addWidget(splitter, 1)
+
+    # --- loading -----------------------------------------------------------------------------
+
+    def loader(self) -> Callable[[], list[ProfileVersionInfo]]:
+        return self.ctx.hearth.profile.versions
+
+    def show_loaded(self, result: list[ProfileVersionInfo]) -> None:
+        chosen = self.chosen_ids()
+        old_current = self.versions.record(0).id if self.versions.rowCount() else None
+        if chosen == [old_current]:  # reading the current one: follow it to the new current
+            chosen = []
+        self.versions.set_rows(result)
+        if not result:
+            self.viewer.clear()
+            self.diff.show_diff("", "No versions to compare yet.")
+            self.caption.setText("No profile yet.")
+            return
+        # keep the choice if those versions still exist, else show the current one
+        self.select_versions([vid for vid in chosen if self.versions.row_of(vid) is not None]
+                             or [result[0].id])
+
+    # --- the selection -----------------------------------------------------------------------
+
+    def chosen_ids(self) -> list[int]:
+        rows = sorted(index.row() for index in self.table.selectionModel().selectedRows())
+        return [self.versions.record(row).id for row in rows]
+
+    def select_versions(self, ids: list[int]) -> None:
+        selection = self.table.selectionModel()
+        selection.clearSelection()
+        for vid in ids:
+            row = self.versions.row_of(vid)
+            if row is not None:
+                selection.select(self.versions.index(row, 0),
+                                 selection.SelectionFlag.Select | selection.SelectionFlag.Rows)
+
+    def _selection_changed(self, *_args: object) -> None:
+        chosen = self.chosen_ids()
+        current = self.versions.records()[0].id if self.versions.rowCount() else None
+        self.restore_button.setEnabled(len(chosen) == 1 and chosen[0] != current)
+        if not chosen:
+            return
+        if len(chosen) > 2:
+            self.caption.setText("Select one version to read it, or two to compare them.")
+            return
+        newest_row = self.versions.row_of(max(chosen))
+        older = (self.versions.record(newest_row + 1).id
+                 if newest_row is not None and newest_row + 1 < self.versions.rowCount()
+                 else None)
+        profile = self.ctx.hearth.profile
+
+        def shown(result: Shown) -> None:
+            if sorted(self.chosen_ids()) == sorted(chosen):
+                self._show(result, current)
+
+        self.run("Loading a profile version",
+                 lambda _task: _read_selection(profile, chosen, older), shown)
+
+    def _show(self, shown: Shown, current: int | None) -> None:
+        info = self.versions.record(self.versions.row_of(shown.version_id) or 0)
+        state = "current" if shown.version_id == current else "older version"
+        self.caption.setText(f"v{info.id} · {state} · from {info.source} · {info.words} words "
+                             f"· {local_time(info.created_at)}")
+        self.viewer.setMarkdown(shown.content)
+        self.diff.show_diff(shown.diff, shown.no_diff)
+
+    # --- editing -----------------------------------------------------------------------------
+
+    def start_editing(self) -> None:
+        """Edit the current profile (whatever version is being read)."""
+        if self._editing:
+            return
+        profile = self.ctx.hearth.profile
+
+        def opened(current: ProfileVersion | None) -> None:
+            self._editing = True
+            self.editor.setPlainText(current.content if current is not None else "")
+            self.stack.setCurrentIndex(1)
+            self.tabs.setCurrentIndex(0)
+            self.edit_button.setEnabled(False)
+            self.editor.setFocus()
+
+        self.run("Opening the profile", lambda _task: profile.current(), opened)
+
+    def stop_editing(self) -> None:
+        self._editing = False
+        self.stack.setCurrentIndex(0)
+        self.edit_button.setEnabled(True)
+
+    def save_edit(self) -> None:
+        text, profile = self.editor.toPlainText(), self.ctx.hearth.profile
+
+        def saved(version: ProfileVersion) -> str:
+            self.stop_editing()
+            return f"Profile saved as v{version.id}."
+
+        self.change("Saving the profile", lambda: profile.save(text, "user"), saved)
+
+    def restore_selected(self) -> None:
+        chosen = self.chosen_ids()
+        if len(chosen) != 1:
+            return
+        version_id = chosen[0]
+        if not confirm.ask(self, "Restore profile version",
+                           f"Make v{version_id} the current profile again?\n\nIt is copied "
+                           "into a new version; the versions after it stay in the history.",
+                           action="Restore"):
+            return
+        profile = self.ctx.hearth.profile
+        self.change("Restoring a profile version", lambda: profile.restore(version_id),
+                    lambda version: f"v{version_id} restored as v{version.id}.")
+
+    def _count_words(self) -> None:
+        words = word_count(self.editor.toPlainText())
+        over = (f" (over the {MAX_PROFILE_WORDS} a reflection keeps: it will shorten it)"
+                if words > MAX_PROFILE_WORDS else "")
+        self.words.setText(f"{words} words{over}. Markdown: # headings, - lists, **bold**.")

@@ -1,0 +1,185 @@
+"""Scaffold: the structured notes the memory processor keeps (keys of its own choosing), as a
+tree the user can correct: edit values, rename keys, change types, add and remove entries.
+
+Changes stay in the tree until Save, which stores the whole tree as a new scaffold version
+from the user (``core.scaffold.save_scaffold``); Revert drops them. While there are unsaved
+changes a new version from the processor is not loaded over them: the view says one arrived,
+and Revert shows it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.scaffold import current_version, save_scaffold
+from core.storage.orm import ScaffoldVersion
+from desktop.context import AppContext
+from desktop.icons import icon
+from desktop.inspector import confirm
+from desktop.inspector.base import InspectorPage
+from desktop.inspector.formatting import local_time
+from desktop.inspector.json_tree import KEY, TYPE, TYPES, JsonTreeModel, Refused
+from desktop.inspector.table import ChoiceDelegate, edit_row
+
+EMPTY = ("No structured notes yet: the memory processor writes them as it consolidates your "
+         "conversations. Add an entry to start them yourself.")
+
+
+class ScaffoldPage(InspectorPage):
+    key = "scaffold"
+    title = "Scaffold"
+    icon_name = "scaffold"
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(ctx, parent)
+        self.model = JsonTreeModel(self)
+        self.tree = QTreeView()
+        self.tree.setModel(self.model)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked)
+        types = ChoiceDelegate(TYPES, self)
+        self.tree.setItemDelegateForColumn(TYPE, types)
+        header = self.tree.header()
+        header.setSectionResizeMode(KEY, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(TYPE, QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)  # the value
+        header.resizeSection(KEY, 240)
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+        self.add_button = QPushButton(icon("add"), "&Add entry")
+        self.add_button.setToolTip("Add an entry to the selected object or list (Insert)")
+        self.remove_button = QPushButton(icon("delete"), "&Remove…")
+        self.remove_button.setToolTip("Remove the selected entry (Delete)")
+        self.save_button = QPushButton("&Save")
+        self.save_button.setToolTip("Save the tree as a new version (Ctrl+S)")
+        self.revert_button = QPushButton(icon("refresh"), "Re&vert")
+        self.revert_button.setToolTip("Drop unsaved changes and show the current version")
+        self._dirty = False
+        self._build()
+        self._set_dirty(False)
+        self.model.modified.connect(self._edited)
+        self.model.refused.connect(self.notice.show_error)
+        self.add_button.clicked.connect(self.add_entry)
+        self.remove_button.clicked.connect(self.remove_selected)
+        self.save_button.clicked.connect(self.save)
+        self.revert_button.clicked.connect(self.revert)
+        self.tree.selectionModel().currentChanged.connect(self._current_changed)
+        self.watch_editors(self.tree.itemDelegate())
+        self.watch_editors(types)
+        shortcuts: tuple[tuple[QKeySequence, Callable[[], None]], ...] = (
+            (QKeySequence(QKeySequence.StandardKey.Save), self.save),
+            (QKeySequence(Qt.Key.Key_Insert), self.add_entry))
+        for sequence, slot in shortcuts:
+            QShortcut(sequence, self, slot, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        QShortcut(QKeySequence.StandardKey.Delete, self.tree, self.remove_selected,
+                  context=Qt.ShortcutContext.WidgetShortcut)
+        QShortcut(QKeySequence(Qt.Key.Key_F2), self.tree, lambda: edit_row(self.tree),
+                  context=Qt.ShortcutContext.WidgetShortcut)
+        self._current_changed(QModelIndex())
+
+    def _build(self) -> None:
+        buttons = QHBoxLayout()
+        for button in (self.add_button, self.remove_button):
+            buttons.addWidget(button)
+        buttons.addStretch()
+        for button in (self.revert_button, self.save_button):
+            buttons.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(buttons)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.tree, 1)
+
+    # --- loading -----------------------------------------------------------------------------
+
+    def loader(self) -> Callable[[], ScaffoldVersion | None]:
+        storage = self.ctx.hearth.storage
+        return lambda: current_version(storage)
+
+    def show_loaded(self, result: ScaffoldVersion | None) -> None:
+        if self.tree.state() == QAbstractItemView.State.EditingState:
+            self.postpone()  # an entry is being typed
+            return
+        if self._dirty:  # never load over the user's unsaved edits
+            self.caption.setText("A newer version was saved meanwhile. Save yours over it, "
+                                 "or Revert to see it.")
+            return
+        self.model.set_data(dict(result.data) if result is not None else {})
+        self.tree.expandToDepth(1)
+        self.caption.setText(EMPTY if result is None or not result.data else
+                             f"Version {result.id} · from {result.source} · "
+                             f"{local_time(result.created_at)} · {len(result.data)} keys. "
+                             "F2 edits; the Type column changes what a value is.")
+        self._set_dirty(False)
+
+    # --- editing -----------------------------------------------------------------------------
+
+    def add_entry(self) -> None:
+        """Add inside the selected object or list; beside the selected value otherwise."""
+        index = self.tree.currentIndex().siblingAtColumn(KEY)
+        if index.isValid() and self.model.node(index).kind not in ("object", "list"):
+            index = index.parent()
+        try:
+            added = self.model.add_child(index)
+        except Refused as exc:
+            self.notice.show_error(str(exc))
+            return
+        self.tree.expand(index)
+        self.tree.setCurrentIndex(added)
+        self.tree.edit(added)
+
+    def remove_selected(self) -> None:
+        index = self.tree.currentIndex().siblingAtColumn(KEY)
+        if not index.isValid():
+            return
+        name = str(index.data())
+        node = self.model.node(index)
+        inside = f" and the {len(node.children)} entries inside it" if node.children else ""
+        if confirm.ask(self, "Remove entry", f"Remove “{name}”{inside}?\n\n"
+                       "Nothing is stored until you press Save.", action="Remove"):
+            self.model.remove(index)
+
+    def save(self) -> None:
+        if not self._dirty:
+            return
+        data, storage = self.model.to_data(), self.ctx.hearth.storage
+
+        def saved(version: ScaffoldVersion) -> str:
+            self._set_dirty(False)
+            return f"Scaffold saved as version {version.id}."
+
+        self.change("Saving the scaffold", lambda: save_scaffold(storage, data, "user"), saved)
+
+    def revert(self) -> None:
+        self._set_dirty(False)
+        self.notice.clear()
+        self.reload()
+
+    def _edited(self) -> None:
+        """An edit was applied to the tree (a bound slot, not a lambda: Qt drops the
+        connection with the page, so an editor committed while the page closes is harmless)."""
+        self._set_dirty(True)
+        self.notice.clear()
+
+    def _set_dirty(self, dirty: bool) -> None:
+        self._dirty = dirty
+        self.save_button.setEnabled(dirty)
+        self.revert_button.setEnabled(dirty)
+
+    def _current_changed(self, current: QModelIndex, _previous: QModelIndex | None = None
+                         ) -> None:
+        self.remove_button.setEnabled(current.isValid())

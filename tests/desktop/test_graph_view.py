@@ -1,0 +1,183 @@
+"""The Graph page on a real data folder: it draws the database's nodes and edges, kinds told
+apart; a click shows the memory; filters narrow; search rings what recall finds; the
+layout is cached; the cap is announced."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from support.qt_waits import wait_for_task
+from PySide6.QtCore import Qt
+from sqlalchemy import func, select
+from test_graph_snapshot import add_edges, seed_store
+
+from core.app import Hearth
+from core.storage.orm import MemoryEdge
+from desktop.graph.page import GraphPage
+
+
+def edge_kind_counts(hearth: Hearth) -> dict[str, int]:
+    with hearth.storage.read() as session:
+        return dict(session.execute(
+            select(MemoryEdge.kind, func.count()).group_by(MemoryEdge.kind)).all())
+
+
+def drawn_segments(page: GraphPage) -> dict[str, int]:
+    """Line segments the plot's edge items really hold, per kind."""
+    counts: dict[str, int] = {}
+    for item in page.view.edge_items():
+        counts[item.name()] = counts.get(item.name(), 0) + len(item.xData) // 2
+    return counts
+
+
+def open_page(qtbot, ctx, *, valid_only: bool = True) -> GraphPage:  # noqa: ANN001
+    page = GraphPage(ctx)
+    qtbot.addWidget(page)
+    page.resize(1100, 700)
+    page.valid_only.blockSignals(True)
+    page.valid_only.setChecked(valid_only)
+    page.valid_only.blockSignals(False)
+    page.show()
+    wait_for_task(qtbot, page.reload())
+    qtbot.waitUntil(lambda: page.snapshot is not None)
+    return page
+
+
+@pytest.fixture
+def people(ctx):  # noqa: ANN001, ANN201
+    """Four real (embedded) memories far apart in meaning, linked by one edge of each kind."""
+    memories = ctx.hearth.memories
+    ids = [memories.add(text, tier=tier, category=category, importance=importance).id
+           for text, tier, category, importance in (
+               ("Knee physio every Tuesday at the clinic", "recall", "health", 0.9),
+               ("Trail running in the hills on Sundays", "archival", "hobbies", 0.7),
+               ("Summary: staying active despite the knee", "core", "health", 0.8),
+               ("The boiler service is due in March", "recall", "errands", 0.5))]
+    a, b, c, d = ids
+    add_edges(ctx.hearth.storage, [(a, b, "knn", 0.81), (a, d, "dream", 0.22),
+                                   (c, a, "summary_of", 1.0)])
+    return ids
+
+
+def test_the_view_draws_the_databases_nodes_and_edges(qtbot, ctx):  # noqa: ANN001
+    seed_store(ctx.hearth.storage, 300, 1_200, seed=5)
+    page = open_page(qtbot, ctx, valid_only=False)
+    stats = ctx.hearth.stats()["counts"]
+    assert page.view.drawn_node_count == stats["memories"] == 300
+    assert drawn_segments(page) == edge_kind_counts(ctx.hearth)
+    assert sum(drawn_segments(page).values()) == stats["edges"] == 1_200
+    pens = {item.name(): item.opts["pen"] for item in page.view.edge_items()}
+    assert pens["knn"].style() == Qt.PenStyle.SolidLine
+    assert pens["dream"].style() == Qt.PenStyle.DashLine
+    assert pens["knn"].color().rgb() != pens["dream"].color().rgb()
+    assert "300 of 300 memories" in page.summary.text()
+
+    page.valid_only.setChecked(True)  # invalid memories and their edges leave the picture
+    qtbot.waitUntil(lambda: page.snapshot is not None and page.snapshot.valid.all()
+                    and page.view.drawn_node_count == stats["memories_valid"])
+    assert sum(drawn_segments(page).values()) < 1_200
+
+
+def test_clicking_a_node_shows_the_memory_and_its_edges(qtbot, ctx, people):  # noqa: ANN001
+    a, b, _c, d = people
+    page = open_page(qtbot, ctx)
+    position = page.snapshot.position(a)
+    where = page.view.node_screen_position(position)
+    qtbot.mouseMove(page.view.viewport(), where)  # hovering names the memory
+    qtbot.waitUntil(lambda: "Knee physio" in page.view.getViewBox().toolTip())
+    assert "recall · health · importance 0.90" in page.view.getViewBox().toolTip()
+    qtbot.mouseClick(page.view.viewport(), Qt.MouseButton.LeftButton, pos=where)
+    qtbot.waitUntil(lambda: page.details.model.rowCount() == 3)
+    assert page.view.selected_position == position
+    assert f"Memory {a}" in page.details.heading.text()
+    assert page.details.content.toPlainText() == "Knee physio every Tuesday at the clinic"
+    assert "health" in page.details.facts.text()
+    rows = [page.details.model.neighbour(row) for row in range(3)]
+    assert {(n.memory_id, n.kind) for n in rows} == {(b, "knn"), (d, "dream"),
+                                                     (people[2], "summary_of")}
+
+    # Enter on an edge walks to the memory at its other end.
+    dream_row = next(row for row, n in enumerate(rows) if n.kind == "dream")
+    page.details.edges.setCurrentIndex(page.details.model.index(dream_row, 0))
+    page.details.edges.activated.emit(page.details.model.index(dream_row, 0))
+    qtbot.waitUntil(lambda: f"Memory {d}" in page.details.heading.text())
+    assert page.view.selected_position == page.snapshot.position(d)
+
+
+def test_filters_narrow_what_is_drawn(qtbot, ctx, people):  # noqa: ANN001
+    page = open_page(qtbot, ctx)
+    assert page.view.drawn_node_count == 4
+    assert drawn_segments(page) == {"knn": 1, "dream": 1, "summary_of": 1}
+
+    page.filters.tiers.set_checked("recall", False)
+    assert page.view.drawn_node_count == 2  # the archival and the core memory
+    assert drawn_segments(page) == {}  # every edge touches a recall memory
+    page.filters.tiers.set_checked("recall", True)
+
+    page.filters.kinds.set_checked("dream", False)
+    assert drawn_segments(page) == {"knn": 1, "summary_of": 1}
+    page.filters.min_weight.setValue(0.9)
+    assert drawn_segments(page) == {"summary_of": 1}
+    page.filters.categories.set_checked("health", False)
+    assert page.view.drawn_node_count == 2
+    assert "Drawing 2 of 4 memories and 0 of 3 edges" in page.summary.text()
+
+
+def test_search_rings_what_hybrid_recall_finds(qtbot, ctx, people):  # noqa: ANN001
+    a, *_ = people
+    page = open_page(qtbot, ctx)
+    qtbot.keyClicks(page.search, "physiotherapy for my knee")
+    qtbot.keyClick(page.search, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: page.view.match_positions.size > 0)
+    matched = set(page.snapshot.ids[page.view.match_positions].tolist())
+    assert a in matched
+    assert people[3] not in matched  # the boiler has nothing to do with knees
+    qtbot.waitUntil(lambda: page.view.selected_position is not None)
+    assert "ringed in the graph" in page.search_result.text()
+
+    page.search.clear()
+    assert page.view.match_positions.size == 0
+    assert page.search_result.isHidden()
+
+
+def test_reopening_uses_the_cached_layout(qtbot, ctx, people):  # noqa: ANN001
+    page = open_page(qtbot, ctx)
+    assert "read and laid out in" in page.summary.text()
+    first = page.view.positions.copy()
+    again = GraphPage(ctx)  # a new window on the same folder reads the cache file
+    qtbot.addWidget(again)
+    wait_for_task(qtbot, again.reload())
+    qtbot.waitUntil(lambda: again.snapshot is not None)
+    assert "layout from cache" in again.summary.text()
+    assert np.array_equal(again.view.positions, first)
+
+
+def test_the_cap_is_announced(qtbot, ctx):  # noqa: ANN001
+    seed_store(ctx.hearth.storage, 120, 300, seed=9)
+    page = open_page(qtbot, ctx, valid_only=False)
+    page.cap.setValue(100)
+    wait_for_task(qtbot, page.reload())
+    qtbot.waitUntil(lambda: page.snapshot is not None and page.snapshot.node_count == 100)
+    assert "the 100 most important of 120 memories" in page.summary.text()
+
+
+def test_a_memory_change_reloads_the_visible_graph_and_keeps_the_picture(qtbot, ctx):  # noqa: ANN001
+    seed_store(ctx.hearth.storage, 200, 800, seed=11)
+    page = open_page(qtbot, ctx)
+    count = page.snapshot.node_count
+    before = dict(zip(page.snapshot.ids.tolist(), page.view.positions.tolist()))
+    # The first memory goes: a layout from scratch would start every other node elsewhere.
+    ctx.hearth.memories.invalidate(int(page.snapshot.ids[0]), "no longer true")
+    ctx.hub.memory_changed.emit()
+    qtbot.waitUntil(lambda: page.snapshot is not None and page.snapshot.node_count == count - 1)
+    assert page.view.drawn_node_count == count - 1
+    after = dict(zip(page.snapshot.ids.tolist(), page.view.positions.tolist()))
+    extent = np.ptp(np.array(list(before.values())), axis=0).max()
+    moved = [np.hypot(*np.subtract(after[i], before[i])) for i in after]
+    assert np.median(moved) < 0.05 * extent  # continued from the old picture, not redrawn
+
+
+def test_an_empty_store_says_what_will_appear(qtbot, ctx):  # noqa: ANN001
+    page = open_page(qtbot, ctx)
+    assert page.view.drawn_node_count == 0
+    assert "No memories yet" in page.summary.text()

@@ -1,0 +1,476 @@
+"""The inspector views Facts, Profile, Scaffold, Learnings and Intentions, driven like a user
+drives them (edits through the models' edit path, buttons, dialogs), checked against core:
+what the view saved is what the database, recall and the next system prompt say."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+
+import pytest
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QDialog, QLineEdit
+
+from core.conversation.system_prompt import build_system_prompt, read_snapshot
+from core.learnings import LearningService
+from core.recall import RecallQuery
+from core.scaffold import current_version, save_scaffold
+from core.storage.port import IndexedKind
+from desktop.context import AppContext
+from desktop.inspector import confirm
+from desktop.inspector.base import InspectorPage
+from desktop.inspector.fact_dialog import FactDialog
+from desktop.inspector.facts import FactsPage
+from desktop.inspector.intentions import IntentionsPage
+from desktop.inspector.json_tree import TYPE, VALUE
+from desktop.inspector.learnings import LearningsPage
+from desktop.inspector.profile import ProfilePage
+from desktop.inspector.scaffold import ScaffoldPage
+from support.qt_waits import wait_idle
+
+P = TypeVar("P", bound=InspectorPage)
+
+
+@pytest.fixture
+def answers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every confirmation is answered yes and its question recorded; a test that wants a no
+    appends "no" before acting."""
+    asked: list[str] = []
+
+    def ask(_parent: Any, title: str, text: str, action: str = "Delete") -> bool:
+        asked.append(text)
+        return "no" not in asked[:-1]
+
+    monkeypatch.setattr(confirm, "ask", ask)
+    return asked
+
+
+def open_page(qtbot, ctx: AppContext, cls: type[P]) -> P:  # noqa: ANN001
+    page = cls(ctx)
+    qtbot.addWidget(page)
+    page.resize(1000, 600)
+    page.show()
+    page.activate()
+    wait_idle(qtbot, ctx)
+    return page
+
+
+def settle(qtbot, ctx: AppContext) -> None:  # noqa: ANN001
+    """Wait for the change job and for the reloads it set off."""
+    wait_idle(qtbot, ctx)
+    qtbot.wait(10)
+    wait_idle(qtbot, ctx)
+
+
+def edit_cell(page: FactsPage, key: str, column: int, text: str) -> None:
+    """What the view's editor does on Enter: set the cell's text through the proxy."""
+    assert page.select(key_id(page, key))
+    row = page.view.selectionModel().selectedRows()[0].row()
+    assert page.proxy.setData(page.proxy.index(row, column), text, Qt.ItemDataRole.EditRole)
+
+
+def key_id(page: FactsPage, key: str) -> int:
+    return next(f.id for f in page.model.records() if f.key == key)
+
+
+def shown_keys(page: FactsPage) -> list[str]:
+    return sorted(page.proxy.index(row, 0).data() for row in range(page.proxy.rowCount()))
+
+
+def system_prompt_text(ctx: AppContext) -> str:
+    """The system prompt the next turn would send (it is rebuilt from memory each turn)."""
+    with ctx.hearth.storage.read() as session:
+        snapshot = read_snapshot(session)
+    return build_system_prompt(snapshot, supports_tools=True, profile_char_cap=4000,
+                               max_tokens=4000).text
+
+
+def answer_dialog(act: Callable[[QDialog], None]) -> None:
+    """Answer the next modal dialog as a user would, once it is open."""
+
+    def answer() -> None:
+        dialog = QApplication.activeModalWidget()
+        if dialog is None:
+            QTimer.singleShot(20, answer)
+            return
+        assert isinstance(dialog, QDialog)
+        act(dialog)
+
+    QTimer.singleShot(0, answer)
+
+
+# --- facts ------------------------------------------------------------------------------------
+
+
+def test_editing_a_value_persists_and_reaches_the_next_prompt(qtbot, ctx) -> None:  # noqa: ANN001
+    ctx.hearth.facts.remember("home_city", "Lisbon", "location")
+    page = open_page(qtbot, ctx, FactsPage)
+    assert "- home_city: Lisbon" in system_prompt_text(ctx)
+    changes: list[None] = []
+    ctx.hub.memory_changed.connect(lambda: changes.append(None))
+
+    edit_cell(page, "home_city", 1, "Porto")
+    assert page.proxy.index(0, 1).data() == "Porto"  # shown while it saves
+    settle(qtbot, ctx)
+
+    fact = ctx.hearth.facts.get("home_city")
+    assert fact is not None and (fact.value, fact.source) == ("Porto", "user")
+    prompt = system_prompt_text(ctx)
+    assert "- home_city: Porto" in prompt and "Lisbon" not in prompt
+    assert changes, "other views are told memory changed"
+    assert page.model.records()[0].value == "Porto"
+
+
+def test_an_empty_value_is_refused_with_a_reason_and_loses_nothing(qtbot, ctx) -> None:  # noqa: ANN001
+    ctx.hearth.facts.remember("home_city", "Lisbon", "location")
+    page = open_page(qtbot, ctx, FactsPage)
+    edit_cell(page, "home_city", 1, "   ")
+    settle(qtbot, ctx)
+    assert ctx.hearth.facts.get("home_city").value == "Lisbon"
+    assert page.proxy.index(0, 1).data() == "Lisbon"
+    assert not page.notice.isHidden() and "needs a value" in page.notice.text()
+
+
+def test_deleting_a_fact_asks_first_and_removes_it_from_recall(
+        qtbot, ctx, answers) -> None:  # noqa: ANN001
+    ctx.hearth.facts.remember("dentist", "Dr Sousa on Rua Augusta", "health")
+    ctx.hearth.facts.remember("coffee", "black, no sugar", "preference")
+    query = RecallQuery(text="who is my dentist", kinds=(IndexedKind.FACT,))
+    dentist = ctx.hearth.facts.get("dentist").id
+    assert dentist in [r.id for r in ctx.hearth.recall.recall(query)]
+    page = open_page(qtbot, ctx, FactsPage)
+    page.select(dentist)
+
+    answers.append("no")
+    page.delete_selected()  # declined
+    settle(qtbot, ctx)
+    assert ctx.hearth.facts.get("dentist") is not None
+    answers.clear()
+
+    page.view.setFocus()
+    qtbot.keyClick(page.view, Qt.Key.Key_Delete)  # the Delete key, confirmed
+    settle(qtbot, ctx)
+    assert answers and "dentist" in answers[0]
+    assert ctx.hearth.facts.get("dentist") is None
+    assert dentist not in [r.id for r in ctx.hearth.recall.recall(query)]
+    assert shown_keys(page) == ["coffee"]
+
+
+def test_adding_a_fact_through_the_dialog(qtbot, ctx) -> None:  # noqa: ANN001
+    page = open_page(qtbot, ctx, FactsPage)
+
+    def fill(dialog: QDialog) -> None:
+        assert isinstance(dialog, FactDialog)
+        dialog.key.setText("Partner's name")
+        assert "partner_s_name" in dialog.hint.text()
+        dialog.value.setText("Ana")
+        dialog.category.setCurrentText("personal")
+        dialog.accept()
+
+    answer_dialog(fill)
+    page.add_fact()
+    settle(qtbot, ctx)
+    fact = ctx.hearth.facts.get("partner_s_name")
+    assert fact is not None and (fact.value, fact.category, fact.source) == (
+        "Ana", "personal", "user")
+    assert shown_keys(page) == ["partner_s_name"]
+
+
+def test_the_fact_dialog_refuses_a_key_without_letters(qapp) -> None:  # noqa: ANN001
+    dialog = FactDialog(["home_city"])
+    save = dialog.buttons.button(dialog.buttons.StandardButton.Save)
+    dialog.key.setText("!!!")
+    dialog.value.setText("x")
+    assert not save.isEnabled() and "no letters or digits" in dialog.hint.text()
+    dialog.key.setText("Home city")
+    assert save.isEnabled() and "will be replaced" in dialog.hint.text()
+
+
+def test_keyboard_f2_edits_the_value_and_ctrl_f_finds(qtbot, ctx) -> None:  # noqa: ANN001
+    ctx.hearth.facts.remember("home_city", "Lisbon", "location")
+    page = open_page(qtbot, ctx, FactsPage)
+    page.activateWindow()
+    page.select(key_id(page, "home_city"))  # the current cell is the key: not editable
+    page.view.setFocus()
+    qtbot.keyClick(page.view, Qt.Key.Key_F2)
+    editor = next(e for e in page.view.viewport().findChildren(QLineEdit) if e.isVisible())
+    assert editor.text() == "Lisbon"
+    editor.setText("Porto")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: ctx.hearth.facts.get("home_city").value == "Porto")
+    settle(qtbot, ctx)
+
+    qtbot.keyClick(page.view, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert page.search.hasFocus()
+
+
+def test_a_reload_waits_for_the_open_editor(qtbot, ctx) -> None:  # noqa: ANN001
+    ctx.hearth.facts.remember("home_city", "Lisbon", "location")
+    page = open_page(qtbot, ctx, FactsPage)
+    page.select(key_id(page, "home_city"))
+    page.edit_current()
+    editor = next(e for e in page.view.viewport().findChildren(QLineEdit) if e.isVisible())
+    editor.setText("Por")  # half typed when a chat turn stores another fact
+    ctx.hearth.facts.remember("coffee", "black", "preference")
+    ctx.hub.memory_changed.emit()
+    settle(qtbot, ctx)
+    assert editor.isVisible() and editor.text() == "Por"
+    assert shown_keys(page) == ["home_city"]
+    qtbot.keyClick(editor, Qt.Key.Key_Escape)  # given up: now the new rows come in
+    qtbot.waitUntil(lambda: shown_keys(page) == ["coffee", "home_city"])
+
+
+def test_category_filter_and_search(qtbot, ctx) -> None:  # noqa: ANN001
+    facts = ctx.hearth.facts
+    facts.remember("home_address", "12 Rua Nova, Lisbon", "location")
+    facts.remember("work_address", "Avenida da Liberdade 3", "work")
+    facts.remember("coffee", "black", "preference")
+    page = open_page(qtbot, ctx, FactsPage)
+    assert shown_keys(page) == ["coffee", "home_address", "work_address"]
+
+    page.filter.setCurrentIndex(page.filter.findData("work"))
+    settle(qtbot, ctx)
+    assert shown_keys(page) == ["work_address"]
+
+    page.filter.setCurrentIndex(0)
+    page.search.setText("address")  # core's search: key with spaces for underscores
+    qtbot.waitUntil(lambda: shown_keys(page) == ["home_address", "work_address"])
+    page.search.setText("home address")
+    qtbot.waitUntil(lambda: shown_keys(page) == ["home_address"])
+    page.filter.setCurrentIndex(page.filter.findData("work"))
+    qtbot.waitUntil(lambda: shown_keys(page) == [])
+
+
+def test_the_selected_fact_shows_its_earlier_values(qtbot, ctx) -> None:  # noqa: ANN001
+    facts = ctx.hearth.facts
+    facts.remember("home_city", "Lisbon", "location")
+    facts.remember("home_city", "Porto", "location")
+    facts.remember("home_city", "Braga", "location", source="agent")
+    page = open_page(qtbot, ctx, FactsPage)
+    page.select(key_id(page, "home_city"))
+    qtbot.waitUntil(lambda: page.detail.history.rowCount() == 2)
+    history = page.detail.history
+    assert [history.index(row, 0).data() for row in range(2)] == ["Porto", "Lisbon"]
+    assert page.detail.value.text() == "Braga"
+    assert "Earlier values (2)" in page.detail.history_caption.text()
+
+
+# --- profile ----------------------------------------------------------------------------------
+
+
+def test_profile_edit_makes_a_version_shows_the_diff_and_restores(
+        qtbot, ctx, answers) -> None:  # noqa: ANN001
+    first = ctx.hearth.profile.save("# Personal\nLives in Lisbon.", "reflection")
+    page = open_page(qtbot, ctx, ProfilePage)
+    qtbot.waitUntil(lambda: "Lisbon" in page.viewer.toPlainText())
+    assert page.viewer.document().toMarkdown().startswith("# Personal")  # rendered
+
+    page.start_editing()
+    qtbot.waitUntil(lambda: page.stack.currentIndex() == 1)
+    page.editor.setPlainText("# Personal\nLives in Porto.")
+    page.save_edit()
+    settle(qtbot, ctx)
+    current = ctx.hearth.profile.current()
+    assert current.id != first.id and current.source == "user"
+    assert "Porto" in current.content and page.stack.currentIndex() == 0
+    assert page.versions.rowCount() == 2
+    qtbot.waitUntil(lambda: "+Lives in Porto." in page.diff.toPlainText())
+    assert "-Lives in Lisbon." in page.diff.toPlainText()
+
+    page.select_versions([first.id])
+    qtbot.waitUntil(lambda: page.restore_button.isEnabled())
+    page.restore_selected()
+    settle(qtbot, ctx)
+    restored = ctx.hearth.profile.current()
+    assert restored.source == "restore" and restored.content == first.content
+    assert answers and f"v{first.id}" in answers[0]
+    assert page.versions.rowCount() == 3
+
+
+def test_two_selected_versions_are_compared(qtbot, ctx) -> None:  # noqa: ANN001
+    profile = ctx.hearth.profile
+    one = profile.save("# Notes\nalpha", "reflection")
+    profile.save("# Notes\nbeta", "reflection")
+    three = profile.save("# Notes\ngamma", "reflection")
+    page = open_page(qtbot, ctx, ProfilePage)
+    page.select_versions([one.id, three.id])
+    qtbot.waitUntil(lambda: "-alpha" in page.diff.toPlainText())
+    text = page.diff.toPlainText()
+    assert "+gamma" in text and "beta" not in text
+    assert f"profile v{one.id}" in text and f"profile v{three.id}" in text
+
+
+# --- scaffold ---------------------------------------------------------------------------------
+
+
+def test_scaffold_edits_are_saved_as_a_new_user_version(qtbot, ctx, answers) -> None:  # noqa: ANN001
+    storage = ctx.hearth.storage
+    first = save_scaffold(storage, {"Running": {"weekly_km": 25, "goal": "10k"},
+                                    "Projects": ["shed", "guitar"]}, "processor")
+    page = open_page(qtbot, ctx, ScaffoldPage)
+    model = page.model
+    running = model.index(0, 0)
+    assert model.index(0, 0, running).data() == "weekly_km"
+
+    assert not model.setData(model.index(0, VALUE, running), "lots")  # not a number
+    assert "not a number" in page.notice.text()
+    assert model.setData(model.index(0, VALUE, running), "30")
+    assert model.setData(model.index(1, 0, running), "target race")  # rename a key
+    assert not model.setData(model.index(1, 0, running), "weekly_km")  # duplicate key
+    assert model.setData(model.index(0, TYPE, running), "text")  # 30 → "30"
+    projects = model.index(1, 0)
+    page.tree.setCurrentIndex(model.index(0, 0, projects))  # "shed"
+    page.remove_selected()
+    page.tree.setCurrentIndex(projects)
+    page.add_entry()  # into a list: a new empty item, its editor open
+    editor = next(e for e in page.tree.viewport().findChildren(QLineEdit) if e.isVisible())
+    editor.setText("garden")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)  # the view commits it on the next turn
+    qtbot.waitUntil(lambda: model.index(1, VALUE, projects).data() == "garden")
+    assert page.save_button.isEnabled()
+
+    page.save()
+    settle(qtbot, ctx)
+    newest = current_version(storage)
+    assert newest.id != first.id and newest.source == "user"
+    assert newest.data == {"Running": {"weekly_km": "30", "target race": "10k"},
+                           "Projects": ["guitar", "garden"]}
+    assert not page.save_button.isEnabled()
+    assert f"Version {newest.id}" in page.caption.text()
+
+
+def test_unsaved_scaffold_edits_are_not_overwritten_by_a_reload(qtbot, ctx) -> None:  # noqa: ANN001
+    storage = ctx.hearth.storage
+    save_scaffold(storage, {"mood": "calm"}, "processor")
+    page = open_page(qtbot, ctx, ScaffoldPage)
+    assert page.model.setData(page.model.index(0, VALUE), "tired")
+    save_scaffold(storage, {"mood": "calm", "sleep": "poor"}, "processor")
+    ctx.hub.memory_changed.emit()
+    settle(qtbot, ctx)
+    assert page.model.to_data() == {"mood": "tired"}
+    assert "newer version" in page.caption.text()
+    page.revert()
+    settle(qtbot, ctx)
+    assert page.model.to_data() == {"mood": "calm", "sleep": "poor"}
+
+
+# --- learnings --------------------------------------------------------------------------------
+
+
+def _learning(service: LearningService, rule: str) -> int:
+    return service.observe(rule, "style", run_started_at=datetime.now(UTC)).learning.id
+
+
+def test_learnings_promote_demote_delete(qtbot, ctx, answers) -> None:  # noqa: ANN001
+    learnings = ctx.hearth.learnings
+    brief = _learning(learnings, "Keep answers short")
+    confirm_first = _learning(learnings, "Confirm before deleting anything")
+    page = open_page(qtbot, ctx, LearningsPage)
+    assert page.model.rowCount() == 2
+
+    page.select(brief)
+    assert page.promote.isEnabled() and not page.demote.isEnabled()
+    page.promote.click()
+    settle(qtbot, ctx)
+    assert learnings.get(brief).status == "active"
+    assert "- keep answers short" in system_prompt_text(ctx)
+    assert page.demote.isEnabled() and not page.promote.isEnabled()  # still selected
+
+    page.demote.click()
+    settle(qtbot, ctx)
+    assert learnings.get(brief).status == "candidate"
+    assert "keep answers short" not in system_prompt_text(ctx)
+
+    page.filter.setCurrentIndex(page.filter.findData("active"))
+    settle(qtbot, ctx)
+    assert page.model.rowCount() == 0
+    page.filter.setCurrentIndex(0)
+    settle(qtbot, ctx)
+
+    page.select(confirm_first)
+    page.delete_selected()
+    settle(qtbot, ctx)
+    assert "confirm before deleting anything" in answers[0]
+    assert [item.id for item in learnings.list()] == [brief]
+    assert [page.model.record(row).id for row in range(page.model.rowCount())] == [brief]
+
+
+# --- intentions -------------------------------------------------------------------------------
+
+
+def test_intentions_resolve_snooze_dismiss(qtbot, ctx, answers) -> None:  # noqa: ANN001
+    intentions = ctx.hearth.intentions
+    yesterday = datetime.now(UTC) - timedelta(days=1)
+    dentist, _ = intentions.add("Call the dentist", context="tooth ache", follow_up_at=yesterday)
+    taxes, _ = intentions.add("File the taxes", follow_up_at=yesterday)
+    gym, _ = intentions.add("Join a gym")
+    page = open_page(qtbot, ctx, IntentionsPage)
+    assert page.model.rowCount() == 3
+    due = page.model.index(page.model.row_of(dentist.id), 3).data()
+    assert due.endswith("· due")
+
+    page.select(dentist.id)
+    page.resolve.click()
+    settle(qtbot, ctx)
+    assert intentions.get(dentist.id).status == "resolved"
+    assert page.model.row_of(dentist.id) is None  # the filter shows open ones
+
+    until = datetime.now(UTC) + timedelta(days=3)
+    page.select(taxes.id)
+    page.snooze_until(until)
+    settle(qtbot, ctx)
+    snoozed = intentions.get(taxes.id)
+    assert snoozed.status == "open" and abs(snoozed.follow_up_at - until) < timedelta(seconds=1)
+    assert not intentions.due()
+
+    page.select(gym.id)
+    page.view.setFocus()
+    qtbot.keyClick(page.view, Qt.Key.Key_Delete)
+    settle(qtbot, ctx)
+    assert "Join a gym" in answers[0]
+    assert intentions.get(gym.id).status == "dismissed"
+
+    page.filter.setCurrentIndex(page.filter.findData(None))
+    settle(qtbot, ctx)
+    assert page.model.rowCount() == 3  # nothing is deleted
+
+
+def test_the_snooze_menu_offers_times_from_now(qtbot, ctx) -> None:  # noqa: ANN001
+    intention, _ = ctx.hearth.intentions.add("Water the plants")
+    page = open_page(qtbot, ctx, IntentionsPage)
+    page.select(intention.id)
+    page.snooze_menu.aboutToShow.emit()  # what opening the menu does
+    labels = [action.text() for action in page.snooze_menu.actions() if action.text()]
+    assert labels[0].startswith("In an hour") and labels[-1] == "Pick a date and time…"
+    page.snooze_menu.actions()[1].trigger()  # tomorrow morning
+    settle(qtbot, ctx)
+    follow_up = ctx.hearth.intentions.get(intention.id).follow_up_at.astimezone()
+    assert (follow_up.hour, follow_up.minute) == (9, 0)
+    assert follow_up.date() == (datetime.now().astimezone() + timedelta(days=1)).date()
+
+
+def test_a_category_edit_moves_the_fact_and_keeps_its_value(qtbot, ctx) -> None:  # noqa: ANN001
+    ctx.hearth.facts.remember("coffee", "black", "general")
+    page = open_page(qtbot, ctx, FactsPage)
+    edit_cell(page, "coffee", 2, "preference")
+    settle(qtbot, ctx)
+    fact = ctx.hearth.facts.get("coffee")
+    assert (fact.category, fact.value) == ("preference", "black")
+    assert page.proxy.index(0, 2).data() == "preference"  # the table shows what is stored
+    assert ctx.hearth.facts.history("coffee") == []  # the value did not change
+
+
+def test_the_tree_converts_types_only_where_nothing_is_lost(qapp) -> None:  # noqa: ANN001
+    from desktop.inspector.json_tree import JsonTreeModel
+
+    model = JsonTreeModel()
+    model.set_data({"age": "41", "pets": ["cat"], "note": "hi"})
+    refusals: list[str] = []
+    model.refused.connect(refusals.append)
+    assert model.setData(model.index(0, TYPE), "number")  # "41" reads as a number
+    assert not model.setData(model.index(2, TYPE), "number")  # "hi" does not
+    assert not model.setData(model.index(1, TYPE), "text")  # would drop the list's items
+    assert model.setData(model.index(2, TYPE), "boolean") is False
+    assert model.to_data() == {"age": 41, "pets": ["cat"], "note": "hi"}
+    assert len(refusals) == 3 and "Remove the entries" in refusals[1]

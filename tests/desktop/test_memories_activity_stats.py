@@ -1,0 +1,311 @@
+"""The Memories, Activity and Stats views against a real data folder: what they list, what
+their actions change in core, and what their plots draw."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from support.qt_waits import wait_idle
+import pytest
+from PySide6.QtCore import QUrl
+from PySide6.QtWidgets import QInputDialog
+
+from core.app import Hearth
+from core.consolidation.processor import MemoryProcessor
+from core.consolidation.runs import RunRecorder
+from core.learning.events import add_event
+from core.recall import RecallQuery
+from core.views import memory_browse
+from desktop.context import AppContext
+from desktop.inspector.activity import ActivityPage
+from desktop.inspector.memories import MemoriesPage
+from desktop.inspector.stats import StatsPage
+from desktop.registry import PAGES
+from support.scripted_llm import ScriptedLLM, failing
+from test_views import NOW, Seeded, seed
+
+
+
+def shown(qtbot, ctx: AppContext, page_class: Callable[[AppContext], object]):  # noqa: ANN001, ANN201
+    page = page_class(ctx)
+    qtbot.addWidget(page)
+    page.resize(1100, 700)
+    page.show()
+    page.activate()
+    wait_idle(qtbot, ctx)
+    return page
+
+
+def recalled(hearth: Hearth, text: str) -> list[int]:
+    return [r.id for r in hearth.recall.recall(RecallQuery(text=text, graph=0))]
+
+
+# --- Memories -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def seeded(ctx: AppContext) -> Seeded:
+    return seed(ctx.hearth)
+
+
+def test_the_pages_are_registered_in_order() -> None:
+    mine = [spec for spec in PAGES if spec.split(":")[0].split(".")[-1]
+            in ("memories", "activity", "stats")]
+    assert mine == ["desktop.inspector.memories:MemoriesPage",
+                    "desktop.inspector.activity:ActivityPage",
+                    "desktop.inspector.stats:StatsPage"]
+
+
+def test_browsing_lists_valid_memories_newest_first(qtbot, ctx: AppContext,
+                                                    seeded: Seeded) -> None:
+    page = shown(qtbot, ctx, MemoriesPage)
+    assert [row.id for row in page.model.records()] == [
+        seeded.pinned, seeded.episode, seeded.new_job, seeded.cat, seeded.cello]
+    assert page.summary.text() == "5 memories"
+    assert page.view.isColumnHidden(0)  # no score without a search
+
+
+def test_search_shows_scored_results_with_their_signals(qtbot, ctx: AppContext,
+                                                        seeded: Seeded) -> None:
+    page = shown(qtbot, ctx, MemoriesPage)
+    page.search_box.setText("cello")
+    page.reload()
+    wait_idle(qtbot, ctx)
+    first = page.model.record(0)
+    assert first.id == seeded.cello and first.score is not None and first.score > 0
+    assert not page.view.isColumnHidden(0)
+    assert page.model.index(0, 0).data() == f"{first.score:.3f}"
+    assert "words #1" in page.model.index(0, 2).data()
+    page.select(seeded.cello)
+    wait_idle(qtbot, ctx)
+    html = page.detail_pane.browser.toPlainText()
+    assert "Why it matched" in html and "Found by its meaning" in html
+
+
+def test_filters_narrow_the_list(qtbot, ctx: AppContext, seeded: Seeded) -> None:
+    page = shown(qtbot, ctx, MemoriesPage)
+    page.filters.types.setCurrentIndex(page.filters.types.findData("episodic"))
+    page.reload()
+    wait_idle(qtbot, ctx)
+    assert [row.id for row in page.model.records()] == [seeded.episode]
+
+    page.filters.types.setCurrentIndex(0)
+    page.filters.validity.setCurrentIndex(
+        page.filters.validity.findData(memory_browse.Validity.SUPERSEDED))
+    page.reload()
+    wait_idle(qtbot, ctx)
+    assert [row.id for row in page.model.records()] == [seeded.old_job, seeded.oldest_job]
+    assert page.filters.namespace.findText("user/trips") >= 0  # offered from the data
+
+
+def test_a_backwards_time_range_is_explained_and_loads_nothing(qtbot, ctx: AppContext,
+                                                               seeded: Seeded) -> None:
+    page = shown(qtbot, ctx, MemoriesPage)
+    before = page.model.records()
+    page.filters.period.setCurrentIndex(page.filters.period.count() - 1)  # Between…
+    page.filters.since.setDate(page.filters.until.date().addDays(3))
+    assert page.reload() is None
+    assert "ends before it starts" in page.notice.text() and not page.notice.isHidden()
+    assert page.model.records() == before
+
+
+def test_the_list_reads_further_pages_as_it_scrolls(qtbot, ctx: AppContext, seeded: Seeded,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memory_browse, "PAGE_SIZE", 2)
+    page = shown(qtbot, ctx, MemoriesPage)
+    assert page.model.rowCount() == 2 and page.model.canFetchMore()
+    page.model.fetchMore()
+    wait_idle(qtbot, ctx)
+    page.model.fetchMore()
+    wait_idle(qtbot, ctx)
+    assert [row.id for row in page.model.records()] == [
+        seeded.pinned, seeded.episode, seeded.new_job, seeded.cat, seeded.cello]
+    assert not page.model.canFetchMore()
+
+
+def test_the_detail_shows_edges_and_the_supersede_chain_and_links_jump(
+        qtbot, ctx: AppContext, seeded: Seeded) -> None:
+    page = shown(qtbot, ctx, MemoriesPage)
+    page.show_memory(seeded.old_job)  # superseded: not in the valid list, shown alone
+    wait_idle(qtbot, ctx)
+    detail = page.detail_pane.detail
+    assert detail is not None and detail.id == seeded.old_job
+    assert [link.memory.id for link in detail.replaced_by] == [seeded.new_job]
+    assert [link.memory.id for link in detail.replaced] == [seeded.oldest_job]
+    text = page.detail_pane.browser.toPlainText()
+    assert "Replaced by (newer)" in text and f"#{seeded.new_job}" in text
+
+    page.detail_pane.browser.anchorClicked.emit(QUrl(f"memory:{seeded.cello}"))
+    wait_idle(qtbot, ctx)
+    assert page.selected().id == seeded.cello
+    edges = [(e.kind, e.other.id) for e in page.detail_pane.detail.edges]
+    assert edges == [("knn", seeded.episode), ("dream", seeded.cat)]
+    assert "knn 0.71 →" in page.detail_pane.browser.toPlainText()
+
+
+def test_invalidate_asks_why_and_restore_brings_it_back(qtbot, ctx: AppContext,
+                                                        seeded: Seeded,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    page = shown(qtbot, ctx, MemoriesPage)
+    assert seeded.cello in recalled(ctx.hearth, "cello")
+    page.select(seeded.cello)
+    wait_idle(qtbot, ctx)
+
+    monkeypatch.setattr(QInputDialog, "getText", lambda *_a, **_k: ("   ", True))
+    page.detail_pane.invalidate_button.click()
+    assert "only invalidated with a reason" in page.notice.text()
+    assert ctx.hearth.memories.get(seeded.cello).is_valid
+
+    monkeypatch.setattr(QInputDialog, "getText",
+                        lambda *_a, **_k: ("They gave up the cello.", True))
+    page.detail_pane.invalidate_button.click()
+    wait_idle(qtbot, ctx)
+    stored = ctx.hearth.memories.get(seeded.cello)
+    assert (stored.is_valid, stored.invalid_reason) == (False, "They gave up the cello.")
+    assert seeded.cello not in recalled(ctx.hearth, "cello")
+    assert seeded.cello not in [row.id for row in page.model.records()]
+    assert page.detail_pane.detail.state == "invalid"  # still shown, with its new state
+    assert page.detail_pane.restore_button.isEnabled()
+
+    page.detail_pane.restore_button.click()
+    wait_idle(qtbot, ctx)
+    assert seeded.cello in recalled(ctx.hearth, "cello")
+    assert seeded.cello in [row.id for row in page.model.records()]
+
+
+def test_pin_moves_a_memory_to_the_core_tier(qtbot, ctx: AppContext, seeded: Seeded) -> None:
+    page = shown(qtbot, ctx, MemoriesPage)
+    page.select(seeded.cat)
+    wait_idle(qtbot, ctx)
+    page.detail_pane.pin_button.click()
+    wait_idle(qtbot, ctx)
+    assert ctx.hearth.memories.get(seeded.cat).tier == "core"
+    assert page.detail_pane.detail.tier == "core"
+    assert not page.detail_pane.pin_button.isEnabled()
+
+
+def test_memory_changes_elsewhere_reload_the_list(qtbot, ctx: AppContext,
+                                                  seeded: Seeded) -> None:
+    page = shown(qtbot, ctx, MemoriesPage)
+    added = ctx.hearth.memories.add("The user started learning the violin.")
+    ctx.hub.memory_changed.emit()
+    wait_idle(qtbot, ctx)
+    assert page.model.record(0).id == added.id
+
+
+# --- Activity -----------------------------------------------------------------------------
+
+
+def test_a_failed_event_shows_its_error_and_retry_makes_it_pending(qtbot,
+                                                                  ctx: AppContext) -> None:
+    failed = add_event(ctx.hearth.storage, "observation", "Learning Portuguese.", {})
+    MemoryProcessor(ctx.hearth, ScriptedLLM([failing("model missing")])).run()
+    waiting = add_event(ctx.hearth.storage, "observation", "Likes jazz.", {})
+    page = shown(qtbot, ctx, ActivityPage)
+
+    assert [(e.id, e.state.value) for e in page.events.records()] == [
+        (failed, "failing"), (waiting, "pending")]
+    assert "2 events waiting" in page.queue_summary.text() and "1 failed" in \
+        page.queue_summary.text()
+    assert page.tabs.tabText(0) == "Event queue (2)"
+    assert page.select_event(waiting)
+    assert not page.retry_button.isEnabled()  # a pending event has nothing to retry
+    assert page.select_event(failed)
+    assert page.retry_button.isEnabled()
+    assert "model missing" in page.event_text.toPlainText()
+    assert "model missing" in page.events.index(0, 5).data()
+
+    page.retry_button.click()
+    wait_idle(qtbot, ctx)
+    retried = page.events.record(page.events.row_of(failed))
+    assert (retried.state.value, retried.attempts, retried.last_error) == ("pending", 0, None)
+    assert not page.retry_button.isEnabled()
+
+
+def test_selecting_a_run_shows_its_stages(qtbot, ctx: AppContext) -> None:
+    reflection = RunRecorder(ctx.hearth.storage, "reflection", "schedule")
+    with reflection.stage("profile") as counts:
+        counts["facts"] = 4
+    with reflection.stage("learnings") as counts:
+        counts["candidates"] = 2
+    reflection.finish({"facts": 4})
+    dream = RunRecorder(ctx.hearth.storage, "dream")
+    with pytest.raises(RuntimeError), dream.stage("link"):
+        raise RuntimeError("disk full")
+    dream.fail("disk full")
+    page = shown(qtbot, ctx, ActivityPage)
+
+    assert [r.id for r in page.runs.records()] == [dream.run_id, reflection.run_id]
+    assert page.selected_run().id == dream.run_id  # the newest is selected at first
+    assert "Error: disk full" in page.run_summary.text()
+    assert page.select_run(reflection.run_id)
+    stages = [(page.stages.index(row, 0).data(), page.stages.index(row, 3).data())
+              for row in range(page.stages.rowCount())]
+    assert stages == [("profile", "facts 4"), ("learnings", "candidates 2")]
+    assert "reflection (schedule), done" in page.run_summary.text()
+
+    page.kind.setCurrentIndex(page.kind.findData("reflection"))
+    wait_idle(qtbot, ctx)
+    assert [r.id for r in page.runs.records()] == [reflection.run_id]
+
+
+def test_a_finished_run_refreshes_the_history(qtbot, ctx: AppContext) -> None:
+    page = shown(qtbot, ctx, ActivityPage)
+    assert page.runs.records() == []
+    recorder = RunRecorder(ctx.hearth.storage, "dream")
+    recorder.finish()
+    ctx.hub.run_finished.emit("dream", None)
+    wait_idle(qtbot, ctx)
+    assert [r.id for r in page.runs.records()] == [recorder.run_id]
+
+
+# --- Stats --------------------------------------------------------------------------------
+
+
+def test_the_plots_draw_the_database_numbers(qtbot, ctx: AppContext, seeded: Seeded) -> None:
+    ctx.hearth.facts.remember("favourite_colour", "green", category="preference")
+    ctx.hearth.facts.remember("favourite_food", "ramen", category="preference")
+    ctx.hearth.facts.remember("home_city", "Lisbon", category="location")
+    page = shown(qtbot, ctx, StatsPage)
+
+    x, total = page.total_curve.getData()
+    _, valid = page.valid_curve.getData()
+    assert total.tolist() == [1, 3, 4, 6, 8] and valid.tolist() == [0, 2, 2, 3, 5]
+    assert x[-1] == NOW.replace(hour=0).timestamp()
+    assert page.category_bars.opts["height"].tolist() == [2, 1]
+    ticks = page.categories_plot.getAxis("bottom")._tickLevels[0]
+    assert [label for _x, label in ticks] == ["preference", "location"]
+    edges, strength = page.strength_bars.getData()
+    assert edges.tolist() == pytest.approx(np.linspace(0, 1, 21).tolist())
+    assert strength.sum() == 5 and strength[8] == 1 and strength[-1] == 4
+    _, freshness = page.freshness_bars.getData()
+    assert freshness[2] == 1 and freshness.sum() == 5
+    assert "8 memories stored, 5 of them valid; 3 facts" in page.summary.text()
+
+
+def test_the_plots_follow_the_palette(qtbot, ctx: AppContext) -> None:
+    from PySide6.QtGui import QColor, QPalette
+
+    page = shown(qtbot, ctx, StatsPage)
+    palette = page.palette()
+    palette.setColor(QPalette.ColorRole.Base, QColor("#202124"))
+    palette.setColor(QPalette.ColorRole.Text, QColor("#e8eaed"))
+    page.setPalette(palette)
+    assert page.growth_plot.backgroundBrush().color().name() == "#202124"
+    assert page.strength_plot.getAxis("left").textPen().color().name() == "#e8eaed"
+
+
+def test_new_memories_redraw_the_growth(qtbot, ctx: AppContext, seeded: Seeded) -> None:
+    page = shown(qtbot, ctx, StatsPage)
+    ctx.hearth.memories.add("The user started learning the violin.")
+    ctx.hub.memory_changed.emit()
+    wait_idle(qtbot, ctx)
+    assert page.total_curve.getData()[1][-1] == 9
+
+
+def test_a_refused_change_stays_explained(qtbot, ctx: AppContext, seeded: Seeded) -> None:
+    page = shown(qtbot, ctx, MemoriesPage)
+    page.pin(404)
+    wait_idle(qtbot, ctx)
+    assert "no memory with id 404" in page.notice.text() and not page.notice.isHidden()

@@ -1,0 +1,17 @@
+"""Waiting for the window's background work in pytest-qt tests (never by sleeping)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+TASK_TIMEOUT_MS = 60_000
+
+
+def wait_for_task(qtbot: Any, task: Any, timeout: int = TASK_TIMEOUT_MS) -> None:
+    """Wait until a background task has finished (succeeded, failed or cancelled)."""
+    qtbot.waitUntil(lambda: not task.running, timeout=timeout)
+
+
+def wait_idle(qtbot: Any, ctx: Any, timeout: int = TASK_TIMEOUT_MS) -> None:
+    """Wait until no background task of the window is running."""
+    qtbot.waitUntil(lambda: not ctx.workers.active, timeout=timeout)
