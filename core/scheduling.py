@@ -29,13 +29,14 @@ process, and a lock file (``<home>/scheduler/hearth.lock``, an ``flock`` that va
 with the process) refuses a second process (the tray app and ``hearth daemon`` at once),
 because two APScheduler 3 schedulers on one job store would both run every job.
 
-The job store gets its engine from ``open_engine``, never from a plain ``sqlite:///`` URL:
-that would load the stdlib ``sqlite3`` next to the ``sqlean`` copy of SQLite the app uses,
-and two SQLite libraries in one process on one WAL file corrupt it (their POSIX locks
-release each other; seen here as "database disk image is malformed"). Every job-store
-transaction begins ``IMMEDIATE`` (they are all small): a deferred one that reads and then
-writes while the learning worker writes fails at once with "database is locked" instead of
-waiting out the busy timeout.
+The job store uses the open database's own engine (``storage.write_engine()``), never a
+plain ``sqlite:///`` URL nor a second engine: the first would load the stdlib ``sqlite3``
+next to the ``sqlean`` copy of SQLite the app uses, and any second handle on the file can
+drop the POSIX locks of the first when it closes; both corrupt a live WAL database (seen
+here as "database disk image is malformed"). Every job-store transaction begins
+``IMMEDIATE`` (they are all small): a deferred one that reads and then writes while the
+learning worker writes fails at once with "database is locked" instead of waiting out the
+busy timeout.
 
 Never two dream runs at once is ``DreamCycle``'s own crash-proof lock; the dream job turns
 its ``DreamAlreadyRunning`` into a logged "skipped" result.
@@ -56,6 +57,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
+from typing import Any
 
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.jobstores.base import JobLookupError
@@ -75,7 +77,6 @@ from core.intentions import IntentionService
 from core.learning.pipeline import LearningPipeline, close_session
 from core.llm.protocol import LLMProvider
 from core.storage.orm import utcnow
-from core.storage.sqlite.engine import WRITE_OPTION, open_engine
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +97,8 @@ QUIET_PREFIX = "quiet:"
 _PERSISTENT, _VOLATILE = "default", "volatile"
 
 Notify = Callable[[str, str], None]
+Runner = Callable[[str, str], Any]
+"""``(kind, trigger) -> report`` for "dream" and "reflect" (see ``HearthScheduler``)."""
 Clock = Callable[[], datetime]
 
 
@@ -194,12 +197,18 @@ class HearthScheduler:
     closed afterwards: a nightly job should not hold a model connection all day.
     ``notify(title, text)`` shows an intention follow-up (the tray's balloon); without it
     follow-ups are logged. ``clock`` returns the aware "now" that follow-ups are measured
-    against (tests pin it); APScheduler keeps its own clock for firing.
+    against (tests pin it); APScheduler keeps its own clock for firing. ``runner(kind,
+    trigger)``, when given, runs the dream cycle and reflection ("dream" / "reflect")
+    elsewhere and returns their report: the desktop runs them in a child process, so a
+    nightly dream never competes with the window for the interpreter lock. It raises
+    ``DreamAlreadyRunning`` like the cycle does.
     """
 
     def __init__(self, hearth: Hearth, provider_factory: Callable[[], LLMProvider], *,
-                 notify: Notify | None = None, clock: Clock | None = None) -> None:
+                 notify: Notify | None = None, clock: Clock | None = None,
+                 runner: Runner | None = None) -> None:
         self._hearth = hearth
+        self._runner = runner
         self._provider_factory = provider_factory
         self._notify = notify or _log_follow_up
         self._clock = clock or utcnow
@@ -211,11 +220,8 @@ class HearthScheduler:
         self.last_result: JobResult | None = None
         self._scheduler = BackgroundScheduler(
             jobstores={
-                _PERSISTENT: SQLAlchemyJobStore(
-                    engine=open_engine(hearth.paths.database,
-                                       hearth.settings.busy_timeout_ms).execution_options(
-                        **{WRITE_OPTION: True}),
-                    tablename=JOBSTORE_TABLE),
+                _PERSISTENT: SQLAlchemyJobStore(engine=hearth.storage.write_engine(),
+                                                tablename=JOBSTORE_TABLE),
                 _VOLATILE: MemoryJobStore()},
             executors={"default": ThreadPoolExecutor(max_workers=2)},
             job_defaults={"coalesce": True, "max_instances": 1,
@@ -341,14 +347,18 @@ class HearthScheduler:
     def _dream(self, trigger: str) -> str:
         from core.consolidation.dream import DreamAlreadyRunning, DreamCycle
 
-        provider = self._provider_factory()
+        def here() -> Any:
+            provider = self._provider_factory()
+            try:
+                return DreamCycle(self._hearth, provider).run(trigger=trigger)
+            finally:
+                provider.close()
+
         try:
-            report = DreamCycle(self._hearth, provider).run(trigger=trigger)
+            report = self._runner("dream", trigger) if self._runner else here()
         except DreamAlreadyRunning as exc:
             log.info("dream cycle skipped: %s", exc)
             return f"skipped: {exc}"
-        finally:
-            provider.close()
         return f"dream run {report.run_id}: {report.status}"
 
     def _decay(self, trigger: str) -> str:
@@ -381,14 +391,18 @@ class HearthScheduler:
         from core.consolidation.dream import DreamAlreadyRunning, dream_lock
         from core.consolidation.reflection import ReflectionEngine
 
-        provider = self._provider_factory()
-        try:  # the dream cycle reflects too: never both at once (a learning counts once)
-            with dream_lock(self._hearth.paths.home):
-                report = ReflectionEngine(self._hearth, provider).run(trigger=trigger)
+        def here() -> Any:
+            provider = self._provider_factory()
+            try:  # the dream cycle reflects too: never both at once (a learning counts once)
+                with dream_lock(self._hearth.paths.home):
+                    return ReflectionEngine(self._hearth, provider).run(trigger=trigger)
+            finally:
+                provider.close()
+
+        try:
+            report = self._runner("reflect", trigger) if self._runner else here()
         except DreamAlreadyRunning:
             return "reflection skipped: the dream cycle is running and reflects itself"
-        finally:
-            provider.close()
         if report.skipped:
             return f"reflection run {report.run_id}: skipped ({report.reason})"
         return (f"reflection run {report.run_id}: facts +{report.facts_added}, "

@@ -149,7 +149,7 @@ class AppContext(QObject):
             from core.scheduling import HearthScheduler
 
             scheduler = HearthScheduler(self.hearth, self._provider_factory,
-                                        notify=self.hub.notify.emit)
+                                        notify=self.hub.notify.emit, runner=self._in_child)
             scheduler.start()
             return scheduler
 
@@ -166,6 +166,14 @@ class AppContext(QObject):
 
         self.workers.start("Starting the schedule", start, on_done=started,
                            on_failed=elsewhere)
+
+    def _in_child(self, kind: str, trigger: str) -> object:
+        """The schedule's dreams and reflections run in a child process, like the ones
+        started by hand (see ``desktop.isolated``)."""
+        from desktop.isolated import run_in_child
+
+        return run_in_child(kind, self.hearth.paths.home, trigger=trigger,
+                            provider_factory=self.custom_provider_factory).report
 
     def _attach(self, scheduler: HearthScheduler, assistant: Assistant) -> None:
         self.workers.start("Moving the quiet timers to the schedule",

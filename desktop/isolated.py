@@ -42,17 +42,19 @@ class RunOutcome:
     profile_diff: str
 
 
-def run_in_child(kind: str, home: Path, *, only: str | None = None,
+def run_in_child(kind: str, home: Path, *, trigger: str = "manual", only: str | None = None,
                  provider_factory: Callable[[], Any] | None = None,
-                 progress: Callable[[int, int, str], None],
-                 cancelled: Callable[[], bool]) -> RunOutcome:
+                 progress: Callable[[int, int, str], None] = lambda *_: None,
+                 cancelled: Callable[[], bool] = lambda: False) -> RunOutcome:
     """Run ``kind`` ("reflect" or "dream") for the data folder ``home`` in a child process
-    and wait for it (call this from a worker thread). Raises ``HearthError`` with the
-    child's message when the run fails."""
+    and wait for it (call this from a worker thread). Raises ``DreamAlreadyRunning`` when
+    another run holds the dream lock, ``HearthError`` with the child's message when the run
+    fails."""
     receiver, sender = _CONTEXT.Pipe(duplex=False)
     stop = _CONTEXT.Event()
     child = _CONTEXT.Process(target=_child_main, name=f"hearth-{kind}",
-                             args=(kind, str(home), only, provider_factory, sender, stop))
+                             args=(kind, str(home), trigger, only, provider_factory, sender,
+                                   stop))
     child.start()
     sender.close()
     try:
@@ -89,15 +91,20 @@ def _follow(child: Any, receiver: Connection, stop: Any,
                 return outcome
             case ("failed", text, hint):
                 raise HearthError(text, hint)
+            case ("busy", text, hint):
+                from core.consolidation.dream import DreamAlreadyRunning
+
+                raise DreamAlreadyRunning(text, hint)
 
 
 # --- the child ---------------------------------------------------------------------------------
 
 
-def _child_main(kind: str, home: str, only: str | None,
+def _child_main(kind: str, home: str, trigger: str, only: str | None,
                 provider_factory: Callable[[], Any] | None, sender: Connection,
                 stop: Any) -> None:
     from core.app import Hearth
+    from core.consolidation.dream import DreamAlreadyRunning
     from core.llm.protocol import CancelToken
     from core.llm.selection import build_provider
 
@@ -110,12 +117,14 @@ def _child_main(kind: str, home: str, only: str | None,
                 hearth.settings)
             try:
                 before = _profile_id(hearth)
-                report = (_reflect(hearth, provider, cancel) if kind == REFLECT
-                          else _dream(hearth, provider, only, sender, cancel))
+                report = (_reflect(hearth, provider, trigger, cancel) if kind == REFLECT
+                          else _dream(hearth, provider, trigger, only, sender, cancel))
                 diff = report.diff if kind == REFLECT else _profile_diff(hearth, before)
                 sender.send(("done", RunOutcome(kind, report, diff)))
             finally:
                 provider.close()
+    except DreamAlreadyRunning as exc:
+        sender.send(("busy", exc.message, exc.hint or ""))
     except HearthError as exc:
         sender.send(("failed", exc.message, exc.hint or ""))
     except Exception as exc:  # a bug: say so in the window, keep the traceback in the log
@@ -126,15 +135,15 @@ def _child_main(kind: str, home: str, only: str | None,
         sender.close()
 
 
-def _reflect(hearth: Any, provider: Any, cancel: Any) -> Any:
+def _reflect(hearth: Any, provider: Any, trigger: str, cancel: Any) -> Any:
     from core.consolidation.dream import dream_lock
     from core.consolidation.reflection import ReflectionEngine
 
     with dream_lock(hearth.paths.home):  # never beside a dream cycle
-        return ReflectionEngine(hearth, provider).run(trigger="manual", cancel=cancel)
+        return ReflectionEngine(hearth, provider).run(trigger=trigger, cancel=cancel)
 
 
-def _dream(hearth: Any, provider: Any, only: str | None, sender: Connection,
+def _dream(hearth: Any, provider: Any, trigger: str, only: str | None, sender: Connection,
            cancel: Any) -> Any:
     from core.consolidation.dream import STAGES, DreamCycle
 
@@ -144,7 +153,7 @@ def _dream(hearth: Any, provider: Any, only: str | None, sender: Connection,
         sender.send(("progress", int((position + fraction) * 100), len(STAGES) * 100,
                      f"{stage}: {done} of {total}" if total else stage))
 
-    return DreamCycle(hearth, provider).run(trigger="manual", only=only, progress=progress,
+    return DreamCycle(hearth, provider).run(trigger=trigger, only=only, progress=progress,
                                             cancel=cancel)
 
 

@@ -27,6 +27,7 @@ from core.consolidation.dream import DreamCycle  # noqa: E402
 from core.consolidation.processor import MemoryProcessor  # noqa: E402
 from core.conversation import ConversationService  # noqa: E402
 from core.learning.events import add_event  # noqa: E402
+from core.memories import MemorySpec  # noqa: E402
 from core.storage.orm import utcnow  # noqa: E402
 from core.transfer.transcript import import_transcript  # noqa: E402
 
@@ -85,6 +86,25 @@ INTENTIONS = [("Register for the Porto half marathon", "registration closes in M
               ("Book the physiotherapy follow-up", "knee check after six weeks", 3),
               ("Send Ines the photos from the weekend", "", 7)]
 
+CURATED = [  # (text, category, tier, importance): what consolidation and the user made
+    ("Maya is training for the Porto half marathon in April.", "health", "core", 0.95),
+    ("Maya's knee responds well to physiotherapy twice a week.", "health", "recall", 0.7),
+    ("Long runs stay slow; stop if the knee aches.", "health", "recall", 0.6),
+    ("Maya moved to Porto to be closer to her sister Ines.", "people", "core", 0.9),
+    ("Ines works at a design school in Porto.", "people", "recall", 0.5),
+    ("Jonas is learning to bake sourdough.", "people", "recall", 0.4),
+    ("Miso the cat needs his booster vaccination in spring.", "errands", "recall", 0.5),
+    ("Maya leads the design system work at Tidewater Studio.", "work", "core", 0.85),
+    ("Hiring two junior designers is this quarter's goal.", "work", "recall", 0.6),
+    ("Weekly design review is on Thursday mornings.", "work", "recall", 0.55),
+    ("Maya prefers sencha without sugar.", "preference", "recall", 0.45),
+    ("Maya reads literary fiction; Piranesi is a favourite.", "preference", "recall", 0.5),
+    ("Summary of spring: new job, the move to Porto, and marathon training.", "general",
+     "archival", 0.8),
+    ("Summary of winter: knee injury, physiotherapy and a slower running season.", "health",
+     "archival", 0.75),
+]
+
 CHATS = [
     ("Training plan", [
         ("Can you help me plan my running week? My knee still feels stiff after long runs.",
@@ -137,6 +157,9 @@ def seed(home: Path) -> None:
             hearth.facts.remember(key, value, category, source="reflection")
         hearth.profile.save(PROFILE_V1, source="reflection")
         _process_events(hearth)
+        hearth.memories.add_many([MemorySpec(text, category=category, tier=tier,
+                                             importance=importance, source="consolidation")
+                                  for text, category, tier, importance in CURATED])
         _learnings(hearth)
         for text, context, days in INTENTIONS:
             hearth.intentions.add(text, context=context,

@@ -15,6 +15,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,9 +64,8 @@ def shoot(out: Path, theme: str) -> None:
         for key in window.pages:
             page = window.show_page(key)
             settle(ctx)
-            prepare = getattr(page, "prepare_screenshot", None)
-            if callable(prepare):
-                prepare()
+            if key in PREPARE:
+                PREPARE[key](page)
                 settle(ctx)
             save(window, out / f"{key}.png")
         for name, opener in _dialogs(window).items():
@@ -76,6 +76,19 @@ def shoot(out: Path, theme: str) -> None:
             save(dialog, out / f"{name}.png")
             dialog.close()
         ctx.close()
+
+
+def _chat_with_why(page: Any) -> None:
+    """The training-plan chat (a Markdown table), with the Why panel of its first reply."""
+    conversation = page.ctx.assistant.conversation
+    session = next(s for s in conversation.recent_sessions() if s.title == "Training plan")
+    page.open_session(session.id)
+    settle(page.ctx)
+    page.show_why(conversation.session_history(session.id)[0].interaction_id)
+
+
+PREPARE: dict[str, Callable[[Any], None]] = {"chat": _chat_with_why}
+"""Views shown in a particular state rather than as they open."""
 
 
 def _dialogs(window: MainWindow) -> dict[str, Callable[[], QWidget]]:

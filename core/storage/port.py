@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 
@@ -116,6 +117,11 @@ class StoragePort(Protocol):
 
     @property
     def search(self) -> SearchIndex: ...
+
+    def write_engine(self) -> Engine:
+        """The engine's write-transaction view, for a library that needs an SQLAlchemy
+        engine of its own (the scheduler's job store): the same pool and SQLite, never a
+        second handle on the file."""
 
     def read(self) -> AbstractContextManager[Session]:
         """A session for reading; rolled back and closed at the end."""

@@ -222,13 +222,17 @@ class ChatPage(Page):
             if self.current_session is not None and not self.busy:
                 self._show_chat(None)  # the open chat is gone (deleted elsewhere)
             return
+        self._mark_in_list(row)
+        if wanted != self.current_session:
+            self.open_session(wanted)
+
+    def _mark_in_list(self, row: int) -> None:
+        """Select a chat's row without it counting as the user's click."""
         selection = self.list_view.selectionModel()
         selection.blockSignals(True)
         self.list_view.setCurrentIndex(self.list_model.index(row))
         selection.blockSignals(False)
         self.list_view.viewport().update()
-        if wanted != self.current_session:
-            self.open_session(wanted)
 
     def _selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():
@@ -244,6 +248,9 @@ class ChatPage(Page):
         if conversation is None or session_id == self.current_session:
             return
         self._show_chat(session_id)
+        row = self.list_model.row_of(session_id)
+        if row is not None:  # opened from code (not a click): the list follows
+            self._mark_in_list(row)
         self.transcript.set_empty_text("Loading…")
         self.run("Opening the chat", lambda _task: conversation.session_history(session_id),
                  lambda exchanges: self._show_history(session_id, exchanges))

@@ -4,7 +4,9 @@ the schedule in the tray, and never stall the event loop for more than 100 ms.""
 
 from __future__ import annotations
 
+import os
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from support.qt_waits import wait_for_task, wait_idle
@@ -49,6 +51,12 @@ def answer_reflection(*_: object) -> str:
 def reflecting_model() -> ScriptedLLM:
     """Module-level, so the run's child process can unpickle it."""
     return ScriptedLLM(answer_reflection)
+
+
+def pid_noting_model() -> ScriptedLLM:
+    """Notes which process asked for a model (in the data folder), then reflects."""
+    (Path(os.environ["HEARTH_HOME"]) / "model-pid").write_text(str(os.getpid()))
+    return reflecting_model()
 
 
 def talk(ctx, *messages: str) -> None:  # noqa: ANN001
@@ -151,6 +159,20 @@ def test_tray_actions_run_the_same_jobs_and_its_tooltip_tells_the_schedule(
     window.hide()
     tray.open_action.trigger()
     assert window.isVisible()
+
+
+def test_the_schedules_dream_and_reflection_run_in_a_child_process(qtbot, make_ctx) -> None:  # noqa: ANN001
+    ctx = make_ctx(provider_factory=pid_noting_model)
+    start_schedule(qtbot, ctx)
+    talk(ctx, "I work nights as a nurse")
+    summary = ctx.scheduler.run_job(REFLECT, trigger="scheduled")
+    assert summary.startswith("reflection run") and "facts +1" in summary
+    noted = ctx.hearth.paths.home / "model-pid"
+    assert int(noted.read_text()) != os.getpid()
+    noted.unlink()
+    assert ctx.scheduler.run_job(DREAM, trigger="scheduled").startswith("dream run")
+    assert int(noted.read_text()) != os.getpid()
+    assert runs_of(ctx, "dream")[-1].trigger == "scheduled"
 
 
 def test_a_due_intention_becomes_a_notification(qtbot, window) -> None:  # noqa: ANN001

@@ -27,7 +27,8 @@ class SqliteStorage:
         with translated_errors(path):
             migrate.upgrade(self._engine)
         self._reader = sessionmaker(self._engine, expire_on_commit=False)
-        self._writer = sessionmaker(self._engine.execution_options(**{WRITE_OPTION: True}),
+        self._write_engine = self._engine.execution_options(**{WRITE_OPTION: True})
+        self._writer = sessionmaker(self._write_engine,
                                     expire_on_commit=False)
         self._search = SqliteSearchIndex(self._engine)
 
@@ -38,6 +39,9 @@ class SqliteStorage:
     @property
     def engine(self) -> Engine:
         return self._engine
+
+    def write_engine(self) -> Engine:
+        return self._write_engine
 
     @property
     def search(self) -> SearchIndex:

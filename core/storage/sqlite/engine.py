@@ -42,18 +42,28 @@ def dbapi_module() -> ModuleType:
     return sqlean
 
 
-def check_database_file(path: Path) -> None:
-    """Refuse a file that exists but is not a SQLite database, before touching it."""
+def check_database_file(path: Path, module: Any) -> None:
+    """Refuse a file that exists but is not a SQLite database, before touching it.
+
+    The file is opened through SQLite itself (read-only), never with a plain ``open()``:
+    closing any other handle on a database file drops every POSIX lock this process holds
+    on it, so a second engine opened beside a live one would let another process write
+    under the first one's reads ("database disk image is malformed")."""
     if not path.exists() or path.stat().st_size == 0:
         return
-    with path.open("rb") as handle:
-        header = handle.read(len(SQLITE_HEADER))
-    if header != SQLITE_HEADER:
+    connection = module.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        connection.execute("PRAGMA schema_version").fetchone()
+    except module.DatabaseError as error:
+        if "not a database" not in str(error).lower():
+            raise
         raise DatabaseError(
             f"{path} is not a SQLite database (it may be corrupt or another kind of file).",
             "Move it aside and restore a backup with `hearth restore BACKUP`, "
             "or point --home at another folder.",
-        )
+        ) from None
+    finally:
+        connection.close()
 
 
 def open_engine(path: Path | None, busy_timeout_ms: int = 5000) -> Engine:
@@ -63,7 +73,7 @@ def open_engine(path: Path | None, busy_timeout_ms: int = 5000) -> Engine:
         url, pool = "sqlite://", StaticPool
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
-        check_database_file(path)
+        check_database_file(path, module)
         url, pool = f"sqlite:///{path}", QueuePool  # pooled: a connect + extension load is ~1.4 ms
     engine = create_engine(
         url,
