@@ -34,9 +34,14 @@ class Assistant:
         return cls(hearth, provider, conversation, learning)
 
     @property
+    def model_description(self) -> str:
+        """``ollama · llama3.2:3b``: which provider and model answer."""
+        return describe_active(self.provider)
+
+    @property
     def status_line(self) -> str:
         """``ollama · llama3.2:3b · learning idle``: what answers and what learning does."""
-        return f"{describe_active(self.provider)} · learning {self.learning.state}"
+        return f"{self.model_description} · learning {self.learning.state}"
 
     def close(self, *, close_sessions: bool = True, timeout: float | None = 120.0) -> bool:
         """Finish queued learning (closing open sessions unless told not to), then release

@@ -307,6 +307,10 @@ class HearthScheduler:
         for job_id, trigger in self.triggers().items():
             self._ensure(job_id, trigger)
 
+    def next_dream(self) -> datetime | None:
+        """When the nightly dream cycle fires next (the tray and status bar show it)."""
+        return self.next_run(DREAM)
+
     def next_run(self, job_id: str) -> datetime | None:
         """When the job fires next (local time), or None when it is not scheduled."""
         job = self._scheduler.get_job(job_id, _PERSISTENT)

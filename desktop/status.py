@@ -3,8 +3,8 @@ when the schedule runs next.
 
 Everything shown is read from memory on the UI thread (cheap properties), except Ollama's
 state, which needs a request to the configured host and is asked from a background job every
-``OLLAMA_POLL_MS`` (never more than one at a time). The model and schedule modules are
-imported on first use: the first refresh runs after the window is shown.
+``OLLAMA_POLL_MS`` (never more than one at a time). Nothing here imports the model or
+schedule modules: they are slow to import, and the UI thread must not stall on them.
 """
 
 from __future__ import annotations
@@ -45,12 +45,9 @@ class StatusBar(QStatusBar):
         QTimer.singleShot(0, self.refresh)
 
     def refresh(self) -> None:
-        from core.llm.selection import describe_active
-        from core.scheduling import DREAM
-
         assistant = self.ctx.assistant
         if assistant is not None:
-            self.model_label.setText(describe_active(assistant.provider))
+            self.model_label.setText(assistant.model_description)
             stats = assistant.learning.stats
             state = assistant.learning.state
             learned = stats.facts_created + stats.facts_updated
@@ -62,7 +59,7 @@ class StatusBar(QStatusBar):
         if scheduler is None:
             self.schedule_label.setText(f"schedule: {self.ctx.schedule_state}")
         else:
-            upcoming = scheduler.next_run(DREAM)
+            upcoming = scheduler.next_dream()
             when = upcoming.strftime("%a %H:%M") if upcoming else "not scheduled"
             self.schedule_label.setText(f"next dream {when}")
 

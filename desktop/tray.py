@@ -83,9 +83,7 @@ class Tray(QObject):
 
     def tooltip_text(self) -> str:
         scheduler = self.ctx.scheduler
-        from core.scheduling import DREAM  # on first use: APScheduler is slow to import
-
-        upcoming = scheduler.next_run(DREAM) if scheduler is not None else None
+        upcoming = scheduler.next_dream() if scheduler is not None else None
         if scheduler is None:
             next_line = f"Schedule: {self.ctx.schedule_state}"
         elif upcoming is None:
