@@ -39,6 +39,7 @@ package: $(STAMP)
 
 screenshots: setup
 	QT_QPA_PLATFORM=offscreen $(BIN)/python tools/screenshots.py docs/screenshots
+	QT_QPA_PLATFORM=offscreen $(BIN)/python tools/screenshots.py docs/screenshots/dark --theme dark
 
 clean:
 	rm -rf $(VENV) models

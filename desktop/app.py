@@ -11,7 +11,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from core.app import Hearth
@@ -20,6 +20,7 @@ from desktop import icons
 from desktop.context import AppContext
 from desktop.dialogs.locations import startup_home
 from desktop.main_window import MainWindow
+from desktop.theme import apply_scheme
 
 log = logging.getLogger(__name__)
 
@@ -36,14 +37,6 @@ def make_application(argv: Sequence[str] = ()) -> QApplication:
     app.setQuitOnLastWindowClosed(False)  # the tray keeps the schedule; Quit quits
     app.styleHints().colorSchemeChanged.connect(lambda _scheme: icons.clear_cache())
     return app  # type: ignore[return-value]
-
-
-def set_scheme(app: QApplication, scheme: str) -> None:
-    """Force ``light`` or ``dark`` (screenshots, or a user who wants it); else the system's."""
-    wanted = {"light": Qt.ColorScheme.Light, "dark": Qt.ColorScheme.Dark}.get(scheme)
-    if wanted is not None:
-        app.styleHints().setColorScheme(wanted)
-        icons.clear_cache()
 
 
 class DesktopApp:
@@ -87,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, qt_args = parser.parse_known_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     app = make_application(qt_args)
-    set_scheme(app, args.theme)
+    apply_scheme(app, args.theme)
     try:
         hearth = Hearth.open(startup_home(args.home))
     except HearthError as exc:

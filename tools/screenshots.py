@@ -26,10 +26,11 @@ from PySide6.QtWidgets import QWidget  # noqa: E402
 
 import demo_data  # noqa: E402
 from core.app import Hearth  # noqa: E402
-from desktop.app import make_application, set_scheme  # noqa: E402
+from desktop.app import make_application  # noqa: E402
 from desktop.context import AppContext  # noqa: E402
 from desktop.event_loop import spin, wait_until  # noqa: E402
 from desktop.main_window import MainWindow  # noqa: E402
+from desktop.theme import apply_scheme  # noqa: E402
 
 SIZE = (1280, 800)
 SETTLE_SECONDS = 0.4
@@ -49,7 +50,7 @@ def save(widget: QWidget, path: Path) -> None:
 
 def shoot(out: Path, theme: str) -> None:
     app = make_application()
-    set_scheme(app, theme)
+    apply_scheme(app, theme)
     with tempfile.TemporaryDirectory(prefix="hearth-demo-") as folder:
         home = Path(folder) / "home"
         demo_data.seed(home)
@@ -59,6 +60,7 @@ def shoot(out: Path, theme: str) -> None:
         window.resize(*SIZE)
         window.show()
         ctx.start_assistant()
+        ctx.start_scheduler()
         settle(ctx)
         out.mkdir(parents=True, exist_ok=True)
         for key in window.pages:
