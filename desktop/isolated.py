@@ -74,16 +74,15 @@ def _follow(child: Any, receiver: Connection, stop: Any,
         if cancelled() and not stop.is_set():
             stop.set()
         if not receiver.poll(POLL_SECONDS):
-            if not child.is_alive() and not receiver.poll(0):
-                raise HearthError(f"The background run stopped unexpectedly (exit code "
-                                  f"{child.exitcode}).",
-                                  "Run it again; an interrupted dream resumes where it "
-                                  "stopped.")
             continue
         try:
             message = receiver.recv()
-        except EOFError:
-            continue
+        except EOFError:  # the child is gone without a word: killed, or crashed hard
+            child.join(timeout=5)
+            raise HearthError(f"The background run stopped unexpectedly (exit code "
+                              f"{child.exitcode}).",
+                              "Run it again; an interrupted dream resumes where it "
+                              "stopped.") from None
         match message:
             case ("progress", done, total, label):
                 progress(done, total, label)

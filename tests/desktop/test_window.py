@@ -5,6 +5,7 @@ the schedule in the tray, and never stall the event loop for more than 100 ms.""
 from __future__ import annotations
 
 import os
+import signal
 from datetime import timedelta
 from pathlib import Path
 
@@ -14,6 +15,8 @@ from support.qt_waits import wait_for_task, wait_idle
 from core.memories import MemorySpec
 from core.scheduling import INTENTION_FOLLOWUPS
 from core.storage.orm import Interaction, Run, utcnow
+from core.errors import HearthError
+from desktop.isolated import run_in_child
 from desktop.main_window import MainWindow
 from desktop.runs import DREAM, REFLECT
 from desktop.stall import StallMeter
@@ -57,6 +60,12 @@ def pid_noting_model() -> ScriptedLLM:
     """Notes which process asked for a model (in the data folder), then reflects."""
     (Path(os.environ["HEARTH_HOME"]) / "model-pid").write_text(str(os.getpid()))
     return reflecting_model()
+
+
+def killed_model() -> ScriptedLLM:
+    """The run's child process dies hard as soon as it asks for a model."""
+    os.kill(os.getpid(), signal.SIGKILL)
+    raise AssertionError("unreachable")
 
 
 def talk(ctx, *messages: str) -> None:  # noqa: ANN001
@@ -173,6 +182,12 @@ def test_the_schedules_dream_and_reflection_run_in_a_child_process(qtbot, make_c
     assert ctx.scheduler.run_job(DREAM, trigger="scheduled").startswith("dream run")
     assert int(noted.read_text()) != os.getpid()
     assert runs_of(ctx, "dream")[-1].trigger == "scheduled"
+
+
+def test_a_child_that_dies_hard_is_reported_not_waited_for(ctx) -> None:  # noqa: ANN001
+    with pytest.raises(HearthError, match="stopped unexpectedly") as caught:
+        run_in_child(DREAM, ctx.hearth.paths.home, provider_factory=killed_model)
+    assert "-9" in caught.value.message
 
 
 def test_a_due_intention_becomes_a_notification(qtbot, window) -> None:  # noqa: ANN001
