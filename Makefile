@@ -23,6 +23,7 @@ setup: $(STAMP) models
 	bash tools/ensure_qt_libs.sh
 
 run: setup
+	bash tools/ensure_qt_libs.sh --window
 	$(BIN)/hearth-desktop
 
 test: setup
