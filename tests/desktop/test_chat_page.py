@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from support.qt_waits import wait_for_task, wait_idle
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontInfo, QTextFormat
+from PySide6.QtGui import QFontDatabase, QTextFormat
 from PySide6.QtWidgets import QLabel
 
 from core.config import Settings
@@ -140,7 +140,9 @@ def test_a_reply_streams_in_and_is_rendered_as_markdown(qtbot, make_ctx, ollama)
     document = reply.body.document()
     code = document.findBlock(reply.text.index("print('run')"))
     assert code.blockFormat().hasProperty(QTextFormat.Property.BlockCodeFence)
-    assert QFontInfo(code.begin().fragment().charFormat().font()).fixedPitch()
+    # the system's fixed font, whichever face fontconfig resolves it to on this machine
+    fixed = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
+    assert code.begin().fragment().charFormat().font().family() == fixed
     assert reply.footer.isHidden() and reply.why_button.isVisible()
     assert page.list_model.rowCount() == 1
     assert page.list_model.index(0).data() == "Plan my run please"
