@@ -221,8 +221,7 @@ class HearthScheduler:
         self._scheduler = BackgroundScheduler(
             jobstores={
                 _PERSISTENT: SQLAlchemyJobStore(engine=hearth.storage.write_engine(),
-                                                tablename=JOBSTORE_TABLE),
-                _VOLATILE: MemoryJobStore()},
+                                                tablename=JOBSTORE_TABLE)},
             executors={"default": ThreadPoolExecutor(max_workers=2)},
             job_defaults={"coalesce": True, "max_instances": 1,
                           "misfire_grace_time": int(MISFIRE_GRACE.total_seconds())},
@@ -315,20 +314,6 @@ class HearthScheduler:
         """When the job fires next (local time), or None when it is not scheduled."""
         job = self._scheduler.get_job(job_id, _PERSISTENT)
         return None if job is None else job.next_run_time
-
-    def run_now(self, job_id: str) -> None:
-        """Run a job in the background as soon as a worker is free ("Run dream cycle now",
-        "Reflect now"). The nightly schedule is untouched; the one-off job lives in memory
-        only, so a click is not replayed after a crash. The result lands in
-        ``last_result``."""
-        self._check(job_id)
-        if not self._scheduler.running:
-            raise SchedulerBusyError("The scheduler is not running.",
-                                     "Start it first, or use `hearth daemon --once JOB`.")
-        self._scheduler.add_job(run_registered, trigger="date", args=(self._home, job_id,
-                                                                      "manual"),
-                                id=f"{job_id}:now", jobstore=_VOLATILE,
-                                replace_existing=True)
 
     def run_job(self, job_id: str, *, trigger: str = "manual") -> str:
         """Run a job in the calling thread and return its one-line summary (what

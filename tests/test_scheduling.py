@@ -161,23 +161,9 @@ def test_follow_ups_notify_at_most_the_daily_ration(hearth) -> None:
     assert scheduler.last_result.ok and scheduler.last_result.job_id == INTENTION_FOLLOWUPS
 
 
-def test_run_now_runs_in_the_background_and_keeps_the_schedule(hearth, scheduler) -> None:
-    scheduler.start()
-    nightly = scheduler.next_run(DECAY)
-    scheduler.run_now(DECAY)
-    deadline = time.monotonic() + 15
-    while scheduler.last_result is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert scheduler.last_result is not None and scheduler.last_result.ok
-    assert scheduler.last_result.summary.startswith("decay run ")
-    assert scheduler.next_run(DECAY) == nightly
-
-
 def test_unknown_jobs_and_a_second_scheduler_are_refused(hearth, scheduler) -> None:
     with pytest.raises(InvalidInputError):
         scheduler.run_job("sleep")
-    with pytest.raises(SchedulerBusyError):
-        scheduler.run_now(DECAY)          # not started
     scheduler.start()
     with pytest.raises(SchedulerBusyError):
         HearthScheduler(hearth, ScriptedLLM).start()
