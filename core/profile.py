@@ -22,14 +22,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core.errors import InvalidInputError
-from core.storage.orm import AuditEntry, ProfileVersion
+from core.storage.orm import ProfileVersion
 from core.storage.port import StoragePort
 from core.storage.rows import require
+from core.versions import append_version, checked_source
 
 PROFILE_SECTIONS: tuple[str, ...] = ("Personal", "Goals & Values", "Communication Style",
                                      "Patterns & Rhythms", "Preferences", "Notes")
 MAX_PROFILE_WORDS = 550
-MAX_SOURCE_LENGTH = 32  # profile_versions.source is String(32)
 TRUNCATION_MARK = "…"
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s*(?P<title>.+?)\s*#*\s*$")
@@ -155,25 +155,11 @@ class ProfileService:
         if not content:
             raise InvalidInputError("A profile cannot be empty.",
                                     "Write at least one section, or restore an old version.")
-        source = source.strip()
-        if not source or len(source) > MAX_SOURCE_LENGTH:
-            raise InvalidInputError(f"{source!r} is not a profile source.",
-                                    f"Use a short name of at most {MAX_SOURCE_LENGTH} characters.")
-        with self._storage.write() as session:
-            current = self._current(session)
-            if current is not None and current.content == content:
-                session.expunge(current)
-                return current
-            version = ProfileVersion(content=content, source=source, run_id=run_id)
-            session.add(version)
-            session.flush()
-            session.add(AuditEntry(action="profile.save", actor=source,
-                                   arguments={"version_id": version.id,
-                                              "previous_id": current.id if current else None},
-                                   result_summary=f"{word_count(content)} words"))
-            session.flush()
-            session.expunge(version)
-        return version
+        source = checked_source(source, "profile")
+        return append_version(
+            self._storage, self._current, unchanged=lambda current: current.content == content,
+            make=lambda: ProfileVersion(content=content, source=source, run_id=run_id),
+            action="profile.save", actor=source, summary=f"{word_count(content)} words")
 
     def restore(self, version_id: int) -> ProfileVersion:
         """Make an old version current again by copying it into a new ``restore`` version."""

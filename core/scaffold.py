@@ -23,11 +23,9 @@ from core.consolidation.processor import (
 )
 from core.errors import InvalidInputError
 from core.llm.repair import nesting_depth
-from core.storage.orm import AuditEntry, ScaffoldVersion
+from core.storage.orm import ScaffoldVersion
 from core.storage.port import StoragePort
-
-MAX_SOURCE_LENGTH = 32  # scaffold_versions.source is String(32)
-
+from core.versions import append_version, checked_source
 
 def check_scaffold(data: Any) -> dict[str, Any]:
     """``data`` if it can be stored as a scaffold, else an error that says which bound failed.
@@ -68,25 +66,12 @@ def save_scaffold(storage: StoragePort, data: dict[str, Any], source: str = "use
     Saving what is already current writes nothing and returns the current version: a save
     without a change must not grow the history."""
     check_scaffold(data)
-    source = source.strip()
-    if not source or len(source) > MAX_SOURCE_LENGTH:
-        raise InvalidInputError(f"{source!r} is not a scaffold source.",
-                                f"Use a short name of at most {MAX_SOURCE_LENGTH} characters.")
-    with storage.write() as session:
-        previous = newest_version(session, ScaffoldVersion)
-        if previous is not None and previous.data == data:
-            session.expunge(previous)
-            return previous
-        version = ScaffoldVersion(data=data, source=source)
-        session.add(version)
-        session.flush()
-        session.add(AuditEntry(action="scaffold.save", actor=source,
-                               arguments={"version_id": version.id,
-                                          "previous_id": previous.id if previous else None},
-                               result_summary=f"{len(data)} keys"))
-        session.flush()
-        session.expunge(version)
-    return version
+    source = checked_source(source, "scaffold")
+    return append_version(
+        storage, lambda session: newest_version(session, ScaffoldVersion),
+        unchanged=lambda current: current.data == data,
+        make=lambda: ScaffoldVersion(data=data, source=source),
+        action="scaffold.save", actor=source, summary=f"{len(data)} keys")
 
 
 def _check_keys(node: Any) -> None:

@@ -38,6 +38,7 @@ class Hub(QObject):
     memory_changed = Signal()        # facts, memories, profile, learnings or intentions moved
     conversations_changed = Signal()  # a chat was added, renamed, deleted or got a turn
     settings_changed = Signal()
+    schedule_changed = Signal()       # the schedule started here, or runs in another process
     assistant_ready = Signal()        # ``ctx.assistant`` is (re)built and can chat
     assistant_failed = Signal(str, str)
     run_finished = Signal(str, object)  # ("reflect" | "dream", report)
@@ -91,8 +92,9 @@ class AppContext(QObject):
         self.confirm = CrossThreadConfirm()
         self.assistant: Assistant | None = None
         self.scheduler: HearthScheduler | None = None
+        # "not started", "starting", "running", or why another process runs it (the tray
+        # and the status bar show it while ``scheduler`` is None)
         self.schedule_state = "not started"
-        """"starting", "running", or why another process runs it (shown by the tray)."""
         self.custom_provider_factory = provider_factory
         """Given by tests and the demo; reflection and dreams pass it to their child
         process, so it must be picklable (a module-level function)."""
@@ -157,12 +159,13 @@ class AppContext(QObject):
             self.scheduler, self.schedule_state = scheduler, "running"
             if self.assistant is not None:  # the assistant was ready first: move its timers
                 self._attach(scheduler, self.assistant)
-            self.hub.settings_changed.emit()
+            self.hub.schedule_changed.emit()
 
         def elsewhere(message: str, _hint: str) -> None:
             log.info("schedule not started here: %s", message)
             self.schedule_state = message
             self.hub.status_message.emit(message)
+            self.hub.schedule_changed.emit()
 
         self.workers.start("Starting the schedule", start, on_done=started,
                            on_failed=elsewhere)

@@ -41,6 +41,7 @@ class StatusBar(QStatusBar):
         ctx.hub.assistant_failed.connect(
             lambda message, hint: self.model_label.setText(f"no assistant: {message}"))
         ctx.hub.settings_changed.connect(self.check_ollama)
+        ctx.hub.schedule_changed.connect(self.refresh)
         QTimer.singleShot(0, self.check_ollama)
         QTimer.singleShot(0, self.refresh)
 

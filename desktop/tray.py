@@ -42,6 +42,7 @@ class Tray(QObject):
             lambda: self.pause_action.setChecked(ctx.settings.learning_paused))
         ctx.hub.notify.connect(self.notify)
         ctx.hub.run_finished.connect(self._remember_result)
+        ctx.hub.schedule_changed.connect(self.refresh_tooltip)
         self._timer = QTimer(self)
         self._timer.timeout.connect(self.refresh_tooltip)
         self._timer.start(TOOLTIP_REFRESH_MS)

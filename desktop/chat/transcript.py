@@ -349,13 +349,8 @@ class Transcript(QScrollArea):
         return self._following
 
     def scroll_to_end(self) -> None:
+        """Follow new text again (the user has just sent a message)."""
         self._following = True
-        self._saved_end = 1
-        self._pending: deque[Exchange] = deque()
-        self._loader = QTimer(self)
-        self._loader.setSingleShot(True)
-        self._loader.setInterval(0)
-        self._loader.timeout.connect(self._load_batch)
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
 

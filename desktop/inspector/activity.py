@@ -18,10 +18,8 @@ from typing import Any, TypeVar
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPlainTextEdit,
     QPushButton,
@@ -40,7 +38,7 @@ from desktop.icons import icon
 from desktop.inspector.base import InspectorPage
 from desktop.inspector.formatting import local_time, time_key
 from desktop.inspector.notice import WARNING
-from desktop.inspector.table import Column, FilterProxy, RowModel
+from desktop.inspector.table import Column, FilterProxy, RowModel, make_table_view
 
 T = TypeVar("T")
 FAILED = "failed"
@@ -127,20 +125,8 @@ class FlaggedRowModel(RowModel[T]):
 
 def _table(model: RowModel[Any], *, sortable: bool) -> tuple[QTableView, FilterProxy]:
     proxy = FilterProxy(model, model)
-    view = QTableView()
-    view.setModel(proxy)
+    view = make_table_view(proxy, proxy.columnCount() - 1, fit_to_contents=False)
     view.setSortingEnabled(sortable)
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    view.setAlternatingRowColors(True)
-    view.setWordWrap(False)
-    view.setTabKeyNavigation(False)
-    view.verticalHeader().hide()
-    header = view.horizontalHeader()
-    header.setHighlightSections(False)
-    header.setStretchLastSection(True)
-    header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     return view, proxy
 
 

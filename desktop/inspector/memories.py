@@ -15,9 +15,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QInputDialog,
     QLabel,
     QLineEdit,
@@ -37,6 +35,7 @@ from desktop.inspector.base import InspectorPage
 from desktop.inspector.memory_detail import MemoryDetailPane
 from desktop.inspector.memory_filters import MemoryFilterBar
 from desktop.inspector.memory_table import FIT_TO_CONTENTS, SEARCH_ONLY, MemoryTableModel
+from desktop.inspector.table import make_table_view
 from desktop.workers import Task
 
 RELOAD_DELAY_MS = 300
@@ -266,19 +265,7 @@ class MemoriesPage(InspectorPage):
     # --- widgets -------------------------------------------------------------------------------
 
     def _make_view(self) -> QTableView:
-        view = QTableView()
-        view.setModel(self.model)
-        view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        view.setAlternatingRowColors(True)
-        view.setWordWrap(False)
-        view.setTabKeyNavigation(False)
-        view.verticalHeader().hide()
-        header = view.horizontalHeader()
-        header.setHighlightSections(False)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        view = make_table_view(self.model, 1, fit_to_contents=False)
         for column in SEARCH_ONLY:
             view.setColumnHidden(column, True)
         return view

@@ -187,9 +187,12 @@ class ChoiceDelegate(QStyledItemDelegate):
         model.setData(index, editor.currentText(), Qt.ItemDataRole.EditRole)
 
 
-def make_table_view(model: QAbstractItemModel, stretch_column: int) -> QTableView:
+def make_table_view(model: QAbstractItemModel, stretch_column: int, *,
+                    fit_to_contents: bool = True) -> QTableView:
     """A read-only table of whole-row selection, compact rows, and one column taking the
-    width the others (sized to their contents) leave."""
+    width the others leave. The others are sized to their contents, or, with
+    ``fit_to_contents=False``, left for the user to size: fitting measures every row, too
+    much for a long or paged table (memories, the event queue, runs)."""
     view = QTableView()
     view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -202,7 +205,8 @@ def make_table_view(model: QAbstractItemModel, stretch_column: int) -> QTableVie
     rows.hide()
     rows.setDefaultSectionSize(view.fontMetrics().height() + 10)
     header = view.horizontalHeader()
-    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents if fit_to_contents
+                                else QHeaderView.ResizeMode.Interactive)
     header.setSectionResizeMode(stretch_column, QHeaderView.ResizeMode.Stretch)
     header.setMaximumSectionSize(MAX_COLUMN_WIDTH)
     header.setHighlightSections(False)
