@@ -162,9 +162,11 @@ def _measured(name: str, stage: Stage, hearth: Hearth, size: int, label: str,
     return _row(name, size, label, seconds, peak, counts)
 
 
-def scripted_model() -> LLMProvider:
+def scripted_model(merge_summary: Callable[[Sequence[Message]], str] | None = None
+                   ) -> LLMProvider:
     """The tests' scripted model with a responder that answers every dream stage's
-    request validly, by the schema it is asked for (reflection: the marker format)."""
+    request validly, by the schema it is asked for (reflection: the marker format).
+    ``merge_summary`` writes the merge stage's answers instead of a numbered stub."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     from support.scripted_llm import ScriptedLLM
 
@@ -188,6 +190,8 @@ def scripted_model() -> LLMProvider:
             return json.dumps({"content": f"The user grows runner beans in allotment bed "
                                           f"{n} and waters them in the evening.",
                                "category": "general"})
+        if title == "MergeSummary" and merge_summary is not None:
+            return merge_summary(messages)
         if title == "MergeSummary":
             return json.dumps({"summary": f"Summary {n} of several similar older memories."})
         if title == "ProcessorOutput":

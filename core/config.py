@@ -51,17 +51,45 @@ class Settings(BaseSettings):
     busy_timeout_ms: int = Field(default=5000, ge=0,
                                  description="How long a write waits for a lock before failing.")
     backups_to_keep: int = Field(default=7, ge=1)
-    recall_relevance_floor: float = Field(
-        default=0.01, ge=0.0,
-        description="Fused scores below this are dropped (RRF scale, 1/(60+rank) per signal).")
     recall_min_similarity: float = Field(
         default=0.55, ge=-1.0, le=1.0,
         description="Vector hits below this cosine similarity are not evidence (bge-small "
                     "gives unrelated passages ~0.3-0.5 with the query instruction).")
-    recall_min_text_share: float = Field(
+    recall_vector_weight: float = Field(
         default=0.7, ge=0.0, le=1.0,
-        description="In hybrid recall, text hits below this share of the best BM25 score "
-                    "are not fused (one shared generic word is weak evidence).")
+        description="Weight of the normalised cosine similarity in score fusion.")
+    recall_text_weight: float = Field(
+        default=0.3, ge=0.0, le=1.0,
+        description="Weight of the normalised BM25 score in score fusion.")
+    recall_min_relevance: float = Field(
+        default=0.05, ge=0.0, le=1.0,
+        description="Rows whose fused relevance (0-1, before recency and strength) is "
+                    "below this are dropped.")
+    recall_neighbour_share: float = Field(
+        default=0.3, ge=0.0, le=1.0,
+        description="Share of the best adjacent turn's relevance a turn gains (context).")
+    recall_summary_share: float = Field(
+        default=0.5, ge=0.0, le=1.0,
+        description="Share of a matching archival summary's relevance its originals gain.")
+    recall_speaker_boost: float = Field(
+        default=0.1, ge=0.0, le=1.0,
+        description="Added to the turns of a speaker the question names.")
+    recall_date_boost: float = Field(
+        default=0.1, ge=0.0, le=1.0,
+        description="Added to turns on a date the question names, less further away.")
+    recall_date_window_days: float = Field(
+        default=14.0, gt=0.0, description="How far from a named date the boost reaches.")
+    recall_time_word_boost: float = Field(
+        default=0.03, ge=0.0, le=1.0,
+        description="Added to turns with time words when the question asks when/how long.")
+    recall_strength_weight: float = Field(
+        default=0.3, ge=0.0, le=1.0,
+        description="How much disuse can lower a memory's score: a memory unused for a "
+                    "long time keeps 1 - this of it (never leaves recall).")
+    recall_tier_weights: dict[str, float] = Field(
+        default_factory=lambda: {"source": 0.9},
+        description="Score factor per memory tier (others 1.0): originals folded into an "
+                    "archival summary weigh a little less than what is current.")
     recall_recency_days: int = Field(default=90, ge=1)
     recall_recency_boost: float = Field(default=0.05, ge=0.0, le=1.0)
 
@@ -111,7 +139,6 @@ class Settings(BaseSettings):
         default_factory=lambda: {"general": 30.0, "health": 90.0, "work": 45.0,
                                  "people": 180.0, "preference": 120.0, "errands": 7.0},
         description="Freshness half-life per category (exp(-age/tau)); others use general.")
-    decay_invalid_below: float = Field(default=0.05, ge=0.0, le=1.0)
     link_similarity_floor: float = Field(
         default=0.70, ge=0.0, le=1.0,
         description="kNN edges need this cosine. Calibrated on bge-small pairs: related "

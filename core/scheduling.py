@@ -363,7 +363,7 @@ class HearthScheduler:
             raise
         recorder.finish(counts)
         return (f"decay run {recorder.run_id}: {counts['updated']} updated, "
-                f"{counts['invalidated']} faded out of recall")
+                f"{counts['faded']} faded (lower in ranking, still found)")
 
     def _process_events(self, trigger: str) -> str:
         from core.consolidation.processor import MemoryProcessor

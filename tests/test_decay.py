@@ -1,4 +1,4 @@
-"""Decay: exact arithmetic, idempotence, exemptions and invalidation (real SQLite)."""
+"""Decay: exact arithmetic, idempotence, exemptions, and that age never invalidates (real SQLite)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
 
 from core.config import Settings
-from core.consolidation.decay import DECAYED, run_decay
+from core.consolidation.decay import run_decay
 from core.storage.orm import Memory
 from core.storage.sqlite.adapter import SqliteStorage
 
@@ -19,6 +18,7 @@ NOW = datetime(2026, 11, 22, 2, 0, tzinfo=timezone.utc)
 
 def add(storage: SqliteStorage, **fields: Any) -> int:
     values = {"content": "a memory", "created_at": NOW, "updated_at": NOW, **fields}
+    values.setdefault("learned_at", values["created_at"])  # learned when it happened
     with storage.write() as session:
         memory = Memory(**values)
         session.add(memory)
@@ -45,7 +45,7 @@ def test_freshness_and_strength_follow_the_formulas_exactly(storage: SqliteStora
 
     counts = run_decay(storage, settings, now=NOW)
 
-    assert counts == {"memories": 3, "updated": 3, "invalidated": 0, "exempt": 0}
+    assert counts == {"memories": 3, "updated": 3, "faded": 0, "exempt": 0}
     assert get(storage, plain).freshness == pytest.approx(0.5)
     assert get(storage, plain).strength == pytest.approx(0.95 ** 30)
     assert get(storage, used).freshness == pytest.approx(math.exp(-45 * math.log(2) / 90))
@@ -71,31 +71,41 @@ def test_user_stated_and_pinned_memories_never_decay(storage: SqliteStorage,
                  strength=0.4, freshness=0.3)
     pinned = add(storage, created_at=NOW - timedelta(days=900), tier="core")
     counts = run_decay(storage, settings, now=NOW)
-    assert counts["exempt"] == 2 and counts["invalidated"] == 0
+    assert counts["exempt"] == 2 and counts["faded"] == 0
     for memory_id in (stated, pinned):
         memory = get(storage, memory_id)
         assert (memory.strength, memory.freshness, memory.is_valid) == (1.0, 1.0, True)
 
 
-def test_faded_memories_become_invalid_with_a_reason_and_are_never_deleted(
-        storage: SqliteStorage, settings: Settings) -> None:
-    # 0.95^58 = 0.051 stays; 0.95^59 = 0.0485 falls under 0.05
-    kept = add(storage, created_at=NOW - timedelta(days=58))
+def test_age_alone_never_takes_a_memory_out_of_reach(storage: SqliteStorage,
+                                                     settings: Settings) -> None:
+    recent = add(storage, created_at=NOW - timedelta(days=58))
     faded = add(storage, created_at=NOW - timedelta(days=59))
-    preserved = add(storage, created_at=NOW - timedelta(days=400), tier="source")
+    ancient = add(storage, created_at=NOW - timedelta(days=3650))
+    source = add(storage, created_at=NOW - timedelta(days=400), tier="source")
 
     counts = run_decay(storage, settings, now=NOW)
 
-    assert counts["invalidated"] == 1
-    assert get(storage, kept).is_valid
-    gone = get(storage, faded)
-    assert (gone.is_valid, gone.invalid_reason) == (False, DECAYED)
-    assert gone.strength == pytest.approx(0.95 ** 59)
-    assert get(storage, preserved).is_valid  # originals under a summary are kept
-    with storage.read() as session:
-        assert session.scalar(select(func.count()).select_from(Memory)) == 3
-    # an invalid memory is left alone by later runs
-    assert run_decay(storage, settings, now=NOW + timedelta(days=5))["memories"] == 2
+    assert counts["faded"] == 3  # 0.95^59 = 0.0485 and older
+    for memory_id in (recent, faded, ancient, source):
+        memory = get(storage, memory_id)
+        assert (memory.is_valid, memory.invalid_reason) == (True, None)
+    assert get(storage, faded).strength == pytest.approx(0.95 ** 59)
+    assert get(storage, ancient).strength < 1e-50
+    # later runs still look at every one of them (none left recall)
+    assert run_decay(storage, settings, now=NOW + timedelta(days=5))["memories"] == 4
+
+
+def test_an_imported_old_memory_is_old_knowledge_not_unused_for_years(
+        storage: SqliteStorage, settings: Settings) -> None:
+    """Two clocks: created_at (when it happened) drives freshness; learned_at (when Hearth
+    got it) starts the unused-days count that strength uses."""
+    imported = add(storage, created_at=NOW - timedelta(days=700),
+                   learned_at=NOW - timedelta(days=10))
+    run_decay(storage, settings, now=NOW)
+    memory = get(storage, imported)
+    assert memory.strength == pytest.approx(0.95 ** 10)
+    assert memory.freshness == pytest.approx(math.exp(-700 * math.log(2) / 30))
 
 
 def test_recall_feedback_slows_decay(storage: SqliteStorage, settings: Settings) -> None:
@@ -107,4 +117,4 @@ def test_recall_feedback_slows_decay(storage: SqliteStorage, settings: Settings)
 
 def test_an_empty_database_decays_nothing(storage: SqliteStorage, settings: Settings) -> None:
     assert run_decay(storage, settings, now=NOW) == {
-        "memories": 0, "updated": 0, "invalidated": 0, "exempt": 0}
+        "memories": 0, "updated": 0, "faded": 0, "exempt": 0}

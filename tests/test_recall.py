@@ -148,11 +148,12 @@ def test_signals_explain_the_score(corpus: list[int], storage: SqliteStorage,
     assert top.signals["text"]["rank"] == 1 and top.signals["text"]["score"] > 0
     assert top.signals["vector"]["rank"] == 1
     assert 0.55 < top.signals["vector"]["similarity"] <= 1.0
-    assert top.signals["rrf"]["score"] == pytest.approx(2 / 61)
-    assert top.signals["rrf"]["normalised"] == pytest.approx(1.0)
+    assert top.signals["text"]["normalised"] == top.signals["vector"]["normalised"] == 1.0
+    assert top.signals["fusion"]["relevance"] == pytest.approx(1.0)
     boost = top.signals["recency"]["boost"]
     assert 0.049 < boost <= 0.05
-    assert top.score == pytest.approx((1.0 + boost) * top.signals["strength"]["factor"])
+    factor = top.signals["strength"]["factor"] * top.signals["tier"]["factor"]
+    assert top.score == pytest.approx((1.0 + boost) * factor)
 
 
 # --- recency and strength --------------------------------------------------------------
@@ -175,11 +176,13 @@ def test_the_newer_of_two_equally_relevant_memories_ranks_first(
                          {"created_at": NOW - timedelta(days=2)})
     question = RecallQuery("where did I park the car")
 
-    def order(recaller: RecallService) -> list[int]:
-        return [r.id for r in recaller.recall(question) if r.id in (old, new)]
+    def scores(recaller: RecallService) -> dict[int, float]:
+        return {r.id: r.score for r in recaller.recall(question) if r.id in (old, new)}
 
-    assert order(service(storage, embedder)) == [new, old]
-    assert order(service(storage, embedder, recall_recency_boost=0.0)) == [old, new]
+    boosted = scores(service(storage, embedder))
+    assert boosted[new] > boosted[old]
+    plain = scores(service(storage, embedder, recall_recency_boost=0.0))
+    assert plain[new] == pytest.approx(plain[old])  # only recency told them apart
 
 
 def test_memories_older_than_the_window_get_no_boost(memories: MemoryService,
@@ -204,8 +207,8 @@ def test_weak_memories_sink_but_stay_findable(corpus: list[int], memories: Memor
         session.get(Memory, weak).strength = 0.1
     results = recall(storage, embedder, "where is the spare key")
     assert [r.id for r in results[:2]] == [strong, weak]
-    assert results[1].signals["strength"]["factor"] == pytest.approx(0.55)
-    assert results[1].score < 0.6 * results[0].score
+    assert results[1].signals["strength"]["factor"] == pytest.approx(1 - 0.3 * 0.9)
+    assert results[1].score < 0.75 * results[0].score  # lower, and still found
 
 
 class ScriptedIndex:
@@ -234,10 +237,12 @@ class ScriptedStorage:
         return getattr(self.inner, name)
 
 
-def test_weak_word_matches_do_not_outvote_in_hybrid_recall(
+def test_scores_are_fused_not_ranks_and_meaning_weighs_more(
         memories: MemoryService, storage: SqliteStorage, embedder: Any) -> None:
-    """``b`` matches the words at 69% of the best BM25 and is second by meaning: found by
-    both signals, rank fusion would put it first; the text share rule keeps it out."""
+    """``b`` is second by both signals: rank fusion would put it first for being found
+    twice. Score fusion weighs how well each signal matched: the best match by meaning
+    (``c``: 0.7) beats ``b`` (0.3 x 0.69 + 0.7 x 0.6 = 0.63), which beats the best match by
+    words alone (``a``: 0.3)."""
     a, b, c = memories.add_many([MemorySpec("a"), MemorySpec("b"), MemorySpec("c")])
     scripted = ScriptedStorage(storage, ScriptedIndex(
         storage.search, text=[IndexHit(a, 10.0, 1), IndexHit(b, 6.9, 2)],
@@ -248,9 +253,24 @@ def test_weak_word_matches_do_not_outvote_in_hybrid_recall(
         recaller = RecallService(scripted, embedder, Settings(**options))  # type: ignore[arg-type]
         return [r.id for r in recaller.recall(RecallQuery("anything", signals=signals))]
 
-    assert recall_ids()[-1] == b
-    assert recall_ids(recall_min_text_share=0.0)[0] == b
+    assert recall_ids() == [c, b, a]
+    assert recall_ids(recall_text_weight=1.0, recall_vector_weight=0.0) == [a, b, c][:2]
     assert recall_ids(frozenset({"text"})) == [a, b]
+
+
+def test_a_word_in_almost_every_row_cannot_lift_a_row(
+        memories: MemoryService, storage: SqliteStorage, embedder: Any) -> None:
+    """Rows matched only by a near-ubiquitous word (a speaker's name: FTS5's IDF 1e-6) get
+    nothing from full text, so they cannot pass a row that the meaning found."""
+    a, b, c = memories.add_many([MemorySpec("Dana: a"), MemorySpec("Dana: b"),
+                                 MemorySpec("Dana: c")])
+    scripted = ScriptedStorage(storage, ScriptedIndex(
+        storage.search, text=[IndexHit(a, 2e-6, 1), IndexHit(b, 1e-6, 2)],
+        vector=[IndexHit(c, 0.8, 1), IndexHit(a, 0.6, 2)]))
+    results = RecallService(scripted, embedder, Settings()).recall(  # type: ignore[arg-type]
+        RecallQuery("Which company is Dana joining?"))
+    assert [r.id for r in results] == [c, a]  # b: only the ubiquitous word found it
+    assert results[1].signals["text"]["normalised"] == 0.0
 
 
 # --- relevance floor -------------------------------------------------------------------
@@ -267,10 +287,13 @@ def test_the_floor_drops_hits_that_only_one_signal_ranks_low(corpus: list[int],
                                                              storage: SqliteStorage,
                                                              embedder: Any) -> None:
     question = RecallQuery("family birthdays and anniversaries", k=30)
-    loose = service(storage, embedder, recall_relevance_floor=0.0).recall(question)
-    assert corpus[1] in [r.id for r in loose]  # the birthday: only the words found it
-    strict = service(storage, embedder, recall_relevance_floor=1 / 61 + 1e-9).recall(question)
-    assert [r.id for r in strict] == [corpus[27]]
+    loose = service(storage, embedder, recall_min_relevance=0.0).recall(question)
+    birthday = next(r for r in loose if r.id == corpus[1])  # only the words found it
+    assert birthday.signals.keys() & {"text", "vector"} == {"text"}
+    floor = birthday.signals["fusion"]["relevance"] + 1e-9
+    strict = service(storage, embedder, recall_min_relevance=floor).recall(question)
+    assert corpus[1] not in [r.id for r in strict]
+    assert strict[0].id == corpus[27]
     assert strict[0].signals.keys() >= {"text", "vector"}
 
 

@@ -200,16 +200,17 @@ def test_daemon_once_runs_decay_and_records_it(isolated_home: Path,
     with Hearth.open(isolated_home) as hearth, hearth.storage.write() as session:
         old = datetime.now(timezone.utc) - timedelta(days=400)
         session.add(Memory(content="a parking spot from last year", created_at=old,
-                           updated_at=old))
+                           learned_at=old, updated_at=old))
     app = typer.Typer()
     app.command()(daemon)
     result = CliRunner().invoke(app, ["--once", "decay"])
     assert result.exit_code == 0, result.output
-    assert "1 faded out of recall" in result.output
+    assert "1 faded (lower in ranking, still found)" in result.output
     with Hearth.open(isolated_home) as hearth, hearth.storage.read() as session:
         assert session.scalar(select(func.count()).select_from(Run).where(
             Run.kind == "decay", Run.status == "done")) == 1
-        assert session.scalar(select(Memory.invalid_reason)) == "decayed"
+        faded = session.execute(select(Memory.is_valid, Memory.strength)).one()
+        assert faded.is_valid and faded.strength < 0.05  # weaker, never out of reach
     assert "decay run" in (isolated_home / "logs" / "daemon.log").read_text()
 
 

@@ -155,7 +155,7 @@ def test_search_gives_scored_results_with_their_signals(hearth: Hearth) -> None:
     rows = memory_browse.search(hearth.storage, hearth.recall, "cello", MemoryFilter())
     assert rows[0].id == ids.cello
     assert rows[0].score is not None and rows[0].score > 0
-    assert {"text", "vector", "rrf", "recency", "strength"} <= rows[0].signals.keys()
+    assert {"text", "vector", "fusion", "recency", "strength"} <= rows[0].signals.keys()
     assert rows[0].signals["text"]["rank"] == 1
     assert all(row.state == "valid" for row in rows)
 

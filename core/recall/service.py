@@ -1,35 +1,34 @@
 """Recall: from a question to the most relevant memories, notes, exchanges and facts.
 
 For each requested kind, full-text (BM25) and vector (cosine) candidates are fetched
-through the storage port's ``SearchIndex`` and fused by reciprocal rank fusion; see
-``core.recall.fusion`` for the scoring. Then:
+through the storage port's ``SearchIndex`` and ranked in these steps (every weight is a
+``recall_*`` setting; ``docs/architecture.md`` says how each was measured):
 
-1. vector hits below ``settings.recall_min_similarity`` are dropped before fusion. Rank fusion only sees
-   ranks, and a nearest neighbour always exists, so without an absolute gate a question
-   about something never mentioned would still return the "closest" memories. bge-small
-   with its query instruction gives ~0.3-0.5 to unrelated passages and ~0.6-0.85 to
-   relevant ones;
-2. in hybrid recall, text hits scoring below ``settings.recall_min_text_share`` (70%) of the query's best
-   BM25 score are dropped before fusion. Questions share generic words ("work", "kids",
-   "thesis") with many memories, and RRF rewards being found by both signals so strongly
-   that a row ranked 3rd by both beats the row ranked 1st by one; a weak lexical match
-   that the vector search also half-likes would push the right answer down. Keeping
-   only near-best word matches keeps what full text is for (rare words, codes, names).
-   On the labelled set in ``benchmarks/data`` this raised hybrid recall@5 from 0.74 to
-   0.80 and @10 from 0.85 to 0.86 (vector alone: 0.82 / 0.85). With one signal the
-   ranking is that signal's order, so nothing is dropped;
-3. rows whose fused RRF score is below ``settings.recall_relevance_floor`` are dropped
-   (raw RRF scale: a row found by one signal at rank r scores 1/(60 + r));
-4. the score is normalised to [0, 1], the recency boost is added and, for memories, the
-   result is multiplied by the strength factor;
-5. all kinds are merged into one list, sorted and cut to ``k``: the head;
-6. additions go after the head, never into it: rows a type + time question names
+1. vector hits below ``recall_min_similarity`` are dropped: a nearest neighbour always
+   exists, so without an absolute gate a question about something never mentioned would
+   still return the "closest" memories. bge-small with its query instruction gives
+   ~0.3-0.5 to unrelated passages and ~0.6-0.85 to relevant ones;
+2. the signals are fused by their scores, not their ranks (``core.recall.fusion``): a
+   weighted sum of min-max normalised cosine and best-normalised BM25, dense weighted
+   higher, so a word found in nearly every row (a speaker's name) cannot lift a row;
+3. context smoothing (turns of a session: memories and exchanges): a turn gains
+   ``recall_neighbour_share`` of the best relevance among its adjacent turns, and the
+   neighbours of the best candidates join the candidates that way ("Signed it today!"
+   is found through "Did you take the Helio offer?" one turn before;
+   ``core.recall.neighbours``);
+4. cues from the question (``core.recall.cues``): turns of a speaker the question names,
+   turns near a date it names, and turns with time words for a "when" question gain small
+   boosts; rows whose relevance is then below ``recall_min_relevance`` are dropped;
+5. the recency boost is added, and memories are weighed by strength (disuse lowers the
+   weight, never to zero) and tier (source-tier originals under a summary weigh less);
+6. all kinds are merged into one list, sorted and cut to ``k``: the head;
+7. additions go after the head, never into it: rows a type + time question names
    ("the summary from last night", ``core.recall.metadata``) and memories one edge away
    from the top hits (``core.recall.graph``, up to ``RecallQuery.graph``). Their scores
    are capped at the last head score so they stay in the tail.
 
 Using a memory (``mark_accessed``) counts the access, resets its strength (decay is a
-function of the days since the last access, ``core.consolidation.decay``) and raises its
+function of the days since the last use, ``core.consolidation.decay``) and raises its
 importance by ``IMPORTANCE_BUMP`` up to 1.0, which slows its later decay.
 
 This module is dialect-free: it talks to the database only through ``StoragePort``, the
@@ -52,16 +51,15 @@ from sqlalchemy.orm import Session
 from core.config import Settings
 from core.embedding import Embedder
 from core.errors import InvalidInputError
-from core.recall import graph, metadata
+from core.recall import cues, graph, metadata, neighbours, summaries
 from core.recall.fusion import (
     Fused,
     age_in_days,
-    best_possible,
     fuse,
     recency_boost,
     strength_factor,
 )
-from core.storage.orm import Interaction, Memory, Note, UserFact, utcnow
+from core.storage.orm import Interaction, Memory, MemoryTier, Note, UserFact, utcnow
 from core.storage.port import (
     IndexedKind,
     IndexHit,
@@ -76,7 +74,9 @@ MIN_CANDIDATES = 50
 CANDIDATES_PER_RESULT = 5
 """Each signal fetches ``max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * k)`` rows per kind."""
 TIMING_KEYS = ("embed", "text", "vector", "fusion")
-"""Additions (step 6) are timed as part of fusion."""
+"""Smoothing, cues and additions (steps 3-7) are timed as part of fusion."""
+NEIGHBOUR_SEEDS = 20
+"""The neighbours of this many best candidates (per kind) may join the candidates."""
 GRAPH_SEEDS = 5
 """The first this many memory results are the starting points of the graph walk."""
 METADATA_LIMIT = 3
@@ -120,9 +120,12 @@ class RecallQuery:
 class RecallResult:
     """One recalled record: its final score and why it got it.
 
-    ``signals`` holds each retrieval signal that found it (``rank`` plus the BM25
-    ``score`` or the cosine ``similarity``) and the scoring steps: ``rrf`` (raw and
-    normalised), ``recency`` (age in days, boost) and, for memories, ``strength``.
+    ``signals`` holds each retrieval signal that found it (``rank``, the BM25 ``score``
+    or the cosine ``similarity``, and its ``normalised`` share) and the scoring steps:
+    ``fusion`` (the relevance), ``context`` (what the adjacent turns added), ``cues``
+    (speaker, date and time boosts), ``recency`` (age in days, boost) and, for memories,
+    ``strength`` and ``tier``. ``excerpt`` is the part of a long text that matched, when
+    it was not the beginning.
     """
 
     kind: IndexedKind
@@ -132,6 +135,7 @@ class RecallResult:
     signals: dict[str, dict[str, Any]]
     provenance: dict[str, Any]
     created_at: datetime | None
+    excerpt: str | None = None
 
 
 @dataclass(frozen=True)
@@ -144,6 +148,7 @@ class _Hydrator:
     text_columns: tuple[str, ...]
     provenance: tuple[str, ...]
     scoring: tuple[str, ...] = ()
+    speaker: Callable[[Any], str | None] = lambda _row: None
 
     @property
     def columns(self) -> list[Any]:
@@ -162,12 +167,14 @@ HYDRATORS: dict[IndexedKind, _Hydrator] = {
     IndexedKind.MEMORY: _Hydrator(
         Memory, lambda m: m.content, ("content",),
         ("source", "session_id", "interaction_id", "event_id", "external_id", "origin",
-         "created_at", "namespace", "tier", "memory_type", "category"), scoring=("strength",)),
+         "created_at", "namespace", "tier", "memory_type", "category"), scoring=("strength",),
+        speaker=lambda m: (m.origin or {}).get("speaker")),
     IndexedKind.NOTE: _Hydrator(Note, lambda n: n.content, ("content",),
                                 ("title", "session_id")),
     IndexedKind.INTERACTION: _Hydrator(
         Interaction, lambda i: f"{i.user_message}\n{i.agent_response}".strip(),
-        ("user_message", "agent_response"), ("session_id", "speaker", "external_id")),
+        ("user_message", "agent_response"), ("session_id", "speaker", "external_id"),
+        speaker=lambda i: i.speaker),
     IndexedKind.FACT: _Hydrator(
         UserFact, lambda f: document_text(IndexedKind.FACT, (f.key, f.value)), ("key", "value"),
         ("key", "category", "source")),
@@ -182,6 +189,12 @@ class _Run:
     vector: np.ndarray | None
     now: datetime
     timings: dict[str, float] = field(default_factory=lambda: dict.fromkeys(TIMING_KEYS, 0.0))
+    asks_when: bool = False
+    dates: list[cues.DateRange] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.asks_when = cues.asks_when(self.query.text)
+        self.dates = cues.date_ranges(self.query.text, self.now)
 
     @contextmanager
     def timed(self, key: str) -> Iterator[None]:
@@ -214,11 +227,15 @@ class RecallService:
             with run.timed("embed"):
                 run.vector = self._embedder.embed_query(query.text)
         with self._storage.read() as session:
-            results = [result for kind in query.kinds
-                       for result in self._recall_kind(session, run, kind)]
+            results: list[RecallResult] = []
+            folded: list[RecallResult] = []
+            for kind in query.kinds:
+                ranked, summaries_found = self._recall_kind(session, run, kind)
+                results.extend(ranked)
+                folded.extend(summaries_found)
             with run.timed("fusion"):
                 results.sort(key=_rank_key)
-                results = self._with_additions(session, run, results[:query.k])
+                results = self._with_additions(session, run, results[:query.k], folded)
         if query.mark_accessed:
             self.mark_accessed(r.id for r in results if r.kind is IndexedKind.MEMORY)
         return results, run.timings
@@ -242,12 +259,14 @@ class RecallService:
                                         else_=Memory.importance + IMPORTANCE_BUMP),
                     ).execution_options(synchronize_session=False))
 
-    def _with_additions(self, session: Session, run: _Run,
-                        head: list[RecallResult]) -> list[RecallResult]:
-        """The head, then metadata rows, then graph-recovered memories (step 6)."""
+    def _with_additions(self, session: Session, run: _Run, head: list[RecallResult],
+                        folded: list[RecallResult]) -> list[RecallResult]:
+        """The head, then the summaries that matched, metadata rows and graph-recovered
+        memories (step 7)."""
         query, index = run.query, self._storage.search
         cap = head[-1].score if head else 1.0
-        tail: list[RecallResult] = []
+        tail: list[RecallResult] = [replace(found, score=min(found.score, cap))
+                                    for found in sorted(folded, key=_rank_key)[:query.k]]
         asked = metadata.parse(query.text, run.now.astimezone())
         if asked is not None and asked.indexed_kind in query.kinds:
             signal = {"kind": asked.kind, "phrase": asked.phrase,
@@ -283,15 +302,52 @@ class RecallService:
                             signals={**signals, "recency": {"age_days": age, "boost": 0.0}},
                             provenance=hydrator.describe(row), created_at=row.created_at)]
 
-    def _recall_kind(self, session: Session, run: _Run,
-                     kind: IndexedKind) -> list[RecallResult]:
+    def _recall_kind(self, session: Session, run: _Run, kind: IndexedKind
+                     ) -> tuple[list[RecallResult], list[RecallResult]]:
+        """Ranked results of one kind, and the archival summaries among them that are
+        listed after the head (see ``core.recall.summaries``)."""
         hits = self._search(session, run, kind)
         with run.timed("fusion"):
-            floor = self._settings.recall_relevance_floor
-            fused = {row_id: entry for row_id, entry in fuse(hits).items() if entry.rrf >= floor}
+            settings = self._settings
+            weights = {"text": settings.recall_text_weight,
+                       "vector": settings.recall_vector_weight}
+            fused = fuse(hits, weights, settings.recall_min_similarity)
+            self._smooth_by_context(session, run, kind, fused)
+            folded = (self._lift_originals(session, run, fused)
+                      if kind is IndexedKind.MEMORY else set())
             rows = _load(session, HYDRATORS[kind], fused)
-            return [self._result(kind, rows[row_id], entry, run)
-                    for row_id, entry in fused.items() if row_id in rows]
+            speakers = {name for row in rows.values()
+                        if (name := HYDRATORS[kind].speaker(row))}
+            named = cues.named_speakers(run.query.text, speakers)
+            ranked: list[RecallResult] = []
+            summaries_found: list[RecallResult] = []
+            for row_id, entry in fused.items():
+                if row_id not in rows:
+                    continue
+                self._add_cues(kind, rows[row_id], entry, run, named)
+                if entry.relevance >= settings.recall_min_relevance:
+                    result = self._result(kind, rows[row_id], entry, run)
+                    (summaries_found if row_id in folded else ranked).append(result)
+            return ranked, summaries_found
+
+    def _lift_originals(self, session: Session, run: _Run,
+                        fused: dict[int, Fused]) -> set[int]:
+        """Originals among the candidates rise to a share of their matching summary's
+        relevance if that is more than their own; returns the summaries to list after
+        the head (none when the filters ask for summaries)."""
+        found = summaries.originals_of(session, fused)
+        share = self._settings.recall_summary_share
+        for summary_id, originals in found.items():
+            lifted = share * fused[summary_id].relevance
+            for original in originals:
+                entry = fused.get(original)
+                if entry is not None and lifted > entry.relevance:
+                    entry.signals["summary"] = {"id": summary_id,
+                                                "gain": lifted - entry.relevance}
+                    entry.relevance = lifted
+        if MemoryTier.ARCHIVAL.value in run.query.filters.tiers:
+            return set()
+        return set(found)
 
     def _search(self, session: Session, run: _Run,
                 kind: IndexedKind) -> dict[str, list[IndexHit]]:
@@ -306,30 +362,73 @@ class RecallService:
         if run.vector is not None:
             with run.timed("vector"):
                 found = index.vector_search(session, kind, run.vector, query.filters, limit)
-                hits["vector"] = [hit for hit in found if hit.score >= self._settings.recall_min_similarity]
-        if len(hits) > 1:
-            best = max((hit.score for hit in hits["text"]), default=0.0)
-            hits["text"] = [hit for hit in hits["text"]
-                            if hit.score >= self._settings.recall_min_text_share * best]
+                floor = self._settings.recall_min_similarity
+                hits["vector"] = [hit for hit in found if hit.score >= floor]
         return hits
 
-    def _result(self, kind: IndexedKind, row: Any, entry: Fused, run: _Run) -> RecallResult:
+    def _smooth_by_context(self, session: Session, run: _Run, kind: IndexedKind,
+                           fused: dict[int, Fused]) -> None:
+        """Step 3: each turn gains a share of its best adjacent turn's relevance; the
+        neighbours of the best candidates join (if the query's filters allow them)."""
+        share = self._settings.recall_neighbour_share
+        if share <= 0 or kind not in neighbours.SESSION_MODELS or not fused:
+            return
+        best = sorted(fused, key=lambda row_id: -fused[row_id].relevance)[:NEIGHBOUR_SEEDS]
+        around = neighbours.adjacent(session, kind, fused)
+        joining = {other for row_id in best for other in around.get(row_id, ())
+                   if other is not None and other not in fused}
+        joining &= self._storage.search.matching_ids(session, kind, joining,
+                                                     run.query.filters)
+        around.update(neighbours.adjacent(session, kind, joining))
+        base = {row_id: entry.relevance for row_id, entry in fused.items()}
+        for row_id in joining:
+            fused[row_id] = Fused()
+        for row_id, entry in fused.items():
+            previous, following = around.get(row_id, (None, None))
+            gain = share * max(base.get(previous or -1, 0.0), base.get(following or -1, 0.0))
+            if gain > 0:
+                entry.relevance += gain
+                entry.signals["context"] = {"gain": gain}
+
+    def _add_cues(self, kind: IndexedKind, row: Any, entry: Fused, run: _Run,
+                  named: set[str]) -> None:
+        """Step 4: speaker, date and time-word boosts, recorded in ``signals["cues"]``."""
         settings = self._settings
-        normalised = entry.rrf / best_possible(len(run.query.signals))
+        boosts: dict[str, float] = {}
+        speaker = HYDRATORS[kind].speaker(row)
+        if speaker in named:
+            boosts["speaker"] = settings.recall_speaker_boost
+        if run.dates and row.created_at is not None:
+            window = settings.recall_date_window_days
+            nearest = min(span.distance_days(row.created_at) for span in run.dates)
+            if nearest < window:
+                boosts["date"] = settings.recall_date_boost * (1.0 - nearest / window)
+        if run.asks_when and cues.has_time_words(HYDRATORS[kind].text(row)):
+            boosts["time_words"] = settings.recall_time_word_boost
+        if boosts:
+            entry.relevance += sum(boosts.values())
+            entry.signals["cues"] = boosts
+
+    def _result(self, kind: IndexedKind, row: Any, entry: Fused, run: _Run) -> RecallResult:
+        """Step 5: recency, strength and tier on top of the relevance."""
+        settings = self._settings
         age = age_in_days(row.created_at, run.now)
         boost = recency_boost(age, settings.recall_recency_boost, settings.recall_recency_days)
         signals: dict[str, dict[str, Any]] = {
             **entry.signals,
-            "rrf": {"score": entry.rrf, "normalised": normalised},
+            "fusion": {"relevance": entry.relevance},
             "recency": {"age_days": age, "boost": boost},
         }
         factor = 1.0
         if kind is IndexedKind.MEMORY:
-            factor = strength_factor(row.strength)
-            signals["strength"] = {"strength": row.strength, "factor": factor}
+            strength = strength_factor(row.strength, settings.recall_strength_weight)
+            tier = settings.recall_tier_weights.get(row.tier, 1.0)
+            signals["strength"] = {"strength": row.strength, "factor": strength}
+            signals["tier"] = {"tier": row.tier, "factor": tier}
+            factor = strength * tier
         hydrator = HYDRATORS[kind]
         return RecallResult(kind=kind, id=row.id, text=hydrator.text(row),
-                            score=(normalised + boost) * factor, signals=signals,
+                            score=(entry.relevance + boost) * factor, signals=signals,
                             provenance=hydrator.describe(row), created_at=row.created_at)
 
 

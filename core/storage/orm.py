@@ -31,9 +31,12 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from core import clock
+
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    """Now, as aware UTC, from ``core.clock`` (which tests and benchmarks can move)."""
+    return clock.now()
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -259,6 +262,9 @@ class Memory(Base):
     ``external_id`` makes imports idempotent (unique); ``origin`` says where the memory
     came from in the source's own terms (for an imported turn: conversation_id,
     session_id, turn_id, speaker), so recall can cite it.
+
+    Two clocks: ``created_at`` is when the remembered thing happened (an imported turn's
+    date), ``learned_at`` / ``last_accessed_at`` when Hearth got it and last used it.
     """
 
     __tablename__ = "memories"
@@ -278,6 +284,10 @@ class Memory(Base):
     freshness: Mapped[float] = mapped_column(Float, default=1.0, server_default="1.0")
     access_count: Mapped[int] = mapped_column(Integer, default=0)
     last_accessed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    learned_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=utcnow)
+    """When Hearth stored it: the start of its "last used" clock (strength). ``created_at``
+    is when it happened (recency, time questions): an old conversation imported today is
+    old knowledge, not two years unused."""
     search_hit_count: Mapped[int] = mapped_column(Integer, default=0)
     is_valid: Mapped[bool] = mapped_column(Boolean, default=True, index=True)
     invalid_reason: Mapped[str | None] = mapped_column(Text)

@@ -45,9 +45,18 @@ def describe_signals(signals: Signals) -> list[str]:
         lines.append("Found by its words: " + _words(signals["text"]))
     if "vector" in signals:
         lines.append("Found by its meaning: " + _meaning(signals["vector"]))
-    if "rrf" in signals:
-        rrf = signals["rrf"]
-        lines.append(f"Rank fusion: {rrf['score']:.4f} (normalised {rrf['normalised']:.2f})")
+    if "context" in signals:
+        lines.append(f"Next to a matching turn: +{signals['context']['gain']:.2f}")
+    if "summary" in signals:
+        summary = signals["summary"]
+        lines.append(f"Its summary #{summary['id']} matched: +{summary['gain']:.2f}")
+    if "cues" in signals:
+        named = {"speaker": "said by the person asked about", "date": "near the date asked",
+                 "time_words": "says when"}
+        lines.append("Question cues: " + ", ".join(
+            f"{named.get(cue, cue)} +{boost:.2f}" for cue, boost in signals["cues"].items()))
+    if "fusion" in signals:
+        lines.append(f"Relevance: {signals['fusion']['relevance']:.2f} of 1")
     if "recency" in signals:
         recency = signals["recency"]
         lines.append(f"Recency: {recency['age_days']:.1f} days old, "
@@ -55,6 +64,9 @@ def describe_signals(signals: Signals) -> list[str]:
     if "strength" in signals:
         strength = signals["strength"]
         lines.append(f"Strength {strength['strength']:.2f}: score × {strength['factor']:.2f}")
+    if "tier" in signals and signals["tier"]["factor"] != 1.0:
+        tier = signals["tier"]
+        lines.append(f"Kept under a summary ({tier['tier']}): score × {tier['factor']:.2f}")
     if "graph" in signals:
         lines.append("Added from the graph: " + _graph(signals["graph"]))
     if "metadata" in signals:
