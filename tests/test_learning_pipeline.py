@@ -213,3 +213,86 @@ def test_a_correction_updates_the_last_fact_and_keeps_its_category(hearth) -> No
     correction = [e for e in events(hearth) if e.source_metadata.get("correction")]
     assert len(correction) == 1
     pipeline.shutdown()
+
+
+# --- the assistant's words are never stored about the user --------------------------------
+
+
+def facts_answer(*facts: tuple[str, str, str]) -> str:
+    return json.dumps({"facts": [{"key": k, "value": v, "category": c} for k, v, c in facts]})
+
+
+def test_a_fact_taken_from_the_assistants_reply_stores_nothing(hearth) -> None:
+    """The model sees the reply (as context) and returns "facts" from it: none is stored,
+    no event is queued, and the reply itself stays conversation history."""
+    llm = ScriptedLLM([facts_answer(("dog_name", "Biscuit", "personal"),
+                                    ("home_city", "Lisbon", "location"))])
+    pipeline = LearningPipeline(hearth, llm, quiet_seconds=3600)
+    reply = "How about Biscuit? And since you live in Lisbon, Belém is lovely for walks."
+    interaction_id = exchange(hearth, "s1", "Any ideas for a name for our new puppy?", reply)
+    pipeline.exchange_completed(interaction_id, "s1")
+    assert pipeline.drain(timeout=60)
+
+    assert hearth.facts.list() == []
+    assert events(hearth) == []
+    assert pipeline.stats.dropped_ungrounded == 2
+    assert "How about Biscuit?" in llm.requests[0].messages[-1].content  # seen as context
+    with hearth.storage.read() as session:
+        assert session.get(Interaction, interaction_id).agent_response == reply
+    pipeline.shutdown()
+
+
+def test_a_fact_from_the_users_sentence_is_stored_even_when_the_reply_repeats_it(hearth) -> None:
+    llm = ScriptedLLM([facts_answer(("puppy_name", "Biscuit", "personal"))])
+    pipeline = LearningPipeline(hearth, llm, quiet_seconds=3600)
+    pipeline.exchange_completed(exchange(
+        hearth, "s1", "We finally picked a name for the puppy: Biscuit.",
+        "Biscuit is a lovely name for a puppy!"), "s1")
+    assert pipeline.drain(timeout=60)
+
+    fact = hearth.facts.get("puppy_name")
+    assert (fact.value, fact.source) == ("Biscuit", "agent")
+    assert [e.source_metadata["fact_key"] for e in events(hearth)] == ["puppy_name"]
+    assert pipeline.stats.dropped_ungrounded == 0
+    pipeline.shutdown()
+
+
+def test_a_fact_about_someone_only_the_assistant_named_is_not_stored(hearth) -> None:
+    """"Tom" is the user's word, "brother" only the assistant's guess."""
+    llm = ScriptedLLM([facts_answer(("brother_name", "Tom", "personal"))])
+    pipeline = LearningPipeline(hearth, llm, quiet_seconds=3600)
+    pipeline.exchange_completed(exchange(hearth, "s1", "Tom is coming to stay next week.",
+                                         "Is Tom your brother? How lovely."), "s1")
+    assert pipeline.drain(timeout=60)
+    assert hearth.facts.list() == []
+    assert pipeline.stats.dropped_ungrounded == 1
+    pipeline.shutdown()
+
+
+def test_memory_candidates_from_the_assistants_lines_are_dropped_at_session_close(
+        hearth) -> None:
+    """The digest's candidate taken from the assistant's suggestion queues nothing; the one
+    from the user's own line is queued; the summary (history, both sides) is written."""
+    llm = ScriptedLLM([NOTHING, NOTHING, digest(
+        ("Dinner party", "The user is cooking for eight guests on Saturday; Hearth suggested "
+                         "a Thai green curry."),
+        candidates=[
+            {"content": "The user loves Thai green curry", "memory_type": "semantic",
+             "priority": "medium", "namespace": "user"},
+            {"content": "The user is cooking for eight guests on Saturday",
+             "memory_type": "episodic", "priority": "medium", "namespace": "user"}])])
+    pipeline = LearningPipeline(hearth, llm, quiet_seconds=3600)
+    for user, reply in (("I'm cooking for eight guests on Saturday.", "Eight guests, lovely!"),
+                        ("Any ideas for dinner?", "A Thai green curry would feed everyone.")):
+        pipeline.exchange_completed(exchange(hearth, "s1", user, reply), "s1")
+    pipeline.session_ended("s1")
+    assert pipeline.drain(timeout=60)
+
+    queued = [json.loads(e.content)["content"] for e in events(hearth)
+              if e.event_type == "memory_candidate"]
+    assert queued == ["The user is cooking for eight guests on Saturday"]
+    assert pipeline.stats.dropped_ungrounded == 1
+    assert pipeline.stats.summaries_written == 1
+    transcript = llm.requests[-1].messages[-1].content
+    assert "Assistant: A Thai green curry would feed everyone." in transcript  # seen as context
+    pipeline.shutdown()

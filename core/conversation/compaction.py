@@ -15,7 +15,10 @@ the model in one structured call that also proposes memory candidates:
 * candidates (typed semantic / episodic / procedural, prioritised, namespaced:
   ``core.learning.schemas.MemoryCandidate``) become ``memory_candidate`` context events,
   after the exclusion gate, in the same transaction as the summary, so a retried
-  compaction cannot queue them twice.
+  compaction cannot queue them twice;
+* a candidate is about the user, so it must come from the user's lines: one that rests on
+  words only the assistant used in the folded chunk is dropped (``core.learning.grounding``).
+  The summary itself is conversation history and may say what the assistant said.
 
 If the model fails or returns something that does not validate (after one retry), nothing
 is compacted: the turn goes on with the oldest exchanges dropped by the history budget,
@@ -35,6 +38,7 @@ from sqlalchemy import select
 from core.conversation.history import HistoryTurn
 from core.conversation.tokens import clip, estimate_tokens
 from core.learning.exclusions import ExclusionGate
+from core.learning.grounding import Said
 from core.learning.schemas import MemoryCandidate, plain_text
 from core.llm import CancelToken, LLMProvider, Message
 from core.llm.structured import ask_structured
@@ -96,6 +100,14 @@ def _request(previous: str | None, turns: Sequence[HistoryTurn]) -> list[Message
     return [Message("system", load_prompt("compaction")), Message("user", "\n\n".join(parts))]
 
 
+def _users_own(said: Said, candidate: MemoryCandidate) -> bool:
+    taken = said.assistant_only(candidate.content)
+    if taken:
+        log.info("compaction dropped a memory candidate resting on the assistant's words "
+                 "%s: %r", taken, candidate.content)
+    return not taken
+
+
 def _chunk(turns: Sequence[HistoryTurn], room_tokens: int) -> list[HistoryTurn]:
     """The oldest turns whose transcript fits ``room_tokens`` (always at least one)."""
     chosen: list[HistoryTurn] = []
@@ -143,7 +155,10 @@ class Compactor:
                         session_id, outcome.attempts, outcome.error)
             return None
         assert isinstance(outcome.value, CompactionResult)
-        kept = [c for c in outcome.value.candidates if not gate.drop(c.content)]
+        said = Said.of([clip(turn.user, TURN_CHARS) for turn in chunk],
+                       [clip(turn.assistant, TURN_CHARS) for turn in chunk])
+        kept = [c for c in outcome.value.candidates
+                if not gate.drop(c.content) and _users_own(said, c)]
         return self._store(session_id, after, chunk[-1].interaction_id, len(chunk),
                            outcome.value, kept)
 

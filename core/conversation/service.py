@@ -354,7 +354,7 @@ class ConversationService:
         tools = TOOL_SPECS if self._provider.supports_tools else ()
         toolbox = ToolBox(self._hearth, session_id=session_id,
                           interaction_id=turn.interaction_id, gate=self._current_gate(),
-                          confirm=self._confirm)
+                          confirm=self._confirm, reply_so_far=lambda: turn.text)
         for round_index in range(MAX_TOOL_ROUNDS + 1):
             offered = tools if round_index < MAX_TOOL_ROUNDS else ()
             said: list[str] = []

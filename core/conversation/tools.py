@@ -15,7 +15,11 @@ category)
 A tool never raises into the turn: bad arguments, unknown tools, refused writes and
 failures all become a result starting with ``error:`` that the model reads and can
 recover from. Writes pass the exclusion gate first (004): a fact or observation that
-matches the user's exclusions is not stored, and the model is told so. Every call leaves
+matches the user's exclusions is not stored, and the model is told so. They must also be
+the user's own words (``core.learning.grounding``): a fact's value must be in what the user
+wrote in this session, and neither a fact's key nor an observation may rest on words only
+the assistant used (its replies in this session and what it has said so far this turn);
+otherwise nothing is stored and the model is told to ask the user. Every call leaves
 an audit entry (``tool.<name>``, actor ``assistant``) with redacted arguments and a
 content-free summary (see ``core.conversation.audit``).
 """
@@ -27,6 +31,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import select
+
 from core.app import Hearth
 from core.conversation.audit import record_tool_call
 from core.conversation.tokens import clip
@@ -34,8 +40,10 @@ from core.errors import HearthError, InvalidInputError
 from core.facts import CATEGORIES, normalise_key
 from core.learning.events import add_event
 from core.learning.exclusions import ExclusionGate
+from core.learning.grounding import Said, is_grounded
 from core.llm import ToolCall, ToolSpec
 from core.recall.service import RecallQuery
+from core.storage.orm import Interaction
 from core.storage.port import IndexedKind, SearchFilters
 
 log = logging.getLogger(__name__)
@@ -46,6 +54,8 @@ Confirm = Callable[[str], bool]
 SEARCH_RESULTS = 5
 RESULT_CHARS = 300
 MAX_ARGUMENT_CHARS = 2000
+GROUNDING_EXCHANGES = 200
+"""How many of the session's latest exchanges ground a fact or an observation."""
 
 _STRING = {"type": "string"}
 TOOL_SPECS: tuple[ToolSpec, ...] = (
@@ -116,12 +126,14 @@ class ToolBox:
     """Runs the tools for one turn of one session."""
 
     def __init__(self, hearth: Hearth, *, session_id: str, interaction_id: int,
-                 gate: ExclusionGate, confirm: Confirm | None) -> None:
+                 gate: ExclusionGate, confirm: Confirm | None,
+                 reply_so_far: Callable[[], str] | None = None) -> None:
         self._hearth = hearth
         self._session_id = session_id
         self._interaction_id = interaction_id
         self._gate = gate
         self._confirm = confirm
+        self._reply_so_far = reply_so_far
         self._handlers: dict[str, Callable[[Mapping[str, Any]], tuple[str, str]]] = {
             "remember_fact": self._remember_fact, "recall_facts": self._recall_facts,
             "forget_fact": self._forget_fact, "search_memory": self._search_memory,
@@ -160,6 +172,12 @@ class ToolBox:
         value = _text(arguments, "value")
         category = _text(arguments, "category", required=False, default="general").lower()
         self._refuse_if_excluded(f"{key.replace('_', ' ')} {value}")
+        user, said = self._said()
+        if not is_grounded(value, user) or not said.key_is_users_own(key):
+            raise ToolRefused(
+                "not stored: a fact about the user is stored only in the user's own words, "
+                "and the user has not said this; ask them, and store what they answer",
+                f"refused {key}: not in the user's words")
         change = self._hearth.facts.remember(key, value, category=category, source="agent")
         was = f" (was: {change.old_value})" if change.action == "updated" else ""
         return f"{change.action}: {key} = {value}{was}", f"{change.action} fact {key}"
@@ -231,10 +249,29 @@ class ToolBox:
         content = _text(arguments, "content")
         category = clip(_text(arguments, "category", required=False, default="general"), 32)
         self._refuse_if_excluded(content)
+        if not self._said()[1].users_own(content):
+            raise ToolRefused(
+                "not recorded: this rests on what you (the assistant) said, not on what the "
+                "user said; observations are about the user, in their words",
+                "refused: not in the user's words")
         event_id = add_event(self._hearth.storage, "observation", content,
                              {"source": "tool", "session_id": self._session_id,
                               "category": category, "interaction_id": self._interaction_id})
         return "recorded", f"event {event_id} recorded"
+
+    def _said(self) -> tuple[str, Said]:
+        """The user's words in this session (this turn's message included), and what each
+        side said, the assistant's reply so far included."""
+        with self._hearth.storage.read() as session:
+            rows = session.execute(
+                select(Interaction.user_message, Interaction.agent_response)
+                .where(Interaction.session_id == self._session_id)
+                .order_by(Interaction.id.desc()).limit(GROUNDING_EXCHANGES)).all()
+        user = "\n".join(row.user_message or "" for row in rows)
+        replies = [row.agent_response or "" for row in rows]
+        if self._reply_so_far is not None:
+            replies.append(self._reply_so_far())
+        return user, Said.of(user, replies)
 
     def _refuse_if_excluded(self, text: str) -> None:
         if self._gate.drop(text):

@@ -2,25 +2,31 @@
 
 Rules catch explicit statements ("my sister's name is Ines", "I moved to Lisbon", "no, it's
 Ana") with no model at all, so even the tiny embedded model never misses them. The model
-then looks for the rest, through a bounded schema. Because small models invent things, a
-model-proposed fact is kept only if it is *grounded*: every content word of its value
-appears in the user's own message. Rule facts win over model facts for the same key.
+then looks for the rest, through a bounded schema. It sees the assistant's reply too (it
+helps to read "Lisbon" as the answer to "where do you live?"), but a model-proposed fact is
+kept only if it is *grounded* in the user's own message: every content word of its value
+appears there, and who the key is about ("brother" in ``brother_name``) is not something
+only the assistant said (``core.learning.grounding``). So small models can neither invent a
+fact nor turn the assistant's words into one. Rule facts win over model facts for the same
+key.
 """
 
 from __future__ import annotations
 
 import logging
-import re
-import unicodedata
 from dataclasses import dataclass
 
 from core.errors import InvalidInputError
 from core.facts import normalise_key
 from core.learning.explicit_facts import extract_explicit_facts
+from core.learning.grounding import Said, is_grounded
 from core.learning.schemas import FACT_EXTRACTION_MAX_TOKENS, FactExtraction
 from core.llm import LLMProvider, Message
 from core.llm.structured import ask_structured
 from core.prompts import load_prompt
+
+__all__ = ["FactCandidate", "extract_model_facts", "is_grounded", "merge", "model_facts",
+           "rule_facts"]
 
 log = logging.getLogger(__name__)
 
@@ -40,17 +46,6 @@ class FactCandidate:
     is_correction: bool = False
 
 
-def _words(text: str) -> set[str]:
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return {w for w in re.findall(r"\w+", folded) if len(w) >= 3 or w.isdigit()}
-
-
-def is_grounded(value: str, user_message: str) -> bool:
-    """True when every content word of ``value`` occurs in what the user wrote."""
-    wanted = _words(value)
-    return bool(wanted) and wanted <= _words(user_message)
-
-
 def rule_facts(user_message: str, last_fact_key: str | None = None) -> list[FactCandidate]:
     return [FactCandidate(f.key, f.value, f.category, "user", f.rule, f.is_correction)
             for f in extract_explicit_facts(user_message, last_fact_key=last_fact_key)]
@@ -59,6 +54,14 @@ def rule_facts(user_message: str, last_fact_key: str | None = None) -> list[Fact
 def model_facts(provider: LLMProvider, user_message: str,
                 agent_response: str) -> list[FactCandidate]:
     """Facts the model finds in the exchange, grounded in the user's words; [] on failure."""
+    return extract_model_facts(provider, user_message, agent_response)[0]
+
+
+def extract_model_facts(provider: LLMProvider, user_message: str, agent_response: str
+                        ) -> tuple[list[FactCandidate], int]:
+    """The grounded facts the model finds, and how many it proposed that were not the
+    user's (a value not in the user's words, a key about someone only the assistant named).
+    The model is shown the reply as context; only the user's message can ground a fact."""
     exchange = (f"User: {user_message[:MAX_EXCHANGE_CHARS]}\n"
                 f"Assistant: {agent_response[:MAX_EXCHANGE_CHARS]}")
     outcome = ask_structured(
@@ -67,13 +70,20 @@ def model_facts(provider: LLMProvider, user_message: str,
         FactExtraction, max_tokens=FACT_EXTRACTION_MAX_TOKENS)
     if outcome.value is None:
         log.warning("fact extraction gave no usable output: %s", outcome.error)
-        return []
+        return [], 0
     extraction = outcome.value
     assert isinstance(extraction, FactExtraction)
-    kept = []
+    said = Said.of(user_message, agent_response)
+    kept, ungrounded = [], 0
     for fact in extraction.facts:
         if not is_grounded(fact.value, user_message):
             log.info("dropped ungrounded fact %s=%r", fact.key, fact.value)
+            ungrounded += 1
+            continue
+        if not said.key_is_users_own(fact.key):
+            log.info("dropped fact %s=%r: the key rests on the assistant's words",
+                     fact.key, fact.value)
+            ungrounded += 1
             continue
         try:
             key = normalise_key(fact.key)
@@ -81,7 +91,7 @@ def model_facts(provider: LLMProvider, user_message: str,
             log.info("dropped a fact with an unusable key %r", fact.key)
             continue
         kept.append(FactCandidate(key, fact.value.strip(), fact.category, "agent"))
-    return kept
+    return kept, ungrounded
 
 
 def merge(rules: list[FactCandidate], model: list[FactCandidate]) -> list[FactCandidate]:

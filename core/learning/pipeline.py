@@ -6,13 +6,18 @@ the rest, in order (a single worker keeps database writes serialised, like Anki'
 manager). A failure in a job is logged and counted, and the next job runs.
 
 Per exchange: embed the interaction; the exclusion gate (004) drops anything the user never
-wants stored, counted; explicit-fact rules, then the model's extraction (grounded); facts
-are upserted (unchanged values skipped, history kept); each new or changed fact also becomes
-a context event for consolidation.
+wants stored, counted; explicit-fact rules, then the model's extraction (grounded in the
+user's message); facts are upserted (unchanged values skipped, history kept); each new or
+changed fact also becomes a context event for consolidation.
 
 Per session: a quiet timer (``session_quiet_minutes``, restarted by every message) closes
 the session, as do "new chat" and quitting; closing writes 1-3 ``Summary: <topic>`` notes,
 recallable at once, and turns memory candidates into context events.
+
+The assistant's replies are read only as context: the rules read the user's message alone,
+and whatever a model proposes about the user (a fact, a memory candidate) is dropped when it
+rests on words only the assistant used (``core.learning.grounding``), counted in
+``LearningStats.dropped_ungrounded``.
 
 The timers are APScheduler date jobs behind the small ``QuietTimers`` interface. Alone (the
 CLI's ``chat``) the pipeline runs them on a private in-memory scheduler; where a
@@ -37,8 +42,8 @@ from sqlalchemy import select
 from core.app import Hearth
 from core.learning.events import add_event
 from core.learning.exclusions import ExclusionGate
-from core.learning.extraction import FactCandidate, merge, model_facts, rule_facts
-from core.learning.session_digest import MIN_EXCHANGES, digest_session
+from core.learning.extraction import FactCandidate, extract_model_facts, merge, rule_facts
+from core.learning.session_digest import MIN_EXCHANGES, digest_session, users_own_candidates
 from core.llm import LLMProvider
 from core.reembed import backfill_embeddings
 from core.storage.orm import ChatSession, Interaction, utcnow
@@ -77,6 +82,8 @@ class LearningStats:
     facts_unchanged: int = 0
     events_created: int = 0
     dropped_by_exclusion: int = 0
+    dropped_ungrounded: int = 0
+    """Facts and memory candidates a model proposed that were not in the user's words."""
     summaries_written: int = 0
     sessions_closed: int = 0
     failures: int = 0
@@ -246,9 +253,13 @@ class LearningPipeline:
         if gate.blocks(interaction.user_message):
             self._count(dropped_by_exclusion=1)
             return
+        proposed, ungrounded = extract_model_facts(
+            self._provider, interaction.user_message, interaction.agent_response)
+        if ungrounded:
+            self._count(dropped_ungrounded=ungrounded)
         candidates = merge(
             rule_facts(interaction.user_message, self._last_fact_key.get(session_id)),
-            model_facts(self._provider, interaction.user_message, interaction.agent_response))
+            proposed)
         for candidate in candidates:
             if gate.blocks(f"{candidate.key} {candidate.value}"):
                 self._count(dropped_by_exclusion=1)
@@ -288,9 +299,10 @@ def close_session(hearth: Hearth, session_id: str, provider: ProviderSource) -> 
     memory candidates into context events. A no-op (all counts 0) when it is closed already
     or unknown, so a timer and "new chat" racing each other summarise once. ``provider`` is
     only called when there is something to summarise: a caller without a model at hand (the
-    scheduler) builds one only then. Returns the ``LearningStats`` increments."""
+    scheduler) builds one only then. Candidates that rest on the assistant's words, not the
+    user's, are dropped. Returns the ``LearningStats`` increments."""
     counts = {"sessions_closed": 0, "summaries_written": 0, "events_created": 0,
-              "dropped_by_exclusion": 0}
+              "dropped_by_exclusion": 0, "dropped_ungrounded": 0}
     with hearth.storage.write() as session:
         chat = session.get(ChatSession, session_id)
         if chat is None or chat.closed_at is not None:
@@ -314,7 +326,9 @@ def close_session(hearth: Hearth, session_id: str, provider: ProviderSource) -> 
             continue
         hearth.notes.save_summary(summary.topic, summary.summary, session_id=session_id)
         counts["summaries_written"] += 1
-    for candidate in digest.candidates:
+    candidates = users_own_candidates(digest.candidates, interactions)
+    counts["dropped_ungrounded"] += len(digest.candidates) - len(candidates)
+    for candidate in candidates:
         if gate.blocks(candidate.content):
             counts["dropped_by_exclusion"] += 1
             continue

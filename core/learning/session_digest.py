@@ -3,6 +3,11 @@
 Sessions of fewer than two exchanges have nothing worth summarising. The conversation is
 capped (50 turns × 300 characters per side) before it goes to the model; what comes back
 is validated against a bounded schema, so a weak model yields fewer results, never garbage.
+
+The summaries are conversation history and may say what the assistant did ("Hearth
+suggested a three-day plan"). Memory candidates are about the user and must come from the
+user's own lines: a candidate that rests on words only the assistant used is dropped
+(``users_own_candidates``, with ``core.learning.grounding``).
 """
 
 from __future__ import annotations
@@ -10,7 +15,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from core.learning.schemas import SESSION_DIGEST_MAX_TOKENS, SessionDigest
+from core.learning.grounding import Said
+from core.learning.schemas import SESSION_DIGEST_MAX_TOKENS, MemoryCandidate, SessionDigest
 from core.llm import LLMProvider, Message
 from core.llm.structured import ask_structured
 from core.prompts import load_prompt
@@ -26,10 +32,33 @@ MAX_TURN_CHARS = 300
 def transcript_for_digest(interactions: Sequence[Interaction]) -> str:
     lines = []
     for item in list(interactions)[-MAX_TURNS:]:
-        lines.append(f"[{item.created_at:%Y-%m-%d %H:%M}] User: {item.user_message[:MAX_TURN_CHARS]}")
+        lines.append(f"[{item.created_at:%Y-%m-%d %H:%M}] "
+                     f"User: {item.user_message[:MAX_TURN_CHARS]}")
         if item.agent_response:
             lines.append(f"Assistant: {item.agent_response[:MAX_TURN_CHARS]}")
     return "\n".join(lines)
+
+
+def said_in(interactions: Sequence[Interaction]) -> Said:
+    """What each side wrote in the part of the session the model was shown."""
+    shown = list(interactions)[-MAX_TURNS:]
+    return Said.of([item.user_message[:MAX_TURN_CHARS] for item in shown],
+                   [(item.agent_response or "")[:MAX_TURN_CHARS] for item in shown])
+
+
+def users_own_candidates(candidates: Sequence[MemoryCandidate],
+                         interactions: Sequence[Interaction]) -> list[MemoryCandidate]:
+    """The candidates that do not rest on the assistant's words (the others are logged)."""
+    said = said_in(interactions)
+    kept = []
+    for candidate in candidates:
+        taken = said.assistant_only(candidate.content)
+        if taken:
+            log.info("dropped a memory candidate resting on the assistant's words %s: %r",
+                     taken, candidate.content)
+            continue
+        kept.append(candidate)
+    return kept
 
 
 def digest_session(provider: LLMProvider,
