@@ -159,7 +159,7 @@ class Settings(BaseSettings):
     merge_similarity_floor: float = Field(
         default=0.80, ge=0.0, le=1.0,
         description="Cosine a stale memory needs to the cluster's seed to join it. Higher "
-                    "than linking: merged originals leave recall. Calibrated on bge-small "
+                    "than linking: merged originals weigh less in recall. Calibrated on bge-small "
                     "pairs: paraphrases 0.88-0.92, related-but-distinct 0.79.")
     merge_min_cluster: int = Field(
         default=3, ge=2, le=50, description="Fewer similar stale memories are left as they are.")

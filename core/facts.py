@@ -30,6 +30,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core.embedding import Embedder
+from core.embedding.chunking import embed_documents_with_chunks
 from core.errors import InvalidInputError, NotFoundError
 from core.storage.orm import AuditEntry, FactHistory, UserFact, utcnow
 from core.storage.port import IndexedKind, StoragePort, document_text
@@ -113,7 +114,7 @@ class FactService:
         if known is not None and known.value == value:
             return FactChange(key, "unchanged", value, value)
         self._storage.search.ensure_dimensions(self._embedder.dimensions)
-        vector = self._embedder.embed_documents([fact_text(key, value)])
+        embedded = embed_documents_with_chunks(self._embedder, [fact_text(key, value)])
         with self._storage.write() as session:
             fact = self._find(session, key)
             old_value = fact.value if fact is not None else None
@@ -129,8 +130,8 @@ class FactService:
                 fact.confidence, fact.updated_at = confidence, utcnow()
             action: FactAction = "created" if old_value is None else "updated"
             session.flush()
-            self._storage.search.store_embeddings(session, IndexedKind.FACT, [fact.id], vector,
-                                                  self._embedder.model_id)
+            embedded.store(self._storage.search, session, IndexedKind.FACT, [fact.id],
+                           self._embedder.model_id)
             session.add(AuditEntry(
                 action="fact.remember", actor=source,
                 arguments={"key": key, "category": category, "source": source},

@@ -1,8 +1,9 @@
 """Long-term memories: adding, reading and changing them, with their vectors kept in step.
 
-Every write that changes a memory's text embeds the new text *before* opening the write
-transaction (so the database lock is never held during inference) and stores the row and
-its vector in one transaction, so a memory is never visible without its vector. Changing
+Every write that changes a memory's text embeds the new text (and, for a long text, its
+further windows: ``core.embedding.chunking``) *before* opening the write transaction (so
+the database lock is never held during inference) and stores the row and its vectors in one
+transaction, so a memory is never visible without its vectors. Changing
 text through any other path is still safe: the search index's triggers drop the stale
 vector and the backfill re-embeds the row.
 """
@@ -11,15 +12,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import Enum
 from typing import Any
 
+import numpy as np
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from core.embedding import CancelCheck, Embedder, ProgressCallback
+from core.embedding.chunking import embed_documents_with_chunks
 from core.errors import InvalidInputError
 from core.storage.orm import Memory, MemoryTier, MemoryType, Priority, utcnow
 from core.storage.port import IndexedKind, StoragePort
@@ -50,6 +53,9 @@ class MemorySpec:
     external_id: str | None = None
     origin: dict[str, Any] | None = None
     created_at: datetime | None = None
+    views: Sequence[str] = ()
+    """Texts whose normalised mean embedding is the memory's vector instead of the content's
+    own (an imported turn with its date and its neighbours: ``core.transfer.turn_views``)."""
 
 
 class MemoryService:
@@ -82,16 +88,20 @@ class MemoryService:
         ids: list[int] = []
         for start in range(0, len(rows), ADD_BATCH):
             batch = rows[start:start + ADD_BATCH]
-            vectors = self._embedder.embed_documents(
-                [row.content for row in batch], cancel=cancel,
+            embedded = embed_documents_with_chunks(
+                self._embedder, [row.content for row in batch], cancel=cancel,
                 progress=None if progress is None else _offset(progress, start, len(rows)))
+            views = [spec.views for spec in specs[start:start + ADD_BATCH]]
+            if any(views):
+                embedded = replace(embedded, vectors=_with_views(
+                    self._embedder, embedded.vectors, views, cancel))
             with self._storage.write() as session:
                 _refuse_existing_external_ids(session, batch)
                 session.add_all(batch)
                 session.flush()
                 batch_ids = [row.id for row in batch]
-                self._storage.search.store_embeddings(
-                    session, IndexedKind.MEMORY, batch_ids, vectors, self._embedder.model_id)
+                embedded.store(self._storage.search, session, IndexedKind.MEMORY, batch_ids,
+                               self._embedder.model_id)
             ids.extend(batch_ids)
         return ids
 
@@ -100,17 +110,17 @@ class MemoryService:
             return _load(session, memory_id)
 
     def update_content(self, memory_id: int, content: str) -> Memory:
-        """Replace a memory's text and its vector together."""
+        """Replace a memory's text and its vectors (and windows, if long) together."""
         cleaned = _clean_content(content)
         self._storage.search.ensure_dimensions(self._embedder.dimensions)
-        vectors = self._embedder.embed_documents([cleaned])
+        embedded = embed_documents_with_chunks(self._embedder, [cleaned])
         with self._storage.write() as session:
             memory = _load(session, memory_id)
             memory.content = cleaned
             memory.updated_at = utcnow()
             session.flush()
-            self._storage.search.store_embeddings(
-                session, IndexedKind.MEMORY, [memory_id], vectors, self._embedder.model_id)
+            embedded.store(self._storage.search, session, IndexedKind.MEMORY, [memory_id],
+                           self._embedder.model_id)
             session.refresh(memory)
             return memory
 
@@ -148,6 +158,21 @@ class MemoryService:
 
 
 # --- validation --------------------------------------------------------------------------
+
+
+def _with_views(embedder: Embedder, vectors: np.ndarray, views: Sequence[Sequence[str]],
+                cancel: CancelCheck | None) -> np.ndarray:
+    """``vectors`` with each row that has views replaced by its views' normalised mean."""
+    texts = [text for row_views in views for text in row_views]
+    embedded = embedder.embed_documents(texts, cancel=cancel)
+    combined = np.array(vectors, dtype=np.float32, copy=True)
+    at = 0
+    for row, row_views in enumerate(views):
+        if row_views:
+            mean = embedded[at:at + len(row_views)].mean(axis=0)
+            combined[row] = mean / max(float(np.linalg.norm(mean)), 1e-12)
+            at += len(row_views)
+    return combined
 
 
 def _clean_content(content: str) -> str:

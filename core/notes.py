@@ -1,8 +1,8 @@
 """Notes, and session summaries (notes titled ``Summary: <topic>``).
 
-A summary is recallable the moment it is written: the note and its vector are stored in
-one transaction, embedded from exactly the text the backfill would use
-(``document_text``), before the write lock is taken.
+A summary is recallable the moment it is written: the note and its vectors (with the
+further windows of a long note) are stored in one transaction, embedded from exactly the
+text the backfill would use (``document_text``), before the write lock is taken.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from core.embedding import Embedder
+from core.embedding.chunking import embed_documents_with_chunks
 from core.errors import InvalidInputError
 from core.storage.orm import Note, utcnow
 from core.storage.port import IndexedKind, StoragePort, document_text
@@ -42,8 +43,8 @@ class NoteService:
         if not content:
             raise InvalidInputError("A note needs some text.", "Write something in it.")
         self._storage.search.ensure_dimensions(self._embedder.dimensions)
-        vector = self._embedder.embed_documents(
-            [document_text(IndexedKind.NOTE, (title, content))])
+        embedded = embed_documents_with_chunks(
+            self._embedder, [document_text(IndexedKind.NOTE, (title, content))])
         with self._storage.write() as session:
             note = None
             if replace_same_title:
@@ -57,8 +58,8 @@ class NoteService:
             else:
                 note.content, note.updated_at = content, utcnow()
             session.flush()
-            self._storage.search.store_embeddings(session, IndexedKind.NOTE, [note.id], vector,
-                                                  self._embedder.model_id)
+            embedded.store(self._storage.search, session, IndexedKind.NOTE, [note.id],
+                           self._embedder.model_id)
             session.refresh(note)
             return note
 

@@ -1,20 +1,24 @@
 """Embedding backfill: give every indexed row a vector from the current model.
 
-Used by ``hearth reembed``, after an import (exports carry no vectors) and after a model
-change. It is resumable by construction: it asks the search index for "rows whose embedding
-is missing or from another model", embeds one batch outside any transaction, and commits
-that batch before taking the next. An interrupted run (cancel, crash, power cut) loses at
-most one batch, and the next run picks up exactly what is still missing.
+Used by ``hearth reembed``, after an import (exports carry no vectors), after a model
+change, and once after the upgrade that added the windows of long texts (rows that may be
+long are queued then; see ``core.storage.sqlite.search``). Long texts get their further
+windows here as on every other write (``core.embedding.chunking``), in the transaction that
+stores their whole-text vector. It is resumable by construction: it asks the search index
+for "rows whose embedding is missing or from another model", embeds one batch outside any
+transaction, and commits that batch before taking the next. An interrupted run (cancel,
+crash, power cut) loses at most one batch, and the next run picks up exactly what is still
+missing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-import numpy as np
 from sqlalchemy import func, or_, select
 
 from core.embedding import CancelCheck, Embedder, EmbeddingCancelled, ProgressCallback
+from core.embedding.chunking import EmbeddedDocuments, embed_documents_with_chunks
 from core.storage.orm import Interaction, Memory, Note, UserFact
 from core.storage.port import IndexedKind, StoragePort
 
@@ -69,8 +73,8 @@ def backfill_embeddings(
                                                              batch_size)
             if not rows:
                 break
-            vectors = embedder.embed_documents([text for _, text in rows])
-            stored = _store_if_current(storage, kind, model_id, rows, vectors, after_id,
+            batch = embed_documents_with_chunks(embedder, [text for _, text in rows])
+            stored = _store_if_current(storage, kind, model_id, rows, batch, after_id,
                                        batch_size)
             after_id = rows[-1][0]
             embedded[kind] += stored
@@ -84,9 +88,10 @@ def backfill_embeddings(
 
 
 def _store_if_current(storage: StoragePort, kind: IndexedKind, model_id: str,
-                      rows: list[tuple[int, str]], vectors: np.ndarray, after_id: int,
-                      limit: int) -> int:
-    """Store the batch's vectors for the rows whose text has not changed since it was read.
+                      rows: list[tuple[int, str]], embedded: EmbeddedDocuments,
+                      after_id: int, limit: int) -> int:
+    """Store the batch's vectors (and the windows of long texts) for the rows whose text has
+    not changed since it was read.
 
     Embedding happens outside a transaction, so another writer may have edited (and
     re-embedded) a row meanwhile; writing our vector then would attach stale meaning to the
@@ -99,6 +104,6 @@ def _store_if_current(storage: StoragePort, kind: IndexedKind, model_id: str,
                                                              limit))
         keep = [index for index, (row_id, text) in enumerate(rows) if current.get(row_id) == text]
         if keep:
-            storage.search.store_embeddings(session, kind, [rows[i][0] for i in keep],
-                                            vectors[keep], model_id)
+            embedded.select(keep).store(storage.search, session, kind,
+                                        [rows[i][0] for i in keep], model_id)
     return len(keep)

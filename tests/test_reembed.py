@@ -79,6 +79,10 @@ class EditsWhileEmbedding:
     def __init__(self, real, storage, note_id: int) -> None:
         self._real, self._storage, self._note_id = real, storage, note_id
         self.model_id, self.dimensions = real.model_id, real.dimensions
+        self.max_tokens = real.max_tokens
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        return self._real.token_offsets(text)
 
     def embed_documents(self, texts: Sequence[str], **kwargs) -> np.ndarray:
         with self._storage.write() as session:

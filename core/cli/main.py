@@ -215,7 +215,8 @@ def facts_history(key: str, as_json: JsonOption = False) -> None:
 
 def _result_dict(result) -> dict:
     return {"kind": result.kind.value, "id": result.id, "score": round(result.score, 6),
-            "text": result.text, "signals": result.signals, "provenance": result.provenance}
+            "text": result.text, "excerpt": result.excerpt, "signals": result.signals,
+            "provenance": result.provenance}
 
 
 @app.command()
@@ -252,7 +253,8 @@ def search(
         output.print_json([_result_dict(r) for r in results])
         return
     output.print_table(f"Results for {query!r}", ["score", "via", "text", "from"],
-                       [(f"{r.score:.3f}", "+".join(sorted({"text", "vector"} & set(r.signals))), r.text[:160],
+                       [(f"{r.score:.3f}", "+".join(sorted({"text", "vector"} & set(r.signals))),
+                         (r.excerpt or r.text)[:160],
                          r.provenance.get("turn_id") or r.provenance.get("source", ""))
                         for r in results])
 

@@ -80,18 +80,20 @@ class ContextSelection:
 
 
 def classify(result: RecallResult) -> Retrieved | None:
-    """Which block a recall result belongs to (None for kinds that have no block)."""
+    """Which block a recall result belongs to (None for kinds that have no block). A long
+    text found by one of its windows is given as that window (``RecallResult.excerpt``)."""
     date = f"[{result.created_at:%Y-%m-%d}] " if result.created_at else ""
+    text = result.excerpt or result.text
     if result.kind is IndexedKind.MEMORY:
-        return Retrieved("memories", result.kind, result.id, date, result.text, result.score)
+        return Retrieved("memories", result.kind, result.id, date, text, result.score)
     if result.kind is IndexedKind.NOTE:
         title = (result.provenance.get("title") or "").strip()
         if title.startswith(SUMMARY_PREFIX):
             return Retrieved("summaries", result.kind, result.id,
-                             f"{date}{title[len(SUMMARY_PREFIX):].strip()}: ", result.text,
+                             f"{date}{title[len(SUMMARY_PREFIX):].strip()}: ", text,
                              result.score)
         return Retrieved("notes", result.kind, result.id, f"{title}: " if title else "",
-                         result.text, result.score)
+                         text, result.score)
     return None
 
 

@@ -30,6 +30,7 @@ reason (they take ~0.1 s to import).
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
 import time
 from collections.abc import Sequence
@@ -51,7 +52,8 @@ QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: "
 """bge's retrieval instruction: prepended to queries only, never to stored documents."""
 
 MAX_TOKENS = 512
-"""bge's position-embedding limit; longer texts are truncated by the tokenizer."""
+"""bge's position-embedding limit; longer texts are truncated by the tokenizer (stored texts
+are also cut into windows that each get a vector: ``core.embedding.chunking``)."""
 
 MAX_INPUT_CHARS = 100 * MAX_TOKENS
 """Characters kept before tokenising. WordPiece turns any word over 100 characters into one
@@ -66,6 +68,7 @@ MODEL_HINT = (
 )
 
 _PROBE_TEXT = "Where does the user live?"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _REQUIRED_INPUTS = frozenset({"input_ids", "attention_mask"})
 _KNOWN_INPUTS = _REQUIRED_INPUTS | {"token_type_ids"}
 
@@ -86,10 +89,12 @@ class _Runtime:
 
     source: _ModelSource
     tokenizer: Tokenizer = field(repr=False)
+    untruncated: Tokenizer = field(repr=False)
     session: onnxruntime.InferenceSession = field(repr=False)
     input_names: frozenset[str]
     output_name: str
     dimensions: int
+    max_tokens: int
 
 
 class OnnxEmbedder:
@@ -121,6 +126,23 @@ class OnnxEmbedder:
     def dimensions(self) -> int:
         """The last dimension of the model's hidden-state output (384 for bge-small)."""
         return self._load().dimensions
+
+    @property
+    def max_tokens(self) -> int:
+        """Text tokens one inference sees: 512 minus the special tokens ([CLS], [SEP])."""
+        return self._load().max_tokens
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        """Character offsets of ``text``'s tokens, untruncated and without special tokens.
+
+        Lone surrogates are replaced one for one (not re-paired as ``_clean`` does), so the
+        offsets index ``text`` itself. The caller bounds the length (``MAX_CHUNKED_CHARS``).
+        """
+        if not isinstance(text, str):
+            raise TypeError("token_offsets takes one string")
+        encoding = self._load().untruncated.encode(_SURROGATE.sub("\ufffd", text),
+                                                   add_special_tokens=False)
+        return list(encoding.offsets)
 
     def embed_documents(
         self,
@@ -240,6 +262,7 @@ def _fingerprint(onnx: Path) -> str:
 
 def _build_runtime(source: _ModelSource) -> _Runtime:
     tokenizer = _load_tokenizer(source.tokenizer)
+    untruncated = _load_tokenizer(source.tokenizer, truncate=False)
     session = _open_session(source.onnx)
     input_names = frozenset(node.name for node in session.get_inputs())
     if not _REQUIRED_INPUTS <= input_names <= _KNOWN_INPUTS:
@@ -255,11 +278,14 @@ def _build_runtime(source: _ModelSource) -> _Runtime:
             f"{source.onnx} is not a bge-style model: its output {output.name} has shape "
             f"{output.shape}, not per-token hidden states [batch, tokens, fixed width]."
         )
-    return _Runtime(source, tokenizer, session, input_names, output.name, dimensions)
+    max_tokens = MAX_TOKENS - tokenizer.num_special_tokens_to_add(is_pair=False)
+    return _Runtime(source, tokenizer, untruncated, session, input_names, output.name,
+                    dimensions, max_tokens)
 
 
-def _load_tokenizer(path: Path) -> Tokenizer:
-    """Load ``tokenizer.json`` with truncation at 512 and padding off (batches of one)."""
+def _load_tokenizer(path: Path, *, truncate: bool = True) -> Tokenizer:
+    """Load ``tokenizer.json`` with truncation at 512 (or none, to measure long texts) and
+    padding off (batches of one)."""
     from tokenizers import Tokenizer
 
     try:
@@ -268,7 +294,10 @@ def _load_tokenizer(path: Path) -> Tokenizer:
         raise _unavailable(
             f"The tokenizer {path} is damaged or not a tokenizers JSON file ({_brief(exc)})."
         ) from exc
-    tokenizer.enable_truncation(max_length=MAX_TOKENS)
+    if truncate:
+        tokenizer.enable_truncation(max_length=MAX_TOKENS)
+    else:
+        tokenizer.no_truncation()
     tokenizer.no_padding()
     return tokenizer
 

@@ -9,7 +9,9 @@ about *what* comes back, because callers compare vectors from different runs:
 * the same text always yields the same vector, bit for bit, whatever it is embedded
   beside; dedupe and idempotent re-imports rely on that;
 * documents and queries may be embedded differently (asymmetric retrieval models prefix
-  queries with an instruction), which is why there are two methods instead of one.
+  queries with an instruction), which is why there are two methods instead of one;
+* one inference sees at most ``max_tokens`` tokens of a text; longer texts are cut into
+  windows of the embedder's own tokens (``token_offsets``, ``core.embedding.chunking``).
 """
 
 from __future__ import annotations
@@ -58,6 +60,18 @@ class Embedder(Protocol):
     @property
     def dimensions(self) -> int:
         """Length of every vector; the vector index is created with this width."""
+        ...
+
+    @property
+    def max_tokens(self) -> int:
+        """Tokens of a text one inference sees, special tokens not counted (510 for bge:
+        512 positions minus [CLS] and [SEP]); the rest of a longer text is truncated."""
+        ...
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        """``(start, end)`` character offsets into ``text`` of each of its tokens, in order,
+        without special tokens and without truncation: how long texts are measured and cut
+        into windows (several tokens may share one character; never cut between them)."""
         ...
 
     def embed_documents(

@@ -16,7 +16,7 @@ row found perfectly by everything scores 1:
   so a row matched only by a word that is in almost every row (a speaker's name: FTS5
   gives such a term an IDF of 1e-6) keeps a share of ~0 and cannot be lifted by it. When
   even the best text hit is below ``TEXT_NOISE_FLOOR`` the text signal found nothing worth
-  having and adds nothing.
+  having and adds nothing, unless it is the only signal asked for.
 
 Reciprocal rank fusion, used before, threw the scores away: three turns that merely
 contained the speaker's name, with identical near-zero BM25, took full-text ranks 1-3 and
@@ -40,6 +40,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from core.embedding.chunking import TextWindow
 from core.storage.port import IndexHit
 
 SIGNAL_SCORE_NAMES = {"text": "score", "vector": "similarity"}
@@ -56,17 +57,22 @@ class Fused:
 
     relevance: float = 0.0
     signals: dict[str, dict[str, float]] = field(default_factory=dict)
+    chunk: TextWindow | None = None
+    """The window of a long text that the vector search matched, if not its beginning."""
 
 
-def normalised_scores(signal: str, hits: Sequence[IndexHit],
-                      vector_floor: float = 0.0) -> dict[int, float]:
-    """Each hit's score on [0, 1] (see the module docstring for each signal's rule)."""
+def normalised_scores(signal: str, hits: Sequence[IndexHit], vector_floor: float = 0.0,
+                      *, alone: bool = False) -> dict[int, float]:
+    """Each hit's score on [0, 1] (see the module docstring for each signal's rule).
+
+    ``alone``: the only signal in use, so its order is all there is (a word in every row
+    of a tiny store still finds them)."""
     if not hits:
         return {}
     scores = [hit.score for hit in hits]
     best = max(scores)
     if signal == "text":
-        if best < TEXT_NOISE_FLOOR:
+        if best < TEXT_NOISE_FLOOR and not alone:
             return {hit.id: 0.0 for hit in hits}
         return {hit.id: max(0.0, hit.score) / best for hit in hits}
     worst = min(min(scores), vector_floor)
@@ -83,12 +89,16 @@ def fuse(hits_by_signal: Mapping[str, Sequence[IndexHit]], weights: Mapping[str,
     fused: dict[int, Fused] = {}
     for signal, hits in hits_by_signal.items():
         share = weights[signal] / total
-        normal = normalised_scores(signal, hits, vector_floor)
+        normal = normalised_scores(signal, hits, vector_floor,
+                                   alone=len(hits_by_signal) == 1)
         for hit in hits:
             entry = fused.setdefault(hit.id, Fused())
             entry.relevance += share * normal[hit.id]
             entry.signals[signal] = {"rank": hit.rank, SIGNAL_SCORE_NAMES[signal]: hit.score,
                                      "normalised": normal[hit.id]}
+            if hit.chunk is not None:
+                entry.chunk = hit.chunk
+                entry.signals[signal]["window"] = hit.chunk.position
     return fused
 
 

@@ -181,6 +181,14 @@ HYDRATORS: dict[IndexedKind, _Hydrator] = {
 }
 
 
+DOCUMENT_FIELDS: dict[IndexedKind, tuple[str, ...]] = {
+    IndexedKind.MEMORY: ("content",), IndexedKind.NOTE: ("title", "content"),
+    IndexedKind.INTERACTION: ("user_message", "agent_response"),
+    IndexedKind.FACT: ("key", "value")}
+"""The fields ``document_text`` embeds per kind (every one is loaded by its hydrator), so a
+matched window's offsets can be read back as an excerpt."""
+
+
 @dataclass
 class _Run:
     """The state of one recall: its query, query vector, clock and timings."""
@@ -427,9 +435,14 @@ class RecallService:
             signals["tier"] = {"tier": row.tier, "factor": tier}
             factor = strength * tier
         hydrator = HYDRATORS[kind]
+        excerpt = None
+        if entry.chunk is not None:
+            excerpt = entry.chunk.excerpt(document_text(
+                kind, [getattr(row, name) for name in DOCUMENT_FIELDS[kind]]))
         return RecallResult(kind=kind, id=row.id, text=hydrator.text(row),
                             score=(entry.relevance + boost) * factor, signals=signals,
-                            provenance=hydrator.describe(row), created_at=row.created_at)
+                            provenance=hydrator.describe(row), created_at=row.created_at,
+                            excerpt=excerpt)
 
 
 def _load(session: Session, hydrator: _Hydrator, wanted: Mapping[int, Fused]) -> dict[int, Any]:

@@ -21,6 +21,8 @@ import numpy as np
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
+from core.embedding.chunking import ChunkVectors, TextWindow
+
 
 class IndexedKind(str, enum.Enum):
     """Record kinds that have a full-text index and embeddings."""
@@ -68,11 +70,18 @@ class SearchFilters:
 
 @dataclass(frozen=True)
 class IndexHit:
-    """One row found by one signal: its id, the signal's own score, and its 1-based rank."""
+    """One row found by one signal: its id, the signal's own score, and its 1-based rank.
+
+    ``chunk`` is set by vector search when the row's best match was one of its further
+    windows (a long text, ``core.embedding.chunking``) rather than its whole-text vector:
+    ``chunk.excerpt(document_text(kind, fields))`` is the passage that matched. ``None``
+    for text search, for short rows, and when the head of a long text matched best.
+    """
 
     id: int
     score: float
     rank: int
+    chunk: TextWindow | None = None
 
 
 class SearchIndex(Protocol):
@@ -84,21 +93,31 @@ class SearchIndex(Protocol):
 
     def vector_search(self, session: Session, kind: IndexedKind, vector: np.ndarray,
                       filters: SearchFilters, limit: int) -> list[IndexHit]:
-        """Rows nearest to ``vector`` by cosine similarity (score = similarity)."""
+        """Rows nearest to ``vector`` by cosine similarity (score = similarity), each once:
+        a long row scores its best window, named in ``IndexHit.chunk`` when that is not
+        the whole-text vector."""
 
     def vectors(self, session: Session, kind: IndexedKind, *,
                 valid_only: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """Every stored vector of ``kind`` as (ids, float32 matrix), for consolidation's
-        blocked similarity work (kNN links, dream associations). ``valid_only`` drops
-        invalidated and superseded memories."""
+        """Every stored whole-text vector of ``kind`` as (ids, float32 matrix), one per row
+        (never the further windows of long rows), for consolidation's blocked similarity
+        work (kNN links, dream associations). ``valid_only`` drops invalidated and
+        superseded memories."""
 
     def matching_ids(self, session: Session, kind: IndexedKind, ids: Iterable[int],
                      filters: SearchFilters) -> set[int]:
         """Those of ``ids`` that pass ``filters``, by the rules searches use."""
 
     def store_embeddings(self, session: Session, kind: IndexedKind, ids: Sequence[int],
-                         vectors: np.ndarray, model_id: str) -> None:
-        """Write (or replace) the vectors of these rows and record the model that made them."""
+                         vectors: np.ndarray, model_id: str, *,
+                         chunks: Sequence[ChunkVectors] | None = None) -> None:
+        """Write (or replace) the vectors of these rows and record the model that made them.
+
+        ``chunks[i]`` are the further windows of row ``ids[i]`` (empty for a text that fits
+        one inference). A row's previous windows are always dropped, so storing without
+        ``chunks`` leaves a row with its whole-text vector only. Writers embed through
+        ``core.embedding.chunking.embed_documents_with_chunks`` and store its result.
+        """
 
     def rows_needing_embedding(self, session: Session, kind: IndexedKind, model_id: str,
                                after_id: int, limit: int) -> list[tuple[int, str]]:

@@ -15,7 +15,9 @@ Guarantees:
 * re-importing the same file changes nothing: sessions, interactions and memories that
   already exist (by id / external id) are skipped. This also makes an interrupted import
   resumable: running it again creates only what is missing;
-* no LLM is involved; memories are embedded in batches by ``MemoryService.add_many``.
+* no LLM is involved; memories are embedded in batches by ``MemoryService.add_many``,
+  each turn as the mean of several views: dated, and with its neighbours
+  (``core.transfer.turn_views``).
   Interactions are not embedded here (``hearth reembed`` does that) to halve import time.
 """
 
@@ -44,6 +46,7 @@ from core.errors import InvalidInputError
 from core.memories import MemoryService, MemorySpec
 from core.storage.orm import ChatSession, Interaction, Memory
 from core.storage.port import StoragePort, batched
+from core.transfer.turn_views import SpokenTurn, turn_views
 
 FORMAT_HINT = "See docs/transcript-format.md for the expected format."
 MAX_SESSION_ID = 64      # chat_sessions.id
@@ -217,6 +220,7 @@ class _PlannedTurn:
     session_id: str
     turn: TurnIn
     created_at: datetime
+    views: tuple[str, ...]
 
 
 def _plan(transcript: TranscriptIn) -> list[_PlannedTurn]:
@@ -225,9 +229,12 @@ def _plan(transcript: TranscriptIn) -> list[_PlannedTurn]:
     planned = []
     for session in transcript.sessions:
         row_id = session_row_id(transcript.conversation_id, session.session_id)
+        spoken = [SpokenTurn(turn.speaker, turn.text, session.started_at)
+                  for turn in session.turns]
         for index, turn in enumerate(session.turns):
             created = turn.timestamp or session.started_at + timedelta(seconds=index)
-            planned.append(_PlannedTurn(row_id, session.session_id, turn, created))
+            planned.append(_PlannedTurn(row_id, session.session_id, turn, created,
+                                        turn_views(spoken, index)))
     return planned
 
 
@@ -336,7 +343,7 @@ def _missing_memories(
             external_id=turn_external_id(conversation, p.turn.turn_id),
             origin={"conversation_id": conversation, "session_id": p.session_id,
                     "turn_id": p.turn.turn_id, "speaker": p.turn.speaker},
-            created_at=p.created_at)
+            created_at=p.created_at, views=p.views)
         for p in missing
     ]
     return specs, {p.turn.turn_id for p in missing}

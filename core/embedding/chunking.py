@@ -1,0 +1,306 @@
+"""Long texts as overlapping windows, each with its own vector.
+
+The embedder sees at most ``Embedder.max_tokens`` tokens of a text (510 for bge-small: 512
+minus [CLS] and [SEP]); the rest used to be invisible to vector search. A text longer than
+that keeps its whole-text vector (which is window 0, the first 510 tokens) and gets
+*further windows* (positions 1, 2, ...) that cover the rest, each embedded on its own and
+stored beside the row with its character span, so a search can find the row by a sentence
+from page three and say where it matched. A text that fits in one inference gets no
+further windows: nothing about short rows (most memories) changes, and a text of at most
+``max_tokens // 4`` characters is not even tokenised for the check.
+
+Windows are measured in the embedder's own tokens (``Embedder.token_offsets``) and
+reported as ``[char_start, char_end)`` into the text that was embedded (the row's
+``document_text``), so ``text[char_start:char_end]`` is the exact excerpt.
+
+Window and overlap: 160 tokens, 32 overlapping (20%)
+----------------------------------------------------
+Measured with bge-small-en-v1.5 int8 on three things, with the texts of the four benchmark
+conversations (``benchmarks/data/conversations``):
+
+* **QA**: each conversation pasted as one long text (3,300-4,800 tokens, in three session
+  orders so the cuts fall in different places) and the 66 keyword and paraphrase
+  questions; hit@1 (hit@3): the best window over all four texts (or one of the best three)
+  holds the turn that answers.
+* **planted**: "The spare key is taped under the blue flowerpot by the shed." added at five
+  depths (20-80%) of five ~3,000-word texts (four conversations, one generated diary),
+  asked three paraphrases ("Where is the spare key hidden?"): how often the text's best
+  window holds the sentence, and how often the text is in the top 5 against all 440 turns
+  of the conversations stored as short rows.
+* **crowding**: with two unrelated conversations stored as long texts beside the turns of
+  the other two, how often a window of a long text outranks the turn that answers a
+  question (the cost: more windows are more chances of a false match).
+
+=======================  ===========  ============  ===========  ===========  ========
+windows                  per 4k-token QA hit@1      planted:     planted: in  crowding
+                         text         (hit@3)       holds it     top 5
+=======================  ===========  ============  ===========  ===========  ========
+first 510 tokens only    1            0.12 (0.16)   0.00         0.00         0.03
+128 tokens, 32 overlap   39           0.66 (0.79)   0.41         0.79         0.14
+**160, 32 overlap**      **30**       0.63 (0.80)   0.44         0.64         0.11
+192, 40 overlap          25           0.58 (0.77)   0.40         0.61         0.11
+256, 48 overlap          19           0.57 (0.76)   0.32         0.53         0.09
+320, 64 overlap          16           0.49 (0.73)   0.21         0.31         0.08
+384, 80 overlap          13           0.48 (0.70)   --           --           0.08
+448, 96 overlap          12           0.42 (0.64)   --           --           --
+320, no overlap          13           0.49 (0.64)   --           --           --
+=======================  ===========  ============  ===========  ===========  ========
+
+A window's vector is close to one pooled summary of its text, so a fact is diluted by
+what surrounds it: windows past ~200 tokens find a single sentence markedly less often,
+and smaller ones find more but also match unrelated questions more often and multiply the
+vectors. 160 is where finding stops improving faster than crowding grows; 256/48 is the
+choice if fewer vectors matter more (one constant each). Without overlap a fact cut at a
+window edge is lost (QA hit@3 0.64 against 0.73 at 320 tokens); 20% overlap costs ~20% more
+tokens than the text has. Inference costs ~100 us per token on two cores up to ~250 tokens
+(~150 us at 510: attention grows with length), so the cost of a long text grows with its
+length instead of stopping at the 510-token head: a 3,000-word text (~3,500 tokens, ~27
+windows) takes ~0.5 s instead of ~0.09 s. Texts that fit one inference cost the same as
+before (the check is a length test or one tokenisation, ~50 us).
+
+The limit of windows: a sentence that is off topic for its surroundings is still diluted by
+~150 tokens of them. Planted in generated meeting notes, its window was the text's best for
+all 24 tries (3 paraphrases, 4 texts, 2 placements; ``tests/test_chunking.py`` is one of
+them); planted in a generated travel diary, whose every sentence names a place and so
+resembles any "where" question, in 7 of 18. Its similarity stays modest (0.51-0.66 in the
+meeting notes, against 0.42-0.52 for the text's head), near recall's 0.55 floor.
+
+Cuts prefer, in order: a paragraph break, a line break, a sentence end, a space between
+words, and never fall inside a character (a Hangul syllable is up to three tokens over one
+character). A window's end may move back by up to ``window // 8`` tokens and the next
+start by up to ``overlap / 2`` either way to find a better cut. The last window is made a
+full window (more overlap with the one before, its start may move forward by up to
+``window // 8`` to find a cut) rather than a short remainder.
+
+Very long texts are chunked up to ``MAX_CHUNKED_CHARS`` (about 80 pages); the rest is
+still found by full-text search.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from core.embedding.protocol import CancelCheck, Embedder, ProgressCallback
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from core.storage.port import IndexedKind, SearchIndex
+
+WINDOW_TOKENS = 160
+"""Tokens per further window (see the module docstring for the measurement)."""
+
+OVERLAP_TOKENS = 32
+"""Tokens a window shares with the one before it (20%)."""
+
+MAX_TOKENS_PER_CHAR = 4
+"""No tokenizer Hearth supports makes more tokens than this from one character: WordPiece
+with bge's normaliser makes at most 3 (measured over all of Unicode: Hangul syllables
+decompose into three jamo), byte-level BPE at most 4 (UTF-8 bytes). So a text of at most
+``max_tokens // 4`` characters fits in one inference and is not tokenised to check."""
+
+MAX_CHUNKED_CHARS = 200_000
+"""Characters of a text that get windows (~50k tokens of English, ~390 windows, ~7 s of
+embedding on two cores); a longer paste is chunked this far and the rest is found by
+full-text search."""
+
+_SENTENCE_END = re.compile(r"""[.!?\u2026\u3002\uff01\uff1f][\"'\u2019\u201d)\]]*$""")
+_FULL_WIDTH_END = frozenset("\u3002\uff01\uff1f")
+"""CJK sentence ends, which are followed by no space."""
+
+
+@dataclass(frozen=True)
+class TextWindow:
+    """One window of a text: its position (0 is the head the whole-text vector sees, 1...
+    the further windows) and its span ``[char_start, char_end)`` into the embedded text."""
+
+    position: int
+    char_start: int
+    char_end: int
+
+    def excerpt(self, text: str) -> str:
+        """The window's text, from the same text the windows were planned on."""
+        return text[self.char_start:self.char_end]
+
+
+@dataclass(frozen=True)
+class ChunkVectors:
+    """The further windows of one text (positions >= 1) and their vectors, row for row."""
+
+    windows: tuple[TextWindow, ...]
+    vectors: np.ndarray
+
+    def __post_init__(self) -> None:
+        if len(self.windows) != len(self.vectors):
+            raise ValueError(f"{len(self.windows)} windows but {len(self.vectors)} vectors")
+
+
+NO_CHUNKS = ChunkVectors((), np.empty((0, 0), dtype=np.float32))
+"""What a text that fits in one inference has."""
+
+
+# --- planning ----------------------------------------------------------------------------
+
+
+def plan_windows(text: str, offsets: Sequence[tuple[int, int]], head_tokens: int, *,
+                 window_tokens: int = WINDOW_TOKENS,
+                 overlap_tokens: int = OVERLAP_TOKENS) -> list[TextWindow]:
+    """Windows over ``text`` given its tokens' character ``offsets`` (in order, without
+    special tokens). Window 0 is the first ``head_tokens`` tokens, what one inference of
+    the whole text sees; if that is the whole text it is the only window. The windows
+    cover the text from character 0 to its end, each overlapping the one before."""
+    if not 0 <= overlap_tokens < window_tokens <= head_tokens:
+        raise ValueError(f"need 0 <= overlap < window <= head, got {overlap_tokens}, "
+                         f"{window_tokens}, {head_tokens}")
+    count = len(offsets)
+    if count <= head_tokens:
+        return [TextWindow(0, 0, len(text))]
+    strength = _cut_strengths(text, offsets)
+    windows = [TextWindow(0, 0, _whole_characters(text, offsets[head_tokens - 1][1]))]
+    end, half, snap = head_tokens, overlap_tokens // 2, window_tokens // 8
+    while end < count:
+        start = _best_cut(strength, end - overlap_tokens, end - overlap_tokens - half,
+                          end - overlap_tokens + half)
+        if count - start <= window_tokens:  # the last window: a full one, not a remainder
+            start = _best_cut(strength, count - window_tokens, count - window_tokens,
+                              min(start, count - window_tokens + snap))
+            end = count
+        else:
+            end = _best_cut(strength, start + window_tokens, start + window_tokens - snap,
+                            start + window_tokens)
+        windows.append(TextWindow(len(windows), offsets[start][0], len(text) if end == count
+                                  else _whole_characters(text, offsets[end - 1][1])))
+    return windows
+
+
+def _whole_characters(text: str, end: int) -> int:
+    """``end`` moved past what still belongs to the character before it, which a tokenizer
+    may leave out of every token: combining marks (a stripped accent), zero-width joiners,
+    variation selectors and emoji skin tones. An excerpt then never ends in half a letter."""
+    while end < len(text) and (unicodedata.category(text[end]) in ("Mn", "Mc", "Me")
+                               or text[end] in "\u200d\ufe0e\ufe0f"
+                               or "\U0001f3fb" <= text[end] <= "\U0001f3ff"):
+        end += 1
+    return end
+
+
+def _cut_strengths(text: str, offsets: Sequence[tuple[int, int]]) -> list[int]:
+    """How good a cut before each token is: 4 paragraph, 3 line, 2 sentence, 1 word,
+    0 between tokens of one word, -1 inside one character (never cut there)."""
+    strengths = [-1] * len(offsets)
+    for index in range(1, len(offsets)):
+        previous_end, start = offsets[index - 1][1], offsets[index][0]
+        if start < previous_end or start < offsets[index - 1][0] + 1:
+            continue
+        gap = text[previous_end:start]
+        if gap.count("\n") >= 2:
+            strengths[index] = 4
+        elif "\n" in gap:
+            strengths[index] = 3
+        elif ((gap or text[previous_end - 1:previous_end] in _FULL_WIDTH_END)
+              and _SENTENCE_END.search(text[max(0, previous_end - 4):previous_end])):
+            strengths[index] = 2
+        else:
+            strengths[index] = 1 if gap else 0
+    return strengths
+
+
+def _best_cut(strength: Sequence[int], target: int, low: int, high: int) -> int:
+    """The strongest cut in ``[low, high]`` (nearest ``target`` among equals); if none is
+    legal there (cannot happen for real text), the nearest legal cut on either side."""
+    low, high = max(low, 1), min(high, len(strength) - 1)
+    best, best_key = -1, (-2, 0)
+    for index in range(low, high + 1):
+        key = (strength[index], -abs(index - target))
+        if key > best_key:
+            best, best_key = index, key
+    if best_key[0] >= 0:
+        return best
+    for distance in range(1, len(strength)):
+        for index in (target - distance, target + distance):
+            if 0 < index < len(strength) and strength[index] >= 0:
+                return index
+    return max(1, min(target, len(strength) - 1))
+
+
+def text_windows(embedder: Embedder, text: str) -> list[TextWindow]:
+    """The windows of ``text`` for ``embedder``; one window if it fits one inference."""
+    head = embedder.max_tokens
+    if len(text) * MAX_TOKENS_PER_CHAR <= head:
+        return [TextWindow(0, 0, len(text))]
+    chunked = text[:MAX_CHUNKED_CHARS]
+    window = min(WINDOW_TOKENS, head)
+    windows = plan_windows(chunked, embedder.token_offsets(chunked), head,
+                           window_tokens=window,
+                           overlap_tokens=min(OVERLAP_TOKENS, window // 5))
+    if len(chunked) < len(text) and len(windows) == 1:
+        return [TextWindow(0, 0, len(text))]
+    return windows
+
+
+# --- embedding ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EmbeddedDocuments:
+    """Texts embedded for storage: one whole-text vector per text (window 0) and the further
+    windows of long ones. Made outside any transaction by :func:`embed_documents_with_chunks`;
+    written in the caller's transaction by :meth:`store`."""
+
+    vectors: np.ndarray
+    chunks: tuple[ChunkVectors, ...]
+
+    def select(self, indices: Sequence[int]) -> EmbeddedDocuments:
+        """Only these texts, in this order (e.g. the rows still current at write time)."""
+        return EmbeddedDocuments(self.vectors[list(indices)],
+                                 tuple(self.chunks[index] for index in indices))
+
+    def store(self, search: SearchIndex, session: Session, kind: IndexedKind,
+              ids: Sequence[int], model_id: str) -> None:
+        """Write every vector and window of these rows (row ``i`` is text ``i``)."""
+        search.store_embeddings(session, kind, ids, self.vectors, model_id, chunks=self.chunks)
+
+
+def embed_documents_with_chunks(embedder: Embedder, texts: Sequence[str], *,
+                                progress: ProgressCallback | None = None,
+                                cancel: CancelCheck | None = None) -> EmbeddedDocuments:
+    """Embed ``texts`` as documents, and the further windows of those that are long.
+
+    Every text and every window is its own inference, in one call to the embedder so its
+    workers stay busy. ``progress`` counts texts (windows are weighted in), ``cancel``
+    stops as ``Embedder.embed_documents`` does. Vectors of texts are exactly
+    ``embed_documents(texts)``: chunking never changes a whole-text vector.
+    """
+    if isinstance(texts, str):
+        raise TypeError("embed_documents_with_chunks takes a sequence of texts, not one string")
+    planned = [text_windows(embedder, text)[1:] for text in texts]
+    excerpts = [window.excerpt(text) for text, further in zip(texts, planned, strict=True)
+                for window in further]
+    inputs = [*texts, *excerpts]
+    vectors = embedder.embed_documents(inputs, progress=_scaled(progress, len(texts),
+                                                                len(inputs)), cancel=cancel)
+    head, rest = vectors[:len(texts)], vectors[len(texts):]
+    chunks: list[ChunkVectors] = []
+    used = 0
+    for further in planned:
+        if further:
+            chunks.append(ChunkVectors(tuple(further), rest[used:used + len(further)]))
+            used += len(further)
+        else:
+            chunks.append(NO_CHUNKS)
+    return EmbeddedDocuments(head, tuple(chunks))
+
+
+def _scaled(progress: ProgressCallback | None, texts: int,
+            inputs: int) -> ProgressCallback | None:
+    """Report progress through ``inputs`` embeddings as progress through ``texts``."""
+    if progress is None or inputs == texts:
+        return progress
+    report: Callable[[int, int], None] = progress
+    return lambda done, _total: report(done * texts // inputs, texts)
