@@ -17,7 +17,6 @@ from datetime import datetime
 from enum import Enum
 from typing import Any
 
-import numpy as np
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -27,6 +26,7 @@ from core.errors import InvalidInputError
 from core.storage.orm import Memory, MemoryTier, MemoryType, Priority, utcnow
 from core.storage.port import IndexedKind, StoragePort
 from core.storage.rows import require
+from core.transfer.turn_views import with_views
 
 ADD_BATCH = 256
 """Memories embedded and committed together by ``add_many``: one transaction each (and
@@ -93,7 +93,7 @@ class MemoryService:
                 progress=None if progress is None else _offset(progress, start, len(rows)))
             views = [spec.views for spec in specs[start:start + ADD_BATCH]]
             if any(views):
-                embedded = replace(embedded, vectors=_with_views(
+                embedded = replace(embedded, vectors=with_views(
                     self._embedder, embedded.vectors, views, cancel))
             with self._storage.write() as session:
                 _refuse_existing_external_ids(session, batch)
@@ -158,21 +158,6 @@ class MemoryService:
 
 
 # --- validation --------------------------------------------------------------------------
-
-
-def _with_views(embedder: Embedder, vectors: np.ndarray, views: Sequence[Sequence[str]],
-                cancel: CancelCheck | None) -> np.ndarray:
-    """``vectors`` with each row that has views replaced by its views' normalised mean."""
-    texts = [text for row_views in views for text in row_views]
-    embedded = embedder.embed_documents(texts, cancel=cancel)
-    combined = np.array(vectors, dtype=np.float32, copy=True)
-    at = 0
-    for row, row_views in enumerate(views):
-        if row_views:
-            mean = embedded[at:at + len(row_views)].mean(axis=0)
-            combined[row] = mean / max(float(np.linalg.norm(mean)), 1e-12)
-            at += len(row_views)
-    return combined
 
 
 def _clean_content(content: str) -> str:

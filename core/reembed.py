@@ -4,7 +4,7 @@ Used by ``hearth reembed``, after an import (exports carry no vectors), after a 
 change, and once after the upgrade that added the windows of long texts (rows that may be
 long are queued then; see ``core.storage.sqlite.search``). Long texts get their further
 windows here as on every other write (``core.embedding.chunking``), in the transaction that
-stores their whole-text vector. It is resumable by construction: it asks the search index
+stores their whole-text vector, and imported turns their views (``core.transfer.turn_views``). It is resumable by construction: it asks the search index
 for "rows whose embedding is missing or from another model", embeds one batch outside any
 transaction, and commits that batch before taking the next. An interrupted run (cancel,
 crash, power cut) loses at most one batch, and the next run picks up exactly what is still
@@ -14,6 +14,7 @@ missing.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from sqlalchemy import func, or_, select
 
@@ -21,6 +22,7 @@ from core.embedding import CancelCheck, Embedder, EmbeddingCancelled, ProgressCa
 from core.embedding.chunking import EmbeddedDocuments, embed_documents_with_chunks
 from core.storage.orm import Interaction, Memory, Note, UserFact
 from core.storage.port import IndexedKind, StoragePort
+from core.transfer.turn_views import views_from_store, with_views
 
 DEFAULT_BATCH_SIZE = 64
 
@@ -74,6 +76,8 @@ def backfill_embeddings(
             if not rows:
                 break
             batch = embed_documents_with_chunks(embedder, [text for _, text in rows])
+            if kind is IndexedKind.MEMORY:
+                batch = _with_turn_views(storage, embedder, rows, batch)
             stored = _store_if_current(storage, kind, model_id, rows, batch, after_id,
                                        batch_size)
             after_id = rows[-1][0]
@@ -85,6 +89,17 @@ def backfill_embeddings(
     if progress is not None:  # the count was an estimate (rows may change meanwhile): close
         progress(done, done)
     return embedded
+
+
+def _with_turn_views(storage: StoragePort, embedder: Embedder, rows: list[tuple[int, str]],
+                     batch: EmbeddedDocuments) -> EmbeddedDocuments:
+    """Imported turns get their views' vector, as at import (``core.transfer.turn_views``)."""
+    with storage.read() as session:
+        views = views_from_store(session, [row_id for row_id, _ in rows])
+    if not views:
+        return batch
+    return replace(batch, vectors=with_views(embedder, batch.vectors,
+                                             [views.get(row_id, ()) for row_id, _ in rows]))
 
 
 def _store_if_current(storage: StoragePort, kind: IndexedKind, model_id: str,

@@ -517,3 +517,12 @@ def test_recall_finds_a_long_memory_by_a_sentence_from_its_middle_and_shows_it(
     assert found.signals["vector"]["window"] >= 1
     retrieved = classify(found)
     assert retrieved is not None and PLANTED in retrieved.text
+
+    from core.views.memory_browse import MemoryFilter, search
+    from desktop.inspector.memory_table import COLUMNS
+
+    listed = next(row for row in search(storage, RecallService(storage, embedder, Settings()),
+                                        QUESTION, MemoryFilter()) if row.id == long_id)
+    assert listed.excerpt == found.excerpt
+    preview = COLUMNS[1].text(listed)
+    assert preview.startswith("… " + " ".join(found.excerpt.split())[:40])

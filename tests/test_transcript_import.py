@@ -15,6 +15,7 @@ from core.embedding import EmbeddingCancelled
 from core.errors import InvalidInputError
 from core.memories import MemoryService
 from core.storage.orm import Base, ChatSession, Interaction, Memory
+from core.storage.port import IndexedKind
 from core.transfer.transcript import ImportReport, import_transcript
 
 TRANSCRIPT: dict[str, Any] = {
@@ -201,3 +202,36 @@ def test_a_huge_turn_imports(storage, memories) -> None:
     data["sessions"] = data["sessions"][:1]
     report = import_transcript(data, storage, memories)
     assert report.memories_created == 3
+
+
+def test_turns_are_embedded_as_their_views_and_reembedding_keeps_them(storage, embedder,
+                                                                        memories) -> None:
+    """A turn's vector is the mean of its dated and windowed views, not its bare text; the
+    backfill (a model change, ``hearth reembed``) rebuilds exactly the same vector."""
+    import numpy as np
+    from sqlalchemy import text as sql
+
+    from core.reembed import backfill_embeddings
+
+    import_transcript(TRANSCRIPT, storage, memories)
+
+    def vectors() -> dict[str, np.ndarray]:
+        with storage.read() as session:
+            rows = session.execute(sql(
+                "SELECT m.content, e.embedding FROM memories AS m "
+                "JOIN memories_vec AS e ON e.id = m.id")).all()
+        return {content: np.frombuffer(blob, dtype=np.float32) for content, blob in rows}
+
+    imported = vectors()
+    turn = "Maya: Small, but it has a view."
+    bare = embedder.embed_documents([turn])[0]
+    dated = embedder.embed_documents(["Session of 2 March 2024, Maya said: Small, but it has a "
+                                      "view."])[0]
+    assert float(imported[turn] @ bare) < 0.99  # not the bare text's vector
+    assert float(imported[turn] @ dated) > float(imported[turn] @ bare) - 0.2
+
+    with storage.write() as session:  # as after a model change: every vector is stale
+        session.execute(sql("UPDATE memories SET embedding_model = NULL"))
+    assert backfill_embeddings(storage, embedder)[IndexedKind.MEMORY] == 5
+    for content, vector in vectors().items():
+        assert np.allclose(vector, imported[content], atol=1e-6), content

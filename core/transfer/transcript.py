@@ -229,8 +229,8 @@ def _plan(transcript: TranscriptIn) -> list[_PlannedTurn]:
     planned = []
     for session in transcript.sessions:
         row_id = session_row_id(transcript.conversation_id, session.session_id)
-        spoken = [SpokenTurn(turn.speaker, turn.text, session.started_at)
-                  for turn in session.turns]
+        started = session.started_at.astimezone(timezone.utc)  # as stored, for the backfill
+        spoken = [SpokenTurn(turn.speaker, turn.text, started) for turn in session.turns]
         for index, turn in enumerate(session.turns):
             created = turn.timestamp or session.started_at + timedelta(seconds=index)
             planned.append(_PlannedTurn(row_id, session.session_id, turn, created,

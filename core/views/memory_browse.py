@@ -73,7 +73,8 @@ class MemoryFilter:
 
 @dataclass(frozen=True)
 class MemoryRow:
-    """One memory in a list. ``score`` and ``signals`` are set for search results only."""
+    """One memory in a list. ``score``, ``signals`` and ``excerpt`` (the window of a long
+    memory that matched) are set for search results only."""
 
     id: int
     content: str
@@ -88,6 +89,7 @@ class MemoryRow:
     created_at: datetime
     score: float | None = None
     signals: dict[str, dict[str, Any]] = field(default_factory=dict)
+    excerpt: str | None = None
 
 
 @dataclass(frozen=True)
@@ -203,7 +205,8 @@ def search(storage: StoragePort, recall: RecallService, text: str,
         row = rows.get(result.id)
         if row is None:  # deleted since recall read it
             continue
-        described = _row(row, score=result.score, signals=result.signals)
+        described = _row(row, score=result.score, signals=result.signals,
+                         excerpt=result.excerpt)
         if wanted in (Validity.ALL, Validity.VALID) or described.state == wanted.value:
             listed.append(described)
     return listed

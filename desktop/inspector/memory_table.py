@@ -23,8 +23,10 @@ PREVIEW_CHARS = 160
 
 
 def _preview(row: MemoryRow) -> str:
-    flat = " ".join(row.content.split())
-    return flat if len(flat) <= PREVIEW_CHARS else flat[:PREVIEW_CHARS - 1] + "…"
+    """The memory's beginning, or, for a long one found by a later part, that part."""
+    flat = " ".join((row.excerpt or row.content).split())
+    shown = flat if len(flat) <= PREVIEW_CHARS else flat[:PREVIEW_CHARS - 1] + "…"
+    return f"… {shown}" if row.excerpt else shown
 
 
 COLUMNS: tuple[Column[MemoryRow], ...] = (
