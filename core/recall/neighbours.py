@@ -26,8 +26,9 @@ SESSION_MODELS: dict[IndexedKind, Any] = {IndexedKind.MEMORY: Memory,
 
 def adjacent(session: Session, kind: IndexedKind,
              ids: Iterable[int]) -> dict[int, tuple[int | None, int | None]]:
-    """``id -> (previous, next)`` within its session for the given rows; rows without a
-    session (or of a kind without sessions) are absent."""
+    """``id -> (previous, next)`` for every turn of the sessions the given rows belong to
+    (so the neighbours' own neighbours come with the same query); rows without a session
+    (or of a kind without sessions) are absent."""
     model = SESSION_MODELS.get(kind)
     wanted = sorted(set(ids))
     if model is None or not wanted:
@@ -46,9 +47,5 @@ def adjacent(session: Session, kind: IndexedKind,
                       func.lag(model.id).over(**order).label("previous"),
                       func.lead(model.id).over(**order).label("next"))
                .where(*conditions).subquery())
-    wanted_set = set(wanted)
-    found: dict[int, tuple[int | None, int | None]] = {}
-    for row in session.execute(select(ordered.c.id, ordered.c.previous, ordered.c.next)):
-        if row.id in wanted_set:
-            found[row.id] = (row.previous, row.next)
-    return found
+    return {row.id: (row.previous, row.next)
+            for row in session.execute(select(ordered.c.id, ordered.c.previous, ordered.c.next))}

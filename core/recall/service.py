@@ -327,16 +327,32 @@ class RecallService:
             speakers = {name for row in rows.values()
                         if (name := HYDRATORS[kind].speaker(row))}
             named = cues.named_speakers(run.query.text, speakers)
+            kept: dict[int, Fused] = {}
+            for row_id, entry in fused.items():
+                if row_id in rows:
+                    self._add_cues(kind, rows[row_id], entry, run, named)
+                    if entry.relevance >= settings.recall_min_relevance:
+                        kept[row_id] = entry
             ranked: list[RecallResult] = []
             summaries_found: list[RecallResult] = []
-            for row_id, entry in fused.items():
-                if row_id not in rows:
-                    continue
-                self._add_cues(kind, rows[row_id], entry, run, named)
-                if entry.relevance >= settings.recall_min_relevance:
-                    result = self._result(kind, rows[row_id], entry, run)
-                    (summaries_found if row_id in folded else ranked).append(result)
+            for row_id in self._contenders(kept, run.query.k):
+                result = self._result(kind, rows[row_id], kept[row_id], run)
+                (summaries_found if row_id in folded else ranked).append(result)
             return ranked, summaries_found
+
+    def _contenders(self, kept: dict[int, Fused], k: int) -> list[int]:
+        """The rows that can still reach the top ``k`` once recency, strength and tier
+        apply: a row whose relevance plus the largest recency boost is below the k-th best
+        relevance times the smallest possible factor cannot (saves building ~70 results
+        that would be cut anyway)."""
+        if len(kept) <= k:
+            return list(kept)
+        settings = self._settings
+        floor_factor = (1.0 - settings.recall_strength_weight) * min(
+            [1.0, *settings.recall_tier_weights.values()])
+        kth = sorted((entry.relevance for entry in kept.values()), reverse=True)[k - 1]
+        bar = kth * floor_factor - settings.recall_recency_boost
+        return [row_id for row_id, entry in kept.items() if entry.relevance >= bar]
 
     def _lift_originals(self, session: Session, run: _Run,
                         fused: dict[int, Fused]) -> set[int]:
@@ -385,9 +401,9 @@ class RecallService:
         around = neighbours.adjacent(session, kind, fused)
         joining = {other for row_id in best for other in around.get(row_id, ())
                    if other is not None and other not in fused}
-        joining &= self._storage.search.matching_ids(session, kind, joining,
-                                                     run.query.filters)
-        around.update(neighbours.adjacent(session, kind, joining))
+        if joining:
+            joining &= self._storage.search.matching_ids(session, kind, joining,
+                                                         run.query.filters)
         base = {row_id: entry.relevance for row_id, entry in fused.items()}
         for row_id in joining:
             fused[row_id] = Fused()
