@@ -63,6 +63,7 @@ class Task(QObject):
         self.cancel_token = CancelToken()
         self.running = True
         self._last_progress = 0.0
+        self._last_step = ""
         self._progress_lock = threading.Lock()
         self._emitter = _Emitter()
         self._emitter.progress.connect(self._on_progress)
@@ -74,13 +75,17 @@ class Task(QObject):
 
     def progress(self, done: int, total: int, label: str = "") -> None:
         """Report progress; reports closer together than ``PROGRESS_INTERVAL_S`` are
-        dropped, except the first of a phase (``done == 0``) and the last (``done ==
-        total``)."""
+        dropped, except the first of a phase (``done == 0``), the last (``done ==
+        total``) and one that names a new step (its label's words before ":" changed, as
+        a dream moves from one stage to the next: each stage is shown, however fast)."""
         now = time.monotonic()
+        step = label.split(":", 1)[0]
         with self._progress_lock:
-            if 0 < done < total and now - self._last_progress < PROGRESS_INTERVAL_S:
+            if (0 < done < total and step == self._last_step
+                    and now - self._last_progress < PROGRESS_INTERVAL_S):
                 return
             self._last_progress = now
+            self._last_step = step
         self._emitter.progress.emit(int(done), int(total), label)
 
     def emit(self, item: object) -> None:

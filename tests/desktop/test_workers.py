@@ -51,6 +51,21 @@ def test_rapid_progress_is_thinned_but_the_first_and_last_reports_arrive(qtbot) 
     assert len(reports) < 100
 
 
+def test_every_new_step_is_reported_however_fast(qtbot) -> None:
+    """A dream's stages follow each other in milliseconds: each one's name still shows."""
+    labels: list[str] = []
+    stages = ("decay", "merge", "link", "rem")
+
+    def quick(task: Task) -> None:
+        for position, stage in enumerate(stages):
+            for done in range(3):
+                task.progress(position * 10 + done, 100, f"{stage}: {done} of 3")
+
+    task = Workers().start("quick", quick, on_progress=lambda *args: labels.append(args[-1]))
+    wait_for_task(qtbot, task)
+    assert [label.split(":")[0] for label in labels] == list(stages)
+
+
 def test_a_core_error_arrives_as_message_and_hint_and_a_bug_as_a_sentence(qtbot) -> None:
     workers = Workers()
     failures: list[tuple[str, str]] = []
