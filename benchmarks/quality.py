@@ -81,29 +81,38 @@ Scores = dict[str, tuple[tuple[float, ...], int]]
 """kind (and "all") -> (mean recall at each of ``KS``, question count)."""
 
 
-def evaluate(hearth: Hearth, questions: Iterable[dict[str, Any]],
-             signals: frozenset[str]) -> Scores:
-    """Mean recall@k for each k in ``KS``, overall and per question kind."""
+def _scored(questions: Iterable[dict[str, Any]],
+            found: Callable[[dict[str, Any], SearchFilters], list[str | None]]) -> Scores:
+    """Mean recall@k for each k in ``KS``, overall and per question kind, of ``found``
+    (a question and its conversation's scope -> the turn ids it ranks, best first)."""
     per_kind: dict[str, list[tuple[float, ...]]] = defaultdict(list)
     for question in questions:
         scope = SearchFilters(namespaces=(f"import/{question['conversation_id']}",))
-        results = hearth.recall.recall(RecallQuery(text=question["question"], k=max(KS),
-                                                   filters=scope, signals=signals, graph=0))
-        found = [r.provenance.get("turn_id") for r in results]
-        scores = tuple(recall_at(found, question["answer_turn_ids"], k) for k in KS)
+        turns = found(question, scope)
+        scores = tuple(recall_at(turns, question["answer_turn_ids"], k) for k in KS)
         per_kind["all"].append(scores)
         per_kind[question["kind"]].append(scores)
     return {kind: (tuple(sum(s[i] for s in rows) / len(rows) for i in range(len(KS))),
                    len(rows)) for kind, rows in per_kind.items()}
 
 
+def evaluate(hearth: Hearth, questions: Iterable[dict[str, Any]],
+             signals: frozenset[str]) -> Scores:
+    """Hearth's recall with these signals."""
+    def found(question: dict[str, Any], scope: SearchFilters) -> list[str | None]:
+        results = hearth.recall.recall(RecallQuery(text=question["question"], k=max(KS),
+                                                   filters=scope, signals=signals, graph=0))
+        return [r.provenance.get("turn_id") for r in results]
+
+    return _scored(questions, found)
+
+
 def rrf_baseline(hearth: Hearth, questions: Iterable[dict[str, Any]]) -> Scores:
     """The plain hybrid search Hearth is measured against: the same BM25 and cosine
     candidates (50 each), fused by reciprocal rank (k = 60), nothing else."""
-    per_kind: dict[str, list[tuple[float, ...]]] = defaultdict(list)
     index = hearth.storage.search
-    for question in questions:
-        scope = SearchFilters(namespaces=(f"import/{question['conversation_id']}",))
+
+    def found(question: dict[str, Any], scope: SearchFilters) -> list[str | None]:
         vector = hearth.embedder.embed_query(question["question"])
         with hearth.storage.read() as session:
             lists = (index.text_search(session, IndexedKind.MEMORY, question["question"],
@@ -114,14 +123,11 @@ def rrf_baseline(hearth: Hearth, questions: Iterable[dict[str, Any]]) -> Scores:
                 for hit in hits:
                     fused[hit.id] += 1.0 / (60 + hit.rank)
             best = sorted(fused, key=lambda row_id: -fused[row_id])[:max(KS)]
-            turn_ids = dict(session.execute(select(Memory.id, Memory.origin)
-                                            .where(Memory.id.in_(best))).all())
-        found = [(turn_ids.get(row_id) or {}).get("turn_id") for row_id in best]
-        scores = tuple(recall_at(found, question["answer_turn_ids"], k) for k in KS)
-        per_kind["all"].append(scores)
-        per_kind[question["kind"]].append(scores)
-    return {kind: (tuple(sum(s[i] for s in rows) / len(rows) for i in range(len(KS))),
-                   len(rows)) for kind, rows in per_kind.items()}
+            origins = dict(session.execute(select(Memory.id, Memory.origin)
+                                           .where(Memory.id.in_(best))).all())
+        return [(origins.get(row_id) or {}).get("turn_id") for row_id in best]
+
+    return _scored(questions, found)
 
 
 def summary_model() -> LLMProvider:

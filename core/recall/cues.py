@@ -27,6 +27,8 @@ MONTHS.update({name.lower(): number for number, name in enumerate(calendar.month
                if name})
 MONTHS["sept"] = 9
 AMBIGUOUS_MONTHS = frozenset({"may", "march", "mar"})
+"""Month words that are also common English words: months only with a day, a year or
+"last/this/next"."""
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
@@ -124,19 +126,15 @@ def _span(parts: dict[str, str | None], now: datetime) -> DateRange | None:
         year = year or _latest_year(now, month, day)
         return _day_span(year, month, day)
     if year is None:
-        if parts.get("last") is None and not _looks_like_a_month(month_name):
+        relative = (parts.get("last") or "").strip().lower()
+        if not relative and month_name in AMBIGUOUS_MONTHS:
             return None  # "may" the verb, "march" the walk
-        year = _latest_year(now, month, 1)
-        if (parts.get("last") or "").strip().lower() == "next":
-            year += 1 if year <= now.year and month <= now.month else 0
+        if relative == "next":  # the first such month after now
+            year = now.year + (month <= now.month)
+        else:
+            year = _latest_year(now, month, 1)
     end = _utc(year + (month == 12), month % 12 + 1, 1)
     return DateRange(_utc(year, month, 1), end)
-
-
-def _looks_like_a_month(name: str) -> bool:
-    """Month words that are also common English words ("may", "march") count only with a
-    day, a year or "last/this/next"."""
-    return name not in AMBIGUOUS_MONTHS
 
 
 def _day_span(year: int, month: int, day: int) -> DateRange | None:
@@ -148,11 +146,9 @@ def _day_span(year: int, month: int, day: int) -> DateRange | None:
 
 
 def _latest_year(now: datetime, month: int, day: int) -> int:
-    try:
-        candidate = _utc(now.year, month, min(day, 28))
-    except ValueError:
-        return now.year
-    return now.year if candidate <= now else now.year - 1
+    """The year of the latest ``month``/``day`` not after ``now`` (29-31 count as 28, so
+    every month has the day)."""
+    return now.year if _utc(now.year, month, min(day, 28)) <= now else now.year - 1
 
 
 def _utc(year: int, month: int, day: int) -> datetime:

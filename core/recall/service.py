@@ -61,6 +61,7 @@ from core.recall.fusion import (
 )
 from core.storage.orm import Interaction, Memory, MemoryTier, Note, UserFact, utcnow
 from core.storage.port import (
+    INDEXED_COLUMNS,
     IndexedKind,
     IndexHit,
     SearchFilters,
@@ -181,14 +182,6 @@ HYDRATORS: dict[IndexedKind, _Hydrator] = {
 }
 
 
-DOCUMENT_FIELDS: dict[IndexedKind, tuple[str, ...]] = {
-    IndexedKind.MEMORY: ("content",), IndexedKind.NOTE: ("title", "content"),
-    IndexedKind.INTERACTION: ("user_message", "agent_response"),
-    IndexedKind.FACT: ("key", "value")}
-"""The fields ``document_text`` embeds per kind (every one is loaded by its hydrator), so a
-matched window's offsets can be read back as an excerpt."""
-
-
 @dataclass
 class _Run:
     """The state of one recall: its query, query vector, clock and timings."""
@@ -197,8 +190,8 @@ class _Run:
     vector: np.ndarray | None
     now: datetime
     timings: dict[str, float] = field(default_factory=lambda: dict.fromkeys(TIMING_KEYS, 0.0))
-    asks_when: bool = False
-    dates: list[cues.DateRange] = field(default_factory=list)
+    asks_when: bool = field(init=False)
+    dates: list[cues.DateRange] = field(init=False)
 
     def __post_init__(self) -> None:
         self.asks_when = cues.asks_when(self.query.text)
@@ -453,8 +446,10 @@ class RecallService:
         hydrator = HYDRATORS[kind]
         excerpt = None
         if entry.chunk is not None:
+            # the window's offsets are into the embedded text; every indexed column is
+            # loaded by the kind's hydrator
             excerpt = entry.chunk.excerpt(document_text(
-                kind, [getattr(row, name) for name in DOCUMENT_FIELDS[kind]]))
+                kind, [getattr(row, name) for name in INDEXED_COLUMNS[kind]]))
         return RecallResult(kind=kind, id=row.id, text=hydrator.text(row),
                             score=(entry.relevance + boost) * factor, signals=signals,
                             provenance=hydrator.describe(row), created_at=row.created_at,

@@ -33,9 +33,17 @@ class IndexedKind(str, enum.Enum):
     FACT = "fact"
 
 
+INDEXED_COLUMNS: dict[IndexedKind, tuple[str, ...]] = {
+    IndexedKind.MEMORY: ("content",),
+    IndexedKind.NOTE: ("title", "content"),
+    IndexedKind.INTERACTION: ("user_message", "agent_response"),
+    IndexedKind.FACT: ("key", "value"),
+}
+"""The columns of each kind that are full-text indexed and embedded, in this order."""
+
+
 def document_text(kind: IndexedKind, fields: Sequence[str | None]) -> str:
-    """The text embedded for a row, from its indexed columns in order (memory: content;
-    note: title, content; interaction: user_message, agent_response; fact: key, value).
+    """The text embedded for a row, from its ``INDEXED_COLUMNS`` in order.
 
     One definition for every writer and the backfill, so a row's vector never depends on
     which path embedded it. Facts read as "favourite colour: green" rather than "favourite_colour green", which

@@ -105,7 +105,14 @@ from sqlalchemy.sql.elements import BindParameter
 
 from core.embedding.chunking import ChunkVectors, TextWindow
 from core.storage.orm import UTCDateTime
-from core.storage.port import IndexedKind, IndexHit, SearchFilters, batched, document_text
+from core.storage.port import (
+    INDEXED_COLUMNS,
+    IndexedKind,
+    IndexHit,
+    SearchFilters,
+    batched,
+    document_text,
+)
 from core.storage.sqlite.engine import WRITE_OPTION
 
 EXACT_MAX_ROWS = 5_000
@@ -172,11 +179,13 @@ class _Kind:
 
 
 KINDS: dict[IndexedKind, _Kind] = {
-    IndexedKind.MEMORY: _Kind("memories", ("content",), has_session=True, is_memory=True),
-    IndexedKind.NOTE: _Kind("notes", ("title", "content"), has_session=True),
-    IndexedKind.INTERACTION: _Kind("interactions", ("user_message", "agent_response"),
+    IndexedKind.MEMORY: _Kind("memories", INDEXED_COLUMNS[IndexedKind.MEMORY],
+                              has_session=True, is_memory=True),
+    IndexedKind.NOTE: _Kind("notes", INDEXED_COLUMNS[IndexedKind.NOTE], has_session=True),
+    IndexedKind.INTERACTION: _Kind("interactions", INDEXED_COLUMNS[IndexedKind.INTERACTION],
                                    has_session=True),
-    IndexedKind.FACT: _Kind("user_facts", ("key", "value"), has_session=False),
+    IndexedKind.FACT: _Kind("user_facts", INDEXED_COLUMNS[IndexedKind.FACT],
+                            has_session=False),
 }
 
 
