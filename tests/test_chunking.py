@@ -526,3 +526,11 @@ def test_recall_finds_a_long_memory_by_a_sentence_from_its_middle_and_shows_it(
     assert listed.excerpt == found.excerpt
     preview = COLUMNS[1].text(listed)
     assert preview.startswith("… " + " ".join(found.excerpt.split())[:40])
+
+    from core.views.memory_detail import memory_detail
+    from desktop.inspector.memory_detail import render
+    from desktop.inspector.memory_signals import summarise
+
+    assert "passage" in summarise(listed.signals)  # "meaning #n (similarity …, passage k)"
+    shown = render(memory_detail(storage, long_id), listed)
+    assert shown.index("The part that matched") < shown.index("All of it")

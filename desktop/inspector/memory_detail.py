@@ -73,8 +73,12 @@ def render(detail: MemoryDetail, row: MemoryRow | None = None) -> str:
     state = detail.state
     if detail.invalid_reason:
         state += f": {detail.invalid_reason}"
-    parts = [f"<h3>Memory #{detail.id}</h3>",
-             f"<p style='white-space: pre-wrap'>{escape(detail.content)}</p>",
+    parts = [f"<h3>Memory #{detail.id}</h3>"]
+    if row is not None and row.excerpt:
+        parts.append(f"<p><b>The part that matched:</b></p>"
+                     f"<p style='white-space: pre-wrap'>… {escape(row.excerpt)} …</p>"
+                     f"<h4>All of it</h4>")
+    parts += [f"<p style='white-space: pre-wrap'>{escape(detail.content)}</p>",
              _rows([("State", state), ("Type", detail.memory_type), ("Tier", detail.tier),
                     ("Namespace", detail.namespace), ("Category", detail.category),
                     ("Priority", detail.priority), ("Tags", ", ".join(detail.tags)),

@@ -17,7 +17,8 @@ def _words(entry: dict[str, Any]) -> str:
 
 
 def _meaning(entry: dict[str, Any]) -> str:
-    return f"meaning #{entry['rank']} (similarity {entry['similarity']:.2f})"
+    part = f", passage {entry['window'] + 1}" if "window" in entry else ""
+    return f"meaning #{entry['rank']} (similarity {entry['similarity']:.2f}{part})"
 
 
 def _graph(entry: dict[str, Any]) -> str:
@@ -31,6 +32,10 @@ def summarise(signals: Signals) -> str:
         found.append(_words(signals["text"]))
     if "vector" in signals:
         found.append(_meaning(signals["vector"]))
+    if "context" in signals:
+        found.append("next to a match")
+    if "summary" in signals:
+        found.append(f"its summary #{signals['summary']['id']}")
     if "graph" in signals:
         found.append(_graph(signals["graph"]))
     if "metadata" in signals:
