@@ -28,9 +28,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from core import clock
 from sqlalchemy import select
 
+from core import clock
 from core.app import Hearth
 from core.llm import LLMProvider, Message
 from core.recall import RecallQuery

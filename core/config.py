@@ -87,9 +87,11 @@ class Settings(BaseSettings):
         description="How much disuse can lower a memory's score: a memory unused for a "
                     "long time keeps 1 - this of it (never leaves recall).")
     recall_tier_weights: dict[str, float] = Field(
-        default_factory=lambda: {"source": 0.9},
-        description="Score factor per memory tier (others 1.0): originals folded into an "
-                    "archival summary weigh a little less than what is current.")
+        default_factory=lambda: {"source": 1.0},
+        description="Score factor per memory tier (others 1.0). Below 1 for 'source', "
+                    "originals folded into an archival summary weigh less than what is "
+                    "current; 1.0 by default, because that made recall depend on which "
+                    "memories a dream happened to fold (docs/consolidation.md).")
     recall_recency_days: int = Field(default=90, ge=1)
     recall_recency_boost: float = Field(default=0.05, ge=0.0, le=1.0)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
 from typing import Any
@@ -26,7 +26,6 @@ from core.errors import InvalidInputError
 from core.storage.orm import Memory, MemoryTier, MemoryType, Priority, utcnow
 from core.storage.port import IndexedKind, StoragePort
 from core.storage.rows import require
-from core.transfer.turn_views import with_views
 
 ADD_BATCH = 256
 """Memories embedded and committed together by ``add_many``: one transaction each (and
@@ -90,11 +89,8 @@ class MemoryService:
             batch = rows[start:start + ADD_BATCH]
             embedded = embed_documents_with_chunks(
                 self._embedder, [row.content for row in batch], cancel=cancel,
+                views=[spec.views for spec in specs[start:start + ADD_BATCH]],
                 progress=None if progress is None else _offset(progress, start, len(rows)))
-            views = [spec.views for spec in specs[start:start + ADD_BATCH]]
-            if any(views):
-                embedded = replace(embedded, vectors=with_views(
-                    self._embedder, embedded.vectors, views, cancel))
             with self._storage.write() as session:
                 _refuse_existing_external_ids(session, batch)
                 session.add_all(batch)

@@ -14,7 +14,6 @@ missing.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 
 from sqlalchemy import func, or_, select
 
@@ -22,7 +21,7 @@ from core.embedding import CancelCheck, Embedder, EmbeddingCancelled, ProgressCa
 from core.embedding.chunking import EmbeddedDocuments, embed_documents_with_chunks
 from core.storage.orm import Interaction, Memory, Note, UserFact
 from core.storage.port import IndexedKind, StoragePort
-from core.transfer.turn_views import views_from_store, with_views
+from core.transfer.turn_views import views_from_store
 
 DEFAULT_BATCH_SIZE = 64
 
@@ -75,9 +74,8 @@ def backfill_embeddings(
                                                              batch_size)
             if not rows:
                 break
-            batch = embed_documents_with_chunks(embedder, [text for _, text in rows])
-            if kind is IndexedKind.MEMORY:
-                batch = _with_turn_views(storage, embedder, rows, batch)
+            batch = embed_documents_with_chunks(embedder, [text for _, text in rows],
+                                                views=_turn_views(storage, kind, rows))
             stored = _store_if_current(storage, kind, model_id, rows, batch, after_id,
                                        batch_size)
             after_id = rows[-1][0]
@@ -91,15 +89,15 @@ def backfill_embeddings(
     return embedded
 
 
-def _with_turn_views(storage: StoragePort, embedder: Embedder, rows: list[tuple[int, str]],
-                     batch: EmbeddedDocuments) -> EmbeddedDocuments:
-    """Imported turns get their views' vector, as at import (``core.transfer.turn_views``)."""
+def _turn_views(storage: StoragePort, kind: IndexedKind,
+                rows: list[tuple[int, str]]) -> list[tuple[str, ...]]:
+    """Imported turns get their views' vector, as at import (``core.transfer.turn_views``);
+    other rows their own text's."""
+    if kind is not IndexedKind.MEMORY:
+        return [() for _ in rows]
     with storage.read() as session:
         views = views_from_store(session, [row_id for row_id, _ in rows])
-    if not views:
-        return batch
-    return replace(batch, vectors=with_views(embedder, batch.vectors,
-                                             [views.get(row_id, ()) for row_id, _ in rows]))
+    return [views.get(row_id, ()) for row_id, _ in rows]
 
 
 def _store_if_current(storage: StoragePort, kind: IndexedKind, model_id: str,

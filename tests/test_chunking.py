@@ -18,14 +18,17 @@ from core.embedding.chunking import (
     MAX_CHUNKED_CHARS,
     OVERLAP_TOKENS,
     WINDOW_TOKENS,
+    TextWindow,
     embed_documents_with_chunks,
     plan_windows,
+    sentence_windows,
     text_windows,
+    window_input,
 )
 from core.memories import MemoryService, MemorySpec
 from core.notes import NoteService
 from core.reembed import backfill_embeddings
-from core.storage.orm import Interaction, Memory, Note
+from core.storage.orm import ChatSession, Interaction, Memory, Note
 from core.storage.port import IndexedKind, IndexHit, SearchFilters, document_text
 from core.storage.sqlite.adapter import SqliteStorage
 from core.storage.sqlite.search import SqliteSearchIndex
@@ -237,19 +240,71 @@ class CountingTokenizer:
         return self._real.token_offsets(text_)
 
 
-def test_a_text_that_fits_has_no_further_windows_and_the_same_vector(embedder: Any) -> None:
+def test_a_text_that_fits_has_no_stretch_windows_and_the_same_vector(embedder: Any) -> None:
     counting = CountingTokenizer(embedder)
     short = "I prefer green tea over coffee in the morning."
-    fits = " ".join(["A fairly long note that still fits in one inference."] * 40)
-    assert len(counting.token_offsets(fits)) < embedder.max_tokens
+    listing = " ".join(["A fairly long note that still fits in one inference."] * 40)
+    assert len(counting.token_offsets(listing)) < embedder.max_tokens
     counting.tokenised = 0
 
-    embedded = embed_documents_with_chunks(counting, [short, fits])
+    embedded = embed_documents_with_chunks(counting, [short, listing])
 
     assert counting.tokenised == 1  # the short one is not even tokenised
+    # one sentence is its own window; 40 sentences are a list, not worth 40 vectors
     assert [chunks.windows for chunks in embedded.chunks] == [(), ()]
-    assert np.array_equal(embedded.vectors, embedder.embed_documents([short, fits]))
-    assert [len(text_windows(embedder, t)) for t in (short, fits)] == [1, 1]
+    assert np.array_equal(embedded.vectors, embedder.embed_documents([short, listing]))
+    assert [len(text_windows(embedder, t)) for t in (short, listing)] == [1, 1]
+
+
+TURN = ("Marcus: We left Glasgow at 8am in the van, plenty of time. So. Just past Dundee it "
+        "started making a noise like a goose.\n\nok.   Ralph's dad drove up with a trailer "
+        "and towed us to Stonehaven!")
+
+
+def test_each_sentence_of_a_turn_is_a_window_with_its_speaker(embedder: Any) -> None:
+    windows = text_windows(embedder, TURN, sentences=True)
+
+    assert windows[0] == TextWindow(0, 0, len(TURN))
+    # fragments ("So.", "ok.") are no sentences; spans are exact and trimmed
+    assert [w.excerpt(TURN) for w in windows[1:]] == [
+        "Marcus: We left Glasgow at 8am in the van, plenty of time.",
+        "Just past Dundee it started making a noise like a goose.",
+        "Ralph's dad drove up with a trailer and towed us to Stonehaven!"]
+    assert [w.position for w in windows] == [0, 1, 2, 3]
+    # a later sentence is embedded as the speaker's; the first already says who speaks
+    assert [window_input(TURN, w) for w in windows[1:]] == [
+        windows[1].excerpt(TURN),
+        "Marcus: Just past Dundee it started making a noise like a goose.",
+        "Marcus: Ralph's dad drove up with a trailer and towed us to Stonehaven!"]
+    # a turn is what is embedded with views; any other text that fits has one window
+    embedded = embed_documents_with_chunks(embedder, [TURN, TURN], views=[(TURN,), ()])
+    assert np.array_equal(embedded.vectors, embedder.embed_documents([TURN, TURN]))
+    assert np.array_equal(embedded.chunks[0].vectors, embedder.embed_documents(
+        [window_input(TURN, w) for w in windows[1:]]))
+    assert embedded.chunks[1].windows == () and text_windows(embedder, TURN) == windows[:1]
+
+
+def test_sentences_without_spaces_and_without_a_label() -> None:
+    chinese = "我的妹妹住在里斯本。她是一名护士，在医院工作。好。"
+    assert [w.excerpt(chinese) for w in sentence_windows(chinese)] == [
+        "我的妹妹住在里斯本。", "她是一名护士，在医院工作。"]  # "好。" is too short
+    note = "Call the plumber about the boiler. Then book the MOT for the car."
+    windows = sentence_windows(note)
+    assert [window_input(note, w) for w in windows] == [w.excerpt(note) for w in windows]
+    assert sentence_windows("One sentence only, however long it may go on.") == []
+    assert sentence_windows("https://example.org/a. See the page for more.") == []
+
+
+def test_views_replace_the_whole_text_vector_and_keep_the_texts_windows(
+        embedder: Any) -> None:
+    views = ("Session of 9 August 2025, Marcus said: the van broke down", "the van\nbroke")
+    embedded = embed_documents_with_chunks(embedder, [TURN, "plain"], views=[views, ()])
+
+    mean = embedder.embed_documents(list(views)).mean(axis=0)
+    assert np.allclose(embedded.vectors[0], mean / np.linalg.norm(mean), atol=1e-6)
+    assert np.array_equal(embedded.vectors[1], embedder.embed_documents(["plain"])[0])
+    assert embedded.chunks[0].windows == tuple(text_windows(embedder, TURN,
+                                                            sentences=True)[1:])
 
 
 def test_long_texts_keep_their_whole_text_vector_and_report_progress(embedder: Any) -> None:
@@ -308,6 +363,32 @@ def test_a_sentence_in_the_middle_is_found_through_its_window(
                                         embedder.model_id)
     assert chunk_rows(storage, item_id=long_id) == []
     assert long_id not in [hit.id for hit in search(storage, embedder, QUESTION, limit=TOP)]
+
+
+RENT = "Oh and my landlord is putting the rent up by ninety pounds from March."
+WEDDING_TURN = ("Dana: The wedding was lovely and the speeches ran long. The cake collapsed in "
+                f"the heat and the band played until two. {RENT}")
+WEDDING_CHAT = ["Dana: the wedding was so much fun", "Marcus: how were the speeches?",
+                "Dana: I danced all night at the wedding", "Marcus: was the cake good?",
+                "Dana: my flat is freezing", "Marcus: how much do you pay for your place?"]
+
+
+@pytest.mark.parametrize("question", ["How much more will Dana pay for her flat?",
+                                      "Is Dana's housing getting more expensive?"])
+def test_a_turn_that_says_several_things_is_found_by_the_one_asked_about(
+        storage: SqliteStorage, embedder: Any, memories: MemoryService, question: str) -> None:
+    memories.add_many([MemorySpec(text_) for text_ in WEDDING_CHAT])
+    (turn_id,) = memories.add_many([MemorySpec(WEDDING_TURN, views=(WEDDING_TURN,))])
+
+    top = search(storage, embedder, question, limit=TOP)
+
+    assert top[0].id == turn_id and holds(top[0], WEDDING_TURN, RENT)
+    # its whole-text vector alone is a summary of a wedding: short turns come first
+    with storage.write() as session:
+        storage.search.store_embeddings(session, MEMORY, [turn_id],
+                                        embedder.embed_documents([WEDDING_TURN]),
+                                        embedder.model_id)
+    assert search(storage, embedder, question, limit=TOP)[0].id != turn_id
 
 
 def test_the_quantised_path_and_filters_apply_to_windows(
@@ -414,6 +495,36 @@ def test_a_database_from_before_windows_gets_them_by_backfill(
     with storage.write() as session:
         session.execute(delete(Memory).where(Memory.id == long_id))
     assert chunk_rows(storage) == []
+
+
+def test_a_database_from_before_sentence_windows_gets_them_by_backfill(
+        storage: SqliteStorage, embedder: Any, memories: MemoryService) -> None:
+    with storage.write() as session:
+        session.add(ChatSession(id="imported", source="import"))
+    turn = {"source": "import", "session_id": "imported", "origin": {"speaker": "Dana"}}
+    turn_id, short_id, dotted = memories.add_many([
+        MemorySpec(WEDDING_TURN, **turn), MemorySpec("Dana: my flat is freezing", **turn),
+        MemorySpec("Dana: Dr. Okafor moved it to 3.30 on Friday", **turn)])
+    memory_id = memories.add_many([MemorySpec(f"Not a turn. {RENT}")])[0]
+    with storage.write() as session:  # as a Hearth with windows for long texts only left it
+        session.execute(text("DELETE FROM memories_vec_chunks"))
+        session.execute(text("DELETE FROM vector_index_meta WHERE key = 'windows'"))
+
+    SqliteSearchIndex(storage.engine).ensure_dimensions(embedder.dimensions)
+
+    with storage.read() as session:
+        models = dict(session.execute(text("SELECT id, embedding_model FROM memories")).all())
+    # queued: the turns that may have two sentences ("Dr. Okafor" may; re-embedding is
+    # harmless); a memory that is not a turn gets no sentence windows, so it is not queued
+    assert models == {turn_id: None, short_id: embedder.model_id, dotted: None,
+                      memory_id: embedder.model_id}
+    assert backfill_embeddings(storage, embedder, [MEMORY]) == {MEMORY: 2}
+    assert [row[1] for row in chunk_rows(storage, item_id=turn_id)] == [1, 2, 3]
+    assert chunk_rows(storage, item_id=dotted) == []  # one sentence after all
+    SqliteSearchIndex(storage.engine).ensure_dimensions(embedder.dimensions)
+    with storage.read() as session:  # recorded: nothing is queued a second time
+        assert session.execute(text("SELECT count(*) FROM memories "
+                                    "WHERE embedding_model IS NULL")).scalar_one() == 0
 
 
 def test_a_long_note_is_found_by_its_window(storage: SqliteStorage, embedder: Any) -> None:

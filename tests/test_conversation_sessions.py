@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select, text
+from support.long_text import diary_with
 from support.scripted_llm import ScriptedLLM
 
 from core.app import Hearth
 from core.config import Settings
 from core.conversation import ConversationService, TurnFinished
 from core.errors import InvalidInputError, NotFoundError
+from core.memories import MemorySpec
 from core.reembed import backfill_embeddings
 from core.storage.orm import AuditEntry, ChatSession, ContextLog, Interaction, Memory, Note
 from core.storage.port import IndexedKind
@@ -128,3 +130,35 @@ def test_the_why_of_a_reply_lists_the_fact_and_memory_it_was_given(hearth: Heart
 
 def test_a_reply_without_a_context_log_has_no_why(hearth: Hearth) -> None:
     assert reply_context(hearth.storage, 12345) is None
+
+
+OTHER_MEMORIES = ("I prefer green tea over coffee.", "My sister lives in Porto.",
+                  "The boiler service is due in October.")
+
+
+def test_why_shows_the_part_of_a_long_memory_a_reply_was_given(hearth: Hearth) -> None:
+    rent = ("My landlord wrote about the flat today: he is putting the rent up by ninety "
+            "pounds from March, so the rent for the flat will be 1,190 pounds a month.")
+    content = diary_with(rent)
+    memory = hearth.memories.add(content)
+    hearth.memories.add_many([MemorySpec(text_) for text_ in OTHER_MEMORIES])
+    conversation = ConversationService(hearth, ScriptedLLM(["Ninety pounds more a month."]))
+    session_id = conversation.new_session()
+    reply = turn(conversation, session_id, "Is my rent going up?")
+
+    used = reply_context(hearth.storage, reply.interaction_id)
+
+    assert used is not None
+    recalled = next(item for item in used if item.kind == "memory" and item.id == memory.id)
+    assert recalled.passage is not None and rent in recalled.passage
+    assert len(recalled.passage) < len(content)
+    with hearth.storage.read() as session:  # the log keeps where, not a copy of the words
+        logged = session.scalars(select(ContextLog)).one().items
+    entry = next(item for item in logged if item.get("id") == memory.id)
+    assert rent in content[slice(*entry["passage"])] and rent not in str(logged)
+
+    hearth.memories.update_content(memory.id, content.replace("ninety", "eighty"))
+    edited = reply_context(hearth.storage, reply.interaction_id)
+    assert edited is not None
+    changed = next(item for item in edited if item.kind == "memory")
+    assert changed.changed and changed.passage is None

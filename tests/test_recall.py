@@ -433,3 +433,40 @@ def test_add_many_commits_in_batches_and_reports_progress(
     assert len(ids) == 5 and ids == sorted(ids)
     assert seen == [(2, 5), (4, 5), (5, 5)]
     assert memories.get(ids[-1]).content == "Memory number 4."
+
+
+# --- archival summaries ------------------------------------------------------------------
+
+
+def test_a_summary_lifts_the_original_that_answers_not_every_original(
+        memories: MemoryService, storage: SqliteStorage, embedder: Any) -> None:
+    from core.storage.orm import MemoryEdge, MemoryTier
+
+    originals = memories.add_many([MemorySpec(text, tier=MemoryTier.SOURCE.value) for text in (
+        "Bruno started a training course at the dog school Pfotenwerk on Saturday.",
+        "My dog Bruno had a long walk in the park today.",
+        "My dog Bruno chewed my slipper again.")])
+    rival = memories.add("We looked at two dog schools in town before choosing one.")
+    summary = memories.add("Bruno the dog: adopted from the shelter, goes to a dog school, "
+                           "long walks every day.", tier=MemoryTier.ARCHIVAL.value)
+    with storage.write() as session:
+        session.add_all([MemoryEdge(from_id=summary.id, to_id=original, kind="summary_of",
+                                    weight=1.0) for original in originals])
+    question = "Which dog school does Bruno go to?"
+
+    plain = {r.id: r for r in service(storage, embedder, recall_summary_share=0.0).recall(
+        RecallQuery(question, k=10, graph=0))}
+    lifting = service(storage, embedder, recall_summary_share=1.0)  # lift as far as it goes
+    ranked = lifting.recall(RecallQuery(question, k=10, graph=0))
+    lifted = {r.id: r for r in ranked}
+
+    school, walk, staring = originals
+    assert "summary" in lifted[school].signals
+    assert lifted[school].score > plain[school].score
+    # the others rise by the same factor as the best one: none draws level with it on the
+    # summary's strength alone (lifting every original to the summary's level tied them)
+    assert walk in lifted and staring in lifted
+    for other in (walk, staring):
+        assert lifted[other].score < 0.9 * lifted[school].score
+    assert ranked[0].id == school
+    assert summary.id in lifted and rival.id in lifted

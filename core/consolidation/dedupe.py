@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
@@ -53,6 +53,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core.config import Settings
+from core.embedding.chunking import NO_CHUNKS, ChunkVectors, embed_documents_with_chunks
 from core.errors import InvalidInputError
 from core.learning.schemas import plain_text
 from core.llm.protocol import CancelToken, LLMCancelled, LLMError, LLMProvider, Message
@@ -120,6 +121,8 @@ class Decision:
     similarity: float | None
     vector: np.ndarray = field(compare=False, repr=False)
     target_index: int | None = None
+    windows: ChunkVectors = field(default=NO_CHUNKS, compare=False, repr=False)
+    """The candidate's further windows (``core.embedding.chunking``), stored with it."""
 
 
 @dataclass(frozen=True)
@@ -264,8 +267,9 @@ class Deduplicator:
             _check(candidate)
         embedder = self._hearth.embedder
         self._hearth.storage.search.ensure_dimensions(embedder.dimensions)
-        vectors = embedder.embed_documents([candidate.spec().content.strip()
-                                            for candidate in candidates])
+        embedded = embed_documents_with_chunks(
+            embedder, [candidate.spec().content.strip() for candidate in candidates])
+        vectors = embedded.vectors
         with self._hearth.storage.read() as session:
             stored = [self._stored_neighbours(session, candidate.spec().namespace, vector)
                       for candidate, vector in zip(candidates, vectors, strict=True)]
@@ -281,7 +285,7 @@ class Deduplicator:
             if decision.action in ("UPDATE", "DELETE"):
                 retired.add(("memory", decision.target_id) if decision.target_index is None
                             else ("batch", decision.target_index))
-            decisions.append(decision)
+            decisions.append(replace(decision, windows=embedded.chunks[index]))
         return decisions
 
     def apply(self, session: Session, decisions: Sequence[Decision]) -> DedupeCounts:
@@ -306,7 +310,8 @@ class Deduplicator:
             session.add(memory)
             session.flush()
             search.store_embeddings(session, IndexedKind.MEMORY, [memory.id],
-                                    decision.vector.reshape(1, -1), model_id)
+                                    decision.vector.reshape(1, -1), model_id,
+                                    chunks=[decision.windows])
             created[index] = memory.id
             if action != "ADD":
                 target_id = (decision.target_id if decision.target_index is None

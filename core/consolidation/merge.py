@@ -35,6 +35,7 @@ from sqlalchemy import select
 
 from core.consolidation.link import normalised
 from core.consolidation.triage import ask_or_none, check_cancel, report_progress
+from core.embedding.chunking import embed_documents_with_chunks
 from core.learning.schemas import plain_text
 from core.llm.protocol import CancelToken, LLMProvider, Message
 from core.memories import MemorySpec, validated_memory
@@ -151,7 +152,7 @@ def _merge_one(hearth: Hearth, provider: LLMProvider, cluster: Sequence[int],
     summary = _summary_row(answer.summary, originals)
     embedder = hearth.embedder
     hearth.storage.search.ensure_dimensions(embedder.dimensions)
-    vector = embedder.embed_documents([summary.content])
+    embedded = embed_documents_with_chunks(embedder, [summary.content])
     with hearth.storage.write() as session:
         current = list(session.scalars(select(Memory).where(
             Memory.id.in_(cluster), Memory.tier == MemoryTier.RECALL.value,
@@ -161,8 +162,8 @@ def _merge_one(hearth: Hearth, provider: LLMProvider, cluster: Sequence[int],
             return
         session.add(summary)
         session.flush()
-        hearth.storage.search.store_embeddings(session, IndexedKind.MEMORY, [summary.id],
-                                               vector, embedder.model_id)
+        embedded.store(hearth.storage.search, session, IndexedKind.MEMORY, [summary.id],
+                       embedder.model_id)
         for memory in current:
             memory.tier = MemoryTier.SOURCE.value
             memory.updated_at = utcnow()

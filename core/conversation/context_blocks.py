@@ -64,6 +64,8 @@ class Retrieved:
     label: str
     text: str
     score: float
+    passage: tuple[int, int] | None = None
+    """Where ``text`` lies in the record when it is the window that matched."""
 
 
 @dataclass(frozen=True)
@@ -85,15 +87,16 @@ def classify(result: RecallResult) -> Retrieved | None:
     date = f"[{result.created_at:%Y-%m-%d}] " if result.created_at else ""
     text = result.excerpt or result.text
     if result.kind is IndexedKind.MEMORY:
-        return Retrieved("memories", result.kind, result.id, date, text, result.score)
+        return Retrieved("memories", result.kind, result.id, date, text, result.score,
+                         result.passage)
     if result.kind is IndexedKind.NOTE:
         title = (result.provenance.get("title") or "").strip()
         if title.startswith(SUMMARY_PREFIX):
             return Retrieved("summaries", result.kind, result.id,
                              f"{date}{title[len(SUMMARY_PREFIX):].strip()}: ", text,
-                             result.score)
+                             result.score, result.passage)
         return Retrieved("notes", result.kind, result.id, f"{title}: " if title else "",
-                         text, result.score)
+                         text, result.score, result.passage)
     return None
 
 
@@ -130,8 +133,11 @@ def select_context(candidates: list[Retrieved], budget_tokens: int) -> ContextSe
             if estimate_tokens(trial) > budget_tokens:
                 continue
             lines.append(line)
-            items.append({"type": ITEM_TYPE[block], "id": item.id, "score": round(item.score, 4),
-                          "tokens": estimate_tokens(line)})
+            logged = {"type": ITEM_TYPE[block], "id": item.id, "score": round(item.score, 4),
+                      "tokens": estimate_tokens(line)}
+            if item.passage is not None:  # where, not what: the log keeps no copy of words
+                logged["passage"] = list(item.passage)
+            items.append(logged)
         if lines:
             rendered.append(render_block(block, lines))
     text = "\n\n".join(rendered)

@@ -125,8 +125,10 @@ class RecallResult:
     or the cosine ``similarity``, and its ``normalised`` share) and the scoring steps:
     ``fusion`` (the relevance), ``context`` (what the adjacent turns added), ``cues``
     (speaker, date and time boosts), ``recency`` (age in days, boost) and, for memories,
-    ``strength`` and ``tier``. ``excerpt`` is the part of a long text that matched, when
-    it was not the beginning.
+    ``strength`` and ``tier``. ``excerpt`` is the window of the text that matched (a
+    sentence, or a stretch of a long text) when it was not the whole text's vector, and
+    ``passage`` its ``(char_start, char_end)`` in the record's indexed text
+    (``document_text``), which a context log keeps instead of a copy of the words.
     """
 
     kind: IndexedKind
@@ -137,6 +139,7 @@ class RecallResult:
     provenance: dict[str, Any]
     created_at: datetime | None
     excerpt: str | None = None
+    passage: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -349,16 +352,24 @@ class RecallService:
 
     def _lift_originals(self, session: Session, run: _Run,
                         fused: dict[int, Fused]) -> set[int]:
-        """Originals among the candidates rise to a share of their matching summary's
-        relevance if that is more than their own; returns the summaries to list after
-        the head (none when the filters ask for summaries)."""
+        """Originals among the candidates rise towards a share of their matching summary's
+        relevance, in proportion to their own: the best-matching original to
+        ``recall_summary_share`` of it, the others by the same factor (so a summary about
+        the dog lifts the turn naming the dog school, not every turn that mentions the dog
+        above it). Returns the summaries to list after the head (none when the filters ask
+        for summaries)."""
         found = summaries.originals_of(session, fused)
         share = self._settings.recall_summary_share
+        own = {row_id: entry.relevance for row_id, entry in fused.items()}
         for summary_id, originals in found.items():
-            lifted = share * fused[summary_id].relevance
-            for original in originals:
-                entry = fused.get(original)
-                if entry is not None and lifted > entry.relevance:
+            present = [original for original in originals if original in fused]
+            best = max((own[original] for original in present), default=0.0)
+            if best <= 0:
+                continue
+            factor = share * fused[summary_id].relevance / best
+            for original in present:
+                entry, lifted = fused[original], factor * own[original]
+                if lifted > entry.relevance:
                     entry.signals["summary"] = {"id": summary_id,
                                                 "gain": lifted - entry.relevance}
                     entry.relevance = lifted
@@ -444,8 +455,9 @@ class RecallService:
             signals["tier"] = {"tier": row.tier, "factor": tier}
             factor = strength * tier
         hydrator = HYDRATORS[kind]
-        excerpt = None
+        excerpt, passage = None, None
         if entry.chunk is not None:
+            passage = (entry.chunk.char_start, entry.chunk.char_end)
             # the window's offsets are into the embedded text; every indexed column is
             # loaded by the kind's hydrator
             excerpt = entry.chunk.excerpt(document_text(
@@ -453,7 +465,7 @@ class RecallService:
         return RecallResult(kind=kind, id=row.id, text=hydrator.text(row),
                             score=(entry.relevance + boost) * factor, signals=signals,
                             provenance=hydrator.describe(row), created_at=row.created_at,
-                            excerpt=excerpt)
+                            excerpt=excerpt, passage=passage)
 
 
 def _load(session: Session, hydrator: _Hydrator, wanted: Mapping[int, Fused]) -> dict[int, Any]:

@@ -25,11 +25,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from core.embedding import CancelCheck, Embedder
 from core.storage.orm import ChatSession, Memory
 from core.storage.port import batched
 
@@ -57,23 +55,6 @@ def turn_views(turns: Sequence[SpokenTurn], index: int) -> tuple[str, ...]:
         around = turns[max(0, index - reach):index + reach + 1]
         views.append("\n".join(f"{other.speaker}: {other.text}" for other in around))
     return tuple(views)
-
-
-def with_views(embedder: Embedder, vectors: np.ndarray, views: Sequence[Sequence[str]],
-               cancel: CancelCheck | None = None) -> np.ndarray:
-    """``vectors`` with each row that has views replaced by its views' normalised mean."""
-    texts = [text for row_views in views for text in row_views]
-    if not texts:
-        return vectors
-    embedded = embedder.embed_documents(texts, cancel=cancel)
-    combined = np.array(vectors, dtype=np.float32, copy=True)
-    at = 0
-    for row, row_views in enumerate(views):
-        if row_views:
-            mean = embedded[at:at + len(row_views)].mean(axis=0)
-            combined[row] = mean / max(float(np.linalg.norm(mean)), 1e-12)
-            at += len(row_views)
-    return combined
 
 
 def views_from_store(session: Session, memory_ids: Iterable[int]) -> dict[int, tuple[str, ...]]:

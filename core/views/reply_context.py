@@ -29,7 +29,7 @@ from core.storage.orm import (
     UserFact,
     WorkingMemoryVersion,
 )
-from core.storage.port import StoragePort
+from core.storage.port import INDEXED_COLUMNS, IndexedKind, StoragePort, document_text
 
 TEXT_CHARS = 400
 """Longer texts (a profile, a pasted message) are cut: the panel shows what an item is."""
@@ -59,7 +59,10 @@ class UsedItem:
     ``text`` is the item as it reads now ("" when it has been deleted since: ``exists`` is
     then False); ``changed`` says it was edited after the reply, so what the model saw was
     an earlier version. ``score`` is the retrieval score (None for items always included,
-    such as facts and the profile)."""
+    such as facts and the profile). ``passage`` is the part of the text the model was
+    given when recall matched one window of it (a sentence, or a stretch of a long text)
+    and gave that instead of the whole; None when it was given the whole text, or when the
+    text has been edited since and the part can no longer be told."""
 
     kind: str
     id: int | None
@@ -69,6 +72,7 @@ class UsedItem:
     provenance: str
     exists: bool = True
     changed: bool = False
+    passage: str | None = None
 
 
 def reply_context(storage: StoragePort, interaction_id: int) -> list[UsedItem] | None:
@@ -105,7 +109,20 @@ def _describe(session: Session, item: dict[str, Any], replied_at: datetime,
                         provenance=f"{label} deleted since this reply".strip())
     text, provenance, edited = _DESCRIBERS[kind](row, session_id)
     changed = edited is not None and edited > replied_at
-    return UsedItem(**base, text=_cut(text), provenance=provenance, changed=changed)
+    span = item.get("passage")
+    passage = (_passage(kind, row, span) if span is not None and not changed else None)
+    return UsedItem(**base, text=_cut(text), provenance=provenance, changed=changed,
+                    passage=passage)
+
+
+def _passage(kind: str, row: Any, span: list[int]) -> str | None:
+    """The logged window ``[start, end)`` of the row's indexed text (what recall matched)."""
+    indexed = _INDEXED.get(kind)
+    if indexed is None:
+        return None
+    text = document_text(indexed, [getattr(row, name) for name in INDEXED_COLUMNS[indexed]])
+    start, end = span
+    return _cut(text[start:end]) if 0 <= start < end <= len(text) else None
 
 
 def _cut(text: str) -> str:
@@ -171,6 +188,9 @@ _MODELS: dict[str, type] = {
     "profile": ProfileVersion, "working_memory": WorkingMemoryVersion,
     "scaffold": ScaffoldVersion, "learning": AgentLearning, "history": Interaction,
 }
+_INDEXED = {"memory": IndexedKind.MEMORY, "note": IndexedKind.NOTE,
+            "summary": IndexedKind.NOTE}
+"""Kinds whose log entries may name a window, and which index kind they are."""
 _DESCRIBERS: dict[str, Callable[[Any, str | None], Described]] = {
     "fact": _fact, "memory": _memory, "summary": _note, "note": _note,
     "profile": _version, "working_memory": _version, "scaffold": _scaffold,

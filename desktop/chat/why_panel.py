@@ -30,8 +30,9 @@ PREVIEW_CHARS = 90
 def _summary_line(item: UsedItem) -> str:
     if not item.exists:
         return "(deleted since)"
-    flat = " ".join(item.text.split())
-    return flat if len(flat) <= PREVIEW_CHARS else flat[:PREVIEW_CHARS].rstrip() + "…"
+    flat = " ".join((item.passage or item.text).split())
+    shown = flat if len(flat) <= PREVIEW_CHARS else flat[:PREVIEW_CHARS].rstrip() + "…"
+    return f"… {shown}" if item.passage else shown
 
 
 def _cell(text: str, *, right: bool = False) -> QStandardItem:
@@ -137,7 +138,10 @@ class WhyPanel(QWidget):
             notes.append(f"Retrieval score {item.score:.3f}; {item.tokens} tokens.")
         else:
             notes.append(f"Always included; {item.tokens} tokens.")
-        self.detail.setText("\n\n".join([item.text or "(deleted since this reply)", *notes]))
+        shown = item.text or "(deleted since this reply)"
+        if item.passage is not None:
+            notes.insert(0, f"The model was given the part that matched:\n… {item.passage} …")
+        self.detail.setText("\n\n".join([shown, *notes]))
 
     def _close(self) -> None:
         self.hide()

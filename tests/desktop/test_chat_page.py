@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from support.long_text import diary_with
 from support.qt_waits import wait_for_task, wait_idle
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase, QTextFormat
@@ -279,6 +280,31 @@ def test_the_why_panel_lists_what_the_reply_was_given(qtbot, make_ctx) -> None: 
     assert "recall tier" in panel.detail.text() and "Retrieval score" in panel.detail.text()
     used = {(item.kind, item.id) for item in panel.items}
     assert ("memory", memory.id) in used
+
+
+def test_the_why_panel_shows_the_part_of_a_long_memory_the_reply_was_given(
+        qtbot, make_ctx) -> None:  # noqa: ANN001
+    ctx = make_ctx(provider_factory=scripted("Ninety pounds more from March."))
+    rent = ("My landlord wrote about the flat today: he is putting the rent up by ninety "
+            "pounds from March, so the rent for the flat will be 1,190 pounds a month.")
+    ctx.hearth.memories.add(diary_with(rent))
+    for other in ("I prefer green tea over coffee.", "My sister lives in Porto."):
+        ctx.hearth.memories.add(other)
+    page = open_page(qtbot, ctx)
+    type_and_send(qtbot, page, "Is my rent going up?")
+    reply = wait_reply(qtbot, page)
+
+    reply.why_button.click()
+    panel = page.why_panel
+    qtbot.waitUntil(lambda: bool(panel.items), timeout=10_000)
+
+    row = panel.model.item(0).child(0, 0)
+    assert row.text().startswith("… ")  # the row previews the part, not the diary's start
+    panel.tree.setCurrentIndex(row.index())
+    detail = panel.detail.text()
+    assert "The model was given the part that matched:\n… " in detail
+    assert rent in detail.split("The model was given the part that matched:")[1]
+    assert detail.startswith("Monday: I")  # and the whole memory above it
 
 
 # --- the assistant's lifetime ---------------------------------------------------------------

@@ -138,6 +138,18 @@ UPGRADE_MIN_CHARS = 128
 inference (510 bge tokens at up to 4 tokens per character, ``chunking.MAX_TOKENS_PER_CHAR``)
 and are queued for re-embedding when the window tables are added; shorter rows cannot."""
 
+WINDOW_SCHEME = "sentences"
+"""Which texts have windows, recorded in the meta table. Databases whose windows were made
+for long texts only (no record) queue their imported turns of several sentences for
+re-embedding once, so they gain sentence windows (``core.embedding.chunking``)."""
+
+IMPORTED_TURN = "m.source = 'import' AND m.session_id IS NOT NULL"
+"""The rows that are conversation turns (``core.transfer.turn_views``)."""
+
+_SEVERAL_SENTENCES = ("(m.content GLOB '*[.!?] ?*' OR m.content GLOB '*[。！？]?*' "
+                      "OR instr(m.content, char(10)) > 0)")
+"""A text that may have two sentences: an end mark followed by more, or a line break."""
+
 STOPWORDS = frozenset("""
 a about above after again against all am an and any are as at be because been before being
 below between both but by can could did do does doing down during each few for from further
@@ -628,6 +640,9 @@ class SqliteSearchIndex:
             else:
                 for spec in KINDS.values():
                     _add_window_table(connection, spec)
+                if _meta(connection, "windows") != WINDOW_SCHEME:
+                    _queue_several_sentences(connection)
+            _set_meta(connection, "windows", WINDOW_SCHEME)
             for spec in KINDS.values():
                 _create_triggers(connection, spec)
         self._dimensions = dimensions
@@ -748,6 +763,14 @@ def _add_window_table(connection: Connection, spec: _Kind) -> None:
     connection.execute(sql(f"UPDATE {spec.table} SET embedding_model = NULL "
                             f"WHERE embedding_model IS NOT NULL AND {length} >= :chars"),
                        {"chars": UPGRADE_MIN_CHARS})
+
+
+def _queue_several_sentences(connection: Connection) -> None:
+    """Queue the imported turns that may have sentence windows for re-embedding (a database
+    from before them); their vectors stay searchable meanwhile."""
+    connection.execute(sql(f"UPDATE memories AS m SET embedding_model = NULL "
+                            f"WHERE embedding_model IS NOT NULL AND {IMPORTED_TURN} "
+                            f"AND {_SEVERAL_SENTENCES}"))
 
 
 def _create_triggers(connection: Connection, spec: _Kind) -> None:
