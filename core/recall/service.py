@@ -61,13 +61,13 @@ from core.recall.fusion import (
 )
 from core.storage.orm import Interaction, Memory, MemoryTier, Note, UserFact, utcnow
 from core.storage.port import (
-    INDEXED_COLUMNS,
     IndexedKind,
     IndexHit,
     SearchFilters,
     StoragePort,
     batched,
     document_text,
+    row_text,
 )
 
 SIGNALS = frozenset({"text", "vector"})
@@ -460,8 +460,7 @@ class RecallService:
             passage = (entry.chunk.char_start, entry.chunk.char_end)
             # the window's offsets are into the embedded text; every indexed column is
             # loaded by the kind's hydrator
-            excerpt = entry.chunk.excerpt(document_text(
-                kind, [getattr(row, name) for name in INDEXED_COLUMNS[kind]]))
+            excerpt = entry.chunk.excerpt(row_text(kind, row))
         return RecallResult(kind=kind, id=row.id, text=hydrator.text(row),
                             score=(entry.relevance + boost) * factor, signals=signals,
                             provenance=hydrator.describe(row), created_at=row.created_at,

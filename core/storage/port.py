@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from sqlalchemy import Engine
@@ -54,6 +54,17 @@ def document_text(kind: IndexedKind, fields: Sequence[str | None]) -> str:
         key, value = values
         return f"{key.replace('_', ' ').strip()}: {value.strip()}"
     return "\n".join(values).strip()
+
+
+def row_text(kind: IndexedKind, row: Any) -> str:
+    """``document_text`` of a loaded row (an ORM object or a row with the indexed columns):
+    the text a window's ``[char_start, char_end)`` points into."""
+    return document_text(kind, [getattr(row, name) for name in INDEXED_COLUMNS[kind]])
+
+
+IMPORTED_SOURCE = "import"
+"""The ``source`` of imported sessions and their turn memories
+(``core.transfer.transcript``): the rows that are conversation turns."""
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ from core.embedding import CancelCheck, ProgressCallback
 from core.errors import InvalidInputError
 from core.memories import MemoryService, MemorySpec
 from core.storage.orm import ChatSession, Interaction, Memory
-from core.storage.port import StoragePort, batched
+from core.storage.port import IMPORTED_SOURCE, StoragePort, batched
 from core.transfer.turn_views import SpokenTurn, turn_views
 
 FORMAT_HINT = "See docs/transcript-format.md for the expected format."
@@ -319,7 +319,7 @@ def _add_missing_sessions(session: Session, transcript: TranscriptIn,
     existing = _existing(session, ChatSession.id, rows)
     session.add_all(
         ChatSession(id=row_id, title=f"{transcript.conversation_id} / {s.session_id}",
-                    source="import", conversation_id=transcript.conversation_id,
+                    source=IMPORTED_SOURCE, conversation_id=transcript.conversation_id,
                     started_at=s.started_at, last_message_at=last_message.get(row_id))
         for row_id, s in rows.items() if row_id not in existing)
 
@@ -338,7 +338,7 @@ def _missing_memories(
     specs = [
         MemorySpec(
             f"{p.turn.speaker}: {p.turn.text}", memory_type="episodic", namespace=namespace,
-            source="import", session_id=p.session_row_id,
+            source=IMPORTED_SOURCE, session_id=p.session_row_id,
             interaction_id=interaction_ids[p.turn.turn_id],
             external_id=turn_external_id(conversation, p.turn.turn_id),
             origin={"conversation_id": conversation, "session_id": p.session_id,

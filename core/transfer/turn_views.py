@@ -29,10 +29,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core.storage.orm import ChatSession, Memory
-from core.storage.port import batched
-
-IMPORTED = "import"
-"""The ``source`` of imported turn memories (``core.transfer.transcript``)."""
+from core.storage.port import IMPORTED_SOURCE, batched
 
 WINDOWS = (1, 2)
 """Turns on each side of the turn in its windowed views (windows of 3 and 5)."""
@@ -64,14 +61,14 @@ def views_from_store(session: Session, memory_ids: Iterable[int]) -> dict[int, t
     for chunk in batched(sorted(set(memory_ids)), 500):
         wanted.update((row.id, row.session_id) for row in session.execute(
             select(Memory.id, Memory.session_id).where(
-                Memory.id.in_(chunk), Memory.source == IMPORTED,
+                Memory.id.in_(chunk), Memory.source == IMPORTED_SOURCE,
                 Memory.session_id.is_not(None))))
     views: dict[int, tuple[str, ...]] = {}
     for session_id in set(wanted.values()):
         started = session.scalar(select(ChatSession.started_at)
                                  .where(ChatSession.id == session_id))
         rows = session.execute(select(Memory.id, Memory.content, Memory.origin).where(
-            Memory.session_id == session_id, Memory.source == IMPORTED)
+            Memory.session_id == session_id, Memory.source == IMPORTED_SOURCE)
             .order_by(Memory.created_at, Memory.id)).all()
         if started is None or not rows:
             continue

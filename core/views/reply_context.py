@@ -29,7 +29,7 @@ from core.storage.orm import (
     UserFact,
     WorkingMemoryVersion,
 )
-from core.storage.port import INDEXED_COLUMNS, IndexedKind, StoragePort, document_text
+from core.storage.port import IndexedKind, StoragePort, row_text
 
 TEXT_CHARS = 400
 """Longer texts (a profile, a pasted message) are cut: the panel shows what an item is."""
@@ -120,7 +120,7 @@ def _passage(kind: str, row: Any, span: list[int]) -> str | None:
     indexed = _INDEXED.get(kind)
     if indexed is None:
         return None
-    text = document_text(indexed, [getattr(row, name) for name in INDEXED_COLUMNS[indexed]])
+    text = row_text(indexed, row)
     start, end = span
     return _cut(text[start:end]) if 0 <= start < end <= len(text) else None
 

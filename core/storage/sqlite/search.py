@@ -106,6 +106,7 @@ from sqlalchemy.sql.elements import BindParameter
 from core.embedding.chunking import ChunkVectors, TextWindow
 from core.storage.orm import UTCDateTime
 from core.storage.port import (
+    IMPORTED_SOURCE,
     INDEXED_COLUMNS,
     IndexedKind,
     IndexHit,
@@ -143,7 +144,7 @@ WINDOW_SCHEME = "sentences"
 for long texts only (no record) queue their imported turns of several sentences for
 re-embedding once, so they gain sentence windows (``core.embedding.chunking``)."""
 
-IMPORTED_TURN = "m.source = 'import' AND m.session_id IS NOT NULL"
+IMPORTED_TURN = f"m.source = '{IMPORTED_SOURCE}' AND m.session_id IS NOT NULL"
 """The rows that are conversation turns (``core.transfer.turn_views``)."""
 
 _SEVERAL_SENTENCES = ("(m.content GLOB '*[.!?] ?*' OR m.content GLOB '*[。！？]?*' "
@@ -430,13 +431,18 @@ class SqliteSearchIndex:
             f"FROM shortlist CROSS JOIN {spec.table} AS m ON m.id = shortlist.id "
             f"CROSS JOIN {spec.vectors} AS e ON e.id = m.id WHERE {rescore_filter} "
             f"ORDER BY similarity DESC, m.id LIMIT :limit").bindparams(*where.binds)
-        query_bits = session.execute(sql("SELECT vec_quantize_binary(:query)"),
-                                     {"query": query}).scalar_one()
         return _hits(session.execute(statement, {
-            **where.params, "bits": query_bits, "query": query, "limit": limit,
-            "shortlist": max(limit * self._shortlist_factor, self._min_shortlist)}))
+            **where.params, **self._shortlist_params(session, query, limit), "limit": limit}))
 
-    # vectors: the further windows of long texts
+    def _shortlist_params(self, session: Session, query: bytes,
+                          limit: int) -> dict[str, Any]:
+        """The query, its binary code and the shortlist size, for a Hamming scan."""
+        bits = session.execute(sql("SELECT vec_quantize_binary(:query)"),
+                               {"query": query}).scalar_one()
+        return {"query": query, "bits": bits,
+                "shortlist": max(limit * self._shortlist_factor, self._min_shortlist)}
+
+    # vectors: the further windows (sentences of turns, stretches of long texts)
 
     def _chunk_search(self, session: Session, spec: _Kind, where: _Where, narrowed: bool,
                       query: bytes, limit: int) -> list[IndexHit]:
@@ -504,11 +510,8 @@ class SqliteSearchIndex:
             f"FROM shortlist CROSS JOIN {spec.chunks} AS w ON w.id = shortlist.id "
             f"CROSS JOIN {spec.table} AS m ON m.id = w.item_id GROUP BY w.item_id "
             f"ORDER BY similarity DESC, w.item_id").bindparams(*where.binds)
-        query_bits = session.execute(sql("SELECT vec_quantize_binary(:query)"),
-                                     {"query": query}).scalar_one()
         rows = session.execute(statement, {
-            **where.params, "bits": query_bits, "query": query,
-            "shortlist": max(limit * self._shortlist_factor, self._min_shortlist)}).all()
+            **where.params, **self._shortlist_params(session, query, limit)}).all()
         kept = [row for row in rows if row[5]]
         return _window_hits(kept[:limit]), len(kept) < len(rows)
 
