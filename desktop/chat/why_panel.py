@@ -138,10 +138,13 @@ class WhyPanel(QWidget):
             notes.append(f"Retrieval score {item.score:.3f}; {item.tokens} tokens.")
         else:
             notes.append(f"Always included; {item.tokens} tokens.")
-        shown = item.text or "(deleted since this reply)"
-        if item.passage is not None:
-            notes.insert(0, f"The model was given the part that matched:\n… {item.passage} …")
-        self.detail.setText("\n\n".join([shown, *notes]))
+        shown = [item.text or "(deleted since this reply)"]
+        if item.passage is not None:  # what the model saw first: a long text is cut below
+            cut = item.passage.endswith("…")  # already marked as cut short
+            shown = [f"The model was given the part that matched:\n… {item.passage}"
+                     f"{'' if cut else ' …'}",
+                     f"From:\n{item.text}"]
+        self.detail.setText("\n\n".join([*shown, *notes]))
 
     def _close(self) -> None:
         self.hide()

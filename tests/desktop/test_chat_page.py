@@ -302,9 +302,11 @@ def test_the_why_panel_shows_the_part_of_a_long_memory_the_reply_was_given(
     assert row.text().startswith("… ")  # the row previews the part, not the diary's start
     panel.tree.setCurrentIndex(row.index())
     detail = panel.detail.text()
-    assert "The model was given the part that matched:\n… " in detail
-    assert rent in detail.split("The model was given the part that matched:")[1]
-    assert detail.startswith("Monday: I")  # and the whole memory above it
+    # what the model saw comes first (a long memory is cut at the pane's foot), then the
+    # memory it came from
+    assert detail.startswith("The model was given the part that matched:\n… ")
+    passage, whole = detail.split("\n\nFrom:\n", 1)
+    assert rent in passage and whole.startswith("Monday: I")
 
 
 # --- the assistant's lifetime ---------------------------------------------------------------
