@@ -27,6 +27,7 @@ run: setup
 	$(BIN)/hearth-desktop
 
 test: setup
+	bash tools/ensure_test_tools.sh
 	$(BIN)/python -m pytest
 
 bench: setup
