@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -319,6 +320,19 @@ def test_export_then_import_round_trips(qtbot, ctx, embedder, tmp_path) -> None:
                    for kind in IndexedKind)
     finally:
         fresh.close()
+
+
+def test_an_export_others_could_replace_says_so(qtbot, ctx, tmp_path) -> None:  # noqa: ANN001
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)  # anyone may write here, and there is no sticky bit
+    dialog = open_dialog(qtbot, ctx)
+
+    wait_for_task(qtbot, data_tab(dialog).export_to(shared / "everything.json"))
+
+    result = data_tab(dialog).transfer_progress.result.text()
+    assert result.startswith("Exported") and "can delete or replace" in result
+    assert stat.S_IMODE((shared / "everything.json").stat().st_mode) == 0o600
 
 
 def test_the_data_folder_is_chosen_for_the_next_start(qtbot, ctx, tmp_path,  # noqa: ANN001
