@@ -87,6 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         hearth = Hearth.open(startup_home(args.home))
     except HearthError as exc:
+        log.error("%s %s", exc.message, exc.hint)
         QMessageBox.critical(None, "Hearth cannot open its data",
                              f"{exc.message}\n\n{exc.hint or ''}".strip())
         return 1
