@@ -5,7 +5,8 @@ The data folder ("home") is the platform's user data folder, overridden by the
 its backups and ``settings.json``. Settings are a pydantic model so that a hand-edited
 file with a wrong value fails with a message naming the field, not somewhere later.
 Environment variables ``HEARTH_<FIELD>`` override the file for one run (useful for tests
-and CI); a bad one is named in the error.
+and CI); a bad one is named in the error. ``settings.json`` holds only what the user set
+(``save_settings``): defaults and overrides are never written into it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict, SettingsError
 
 from core.errors import InvalidInputError
+from core.private_files import write_privately
 
 FROZEN = bool(getattr(sys, "frozen", False))
 """True inside the one-folder bundle built by ``packaging/hearth.spec``."""
@@ -309,9 +311,21 @@ def _what_is_wrong(error: Mapping[str, Any], *, within_field: bool = False) -> s
     return f"{where}: {message}" if where else message
 
 
-def save_settings(paths: HearthPaths, settings: Settings) -> None:
-    """Write the settings atomically, so a crash never leaves half a file."""
-    paths.home.mkdir(parents=True, exist_ok=True)
-    tmp = paths.settings_file.with_suffix(".json.tmp")
-    tmp.write_text(settings.model_dump_json(indent=2), encoding="utf-8")
-    os.replace(tmp, paths.settings_file)
+def save_settings(paths: HearthPaths, changes: Mapping[str, Any]) -> dict[str, Any]:
+    """Store the settings the user has just set, beside those stored before, and return
+    what the file now holds.
+
+    Only those reach ``settings.json``: never the defaults (so a later version's better
+    default still reaches this user, and a default model path is not frozen), never this
+    run's ``HEARTH_*`` overrides (a temporary override stays temporary). The result is
+    validated first (``ValidationError`` names the field) and written atomically, readable
+    by the user alone."""
+    unknown = set(changes) - Settings.model_fields.keys()
+    if unknown:
+        raise ValueError(f"not settings: {sorted(unknown)}")
+    stored = stored_settings(paths)
+    checked = Settings.model_validate({**stored, **changes})
+    updated = {**stored, **checked.model_dump(mode="json", include=set(changes))}
+    write_privately(paths.settings_file,
+                    lambda handle: json.dump(updated, handle, indent=2, ensure_ascii=False))
+    return updated
