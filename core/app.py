@@ -1,7 +1,7 @@
 """``Hearth``: the public service API of the memory engine.
 
 The desktop app and the CLI talk to ``core`` only through this object: it opens a data
-folder (taking the shared folder lock), wires storage, the embedder and the services, and
+folder (taking the shared folder lock, closing it to other users), wires storage, the embedder and the services, and
 owns their lifetime. Nothing here knows about Qt or terminals.
 """
 
@@ -22,6 +22,7 @@ from core.intentions import IntentionService
 from core.learnings import LearningService
 from core.memories import MemoryService
 from core.notes import NoteService
+from core.private_files import secure_home
 from core.profile import ProfileService
 from core.recall import RecallService
 from core.storage import orm
@@ -47,10 +48,12 @@ class Hearth:
     @classmethod
     def open(cls, home: Path | str | None = None, *, settings: Settings | None = None,
              embedder: Embedder | None = None) -> Hearth:
-        """Open (creating if needed) the data folder ``home``; see ``resolve_home``."""
+        """Open (creating if needed) the data folder ``home``; see ``resolve_home``. A
+        folder an older Hearth left readable by others is made private first."""
         paths = HearthPaths(resolve_home(home))
         lock = FolderLock(paths.home, exclusive=False)
         try:
+            secure_home(paths.home)
             settings = settings or load_settings(paths)
             storage = SqliteStorage(paths.database, settings.busy_timeout_ms)
         except BaseException:

@@ -98,5 +98,5 @@ def restore_backup(paths: HearthPaths, backup: Path, now: datetime | None = None
         if leftover.exists():
             os.replace(leftover, aside.with_name(aside.name + sidecar))
     paths.home.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(backup, paths.database)
+    shutil.copyfile(backup, paths.database)  # not copy2: a 0644 backup's mode must not come along
     return aside

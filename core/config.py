@@ -4,23 +4,28 @@ The data folder ("home") is the platform's user data folder, overridden by the
 ``HEARTH_HOME`` environment variable or the CLI's ``--home``. It holds the database,
 its backups and ``settings.json``. Settings are a pydantic model so that a hand-edited
 file with a wrong value fails with a message naming the field, not somewhere later.
-Environment variables ``HEARTH_<FIELD>`` override the file (useful for tests and CI).
+Environment variables ``HEARTH_<FIELD>`` override the file for one run (useful for tests
+and CI); a bad one is named in the error. ``settings.json`` holds only what the user set
+(``save_settings``): defaults and overrides are never written into it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import platformdirs
 from pydantic import Field, ValidationError, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict, SettingsError
 
 from core.errors import InvalidInputError
+from core.private_files import write_privately
 
 FROZEN = bool(getattr(sys, "frozen", False))
 """True inside the one-folder bundle built by ``packaging/hearth.spec``."""
@@ -220,30 +225,107 @@ def resolve_home(explicit: Path | str | None = None) -> Path:
 
 
 def load_settings(paths: HearthPaths) -> Settings:
-    """Read ``settings.json`` (if any) under the environment overrides."""
-    stored: dict = {}
-    if paths.settings_file.exists():
-        try:
-            stored = json.loads(paths.settings_file.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise InvalidInputError(
-                f"{paths.settings_file} is not valid JSON ({exc.msg} at line {exc.lineno}).",
-                "Fix the file by hand or delete it to go back to the defaults.",
-            ) from exc
-    env_overrides = Settings().model_dump(exclude_unset=True)
+    """The settings in effect: ``settings.json`` (if any) under the ``HEARTH_*`` environment
+    overrides. A bad value is an ``InvalidInputError`` naming the variable or the file."""
+    stored = stored_settings(paths)
+    overrides = environment_overrides()
     try:
-        return Settings.model_validate({**stored, **env_overrides})
+        return Settings.model_validate({**stored, **overrides})
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise _invalid(exc, overrides, paths.settings_file) from exc
+
+
+def stored_settings(paths: HearthPaths) -> dict[str, Any]:
+    """What ``settings.json`` holds, as written: the settings the user chose (empty when
+    there is no file)."""
+    if not paths.settings_file.exists():
+        return {}
+    try:
+        stored = json.loads(paths.settings_file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
         raise InvalidInputError(
-            f"{paths.settings_file} has invalid settings ({problems}).",
-            "Correct those values or delete the file to go back to the defaults.",
+            f"{paths.settings_file} is not valid JSON ({exc.msg} at line {exc.lineno}).",
+            "Fix the file by hand or delete it to go back to the defaults.",
         ) from exc
+    if not isinstance(stored, dict):
+        raise InvalidInputError(f"{paths.settings_file} does not hold settings (a JSON object).",
+                                "Fix the file by hand or delete it to go back to the defaults.")
+    return stored
 
 
-def save_settings(paths: HearthPaths, settings: Settings) -> None:
-    """Write the settings atomically, so a crash never leaves half a file."""
-    paths.home.mkdir(parents=True, exist_ok=True)
-    tmp = paths.settings_file.with_suffix(".json.tmp")
-    tmp.write_text(settings.model_dump_json(indent=2), encoding="utf-8")
-    os.replace(tmp, paths.settings_file)
+_UNPARSED_FIELD = re.compile(r'field "(\w+)"')
+"""Names the field in pydantic-settings' "error parsing value for field ..." message."""
+
+
+def environment_overrides() -> dict[str, Any]:
+    """The ``HEARTH_<FIELD>`` variables of this process, by field, not yet validated (lists
+    and mappings decoded from JSON)."""
+    try:
+        return EnvSettingsSource(Settings)()
+    except SettingsError as exc:
+        field = _UNPARSED_FIELD.search(str(exc))
+        variable = env_variable(field.group(1)) if field else "HEARTH_*"
+        raise InvalidInputError(
+            f"The environment variable {variable} is not valid JSON ({exc.__cause__}).",
+            f"Write a list as [\"a\", \"b\"] and a mapping as {{\"key\": 1}}, or unset "
+            f"{variable}.") from exc
+
+
+def env_variable(field: str) -> str:
+    """The environment variable that overrides ``field``, as this process spells it (the
+    prefix is matched without regard to case, like pydantic-settings does)."""
+    wanted = f"HEARTH_{field}".upper()
+    return next((name for name in os.environ if name.upper() == wanted), wanted)
+
+
+def _invalid(exc: ValidationError, overrides: Mapping[str, Any],
+             settings_file: Path) -> InvalidInputError:
+    """One sentence for invalid settings: the environment variables at fault if any (one
+    of those is the likelier typo, and the file is not to blame for it), else the file."""
+    errors = exc.errors()
+    from_env = [e for e in errors if e["loc"] and e["loc"][0] in overrides]
+    if from_env:
+        variables = dict.fromkeys(env_variable(str(e["loc"][0])) for e in from_env)
+        problems = "; ".join(f"{_assignment(str(e['loc'][0]))} is not accepted: "
+                             f"{_what_is_wrong(e, within_field=True)}" for e in from_env)
+        return InvalidInputError(f"{problems}.", f"Correct or unset {', '.join(variables)}.")
+    sources = ", ".join([str(settings_file), *map(env_variable, overrides)])
+    problems = "; ".join(_what_is_wrong(e) for e in errors)
+    return InvalidInputError(
+        f"The settings in {sources} are invalid ({problems}).",
+        "Correct those values, or delete the file to go back to the defaults.",
+    )
+
+
+def _assignment(field: str) -> str:
+    """``HEARTH_X='value'``, as the environment holds it."""
+    variable = env_variable(field)
+    return f"{variable}={os.environ.get(variable, '')!r}"
+
+
+def _what_is_wrong(error: Mapping[str, Any], *, within_field: bool = False) -> str:
+    """Pydantic's message for one value, lower-cased to follow a colon, after the field
+    it is about (only the part of a list or mapping, ``within_field``)."""
+    where = ".".join(map(str, error["loc"][1 if within_field else 0:]))
+    message = error["msg"][:1].lower() + error["msg"][1:]
+    return f"{where}: {message}" if where else message
+
+
+def save_settings(paths: HearthPaths, changes: Mapping[str, Any]) -> dict[str, Any]:
+    """Store the settings the user has just set, beside those stored before, and return
+    what the file now holds.
+
+    Only those reach ``settings.json``: never the defaults (so a later version's better
+    default still reaches this user, and a default model path is not frozen), never this
+    run's ``HEARTH_*`` overrides (a temporary override stays temporary). The result is
+    validated first (``ValidationError`` names the field) and written atomically, readable
+    by the user alone."""
+    unknown = set(changes) - Settings.model_fields.keys()
+    if unknown:
+        raise ValueError(f"not settings: {sorted(unknown)}")
+    stored = stored_settings(paths)
+    checked = Settings.model_validate({**stored, **changes})
+    updated = {**stored, **checked.model_dump(mode="json", include=set(changes))}
+    write_privately(paths.settings_file,
+                    lambda handle: json.dump(updated, handle, indent=2, ensure_ascii=False))
+    return updated

@@ -1,7 +1,8 @@
 """``hearth-desktop``: open the data folder, show the window, run the schedule in the tray.
 
 The window is shown first; the assistant (which may ask Ollama, seconds when it is down) and
-the schedule start right after, in the background, so the window appears at once.
+the schedule start right after, in the background, so the window appears at once. What
+the program writes is readable by its user alone (``core.private_files``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from core.app import Hearth
 from core.errors import HearthError
+from core.private_files import restrict_new_files
 from desktop import icons
 from desktop.context import AppContext
 from desktop.dialogs.locations import startup_home
@@ -71,6 +73,7 @@ class DesktopApp:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    restrict_new_files()
     parser = argparse.ArgumentParser(prog="hearth-desktop", description=__doc__.splitlines()[0])
     parser.add_argument("--home", help="the data folder (default: HEARTH_HOME or the "
                                        "platform's data folder)")
@@ -84,6 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         hearth = Hearth.open(startup_home(args.home))
     except HearthError as exc:
+        log.error("%s %s", exc.message, exc.hint)
         QMessageBox.critical(None, "Hearth cannot open its data",
                              f"{exc.message}\n\n{exc.hint or ''}".strip())
         return 1

@@ -185,11 +185,12 @@ class AppContext(QObject):
     # --- settings ----------------------------------------------------------------------------
 
     def save_settings(self, **changes: object) -> None:
-        """Validate and store changed settings, then tell the views. A change of model or
+        """Validate the settings the user changed against those in effect, store them (only
+        them: ``core.config.save_settings``), then tell the views. A change of model or
         host rebuilds the assistant; a new dream time reschedules."""
         updated = self.hearth.settings.model_validate(
             {**self.hearth.settings.model_dump(), **changes})
-        save_settings(self.hearth.paths, updated)
+        save_settings(self.hearth.paths, {name: getattr(updated, name) for name in changes})
         for name in changes:  # in place: every service holds this same Settings object
             setattr(self.hearth.settings, name, getattr(updated, name))
         if self.scheduler is not None and "dream_time" in changes:

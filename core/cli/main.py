@@ -2,7 +2,9 @@
 
 Every command that lists or reports takes ``--json``. Errors go to stderr as a sentence a
 person can act on, with a non-zero exit, never a traceback (unexpected failures are logged
-to ``<home>/logs/hearth.log`` and summarised).
+to ``<home>/logs/hearth.log`` and summarised). Everything a command writes is readable by
+its user alone, and every command first makes the data folder private
+(``core.private_files``).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from core.cli.context import opened, state
 from core.cli.models_cmd import models_app
 from core.cli.progress import progress_bar
 from core.errors import HearthError, InvalidInputError
+from core.private_files import exposure_warning, restrict_new_files, secure_home
 
 app = typer.Typer(
     name="hearth",
@@ -63,6 +66,7 @@ def main(home: Annotated[Optional[Path], typer.Option(
         "--home", help="Data folder (default: $HEARTH_HOME or the platform's user data folder).",
         )] = None) -> None:
     state.home = home
+    secure_home(context.paths().home)
 
 
 # --- status, doctor, stats --------------------------------------------------------------
@@ -312,6 +316,9 @@ def export(file: Path) -> None:
     with opened() as hearth:
         export_all(hearth.storage, file)
     output.stdout.print(f"exported to {file}")
+    warning = exposure_warning(file)
+    if warning:
+        output.print_warning(warning)
 
 
 @app.command()
@@ -380,6 +387,7 @@ def _log_unexpected(exc: BaseException) -> Path | None:
 
 def run(argv: list[str] | None = None) -> int:
     """Console-script entry point: maps every failure to a message and an exit code."""
+    restrict_new_files()
     try:
         result = app(args=argv, prog_name="hearth", standalone_mode=False)
     except typer.Exit as stop:

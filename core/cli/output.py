@@ -1,4 +1,5 @@
-"""How the CLI speaks: tables for people, JSON for scripts, errors as sentences on stderr."""
+"""How the CLI speaks: tables for people, JSON for scripts, errors and warnings as sentences on
+stderr."""
 
 from __future__ import annotations
 
@@ -49,6 +50,11 @@ def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]
     for row in rows:
         table.add_row(*("" if cell is None else str(cell) for cell in row))
     stdout.print(table)
+
+
+def print_warning(message: str) -> None:
+    """Something the user should know about a command that still succeeded."""
+    stderr.print(f"[bold yellow]warning:[/] {escape(message)}", highlight=False)
 
 
 def print_error(message: str, hint: str = "") -> None:

@@ -20,7 +20,6 @@ in committed batches, so an interrupted import finishes with ``hearth reembed``.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
@@ -31,6 +30,7 @@ from sqlalchemy.orm import Session
 
 from core.embedding import CancelCheck, Embedder, ProgressCallback
 from core.errors import InvalidInputError
+from core.private_files import write_privately
 from core.reembed import backfill_embeddings
 from core.storage.orm import Base, UTCDateTime, utcnow
 from core.storage.port import StoragePort
@@ -76,17 +76,10 @@ def _to_json(value: Any) -> Any:
 
 
 def _write_json_atomically(path: Path, document: Any) -> None:
-    """Temp file + fsync + rename: a crash leaves the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    try:
-        with partial.open("w", encoding="utf-8") as handle:
-            json.dump(document, handle, ensure_ascii=False, indent=1)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
+    """A crash leaves the old file or the new one, never half; the file is the user's alone
+    (``core.private_files.write_privately``)."""
+    write_privately(path, lambda handle: json.dump(document, handle, ensure_ascii=False,
+                                                   indent=1))
 
 
 # --- import ----------------------------------------------------------------------------

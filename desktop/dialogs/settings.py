@@ -1,10 +1,11 @@
 """File → Settings… (Ctrl+,): every setting a user may change, in tabs, saved together.
 
 Saving is all or nothing: each tab checks its own fields, then ``AppContext.save_settings``
-validates the whole model (pydantic) and writes ``settings.json`` atomically. Any problem
-is shown as a sentence under its field, the tab with the first problem comes to the front,
-and nothing is stored. What can apply at once does (the assistant is rebuilt for another
-model, the schedule for another dream time); what cannot says so where it is chosen (the
+validates the whole model (pydantic) and writes the changed fields into ``settings.json``
+atomically (only what the user set is ever stored there). Any problem is shown as a
+sentence under its field, the tab with the first problem comes to the front, and nothing is
+stored. What can apply at once does (the assistant is rebuilt for another model, the
+schedule for another dream time); what cannot says so where it is chosen (the
 data folder and the embedding model, from the next start).
 """
 
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.errors import HearthError
 from desktop.context import AppContext
 from desktop.dialogs.owned_tasks import OwnedTasks
 from desktop.dialogs.settings_data_page import DataSection
@@ -100,6 +102,8 @@ class SettingsDialog(QDialog):
             except OSError as exc:
                 problems = {"": f"Hearth could not write {self.ctx.hearth.paths.settings_file} "
                                 f"({exc.strerror or exc}). Nothing was changed."}
+            except HearthError as exc:  # settings.json was broken by hand meanwhile
+                problems = {"": f"{exc} Nothing was changed."}
         self._show(problems)
         if problems:
             return False

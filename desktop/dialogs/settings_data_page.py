@@ -4,7 +4,9 @@ everything out of and into Hearth as one JSON file (``core.transfer.export``).
 The data folder is chosen for the next start (see ``desktop.dialogs.locations``); nothing
 is moved, so the way to take the data along is Export here, then Import in the new, empty
 folder. Backups, exports and imports run in workers with progress; an import re-embeds
-what it restored (exports carry no vectors) and can be stopped, the rows staying.
+what it restored (exports carry no vectors) and can be stopped, the rows staying. An export
+is readable by the user alone, and says so when the chosen place lets others read or
+replace it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from PySide6.QtWidgets import (
 from core.backups import BackupInfo
 from core.config import Settings, resolve_home
 from core.embedding import EmbeddingCancelled
+from core.private_files import exposure_warning
 from core.transfer.export import export_all, import_export
 from desktop.context import AppContext
 from desktop.dialogs.owned_tasks import OwnedTasks
@@ -190,10 +193,16 @@ class DataSection(SettingsSection):
             self.export_to(Path(chosen))
 
     def export_to(self, path: Path) -> Task:
+        """Export to ``path``; the sentence after it warns when other users of the computer
+        could read or replace the file there (``core.private_files.exposure_warning``)."""
         storage = self.ctx.hearth.storage
-        return self._transfer(f"Exporting to {path}…", lambda _task: export_all(storage, path),
-                              lambda counts: f"Exported {_rows(counts)} to {path}.",
-                              stoppable=False)
+
+        def job(_task: Task) -> str:
+            counts = export_all(storage, path)
+            return " ".join(filter(None, (f"Exported {_rows(counts)} to {path}.",
+                                          exposure_warning(path))))
+
+        return self._transfer(f"Exporting to {path}…", job, stoppable=False)
 
     def _choose_import(self) -> None:
         chosen, _filter = QFileDialog.getOpenFileName(self, "Import an export",

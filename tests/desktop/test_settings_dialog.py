@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -137,6 +138,42 @@ def test_a_new_model_rebuilds_the_assistant_without_a_restart(qtbot, make_ctx,  
     with qtbot.waitSignal(ctx.hub.assistant_ready, timeout=60_000):
         assert dialog.apply()
     assert built and ctx.assistant is not None
+
+
+def test_only_what_the_user_changed_is_stored(qtbot, make_ctx, ollama,  # noqa: ANN001
+                                             monkeypatch) -> None:
+    """An environment override stays temporary, and defaults (absolute model paths among
+    them) are not frozen into settings.json: a later version's defaults still apply."""
+    monkeypatch.setenv("HEARTH_OLLAMA_MODEL", "qwen2.5:7b")
+    ctx = make_ctx()
+    ctx.save_settings(ollama_host=ollama.url)
+    assert ctx.settings.ollama_model == "qwen2.5:7b"
+    dialog = open_dialog(qtbot, ctx)
+    general = dialog.section("General")
+    assert isinstance(general, GeneralSection)
+    general.quiet.setValue(45)
+
+    assert dialog.apply()
+
+    assert stored_settings(ctx) == {"ollama_host": ollama.url, "session_quiet_minutes": 45}
+    assert (ctx.settings.session_quiet_minutes, ctx.settings.ollama_model) == (45, "qwen2.5:7b")
+    assert stat.S_IMODE(ctx.hearth.paths.settings_file.stat().st_mode) == 0o600
+    model_tab(dialog).model.setEditText("llama3.2:1b")  # now the user chooses it here
+    assert dialog.apply()
+    assert stored_settings(ctx)["ollama_model"] == "llama3.2:1b"
+
+
+def test_a_settings_file_broken_meanwhile_is_a_sentence_not_overwritten(  # noqa: ANN001
+        qtbot, ctx) -> None:
+    dialog = open_dialog(qtbot, ctx)
+    ctx.hearth.paths.settings_file.write_text('{"session_quiet_minutes": ', encoding="utf-8")
+    dialog.section("General").quiet.setValue(45)  # type: ignore[attr-defined]
+
+    assert not dialog.apply()
+
+    assert "is not valid JSON" in dialog.outcome.text()
+    assert "Nothing was changed" in dialog.outcome.text()
+    assert ctx.hearth.paths.settings_file.read_text(encoding="utf-8").endswith(": ")
 
 
 def test_invalid_input_is_explained_next_to_its_field_and_nothing_is_saved(  # noqa: ANN001
@@ -319,6 +356,19 @@ def test_export_then_import_round_trips(qtbot, ctx, embedder, tmp_path) -> None:
                    for kind in IndexedKind)
     finally:
         fresh.close()
+
+
+def test_an_export_others_could_replace_says_so(qtbot, ctx, tmp_path) -> None:  # noqa: ANN001
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)  # anyone may write here, and there is no sticky bit
+    dialog = open_dialog(qtbot, ctx)
+
+    wait_for_task(qtbot, data_tab(dialog).export_to(shared / "everything.json"))
+
+    result = data_tab(dialog).transfer_progress.result.text()
+    assert result.startswith("Exported") and "can delete or replace" in result
+    assert stat.S_IMODE((shared / "everything.json").stat().st_mode) == 0o600
 
 
 def test_the_data_folder_is_chosen_for_the_next_start(qtbot, ctx, tmp_path,  # noqa: ANN001

@@ -1,0 +1,60 @@
+"""Starting the window (``desktop.app.main``) and its child processes: a data folder that
+cannot be opened is a message box, not a crash, and what the child writes is as private
+as what the window writes (``core.private_files``)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from core.backups import list_backups
+from desktop import app as desktop_app
+from desktop.isolated import run_in_child
+from desktop.runs import DREAM
+from support.scripted_llm import ScriptedLLM
+
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    """This process's umask as a program that never heard of Hearth's would leave it, and
+    back to what it was afterwards (``main`` changes it)."""
+    previous = os.umask(0o022)
+    yield
+    os.umask(previous)
+
+
+def test_a_bad_environment_value_is_a_message_box_not_a_crash(qapp, isolated_home: Path,  # noqa: ANN001
+                                                              monkeypatch, umask_022) -> None:
+    monkeypatch.setenv("HEARTH_EMBEDDING_THREADS", "abc")
+    shown: list[str] = []
+
+    def close_the_box() -> None:
+        box = QApplication.activeModalWidget()
+        if isinstance(box, QMessageBox):
+            shown.append(f"{box.text()}")
+            box.accept()
+        elif not shown:
+            QTimer.singleShot(50, close_the_box)
+
+    QTimer.singleShot(0, close_the_box)
+    code = desktop_app.main(["--home", str(isolated_home)])
+
+    assert code == 1
+    assert len(shown) == 1
+    assert shown[0].startswith("HEARTH_EMBEDDING_THREADS='abc' is not accepted")
+    assert "Correct or unset HEARTH_EMBEDDING_THREADS." in shown[0]
+
+
+def test_what_the_child_process_writes_is_private(ctx, umask_022) -> None:  # noqa: ANN001
+    run_in_child(DREAM, ctx.hearth.paths.home, only="decay", provider_factory=ScriptedLLM)
+
+    made = list_backups(ctx.hearth.paths)
+    assert len(made) == 1  # a dream backs up first
+    assert stat.S_IMODE(made[0].path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(ctx.hearth.paths.backups.stat().st_mode) == 0o700
