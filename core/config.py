@@ -9,7 +9,6 @@ Environment variables ``HEARTH_<FIELD>`` override the file (useful for tests and
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from core.errors import InvalidInputError
+from core.user_input import load_json_file
 
 FROZEN = bool(getattr(sys, "frozen", False))
 """True inside the one-folder bundle built by ``packaging/hearth.spec``."""
@@ -219,17 +219,17 @@ def resolve_home(explicit: Path | str | None = None) -> Path:
     return Path(platformdirs.user_data_dir("Hearth", appauthor=False))
 
 
+SETTINGS_FILE_HINT = "Fix the file by hand or delete it to go back to the defaults."
+
+
 def load_settings(paths: HearthPaths) -> Settings:
     """Read ``settings.json`` (if any) under the environment overrides."""
     stored: dict = {}
     if paths.settings_file.exists():
-        try:
-            stored = json.loads(paths.settings_file.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise InvalidInputError(
-                f"{paths.settings_file} is not valid JSON ({exc.msg} at line {exc.lineno}).",
-                "Fix the file by hand or delete it to go back to the defaults.",
-            ) from exc
+        stored = load_json_file(paths.settings_file, SETTINGS_FILE_HINT)
+        if not isinstance(stored, dict):
+            raise InvalidInputError(f"{paths.settings_file} does not hold a JSON object.",
+                                    SETTINGS_FILE_HINT)
     env_overrides = Settings().model_dump(exclude_unset=True)
     try:
         return Settings.model_validate({**stored, **env_overrides})
