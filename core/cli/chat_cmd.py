@@ -4,6 +4,8 @@ Both run the same turn as the desktop window (``core.assistant.Assistant``). Rep
 to stdout; the status line (which model answers, what learning is doing) and tool activity
 go to stderr, so ``hearth ask`` output can be piped. Ctrl-C during a reply stops that reply
 (what arrived is kept); ``ask`` finishes its background learning before the process exits.
+A chat line with bytes that are not UTF-8 is sent with U+FFFD in their place and a note
+says so, so one bad byte never ends the session (see ``core.user_input``).
 """
 
 from __future__ import annotations
