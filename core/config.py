@@ -26,6 +26,7 @@ from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDic
 
 from core.errors import InvalidInputError
 from core.private_files import write_privately
+from core.user_input import load_json_file
 
 FROZEN = bool(getattr(sys, "frozen", False))
 """True inside the one-folder bundle built by ``packaging/hearth.spec``."""
@@ -224,6 +225,9 @@ def resolve_home(explicit: Path | str | None = None) -> Path:
     return Path(platformdirs.user_data_dir("Hearth", appauthor=False))
 
 
+SETTINGS_FILE_HINT = "Fix the file by hand or delete it to go back to the defaults."
+
+
 def load_settings(paths: HearthPaths) -> Settings:
     """The settings in effect: ``settings.json`` (if any) under the ``HEARTH_*`` environment
     overrides. A bad value is an ``InvalidInputError`` naming the variable or the file."""
@@ -240,16 +244,10 @@ def stored_settings(paths: HearthPaths) -> dict[str, Any]:
     there is no file)."""
     if not paths.settings_file.exists():
         return {}
-    try:
-        stored = json.loads(paths.settings_file.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(
-            f"{paths.settings_file} is not valid JSON ({exc.msg} at line {exc.lineno}).",
-            "Fix the file by hand or delete it to go back to the defaults.",
-        ) from exc
+    stored = load_json_file(paths.settings_file, SETTINGS_FILE_HINT)
     if not isinstance(stored, dict):
         raise InvalidInputError(f"{paths.settings_file} does not hold settings (a JSON object).",
-                                "Fix the file by hand or delete it to go back to the defaults.")
+                                SETTINGS_FILE_HINT)
     return stored
 
 

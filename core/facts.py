@@ -34,6 +34,7 @@ from core.embedding.chunking import embed_documents_with_chunks
 from core.errors import InvalidInputError, NotFoundError
 from core.storage.orm import AuditEntry, FactHistory, UserFact, utcnow
 from core.storage.port import IndexedKind, StoragePort, document_text
+from core.user_input import readable_text
 
 CATEGORIES: tuple[str, ...] = ("location", "personal", "preference", "work", "health", "general")
 MAX_KEY_LENGTH = 200  # user_facts.key is String(200)
@@ -57,6 +58,7 @@ def normalise_key(key: str) -> str:
     Letters and digits of any script are kept (``"café"`` stays ``"café"``); everything
     else becomes a single underscore, trimmed at both ends.
     """
+    readable_text(key, "The fact key")  # else "caf\udce9" would quietly become "caf"
     normalised = re.sub(r"[\W_]+", "_", key.strip().lower()).strip("_")
     if not normalised:
         raise InvalidInputError(f"The fact key {key!r} has no letters or digits.",
@@ -80,7 +82,7 @@ def _check_category(category: str) -> str:
 
 
 def _check_value(value: str) -> str:
-    stripped = value.strip()
+    stripped = readable_text(value, "The fact value").strip()
     if not stripped:
         raise InvalidInputError("A fact needs a value.", "Say what the fact is, not just its key.")
     return stripped

@@ -186,6 +186,8 @@ def test_bad_input_is_refused_before_anything_happens(hearth) -> None:
     session_id = conversation.new_session()
     with pytest.raises(InvalidInputError):
         conversation.send(session_id, "   ")
+    with pytest.raises(InvalidInputError, match="not valid UTF-8 text"):
+        conversation.send(session_id, "caf\udce9 au lait")  # a byte that was not UTF-8
     with pytest.raises(NotFoundError):
         conversation.send("no-such-session", "Hello")
     assert llm.requests == [] and all_rows(hearth, Interaction) == []

@@ -146,5 +146,5 @@ def test_unreadable_exports_are_refused_before_writing(tmp_path, storage, target
 def test_not_json_at_all(tmp_path, target, embedder) -> None:
     path = tmp_path / "export.json"
     path.write_text("PK\x03\x04 this is a zip", encoding="utf-8")
-    with pytest.raises(InvalidInputError, match="not a JSON file"):
+    with pytest.raises(InvalidInputError, match="not valid JSON"):
         import_export(path, target, embedder)

@@ -114,6 +114,24 @@ def test_bad_keys_are_refused(facts, key) -> None:
         facts.remember(key, "value")
 
 
+@pytest.mark.parametrize("key", ["caf\udce9", "caf\ud800"])
+def test_a_key_that_is_not_unicode_is_refused_not_mangled(facts, storage, key) -> None:
+    """``caf\udce9`` (``café`` typed in a Latin-1 terminal) used to become the key ``caf``:
+    set under the wrong key, or forget the wrong fact."""
+    facts.remember("caf", "a fact that must survive")
+    with pytest.raises(InvalidInputError, match="not valid UTF-8 text"):
+        facts.remember(key, "Rua Nova")
+    with pytest.raises(InvalidInputError, match="not valid UTF-8 text"):
+        facts.forget(key)
+    assert [fact.key for fact in facts.list()] == ["caf"]
+
+
+def test_a_value_that_is_not_unicode_is_refused(facts, storage) -> None:
+    with pytest.raises(InvalidInputError, match="byte 0xF3 after 'Rua N'"):
+        facts.remember("home_address", "Rua N\udcf3va")
+    assert count(storage, UserFact) == 0
+
+
 def test_empty_value_is_refused(facts) -> None:
     with pytest.raises(InvalidInputError, match="value"):
         facts.remember("birthday", "   ")

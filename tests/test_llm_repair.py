@@ -257,6 +257,17 @@ def test_deep_nesting_fails_cleanly(depth: int) -> None:
         assert value is None and error.startswith("not JSON")
 
 
+@pytest.mark.parametrize("raw", [
+    '{"facts": [1, ' + "9" * 5000,                  # cut off after an over-long number
+    '{"facts": [{"a": ' + "9" * 5000 + '}, {"b": 1',  # cut off, an over-long number inside
+])
+def test_numbers_too_long_for_python_fail_cleanly(raw: str) -> None:
+    """Python refuses to convert integers of more than 4,300 digits (ValueError); a model
+    that writes one gave invalid output, not a reason to crash."""
+    value, error = parse_structured(raw, FactList)
+    assert value is None and error
+
+
 def test_nesting_up_to_the_limit_is_read() -> None:
     assert repair_json("[" * MAX_NESTING + "]" * MAX_NESTING) is not None
 

@@ -190,7 +190,7 @@ def test_files_that_are_not_json(tmp_path, storage, memories) -> None:
     path.write_text('{"conversation_id": "x",', encoding="utf-8")
     with pytest.raises(InvalidInputError, match="not valid JSON.*line 1"):
         import_transcript(path, storage, memories)
-    path.write_bytes(b"\xff\xfe\x00garbage")
+    path.write_bytes(b'{"conversation_id": "caf\xe9"}')  # Latin-1
     with pytest.raises(InvalidInputError, match="UTF-8"):
         import_transcript(path, storage, memories)
     with pytest.raises(InvalidInputError, match="does not exist"):

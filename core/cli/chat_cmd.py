@@ -4,10 +4,14 @@ Both run the same turn as the desktop window (``core.assistant.Assistant``). Rep
 to stdout; the status line (which model answers, what learning is doing) and tool activity
 go to stderr, so ``hearth ask`` output can be piped. Ctrl-C during a reply stops that reply
 (what arrived is kept); ``ask`` finishes its background learning before the process exits.
+A chat line with bytes that are not UTF-8 is sent with U+FFFD in their place and a note
+says so, so one bad byte never ends the session (see ``core.user_input``).
 """
 
 from __future__ import annotations
 
+import io
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Annotated, Optional
@@ -27,6 +31,7 @@ from core.conversation import (
 )
 from core.errors import HearthError
 from core.llm import CancelToken
+from core.user_input import REPLACEMENT, replace_unreadable
 
 CHAT_HELP = "Type a message. /new starts a new conversation, /quit (or Ctrl-D) leaves."
 
@@ -77,9 +82,10 @@ def chat() -> None:
             output.stderr.print(f"[bold]Hearth[/] · {assistant.status_line}\n{CHAT_HELP}",
                                 highlight=False)
             session_id = assistant.conversation.new_session()
+            _read_undecodable_bytes_as_escapes()
             while True:
                 try:
-                    text = input("\nyou › ")
+                    text = _readable_line(input("\nyou › "))
                 except EOFError:
                     break
                 command = text.strip().lower()
@@ -99,6 +105,27 @@ def chat() -> None:
             output.stderr.print()
         finally:
             _close(assistant, close_sessions=True)
+
+
+def _read_undecodable_bytes_as_escapes() -> None:
+    """stdin's default error handler (strict under a UTF-8 locale) would end the whole
+    session at a line that is not UTF-8; with surrogate escapes the line arrives and
+    :func:`_readable_line` replaces what could not be read."""
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(errors="surrogateescape")
+
+
+def _readable_line(line: str) -> str:
+    """A typed line with its bytes that are not UTF-8 replaced by U+FFFD, saying so: the
+    message still goes (a chat is not a command to retry), and the person knows that
+    what was saved differs from what was typed."""
+    text, replaced = replace_unreadable(line)
+    if replaced:
+        output.stderr.print(
+            f"[yellow]note:[/] {replaced} byte{'s' if replaced > 1 else ''} in that line "
+            f"{'were' if replaced > 1 else 'was'} not UTF-8 text and became {REPLACEMENT}; "
+            "set your terminal to UTF-8 to keep them.", highlight=False)
+    return text
 
 
 def ask(message: Annotated[str, typer.Argument(help="What to ask or tell Hearth.")],

@@ -19,6 +19,7 @@ import typer
 
 from core.app import Hearth
 from core.cli import output
+from core.cli.arguments import refuse_unreadable_text
 from core.cli import (
     chat_cmd,
     consolidation_cmd,
@@ -32,6 +33,7 @@ from core.cli.models_cmd import models_app
 from core.cli.progress import progress_bar
 from core.errors import HearthError, InvalidInputError
 from core.private_files import exposure_warning, restrict_new_files, secure_home
+from core.user_input import read_text_file
 
 app = typer.Typer(
     name="hearth",
@@ -266,12 +268,7 @@ def search(
 def _search_batch(hearth: Hearth, batch: Path, k: int, filters) -> None:
     from core.recall import RecallQuery
 
-    try:
-        lines = batch.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise InvalidInputError(f"Cannot read {batch}: {exc.strerror}.",
-                                "Check the path.") from exc
-    for line in lines:
+    for line in read_text_file(batch).splitlines():
         text = line.strip()
         if not text:
             continue
@@ -370,6 +367,8 @@ def restore(file: Path) -> None:
 
 
 # --- entry point -------------------------------------------------------------------------
+
+refuse_unreadable_text(app)  # after every command above is registered
 
 
 def _log_unexpected(exc: BaseException) -> Path | None:

@@ -61,6 +61,7 @@ from core.llm import CancelToken, LLMCancelled, LLMProvider, Message, ToolCall
 from core.notes import SUMMARY_PREFIX
 from core.storage.orm import AuditEntry, ChatSession, ContextLog, Interaction, Note, utcnow
 from core.storage.rows import require
+from core.user_input import readable_text
 
 log = logging.getLogger(__name__)
 
@@ -268,9 +269,10 @@ class ConversationService:
     def send(self, session_id: str, text: str, *,
              cancel: CancelToken | None = None) -> Iterator[TurnEvent]:
         """Run one turn; see the module docstring. Raises at once (before any event) for an
-        empty message or an unknown session."""
+        empty message, one that is not valid text, or an unknown session."""
         if not text.strip():
             raise InvalidInputError("The message is empty.", "Type something to send.")
+        readable_text(text, "The message")
         with self._hearth.storage.read() as session:
             self._require_session(session, session_id)
         return self._turn(session_id, text, cancel or CancelToken())

@@ -460,6 +460,8 @@ def _read_scalar(text: str, position: int) -> tuple[Any, int]:
                 re.fullmatch(r"-?[\d.eE+-]*", rest)):
             raise _Cut() from None
         raise _Malformed() from None
+    except ValueError:  # an integer longer than Python converts (4,300 digits): not data
+        raise _Malformed() from None
     if end >= len(text.rstrip()) and isinstance(value, (int, float)) \
             and not isinstance(value, bool):
         raise _Cut()  # a number at the very end may have lost digits

@@ -14,19 +14,29 @@ portable across models and readable by other tools.
 
 Importing restores into an empty database only (merging two histories with overlapping ids
 is a different feature), preserving ids, in one transaction; then it backfills embeddings
-in committed batches, so an interrupted import finishes with ``hearth reembed``.
+in committed batches, so an interrupted import finishes with ``hearth reembed``. Before
+that transaction opens, the whole file is checked against the schema: every table present
+and known, every row with exactly the exported columns, every value of its column's type
+(strictly: ``"7"`` is not an integer, ``1`` is not a boolean), strings within their
+column's length, times ISO-8601 within years 1..9999 in UTC, JSON columns of their
+declared shape (a list or an object). A file that fails names the table, row and column.
 """
 
 from __future__ import annotations
 
 import json
+import types
+import typing
 from collections.abc import Mapping
 from datetime import datetime, timezone
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Optional
 
-from sqlalchemy import Column, Table, bindparam, exc, insert, select, update
+from pydantic import ConfigDict, Field, Strict, StringConstraints, TypeAdapter, ValidationError
+from sqlalchemy import JSON, Column, Table, bindparam, exc, insert, select, update
 from sqlalchemy.orm import Session
+from typing_extensions import TypedDict
 
 from core.embedding import CancelCheck, Embedder, ProgressCallback
 from core.errors import InvalidInputError
@@ -34,11 +44,15 @@ from core.private_files import write_privately
 from core.reembed import backfill_embeddings
 from core.storage.orm import Base, UTCDateTime, utcnow
 from core.storage.port import StoragePort
+from core.transfer.validation import Moment, fail, problems_in, read_document
 
 FORMAT = "hearth-export"
 VERSION = 1
 DERIVED_COLUMNS = frozenset({"embedding_model"})
 INSERT_BATCH = 500
+EXPORT_HINT = "Choose a file written by `hearth export`."
+DAMAGED_HINT = "The file is damaged or was edited by hand; export it again with `hearth export`."
+SQLITE_INTEGER = Field(ge=-(2**63), le=2**63 - 1)
 
 Row = dict[str, Any]
 
@@ -108,16 +122,9 @@ def import_export(
 
 
 def _read_envelope(path: Path) -> Mapping[str, Any]:
-    try:
-        envelope = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise InvalidInputError(f"{path} does not exist.", "Check the file name.") from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidInputError(f"{path} is not a JSON file ({exc}).",
-                                "Choose a file written by `hearth export`.") from exc
+    envelope = read_document(path, EXPORT_HINT)
     if not isinstance(envelope, dict) or envelope.get("format") != FORMAT:
-        raise InvalidInputError(f"{path} is not a Hearth export.",
-                                "Choose a file written by `hearth export`.")
+        raise InvalidInputError(f"{path} is not a Hearth export.", EXPORT_HINT)
     if envelope.get("version") != VERSION:
         raise InvalidInputError(
             f"{path} is a Hearth export of format version {envelope.get('version')!r}; "
@@ -129,45 +136,80 @@ def _read_envelope(path: Path) -> Mapping[str, Any]:
 
 
 def _decode_tables(envelope: Mapping[str, Any]) -> dict[str, list[Row]]:
-    """Check table and column names against the schema and turn ISO strings into datetimes,
-    so that a bad file fails before anything is written."""
+    """Every table checked against the schema (see the module docstring), so that a bad
+    file fails before anything is written; rows come back with aware UTC datetimes."""
+    tables: Mapping[str, Any] = envelope["tables"]
     known = Base.metadata.tables
-    decoded: dict[str, list[Row]] = {}
-    for name, rows in envelope["tables"].items():
+    for name in tables:
         if name not in known:
             raise InvalidInputError(f"The export has a table {name!r} this Hearth does not know.",
                                     "Import it with the Hearth version that wrote it.")
-        if not isinstance(rows, list):
-            raise InvalidInputError(f"tables.{name} is not a list.", "The file is damaged.")
-        decoded[name] = [_decode_row(known[name], f"tables.{name}[{i}]", row)
-                         for i, row in enumerate(rows)]
+    missing = [name for name in known if name not in tables]
+    if missing:
+        raise InvalidInputError(f"The export has no {', '.join(missing)} table.", DAMAGED_HINT)
+    decoded: dict[str, list[Row]] = {}
+    problems: list[str] = []
+    for name, rows in tables.items():
+        try:
+            decoded[name] = _rows_adapter(name).validate_python(_without_derived(rows))
+        except ValidationError as error:
+            problems += problems_in(error, prefix=("tables", name), whole="the export")
+    fail(problems, "The export", DAMAGED_HINT)
     return decoded
 
 
-def _decode_row(table: Table, where: str, row: Any) -> Row:
-    if not isinstance(row, dict):
-        raise InvalidInputError(f"{where} is not an object.", "The file is damaged.")
-    columns = {column.name: column for column in exported_columns(table)}
-    unknown = set(row) - columns.keys() - DERIVED_COLUMNS
-    if unknown:
-        raise InvalidInputError(f"{where} has unknown columns: {', '.join(sorted(unknown))}.",
-                                "Import it with the Hearth version that wrote it.")
-    missing = columns.keys() - set(row)
-    if missing:
-        raise InvalidInputError(f"{where} lacks columns: {', '.join(sorted(missing))}.",
-                                "The file is damaged or was edited by hand.")
-    return {name: _from_json(columns[name], f"{where}.{name}", row[name]) for name in columns}
+def _without_derived(rows: Any) -> Any:
+    """Rows without the columns the importer recomputes (written by older exports)."""
+    if not isinstance(rows, list):
+        return rows
+    return [{key: value for key, value in row.items() if key not in DERIVED_COLUMNS}
+            if isinstance(row, dict) else row for row in rows]
 
 
-def _from_json(column: Column[Any], where: str, value: Any) -> Any:
-    if value is None or not isinstance(column.type, UTCDateTime):
-        return value
-    try:
-        moment = datetime.fromisoformat(value)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError(f"{where} is not an ISO-8601 time: {value!r}.",
-                                "The file is damaged or was edited by hand.") from exc
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+@cache
+def _rows_adapter(table_name: str) -> TypeAdapter[list[Row]]:
+    """A validator for a list of ``table_name``'s rows: exactly its exported columns, each
+    of its column's type (see :func:`_column_type`)."""
+    table = Base.metadata.tables[table_name]
+    row = TypedDict(f"{table_name}_row",  # type: ignore[misc]  # a TypedDict built at run time
+                    {column.name: _column_type(column) for column in exported_columns(table)})
+    row.__pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[attr-defined]
+    return TypeAdapter(list[row])
+
+
+def _column_type(column: Column[Any]) -> Any:
+    """The JSON a column accepts: its Python type, strictly (``"7"`` is not an integer),
+    bounded as the database bounds it; ``None`` only where the column is nullable."""
+    if isinstance(column.type, UTCDateTime):
+        kind: Any = Moment
+    elif isinstance(column.type, JSON):
+        kind = _json_shape(column)
+    elif column.type.python_type is int:
+        kind = Annotated[int, Strict(), SQLITE_INTEGER]
+    elif column.type.python_type is float:
+        kind = Annotated[float, Strict(), Field(allow_inf_nan=False)]
+    elif column.type.python_type is str:
+        length = getattr(column.type, "length", None)
+        kind = Annotated[str, Strict(), StringConstraints(max_length=length)]
+    else:
+        kind = Annotated[column.type.python_type, Strict()]
+    return Optional[kind] if column.nullable else kind
+
+
+def _json_shape(column: Column[Any]) -> Any:
+    """A JSON column's declared container (``Mapped[list[str]]`` → a list of anything): the
+    outer shape is what code reading the row relies on; the inside is the application's."""
+    mapper = next(m for m in Base.registry.mappers if m.local_table is column.table)
+    declared = typing.get_type_hints(mapper.class_)[mapper.get_property_by_column(column).key]
+    (value_type,) = typing.get_args(declared)  # Mapped[X] → X
+    is_union = typing.get_origin(value_type) in (typing.Union, types.UnionType)
+    shapes = {typing.get_origin(t) for t in (typing.get_args(value_type) if is_union
+                                            else (value_type,))}
+    if list in shapes:
+        return list[Any]
+    if dict in shapes:
+        return dict[str, Any]
+    return Any
 
 
 def _refuse_non_empty(session: Session) -> None:
@@ -193,7 +235,7 @@ def _restore_table(session: Session, table: Table, rows: list[Row]) -> None:
             _link_self_references(session, table, name, rows)
     except exc.IntegrityError as error:
         raise InvalidInputError(f"The export's {table.name} rows are inconsistent ({error.orig}).",
-                                "The file is damaged or was edited by hand.") from error
+                                DAMAGED_HINT) from error
 
 
 def _link_self_references(session: Session, table: Table, name: str, rows: list[Row]) -> None:

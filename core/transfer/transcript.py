@@ -23,35 +23,26 @@ Guarantees:
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    Field,
-    StringConstraints,
-    ValidationError,
-)
+from pydantic import BaseModel, Field, StringConstraints, ValidationError
 from sqlalchemy import select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from core.embedding import CancelCheck, ProgressCallback
-from core.errors import InvalidInputError
 from core.memories import MemoryService, MemorySpec
 from core.storage.orm import ChatSession, Interaction, Memory
 from core.storage.port import IMPORTED_SOURCE, StoragePort, batched
 from core.transfer.turn_views import SpokenTurn, turn_views
+from core.transfer.validation import Moment, fail, problems_in, read_document
 
 FORMAT_HINT = "See docs/transcript-format.md for the expected format."
 MAX_SESSION_ID = 64      # chat_sessions.id
 MAX_EXTERNAL_ID = 256    # interactions.external_id, memories.external_id
-MAX_PROBLEMS_SHOWN = 5
 LOOKUP_BATCH = 500       # ids per IN (...) lookup
 
 T = TypeVar("T")
@@ -60,20 +51,7 @@ T = TypeVar("T")
 # --- the format ----------------------------------------------------------------------------
 
 
-def _require_text(value: object) -> object:
-    """Timestamps must be ISO-8601 strings: pydantic alone would take 17 as 1970-01-01."""
-    if isinstance(value, str | datetime):
-        return value
-    raise ValueError("must be an ISO-8601 date-time string")
-
-
-def _assume_utc(value: datetime) -> datetime:
-    """A time without an offset is taken as UTC (the format says so), never as local time."""
-    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
-
-
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
-Moment = Annotated[datetime, BeforeValidator(_require_text), AfterValidator(_assume_utc)]
 
 
 class TurnIn(BaseModel):
@@ -113,59 +91,18 @@ class ImportReport:
 
 def load_transcript(source: Path | str | Mapping[str, Any]) -> TranscriptIn:
     """Parse and validate a transcript file (or an already-decoded dict), all or nothing."""
-    data = source if isinstance(source, Mapping) else _read_json(Path(source))
+    data = read_document(source, FORMAT_HINT)
     try:
         transcript = TranscriptIn.model_validate(data)
     except ValidationError as exc:
-        _fail([f"{_position(e['loc'])} {_problem(e)}" for e in exc.errors()])
+        _fail(problems_in(exc, whole="the transcript"))
     _fail(_consistency_problems(transcript))
     return transcript
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise InvalidInputError(f"{path} does not exist.", "Check the file name.") from exc
-    except UnicodeDecodeError as exc:
-        raise InvalidInputError(f"{path} is not UTF-8 text.",
-                                "Save the transcript as UTF-8 JSON.") from exc
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(
-            f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}).",
-            FORMAT_HINT) from exc
-
-
-def _position(loc: Sequence[int | str]) -> str:
-    """``('sessions', 2, 'turns', 5, 'text')`` → ``sessions[2].turns[5].text``."""
-    if not loc:
-        return "the transcript"
-    parts = [f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc]
-    return "".join(parts).lstrip(".")
-
-
-_PHRASES = {
-    "missing": "is missing",
-    "string_too_short": "is empty",
-    "string_type": "must be a string",
-    "list_type": "must be a list",
-    "model_type": "must be an object",
-    "too_short": "must not be empty",
-    "datetime_parsing": "must be an ISO-8601 date-time string",
-    "datetime_from_date_parsing": "must be an ISO-8601 date-time string",
-}
-
-
-def _problem(error: Mapping[str, Any]) -> str:
-    phrase = _PHRASES.get(error["type"])
-    if phrase:
-        return phrase
-    message = str(error["msg"]).removeprefix("Value error, ")
-    return message if message.startswith("must") else f"is invalid ({message})"
-
-
 def _consistency_problems(transcript: TranscriptIn) -> list[str]:
-    """What one field cannot check alone: unique ids, and ids that fit their columns."""
+    """What one field cannot check alone: unique ids, ids that fit their columns, and turn
+    times that fit a datetime."""
     problems = []
     conversation = transcript.conversation_id
     sessions = {}
@@ -185,16 +122,28 @@ def _consistency_problems(transcript: TranscriptIn) -> list[str]:
             turns.setdefault(turn.turn_id, where)
             if len(turn_external_id(conversation, turn.turn_id)) > MAX_EXTERNAL_ID:
                 problems.append(f"{where} is too long together with the conversation_id")
+        late = _last_untimed_turn_after_9999(session)
+        if late is not None:
+            problems.append(f"sessions[{s_index}].turns[{late}] has no timestamp, and "
+                            f"started_at plus {late} s falls after year 9999")
     return problems
 
 
+def _last_untimed_turn_after_9999(session: SessionIn) -> int | None:
+    """Turns without a timestamp are timed ``started_at`` plus their index in seconds
+    (see ``_plan``), which can pass the end of year 9999, the last a datetime can hold."""
+    untimed = [index for index, turn in enumerate(session.turns) if turn.timestamp is None]
+    if not untimed:
+        return None
+    try:
+        session.started_at + timedelta(seconds=untimed[-1])
+    except OverflowError:
+        return untimed[-1]
+    return None
+
+
 def _fail(problems: list[str]) -> None:
-    if not problems:
-        return
-    shown = "; ".join(problems[:MAX_PROBLEMS_SHOWN])
-    more = len(problems) - MAX_PROBLEMS_SHOWN
-    suffix = f" (and {more} more)" if more > 0 else ""
-    raise InvalidInputError(f"The transcript is not valid: {shown}{suffix}.", FORMAT_HINT)
+    fail(problems, "The transcript", FORMAT_HINT)
 
 
 # --- what it becomes -------------------------------------------------------------------
