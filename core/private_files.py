@@ -71,8 +71,8 @@ def secure_home(home: Path) -> list[Path]:
     repaired = [path for path in (root, *_hearths_own(root))
                 if _make_private(path, shared_ok=path == root)]
     if repaired:
-        log.warning("Made %s private: %d file(s) or folder(s) were open to other users of "
-                    "this computer.", root, len(repaired))
+        log.warning("Made %s private: other users of this computer could open %d of "
+                    "Hearth's files and folders there.", root, len(repaired))
     return repaired
 
 

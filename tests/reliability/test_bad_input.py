@@ -136,7 +136,7 @@ def test_a_chat_line_that_is_not_utf8_is_sent_with_a_note_and_the_session_goes_o
     (b'{"exclusions": ["caf\xe9"]}', "is not UTF-8 text (byte 0xE9 on line 1"),
     (b"[" * 100_000, "nests lists or objects too deeply to be read"),
     (b'{"recall_k": ' + b"9" * 5000 + b"}", "holds a number longer than 4,300 digits"),
-    (b'["recall_k", 5]', "does not hold a JSON object"),
+    (b'["recall_k", 5]', "does not hold settings (a JSON object)"),
 ], ids=["Latin-1", "deeply nested", "5,000 digits", "not an object"])
 def test_an_unreadable_settings_file_is_named_and_nothing_changes(
         hearth_cli, home, data, expected) -> None:
