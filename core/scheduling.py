@@ -373,8 +373,9 @@ class HearthScheduler:
             report = MemoryProcessor(self._hearth, provider).run(trigger=trigger)
         finally:
             provider.close()
-        return (f"processor run {report.run_id}: {report.status}, {report.processed} of "
-                f"{report.events_seen} events, {report.failed} failed")
+        waiting = f" ({report.unavailable})" if report.unavailable else ""
+        return (f"processor run {report.run_id}: {report.status}{waiting}, "
+                f"{report.processed} of {report.events_seen} events, {report.failed} failed")
 
     def _reflect(self, trigger: str) -> str:
         from core.consolidation.dream import DreamAlreadyRunning, dream_lock

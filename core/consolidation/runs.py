@@ -55,9 +55,12 @@ class RunRecorder:
             entry["seconds"] = round(earlier.get("seconds", 0.0) + entry["seconds"], 3)
             run.stages = {**run.stages, name: entry}
 
-    def finish(self, counts: dict[str, Any] | None = None, status: str = "done") -> None:
-        """Close the run: ``done``, ``skipped`` (nothing to do) or ``cancelled``."""
-        self._close(status, counts, None)
+    def finish(self, counts: dict[str, Any] | None = None, status: str = "done",
+               error: str | None = None) -> None:
+        """Close the run: ``done``, ``skipped`` (nothing to do), ``cancelled``, or
+        ``unavailable`` (stopped early because the model could not answer: ``error`` says
+        why)."""
+        self._close(status, counts, error)
 
     def fail(self, error: str, counts: dict[str, Any] | None = None) -> None:
         self._close("failed", counts, error)

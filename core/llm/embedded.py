@@ -154,6 +154,10 @@ class EmbeddedProvider:
         return self._path.name.removesuffix(".gguf")
 
     @property
+    def identity(self) -> str:
+        return f"embedded · {self.model} · {self._path}"
+
+    @property
     def supports_tools(self) -> bool:
         return False
 
