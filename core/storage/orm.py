@@ -113,7 +113,8 @@ class Interaction(Base):
 
     ``status``: ``pending`` while the reply is being produced (the message is saved first,
     so nothing is lost), then ``completed``, ``stopped`` (cancelled; the partial reply is
-    kept) or ``failed`` (with ``error``).
+    kept), ``failed`` (with ``error``), or ``interrupted`` (the process stopped mid-reply;
+    set at the next open, ``core.liveness``).
     """
 
     __tablename__ = "interactions"
