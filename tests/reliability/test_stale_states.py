@@ -45,12 +45,14 @@ def ollama_env(server: FakeOllama) -> dict[str, str]:
             "HEARTH_OLLAMA_MODEL": MODEL, "HEARTH_LLM_RETRIES": "0"}
 
 
-def start_hearth(home: Path, env: dict[str, str], *args: str) -> subprocess.Popen[bytes]:
-    """A ``hearth`` command left running, for the test to kill."""
+def start_hearth(home: Path, env: dict[str, str], *args: str,
+                 new_session: bool = False) -> subprocess.Popen[bytes]:
+    """A ``hearth`` command left running, for the test to kill (``new_session``: as the
+    leader of a session of its own, so its descendants can be found)."""
     merged = {**os.environ, **env, "PYTHONPATH": str(PROJECT_ROOT)}
     return subprocess.Popen([sys.executable, "-m", "core.cli.main", "--home", str(home), *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=merged,
-                            cwd=PROJECT_ROOT)
+                            cwd=PROJECT_ROOT, start_new_session=new_session)
 
 
 def kill(process: subprocess.Popen[bytes]) -> None:
