@@ -20,7 +20,6 @@ import logging
 import os
 import signal
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -79,7 +78,10 @@ def daemon(once: Annotated[Optional[str], typer.Option(
 def _stopping_on_signals(scheduler: HearthScheduler, stop: threading.Event,
                          timeout: float) -> Iterator[None]:
     """The first SIGINT or SIGTERM sets ``stop``, asks the running job to stop at a safe
-    point and starts the clock on it; a second one exits at once."""
+    point and starts the clock on it (stopped when this block ends); a second one exits at
+    once."""
+    left = threading.Event()
+
     def handle(signum: int, _frame: FrameType | None) -> None:
         name = signal.Signals(signum).name
         if stop.is_set():
@@ -89,22 +91,24 @@ def _stopping_on_signals(scheduler: HearthScheduler, stop: threading.Event,
                  "(waiting up to %g s)", name, timeout)
         stop.set()
         scheduler.stop_jobs()
-        threading.Thread(target=_exit_unless_stopped, args=(timeout,),
+        threading.Thread(target=_exit_unless, args=(left, timeout),
                          name="hearth-stop-timeout", daemon=True).start()
 
     previous = {sig: signal.signal(sig, handle) for sig in _STOP_SIGNALS}
     try:
         yield
     finally:
+        left.set()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
 
-def _exit_unless_stopped(timeout: float) -> None:
-    """Runs in a daemon thread, which ends with the process: reaching the end means the job
+def _exit_unless(stopped: threading.Event, timeout: float) -> None:
+    """Runs in a daemon thread: when the jobs have not ``stopped`` within ``timeout``, one
     is stuck (a model that sends nothing), so the process exits without it. Its run stays
     ``running`` until the next command marks it interrupted (``core.liveness``)."""
-    time.sleep(timeout)
+    if stopped.wait(timeout):
+        return
     log.error("The running job did not stop within %g s; exiting without it (its run is "
               "marked interrupted by the next command, and a dream resumes next time).",
               timeout)
