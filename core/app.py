@@ -7,6 +7,7 @@ owns their lifetime. Nothing here knows about Qt or terminals.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,10 +17,12 @@ from sqlalchemy import func, select
 from core import backups
 from core.config import HearthPaths, Settings, load_settings, resolve_home
 from core.embedding import Embedder, OnnxEmbedder
+from core.errors import HearthError
 from core.facts import FactService
 from core.instance_lock import FolderLock
 from core.intentions import IntentionService
 from core.learnings import LearningService
+from core.liveness import reconcile
 from core.memories import MemoryService
 from core.notes import NoteService
 from core.private_files import secure_home
@@ -28,6 +31,8 @@ from core.recall import RecallService
 from core.storage import orm
 from core.storage.port import StoragePort
 from core.storage.sqlite.adapter import SqliteStorage
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -59,6 +64,7 @@ class Hearth:
         except BaseException:
             lock.release()
             raise
+        _reconcile(storage)
         embedder = embedder or OnnxEmbedder(settings.embedding_model_dir,
                                             threads=settings.embedding_threads,
                                             batch_size=settings.embedding_batch_size)
@@ -112,3 +118,14 @@ class Hearth:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+
+def _reconcile(storage: StoragePort) -> None:
+    """Exchanges and runs a killed process left unfinished are marked interrupted
+    (``core.liveness``). Bookkeeping: a database or folder that refuses the write now
+    (locked for longer than the busy timeout, read-only) is still opened, and the next open
+    tries again."""
+    try:
+        reconcile(storage)
+    except (HearthError, OSError) as exc:
+        log.warning("could not mark the work of stopped processes interrupted: %s", exc)

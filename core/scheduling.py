@@ -41,6 +41,13 @@ busy timeout.
 Never two dream runs at once is ``DreamCycle``'s own crash-proof lock; the dream job turns
 its ``DreamAlreadyRunning`` into a logged "skipped" result.
 
+Stopping: ``stop_jobs`` asks running jobs to stop at their next safe point (one cancel
+token, passed to the dream cycle, the event processor and reflection: between and inside
+stages and batches, a model call included), so ``shutdown(wait=True)`` returns soon after
+instead of when a nightly dream would have ended. A dream stopped that way is recorded
+``cancelled`` and the next one resumes it; a processor batch is left pending, uncounted.
+Decay and follow-ups are short and run to their end.
+
 Session-quiet timers (``quiet:<session id>``) are one-off date jobs in the same store,
 re-armed by every message (``QuietTimerJobs``). They have no misfire grace: a timer that
 expired while the app was down (a crash; quitting closes its sessions at once) fires as
@@ -75,7 +82,7 @@ from core.errors import HearthError, InvalidInputError
 from core.instance_lock import FolderLock
 from core.intentions import IntentionService
 from core.learning.pipeline import LearningPipeline, close_session
-from core.llm.protocol import LLMProvider
+from core.llm.protocol import CancelToken, LLMCancelled, LLMProvider
 from core.storage.orm import utcnow
 
 log = logging.getLogger(__name__)
@@ -97,8 +104,9 @@ QUIET_PREFIX = "quiet:"
 _PERSISTENT, _VOLATILE = "default", "volatile"
 
 Notify = Callable[[str, str], None]
-Runner = Callable[[str, str], Any]
-"""``(kind, trigger) -> report`` for "dream" and "reflect" (see ``HearthScheduler``)."""
+Runner = Callable[[str, str, CancelToken], Any]
+"""``(kind, trigger, cancel) -> report`` for "dream" and "reflect" (see
+``HearthScheduler``)."""
 Clock = Callable[[], datetime]
 
 
@@ -201,7 +209,7 @@ class HearthScheduler:
     trigger)``, when given, runs the dream cycle and reflection ("dream" / "reflect")
     elsewhere and returns their report: the desktop runs them in a child process, so a
     nightly dream never competes with the window for the interpreter lock. It raises
-    ``DreamAlreadyRunning`` like the cycle does.
+    ``DreamAlreadyRunning`` like the cycle does, and stops when ``cancel`` is set.
     """
 
     def __init__(self, hearth: Hearth, provider_factory: Callable[[], LLMProvider], *,
@@ -218,6 +226,7 @@ class HearthScheduler:
         self._learning: LearningPipeline | None = None
         self._learning_lock = threading.Lock()
         self.last_result: JobResult | None = None
+        self._stopping = CancelToken()
         self._scheduler = BackgroundScheduler(
             jobstores={
                 _PERSISTENT: SQLAlchemyJobStore(engine=hearth.storage.write_engine(),
@@ -248,8 +257,14 @@ class HearthScheduler:
             raise
         log.info("scheduler started for %s (%s)", self._home, self._timezone)
 
+    def stop_jobs(self) -> None:
+        """Ask running (and any later) jobs to stop at their next safe point; see the
+        module docstring. Call before ``shutdown(wait=True)`` to stop soon."""
+        self._stopping.cancel()
+
     def shutdown(self, wait: bool = True) -> None:
-        """Stop firing; with ``wait`` the running jobs finish first. Idempotent."""
+        """Stop firing; with ``wait`` the running jobs finish first (soon, after
+        ``stop_jobs``). Idempotent."""
         if self._scheduler.running:
             self._scheduler.shutdown(wait=wait)
         self._release()
@@ -319,6 +334,9 @@ class HearthScheduler:
         """Run a job in the calling thread and return its one-line summary (what
         ``hearth daemon --once`` does; scheduled firings come through here too)."""
         self._check(job_id)
+        if self._stopping.cancelled:
+            log.info("%s not started: Hearth is stopping", job_id)
+            return f"{job_id} skipped: Hearth is stopping"
         body: dict[str, Callable[[str], str]] = {
             DREAM: self._dream, DECAY: self._decay, EVENT_PROCESSOR: self._process_events,
             INTENTION_FOLLOWUPS: self._follow_up, REFLECT: self._reflect}
@@ -339,12 +357,14 @@ class HearthScheduler:
         def here() -> Any:
             provider = self._provider_factory()
             try:
-                return DreamCycle(self._hearth, provider).run(trigger=trigger)
+                return DreamCycle(self._hearth, provider).run(trigger=trigger,
+                                                              cancel=self._stopping)
             finally:
                 provider.close()
 
         try:
-            report = self._runner("dream", trigger) if self._runner else here()
+            report = (self._runner("dream", trigger, self._stopping) if self._runner
+                      else here())
         except DreamAlreadyRunning as exc:
             log.info("dream cycle skipped: %s", exc)
             return f"skipped: {exc}"
@@ -370,11 +390,13 @@ class HearthScheduler:
 
         provider = self._provider_factory()
         try:
-            report = MemoryProcessor(self._hearth, provider).run(trigger=trigger)
+            report = MemoryProcessor(self._hearth, provider).run(trigger=trigger,
+                                                                 cancel=self._stopping)
         finally:
             provider.close()
-        return (f"processor run {report.run_id}: {report.status}, {report.processed} of "
-                f"{report.events_seen} events, {report.failed} failed")
+        waiting = f" ({report.unavailable})" if report.unavailable else ""
+        return (f"processor run {report.run_id}: {report.status}{waiting}, "
+                f"{report.processed} of {report.events_seen} events, {report.failed} failed")
 
     def _reflect(self, trigger: str) -> str:
         from core.consolidation.dream import DreamAlreadyRunning, dream_lock
@@ -384,14 +406,18 @@ class HearthScheduler:
             provider = self._provider_factory()
             try:  # the dream cycle reflects too: never both at once (a learning counts once)
                 with dream_lock(self._hearth.paths.home):
-                    return ReflectionEngine(self._hearth, provider).run(trigger=trigger)
+                    return ReflectionEngine(self._hearth, provider).run(
+                        trigger=trigger, cancel=self._stopping)
             finally:
                 provider.close()
 
         try:
-            report = self._runner("reflect", trigger) if self._runner else here()
+            report = (self._runner("reflect", trigger, self._stopping) if self._runner
+                      else here())
         except DreamAlreadyRunning:
             return "reflection skipped: the dream cycle is running and reflects itself"
+        except LLMCancelled:
+            return "reflection cancelled: Hearth is stopping (nothing was written)"
         if report.skipped:
             return f"reflection run {report.run_id}: skipped ({report.reason})"
         return (f"reflection run {report.run_id}: facts +{report.facts_added}, "

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from core.app import Hearth
 from core.config import save_settings
-from core.llm import LLMProvider
+from core.llm import CancelToken, LLMProvider
 from desktop.workers import Workers
 
 if TYPE_CHECKING:  # imported when first used: they pull in the HTTP client and APScheduler,
@@ -170,13 +170,14 @@ class AppContext(QObject):
         self.workers.start("Starting the schedule", start, on_done=started,
                            on_failed=elsewhere)
 
-    def _in_child(self, kind: str, trigger: str) -> object:
+    def _in_child(self, kind: str, trigger: str, cancel: CancelToken) -> object:
         """The schedule's dreams and reflections run in a child process, like the ones
-        started by hand (see ``desktop.isolated``)."""
+        started by hand (see ``desktop.isolated``); quitting cancels them (resumable)."""
         from desktop.isolated import run_in_child
 
         return run_in_child(kind, self.hearth.paths.home, trigger=trigger,
-                            provider_factory=self.custom_provider_factory).report
+                            provider_factory=self.custom_provider_factory,
+                            cancelled=lambda: cancel.cancelled).report
 
     def _attach(self, scheduler: HearthScheduler, assistant: Assistant) -> None:
         self.workers.start("Moving the quiet timers to the schedule",
@@ -211,6 +212,7 @@ class AppContext(QObject):
             self.assistant.close()
             self.assistant = None
         if self.scheduler is not None:
+            self.scheduler.stop_jobs()  # a nightly dream stops at its next safe point
             self.scheduler.shutdown(wait=True)
             self.scheduler = None
         self.hearth.close()

@@ -15,6 +15,7 @@ import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -93,7 +94,18 @@ class UnixHTTPConnection(http.client.HTTPConnection):
 
     def connect(self) -> None:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(self._path)
+        # "@name" is llama.cpp's spelling of an abstract socket, "\0name" the kernel's
+        self.sock.connect("\0" + self._path[1:] if self._path.startswith("@") else self._path)
+
+
+def unix_listeners() -> set[str]:
+    """Names of the listening Unix sockets on this machine (abstract ones start with @)."""
+    names = set()
+    for line in Path("/proc/net/unix").read_text().splitlines()[1:]:
+        fields = line.split()
+        if len(fields) == 8 and fields[3] == "00010000":  # __SO_ACCEPTCON: listening
+            names.add(fields[7])
+    return names
 
 
 def http_status(address: str, path: str, key: str | None = None) -> int:
@@ -263,28 +275,63 @@ def test_a_truncated_gguf_fails_to_load_with_the_hint(tmp_path: Path) -> None:
 # --- the HTTP listener xllamacpp insists on ---------------------------------------------------
 
 @pytest.mark.skipif(not LINUX_PROC, reason="reads /proc")
-def test_no_tcp_port_and_the_unix_socket_needs_the_key() -> None:
+def test_no_tcp_port_no_file_and_the_unix_socket_needs_the_key(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     model = EmbeddedProvider(DEFAULT_EMBEDDED_LLM, context_tokens=512)
     before = set(own_tcp_listeners())
     model.load()
     try:
         assert set(own_tcp_listeners()) == before
         address = model.http_address
-        assert address is not None and address.startswith("unix://")
-        folder = Path(address[len("unix://"):]).parent
-        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+        assert address is not None
+        assert re.fullmatch(rf"unix://@hearth-llm-{os.getpid()}-[0-9a-f]{{16}}\.sock", address)
+        assert address[len("unix://"):] in unix_listeners()
+        assert list(tmp_path.iterdir()) == []  # abstract: nothing on disk to leave behind
         assert http_status(address, "/health") == 200  # it is llama.cpp's server ...
         assert http_status(address, "/v1/models") == 401  # ... and it wants the key
         assert http_status(address, "/v1/models", key="guessed") == 401
     finally:
         model.close()
+    assert address[len("unix://"):] not in unix_listeners()
+
+
+@pytest.mark.skipif(not LINUX_PROC, reason="reads /proc")
+def test_without_abstract_sockets_a_private_folder_is_used_and_cleaned_up(
+        tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Other POSIX systems: a 0700 folder named after the process, removed on close, and
+    by the next load when its process was killed."""
+    tmp_path = tmp_path_factory.mktemp("llm")  # short: a socket path has at most 100 bytes
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(embedded_module, "abstract_unix_sockets", lambda: False)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    stale = tmp_path / f"hearth-llm-{gone.stdout.strip()}-x1y2z3ab"
+    (stale / "llm.sock").parent.mkdir()
+    (stale / "llm.sock").touch()
+    alive = tmp_path / "hearth-llm-1-a1b2c3de"  # pid 1 always runs
+    alive.mkdir()
+
+    model = EmbeddedProvider(DEFAULT_EMBEDDED_LLM, context_tokens=512)
+    model.load()
+    try:
+        address = model.http_address
+        assert address is not None and address.startswith("unix://")
+        folder = Path(address[len("unix://"):]).parent
+        assert folder.parent == tmp_path and folder.name.startswith(f"hearth-llm-{os.getpid()}-")
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+        assert http_status(address, "/v1/models") == 401
+        assert not stale.exists() and alive.exists()
+    finally:
+        model.close()
+    assert sorted(tmp_path.iterdir()) == [alive]
 
 
 @pytest.mark.skipif(not LINUX_PROC, reason="reads /proc")
 def test_the_loopback_fallback_needs_the_key_and_closes(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Where Unix sockets are unavailable the listener is 127.0.0.1 with the key."""
-    monkeypatch.setattr(embedded_module, "http_listener", lambda _folder: "127.0.0.1")
+    monkeypatch.setattr(embedded_module, "http_listener", lambda: ("127.0.0.1", None))
     model = EmbeddedProvider(DEFAULT_EMBEDDED_LLM, context_tokens=512)
     before = set(own_tcp_listeners())
     model.load()
@@ -305,8 +352,8 @@ def test_close_frees_the_model_and_a_later_use_loads_it_again() -> None:
     assert address is not None
     model.close()
     assert not model.loaded and model.http_address is None
-    if address.startswith("unix://"):
-        assert not Path(address[len("unix://"):]).parent.exists()
+    if LINUX_PROC:
+        assert address[len("unix://"):] not in unix_listeners()
     assert list(model.chat_stream(HELLO, max_tokens=2))[-1].done
     model.close()
 

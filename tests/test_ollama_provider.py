@@ -31,6 +31,8 @@ from core.llm import (
     LLMCancelled,
     LLMError,
     LLMModelMissingError,
+    LLMOutage,
+    LLMServerError,
     LLMTimeoutError,
     LLMUnavailableError,
     Message,
@@ -401,7 +403,7 @@ def test_a_connection_dropped_mid_stream_keeps_the_streamed_chunks(server, provi
             received.append(chunk.text)
     assert received == ["The ", "answer "]
     assert "cut off" in caught.value.message and "kept" in caught.value.hint
-    assert type(caught.value) is LLMError
+    assert type(caught.value) is LLMServerError  # an outage: the server went away
     assert len(server.chat_requests()) == 1  # never repeated once streaming began
 
 
@@ -432,6 +434,31 @@ def test_other_refusals_are_not_retried(server, provider):
     with pytest.raises(LLMError, match=r"refused the request: invalid options \(HTTP 400\)"):
         list(provider.chat_stream(HELLO))
     assert len(server.chat_requests()) == 1
+
+
+def test_failures_of_the_server_are_outages_and_refusals_are_not(server):
+    """Queued work waits out an ``LLMOutage`` without counting it against itself; a refusal
+    of the request itself is a plain ``LLMError``."""
+    provider = make_provider(server.url, retries=0)
+    outages = {
+        "5xx": FakeReply.failure(503, "model is loading"),
+        "hang-up": FakeReply(text="lost", drop_after=0),
+        "cut off": FakeReply(chunks=["{", '"facts"'], drop_after=1),
+        "slow": FakeReply(text="late", delay=1.0),
+    }
+    for label, reply in outages.items():
+        server.script(reply)
+        with pytest.raises(LLMOutage) as caught:
+            make_provider(server.url, retries=0, timeout=0.3).structured(HELLO, SCHEMA)
+        assert caught.value.message, label
+    with pytest.raises(LLMOutage):
+        make_provider(server.url, model="mistral:7b").structured(HELLO, SCHEMA)
+    with pytest.raises(LLMOutage):
+        make_provider(closed_port_url(), retries=0).structured(HELLO, SCHEMA)
+    server.script(FakeReply.failure(400, "invalid format"))
+    with pytest.raises(LLMError) as refused:
+        provider.structured(HELLO, SCHEMA)
+    assert not isinstance(refused.value, LLMOutage)
 
 
 def test_proxy_settings_cannot_route_prompts_elsewhere(server, provider, monkeypatch):

@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import typer
@@ -31,6 +32,7 @@ from core.cli.daemon_cmd import daemon
 from core.config import Settings
 from core.errors import InvalidInputError
 from core.intentions import IntentionService
+from core.llm import CancelToken
 from core.scheduling import (
     DECAY, DREAM, EVENT_PROCESSOR, INTENTION_FOLLOWUPS, JOBSTORE_TABLE, SCHEDULED_JOBS,
     HearthScheduler, SchedulerBusyError,
@@ -243,3 +245,20 @@ def test_the_dream_job_runs_the_cycle_and_skips_while_another_holds_the_lock(hea
         assert session.scalar(select(func.count()).select_from(Run)) == 0
     summary = scheduler.run_job(DREAM)
     assert re.fullmatch(r"dream run \d+: (done|partial)", summary), summary
+
+
+def test_stop_jobs_reaches_a_running_job_and_later_ones_do_not_start(hearth) -> None:
+    """What `hearth daemon` and quitting the window do on the way out."""
+    seen: list[CancelToken] = []
+
+    def runner(kind: str, _trigger: str, cancel: CancelToken) -> SimpleNamespace:
+        scheduler.stop_jobs()  # the stop comes while the dream runs
+        seen.append(cancel)
+        return SimpleNamespace(run_id=7, status="cancelled" if cancel.cancelled else "done")
+
+    scheduler = HearthScheduler(hearth, ScriptedLLM, runner=runner)
+    assert scheduler.run_job(DREAM) == "dream run 7: cancelled"
+    assert seen[0].cancelled
+    assert scheduler.run_job(DECAY) == "decay skipped: Hearth is stopping"
+    with hearth.storage.read() as session:
+        assert session.scalar(select(func.count()).select_from(Run)) == 0

@@ -2,8 +2,9 @@
 what the consolidation runs did.
 
 Registered as top-level commands by ``core.cli.main``. Failed events are shown with their
-attempts and last error so the user can fix the cause (start Ollama, pick a larger model)
-and retry them with ``--retry ID``; nothing on the event bus is ever dropped.
+attempts and last error so the user can fix the cause (pick a larger model) and retry them
+with ``--retry ID`` or ``--retry --all``; events waiting for a model that could not answer
+show what they wait for. Nothing on the event bus is ever dropped.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import typer
 
 from core.cli import output
 from core.cli.context import opened
-from core.consolidation.processor import list_events, retry_event
+from core.consolidation.processor import list_events, retry_event, retry_failed_events
+from core.errors import InvalidInputError
 from core.conversation.tokens import clip
 from core.storage.orm import ContextEvent
 from core.views.activity import RunView, event_view, list_runs
@@ -25,41 +27,71 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of 
 CONTENT_CHARS = 80   # of an event's content in the table (--json has all of it)
 
 
-def events(failed: Annotated[bool, typer.Option(
+def events(event_id: Annotated[Optional[int], typer.Argument(
+               metavar="[ID]", help="The event to retry (with --retry).")] = None,
+           failed: Annotated[bool, typer.Option(
                "--failed", help="Events that failed at least once, poisoned ones included.")
            ] = False,
-           retry: Annotated[Optional[int], typer.Option(
-               "--retry", metavar="ID", help="Reset a failed event's attempts so the next "
-                                             "run tries it again.")] = None,
+           retry: Annotated[bool, typer.Option(
+               "--retry", help="Reset the attempts of event ID (or, with --all, of every "
+                               "failed event) so the next run tries it again.")] = False,
+           every: Annotated[bool, typer.Option(
+               "--all", help="With --retry: every failed and poisoned event.")] = False,
            limit: Annotated[int, typer.Option(min=1, help="Show at most this many.")] = 200,
            as_json: JsonOption = False) -> None:
     """Observations waiting for consolidation, or (--failed) those that failed."""
+    if retry:
+        _retry(event_id, every, as_json)
+        return
+    if every or event_id is not None:
+        raise InvalidInputError("An event ID and --all go with --retry.",
+                                "For example `hearth events --retry 12` or "
+                                "`hearth events --retry --all`.")
     with opened() as hearth:
         max_attempts = hearth.settings.event_max_attempts
-        if retry is not None:
-            event = retry_event(hearth.storage, retry)
-            if as_json:
-                output.print_json(_event_dict(event, max_attempts))
-            else:
-                output.stdout.print(f"Event {event.id} will be tried again by the next "
-                                    "consolidation run.", highlight=False)
-            return
         rows = list_events(hearth.storage, max_attempts, failed=failed, limit=limit)
     listed = [_event_dict(row, max_attempts) for row in rows]
     if as_json:
         output.print_json(listed)
         return
     columns = ["id", "type", "created", "state", "attempts", "content"]
-    if failed:
+    with_errors = failed or any(e["last_error"] for e in listed)  # e.g. waiting for Ollama
+    if with_errors:
         columns.append("last error")
     output.print_table(
         "Failed events" if failed else "Pending events", columns,
         [[e["id"], e["event_type"], f"{e['created_at']:%Y-%m-%d %H:%M}", e["state"],
           e["attempts"], clip(" ".join(e["content"].split()), CONTENT_CHARS),
-          *([e["last_error"]] if failed else [])] for e in listed])
+          *([e["last_error"] or ""] if with_errors else [])] for e in listed])
     if failed and any(e["state"] == "poisoned" for e in listed):
         output.stderr.print("Poisoned events are no longer tried; fix the cause, then "
-                            "`hearth events --retry ID`.", highlight=False, markup=False)
+                            "`hearth events --retry ID` (or `--retry --all`).",
+                            highlight=False, markup=False)
+
+
+def _retry(event_id: int | None, every: bool, as_json: bool) -> None:
+    """``--retry ID`` or ``--retry --all``: fresh attempts for the next run."""
+    if every and event_id is None:
+        with opened() as hearth:
+            count = retry_failed_events(hearth.storage)
+        if as_json:
+            output.print_json({"retried": count})
+        else:
+            output.stdout.print(f"{count} failed event{'s' * (count != 1)} will be tried "
+                                "again by the next consolidation run.", highlight=False)
+        return
+    if every or event_id is None:
+        raise InvalidInputError("Say which event to retry: an ID, or --all (not both).",
+                                "For example `hearth events --retry 12` or "
+                                "`hearth events --retry --all`.")
+    with opened() as hearth:
+        event = retry_event(hearth.storage, event_id)
+        viewed = _event_dict(event, hearth.settings.event_max_attempts)
+    if as_json:
+        output.print_json(viewed)
+    else:
+        output.stdout.print(f"Event {event.id} will be tried again by the next "
+                            "consolidation run.", highlight=False)
 
 
 def runs(kind: Annotated[Optional[str], typer.Option(

@@ -32,9 +32,10 @@ answer would be SKIP or NOOP against a memory that is not itself user-stated, it
 an UPDATE, so the user's version is the current one (and never decays) while the old one
 stays in the history, superseded.
 
-``decide`` never writes. When the LLM cannot decide a candidate (down, timed out, or
-garbage after the repair-and-retry path) it raises ``DedupeUndecided`` and nothing is
-lost: the caller leaves its events unprocessed for a later retry. ``apply`` writes the
+``decide`` never writes. When the LLM cannot decide a candidate (garbage after the
+repair-and-retry path) it raises ``DedupeUndecided``; when it cannot answer at all (down,
+timed out: an ``LLMOutage``) that error propagates as it is. Either way nothing is lost:
+the caller leaves its events unprocessed for a later retry. ``apply`` writes the
 decisions in the caller's transaction and never physically deletes anything.
 """
 
@@ -56,7 +57,14 @@ from core.config import Settings
 from core.embedding.chunking import NO_CHUNKS, ChunkVectors, embed_documents_with_chunks
 from core.errors import InvalidInputError
 from core.learning.schemas import plain_text
-from core.llm.protocol import CancelToken, LLMCancelled, LLMError, LLMProvider, Message
+from core.llm.protocol import (
+    CancelToken,
+    LLMCancelled,
+    LLMError,
+    LLMOutage,
+    LLMProvider,
+    Message,
+)
 from core.llm.structured import CANCELLED, ask_structured
 from core.memories import MemorySpec, validated_memory
 from core.prompts import load_prompt
@@ -258,8 +266,9 @@ class Deduplicator:
         """One decision per candidate, in order; writes nothing.
 
         Raises ``InvalidInputError`` for a candidate that could never be stored (before any
-        LLM call), ``DedupeUndecided`` when the LLM gives no usable verdict, and
-        ``LLMCancelled`` when ``cancel`` is set.
+        LLM call), ``DedupeUndecided`` when the LLM gives no usable verdict, the provider's
+        ``LLMOutage`` when it cannot answer at all, and ``LLMCancelled`` when ``cancel`` is
+        set.
         """
         if not candidates:
             return []
@@ -426,6 +435,8 @@ class Deduplicator:
         if outcome.error == CANCELLED:
             raise LLMCancelled("Deduplication was cancelled.",
                                "The observations stay queued for the next run.")
+        if isinstance(outcome.failure, LLMOutage):
+            raise outcome.failure  # the model could not answer: not the candidate's fault
         if outcome.value is None:
             raise DedupeUndecided(candidate, outcome.error or "no answer")
         return outcome.value

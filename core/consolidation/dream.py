@@ -44,7 +44,12 @@ from core.consolidation.rem import run_rem
 from core.consolidation.runs import RunRecorder
 from core.errors import HearthError, InvalidInputError
 from core.instance_lock import FolderLock
-from core.llm.protocol import CancelToken, LLMCancelled, LLMProvider
+from core.llm.protocol import (
+    CancelToken,
+    LLMCancelled,
+    LLMProvider,
+    LLMUnavailableError,
+)
 from core.storage.orm import Run, utcnow
 
 STAGES = ("process", "triage", "distil", "enrich", "decay", "merge", "link", "rem",
@@ -108,6 +113,8 @@ def _process(hearth: Hearth, provider: LLMProvider, progress: StageProgress,
                                                    cancel=cancel)
     if report.status == "cancelled":
         raise _Cancelled("cancelled while processing events")
+    if report.status == "unavailable":  # the events wait for the model; the night goes on
+        raise LLMUnavailableError(report.unavailable)
     return {**report.counts(), "run_id": report.run_id, "status": report.status}
 
 

@@ -10,11 +10,19 @@ the rewritten working memory and facts worth embedding. Those facts and the batc
 written in ONE write transaction that also marks the batch's events processed, so a batch is
 either fully consolidated or not at all.
 
-A batch that fails (model down, unusable output, a database error) writes nothing but its
-events' ``attempts`` and ``last_error``, in a small transaction of its own, and the run goes
-on with the next batch. An event that has failed ``event_max_attempts`` times is poisoned:
-it is no longer picked up, and `hearth events --failed` shows it until the user retries it
-(`hearth events --retry ID`). Nothing is ever dropped.
+A batch that fails on its own account (unusable output after repair, a request the model
+refuses, a database error) writes nothing but its events' ``attempts``, ``last_error`` and
+the model that failed them (``failed_with``), in a small transaction of its own, and the
+run goes on with the next batch. A model that cannot answer at all (``LLMOutage``: Ollama
+not running, the model missing or loading, a server error, a timeout) is not the events'
+fault: no attempt is counted, the batch's events note what they wait for in ``last_error``,
+and the run stops at once with status ``unavailable`` (the next 500 events would meet the
+same dead server). An event that has failed ``event_max_attempts`` times is poisoned: it is
+no longer picked up, and `hearth events --failed` shows it. It gets one automatic retry
+(``auto_retried``): at the first run with another model than the one that failed it, or,
+failing that, once a run gets a usable answer from the model; an event that fails again
+stays poisoned until the user retries it (`hearth events --retry ID` or `--retry --all`).
+Nothing is ever dropped.
 
 Scaffold merge rule: the model is asked for the whole updated scaffold, but small models
 often return only what changed, so the answer is merged into the previous version: keys it
@@ -39,7 +47,7 @@ from pydantic import (
     ValidationError,
     field_validator,
 )
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from core.app import Hearth
@@ -49,7 +57,7 @@ from core.conversation.tokens import clip
 from core.errors import HearthError, InvalidInputError
 from core.learning.exclusions import ExclusionGate
 from core.learning.schemas import MemoryCandidate, plain_text
-from core.llm.protocol import CancelToken, LLMCancelled, LLMProvider, Message
+from core.llm.protocol import CancelToken, LLMCancelled, LLMOutage, LLMProvider, Message
 from core.llm.repair import nesting_depth, unwrap_stringified
 from core.llm.structured import CANCELLED, ask_structured
 from core.prompts import load_prompt
@@ -72,6 +80,8 @@ FACT_MAX_CHARS = 300
 OBSERVATION_CHARS = 600           # one observation as shown to the model
 PROCESSOR_MAX_TOKENS = 3500       # the bounds above at ~3.5 characters per token
 ERROR_CHARS = 500                 # of last_error
+IDENTITY_CHARS = 300              # of failed_with (provider · model · host)
+WAITING_PREFIX = "Waiting for the model (not counted as an attempt): "
 
 MEMORY_CANDIDATE = "memory_candidate"
 
@@ -118,7 +128,8 @@ class ProcessorReport:
     without the model and those the model judged NOOP."""
 
     run_id: int
-    status: str = "done"              # done, skipped (nothing pending), cancelled
+    status: str = "done"              # done, skipped (nothing pending), cancelled, unavailable
+    unavailable: str = ""             # why the model could not answer (status unavailable)
     events_seen: int = 0
     processed: int = 0
     failed: int = 0
@@ -132,7 +143,7 @@ class ProcessorReport:
 
     def counts(self) -> dict[str, int]:
         return {key: value for key, value in asdict(self).items()
-                if key not in ("run_id", "status")}
+                if key not in ("run_id", "status", "unavailable")}
 
 
 def merge_scaffold(previous: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
@@ -166,7 +177,8 @@ class _Batch:
 
 
 class _Unusable(Exception):
-    """The model gave no usable answer (down, or garbage after repair and one retry)."""
+    """The model answered, but nothing usable (garbage after repair and one retry, or a
+    refusal of the request)."""
 
 
 class _BatchTaken(Exception):
@@ -179,6 +191,10 @@ class _RunState:
     def __init__(self, storage: StoragePort, trigger: str) -> None:
         self.recorder = RunRecorder(storage, "processor", trigger)
         self.report = ProcessorReport(run_id=self.recorder.run_id)
+        self.answered = False
+        """The model gave a usable answer in this run (it works: see ``_readmit``)."""
+        self.poisoned: set[int] = set()
+        """Events poisoned by this run, which has just seen them fail."""
         self._totals: dict[str, dict[str, int]] = {}
 
     @contextmanager
@@ -202,54 +218,74 @@ class MemoryProcessor:
 
     def run(self, *, trigger: str = "manual", progress: Progress | None = None,
             cancel: CancelToken | None = None) -> ProcessorReport:
-        """Process every pending event, batch by batch; the run is recorded in ``runs``."""
+        """Process every pending event, batch by batch; the run is recorded in ``runs``.
+
+        Poisoned events get their one automatic retry here (see the module docstring):
+        those another model failed join this run's work, and once this run has had a
+        usable answer, those poisoned before it follow at its end."""
         state = _RunState(self._hearth.storage, trigger)
         report = state.report
         try:
+            self._readmit(state, another_model_only=True)
             pending = self._pending_ids()
             report.events_seen = len(pending)
-            if not pending:
+            report.status = self._work(pending, state, progress, cancel)
+            if report.status == "done" and state.answered:
+                again = self._readmit(state, another_model_only=False)
+                report.events_seen += len(again)
+                report.status = self._work(again, state, progress, cancel)
+            if not report.events_seen:
                 report.status = "skipped"
-            for start in range(0, len(pending), BATCH_SIZE):
-                if cancel is not None and cancel.cancelled:
-                    report.status = "cancelled"
-                    break
-                if not self._process(pending[start:start + BATCH_SIZE], state, cancel):
-                    report.status = "cancelled"
-                    break
-                if progress is not None:
-                    progress(min(start + BATCH_SIZE, len(pending)), len(pending))
             report.scaffold_keys = len(current_scaffold(self._hearth.storage))
         except BaseException as exc:
             state.recorder.fail(f"{type(exc).__name__}: {exc}", report.counts())
             raise
-        state.recorder.finish(report.counts(), status=report.status)
+        state.recorder.finish(report.counts(), status=report.status,
+                              error=report.unavailable or None)
         return report
+
+    def _work(self, ids: Sequence[int], state: _RunState, progress: Progress | None,
+              cancel: CancelToken | None) -> str:
+        """Consolidate ``ids`` batch by batch: ``done``, or why the run stops here
+        (``cancelled``, ``unavailable``)."""
+        for start in range(0, len(ids), BATCH_SIZE):
+            if cancel is not None and cancel.cancelled:
+                return "cancelled"
+            outcome = self._process(ids[start:start + BATCH_SIZE], state, cancel)
+            if outcome != "done":
+                return outcome
+            if progress is not None:
+                progress(min(start + BATCH_SIZE, len(ids)), len(ids))
+        return "done"
 
     # --- one batch ------------------------------------------------------------------------
 
     def _process(self, ids: Sequence[int], state: _RunState,
-                 cancel: CancelToken | None) -> bool:
-        """Consolidate one batch; False when cancelled (the batch is left as it was)."""
+                 cancel: CancelToken | None) -> str:
+        """Consolidate one batch: ``done`` (consolidated, or failed and counted),
+        ``cancelled`` or ``unavailable`` (the batch is left as it was, nothing counted)."""
         report = state.report
         batch = self._prepare(self._load(ids), report)
         if not batch.events:
-            return True
+            return "done"
         try:
             with state.stage("consolidate") as counts:
                 outcome = ask_structured(
                     self._provider, self._messages(batch.events), ProcessorOutput,
                     max_tokens=PROCESSOR_MAX_TOKENS, cancel=cancel)
                 if outcome.error == CANCELLED:
-                    return False
+                    return "cancelled"
+                if isinstance(outcome.failure, LLMOutage):
+                    raise outcome.failure
                 if outcome.value is None:
                     raise _Unusable(outcome.error or "no answer")
+                state.answered = True
                 counts["events"] = counts.get("events", 0) + len(batch.events)
                 counts["model_requests"] = counts.get("model_requests", 0) + outcome.attempts
             output = outcome.value
             candidates = batch.candidates + self._fact_candidates(output.facts_to_embed, report)
             if cancel is not None and cancel.cancelled:
-                return False
+                return "cancelled"
             with state.stage("dedupe") as counts:
                 decisions = self._deduplicator.decide(candidates, cancel=cancel)
                 counts["candidates"] = counts.get("candidates", 0) + len(candidates)
@@ -258,17 +294,20 @@ class MemoryProcessor:
                 counts["events_processed"] = counts.get("events_processed", 0) + len(
                     batch.events)
         except LLMCancelled:
-            return False  # the user's wish, not a failure: no attempt is counted
+            return "cancelled"  # the user's wish, not a failure: no attempt is counted
+        except LLMOutage as exc:
+            self._waiting(batch.events, exc, report)
+            return "unavailable"
         except _BatchTaken:
             log.info("Events %s were processed by another run meanwhile; skipped.", list(ids))
         except (_Unusable, HearthError) as exc:
-            self._failed(batch.events, _describe(exc), report)
+            self._failed(batch.events, _describe(exc), state)
         except Exception as exc:
             # A programming error: counted as an attempt so one bad event cannot block the
             # queue forever, then the run fails loudly. (Ctrl-C is not the events' fault.)
-            self._failed(batch.events, f"{type(exc).__name__}: {exc}", report)
+            self._failed(batch.events, f"{type(exc).__name__}: {exc}", state)
             raise
-        return True
+        return "done"
 
     def _prepare(self, events: list[_Event], report: ProcessorReport) -> _Batch:
         """Drop what the exclusion list now forbids (marked processed, never shown to the
@@ -370,9 +409,11 @@ class MemoryProcessor:
             return [_Event(row.id, row.event_type, row.content, dict(row.source_metadata or {}))
                     for row in rows]
 
-    def _failed(self, events: Sequence[_Event], error: str, report: ProcessorReport) -> None:
-        """Count a failed attempt on each event of the batch, in a transaction of its own."""
+    def _failed(self, events: Sequence[_Event], error: str, state: _RunState) -> None:
+        """Count a failed attempt on each event of the batch, in a transaction of its own,
+        with the model that failed it (a later change of model retries a poisoned one)."""
         limit = self._hearth.settings.event_max_attempts
+        report = state.report
         with self._hearth.storage.write() as session:
             rows = session.scalars(select(ContextEvent).where(
                 ContextEvent.id.in_([event.id for event in events]),
@@ -380,17 +421,59 @@ class MemoryProcessor:
             for row in rows:
                 row.attempts += 1
                 row.last_error = error[:ERROR_CHARS]
+                row.failed_with = self._provider.identity[:IDENTITY_CHARS]
                 report.failed += 1
                 if row.attempts >= limit:
                     report.poisoned += 1
+                    state.poisoned.add(row.id)
         log.warning("Consolidating %d event(s) failed: %s", len(events), error)
 
+    def _waiting(self, events: Sequence[_Event], outage: LLMOutage,
+                 report: ProcessorReport) -> None:
+        """The model could not answer: the batch's events say what they wait for (the
+        Activity view shows it) and keep their attempts; the run reports it."""
+        report.unavailable = _describe(outage)
+        with self._hearth.storage.write() as session:
+            for row in session.scalars(select(ContextEvent).where(
+                    ContextEvent.id.in_([event.id for event in events]),
+                    ContextEvent.processed.is_(False))):
+                row.last_error = f"{WAITING_PREFIX}{report.unavailable}"[:ERROR_CHARS]
+        log.warning("The model could not answer; consolidation waits for it: %s",
+                    report.unavailable)
+
+    def _readmit(self, state: _RunState, *, another_model_only: bool) -> list[int]:
+        """Give poisoned events their one automatic retry (one attempt left): those failed
+        by another model than this run's (or before Hearth recorded which), or with
+        ``another_model_only`` False every one poisoned before this run. Returns their
+        ids, oldest first."""
+        limit = self._hearth.settings.event_max_attempts
+        identity = self._provider.identity[:IDENTITY_CHARS]
+        query = select(ContextEvent).where(
+            ContextEvent.processed.is_(False), ContextEvent.attempts >= limit,
+            ContextEvent.auto_retried.is_(False))
+        if another_model_only:
+            query = query.where(or_(ContextEvent.failed_with.is_(None),
+                                    ContextEvent.failed_with != identity))
+        with self._hearth.storage.write() as session:
+            rows = [row for row in session.scalars(
+                query.order_by(ContextEvent.created_at, ContextEvent.id))
+                if row.id not in state.poisoned]
+            for row in rows:
+                row.attempts, row.auto_retried = limit - 1, True
+        if rows:
+            log.info("Poisoned events %s get their automatic retry (%s).",
+                     [row.id for row in rows],
+                     "another model" if another_model_only else "the model answers again")
+        return [row.id for row in rows]
+
     def _poison(self, event_id: int, error: str) -> None:
+        """Poison an event retrying cannot fix (its automatic retry counts as used)."""
         with self._hearth.storage.write() as session:
             row = session.get(ContextEvent, event_id)
             if row is not None:
                 row.attempts = max(row.attempts + 1, self._hearth.settings.event_max_attempts)
                 row.last_error = error[:ERROR_CHARS]
+                row.auto_retried = True
 
     def _mark_excluded(self, ids: Sequence[int]) -> None:
         with self._hearth.storage.write() as session:
@@ -440,8 +523,23 @@ def retry_event(storage: StoragePort, event_id: int) -> ContextEvent:
         if row.processed:
             raise InvalidInputError(f"Event {event_id} is already consolidated.",
                                     "Only unprocessed events can be retried.")
-        row.attempts, row.last_error = 0, None
+        _fresh(row)
         return row
+
+
+def retry_failed_events(storage: StoragePort) -> int:
+    """Give every failed or poisoned event a fresh set of attempts; returns how many."""
+    with storage.write() as session:
+        rows = list(session.scalars(select(ContextEvent).where(
+            ContextEvent.processed.is_(False), ContextEvent.attempts > 0)))
+        for row in rows:
+            _fresh(row)
+        return len(rows)
+
+
+def _fresh(row: ContextEvent) -> None:
+    """As if the event had never been tried (its automatic retry unused again too)."""
+    row.attempts, row.last_error, row.failed_with, row.auto_retried = 0, None, None, False
 
 
 # --- helpers -------------------------------------------------------------------------------

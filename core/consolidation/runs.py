@@ -2,7 +2,9 @@
 run, with per-stage counts and timings (shown by `hearth runs` and the Activity tab).
 
 Each stage's result is committed as soon as the stage ends, so a run that is killed keeps
-the record of what it finished; ``finish`` or ``fail`` closes it.
+the record of what it finished; ``finish`` or ``fail`` closes it. While it runs, the row is
+claimed by this process (``core.liveness``), so the next ``Hearth.open`` after a kill marks
+it ``interrupted`` while a live run is left alone.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from sqlalchemy.orm import Session
+
+from core.liveness import RUN, claim_new_row
 from core.storage.orm import Run, utcnow
 from core.storage.port import StoragePort
 
@@ -21,11 +26,8 @@ class RunRecorder:
 
     def __init__(self, storage: StoragePort, kind: str, trigger: str = "manual") -> None:
         self._storage = storage
-        with storage.write() as session:
-            run = Run(kind=kind, trigger=trigger, status="running", stages={}, counts={})
-            session.add(run)
-            session.flush()
-            self.run_id = run.id
+        self.run_id, self._claim = claim_new_row(
+            storage, RUN, lambda session: _new_run(session, kind, trigger))
 
     @contextmanager
     def stage(self, name: str) -> Iterator[dict[str, Any]]:
@@ -55,17 +57,30 @@ class RunRecorder:
             entry["seconds"] = round(earlier.get("seconds", 0.0) + entry["seconds"], 3)
             run.stages = {**run.stages, name: entry}
 
-    def finish(self, counts: dict[str, Any] | None = None, status: str = "done") -> None:
-        """Close the run: ``done``, ``skipped`` (nothing to do) or ``cancelled``."""
-        self._close(status, counts, None)
+    def finish(self, counts: dict[str, Any] | None = None, status: str = "done",
+               error: str | None = None) -> None:
+        """Close the run: ``done``, ``skipped`` (nothing to do), ``cancelled``, or
+        ``unavailable`` (stopped early because the model could not answer: ``error`` says
+        why)."""
+        self._close(status, counts, error)
 
     def fail(self, error: str, counts: dict[str, Any] | None = None) -> None:
         self._close("failed", counts, error)
 
     def _close(self, status: str, counts: dict[str, Any] | None, error: str | None) -> None:
-        with self._storage.write() as session:
-            run = session.get(Run, self.run_id)
-            assert run is not None
-            run.status, run.error, run.finished_at = status, error, utcnow()
-            if counts is not None:
-                run.counts = counts
+        try:
+            with self._storage.write() as session:
+                run = session.get(Run, self.run_id)
+                assert run is not None
+                run.status, run.error, run.finished_at = status, error, utcnow()
+                if counts is not None:
+                    run.counts = counts
+        finally:
+            self._claim.release()  # only now: the final state is committed (or never will be)
+
+
+def _new_run(session: Session, kind: str, trigger: str) -> int:
+    run = Run(kind=kind, trigger=trigger, status="running", stages={}, counts={})
+    session.add(run)
+    session.flush()
+    return run.id

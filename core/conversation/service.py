@@ -21,7 +21,9 @@ saved, marked failed. An unexpected exception (a bug) is saved the same way, the
 Cancelling (``CancelToken``) or abandoning the event iterator keeps the partial reply,
 marked stopped. The listener and the access marking cannot break a turn. Exclusions are
 read from ``hearth.settings`` at every turn, so a term added while Hearth runs applies at
-once. One turn per session at a time.
+once. One turn per session at a time. While the reply is produced the exchange is claimed
+by this process (``core.liveness``): if the process is killed, the next ``Hearth.open``
+marks it ``interrupted``, while a turn still streaming in a live process is left alone.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from core.conversation.tools import TOOL_SPECS, Confirm, ToolBox, ToolOutcome
 from core.conversation.user_turn import Clock, local_now
 from core.errors import HearthError, InvalidInputError
 from core.learning.exclusions import ExclusionGate
+from core.liveness import INTERACTION, Claim, claim_new_row
 from core.llm import CancelToken, LLMCancelled, LLMProvider, Message, ToolCall
 from core.notes import SUMMARY_PREFIX
 from core.storage.orm import AuditEntry, ChatSession, ContextLog, Interaction, Note, utcnow
@@ -92,7 +95,8 @@ class SessionDeletion:
 @dataclass(frozen=True)
 class Exchange:
     """One saved exchange, as a front end shows it. ``status``: completed, stopped,
-    failed, or pending (saved, no reply yet: in progress or interrupted)."""
+    failed, pending (saved, the reply in progress) or interrupted (its process stopped
+    before the reply was finished; whatever it had saved is kept)."""
 
     interaction_id: int
     user_message: str
@@ -118,6 +122,7 @@ class _Turn:
 
     interaction_id: int
     started: float
+    claim: Claim
     reply: list[str] = field(default_factory=list)
     tools: list[ToolOutcome] = field(default_factory=list)
     prompt: Prompt | None = None
@@ -278,7 +283,8 @@ class ConversationService:
         return self._turn(session_id, text, cancel or CancelToken())
 
     def _turn(self, session_id: str, text: str, cancel: CancelToken) -> Iterator[TurnEvent]:
-        turn = _Turn(self._save_user_message(session_id, text), time.perf_counter())
+        interaction_id, claim = self._save_user_message(session_id, text)
+        turn = _Turn(interaction_id, time.perf_counter(), claim)
         try:
             prepared = assembly.draft(self._hearth.storage, self._hearth.recall,
                                       self._hearth.settings, self._provider, text,
@@ -312,22 +318,26 @@ class ConversationService:
             yield TurnFinished(turn.interaction_id, turn.text, context_log_id,
                                dict(turn.prompt.tokens) if turn.prompt else {}, turn.stopped)
 
-    def _save_user_message(self, session_id: str, text: str) -> int:
+    def _save_user_message(self, session_id: str, text: str) -> tuple[int, Claim]:
         """The message is stored before the model is asked anything: nothing can lose it.
-        A message in a closed session reopens it (the conversation simply goes on)."""
-        with self._hearth.storage.write() as session:
-            chat = self._require_session(session, session_id)
-            chat.last_message_at = utcnow()
-            chat.closed_at = None
-            if not chat.title:
-                chat.title = clip(" ".join(text.split()), TITLE_CHARS)
-            interaction = Interaction(session_id=session_id, user_message=text,
-                                      agent_response="", channel=self._channel,
-                                      provider=self._provider.name, model=self._provider.model,
-                                      tools_used=[], status="pending")
-            session.add(interaction)
-            session.flush()
-            return interaction.id
+        A message in a closed session reopens it (the conversation simply goes on). The
+        pending exchange is claimed by this process until ``_finish``."""
+        return claim_new_row(self._hearth.storage, INTERACTION,
+                             lambda session: self._add_user_message(session, session_id, text))
+
+    def _add_user_message(self, session: Session, session_id: str, text: str) -> int:
+        chat = self._require_session(session, session_id)
+        chat.last_message_at = utcnow()
+        chat.closed_at = None
+        if not chat.title:
+            chat.title = clip(" ".join(text.split()), TITLE_CHARS)
+        interaction = Interaction(session_id=session_id, user_message=text,
+                                  agent_response="", channel=self._channel,
+                                  provider=self._provider.name, model=self._provider.model,
+                                  tools_used=[], status="pending")
+        session.add(interaction)
+        session.flush()
+        return interaction.id
 
     def _compact_if_needed(self, session_id: str, interaction_id: int, prepared: Draft,
                            cancel: CancelToken) -> Compacted | None:
@@ -391,24 +401,28 @@ class ConversationService:
     def _finish(self, session_id: str, turn: _Turn) -> int | None:
         """Write the exchange and its context log together, then the follow-ups."""
         latency_ms = (time.perf_counter() - turn.started) * 1000
-        with self._hearth.storage.write() as session:
-            interaction = session.get(Interaction, turn.interaction_id)
-            if interaction is None:  # the session was deleted meanwhile
-                return None
-            interaction.agent_response = turn.text
-            interaction.tools_used = turn.tools_used()
-            interaction.status = turn.status
-            interaction.error = turn.error.message if turn.error is not None else None
-            interaction.latency_ms = round(latency_ms, 1)
-            log_id = None
-            if turn.prompt is not None:
-                tokens = {**turn.prompt.tokens, "reply": estimate_tokens(turn.text)}
-                entry = ContextLog(interaction_id=turn.interaction_id, session_id=session_id,
-                                   system_prompt_sha256=turn.prompt.system_sha256,
-                                   items=list(turn.prompt.items), tokens=tokens)
-                session.add(entry)
-                session.flush()
-                log_id = entry.id
+        try:
+            with self._hearth.storage.write() as session:
+                interaction = session.get(Interaction, turn.interaction_id)
+                if interaction is None:  # the session was deleted meanwhile
+                    return None
+                interaction.agent_response = turn.text
+                interaction.tools_used = turn.tools_used()
+                interaction.status = turn.status
+                interaction.error = turn.error.message if turn.error is not None else None
+                interaction.latency_ms = round(latency_ms, 1)
+                log_id = None
+                if turn.prompt is not None:
+                    tokens = {**turn.prompt.tokens, "reply": estimate_tokens(turn.text)}
+                    entry = ContextLog(interaction_id=turn.interaction_id,
+                                       session_id=session_id,
+                                       system_prompt_sha256=turn.prompt.system_sha256,
+                                       items=list(turn.prompt.items), tokens=tokens)
+                    session.add(entry)
+                    session.flush()
+                    log_id = entry.id
+        finally:
+            turn.claim.release()  # only now: the final state is committed (or never will be)
         if turn.prompt is not None and turn.prompt.memory_ids:
             try:
                 self._hearth.recall.mark_accessed(turn.prompt.memory_ids)

@@ -6,7 +6,9 @@ from core.llm.protocol import (
     LLMCancelled,
     LLMError,
     LLMModelMissingError,
+    LLMOutage,
     LLMProvider,
+    LLMServerError,
     LLMTimeoutError,
     LLMUnavailableError,
     Message,
@@ -19,6 +21,6 @@ from core.llm.protocol import (
 
 __all__ = [
     "CancelToken", "ChatChunk", "LLMCancelled", "LLMError", "LLMModelMissingError",
-    "LLMProvider", "LLMTimeoutError", "LLMUnavailableError", "Message", "ModelInfo",
-    "ProviderStatus", "PullProgress", "ToolCall", "ToolSpec",
+    "LLMOutage", "LLMProvider", "LLMServerError", "LLMTimeoutError", "LLMUnavailableError",
+    "Message", "ModelInfo", "ProviderStatus", "PullProgress", "ToolCall", "ToolSpec",
 ]

@@ -38,11 +38,17 @@ How xllamacpp is used, and what it cannot do:
 
 Security: xllamacpp always starts llama.cpp's HTTP server next to the in-process API; the
 library has no switch to keep it closed. Hearth never uses it, so it is made as unreachable
-as the library allows: on POSIX it listens on a Unix socket inside a private (0700) temporary
-folder, so there is no TCP port at all; elsewhere on 127.0.0.1 on a random port. Either way
-every endpoint except ``/health`` requires a random API key that lives only in memory. The
-web UI and the slots and props endpoints are off (metrics stay on, see ``_params``), and
-llama.cpp is told it is offline (it never downloads anything).
+as the library allows, with no TCP port at all where the platform allows and nothing left on
+disk however the process ends: on Linux it listens on an abstract Unix socket
+(``@hearth-llm-<pid>-<random>.sock``: a name with no file, gone with the socket, so a
+SIGKILL leaves nothing behind; having no file, it has no file permissions either, so the
+key below is what keeps other local users out, as on loopback); on other POSIX systems on a Unix socket inside a private
+(0700) temporary folder ``hearth-llm-<pid>-…``, removed on close, and by the next load when
+its process was killed; elsewhere on 127.0.0.1 on a random port. Every endpoint except
+``/health`` requires a random API key that lives only in memory. The web UI and the slots
+and props endpoints are off (metrics stay on, see ``_params``), and llama.cpp is told it is
+offline (it never downloads anything). There is no child process to outlive Hearth: the
+model runs in Hearth's own.
 """
 
 from __future__ import annotations
@@ -51,6 +57,7 @@ import os
 import queue
 import secrets
 import shutil
+import sys
 import tempfile
 import threading
 import weakref
@@ -88,6 +95,8 @@ read again (measured: 2,200 prompt tokens, first token after 9.2 s cold, 0.13 s 
 llama.cpp's default allows 8 GiB; SmolLM2 needs about 50 MB per 2,000-token prompt."""
 UNIX_SOCKET_PATH_LIMIT = 100
 """AF_UNIX paths are limited to 104 (macOS) or 108 (Linux) bytes; longer ones cannot bind."""
+LISTENER_PREFIX = "hearth-llm-"
+"""Names of the abstract sockets and private folders: ``hearth-llm-<pid>-<random>``."""
 LOG_ERRORS_ONLY = 1
 """llama.cpp's log threshold: errors reach stderr (they explain a damaged model file),
 the per-request information lines do not."""
@@ -114,14 +123,54 @@ def gguf_problem(path: Path) -> str | None:
     return None
 
 
-def http_listener(private_dir: Path) -> str:
-    """Where llama.cpp's unused HTTP server listens: a Unix socket in a private folder when
-    the platform has them (no TCP port at all), else loopback (the API key still guards
-    it)."""
-    socket_path = private_dir / "llm.sock"
-    if os.name == "posix" and len(str(socket_path)) < UNIX_SOCKET_PATH_LIMIT:
-        return str(socket_path)
-    return "127.0.0.1"
+def abstract_unix_sockets() -> bool:
+    """Whether the platform has Unix sockets without a file (Linux's abstract namespace)."""
+    return sys.platform.startswith("linux")
+
+
+def http_listener() -> tuple[str, Path | None]:
+    """Where llama.cpp's unused HTTP server listens, and the private folder made for it
+    (None when there is none to remove); see the module docstring. llama.cpp takes a name
+    ending in ``.sock`` as a Unix socket, and one starting with ``@`` as abstract."""
+    owned = f"{LISTENER_PREFIX}{os.getpid()}-"
+    if abstract_unix_sockets():
+        return f"@{owned}{secrets.token_hex(8)}.sock", None
+    if os.name == "posix":
+        parent = Path(tempfile.gettempdir())
+        remove_stale_folders(parent)
+        folder = Path(tempfile.mkdtemp(prefix=owned, dir=parent))
+        socket_path = folder / "llm.sock"
+        if len(str(socket_path)) < UNIX_SOCKET_PATH_LIMIT:
+            return str(socket_path), folder
+        folder.rmdir()
+    return "127.0.0.1", None
+
+
+def remove_stale_folders(parent: Path) -> list[Path]:
+    """Remove the private listener folders in ``parent`` whose process is gone (killed
+    before it could remove its own); returns them. Folders of live processes, of other
+    users and without a process id in their name are left alone."""
+    removed = []
+    for folder in parent.glob(f"{LISTENER_PREFIX}*-*"):
+        owner = folder.name.removeprefix(LISTENER_PREFIX).split("-", 1)[0]
+        try:
+            mine = folder.is_dir() and folder.stat().st_uid == os.getuid()
+        except FileNotFoundError:
+            continue  # removed meanwhile by its owner
+        if mine and owner.isdigit() and not _process_exists(int(owner)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+def _process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
 
 
 class EmbeddedProvider:
@@ -152,6 +201,10 @@ class EmbeddedProvider:
     @property
     def model(self) -> str:
         return self._path.name.removesuffix(".gguf")
+
+    @property
+    def identity(self) -> str:
+        return f"embedded · {self.model} · {self._path}"
 
     @property
     def supports_tools(self) -> bool:
@@ -289,19 +342,19 @@ class EmbeddedProvider:
         problem = gguf_problem(self._path)
         if problem is not None:
             raise LLMUnavailableError(problem, MISSING_MODEL_HINT)
-        private_dir = Path(tempfile.mkdtemp(prefix="hearth-llm-"))
+        address, private_dir = http_listener()
         try:
-            server = xllamacpp.Server(self._params(private_dir))
+            server = xllamacpp.Server(self._params(address))
         except RuntimeError as exc:
-            shutil.rmtree(private_dir, ignore_errors=True)
+            _remove(private_dir)
             raise LLMUnavailableError(
                 f"The embedded model {self._path} could not be loaded: the file is damaged, "
                 "incomplete or not a model llama.cpp can run.", MISSING_MODEL_HINT) from exc
         server.handle_metrics()  # returns once the server loop runs: see _params
-        self._cleanup = weakref.finalize(self, shutil.rmtree, private_dir, ignore_errors=True)
+        self._cleanup = weakref.finalize(self, _remove, private_dir)
         return server
 
-    def _params(self, private_dir: Path) -> Any:
+    def _params(self, address: str) -> Any:
         params = xllamacpp.CommonParams()
         params.model.path = str(self._path)
         params.n_ctx = self._context_tokens
@@ -309,7 +362,7 @@ class EmbeddedProvider:
         params.cache_ram_mib = PROMPT_CACHE_MIB
         params.cpuparams.n_threads = self._threads
         params.cpuparams_batch.n_threads = self._threads
-        params.hostnames = [http_listener(private_dir)]
+        params.hostnames = [address]
         params.port = 0
         params.api_keys = [secrets.token_urlsafe(32)]
         params.n_threads_http = 1
@@ -327,7 +380,7 @@ class EmbeddedProvider:
         return params
 
     def close(self, timeout: float = 5.0) -> None:
-        """Stop running generations, free the model and remove the private folder.
+        """Stop running generations, free the model and remove the private folder (if any).
 
         Waits up to ``timeout`` seconds for running requests to stop (each stops at its
         next token); the model's memory is released when the last one has."""
@@ -341,6 +394,11 @@ class EmbeddedProvider:
             worker.join(timeout)
         if cleanup is not None:
             cleanup()
+
+
+def _remove(private_dir: Path | None) -> None:
+    if private_dir is not None:
+        shutil.rmtree(private_dir, ignore_errors=True)
 
 
 def _delta_text(chunk: dict[str, Any]) -> str:

@@ -6,7 +6,11 @@ What it promises beyond the ``LLMProvider`` protocol, and why:
   does not follow redirects, so a prompt can never be routed anywhere but ``host``.
 * **Plain errors.** Every failure of the client or of httpx becomes an ``LLMError``
   subclass with a sentence and a hint ("Ollama is not running at ...", "The model ... is
-  not installed ..."); unexpected exceptions (bugs) are not disguised.
+  not installed ..."); unexpected exceptions (bugs) are not disguised. Failures of the
+  server rather than of the request (not running, model missing, 5xx, a timeout, a
+  dropped connection, a reply that is not Ollama's) are ``LLMOutage`` subclasses, so
+  queued work waits for Ollama instead of counting them against itself; a refusal of the
+  request (4xx) is a plain ``LLMError``.
 * **Retries only where they are safe.** Connection failures and 5xx answers are retried
   with backoff *before* the first streamed part arrives; after that a failure ends the
   reply ("cut off"), because repeating the request would duplicate what the user saw.
@@ -48,6 +52,7 @@ from core.llm.protocol import (
     LLMCancelled,
     LLMError,
     LLMModelMissingError,
+    LLMServerError,
     LLMTimeoutError,
     LLMUnavailableError,
     Message,
@@ -125,6 +130,10 @@ class OllamaProvider:
     @property
     def host(self) -> str:
         return self._host
+
+    @property
+    def identity(self) -> str:
+        return f"ollama · {self._model} · {self._host}"
 
     @property
     def supports_tools(self) -> bool:
@@ -346,8 +355,8 @@ class OllamaProvider:
                 _close(parts)
                 raise
             if first is None:
-                raise LLMError("Ollama ended the reply before sending anything.",
-                               "Check Ollama's log, then try again.")
+                raise LLMServerError("Ollama ended the reply before sending anything.",
+                                     "Check Ollama's log, then try again.")
             return first, parts
 
         return self._with_retries(attempt, what)
@@ -368,12 +377,12 @@ class OllamaProvider:
                     f"Pull it with `hearth models pull {self._model}` "
                     f"(or `ollama pull {self._model}`).")
             if exc.status_code >= 500:
-                return LLMError(f"Ollama failed to answer ({detail}).",
-                                "The model may not fit in memory; see Ollama's log, then try "
-                                "again or choose a smaller model.")
+                return LLMServerError(f"Ollama failed to answer ({detail}).",
+                                      "The model may not fit in memory; see Ollama's log, "
+                                      "then try again or choose a smaller model.")
             if exc.status_code == -1:
-                return LLMError(f"Ollama stopped with an error: {detail}.",
-                                "See Ollama's log, then try again.")
+                return LLMServerError(f"Ollama stopped with an error: {detail}.",
+                                      "See Ollama's log, then try again.")
             return LLMError(f"Ollama refused the request: {detail} (HTTP {exc.status_code}).",
                             "Check the model name and the settings, then try again.")
         if isinstance(exc, (ConnectionError, httpx.ConnectError)):
@@ -399,13 +408,13 @@ class OllamaProvider:
         if isinstance(exc, httpx.TransportError):
             if started:
                 return _cut_off()
-            return LLMError(f"Ollama at {host} closed the connection without answering.",
-                            "Check that Ollama is running and healthy (see its log), then "
-                            "try again.")
+            return LLMServerError(f"Ollama at {host} closed the connection without answering.",
+                                  "Check that Ollama is running and healthy (see its log), "
+                                  "then try again.")
         if isinstance(exc, (json.JSONDecodeError, ValidationError)):
-            return LLMError(f"The server at {host} sent a reply Hearth cannot read.",
-                            "Make sure the address points to an Ollama server and that "
-                            "Ollama is up to date.")
+            return LLMServerError(f"The server at {host} sent a reply Hearth cannot read.",
+                                  "Make sure the address points to an Ollama server and that "
+                                  "Ollama is up to date.")
         return LLMError(f"Talking to Ollama at {host} failed ({type(exc).__name__}: {exc}).",
                         "Check that Ollama is running, then try again.")
 
@@ -486,11 +495,11 @@ def _retryable(exc: Exception) -> bool:
                             httpx.RemoteProtocolError, httpx.ReadError))
 
 
-def _cut_off() -> LLMError:
-    return LLMError("The connection to Ollama dropped in the middle of the reply; it was "
-                    "cut off.",
-                    "What arrived so far is kept. Check that Ollama is still running, then "
-                    "try again.")
+def _cut_off() -> LLMServerError:
+    return LLMServerError("The connection to Ollama dropped in the middle of the reply; it "
+                          "was cut off.",
+                          "What arrived so far is kept. Check that Ollama is still running, "
+                          "then try again.")
 
 
 def _structured_cancelled() -> LLMCancelled:

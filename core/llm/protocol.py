@@ -4,7 +4,9 @@ Three abilities: streaming chat that can be cancelled, structured output against
 schema, and tool calls. Two implementations exist (``core.llm.ollama`` for a local Ollama
 server, ``core.llm.embedded`` for an in-process llama.cpp model); tests use a scripted
 double. Callers never see a library exception: every failure is an ``LLMError`` subclass
-with a sentence a person can act on.
+with a sentence a person can act on. An ``LLMOutage`` (not running, model missing, server
+error, timeout) says the provider could not answer at all, which queued work must not
+count against itself; any other ``LLMError`` is a failure of this request.
 
 Structured output is returned as *raw text*: models (small ones especially) produce
 fences, chatter around the JSON, stringified values and wrong shapes, and the repair and
@@ -112,6 +114,11 @@ class LLMProvider(Protocol):
         """The model name this provider uses."""
 
     @property
+    def identity(self) -> str:
+        """Provider, model and where it runs (``ollama · llama3.2:3b · http://...``):
+        precise enough to notice that the user chose another model or server."""
+
+    @property
     def supports_tools(self) -> bool:
         """True when the model can be offered tools (native tool calling)."""
 
@@ -139,16 +146,30 @@ class LLMError(HearthError):
     """Any failure talking to a language model."""
 
 
-class LLMUnavailableError(LLMError):
+class LLMOutage(LLMError):
+    """The provider could not answer at all: nothing about the request was wrong.
+
+    Work queued for the model (the event processor's observations) waits for it to come
+    back instead of counting the failure against itself; only an answer that is unusable
+    (``LLMError`` itself, or invalid output after repair) is the request's failure.
+    """
+
+
+class LLMUnavailableError(LLMOutage):
     """The provider cannot be reached (Ollama not running, embedded model missing)."""
 
 
-class LLMModelMissingError(LLMError):
+class LLMModelMissingError(LLMOutage):
     """The configured model is not installed."""
 
 
-class LLMTimeoutError(LLMError):
+class LLMTimeoutError(LLMOutage):
     """The model did not answer in time."""
+
+
+class LLMServerError(LLMOutage):
+    """The server failed while answering (HTTP 5xx, a model that is loading or crashed, a
+    connection dropped mid-reply, a reply that is not Ollama's)."""
 
 
 class LLMCancelled(LLMError):

@@ -50,13 +50,16 @@ class StructuredOutcome(Generic[Model]):
 
     ``value`` is a validated instance or ``None``; ``error`` says why not (``"cancelled"``
     when the caller cancelled); ``raw`` is the text of the last answer (empty when the
-    provider failed before answering); ``attempts`` counts requests actually sent.
+    provider failed before answering); ``attempts`` counts requests actually sent;
+    ``failure`` is the provider's own error when it failed (an ``LLMOutage`` means it could
+    not answer at all, which a caller with queued work treats as "wait", not "bad input").
     """
 
     value: Model | None
     raw: str
     error: str | None
     attempts: int
+    failure: LLMError | None = None
 
     @property
     def ok(self) -> bool:
@@ -92,7 +95,7 @@ def ask_structured(provider: LLMProvider, messages: Sequence[Message], output: t
         except LLMError as exc:
             log.warning("Structured request to %s (%s) failed: %s",
                         provider.name, provider.model, exc)
-            return StructuredOutcome(None, raw, str(exc), attempts)
+            return StructuredOutcome(None, raw, str(exc), attempts, failure=exc)
         if cancel is not None and cancel.cancelled:
             return StructuredOutcome(None, raw, CANCELLED, attempts)
         value, error = parse_structured(raw, output)

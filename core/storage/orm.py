@@ -113,7 +113,8 @@ class Interaction(Base):
 
     ``status``: ``pending`` while the reply is being produced (the message is saved first,
     so nothing is lost), then ``completed``, ``stopped`` (cancelled; the partial reply is
-    kept) or ``failed`` (with ``error``).
+    kept), ``failed`` (with ``error``), or ``interrupted`` (the process stopped mid-reply;
+    set at the next open, ``core.liveness``).
     """
 
     __tablename__ = "interactions"
@@ -325,7 +326,13 @@ class MemoryEdge(Base):
 
 
 class ContextEvent(Base):
-    """An observation waiting for consolidation (the event bus)."""
+    """An observation waiting for consolidation (the event bus).
+
+    ``attempts`` counts only failures of the event's own (unusable output); ``failed_with``
+    names the model of the last one (provider · model · host) and ``auto_retried`` says
+    whether the one automatic retry of a poisoned event was used (after a change of model,
+    or once the model answered again); see ``core.consolidation.processor``.
+    """
 
     __tablename__ = "context_events"
     __table_args__ = (Index("ix_context_events_pending", "processed", "created_at"),)
@@ -337,6 +344,8 @@ class ContextEvent(Base):
     processed: Mapped[bool] = mapped_column(Boolean, default=False)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(Text)
+    failed_with: Mapped[str | None] = mapped_column(String(300))
+    auto_retried: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     processed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 

@@ -203,14 +203,16 @@ class ReplyMessage(MessageView):
         self.activity.setVisible(True)
 
     def finish(self, status: str, interaction_id: int | None, *, note: str = "") -> None:
-        """The turn ended: ``completed``, ``stopped`` (partial text kept) or ``failed``
-        (``note`` says why and what to do)."""
+        """The turn ended: ``completed``, ``stopped`` (partial text kept), ``failed``
+        (``note`` says why and what to do), or, for a saved one, ``pending`` (still being
+        answered elsewhere) or ``interrupted`` (its process stopped mid-reply)."""
         self._render_timer.stop()
         self._render()
         self.body.setVisible(bool(self._markdown))
         self.status, self.interaction_id = status, interaction_id
-        texts = {"completed": "", "stopped": "stopped",
-                 "pending": "no reply (interrupted)", "failed": note or "this reply failed"}
+        texts = {"completed": "", "stopped": "stopped", "pending": "no reply yet",
+                 "interrupted": "interrupted (Hearth stopped before the reply was finished)",
+                 "failed": note or "this reply failed"}
         self.footer.setText(texts.get(status, status))
         if status == "failed":
             paint_failure(self.footer)

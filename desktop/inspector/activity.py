@@ -1,8 +1,9 @@
 """Activity: what consolidation still has to do and what it did.
 
-The event queue lists every observation not yet consolidated: pending ones, and failed ones
-with their attempts and last error, which the user can retry once the cause is fixed (the
-model is back, a larger one is chosen). The run history lists reflection, dream, processor
+The event queue lists every observation not yet consolidated: pending ones (with what they
+wait for when the model could not answer), and failed ones with their attempts and last
+error, which the user can retry, one or all at once, once the cause is fixed (a larger
+model is chosen). The run history lists reflection, dream, processor
 and decay runs; selecting one shows its stages with their counts, seconds and errors.
 
 The page refreshes when memory changes, when a run finishes, and every few seconds while it
@@ -30,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.consolidation.processor import retry_event
+from core.consolidation.processor import retry_event, retry_failed_events
 from core.views import activity
 from core.views.activity import EventView, RunView, StageView
 from desktop.context import AppContext
@@ -158,6 +159,10 @@ class ActivityPage(InspectorPage):
         self.retry_button.setToolTip("Try this failed event again in the next consolidation "
                                      "run (after fixing what made it fail)")
         self.retry_button.setEnabled(False)
+        self.retry_all_button = QPushButton(icon("refresh"), "Retry a&ll")
+        self.retry_all_button.setToolTip("Try every failed event again in the next "
+                                         "consolidation run")
+        self.retry_all_button.setEnabled(False)
         self.event_text = QPlainTextEdit(readOnly=True)
         self.event_text.setPlaceholderText("Select an event to read it and its last error.")
         self.kind = QComboBox()
@@ -179,6 +184,7 @@ class ActivityPage(InspectorPage):
         self._poll = QTimer(self, interval=POLL_MS)
         self._poll.timeout.connect(self.refresh)
         self.retry_button.clicked.connect(lambda _checked=False: self.retry_selected())
+        self.retry_all_button.clicked.connect(lambda _checked=False: self.retry_all())
         self.kind.currentIndexChanged.connect(lambda _index: self.reload())
         self.events_view.selectionModel().currentRowChanged.connect(self._event_selected)
         self.runs_view.selectionModel().currentRowChanged.connect(self._run_selected)
@@ -190,6 +196,7 @@ class ActivityPage(InspectorPage):
         top = QHBoxLayout()
         top.addWidget(self.queue_summary, 1)
         top.addWidget(self.retry_button)
+        top.addWidget(self.retry_all_button)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.events_view)
         split.addWidget(self.event_text)
@@ -251,6 +258,7 @@ class ActivityPage(InspectorPage):
         self.events.set_rows(result.events)
         self.runs.set_rows(result.runs)
         failed = sum(event.failed for event in result.events)
+        self.retry_all_button.setEnabled(failed > 0)
         shown = "" if result.waiting <= len(result.events) else \
             f" (the oldest {len(result.events)} shown)"
         self.queue_summary.setText(
@@ -336,3 +344,9 @@ class ActivityPage(InspectorPage):
         self.change("Retrying an event", lambda: retry_event(storage, event.id),
                     lambda _e: f"Event {event.id} will be tried again by the next "
                                "consolidation run.")
+
+    def retry_all(self) -> None:
+        storage = self.ctx.hearth.storage
+        self.change("Retrying failed events", lambda: retry_failed_events(storage),
+                    lambda count: f"{count} failed event{'s' * (count != 1)} will be tried "
+                                  "again by the next consolidation run.")

@@ -223,6 +223,21 @@ def test_a_failed_event_shows_its_error_and_retry_makes_it_pending(qtbot,
     assert not page.retry_button.isEnabled()
 
 
+def test_retry_all_makes_every_failed_event_pending(qtbot, ctx: AppContext) -> None:
+    first = add_event(ctx.hearth.storage, "observation", "Learning Portuguese.", {})
+    second = add_event(ctx.hearth.storage, "observation", "Plays the cello.", {})
+    MemoryProcessor(ctx.hearth, ScriptedLLM([failing("model missing")])).run()
+    page = shown(qtbot, ctx, ActivityPage)
+    assert [e.state.value for e in page.events.records()] == ["failing", "failing"]
+    assert page.retry_all_button.isEnabled()
+
+    page.retry_all_button.click()
+    wait_idle(qtbot, ctx)
+    assert [(e.id, e.state.value, e.attempts) for e in page.events.records()] == [
+        (first, "pending", 0), (second, "pending", 0)]
+    assert not page.retry_all_button.isEnabled()
+
+
 def test_selecting_a_run_shows_its_stages(qtbot, ctx: AppContext) -> None:
     reflection = RunRecorder(ctx.hearth.storage, "reflection", "schedule")
     with reflection.stage("profile") as counts:

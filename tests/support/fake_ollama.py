@@ -15,7 +15,8 @@ scripted) and ``POST /api/pull`` (streamed progress). Standard library only.
         assert "<context" in server.chat_requests()[0]["messages"][-1]["content"]
 
 Every response says ``Connection: close`` and ``stop()`` wakes and joins every handler
-thread, so nothing is left running after a test.
+thread, so nothing is left running after a test. ``start()`` after ``stop()`` listens on the
+same port again, so a test can take Ollama away and bring it back at the same address.
 """
 
 from __future__ import annotations
@@ -130,12 +131,14 @@ class FakeOllama:
         self._stopping = threading.Event()
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
+        self._port = 0  # any free port at first, then the same one on every restart
 
     # --- lifecycle ---------------------------------------------------------------------------
 
     def start(self) -> FakeOllama:
         self._stopping.clear()
-        self._httpd = _Server(("127.0.0.1", 0), _Handler, self)
+        self._httpd = _Server(("127.0.0.1", self._port), _Handler, self)
+        self._port = self._httpd.server_address[1]
         self._thread = threading.Thread(target=self._httpd.serve_forever,
                                         kwargs={"poll_interval": 0.05},
                                         name="fake-ollama", daemon=True)

@@ -63,6 +63,10 @@ class ScriptedLLM:
         return self._model
 
     @property
+    def identity(self) -> str:
+        return f"{self._name} · {self._model}"
+
+    @property
     def supports_tools(self) -> bool:
         return self._supports_tools
 
