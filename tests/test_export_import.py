@@ -143,6 +143,41 @@ def test_unreadable_exports_are_refused_before_writing(tmp_path, storage, target
     assert set(counts(target).values()) == {0}
 
 
+def test_an_export_from_an_older_version_imports(tmp_path, storage, target, embedder) -> None:
+    """What later versions added is absent from an older export: a table (empty here) and
+    columns that have a default or may be empty. The rows it has are all restored."""
+    fill_every_table(storage, embedder)
+    path = tmp_path / "export.json"
+    export_all(storage, path)
+    envelope = json.loads(path.read_text(encoding="utf-8"))
+    envelope["schema_revision"] = "0007"
+    del envelope["tables"]["working_memory_versions"]
+    for event in envelope["tables"]["context_events"]:
+        del event["failed_with"], event["auto_retried"]
+    path.write_text(json.dumps(envelope), encoding="utf-8")
+
+    restored = import_export(path, target, embedder)
+
+    assert restored["context_events"] == 1 and restored["working_memory_versions"] == 0
+    with target.read() as s:
+        event = s.scalars(select(orm.ContextEvent)).one()
+        assert event.content == "moved to Porto" and event.auto_retried is False
+
+
+def test_an_export_of_this_version_with_a_column_missing_is_refused(tmp_path, storage, target,
+                                                                    embedder) -> None:
+    fill_every_table(storage, embedder)
+    path = tmp_path / "export.json"
+    export_all(storage, path)
+    envelope = json.loads(path.read_text(encoding="utf-8"))
+    for event in envelope["tables"]["context_events"]:
+        del event["failed_with"]
+    path.write_text(json.dumps(envelope), encoding="utf-8")
+
+    with pytest.raises(InvalidInputError, match=r"context_events\[0\].failed_with is missing"):
+        import_export(path, target, embedder)
+
+
 def test_not_json_at_all(tmp_path, target, embedder) -> None:
     path = tmp_path / "export.json"
     path.write_text("PK\x03\x04 this is a zip", encoding="utf-8")

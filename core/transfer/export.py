@@ -20,6 +20,9 @@ and known, every row with exactly the exported columns, every value of its colum
 (strictly: ``"7"`` is not an integer, ``1`` is not a boolean), strings within their
 column's length, times ISO-8601 within years 1..9999 in UTC, JSON columns of their
 declared shape (a list or an object). A file that fails names the table, row and column.
+An export written at an older schema revision may lack the tables and columns that came
+later (they start empty, or with their defaults); at this version's revision nothing may be
+missing.
 """
 
 from __future__ import annotations
@@ -36,13 +39,14 @@ from typing import Annotated, Any, Optional
 from pydantic import ConfigDict, Field, Strict, StringConstraints, TypeAdapter, ValidationError
 from sqlalchemy import JSON, Column, Table, bindparam, exc, insert, select, update
 from sqlalchemy.orm import Session
-from typing_extensions import TypedDict
+from typing_extensions import NotRequired, TypedDict
 
 from core.embedding import CancelCheck, Embedder, ProgressCallback
 from core.errors import InvalidInputError
 from core.private_files import write_privately
 from core.reembed import backfill_embeddings
 from core.storage.orm import Base, UTCDateTime, utcnow
+from core.storage.migrate import head_revision
 from core.storage.port import StoragePort
 from core.transfer.validation import Moment, fail, problems_in, read_document
 
@@ -137,21 +141,26 @@ def _read_envelope(path: Path) -> Mapping[str, Any]:
 
 def _decode_tables(envelope: Mapping[str, Any]) -> dict[str, list[Row]]:
     """Every table checked against the schema (see the module docstring), so that a bad
-    file fails before anything is written; rows come back with aware UTC datetimes."""
+    file fails before anything is written; rows come back with aware UTC datetimes.
+
+    An export written at an older schema revision lacks what later versions added: there a
+    missing table is empty and a missing column takes its default (or none, where the
+    column may be empty). At this version's own revision, anything missing is damage."""
     tables: Mapping[str, Any] = envelope["tables"]
     known = Base.metadata.tables
     for name in tables:
         if name not in known:
             raise InvalidInputError(f"The export has a table {name!r} this Hearth does not know.",
                                     "Import it with the Hearth version that wrote it.")
+    older = envelope.get("schema_revision") != head_revision()
     missing = [name for name in known if name not in tables]
-    if missing:
+    if missing and not older:
         raise InvalidInputError(f"The export has no {', '.join(missing)} table.", DAMAGED_HINT)
     decoded: dict[str, list[Row]] = {}
     problems: list[str] = []
     for name, rows in tables.items():
         try:
-            decoded[name] = _rows_adapter(name).validate_python(_without_derived(rows))
+            decoded[name] = _rows_adapter(name, older).validate_python(_without_derived(rows))
         except ValidationError as error:
             problems += problems_in(error, prefix=("tables", name), whole="the export")
     fail(problems, "The export", DAMAGED_HINT)
@@ -167,14 +176,22 @@ def _without_derived(rows: Any) -> Any:
 
 
 @cache
-def _rows_adapter(table_name: str) -> TypeAdapter[list[Row]]:
+def _rows_adapter(table_name: str, older: bool) -> TypeAdapter[list[Row]]:
     """A validator for a list of ``table_name``'s rows: exactly its exported columns, each
-    of its column's type (see :func:`_column_type`)."""
+    of its column's type (see :func:`_column_type`); from an ``older`` schema revision, the
+    columns that have a default or may be empty may also be absent."""
     table = Base.metadata.tables[table_name]
-    row = TypedDict(f"{table_name}_row",  # type: ignore[misc]  # a TypedDict built at run time
-                    {column.name: _column_type(column) for column in exported_columns(table)})
+    fields = {column.name: (NotRequired[_column_type(column)]
+                            if older and _may_be_absent(column) else _column_type(column))
+              for column in exported_columns(table)}
+    row = TypedDict(f"{table_name}_row", fields)  # type: ignore[misc]  # built at run time
     row.__pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[attr-defined]
     return TypeAdapter(list[row])
+
+
+def _may_be_absent(column: Column[Any]) -> bool:
+    """A column an insert can leave out: it has a default, or it may be empty."""
+    return column.nullable or column.default is not None or column.server_default is not None
 
 
 def _column_type(column: Column[Any]) -> Any:
@@ -241,7 +258,7 @@ def _restore_table(session: Session, table: Table, rows: list[Row]) -> None:
 def _link_self_references(session: Session, table: Table, name: str, rows: list[Row]) -> None:
     (key,) = table.primary_key.columns
     links = [{"row_key": row[key.name], "target": row[name]}
-             for row in rows if row[name] is not None]
+             for row in rows if row.get(name) is not None]
     if links:
         statement = (update(table).where(key == bindparam("row_key"))
                      .values({name: bindparam("target")}))
