@@ -17,6 +17,7 @@ from core import backups
 from core.config import HearthPaths, Settings, load_settings, resolve_home
 from core.embedding import Embedder, OnnxEmbedder
 from core.facts import FactService
+from core.forgetting.service import ForgetService
 from core.instance_lock import FolderLock
 from core.intentions import IntentionService
 from core.learnings import LearningService
@@ -42,6 +43,7 @@ class Hearth:
     profile: ProfileService
     intentions: IntentionService
     learnings: LearningService
+    forgetting: ForgetService
     _lock: FolderLock | None = None
 
     @classmethod
@@ -71,6 +73,7 @@ class Hearth:
             profile=ProfileService(storage),
             intentions=IntentionService(storage, settings),
             learnings=LearningService(storage),
+            forgetting=ForgetService(storage, embedder, paths),
             _lock=lock,
         )
 
