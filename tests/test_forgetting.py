@@ -141,6 +141,7 @@ def plant_everywhere(hearth: Hearth) -> dict[str, Any]:
     ("12 Rua Nova", "at 12 rua\n  NOVA, Porto", "at [forgotten], Porto"),
     ("+351 912", "call +351 912 now", "call [forgotten] now"),
     ("Łódź", "moved to ŁÓDŹ; not Łódźka", "moved to [forgotten]; not Łódźka"),
+    ("東京都", "住所は東京都です", "住所は[forgotten]です"),
 ])
 def test_the_matching_rule_is_whole_words_in_any_case(value, text, redacted) -> None:
     assert ValueMatcher([value]).redact(text) == redacted
@@ -306,6 +307,19 @@ def test_a_short_value_is_redacted_only_where_the_fact_was_recorded(hearth: Hear
     assert contents == [f"The user has {PLACEHOLDER} kids.", "Two of 2 things."]
 
 
+def test_values_without_latin_letters_or_digits_are_found_too(hearth: Hearth) -> None:
+    """Such a value gives the database nothing cheap to filter on: every row is read."""
+    hearth.facts.remember("home_city", "東京都")
+    held = hearth.memories.add("住所は東京都です")
+    folded = hearth.memories.add("Moved to ŁÓDŹ in May.")
+    hearth.facts.remember("home_city", "Łódź")
+
+    hearth.forgetting.forget("home_city")
+
+    assert hearth.memories.get(held.id).content == f"住所は{PLACEHOLDER}です"
+    assert hearth.memories.get(folded.id).content == f"Moved to {PLACEHOLDER} in May."
+
+
 def test_a_forget_that_fails_changes_nothing(hearth: Hearth, monkeypatch) -> None:
     planted = plant_everywhere(hearth)
     real_apply = database.apply
@@ -428,6 +442,18 @@ def test_backups_that_hold_it_are_named_and_rewritten_on_request(hearth: Hearth)
         assert copy.execute("SELECT content FROM memories WHERE id = ?",
                             (planted["memory"],)).fetchone()[0].endswith(f"{PLACEHOLDER}.")
         assert copy.execute("SELECT count(*) FROM user_facts").fetchone()[0] == 0
+
+
+def test_the_database_a_restore_moved_aside_counts_as_a_backup(hearth: Hearth) -> None:
+    plant_everywhere(hearth)
+    aside = hearth.paths.home / "hearth.db.before-restore-20260101T000000000000Z"
+    aside.write_bytes(hearth.backup().path.read_bytes())
+
+    forgotten = hearth.forgetting.forget(KEY)
+    rewrites = forgotten.remove_from_backups()
+
+    assert aside in forgotten.report.backups and all(rewrite.ok for rewrite in rewrites)
+    assert VALUE.lower().encode() not in aside.read_bytes().lower()
 
 
 def test_a_later_request_finds_the_values_in_the_backups_own_records(hearth: Hearth) -> None:

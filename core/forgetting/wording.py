@@ -12,10 +12,9 @@ from core.forgetting.service import FileCheck, ForgetPreview, ForgetReport
 
 FILES = {
     FileCheck.VERIFIED: "The database files were searched byte by byte: no copy is left.",
-    FileCheck.COMPACTED: "The database files were rebuilt without free space (the value is "
-                         "too short to search for byte by byte).",
-    FileCheck.REMAINS: "A byte search still finds it in the database files; please report "
-                       "this.",
+    FileCheck.COMPACTED: "The database files were rebuilt so no free space keeps old bytes "
+                         "(a byte search cannot prove more: the value is short, or the same "
+                         "characters occur in Hearth's own ids, times or keys).",
     FileCheck.LOG_IN_USE: "Another program was reading the database, so its write-ahead log "
                           "still holds an old copy until that program closes it; close other "
                           "Hearth windows and commands to finish.",
