@@ -95,6 +95,7 @@ def _print_report(report: ForgetReport, *, offer_flag: bool) -> None:
 def _fail_if_any_failed(rewrites: tuple[BackupRewrite, ...]) -> None:
     failed = [rewrite for rewrite in rewrites if not rewrite.ok]
     if failed:
-        raise HearthError(f"{len(failed)} backup{'s' if len(failed) > 1 else ''} could not be "
-                          "rewritten and still hold it.",
+        several = len(failed) > 1
+        raise HearthError(f"{len(failed)} backup{'s' if several else ''} could not be "
+                          f"rewritten and still hold{'' if several else 's'} it.",
                           "See the reason above; run the same command again once it is fixed.")

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import create_engine
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import NullPool
 
@@ -71,9 +72,11 @@ def _with_sidecars(path: Path) -> list[Path]:
 
 @contextmanager
 def _read_only(path: Path) -> Iterator[Session]:
-    """A session on ``path`` that cannot write to it."""
+    """A session on ``path`` that cannot write to it. ``immutable``: nothing writes a backup
+    while it is read here, so SQLite needs no lock or shared-memory file beside it (which a
+    read-only folder could not take, and which would otherwise be left behind)."""
     module = dbapi_module()
-    uri = f"{path.resolve().as_uri()}?mode=ro"
+    uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
     engine = create_engine("sqlite://", module=module, poolclass=NullPool,
                            creator=lambda: module.connect(uri, uri=True))
     try:
@@ -84,20 +87,32 @@ def _read_only(path: Path) -> Iterator[Session]:
 
 
 def values_in(path: Path, key: str) -> list[str]:
-    """The values the fact ``key`` had in the copy at ``path`` (none if it never had it)."""
-    with _read_only(path) as session:
-        return fact_values(session, key)
+    """The values the fact ``key`` had in the copy at ``path`` (none if it never had it, or
+    if the copy cannot be read: ``holds`` then names it and ``rewrite`` says why)."""
+    try:
+        with _read_only(path) as session:
+            return fact_values(session, key)
+    except (OSError, SQLAlchemyError):
+        log.warning("could not read %s for the values of a forgotten fact", path,
+                    exc_info=True)
+        return []
 
 
 def holds(path: Path, key: str, values: Sequence[str]) -> bool:
-    """Whether the copy at ``path`` still holds the fact ``key`` or one of ``values``."""
+    """Whether the copy at ``path`` still holds the fact ``key`` or one of ``values``. A
+    copy that cannot be read is counted as holding it: the user is told about it, and a
+    rewrite says what is wrong with it."""
     matcher = ValueMatcher(values)
     if matcher.verifiable and any(file_holds(part, matcher) for part in _with_sidecars(path)):
         return True
-    with _read_only(path) as session:
-        if fact_exists(session, key):
-            return True
-        return bool(find(session, redactor_for(session, key, values)))
+    try:
+        with _read_only(path) as session:
+            return fact_exists(session, key) or bool(
+                find(session, redactor_for(session, key, values)))
+    except (OSError, SQLAlchemyError):
+        log.warning("could not read %s to see whether it holds a forgotten fact", path,
+                    exc_info=True)
+        return True
 
 
 def rewrite(path: Path, key: str, values: Sequence[str]) -> BackupRewrite:
@@ -112,6 +127,10 @@ def rewrite(path: Path, key: str, values: Sequence[str]) -> BackupRewrite:
     except HearthError as error:
         _remove(working)
         return BackupRewrite(path, False, f"{error.message} It was left as it was.")
+    except OSError as error:  # a read-only folder, a full disk
+        _remove(working)
+        return BackupRewrite(path, False, f"A rewritten copy could not be written beside it "
+                                          f"({error.strerror or error}). It was left as it was.")
     except Exception as error:  # a bug or a full disk: the original stays, the user is told
         log.exception("rewriting a backup without a forgotten fact failed")
         _remove(working)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -130,3 +131,39 @@ def test_a_forgotten_value_is_in_no_file_of_the_data_folder(hearth_cli, tmp_path
             assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
             assert db.execute("SELECT count(*) FROM memories WHERE content LIKE "
                               "'%Priya moved to Porto%'").fetchone()[0] == 1
+
+
+def test_one_run_forgets_and_rewrites_the_backups_and_scripts_get_json(hearth_cli, tmp_path):  # noqa: ANN001
+    home = tmp_path / "home"
+    hearth_cli(home, "facts", "set", KEY, FIRST).assert_ok()
+    hearth_cli(home, "backup").assert_ok()
+
+    run = hearth_cli(home, "facts", "forget", KEY, "--from-backups", "--json")
+
+    run.assert_ok()
+    report = json.loads(run.out)
+    assert (report["key"], report["forgotten"], report["values"], report["files"]) == (
+        KEY, True, 1, "verified")
+    assert len(report["backups_holding"]) == 1
+    assert [(b["ok"], b["path"]) for b in report["backups"]] == [
+        (True, report["backups_holding"][0])]
+    assert FIRST not in run.out and files_holding(home, [FIRST]) == []
+
+
+def test_a_backup_that_cannot_be_rewritten_is_left_as_it_was_and_said(hearth_cli, tmp_path):  # noqa: ANN001
+    home = tmp_path / "home"
+    hearth_cli(home, "facts", "set", KEY, FIRST).assert_ok()
+    hearth_cli(home, "backup").assert_ok()
+    hearth_cli(home, "facts", "forget", KEY).assert_ok()
+    (backup,) = (home / "backups").glob("hearth-*.db")
+    before = backup.read_bytes()
+    subprocess.run(["chattr", "+i", str(home / "backups")], check=True)  # even root cannot write
+    try:
+        run = hearth_cli(home, "facts", "forget", KEY, "--from-backups")
+    finally:
+        subprocess.run(["chattr", "-i", str(home / "backups")], check=True)
+
+    run.assert_sentence()
+    assert f"Could not rewrite {backup}" in run.out and "left as it was" in run.out
+    assert "1 backup could not be rewritten and still holds it" in run.err
+    assert backup.read_bytes() == before
