@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session
 from core.embedding import Embedder
 from core.embedding.chunking import embed_documents_with_chunks
 from core.errors import InvalidInputError, NotFoundError
+from core.forgetting.matching import PLACEHOLDER
 from core.storage.orm import AuditEntry, FactHistory, UserFact, utcnow
 from core.storage.port import IndexedKind, StoragePort, document_text
 
@@ -80,9 +81,14 @@ def _check_category(category: str) -> str:
 
 
 def _check_value(value: str) -> str:
+    """A value with text in it, and not what a forget left behind: a sentence such as "I live
+    in [forgotten]" must not teach Hearth a fact whose value is the placeholder."""
     stripped = value.strip()
     if not stripped:
         raise InvalidInputError("A fact needs a value.", "Say what the fact is, not just its key.")
+    if PLACEHOLDER in stripped:
+        raise InvalidInputError(f"“{PLACEHOLDER}” marks a forgotten value; it cannot be part "
+                                "of a fact.", "Say the fact in your own words.")
     return stripped
 
 

@@ -15,7 +15,7 @@ from sqlalchemy import JSON, String, Text, func, select
 
 from core.app import Hearth
 from core.conversation import ConversationService
-from core.errors import DatabaseError, NotFoundError
+from core.errors import DatabaseError, InvalidInputError, NotFoundError
 from core.forgetting import backups as backup_copies
 from core.forgetting import database
 from core.forgetting.matching import PLACEHOLDER, ValueMatcher, is_distinctive
@@ -348,6 +348,26 @@ def test_rules_that_differ_only_by_the_value_become_one(hearth: Hearth) -> None:
 
     assert sorted(r.rule for r in rows(hearth, AgentLearning)) == [
         "Answer briefly.", f"Never read {PLACEHOLDER} aloud."]
+
+
+def test_what_a_forget_left_behind_is_not_learned_as_a_fact(hearth: Hearth) -> None:
+    from core.learning.pipeline import LearningPipeline
+
+    with pytest.raises(InvalidInputError, match="forgotten value"):
+        hearth.facts.remember("home_city", f"near {PLACEHOLDER}")
+    with hearth.storage.write() as session:
+        session.add(ChatSession(id="c", title=""))
+        session.flush()
+        said = Interaction(session_id="c", user_message=f"I live in {PLACEHOLDER}.",
+                           agent_response="Noted.")
+        session.add(said)
+        session.flush()
+    pipeline = LearningPipeline(hearth, ScriptedLLM(lambda *_: json.dumps({"facts": []})))
+    pipeline.exchange_completed(said.id, "c")
+    assert pipeline.drain(timeout=60)
+    pipeline.shutdown(close_sessions=False)
+
+    assert hearth.facts.list() == [] and pipeline.stats.dropped_by_exclusion == 1
 
 
 def test_unknown_keys_are_refused_and_change_nothing(hearth: Hearth) -> None:
