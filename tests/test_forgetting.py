@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from sqlalchemy import JSON, String, Text, func, select
+from sqlalchemy import JSON, String, Text, func, insert, select
+from sqlalchemy.exc import IntegrityError
 
 from core.app import Hearth
 from core.conversation import ConversationService
@@ -434,6 +435,14 @@ def test_logs_are_masked_in_place_without_moving_the_rest(hearth: Hearth) -> Non
     assert len(masked) == len(b"start\n" + line + b"end\n")
     assert masked == b"start\nValueError: could not parse " + b"*" * len(VALUE) + \
         " in 'Łódź'\nend\n".encode()
+
+
+def test_database_errors_never_quote_the_text_they_were_given(hearth: Hearth) -> None:
+    """A traceback in ``<home>/logs`` must not keep a value the user later forgets."""
+    hearth.facts.remember(KEY, "something else")
+    with pytest.raises(IntegrityError) as raised, hearth.storage.write() as session:
+        session.execute(insert(UserFact).values(key=KEY, value=VALUE))
+    assert VALUE not in str(raised.value) and "hidden" in str(raised.value)
 
 
 # --- backups -----------------------------------------------------------------------------------

@@ -78,7 +78,7 @@ def _read_only(path: Path) -> Iterator[Session]:
     module = dbapi_module()
     uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
     engine = create_engine("sqlite://", module=module, poolclass=NullPool,
-                           creator=lambda: module.connect(uri, uri=True))
+                           creator=lambda: module.connect(uri, uri=True), hide_parameters=True)
     try:
         with Session(engine) as session:
             yield session
