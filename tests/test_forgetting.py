@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,9 @@ from sqlalchemy.exc import IntegrityError
 
 from core.app import Hearth
 from core.conversation import ConversationService
-from core.errors import DatabaseError, InvalidInputError, NotFoundError
+from core.errors import DatabaseError, DatabaseLockedError, InvalidInputError, NotFoundError
 from core.forgetting import backups as backup_copies
-from core.forgetting import database
+from core.forgetting import database, wording
 from core.forgetting.matching import PLACEHOLDER, ValueMatcher, is_distinctive
 from core.forgetting.places import MACHINE_COLUMNS, PLACES
 from core.forgetting.service import FileCheck
@@ -443,6 +444,32 @@ def test_database_errors_never_quote_the_text_they_were_given(hearth: Hearth) ->
     with pytest.raises(IntegrityError) as raised, hearth.storage.write() as session:
         session.execute(insert(UserFact).values(key=KEY, value=VALUE))
     assert VALUE not in str(raised.value) and "hidden" in str(raised.value)
+
+
+def test_what_cannot_be_cleaned_after_the_commit_is_said_not_raised(
+        hearth: Hearth, monkeypatch) -> None:
+    """The forget is committed: a locked database or a read-only log must not turn it into
+    an error the user would read as "nothing was forgotten"."""
+    logs = hearth.paths.home / "logs"
+    logs.mkdir(parents=True)
+    stuck = logs / "hearth.log"
+    stuck.write_text(f"parsing {VALUE} failed\n", encoding="utf-8")
+    hearth.facts.remember(KEY, VALUE)
+
+    def locked(**_: Any) -> bool:
+        raise DatabaseLockedError("locked", "")
+
+    monkeypatch.setattr(hearth.storage, "erase_deleted", locked)
+    subprocess.run(["chattr", "+i", str(stuck)], check=True)  # even root cannot write it
+    try:
+        report = hearth.forgetting.forget(KEY).report
+    finally:
+        subprocess.run(["chattr", "-i", str(stuck)], check=True)
+
+    assert hearth.facts.get(KEY) is None
+    assert report.files is FileCheck.IN_USE and report.unmasked_logs == (stuck,)
+    assert wording.unmasked(report) == [f"Could not rewrite {stuck} (see the log); it may "
+                                        "still hold it."]
 
 
 # --- backups -----------------------------------------------------------------------------------

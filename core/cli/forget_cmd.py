@@ -78,11 +78,13 @@ def _report_dict(report: ForgetReport) -> dict[str, Any]:
     return {"key": report.key, "forgotten": True, "values": report.values,
             "places": dict(report.places), "redacted": report.total,
             "searched_everywhere": report.searched_everywhere, "files": report.files,
-            "backups_holding": list(report.backups)}
+            "backups_holding": list(report.backups),
+            "logs_not_rewritten": list(report.unmasked_logs)}
 
 
 def _print_report(report: ForgetReport, *, offer_flag: bool) -> None:
-    lines = [f"Forgot {report.key}.", wording.redactions(report), wording.FILES[report.files]]
+    lines = [f"Forgot {report.key}.", wording.redactions(report), wording.FILES[report.files],
+             *wording.unmasked(report)]
     if report.backups:
         lines.append(wording.backups_held(len(report.backups)))
         lines.extend(f"  {path}" for path in report.backups)

@@ -13,10 +13,13 @@ under it.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from core.forgetting.matching import ValueMatcher
+
+log = logging.getLogger(__name__)
 
 CHUNK_BYTES = 8 * 1024 * 1024
 MASK = b"*"
@@ -66,12 +69,22 @@ def files_holding(paths: Iterable[Path], matcher: ValueMatcher) -> list[Path]:
     return [path for path in paths if file_holds(path, matcher)]
 
 
-def mask_in_logs(folder: Path, matcher: ValueMatcher) -> int:
-    """Overwrite the values in every file under ``folder`` in place; returns the files
-    changed. Only text is read: a log is UTF-8, undecodable bytes are kept as they are."""
+def mask_in_logs(folder: Path, matcher: ValueMatcher) -> tuple[int, list[Path]]:
+    """Overwrite the values in every file under ``folder`` in place; returns how many files
+    changed and those that could not be read or written (the caller says so). A log is
+    UTF-8 text; undecodable bytes are kept as they are."""
     if not matcher or not folder.is_dir():
-        return 0
-    return sum(_mask_file(path, matcher) for path in sorted(folder.rglob("*")) if path.is_file())
+        return 0, []
+    masked, failed = 0, []
+    for path in sorted(folder.rglob("*")):
+        if not path.is_file():
+            continue
+        try:
+            masked += _mask_file(path, matcher)
+        except OSError:
+            log.warning("could not mask a forgotten value in %s", path, exc_info=True)
+            failed.append(path)
+    return masked, failed
 
 
 def _mask_file(path: Path, matcher: ValueMatcher) -> bool:

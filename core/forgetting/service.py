@@ -35,7 +35,7 @@ from pathlib import Path
 
 from core.config import HearthPaths
 from core.embedding import Embedder
-from core.errors import NotFoundError
+from core.errors import DatabaseLockedError, NotFoundError
 from core.facts import normalise_key
 from core.forgetting import backups
 from core.forgetting.database import Redactor, erase_fact, fact_values, find_elsewhere, redactor_for
@@ -55,8 +55,9 @@ class FileCheck(str, Enum):
     """Rebuilt without free space, but a byte search cannot prove it: the value is too
     short, or its bytes also occur in Hearth's own bookkeeping (a number among ids and
     times, a fact's key), which is not user text and is not redacted."""
-    LOG_IN_USE = "log in use"
-    """Another program was reading, so the write-ahead log could not be emptied yet."""
+    IN_USE = "in use"
+    """Another program was using the database, so the write-ahead log could not be emptied
+    (or the files cleaned) yet."""
     IN_MEMORY = "in memory"
     """A private in-memory database: there are no files."""
 
@@ -88,6 +89,8 @@ class ForgetReport:
     searched_everywhere: bool
     files: FileCheck
     backups: tuple[Path, ...] = ()
+    unmasked_logs: tuple[Path, ...] = ()
+    """Log files that could not be rewritten (unreadable, read-only): they may still hold it."""
 
     @property
     def total(self) -> int:
@@ -144,14 +147,14 @@ class ForgetService:
             raise _unknown(key)
         erasure = erase_fact(self._storage, key, known_values=values, embedder=self._embedder)
         places = dict(erasure.places)
-        logs = mask_in_logs(self._paths.home / "logs", erasure.redactor.everywhere)
-        if logs:
-            places[LOG_FILES] = logs
+        masked, unmasked = mask_in_logs(self._paths.home / "logs", erasure.redactor.everywhere)
+        if masked:
+            places[LOG_FILES] = masked
         report = ForgetReport(
             key, len(erasure.redactor.recorded), places,
             erasure.redactor.searched_everywhere, self._erase_from_files(erasure.redactor),
             tuple(path for path in backups.database_copies(self._paths)
-                  if backups.holds(path, key, values)))
+                  if backups.holds(path, key, values)), tuple(unmasked))
         return Forgotten(report, values)
 
     def remove_from_backups(self, key: str) -> tuple[backups.BackupRewrite, ...]:
@@ -176,11 +179,14 @@ class ForgetService:
             return FileCheck.IN_MEMORY
         matcher = redactor.recorded
         files = [database, database.with_name(database.name + "-wal")]
-        emptied = self._storage.erase_deleted()
-        if matcher.verifiable and not files_holding(files, matcher):
-            return FileCheck.VERIFIED if emptied else FileCheck.LOG_IN_USE
-        if not self._storage.erase_deleted(compact=True):
-            return FileCheck.LOG_IN_USE
+        try:
+            emptied = self._storage.erase_deleted()
+            if matcher.verifiable and not files_holding(files, matcher):
+                return FileCheck.VERIFIED if emptied else FileCheck.IN_USE
+            if not self._storage.erase_deleted(compact=True):
+                return FileCheck.IN_USE
+        except DatabaseLockedError:  # the forget is committed; only the cleaning waits
+            return FileCheck.IN_USE
         if matcher.verifiable and not files_holding(files, matcher):
             return FileCheck.VERIFIED
         return FileCheck.COMPACTED

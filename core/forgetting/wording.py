@@ -15,9 +15,9 @@ FILES = {
     FileCheck.COMPACTED: "The database files were rebuilt so no free space keeps old bytes "
                          "(a byte search cannot prove more: the value is short, or the same "
                          "characters occur in Hearth's own ids, times or keys).",
-    FileCheck.LOG_IN_USE: "Another program was reading the database, so its write-ahead log "
-                          "still holds an old copy until that program closes it; close other "
-                          "Hearth windows and commands to finish.",
+    FileCheck.IN_USE: "Another program was using the database, so its files may keep an "
+                      "old copy until that program closes it; close other Hearth windows "
+                      "and commands.",
     FileCheck.IN_MEMORY: "",
 }
 
@@ -70,3 +70,9 @@ def rewritten(rewrites: Sequence[BackupRewrite], name: Callable[[Path], str] = s
     lines = [f"Removed it from {done} backup{'s' if done != 1 else ''}."] if done else []
     return lines + [f"Could not rewrite {name(rewrite.path)}: {rewrite.message}"
                     for rewrite in rewrites if not rewrite.ok]
+
+
+def unmasked(report: ForgetReport) -> list[str]:
+    """The log files that could not be rewritten, which may still hold it."""
+    return [f"Could not rewrite {path} (see the log); it may still hold it."
+            for path in report.unmasked_logs]

@@ -27,7 +27,7 @@ class ForgetResultDialog(QDialog):
         self.setWindowTitle("Fact forgotten")
         self.summary = QLabel(" ".join(filter(None, (
             f"“{report.key}” is forgotten.", wording.redactions(report),
-            wording.FILES[report.files]))))
+            wording.FILES[report.files], *wording.unmasked(report)))))
         self.backups = QLabel("\n".join([wording.backups_held(len(report.backups)),
                                          *(f"  {path.name}" for path in report.backups)]))
         self.outcome = QLabel()
