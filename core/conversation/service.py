@@ -13,7 +13,8 @@ has grown past the compaction threshold its oldest part is folded into the summa
 history that fits is added; the model streams its reply, calling tools for up to
 ``MAX_TOOL_ROUNDS`` rounds; then the reply (without any value a ``forget_fact`` of this
 turn forgot), the tools used, provider, model and latency, and the context log (every
-injected item with id, score and tokens) are written in one transaction, the injected memories are marked accessed, and the listener is told.
+injected item with id, score and tokens) are written in one transaction, the injected
+memories are marked accessed, and the listener is told.
 
 Failures: a model error (or any ``HearthError``, such as a locked database) ends the turn
 with ``TurnFailed`` (message and hint); the user's message and any partial reply stay

@@ -83,7 +83,8 @@ def search_texts(hearth_cli, home: Path, query: str) -> list[str]:  # noqa: ANN0
     return [result["text"] for result in json.loads(run.out)]
 
 
-def test_a_forgotten_value_is_in_no_file_of_the_data_folder(hearth_cli, tmp_path, llm_env):  # noqa: ANN001
+def test_a_forgotten_value_is_in_no_file_of_the_data_folder(
+        hearth_cli, tmp_path, llm_env) -> None:  # noqa: ANN001
     home = tmp_path / "home"
     transcript = tmp_path / "transcript.json"
     transcript.write_text(json.dumps(TRANSCRIPT))
@@ -133,7 +134,8 @@ def test_a_forgotten_value_is_in_no_file_of_the_data_folder(hearth_cli, tmp_path
                               "'%Priya moved to Porto%'").fetchone()[0] == 1
 
 
-def test_one_run_forgets_and_rewrites_the_backups_and_scripts_get_json(hearth_cli, tmp_path):  # noqa: ANN001
+def test_one_run_forgets_and_rewrites_the_backups_and_scripts_get_json(
+        hearth_cli, tmp_path) -> None:  # noqa: ANN001
     home = tmp_path / "home"
     hearth_cli(home, "facts", "set", KEY, FIRST).assert_ok()
     hearth_cli(home, "backup").assert_ok()
@@ -150,7 +152,8 @@ def test_one_run_forgets_and_rewrites_the_backups_and_scripts_get_json(hearth_cl
     assert FIRST not in run.out and files_holding(home, [FIRST]) == []
 
 
-def test_a_backup_that_cannot_be_rewritten_is_left_as_it_was_and_said(hearth_cli, tmp_path):  # noqa: ANN001
+def test_a_backup_that_cannot_be_rewritten_is_left_as_it_was_and_said(
+        hearth_cli, tmp_path) -> None:  # noqa: ANN001
     home = tmp_path / "home"
     hearth_cli(home, "facts", "set", KEY, FIRST).assert_ok()
     hearth_cli(home, "backup").assert_ok()
