@@ -33,8 +33,8 @@ def forget(key: str,
            as_json: JsonOption = False) -> None:
     """Delete a fact and redact every value it had wherever Hearth kept it.
 
-    Chats, memories, events, indexes and logs show the placeholder instead; the output
-    says which backups taken before still hold it."""
+    Chats, memories, events, indexes and logs then show a placeholder.
+    The output names the backups taken before that still hold it."""
     with opened() as hearth:
         if dry_run:
             preview = hearth.forgetting.preview(key)
