@@ -19,6 +19,7 @@ from core.config import HearthPaths, Settings, load_settings, resolve_home
 from core.embedding import Embedder, OnnxEmbedder
 from core.errors import HearthError
 from core.facts import FactService
+from core.forgetting.service import ForgetService
 from core.instance_lock import FolderLock
 from core.intentions import IntentionService
 from core.learnings import LearningService
@@ -48,6 +49,7 @@ class Hearth:
     profile: ProfileService
     intentions: IntentionService
     learnings: LearningService
+    forgetting: ForgetService
     _lock: FolderLock | None = None
 
     @classmethod
@@ -80,6 +82,7 @@ class Hearth:
             profile=ProfileService(storage),
             intentions=IntentionService(storage, settings),
             learnings=LearningService(storage),
+            forgetting=ForgetService(storage, embedder, paths),
             _lock=lock,
         )
 

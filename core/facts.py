@@ -1,4 +1,4 @@
-"""Permanent user facts: the remember / recall / forget tools, over ``user_facts``.
+"""Permanent user facts: the remember and recall tools, over ``user_facts``.
 
 A fact is a key-value pair the user (or the agent on the user's behalf) stated outright:
 ``home_address``, ``partner_name``, ``dietary_restrictions``. Facts are upserted by key and
@@ -10,10 +10,10 @@ Three rules shape this module:
   ``updated_at``, no re-embedding), because extraction re-states known facts constantly;
 * a changed value keeps the previous one in ``fact_history`` in the same transaction as the
   update and its new embedding, so the fact, its past and its vector never disagree;
-* a forget the user asks for deletes the fact everywhere (row, history, full-text entry,
-  vector) and leaves an audit entry that names the key but not the value: the user wanted
-  that value gone, so the log must not keep a copy. For the same reason the audit entries
-  of ``remember`` record key, category and source but never the value.
+* the audit entries of ``remember`` record key, category and source but never the value:
+  a fact the user forgets must leave no copy behind. Forgetting is not done here but by
+  ``core.forgetting``, because it reaches far beyond this table: every value the fact had
+  is removed from chats, memories, events, indexes, files and (asked) backups.
 
 Objects returned from reads are detached from their session; ``UserFact.history`` is not
 loaded on them (use :meth:`FactService.history`).
@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session
 from core.embedding import Embedder
 from core.embedding.chunking import embed_documents_with_chunks
 from core.errors import InvalidInputError, NotFoundError
+from core.forgetting.matching import PLACEHOLDER
 from core.storage.orm import AuditEntry, FactHistory, UserFact, utcnow
 from core.storage.port import IndexedKind, StoragePort, document_text
 from core.user_input import readable_text
@@ -82,9 +83,14 @@ def _check_category(category: str) -> str:
 
 
 def _check_value(value: str) -> str:
+    """A value with text in it, and not what a forget left behind: a sentence such as "I live
+    in [forgotten]" must not teach Hearth a fact whose value is the placeholder."""
     stripped = readable_text(value, "The fact value").strip()
     if not stripped:
         raise InvalidInputError("A fact needs a value.", "Say what the fact is, not just its key.")
+    if PLACEHOLDER in stripped:
+        raise InvalidInputError(f"“{PLACEHOLDER}” marks a forgotten value; it cannot be part "
+                                "of a fact.", "Say the fact in your own words.")
     return stripped
 
 
@@ -156,22 +162,6 @@ class FactService:
                                    arguments={"key": key, "category": category},
                                    result_summary="updated"))
             return FactChange(key, "updated", fact.value, fact.value)
-
-    def forget(self, key: str) -> bool:
-        """Delete a fact, its history, its full-text entry and its vector; False if unknown.
-
-        The database removes the rest: ``fact_history`` cascades on the foreign key, and the
-        full-text and vector indexes have delete triggers on ``user_facts``.
-        """
-        key = normalise_key(key)
-        with self._storage.write() as session:
-            fact = self._find(session, key)
-            if fact is None:
-                return False
-            session.delete(fact)
-            session.add(AuditEntry(action="fact.forget", actor="user", arguments={"key": key},
-                                   result_summary="deleted"))
-        return True
 
     # --- reading -----------------------------------------------------------------------
 

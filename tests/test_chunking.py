@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import unicodedata
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -590,15 +591,18 @@ def test_the_window_tables_exist_after_open_and_stay_empty_for_short_rows(
     assert len(triggers) == 8
 
 
-def test_a_long_fact_value_gets_windows(storage: SqliteStorage, embedder: Any) -> None:
+def test_a_long_fact_value_gets_windows(storage: SqliteStorage, embedder: Any,
+                                       tmp_path: Path) -> None:
+    from core.config import HearthPaths
     from core.facts import FactService
+    from core.forgetting.service import ForgetService
 
     facts = FactService(storage, embedder)
     value = "\n\n".join(meeting_notes()[:12] + [PLANTED] + meeting_notes()[12:])
     facts.remember("holiday_notes", value)
     hit = search(storage, embedder, QUESTION, IndexedKind.FACT, limit=1)[0]
     assert holds(hit, document_text(IndexedKind.FACT, ("holiday_notes", value)))
-    facts.forget("holiday_notes")
+    ForgetService(storage, embedder, HearthPaths(tmp_path)).forget("holiday_notes")
     assert chunk_rows(storage, "user_facts") == []
 
 

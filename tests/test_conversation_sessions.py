@@ -121,7 +121,7 @@ def test_the_why_of_a_reply_lists_the_fact_and_memory_it_was_given(hearth: Heart
     assert "recall tier" in recalled.provenance
     assert "user_message" not in kinds and "meta" not in kinds
 
-    hearth.facts.forget("home_city")
+    hearth.forgetting.forget("home_city")
     after = reply_context(hearth.storage, reply.interaction_id)
     assert after is not None
     gone = next(item for item in after if item.kind == "fact")

@@ -1,4 +1,4 @@
-"""Permanent user facts: upsert by key, history, search, and a forget that really forgets."""
+"""Permanent user facts: upsert by key, history, search (forgetting: ``test_forgetting.py``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from sqlalchemy import func, select
 
 from core.errors import InvalidInputError, NotFoundError
 from core.facts import CATEGORIES, FactChange, FactService, fact_text, normalise_key
-from core.storage.orm import AuditEntry, FactHistory, UserFact
+from core.storage.orm import AuditEntry, UserFact
 from core.storage.port import IndexedKind, SearchFilters
 
 
@@ -26,12 +26,6 @@ def audit(storage) -> list[AuditEntry]:
         entries = list(session.scalars(select(AuditEntry).order_by(AuditEntry.id)))
         session.expunge_all()
     return entries
-
-
-def text_hits(storage, text: str) -> list[int]:
-    with storage.read() as session:
-        hits = storage.search.text_search(session, IndexedKind.FACT, text, SearchFilters(), 10)
-    return [hit.id for hit in hits]
 
 
 def test_remember_creates_an_embedded_fact_and_audits_it(facts, storage, embedder) -> None:
@@ -161,36 +155,6 @@ def test_list_search_and_grouping(facts) -> None:
     grouped = facts.by_category()
     assert list(grouped) == ["general", "location", "personal", "work"]
     assert [f.key for f in grouped["location"]] == ["home_address"]
-
-
-def test_forget_removes_the_fact_everywhere(facts, storage, embedder) -> None:
-    facts.remember("phone_number", "+351 912 345 678", category="personal")
-    facts.remember("phone_number", "+351 999 000 111", category="personal")
-    facts.remember("birthday", "12 May")
-    fact_id = facts.get("phone_number").id
-    vector = embedder.embed_documents([fact_text("phone_number", "+351 999 000 111")])[0]
-    assert text_hits(storage, "999") == [fact_id]
-
-    assert facts.forget("Phone Number") is True
-
-    assert facts.get("phone_number") is None
-    assert count(storage, FactHistory) == 0
-    assert text_hits(storage, "999") == []
-    with storage.read() as session:
-        vector_ids = [hit.id for hit in storage.search.vector_search(
-            session, IndexedKind.FACT, vector, SearchFilters(), 10)]
-        remaining = list(session.scalars(select(UserFact.id)))
-    assert fact_id not in vector_ids
-    assert vector_ids == remaining  # only "birthday" is left in the vector index
-    entry = audit(storage)[-1]
-    assert (entry.action, entry.arguments) == ("fact.forget", {"key": "phone_number"})
-    assert all("912" not in str(e.arguments) and "999" not in str(e.arguments)
-               for e in audit(storage))
-
-
-def test_forget_of_an_unknown_key(facts, storage) -> None:
-    assert facts.forget("never_said") is False
-    assert audit(storage) == []
 
 
 def test_recategorise_moves_a_fact_without_touching_its_value_or_history(facts, storage) -> None:

@@ -26,6 +26,7 @@ from core.cli import (
     context,
     daemon_cmd,
     dream_cmd,
+    forget_cmd,
     reflection_cmd,
 )
 from core.cli.context import opened, state
@@ -187,18 +188,7 @@ def facts_set(key: str, value: str,
         output.stdout.print(f"{change.key}: {change.action}")
 
 
-@facts_app.command("forget")
-def facts_forget(key: str, as_json: JsonOption = False) -> None:
-    """Delete a fact everywhere (value, history, search indexes)."""
-    with opened() as hearth:
-        removed = hearth.facts.forget(key)
-    if as_json:
-        output.print_json({"key": key, "forgotten": removed})
-    elif removed:
-        output.stdout.print(f"forgot {key}")
-    if not removed:
-        raise InvalidInputError(f"There is no fact called {key!r}.",
-                                "See the keys with `hearth facts list`.")
+facts_app.command("forget")(forget_cmd.forget)
 
 
 @facts_app.command("history")

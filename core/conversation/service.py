@@ -11,9 +11,10 @@ A turn: the user's message is saved first (so nothing is lost whatever happens n
 the prompt is drafted (system prompt, retrieved context, user turn); if the conversation
 has grown past the compaction threshold its oldest part is folded into the summary; the
 history that fits is added; the model streams its reply, calling tools for up to
-``MAX_TOOL_ROUNDS`` rounds; then the reply, the tools used, provider, model and latency,
-and the context log (every injected item with id, score and tokens) are written in one
-transaction, the injected memories are marked accessed, and the listener is told.
+``MAX_TOOL_ROUNDS`` rounds; then the reply (without any value a ``forget_fact`` of this
+turn forgot), the tools used, provider, model and latency, and the context log (every
+injected item with id, score and tokens) are written in one transaction, the injected
+memories are marked accessed, and the listener is told.
 
 Failures: a model error (or any ``HearthError``, such as a locked database) ends the turn
 with ``TurnFailed`` (message and hint); the user's message and any partial reply stay
@@ -58,6 +59,7 @@ from core.conversation.tokens import clip, estimate_tokens
 from core.conversation.tools import TOOL_SPECS, Confirm, ToolBox, ToolOutcome
 from core.conversation.user_turn import Clock, local_now
 from core.errors import HearthError, InvalidInputError
+from core.forgetting.service import Forgotten
 from core.learning.exclusions import ExclusionGate
 from core.liveness import INTERACTION, Claim, claim_new_row
 from core.llm import CancelToken, LLMCancelled, LLMProvider, Message, ToolCall
@@ -128,10 +130,20 @@ class _Turn:
     prompt: Prompt | None = None
     stopped: bool = False
     error: HearthError | None = None
+    forgotten: list[Forgotten] = field(default_factory=list)
+    """Facts forgotten during the turn: the reply is saved without their values."""
 
     @property
     def text(self) -> str:
         return "".join(self.reply)
+
+    def saved_text(self) -> str:
+        """The reply as stored: what the assistant said with any value forgotten during
+        this turn replaced, as it was everywhere else."""
+        text = self.text
+        for forgotten in self.forgotten:
+            text = forgotten.redact(text)
+        return text
 
     def tools_used(self) -> list[dict[str, Any]]:
         """``Interaction.tools_used``: each tool call, arguments redacted."""
@@ -366,7 +378,8 @@ class ConversationService:
         tools = TOOL_SPECS if self._provider.supports_tools else ()
         toolbox = ToolBox(self._hearth, session_id=session_id,
                           interaction_id=turn.interaction_id, gate=self._current_gate(),
-                          confirm=self._confirm, reply_so_far=lambda: turn.text)
+                          confirm=self._confirm, reply_so_far=lambda: turn.text,
+                          on_forgotten=turn.forgotten.append)
         for round_index in range(MAX_TOOL_ROUNDS + 1):
             offered = tools if round_index < MAX_TOOL_ROUNDS else ()
             said: list[str] = []
@@ -406,7 +419,7 @@ class ConversationService:
                 interaction = session.get(Interaction, turn.interaction_id)
                 if interaction is None:  # the session was deleted meanwhile
                     return None
-                interaction.agent_response = turn.text
+                interaction.agent_response = turn.saved_text()
                 interaction.tools_used = turn.tools_used()
                 interaction.status = turn.status
                 interaction.error = turn.error.message if turn.error is not None else None

@@ -4,8 +4,12 @@
 remember_fact(key, value,     upsert a permanent fact (source "agent"); unchanged values
 category)                     are not rewritten
 recall_facts(query="")        all facts, or those whose key or value contains ``query``
-forget_fact(key)              delete a fact, only after the user confirms it through
-                              the interface (``confirm``); without a way to ask, refuse
+forget_fact(key)              forget a fact everywhere (``core.forgetting``), only after
+                              the user confirms it through the interface (``confirm``,
+                              which is told how many places hold its value); without a way
+                              to ask, refuse. What the assistant says in the rest of the
+                              turn is redacted the same way before it is saved
+                              (``on_forgotten``)
 search_memory(query)          hybrid recall over memories and notes
 search_history(query)         keyword search over past exchanges (all chats)
 record_observation(content,   a context event for consolidation (``observation``)
@@ -38,6 +42,9 @@ from core.conversation.audit import record_tool_call
 from core.conversation.tokens import clip
 from core.errors import HearthError, InvalidInputError
 from core.facts import CATEGORIES, normalise_key
+from core.forgetting import wording
+from core.forgetting.matching import PLACEHOLDER
+from core.forgetting.service import Forgotten
 from core.learning.events import add_event
 from core.learning.exclusions import ExclusionGate
 from core.learning.grounding import Said, is_grounded
@@ -127,13 +134,15 @@ class ToolBox:
 
     def __init__(self, hearth: Hearth, *, session_id: str, interaction_id: int,
                  gate: ExclusionGate, confirm: Confirm | None,
-                 reply_so_far: Callable[[], str] | None = None) -> None:
+                 reply_so_far: Callable[[], str] | None = None,
+                 on_forgotten: Callable[[Forgotten], None] | None = None) -> None:
         self._hearth = hearth
         self._session_id = session_id
         self._interaction_id = interaction_id
         self._gate = gate
         self._confirm = confirm
         self._reply_so_far = reply_so_far
+        self._on_forgotten = on_forgotten
         self._handlers: dict[str, Callable[[Mapping[str, Any]], tuple[str, str]]] = {
             "remember_fact": self._remember_fact, "recall_facts": self._recall_facts,
             "forget_fact": self._forget_fact, "search_memory": self._search_memory,
@@ -208,11 +217,20 @@ class ToolBox:
                 f"not deleted: deleting {key} needs the user's confirmation, which cannot be "
                 "asked here. Tell the user they can delete it themselves with "
                 f"`hearth facts forget {key}`.", f"refused: no way to confirm {key}")
-        if not self._confirm(f"Forget the fact “{key}: {fact.value}”?"):
+        preview = self._hearth.forgetting.preview(key)
+        elsewhere = f" {wording.redactions(preview, done=False)}" if preview.total else ""
+        if not self._confirm(f"Forget the fact “{key}: {fact.value}”?{elsewhere}"):
             raise ToolRefused(f"not deleted: the user did not confirm; {key} was kept",
                               f"kept {key}: user declined")
-        self._hearth.facts.forget(key)
-        return f"deleted: {key}", f"deleted fact {key}"
+        forgotten = self._hearth.forgetting.forget(key)
+        if self._on_forgotten is not None:
+            self._on_forgotten(forgotten)
+        report = forgotten.report
+        backups = (f" {wording.backups_held(len(report.backups))} Tell the user they can "
+                   f"remove it from them with `hearth facts forget {key} --from-backups`."
+                   if report.backups else "")
+        return (f"deleted: {key}; its value was replaced by {PLACEHOLDER} in {report.total} "
+                f"places.{backups} Do not repeat the value.", f"deleted fact {key}")
 
     # --- searches ------------------------------------------------------------------------
 

@@ -40,6 +40,7 @@ from typing import Literal, Protocol
 from sqlalchemy import select
 
 from core.app import Hearth
+from core.forgetting.matching import PLACEHOLDER
 from core.learning.events import add_event
 from core.learning.exclusions import ExclusionGate
 from core.learning.extraction import FactCandidate, extract_model_facts, merge, rule_facts
@@ -261,7 +262,9 @@ class LearningPipeline:
             rule_facts(interaction.user_message, self._last_fact_key.get(session_id)),
             proposed)
         for candidate in candidates:
-            if gate.blocks(f"{candidate.key} {candidate.value}"):
+            # a value a forget replaced ("I live in [forgotten]") is excluded by the user too
+            if (PLACEHOLDER in candidate.value
+                    or gate.blocks(f"{candidate.key} {candidate.value}")):
                 self._count(dropped_by_exclusion=1)
                 continue
             self._store_fact(candidate, interaction_id, session_id)

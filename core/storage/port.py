@@ -170,6 +170,13 @@ class StoragePort(Protocol):
     def backup_to(self, target: Path) -> None:
         """A consistent copy of the live database, taken without stopping writers."""
 
+    def erase_deleted(self, *, compact: bool = False) -> bool:
+        """Make what was deleted or overwritten unrecoverable from the database's files (a
+        user's forget): the full-text indexes drop the entries of deleted text, the write-
+        ahead log is copied into the database and emptied, and with ``compact`` the file is
+        rebuilt so no free space keeps old bytes. False if another connection kept the log
+        from being emptied (it is then emptied by a later checkpoint)."""
+
     def schema_revision(self) -> str | None: ...
 
     def close(self) -> None: ...

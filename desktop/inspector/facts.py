@@ -4,6 +4,11 @@ Value and category are edited in place (F2 or a double click); the save goes thr
 ``facts.remember(source="user")``, so the old value lands in the fact's history and the next
 system prompt, which is rebuilt from the facts on every turn, already says the new one. The
 pane beside the table shows the selected fact and its earlier values.
+
+Forget (Delete) first counts, in the background, where else the fact's values are kept, and
+the confirmation says it; the forget itself (``core.forgetting``) then runs in the
+background, and ``ForgetResultDialog`` says what it removed and offers to remove it from the
+backups that still hold it.
 """
 
 from __future__ import annotations
@@ -15,10 +20,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from core.facts import CATEGORIES, FactChange
+from core.forgetting import wording
+from core.forgetting.service import Forgotten, ForgetPreview
 from core.storage.orm import FactHistory, UserFact
 from desktop.context import AppContext
 from desktop.inspector import confirm
 from desktop.inspector.fact_dialog import FactDialog
+from desktop.inspector.forget_dialog import ForgetResultDialog
 from desktop.inspector.formatting import local_time, time_key
 from desktop.inspector.table import ChoiceDelegate, Column, RowModel, make_table_view
 from desktop.inspector.table_page import TablePage
@@ -106,14 +114,16 @@ class FactsPage(TablePage):
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         self.detail = FactDetail()
+        self.forget_result: ForgetResultDialog | None = None
+        """The last forget's outcome, while it is shown (it holds the values until closed)."""
         super().__init__(ctx, parent)
         categories = ChoiceDelegate(CATEGORIES, self)
         self.view.setItemDelegateForColumn(CATEGORY_COLUMN, categories)
         self.watch_editors(categories)
         self.add_button("&Add…", "add", self.add_fact, needs_selection=False,
                         tooltip="Add a fact (Ctrl+Shift+A)").setShortcut("Ctrl+Shift+A")
-        self.add_button("&Delete…", "delete", self.delete_selected,
-                        tooltip="Delete the selected fact (Delete)")
+        self.add_button("&Forget…", "delete", self.delete_selected,
+                        tooltip="Forget the selected fact everywhere (Delete)")
         self.model.edit_requested.connect(self._edited)
 
     # --- TablePage -------------------------------------------------------------------------
@@ -155,16 +165,31 @@ class FactsPage(TablePage):
                     lambda: facts.remember(key, value, category=category, source="user"), _said)
 
     def delete_selected(self) -> None:
+        """Forget the selected fact, after saying where else its values are and asking."""
         fact = self.selected()
         if fact is None:
             return
-        if not confirm.ask(self, "Delete fact",
-                           f"Delete the fact “{fact.key}” and its earlier values?\n\n"
+        key, forgetting = fact.key, self.ctx.hearth.forgetting
+        self.run(f"Looking for {key} elsewhere", lambda _task: forgetting.preview(key),
+                 self._confirm_forget)
+
+    def _confirm_forget(self, preview: ForgetPreview) -> None:
+        if not confirm.ask(self, "Forget fact",
+                           f"Forget the fact “{preview.key}” and its earlier values?\n\n"
+                           f"{wording.redactions(preview, done=False)}\n\n"
                            "The assistant will no longer be told it or find it when "
-                           "recalling. This cannot be undone."):
+                           "recalling. This cannot be undone.", action="Forget"):
             return
-        key, facts = fact.key, self.ctx.hearth.facts
-        self.change("Deleting a fact", lambda: facts.forget(key), lambda _: f"Fact {key} deleted.")
+        key, forgetting = preview.key, self.ctx.hearth.forgetting
+        self.change("Forgetting a fact", lambda: forgetting.forget(key), self._forgotten)
+
+    def _forgotten(self, forgotten: Forgotten) -> str:
+        """Show what was removed, with the offer to remove it from backups too; chats
+        changed as well (titles and messages that held the value)."""
+        self.ctx.hub.conversations_changed.emit()
+        self.forget_result = ForgetResultDialog(forgotten, self.ctx.workers, self)
+        self.forget_result.open()
+        return f"Fact {forgotten.report.key} forgotten."
 
     def _edited(self, fact: UserFact, field: str, text: str) -> None:
         """An inline edit: a new value (saved as the user's, the old one into history) or

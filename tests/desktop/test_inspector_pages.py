@@ -157,6 +157,41 @@ def test_deleting_a_fact_asks_first_and_removes_it_from_recall(
     assert shown_keys(page) == ["coffee"]
 
 
+def test_forgetting_a_fact_says_what_it_removed_and_removes_it_from_backups_too(
+        qtbot, ctx, answers) -> None:  # noqa: ANN001
+    value = "ZQX-passport-93817446"
+    ctx.hearth.facts.remember("passport", value, "personal")
+    held = ctx.hearth.memories.add(f"My passport {value} is in the blue drawer.")
+    kept = ctx.hearth.memories.add("The tomatoes need water.")
+    backup = ctx.hearth.backup().path
+    page = open_page(qtbot, ctx, FactsPage)
+    page.select(key_id(page, "passport"))
+
+    page.delete_selected()
+    settle(qtbot, ctx)
+
+    assert "will be replaced by “[forgotten]” in 1 place: memories 1" in answers[0]
+    assert ctx.hearth.facts.get("passport") is None
+    assert ctx.hearth.memories.get(held.id).content == (
+        "My passport [forgotten] is in the blue drawer.")
+    assert ctx.hearth.memories.get(kept.id).content == kept.content
+    dialog = page.forget_result
+    assert dialog is not None and dialog.isVisible()
+    assert "memories 1" in dialog.summary.text() and "no copy is left" in dialog.summary.text()
+    assert "1 backup taken before still holds it" in dialog.backups.text()
+    assert value.encode() in backup.read_bytes()
+
+    qtbot.mouseClick(dialog.remove, Qt.MouseButton.LeftButton)
+    assert not dialog.buttons.isEnabled()  # the outcome has to be seen: no closing meanwhile
+    settle(qtbot, ctx)
+
+    assert dialog.outcome.text() == "Removed it from 1 backup."
+    assert value.encode() not in backup.read_bytes() and b"93817446" not in backup.read_bytes()
+    assert dialog.remove.isHidden() and dialog.buttons.isEnabled()
+    dialog.reject()
+    assert not dialog.isVisible()
+
+
 def test_adding_a_fact_through_the_dialog(qtbot, ctx) -> None:  # noqa: ANN001
     page = open_page(qtbot, ctx, FactsPage)
 

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from core.storage import migrate
 from core.storage.port import SearchIndex
 from core.storage.sqlite.engine import WRITE_OPTION, dbapi_module, open_engine, translated_errors
-from core.storage.sqlite.search import SqliteSearchIndex
+from core.storage.sqlite.search import KINDS, SqliteSearchIndex
 
 
 class SqliteStorage:
@@ -74,6 +74,33 @@ class SqliteStorage:
                     raw.close()
         finally:
             destination.close()
+
+    def erase_deleted(self, *, compact: bool = False) -> bool:
+        """``optimize`` every FTS5 index (FTS5 keeps a deleted row's terms in its older
+        segments until they are merged; merging them into one drops them), then ``VACUUM``
+        if asked, then ``wal_checkpoint(TRUNCATE)``. Every connection runs with
+        ``secure_delete`` (``engine``), so the pages these steps free are zeroed.
+
+        FTS5's own ``secure-delete`` option would purge terms at each delete, but a database
+        with it set can no longer be read by SQLite older than 3.42, which the standard
+        library of some Pythons still is; merging on a forget gives the same result."""
+        if self._path is None:
+            return True
+        with translated_errors(self._path):
+            with self._write_engine.begin() as connection:
+                for spec in KINDS.values():
+                    connection.exec_driver_sql(
+                        f"INSERT INTO {spec.fts}({spec.fts}) VALUES ('optimize')")
+            raw = self._engine.raw_connection()
+            try:
+                driver = raw.driver_connection
+                if compact:
+                    driver.execute("VACUUM")  # type: ignore[union-attr]
+                busy = driver.execute(  # type: ignore[union-attr]
+                    "PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            finally:
+                raw.close()
+        return busy == 0
 
     def schema_revision(self) -> str | None:
         return migrate.current_revision(self._engine)

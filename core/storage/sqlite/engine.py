@@ -2,7 +2,10 @@
 
 Every connection gets the same setup in one ``connect`` listener: sqlite-vec loaded, WAL,
 foreign keys, a busy timeout, ``synchronous=NORMAL`` (safe under WAL: a crash can lose the
-last transaction at most, never corrupt the file).
+last transaction at most, never corrupt the file), and ``secure_delete``: what is deleted
+or overwritten is zeroed in its page rather than left in free space, so a user's forget
+(``core.forgetting``) leaves no old bytes behind in pages still in use. Statement
+parameters are hidden from error messages, so a traceback in a log never quotes user text.
 
 The stdlib ``sqlite3`` of some Python builds (this machine's among them) cannot load
 extensions, so the DB-API module is chosen at run time: the stdlib one when it can load
@@ -80,6 +83,7 @@ def open_engine(path: Path | None, busy_timeout_ms: int = 5000) -> Engine:
         module=module,
         poolclass=pool,
         connect_args={"check_same_thread": False, "timeout": busy_timeout_ms / 1000},
+        hide_parameters=True,  # an error message or log never quotes the user's text
     )
 
     @event.listens_for(engine, "connect")
@@ -95,6 +99,7 @@ def open_engine(path: Path | None, busy_timeout_ms: int = 5000) -> Engine:
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
             cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute("PRAGMA secure_delete=ON")
         finally:
             cursor.close()
 

@@ -1,0 +1,103 @@
+"""``hearth facts forget KEY``: forget a fact everywhere, and the backups too when asked.
+
+It says where the fact's values were replaced by ``[forgotten]``, whether the database files
+were found clean byte by byte, and which backups taken before still hold it. Those backups
+are rewritten without it with ``--from-backups`` (in the same run: the values stay in this
+process's memory only), or after a yes in a terminal. Given for a fact that is already
+forgotten, ``--from-backups`` reads the values from the backups' own records of the fact.
+``--dry-run`` says what a forget would change and changes nothing. No value is ever printed.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from core.cli import output
+from core.cli.context import opened
+from core.errors import HearthError, NotFoundError
+from core.forgetting import wording
+from core.forgetting.backups import BackupRewrite
+from core.forgetting.service import ForgetReport
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of sentences.")]
+
+
+def forget(key: str,
+           from_backups: Annotated[bool, typer.Option(
+               "--from-backups", help="Also rewrite the backups that still hold it.")] = False,
+           dry_run: Annotated[bool, typer.Option(
+               "--dry-run", help="Say what would be removed; change nothing.")] = False,
+           as_json: JsonOption = False) -> None:
+    """Delete a fact and redact every value it had wherever Hearth kept it.
+
+    Chats, memories, events, indexes and logs then show a placeholder.
+    The output names the backups taken before that still hold it."""
+    with opened() as hearth:
+        if dry_run:
+            preview = hearth.forgetting.preview(key)
+            _say(as_json, preview, wording.redactions(preview, done=False))
+            return
+        try:
+            forgotten = hearth.forgetting.forget(key)
+        except NotFoundError:
+            if not from_backups:
+                raise
+            rewrites = hearth.forgetting.remove_from_backups(key)
+            _say(as_json, {"key": key, "forgotten": False, "backups": rewrites},
+                 *wording.rewritten(rewrites))
+            _fail_if_any_failed(rewrites)
+            return
+        report = forgotten.report
+        if not as_json:
+            _print_report(report, offer_flag=not from_backups)
+        rewrite = bool(report.backups) and (from_backups or (
+            not as_json and _interactive() and typer.confirm(
+                "Remove it from those backups too?", default=False, err=True)))
+        rewrites = forgotten.remove_from_backups() if rewrite else ()
+    _say(as_json, {**_report_dict(report), "backups": rewrites}, *wording.rewritten(rewrites))
+    _fail_if_any_failed(rewrites)
+
+
+def _interactive() -> bool:
+    return sys.stdin.isatty()
+
+
+def _say(as_json: bool, data: Any, *lines: str) -> None:
+    if as_json:
+        output.print_json(data)
+        return
+    for line in lines:
+        if line:
+            output.stdout.print(line, highlight=False, markup=False)
+
+
+def _report_dict(report: ForgetReport) -> dict[str, Any]:
+    return {"key": report.key, "forgotten": True, "values": report.values,
+            "places": dict(report.places), "redacted": report.total,
+            "searched_everywhere": report.searched_everywhere, "files": report.files,
+            "backups_holding": list(report.backups),
+            "logs_not_rewritten": list(report.unmasked_logs)}
+
+
+def _print_report(report: ForgetReport, *, offer_flag: bool) -> None:
+    lines = [f"Forgot {report.key}.", wording.redactions(report), wording.FILES[report.files],
+             *wording.unmasked(report)]
+    if report.backups:
+        lines.append(wording.backups_held(len(report.backups)))
+        lines.extend(f"  {path}" for path in report.backups)
+        if offer_flag:
+            lines.append(f"Remove it from them too with "
+                         f"`hearth facts forget {report.key} --from-backups`.")
+    _say(False, None, *lines)
+
+
+def _fail_if_any_failed(rewrites: tuple[BackupRewrite, ...]) -> None:
+    failed = [rewrite for rewrite in rewrites if not rewrite.ok]
+    if failed:
+        several = len(failed) > 1
+        raise HearthError(f"{len(failed)} backup{'s' if several else ''} could not be "
+                          f"rewritten and still hold{'' if several else 's'} it.",
+                          "See the reason above; run the same command again once it is fixed.")

@@ -1,0 +1,197 @@
+"""``ForgetService``: a user's forget of a fact, from the database to the last file.
+
+The CLI (``hearth facts forget``), the Facts view and the assistant's ``forget_fact`` tool
+all call ``forget``. It:
+
+1. erases the fact in the live database in one transaction (``database.erase_fact``): the
+   fact and its history deleted, its events deleted, every value it had replaced by
+   ``[forgotten]`` wherever the user's words are kept, the changed text re-indexed and
+   re-embedded;
+2. makes the bytes go from the database files (``StoragePort.erase_deleted``): full-text
+   segments merged, the write-ahead log checkpointed and truncated; then the files are
+   searched byte by byte and, if a value is still found (free space written before
+   ``secure_delete`` was on, or the same bytes in Hearth's own bookkeeping) or is too short
+   to search for, the database is rebuilt with ``VACUUM`` (``FileCheck`` says which);
+3. masks the values in the log files, in place;
+4. says which backups still hold the fact, and keeps its values *in memory only* in the
+   returned ``Forgotten`` so that the same user action can rewrite those backups
+   (``Forgotten.remove_from_backups``). Nothing stores them anywhere: dropping the
+   ``Forgotten`` drops them.
+
+``remove_from_backups(key)`` serves a later request ("remove it from backups too" after the
+fact is gone): the values are then read from the backups' own records of the fact.
+
+``preview`` counts what a forget would change, without changing anything, so a
+confirmation can say it. Results are plain data: front ends get no database rows.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+from core.config import HearthPaths
+from core.embedding import Embedder
+from core.errors import DatabaseLockedError, NotFoundError
+from core.facts import normalise_key
+from core.forgetting import backups
+from core.forgetting.database import Redactor, erase_fact, fact_values, find_elsewhere, redactor_for
+from core.forgetting.files import files_holding, mask_in_logs
+from core.forgetting.matching import ValueMatcher
+from core.storage.port import StoragePort
+
+LOG_FILES = "log files"
+
+
+class FileCheck(str, Enum):
+    """What is known about the database files after a forget."""
+
+    VERIFIED = "verified"
+    """Searched byte by byte: no copy of any value is left in the database or its log."""
+    COMPACTED = "compacted"
+    """Rebuilt without free space, but a byte search cannot prove it: the value is too
+    short, or its bytes also occur in Hearth's own bookkeeping (a number among ids and
+    times, a fact's key), which is not user text and is not redacted."""
+    IN_USE = "in use"
+    """Another program was using the database, so the write-ahead log could not be emptied
+    (or the files cleaned) yet."""
+    IN_MEMORY = "in memory"
+    """A private in-memory database: there are no files."""
+
+
+@dataclass(frozen=True)
+class ForgetPreview:
+    """What forgetting a fact would change: rows per kind of place."""
+
+    key: str
+    values: int
+    places: Mapping[str, int]
+    searched_everywhere: bool
+
+    @property
+    def total(self) -> int:
+        return sum(self.places.values())
+
+
+@dataclass(frozen=True)
+class ForgetReport:
+    """What a forget did. ``values``: the current value and the earlier ones; ``places``:
+    rows (or log files) changed per kind of place; ``searched_everywhere`` is False when a
+    value was too short or too common to look for outside the fact's own records;
+    ``backups``: copies that still hold it."""
+
+    key: str
+    values: int
+    places: Mapping[str, int]
+    searched_everywhere: bool
+    files: FileCheck
+    backups: tuple[Path, ...] = ()
+    unmasked_logs: tuple[Path, ...] = ()
+    """Log files that could not be rewritten (unreadable, read-only): they may still hold it."""
+
+    @property
+    def total(self) -> int:
+        return sum(self.places.values())
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """A finished forget, and what the same user action can still do with it: remove the
+    fact from the backups that hold it. The values live here, in memory, and nowhere else."""
+
+    report: ForgetReport
+    _values: tuple[str, ...] = field(repr=False, default=())
+
+    def remove_from_backups(self) -> tuple[backups.BackupRewrite, ...]:
+        """Rewrite every backup that held the fact without it (see ``core.forgetting.backups``)."""
+        return tuple(backups.rewrite(path, self.report.key, self._values)
+                     for path in self.report.backups)
+
+    def redact(self, text: str) -> str:
+        """``text`` with the forgotten values replaced, by the same rule: for words written
+        in the same action that are not stored yet (the rest of the assistant's reply)."""
+        return ValueMatcher(self._values).redact(text)
+
+
+class ForgetService:
+    """Forget facts for good, in the database, its files, the logs and (asked) the backups."""
+
+    def __init__(self, storage: StoragePort, embedder: Embedder, paths: HearthPaths) -> None:
+        self._storage = storage
+        self._embedder = embedder
+        self._paths = paths
+
+    def preview(self, key: str) -> ForgetPreview:
+        """Count the rows a forget of ``key`` would change; NotFoundError if unknown."""
+        key = normalise_key(key)
+        with self._storage.read() as session:
+            values = fact_values(session, key)
+            if not values:
+                raise _unknown(key)
+            redactor = redactor_for(session, key, values)
+            places = Counter(item.place.label
+                             for item in find_elsewhere(session, key, redactor))
+        return ForgetPreview(key, len(redactor.recorded), dict(places),
+                             redactor.searched_everywhere)
+
+    def forget(self, key: str) -> Forgotten:
+        """Forget the fact ``key`` everywhere (see the module docstring); NotFoundError if
+        there is no such fact."""
+        key = normalise_key(key)
+        with self._storage.read() as session:
+            values = tuple(fact_values(session, key))
+        if not values:
+            raise _unknown(key)
+        erasure = erase_fact(self._storage, key, known_values=values, embedder=self._embedder)
+        places = dict(erasure.places)
+        masked, unmasked = mask_in_logs(self._paths.home / "logs", erasure.redactor.everywhere)
+        if masked:
+            places[LOG_FILES] = masked
+        report = ForgetReport(
+            key, len(erasure.redactor.recorded), places,
+            erasure.redactor.searched_everywhere, self._erase_from_files(erasure.redactor),
+            tuple(path for path in backups.database_copies(self._paths)
+                  if backups.holds(path, key, values)), tuple(unmasked))
+        return Forgotten(report, values)
+
+    def remove_from_backups(self, key: str) -> tuple[backups.BackupRewrite, ...]:
+        """Rewrite the backups that still hold the fact ``key`` without it, once the fact is
+        gone from the live database: its values are read from the backups' own records.
+        NotFoundError if no backup has a record of it."""
+        key = normalise_key(key)
+        copies = backups.database_copies(self._paths)
+        values = tuple(dict.fromkeys(value for path in copies
+                                     for value in backups.values_in(path, key)))
+        if not values:
+            raise NotFoundError(f"Neither the database nor any backup has a fact called "
+                                f"{key!r}.", "It is gone from both, or it never existed: see "
+                                             "the keys with `hearth facts list`.")
+        return tuple(backups.rewrite(path, key, values) for path in copies
+                     if backups.holds(path, key, values))
+
+    def _erase_from_files(self, redactor: Redactor) -> FileCheck:
+        """Step 2 of the module docstring."""
+        database = self._storage.path
+        if database is None:
+            return FileCheck.IN_MEMORY
+        matcher = redactor.recorded
+        files = [database, database.with_name(database.name + "-wal")]
+        try:
+            emptied = self._storage.erase_deleted()
+            if matcher.verifiable and not files_holding(files, matcher):
+                return FileCheck.VERIFIED if emptied else FileCheck.IN_USE
+            if not self._storage.erase_deleted(compact=True):
+                return FileCheck.IN_USE
+        except DatabaseLockedError:  # the forget is committed; only the cleaning waits
+            return FileCheck.IN_USE
+        if matcher.verifiable and not files_holding(files, matcher):
+            return FileCheck.VERIFIED
+        return FileCheck.COMPACTED
+
+
+def _unknown(key: str) -> NotFoundError:
+    return NotFoundError(f"There is no fact called {key!r}.",
+                         "See the keys with `hearth facts list`.")

@@ -1,0 +1,78 @@
+"""How a forget is told to the user: the same sentences in the terminal, the window and the
+assistant's tool result. None of them ever contains a forgotten value."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from core.forgetting.backups import BackupRewrite
+from core.forgetting.matching import MIN_DISTINCTIVE_CHARS, PLACEHOLDER
+from core.forgetting.service import FileCheck, ForgetPreview, ForgetReport
+
+FILES = {
+    FileCheck.VERIFIED: "The database files were searched byte by byte: no copy is left.",
+    FileCheck.COMPACTED: "The database files were rebuilt so no free space keeps old bytes "
+                         "(a byte search cannot prove more: the value is short, or the same "
+                         "characters occur in Hearth's own ids, times or keys).",
+    FileCheck.IN_USE: "Another program was using the database, so its files may keep an "
+                      "old copy until that program closes it; close other Hearth windows "
+                      "and commands.",
+    FileCheck.IN_MEMORY: "",
+}
+
+
+def places_list(places: Mapping[str, int]) -> str:
+    """``chat messages 3 · memories 2``, most first."""
+    return " · ".join(f"{label} {count}"
+                      for label, count in sorted(places.items(), key=lambda p: (-p[1], p[0])))
+
+
+def _values(count: int) -> str:
+    earlier = count - 1
+    if earlier <= 0:
+        return "Its value"
+    return f"Its value and {earlier} earlier value{'s' if earlier > 1 else ''}"
+
+
+def _narrow(searched_everywhere: bool) -> str:
+    if searched_everywhere:
+        return ""
+    return (f" A value shorter than {MIN_DISTINCTIVE_CHARS} characters or as common as “yes” "
+            "would match unrelated words, so it was looked for only where this fact was "
+            "recorded (the messages it was learned from and what was made of them).")
+
+
+def redactions(report: ForgetReport | ForgetPreview, *, done: bool = True) -> str:
+    """Where the values were (or, for a preview, will be) replaced by the placeholder."""
+    subject = _values(report.values)
+    narrow = _narrow(report.searched_everywhere)
+    several = report.values > 1
+    if not report.total:
+        verb = ("were" if several else "was") if done else ("are" if several else "is")
+        return f"{subject} {verb} kept nowhere else.{narrow}"
+    verb = ("were" if several else "was") if done else "will be"
+    plural = "s" if report.total > 1 else ""
+    return (f"{subject} {verb} replaced by “{PLACEHOLDER}” in {report.total} place{plural}: "
+            f"{places_list(report.places)}.{narrow}")
+
+
+def backups_held(count: int) -> str:
+    if not count:
+        return ""
+    return (f"{count} backup{'s' if count > 1 else ''} taken before still "
+            f"hold{'s' if count == 1 else ''} it.")
+
+
+def rewritten(rewrites: Sequence[BackupRewrite], name: Callable[[Path], str] = str) -> list[str]:
+    """What rewriting the backups did: how many lost it, and why each other one did not."""
+    done = sum(rewrite.ok for rewrite in rewrites)
+    lines = [f"Removed it from {done} backup{'s' if done != 1 else ''}."] if done else []
+    return lines + [f"Could not rewrite {name(rewrite.path)}: {rewrite.message}"
+                    for rewrite in rewrites if not rewrite.ok]
+
+
+def unmasked(report: ForgetReport) -> list[str]:
+    """The log files that could not be rewritten, which may still hold it."""
+    return [f"Could not rewrite {path} (see the log); it may still hold it."
+            for path in report.unmasked_logs]
