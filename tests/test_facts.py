@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
+from core.config import HearthPaths
 from core.errors import InvalidInputError, NotFoundError
 from core.facts import CATEGORIES, FactChange, FactService, fact_text, normalise_key
+from core.forgetting.service import ForgetService
 from core.storage.orm import AuditEntry, UserFact
 from core.storage.port import IndexedKind, SearchFilters
 
@@ -109,14 +111,16 @@ def test_bad_keys_are_refused(facts, key) -> None:
 
 
 @pytest.mark.parametrize("key", ["caf\udce9", "caf\ud800"])
-def test_a_key_that_is_not_unicode_is_refused_not_mangled(facts, storage, key) -> None:
+def test_a_key_that_is_not_unicode_is_refused_not_mangled(facts, storage, embedder, tmp_path,
+                                                           key) -> None:
     """``caf\udce9`` (``café`` typed in a Latin-1 terminal) used to become the key ``caf``:
     set under the wrong key, or forget the wrong fact."""
     facts.remember("caf", "a fact that must survive")
     with pytest.raises(InvalidInputError, match="not valid UTF-8 text"):
         facts.remember(key, "Rua Nova")
+    forgetting = ForgetService(storage, embedder, HearthPaths(tmp_path))
     with pytest.raises(InvalidInputError, match="not valid UTF-8 text"):
-        facts.forget(key)
+        forgetting.forget(key)
     assert [fact.key for fact in facts.list()] == ["caf"]
 
 

@@ -58,7 +58,7 @@ MACHINE_COLUMNS: frozenset[tuple[str, str]] = frozenset({
     ("agent_learnings", "category"), ("agent_learnings", "status"),
     ("audit_log", "action"), ("audit_log", "actor"),
     ("chat_sessions", "id"), ("chat_sessions", "source"), ("chat_sessions", "conversation_id"),
-    ("context_events", "event_type"),
+    ("context_events", "event_type"), ("context_events", "failed_with"),
     ("context_logs", "session_id"), ("context_logs", "system_prompt_sha256"),
     ("context_logs", "tokens"),
     ("fact_history", "category"), ("fact_history", "source"),
