@@ -52,7 +52,8 @@ class Hearth:
         lock = FolderLock(paths.home, exclusive=False)
         try:
             settings = settings or load_settings(paths)
-            storage = SqliteStorage(paths.database, settings.busy_timeout_ms)
+            storage = SqliteStorage(paths.database, settings.busy_timeout_ms,
+                                    settings.write_wait_seconds)
         except BaseException:
             lock.release()
             raise
