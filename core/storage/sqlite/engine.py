@@ -151,8 +151,9 @@ def begin_immediate(dbapi_connection: Any, path: Path | None, wait_seconds: floa
         try:
             dbapi_connection.execute("BEGIN IMMEDIATE")
         except dbapi_connection.OperationalError as error:
-            if not is_busy(error):
-                raise
+            if not is_busy(error):  # as SQLAlchemy would raise it, for translated_errors
+                raise exc.DBAPIError.instance("BEGIN IMMEDIATE", None, error,
+                                              dbapi_connection.Error) from error
             now = time.monotonic()
             if now >= deadline:
                 raise _still_locked(path, wait_seconds) from error
