@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
+import filelock
 import pytest
 from sqlalchemy import inspect, select, text
 
@@ -98,6 +99,22 @@ def test_upgrade_from_the_first_revision_keeps_data_and_indexes_it(tmp_path: Pat
             assert [row[0] for row in found] == [memory.id]
     finally:
         upgraded.close()
+
+
+def test_an_out_of_date_database_in_a_read_only_folder_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Upgrading takes the folder's migration lock first; a folder that refuses it (tests
+    run as root, for whom no folder is read-only, hence the stand-in) gets a sentence."""
+    engine = open_engine(tmp_path / "old.db")
+    migrate.upgrade(engine, "0001")
+    engine.dispose()
+
+    def refused(*_args: object, **_kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied", str(tmp_path / "migrate.lock"))
+
+    monkeypatch.setattr(filelock.FileLock, "acquire", refused)
+    with pytest.raises(DatabaseError, match="read-only"):
+        SqliteStorage(tmp_path / "old.db")
 
 
 def test_a_database_from_a_newer_version_is_refused(tmp_path: Path) -> None:

@@ -27,8 +27,9 @@ the time and the share of exact neighbours this finds.
 Writing is idempotent: each memory's outgoing ``knn`` edges are replaced by its new set
 (unchanged edges are kept, changed weights updated, dropped ones deleted), in short
 transactions that each commit (``core.storage.pacing``), so a cancelled or killed run
-leaves every memory with either its old or its new edges and a rerun finishes the job. Edges touching a memory that is no longer valid
-are deleted (they are derived data; the memory itself is untouched).
+leaves every memory with either its old or its new edges and a rerun finishes the job.
+Edges touching a memory that is no longer valid are deleted (they are derived data; the
+memory itself is untouched).
 """
 
 from __future__ import annotations

@@ -18,13 +18,12 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
 from sqlalchemy import text
 
 from core.storage import migrate
@@ -228,7 +227,8 @@ def big_transcript(path: Path, turns: int) -> Path:
     return path
 
 
-def longest_wait_for_the_lock(database: Path, until_done: Any, importer: Running) -> float:
+def longest_wait_for_the_lock(database: Path, until_done: Callable[[], bool],
+                              importer: Running) -> float:
     """Take and release the write lock over and over until ``until_done()``; the longest
     any attempt had to wait (bounded by the longest transaction of the other writer)."""
     probe = dbapi_module().connect(str(database), isolation_level=None, timeout=120)

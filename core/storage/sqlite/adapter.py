@@ -10,7 +10,7 @@ import filelock
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from core.errors import DatabaseLockedError
+from core.errors import DatabaseError, DatabaseLockedError
 from core.storage import migrate
 from core.storage.port import SearchIndex
 from core.storage.sqlite.engine import (
@@ -63,13 +63,20 @@ class SqliteStorage:
         lock = filelock.FileLock(self._path.parent / MIGRATION_LOCK, mode=0o600,
                                  timeout=self._write_wait_seconds)
         try:
-            with lock:
-                migrate.upgrade(self._engine)
+            lock.acquire()
         except filelock.Timeout as exc:
             raise DatabaseLockedError(
                 f"Another Hearth process has been upgrading {self._path} for more than "
                 f"{self._write_wait_seconds:g} seconds.",
                 "Let it finish (a large database takes a while), then try again.") from exc
+        except PermissionError as exc:
+            raise DatabaseError(f"{self._path.parent} is read-only, so its database cannot "
+                                "be upgraded to this version of Hearth.",
+                                "Check the folder's permissions.") from exc
+        try:
+            migrate.upgrade(self._engine)
+        finally:
+            lock.release()
 
     @property
     def path(self) -> Path | None:
