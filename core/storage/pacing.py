@@ -11,7 +11,10 @@ through a ``WritePacer``:
   for another;
 * the next transaction starts ``PAUSE_SECONDS`` after the previous one committed, longer
   than a waiting writer ever sleeps between its tries (``engine.MAX_RETRY_DELAY`` and
-  SQLite's busy handler, both 100 ms), so a waiting writer always gets in between;
+  SQLite's busy handler, both 100 ms), so a waiting writer gets in between (barring a
+  stall of the operating system's scheduler, after which the next pause serves). After a
+  shorter transaction (the first, small slices; a small table) the pause is as long as
+  the transaction was: the lock is free half the time then, and those moments are few;
 * CPU work (embedding) is done by the callers outside these transactions.
 
 Every slice commits on its own, so a job using this must be written to resume: run again
@@ -55,6 +58,7 @@ class WritePacer:
         self._seconds = seconds
         self._pause = pause
         self._committed_at: float | None = None
+        self._last_took = 0.0
 
     @property
     def size(self) -> int:
@@ -81,14 +85,15 @@ class WritePacer:
         Timed from the moment it holds the lock (``StoragePort.write`` takes it on entry),
         so time spent waiting for another writer does not shrink the next slice."""
         if self._committed_at is not None:
-            rest = self._pause - (time.monotonic() - self._committed_at)
+            rest = min(self._pause, self._last_took) - (time.monotonic() - self._committed_at)
             if rest > 0:
                 time.sleep(rest)
         with self._storage.write() as session:
             started = time.monotonic()
             yield session
         self._committed_at = time.monotonic()
-        self._resize(self._committed_at - started)
+        self._last_took = self._committed_at - started
+        self._resize(self._last_took)
 
     def _resize(self, elapsed: float) -> None:
         """The size that would have taken ``TRANSACTION_SECONDS`` at this rate; growing at

@@ -91,15 +91,17 @@ class Running:
                 raise AssertionError("the command never said it was waiting for the lock")
 
     def finish(self, timeout: float = 180) -> Finished:
-        out, _ = self.process.communicate(timeout=timeout)
-        self._reader.join(10)
+        """Wait for the command to end (stderr stays with the reader thread)."""
+        assert self.process.stdout is not None
+        out = self.process.stdout.read()  # until the command exits and closes it
+        self.process.wait(timeout)
+        self._reader.join(timeout)
         return Finished(self.process.returncode, out.decode("utf-8", "replace"),
                         "".join(self._err))
 
     def kill(self) -> None:
         self.process.kill()
-        self.process.communicate()
-        self._reader.join(10)
+        self.finish()
 
 
 @contextmanager

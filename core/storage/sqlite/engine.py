@@ -49,7 +49,7 @@ DEFAULT_WRITE_WAIT_SECONDS = 120.0
 FIRST_RETRY_DELAY = 0.01
 MAX_RETRY_DELAY = 0.1
 """Never longer than SQLite's own busy handler sleeps, so a writer that pauses this long
-between its transactions (``core.storage.pacing``) always lets a waiting one in."""
+between its transactions (``core.storage.pacing``) lets a waiting one in."""
 SQLITE_BUSY = 5
 
 
