@@ -18,9 +18,10 @@ The whole file is checked first (columns, times, and that its rows fit together:
 values, unique values, references), so a damaged file writes nothing. The rows are then
 written in short transactions (``core.storage.pacing``), so a chat or ``facts set`` in the
 same data folder meanwhile waits a fraction of a second, not the length of the import. An
-interrupted import is finished by running it again with the same file: a database whose
-rows are all this export's own counts as empty, and only the missing rows are written (then
-the missing vectors).
+interrupted import is finished by running it again with the same file: a database holding
+part of this export's rows and nothing else counts as empty, and only the missing rows are
+written (then the missing vectors). One that holds all of them is refused like any other
+non-empty database (there is nothing to import; ``hearth reembed`` finishes the vectors).
 """
 
 from __future__ import annotations
@@ -118,8 +119,13 @@ def import_export(
     wanted = {table.name: _by_key(table, tables.get(table.name, []))
               for table in Base.metadata.sorted_tables}
     with storage.read() as session:
-        for table in Base.metadata.sorted_tables:
-            _refuse_foreign_rows(session, table, wanted[table.name])
+        restored = [_restored_already(session, table, wanted[table.name])
+                    for table in Base.metadata.sorted_tables]
+    if all(restored) and any(wanted.values()):
+        raise InvalidInputError(
+            "The target database is not empty: it already holds everything in this export.",
+            "There is nothing to import. If an import of it stopped while re-embedding, "
+            "`hearth reembed` finishes it.")
     pacer = WritePacer(storage)
     for table in Base.metadata.sorted_tables:
         _restore_table(pacer, table, wanted[table.name])
@@ -259,26 +265,29 @@ def _self_references(table: Table) -> list[str]:
             if any(fk.column.table is table for fk in column.foreign_keys)]
 
 
-def _is_exported(stored: Mapping[str, Any], wanted: Row | None, late: Sequence[str]) -> bool:
+def _is_exported(stored: Mapping[str, Any], wanted: Row, late: Sequence[str]) -> bool:
     """Whether a stored row is the export's own (its ``late`` self-references may still be
     unset, if the import stopped between its two passes)."""
-    if wanted is None:
-        return False
     return all(stored[name] == wanted[name] or (name in late and stored[name] is None)
                for name in wanted)
 
 
-def _refuse_foreign_rows(session: Session, table: Table, wanted: Mapping[Any, Row]) -> None:
-    """Only an empty table, or one holding rows of this export (an interrupted import of
-    it), may be restored into."""
+def _restored_already(session: Session, table: Table, wanted: Mapping[Any, Row]) -> bool:
+    """Whether ``table`` holds every row of the export, complete. Only an empty table, or
+    one holding rows of this export (an interrupted import of it), may be restored into:
+    a row of anything else is refused."""
     (key,) = table.primary_key.columns
     late = _self_references(table)
+    complete = 0
     for stored in session.execute(select(*exported_columns(table))).mappings():
-        if not _is_exported(stored, wanted.get(stored[key.name]), late):
+        row = wanted.get(stored[key.name])
+        if row is None or not _is_exported(stored, row, late):
             raise InvalidInputError(
                 f"The target database is not empty (table {table.name} has rows that are "
                 "not in this export).",
                 "Import an export into a new data folder (--home), or restore a backup instead.")
+        complete += all(stored[name] == row[name] for name in late)
+    return complete == len(wanted)
 
 
 def _restore_table(pacer: WritePacer, table: Table, wanted: Mapping[Any, Row]) -> None:
