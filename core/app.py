@@ -62,7 +62,8 @@ class Hearth:
         try:
             secure_home(paths.home)
             settings = settings or load_settings(paths)
-            storage = SqliteStorage(paths.database, settings.busy_timeout_ms)
+            storage = SqliteStorage(paths.database, settings.busy_timeout_ms,
+                                    settings.write_wait_seconds)
         except BaseException:
             lock.release()
             raise

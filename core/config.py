@@ -54,8 +54,13 @@ class Settings(BaseSettings):
     embedding_threads: int = Field(default=2, ge=1, le=64,
                                    description="CPU threads the embedder may use.")
     embedding_batch_size: int = Field(default=32, ge=1, le=512)
-    busy_timeout_ms: int = Field(default=5000, ge=0,
-                                 description="How long a write waits for a lock before failing.")
+    busy_timeout_ms: int = Field(
+        default=5000, ge=0,
+        description="How long one attempt to take a lock waits inside SQLite.")
+    write_wait_seconds: float = Field(
+        default=120.0, ge=0,
+        description="How long a write keeps waiting for another process's write (an "
+                    "import, a dream) before it fails; it is never dropped sooner.")
     backups_to_keep: int = Field(default=7, ge=1)
     recall_min_similarity: float = Field(
         default=0.55, ge=-1.0, le=1.0,

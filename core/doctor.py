@@ -31,7 +31,8 @@ def check_model(settings: Settings) -> Check:
 
 
 def check_database(paths: HearthPaths, settings: Settings) -> Check:
-    storage = SqliteStorage(paths.database, settings.busy_timeout_ms)
+    storage = SqliteStorage(paths.database, settings.busy_timeout_ms,
+                            settings.write_wait_seconds)
     try:
         with storage.engine.connect() as connection:
             verdict = connection.exec_driver_sql("PRAGMA quick_check").scalar()

@@ -41,11 +41,12 @@ OTHERS_BITS = 0o077
 """Every permission of group and others: what a private file or folder has none of."""
 
 HEARTH_ENTRIES = ("hearth.db", "hearth.db-*", "hearth.db.*", "hearth.lock", "dream.lock",
-                  "scheduler.lock", "settings.json", "settings.json.*", ".settings.json.*",
-                  "backups", "logs", "cache", "scheduler")
+                  "scheduler.lock", "migrate.lock", "settings.json", "settings.json.*",
+                  ".settings.json.*", "backups", "logs", "cache", "scheduler", "running")
 """What Hearth keeps in a data folder (``fnmatch`` patterns; a folder with everything in
-it): the database with its WAL and the copies a restore sets aside, lock files, settings
-and their temporary files, backups, logs, caches."""
+it): the database with its WAL and the copies a restore sets aside, lock files (the work in
+progress in ``running/`` among them), settings and their temporary files, backups, logs,
+caches."""
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,9 @@ from core.reembed import INDEXED_MODELS, backfill_embeddings
 from core.storage import orm
 from core.storage.port import IndexedKind, SearchFilters
 from core.storage.sqlite.adapter import SqliteStorage
+from core.transfer import export
 from core.transfer.export import FORMAT, VERSION, export_all, import_export
+from support.interrupted import Killed, KilledAfter
 
 T0 = datetime(2025, 1, 2, 3, 4, 5, 678901, tzinfo=timezone.utc)
 
@@ -119,6 +121,73 @@ def test_import_refuses_a_database_that_has_data(tmp_path, storage, target, embe
     with pytest.raises(InvalidInputError, match="not empty"):
         import_export(tmp_path / "empty.json", target, embedder)
     assert counts(target)["notes"] == 1
+
+
+def exports_alike(one_path, two_path) -> bool:
+    one, two = (json.loads(p.read_text(encoding="utf-8")) for p in (one_path, two_path))
+    return one.pop("exported_at") and two.pop("exported_at") and one == two
+
+
+@pytest.mark.parametrize("transactions", [0, 8, 15])
+def test_an_import_killed_between_its_transactions_is_finished_by_running_it_again(
+        tmp_path, storage, target, embedder, monkeypatch, transactions) -> None:
+    """Rows are written in short transactions (one per table here; the 16th links the
+    supersede chain of the memories the 15th inserted): killed after any of them, the same
+    import run again restores exactly the export."""
+    fill_every_table(storage, embedder)
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    export_all(storage, first)
+    monkeypatch.setattr(export, "WritePacer",
+                        lambda store: KilledAfter(store, transactions=transactions))
+    with pytest.raises(Killed):
+        import_export(first, target, embedder)
+    monkeypatch.undo()
+
+    assert import_export(first, target, embedder) == counts(storage)
+    export_all(target, second)
+    assert exports_alike(first, second)
+
+
+def test_a_row_written_by_someone_else_during_the_import_stops_it(
+        tmp_path, storage, target, embedder, monkeypatch) -> None:
+    fill_every_table(storage, embedder)
+    export_all(storage, tmp_path / "export.json")
+    restore = export._restore_table
+
+    def chat_meanwhile(pacer, table, wanted) -> None:
+        if table.name == "interactions":  # a chat in the window takes interaction id 1
+            with target.write() as s:
+                s.add(orm.Interaction(user_message="typed meanwhile"))
+        restore(pacer, table, wanted)
+
+    monkeypatch.setattr(export, "_restore_table", chat_meanwhile)
+    with pytest.raises(InvalidInputError, match="Something else wrote to the database"):
+        import_export(tmp_path / "export.json", target, embedder)
+    with target.read() as s:
+        assert s.scalars(select(orm.Interaction.user_message)).all() == ["typed meanwhile"]
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda t: t["memories"][0].update(session_id="no-such-chat"),
+     r"memories\[0\].session_id refers to chat_sessions 'no-such-chat'"),
+    (lambda t: t["user_facts"].append({**t["user_facts"][0], "id": 99}),
+     r"user_facts\[1\] repeats key 'home_city'"),
+    (lambda t: t["notes"][0].update(title=None), r"notes\[0\].title is missing"),
+])
+def test_an_inconsistent_export_is_refused_before_anything_is_written(
+        tmp_path, storage, target, embedder, change, message) -> None:
+    """The rows are committed in many transactions, so what the database would refuse
+    half-way is checked first."""
+    fill_every_table(storage, embedder)
+    path = tmp_path / "export.json"
+    export_all(storage, path)
+    envelope = json.loads(path.read_text(encoding="utf-8"))
+    change(envelope["tables"])
+    path.write_text(json.dumps(envelope), encoding="utf-8")
+
+    with pytest.raises(InvalidInputError, match=message):
+        import_export(path, target, embedder)
+    assert set(counts(target).values()) == {0}
 
 
 @pytest.mark.parametrize("change, message", [

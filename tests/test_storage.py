@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
+import filelock
 import pytest
 from sqlalchemy import inspect, select, text
 
@@ -95,6 +101,22 @@ def test_upgrade_from_the_first_revision_keeps_data_and_indexes_it(tmp_path: Pat
         upgraded.close()
 
 
+def test_an_out_of_date_database_in_a_read_only_folder_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Upgrading takes the folder's migration lock first; a folder that refuses it (tests
+    run as root, for whom no folder is read-only, hence the stand-in) gets a sentence."""
+    engine = open_engine(tmp_path / "old.db")
+    migrate.upgrade(engine, "0001")
+    engine.dispose()
+
+    def refused(*_args: object, **_kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied", str(tmp_path / "migrate.lock"))
+
+    monkeypatch.setattr(filelock.FileLock, "acquire", refused)
+    with pytest.raises(DatabaseError, match="read-only"):
+        SqliteStorage(tmp_path / "old.db")
+
+
 def test_a_database_from_a_newer_version_is_refused(tmp_path: Path) -> None:
     SqliteStorage(tmp_path / "new.db").close()
     engine = open_engine(tmp_path / "new.db")
@@ -127,23 +149,97 @@ def test_a_corrupt_database_body_is_reported_not_raised_raw(tmp_path: Path) -> N
             session.scalars(select(orm.Memory)).all()
 
 
-def test_a_locked_database_gives_a_clear_error(tmp_path: Path) -> None:
-    path = tmp_path / "hearth.db"
-    storage = SqliteStorage(path, busy_timeout_ms=200)
+@contextmanager
+def write_lock_held(path: Path) -> Iterator[None]:
+    """Another program's write transaction on ``path`` while the block runs."""
     holder = dbapi_module().connect(str(path), isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")
     try:
+        holder.execute("BEGIN IMMEDIATE")
+        yield
+        holder.execute("ROLLBACK")
+    finally:
+        holder.close()
+
+
+def note_titles(storage: SqliteStorage) -> list[str]:
+    with storage.read() as session:
+        return list(session.scalars(select(orm.Note.title)))
+
+
+def test_a_write_waits_for_another_writer_and_is_saved(tmp_path: Path) -> None:
+    storage = SqliteStorage(tmp_path / "hearth.db", busy_timeout_ms=50)
+    waiting = threading.Event()
+
+    class Notice(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "Waiting for another Hearth process" in record.getMessage():
+                waiting.set()
+
+    notice = Notice()
+    logging.getLogger("core.storage").addHandler(notice)
+    outcome: list[BaseException | str] = []
+
+    def save() -> None:
+        try:
+            with storage.write() as session:
+                session.add(orm.Note(title="waited", content="and was saved"))
+            outcome.append("saved")
+        except BaseException as exc:  # reported below, in the test's thread
+            outcome.append(exc)
+
+    try:
+        with write_lock_held(tmp_path / "hearth.db"):
+            writer = threading.Thread(target=save)
+            writer.start()
+            deadline = time.monotonic() + 30
+            while not waiting.wait(0.05) and writer.is_alive() and time.monotonic() < deadline:
+                pass
+            assert waiting.is_set(), f"the write never waited: {outcome}"
+        writer.join(30)
+    finally:
+        logging.getLogger("core.storage").removeHandler(notice)
+    assert outcome == ["saved"]
+    assert note_titles(storage) == ["waited"]
+    storage.close()
+
+
+def test_a_write_that_waited_past_its_limit_fails_with_a_sentence(tmp_path: Path) -> None:
+    path = tmp_path / "hearth.db"
+    storage = SqliteStorage(path, busy_timeout_ms=50, write_wait_seconds=0.3)
+    with write_lock_held(path):
         with pytest.raises(DatabaseLockedError) as caught:
             with storage.write() as session:
                 session.add(orm.Note(title="t", content="c"))
-        assert "locked" in caught.value.message
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
+        assert "stayed locked by another program's write" in caught.value.message
+        assert "not saved" in caught.value.message
     with storage.write() as session:
         session.add(orm.Note(title="after", content="the lock was released"))
-    with storage.read() as session:
-        assert session.scalars(select(orm.Note.title)).all() == ["after"]
+    assert note_titles(storage) == ["after"]
+    storage.close()
+
+
+def test_a_write_that_holds_the_lock_is_never_refused_until_it_commits(tmp_path: Path) -> None:
+    """Why waiting belongs in BEGIN IMMEDIATE only (``engine`` docstring): once a write
+    transaction has the lock, readers with old snapshots and the checkpoint its commit
+    triggers do not make it fail, while another writer is refused at once."""
+    path = tmp_path / "hearth.db"
+    storage = SqliteStorage(path)
+    module = dbapi_module()
+    reader = module.connect(str(path), isolation_level=None)
+    other_writer = module.connect(str(path), isolation_level=None, timeout=0)
+    try:
+        reader.execute("BEGIN")
+        assert reader.execute("SELECT count(*) FROM notes").fetchone() == (0,)
+        with storage.write() as session:
+            with pytest.raises(module.OperationalError, match="locked"):
+                other_writer.execute("BEGIN IMMEDIATE")
+            session.add_all(orm.Note(title=f"n{i}", content="x" * 4000) for i in range(2000))
+        assert reader.execute("SELECT count(*) FROM notes").fetchone() == (0,)  # its snapshot
+        reader.execute("COMMIT")
+    finally:
+        reader.close()
+        other_writer.close()
+    assert len(note_titles(storage)) == 2000
     storage.close()
 
 

@@ -16,7 +16,9 @@ from core.errors import InvalidInputError
 from core.memories import MemoryService
 from core.storage.orm import Base, ChatSession, Interaction, Memory
 from core.storage.port import IndexedKind
+from core.transfer import transcript
 from core.transfer.transcript import ImportReport, import_transcript
+from support.interrupted import Killed, KilledAfter
 
 TRANSCRIPT: dict[str, Any] = {
     "conversation_id": "maya-sam",
@@ -123,6 +125,26 @@ def test_a_cancelled_import_is_completed_by_importing_again(storage, memories) -
     assert (report.interactions_created, report.memories_created,
             report.skipped_existing) == (0, 5, 0)
     assert row_counts(storage)["memories"] == 5
+
+
+def test_an_import_killed_between_its_transactions_is_completed_without_duplicates(
+        storage, memories, monkeypatch) -> None:
+    """The turns are written in short transactions (so nobody waits long for the import):
+    killed after the first, the import keeps those turns and the next run adds the rest."""
+    monkeypatch.setattr(transcript, "WritePacer",
+                        lambda store: KilledAfter(store, transactions=1, first_size=2))
+    with pytest.raises(Killed):
+        import_transcript(TRANSCRIPT, storage, memories)
+    assert (row_counts(storage)["interactions"], row_counts(storage)["memories"]) == (2, 0)
+    monkeypatch.undo()
+
+    report = import_transcript(TRANSCRIPT, storage, memories)
+
+    assert (report.interactions_created, report.memories_created) == (3, 5)
+    with storage.read() as session:
+        external_ids = session.scalars(select(Interaction.external_id)).all()
+    assert sorted(external_ids) == sorted(f"turn:maya-sam:{turn}" for turn in
+                                          ("D1:1", "D1:2", "D1:3", "D2:1", "D2:2"))
 
 
 def test_conversations_that_reuse_turn_ids_import_side_by_side(storage, memories) -> None:

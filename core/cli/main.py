@@ -377,6 +377,7 @@ def _log_unexpected(exc: BaseException) -> Path | None:
 def run(argv: list[str] | None = None) -> int:
     """Console-script entry point: maps every failure to a message and an exit code."""
     restrict_new_files()
+    output.show_notices("core.storage")  # "waiting for another process's write…"
     try:
         result = app(args=argv, prog_name="hearth", standalone_mode=False)
     except typer.Exit as stop:

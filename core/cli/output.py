@@ -4,6 +4,7 @@ stderr."""
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, is_dataclass
@@ -61,3 +62,16 @@ def print_error(message: str, hint: str = "") -> None:
     stderr.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
     if hint:
         stderr.print(hint, highlight=False, markup=False)
+
+
+class _Notice(logging.Handler):
+    """A log record as a dim line on stderr, for what a person at the terminal should know
+    while a command runs (that it is waiting for another process's write, not hung)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        stderr.print(f"[dim]{escape(record.getMessage())}[/]", highlight=False)
+
+
+def show_notices(logger_name: str) -> None:
+    """Show warnings from ``logger_name`` (and below) on stderr as they happen."""
+    logging.getLogger(logger_name).addHandler(_Notice(logging.WARNING))

@@ -28,7 +28,10 @@ User-stated memories (``priority = highest``) and pinned ones (``tier = core``) 
 both numbers are held at 1. Invalid and superseded memories are left as they are.
 
 The arithmetic is vectorised with numpy over pages of rows and written back with one
-executemany per page (100k memories: see ``benchmarks/dream.py``); no dialect SQL.
+executemany per page (100k memories: see ``benchmarks/dream.py``); no dialect SQL. Each page
+is its own short transaction (``core.storage.pacing``), so a person's write never waits for
+the whole pass; being a pure function of the row and the clock, an interrupted pass is
+simply run again.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from sqlalchemy.orm import Session
 
 from core.config import Settings
 from core.storage.orm import Memory, MemoryTier, Priority, utcnow
+from core.storage.pacing import WritePacer
 from core.storage.port import StoragePort
 
 EBBINGHAUS_BASE = 0.95
@@ -50,7 +54,8 @@ IMPORTANCE_PIVOT = 0.5
 """At this importance a memory decays at exactly ``0.95^days``."""
 FADED_BELOW = 0.05
 """Strength under which a memory is counted as faded (59 unused days at importance 0.5)."""
-PAGE = 20_000
+FIRST_PAGE = 1_000
+"""Rows in the first transaction; the pacer sizes the next ones by how long it took."""
 CHANGE_EPSILON = 1e-9
 """Values closer than this to the stored ones are not rewritten (a rerun writes nothing)."""
 _DAY = 86_400.0
@@ -77,26 +82,28 @@ def run_decay(storage: StoragePort, settings: Settings, *,
     """Recompute freshness and strength of every valid memory (nothing is invalidated).
 
     Returns counts: ``memories`` looked at, ``updated`` rows written, ``faded`` (strength
-    below ``FADED_BELOW``), ``exempt`` (highest priority or core tier). One transaction:
-    all or nothing.
+    below ``FADED_BELOW``), ``exempt`` (highest priority or core tier). A page of rows is
+    read and rewritten in one short transaction, so a row is never decayed from values
+    another writer changed in between.
     """
     now = now or utcnow()
     counts = {"memories": 0, "updated": 0, "faded": 0, "exempt": 0}
-    with storage.write() as session:
-        after = 0
-        while True:
+    pacer = WritePacer(storage, first_size=FIRST_PAGE)
+    after = 0
+    while True:
+        with pacer.write() as session:
             rows = session.execute(
                 select(Memory.id, Memory.created_at, Memory.last_accessed_at,
                        Memory.learned_at, Memory.category, Memory.importance, Memory.priority, Memory.tier,
                        Memory.strength, Memory.freshness)
                 .where(Memory.is_valid.is_(True), Memory.superseded_by.is_(None),
                        Memory.id > after)
-                .order_by(Memory.id).limit(PAGE)).all()
-            if not rows:
-                break
-            _decay_page(session, rows, settings, now, counts)
-            after = rows[-1].id
-    return counts
+                .order_by(Memory.id).limit(pacer.size)).all()
+            if rows:
+                _decay_page(session, rows, settings, now, counts)
+        if not rows:
+            return counts
+        after = rows[-1].id
 
 
 def _decay_page(session: Session, rows: list[Any], settings: Settings, now: datetime,

@@ -25,10 +25,11 @@ cluster's members are scored against the members of its ``PROBE`` nearest cluste
 the time and the share of exact neighbours this finds.
 
 Writing is idempotent: each memory's outgoing ``knn`` edges are replaced by its new set
-(unchanged edges are kept, changed weights updated, dropped ones deleted), in batches that
-each commit, so a cancelled or killed run leaves every memory with either its old or its
-new edges and a rerun finishes the job. Edges touching a memory that is no longer valid
-are deleted (they are derived data; the memory itself is untouched).
+(unchanged edges are kept, changed weights updated, dropped ones deleted), in short
+transactions that each commit (``core.storage.pacing``), so a cancelled or killed run
+leaves every memory with either its old or its new edges and a rerun finishes the job.
+Edges touching a memory that is no longer valid are deleted (they are derived data; the
+memory itself is untouched).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from sqlalchemy.orm import Session
 
 from core.config import Settings
 from core.storage.orm import Memory, MemoryEdge, utcnow
+from core.storage.pacing import WritePacer
 from core.storage.port import IndexedKind, StoragePort, batched
 
 KIND = "knn"
@@ -53,7 +55,9 @@ PROBE = 12
 """Clusters searched per cluster above ``EXACT_MAX_ROWS`` (including its own)."""
 KMEANS_SAMPLE = 20_000
 KMEANS_ITERATIONS = 8
-WRITE_BATCH = 2_048
+FIRST_WRITE = 256
+"""Memories whose edges the first transaction replaces; the pacer sizes the next ones
+(``core.storage.pacing``), so linking never keeps another writer waiting long."""
 WEIGHT_EPSILON = 1e-6
 SEED = 20261122
 
@@ -197,18 +201,18 @@ def run_link(storage: StoragePort, settings: Settings, *,
     found = nearest_neighbours(normalised(matrix), settings.link_max_edges,
                                settings.link_similarity_floor, cancel=cancel)
     del matrix  # the edges are written from ``found`` alone
-    for start in range(0, ids.size, WRITE_BATCH):
+    pacer = WritePacer(storage, first_size=FIRST_WRITE)
+    for rows in pacer.slices(range(ids.size)):
         if cancel is not None and cancel():
             raise LinkCancelled("Linking was cancelled.")
-        stop = min(ids.size, start + WRITE_BATCH)
         wanted = {(int(ids[row]), int(ids[j])): float(s)
-                  for row in range(start, stop)
+                  for row in rows
                   for j, s in zip(found.index[row], found.similarity[row]) if j >= 0}
         counts["edges"] += len(wanted)
-        with storage.write() as session:
-            replace_edges(session, ids[start:stop].tolist(), wanted, KIND, counts)
+        with pacer.write() as session:
+            replace_edges(session, ids[rows.start:rows.stop].tolist(), wanted, KIND, counts)
         if progress is not None:
-            progress(stop, int(ids.size))
+            progress(rows.stop, int(ids.size))
     with storage.write() as session:
         counts["removed"] += drop_edges_of_invalid(session, KIND)
     if progress is not None and ids.size == 0:

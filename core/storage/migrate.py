@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Engine, inspect, text
 
 from core.errors import DatabaseError
+from core.storage.sqlite.engine import WRITE_OPTION
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -77,9 +78,19 @@ def _known(revision: str) -> bool:
         return False
 
 
+def is_current(engine: Engine) -> bool:
+    """True when the schema is at ``HEAD`` (one plain query: no Alembic import)."""
+    return _stored_revision(engine) == HEAD
+
+
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Bring the schema to ``revision``; a no-op when it is there already."""
-    if revision == "head" and _stored_revision(engine) == HEAD:
+    """Bring the schema to ``revision``; a no-op when it is there already.
+
+    The migration runs in a write transaction from its first statement (``BEGIN
+    IMMEDIATE``): a deferred one would read the schema, then fail at once on its first DDL
+    if another process wrote meanwhile, instead of waiting for it. Serialising migrations
+    between processes is the caller's job (``SqliteStorage`` holds a lock file)."""
+    if revision == "head" and is_current(engine):
         return
     from alembic import command
 
@@ -93,6 +104,6 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     if current == (head_revision() if revision == "head" else revision):
         return
     config = alembic_config()
-    with engine.begin() as connection:
+    with engine.execution_options(**{WRITE_OPTION: True}).begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, revision)

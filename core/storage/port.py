@@ -165,7 +165,9 @@ class StoragePort(Protocol):
         """A session for reading; rolled back and closed at the end."""
 
     def write(self) -> AbstractContextManager[Session]:
-        """A write transaction: committed on success, rolled back on any error."""
+        """A write transaction: committed on success, rolled back on any error. Its lock is
+        taken on entry, waiting there for another writer (for minutes, not a few seconds)
+        before the body runs; long jobs use ``core.storage.pacing`` to keep theirs short."""
 
     def backup_to(self, target: Path) -> None:
         """A consistent copy of the live database, taken without stopping writers."""

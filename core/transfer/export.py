@@ -13,16 +13,24 @@ re-embeds instead of trusting vectors from a model it may not have. That keeps t
 portable across models and readable by other tools.
 
 Importing restores into an empty database only (merging two histories with overlapping ids
-is a different feature), preserving ids, in one transaction; then it backfills embeddings
-in committed batches, so an interrupted import finishes with ``hearth reembed``. Before
-that transaction opens, the whole file is checked against the schema: every table present
-and known, every row with exactly the exported columns, every value of its column's type
-(strictly: ``"7"`` is not an integer, ``1`` is not a boolean), strings within their
-column's length, times ISO-8601 within years 1..9999 in UTC, JSON columns of their
-declared shape (a list or an object). A file that fails names the table, row and column.
-An export written at an older schema revision may lack the tables and columns that came
-later (they start empty, or with their defaults); at this version's revision nothing may be
-missing.
+is a different feature), preserving ids; then it backfills embeddings in committed batches.
+
+Before anything is written, the whole file is checked: against the schema (every table
+present and known, every row with exactly the exported columns, every value of its column's
+type — strictly: ``"7"`` is not an integer, ``1`` is not a boolean — strings within their
+column's length, times ISO-8601 within years 1..9999 in UTC, JSON columns of their declared
+shape), then for fit (required values, unique values, references), so a damaged file names
+the table, row and column and writes nothing. An export written at an older schema revision
+may lack the tables and columns that came later (they start empty, or with their defaults);
+at this version's revision nothing may be missing.
+
+The rows are then written in short transactions (``core.storage.pacing``), so a chat or
+``facts set`` in the same data folder meanwhile waits a fraction of a second, not the length
+of the import. An interrupted import is finished by running it again with the same file: a
+database holding part of this export's rows and nothing else counts as empty, and only the
+missing rows are written (then the missing vectors). One that holds all of them is refused
+like any other non-empty database (there is nothing to import; ``hearth reembed`` finishes
+the vectors).
 """
 
 from __future__ import annotations
@@ -30,14 +38,14 @@ from __future__ import annotations
 import json
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 from pydantic import ConfigDict, Field, Strict, StringConstraints, TypeAdapter, ValidationError
-from sqlalchemy import JSON, Column, Table, bindparam, exc, insert, select, update
+from sqlalchemy import JSON, Column, Table, UniqueConstraint, bindparam, exc, insert, select, update
 from sqlalchemy.orm import Session
 from typing_extensions import NotRequired, TypedDict
 
@@ -47,13 +55,14 @@ from core.private_files import write_privately
 from core.reembed import backfill_embeddings
 from core.storage.orm import Base, UTCDateTime, utcnow
 from core.storage.migrate import head_revision
-from core.storage.port import StoragePort
+from core.storage.pacing import FIRST_SIZE, WritePacer
+from core.storage.port import StoragePort, batched
 from core.transfer.validation import Moment, fail, problems_in, read_document
 
 FORMAT = "hearth-export"
 VERSION = 1
 DERIVED_COLUMNS = frozenset({"embedding_model"})
-INSERT_BATCH = 500
+LOOKUP_BATCH = 500  # ids per IN (...) lookup
 EXPORT_HINT = "Choose a file written by `hearth export`."
 DAMAGED_HINT = "The file is damaged or was edited by hand; export it again with `hearth export`."
 SQLITE_INTEGER = Field(ge=-(2**63), le=2**63 - 1)
@@ -111,16 +120,27 @@ def import_export(
     progress: ProgressCallback | None = None,
     cancel: CancelCheck | None = None,
 ) -> dict[str, int]:
-    """Restore an export into an empty database, then re-embed; returns rows per table.
+    """Restore an export into an empty database (or finish restoring it), then re-embed;
+    returns rows per table.
 
     ``progress``/``cancel`` apply to the re-embedding. The rows are committed before it
     starts, so a cancelled import is complete except for vectors (``hearth reembed``).
     """
     tables = _decode_tables(_read_envelope(path))
-    with storage.write() as session:
-        _refuse_non_empty(session)
-        for table in Base.metadata.sorted_tables:
-            _restore_table(session, table, tables.get(table.name, []))
+    _check_consistency(tables)
+    wanted = {table.name: _by_key(table, tables.get(table.name, []))
+              for table in Base.metadata.sorted_tables}
+    with storage.read() as session:
+        restored = [_restored_already(session, table, wanted[table.name])
+                    for table in Base.metadata.sorted_tables]
+    if all(restored) and any(wanted.values()):
+        raise InvalidInputError(
+            "The target database is not empty: it already holds everything in this export.",
+            "There is nothing to import. If an import of it stopped while re-embedding, "
+            "`hearth reembed` finishes it.")
+    pacer = WritePacer(storage)
+    for table in Base.metadata.sorted_tables:
+        _restore_table(pacer, table, wanted[table.name])
     backfill_embeddings(storage, embedder, progress=progress, cancel=cancel)
     return {table.name: len(tables.get(table.name, [])) for table in Base.metadata.sorted_tables}
 
@@ -229,37 +249,156 @@ def _json_shape(column: Column[Any]) -> Any:
     return Any
 
 
-def _refuse_non_empty(session: Session) -> None:
+def _check_consistency(tables: Mapping[str, list[Row]]) -> None:
+    """What the database would refuse half-way through: a missing required value, a
+    repeated unique value, a reference to a row the export does not have. Checked before
+    anything is written, since the rows are committed in many transactions."""
+    referenced = {fk.column for table in Base.metadata.sorted_tables
+                  for column in table.columns for fk in column.foreign_keys}
+    keys = {(column.table.name, column.name): {row.get(column.name)
+                                               for row in tables.get(column.table.name, [])}
+            for column in referenced}
     for table in Base.metadata.sorted_tables:
-        if session.execute(select(1).select_from(table).limit(1)).first() is not None:
-            raise InvalidInputError(
-                f"The target database is not empty (table {table.name} has rows).",
-                "Import an export into a new data folder (--home), or restore a backup instead.")
+        rows = tables.get(table.name, [])
+        for index, row in enumerate(rows):
+            _check_row(table, f"tables.{table.name}[{index}]", row, keys)
+        for columns in _unique_column_sets(table):
+            _check_unique(table.name, columns, rows)
 
 
-def _restore_table(session: Session, table: Table, rows: list[Row]) -> None:
-    """Insert rows with their ids. Columns that point into the same table (a supersede
-    chain) are filled in a second pass, so no row refers to one not inserted yet."""
-    if not rows:
-        return
-    self_refs = [column.name for column in table.columns
-                 if any(fk.column.table is table for fk in column.foreign_keys)]
-    first_pass = [{**row, **dict.fromkeys(self_refs)} for row in rows]
-    try:
-        for start in range(0, len(rows), INSERT_BATCH):
-            session.execute(insert(table), first_pass[start:start + INSERT_BATCH])
-        for name in self_refs:
-            _link_self_references(session, table, name, rows)
-    except exc.IntegrityError as error:
-        raise InvalidInputError(f"The export's {table.name} rows are inconsistent ({error.orig}).",
-                                DAMAGED_HINT) from error
+def _check_row(table: Table, where: str, row: Row,
+               keys: Mapping[tuple[str, str], set[Any]]) -> None:
+    for column in exported_columns(table):
+        if column.name not in row:  # an older export: the column takes its default
+            continue
+        value = row[column.name]
+        if value is None:
+            if not column.nullable:
+                raise _inconsistent(f"{where}.{column.name} is missing (null)")
+            continue
+        for fk in column.foreign_keys:
+            if value not in keys[(fk.column.table.name, fk.column.name)]:
+                raise _inconsistent(f"{where}.{column.name} refers to {fk.column.table.name} "
+                                    f"{value!r}, which the export does not have")
 
 
-def _link_self_references(session: Session, table: Table, name: str, rows: list[Row]) -> None:
+def _check_unique(name: str, columns: tuple[str, ...], rows: list[Row]) -> None:
+    seen: set[tuple[Any, ...]] = set()
+    for index, row in enumerate(rows):
+        value = tuple(row.get(column) for column in columns)
+        if None in value:
+            continue
+        if value in seen:
+            raise _inconsistent(f"tables.{name}[{index}] repeats {', '.join(columns)} "
+                                f"{value if len(value) > 1 else value[0]!r}")
+        seen.add(value)
+
+
+def _unique_column_sets(table: Table) -> set[tuple[str, ...]]:
+    """The primary key and every unique constraint, as column-name tuples."""
+    sets = {tuple(column.name for column in table.primary_key.columns)}
+    sets |= {(column.name,) for column in table.columns if column.unique}
+    sets |= {tuple(column.name for column in constraint.columns)
+             for constraint in table.constraints if isinstance(constraint, UniqueConstraint)}
+    return sets
+
+
+def _inconsistent(problem: str) -> InvalidInputError:
+    return InvalidInputError(f"The export is inconsistent: {problem}.",
+                             "The file is damaged or was edited by hand; nothing was imported.")
+
+
+def _by_key(table: Table, rows: list[Row]) -> dict[Any, Row]:
     (key,) = table.primary_key.columns
-    links = [{"row_key": row[key.name], "target": row[name]}
-             for row in rows if row.get(name) is not None]
-    if links:
-        statement = (update(table).where(key == bindparam("row_key"))
-                     .values({name: bindparam("target")}))
-        session.execute(statement, links)
+    return {row[key.name]: row for row in rows}
+
+
+def _self_references(table: Table) -> list[str]:
+    """Columns that point into the same table (a supersede chain): restored in a second
+    pass, so no row refers to one not inserted yet."""
+    return [column.name for column in table.columns
+            if any(fk.column.table is table for fk in column.foreign_keys)]
+
+
+def _is_exported(stored: Mapping[str, Any], wanted: Row, late: Sequence[str]) -> bool:
+    """Whether a stored row is the export's own (its ``late`` self-references may still be
+    unset, if the import stopped between its two passes)."""
+    return all(stored[name] == wanted[name] or (name in late and stored[name] is None)
+               for name in wanted)
+
+
+def _restored_already(session: Session, table: Table, wanted: Mapping[Any, Row]) -> bool:
+    """Whether ``table`` holds every row of the export, complete. Only an empty table, or
+    one holding rows of this export (an interrupted import of it), may be restored into:
+    a row of anything else is refused."""
+    (key,) = table.primary_key.columns
+    late = _self_references(table)
+    complete = 0
+    for stored in session.execute(select(*exported_columns(table))).mappings():
+        row = wanted.get(stored[key.name])
+        if row is None or not _is_exported(stored, row, late):
+            raise InvalidInputError(
+                f"The target database is not empty (table {table.name} has rows that are "
+                "not in this export).",
+                "Import an export into a new data folder (--home), or restore a backup instead.")
+        complete += all(stored[name] == row.get(name) for name in late)
+    return complete == len(wanted)
+
+
+def _restore_table(pacer: WritePacer, table: Table, wanted: Mapping[Any, Row]) -> None:
+    """Insert the rows that are not there yet, with their ids, in short transactions; then
+    fill in the self-references."""
+    late = _self_references(table)
+    pacer.resize_from(FIRST_SIZE)
+    for keys in pacer.slices(list(wanted)):
+        with pacer.write() as session:
+            present = _present(session, table, wanted, keys, late)
+            missing = [{**wanted[k], **dict.fromkeys(late)} for k in keys if k not in present]
+            if missing:
+                _insert(session, table, missing)
+    for name in late:
+        _link_self_references(pacer, table, name, wanted)
+
+
+def _present(session: Session, table: Table, wanted: Mapping[Any, Row],
+             keys: Sequence[Any], late: Sequence[str]) -> set[Any]:
+    """Which of ``keys`` are stored already (by an interrupted run of this import). A row
+    someone else wrote there since the import started stops it: the export would overwrite
+    it, and merging two histories is not what an import does."""
+    (key,) = table.primary_key.columns
+    found: set[Any] = set()
+    for chunk in batched(list(keys), LOOKUP_BATCH):
+        for stored in session.execute(select(*exported_columns(table))
+                                      .where(key.in_(chunk))).mappings():
+            if not _is_exported(stored, wanted[stored[key.name]], late):
+                raise InvalidInputError(
+                    f"Something else wrote to the database during the import (table "
+                    f"{table.name}, id {stored[key.name]!r}); the import stopped there.",
+                    "Import the export into a new data folder (--home) that nothing else "
+                    "uses meanwhile.")
+            found.add(stored[key.name])
+    return found
+
+
+def _link_self_references(pacer: WritePacer, table: Table, name: str,
+                          wanted: Mapping[Any, Row]) -> None:
+    (key,) = table.primary_key.columns
+    links = [{"row_key": row_key, "target": row[name]}
+             for row_key, row in wanted.items() if row.get(name) is not None]
+    statement = (update(table).where(key == bindparam("row_key"))
+                 .values({name: bindparam("target")}))
+    pacer.resize_from(FIRST_SIZE)
+    for piece in pacer.slices(links):
+        with pacer.write() as session:
+            session.execute(statement, list(piece))
+
+
+def _insert(session: Session, table: Table, rows: list[Row]) -> None:
+    try:
+        session.execute(insert(table), rows)
+    except exc.IntegrityError as error:
+        raise InvalidInputError(
+            f"The export's {table.name} rows are inconsistent ({error.orig}); the rows "
+            "before them were imported.",
+            "The file is damaged or was edited by hand: import a sound export into a new "
+            "data folder (--home).") from error

@@ -15,6 +15,8 @@ Guarantees:
 * re-importing the same file changes nothing: sessions, interactions and memories that
   already exist (by id / external id) are skipped. This also makes an interrupted import
   resumable: running it again creates only what is missing;
+* nobody waits long for it: it writes in short transactions (``core.storage.pacing``) and
+  embeds outside them, so a chat or ``facts set`` meanwhile waits a fraction of a second;
 * no LLM is involved; memories are embedded in batches by ``MemoryService.add_many``,
   each turn as the mean of several views: dated, and with its neighbours
   (``core.transfer.turn_views``).
@@ -30,12 +32,13 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, Field, StringConstraints, ValidationError
-from sqlalchemy import select
+from sqlalchemy import insert, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from core.embedding import CancelCheck, ProgressCallback
 from core.memories import MemoryService, MemorySpec
 from core.storage.orm import ChatSession, Interaction, Memory
+from core.storage.pacing import WritePacer
 from core.storage.port import IMPORTED_SOURCE, StoragePort, batched
 from core.transfer.turn_views import SpokenTurn, turn_views
 from core.transfer.validation import Moment, fail, problems_in, read_document
@@ -231,7 +234,10 @@ def _existing(session: Session, column: InstrumentedAttribute[T], values: Iterab
 def _write_sessions_and_interactions(
     storage: StoragePort, transcript: TranscriptIn, planned: list[_PlannedTurn],
 ) -> tuple[set[str], dict[str, int]]:
-    """Insert missing sessions and interactions in one transaction.
+    """Insert the missing sessions, then the missing interactions in short transactions
+    (``WritePacer``: a large transcript must not keep other writers waiting). Each
+    transaction looks up which of its turns exist first, so an interrupted import resumes
+    without duplicates.
 
     Returns the turn ids whose interaction was created now, and the interaction id of
     every turn (new or existing) for linking the memories.
@@ -240,21 +246,26 @@ def _write_sessions_and_interactions(
     by_external = {turn_external_id(conversation, p.turn.turn_id): p for p in planned}
     with storage.write() as session:
         _add_missing_sessions(session, transcript, planned)
-        existing = _existing(session, Interaction.external_id, by_external)
-        new = {key: p for key, p in by_external.items() if key not in existing}
-        session.add_all(
-            Interaction(session_id=p.session_row_id, user_message=p.turn.text,
-                        speaker=p.turn.speaker, channel="import", external_id=key,
-                        created_at=p.created_at)
-            for key, p in new.items())
-        session.flush()
-        ids: dict[str, int] = {}
+    created: set[str] = set()
+    pacer = WritePacer(storage)
+    for keys in pacer.slices(list(by_external)):
+        with pacer.write() as session:
+            existing = _existing(session, Interaction.external_id, keys)
+            new = [(key, by_external[key]) for key in keys if key not in existing]
+            if new:  # a bulk INSERT: the ORM's unit of work costs twice the time
+                session.execute(insert(Interaction), [
+                    {"session_id": p.session_row_id, "user_message": p.turn.text,
+                     "speaker": p.turn.speaker, "channel": "import", "external_id": key,
+                     "created_at": p.created_at} for key, p in new])
+        created.update(p.turn.turn_id for _, p in new)
+    ids: dict[str, int] = {}
+    with storage.read() as session:
         for chunk in batched(list(by_external), LOOKUP_BATCH):
             for external_id, row_id in session.execute(
                     select(Interaction.external_id, Interaction.id)
                     .where(Interaction.external_id.in_(chunk))):
                 ids[by_external[external_id].turn.turn_id] = row_id
-    return {p.turn.turn_id for p in new.values()}, ids
+    return created, ids
 
 
 def _add_missing_sessions(session: Session, transcript: TranscriptIn,

@@ -1,7 +1,7 @@
 """Run a dream cycle in its own process and stall it mid-stage, for the crash test.
 
 Usage: ``python dream_child.py HOME STAGE``. The link stage writes its edges in batches; here
-a batch is a few memories, and once the first batch of STAGE is committed the process prints
+the first is a few memories, and once the first batch of STAGE is committed the process prints
 ``MIDSTAGE <stage>`` and sleeps, so the test can SIGKILL it with part of the stage written.
 """
 
@@ -19,7 +19,7 @@ from core.consolidation import link  # noqa: E402
 from core.consolidation.dream import DreamCycle  # noqa: E402
 from test_dream import model_down  # noqa: E402
 
-link.WRITE_BATCH = 4
+link.FIRST_WRITE = 4
 
 
 def main(home: str, stall_in: str) -> None:

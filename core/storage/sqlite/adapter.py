@@ -6,31 +6,77 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import filelock
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from core.errors import DatabaseError, DatabaseLockedError
 from core.storage import migrate
 from core.storage.port import SearchIndex
-from core.storage.sqlite.engine import WRITE_OPTION, dbapi_module, open_engine, translated_errors
+from core.storage.sqlite.engine import (
+    DEFAULT_WRITE_WAIT_SECONDS,
+    WRITE_OPTION,
+    dbapi_module,
+    open_engine,
+    translated_errors,
+)
 from core.storage.sqlite.search import KINDS, SqliteSearchIndex
+
+MIGRATION_LOCK = "migrate.lock"
+"""In the database's folder: held by the one process that upgrades the schema."""
 
 
 class SqliteStorage:
     """One Hearth database file (or a private in-memory one when ``path`` is None).
 
-    Opening it brings the schema up to date, so every caller sees the newest tables.
+    Opening it brings the schema up to date, so every caller sees the newest tables. Two
+    processes opening an out-of-date file at once take turns (``MIGRATION_LOCK``): the
+    second waits, then finds the schema at head. Write transactions wait up to
+    ``write_wait_seconds`` for another process's (``engine.begin_immediate``).
     """
 
-    def __init__(self, path: Path | None, busy_timeout_ms: int = 5000) -> None:
+    def __init__(self, path: Path | None, busy_timeout_ms: int = 5000,
+                 write_wait_seconds: float = DEFAULT_WRITE_WAIT_SECONDS) -> None:
         self._path = path
-        self._engine: Engine = open_engine(path, busy_timeout_ms)
+        self._write_wait_seconds = write_wait_seconds
+        self._engine: Engine = open_engine(path, busy_timeout_ms, write_wait_seconds)
         with translated_errors(path):
-            migrate.upgrade(self._engine)
+            self._migrate()
         self._reader = sessionmaker(self._engine, expire_on_commit=False)
         self._write_engine = self._engine.execution_options(**{WRITE_OPTION: True})
         self._writer = sessionmaker(self._write_engine,
                                     expire_on_commit=False)
         self._search = SqliteSearchIndex(self._engine)
+
+    def _migrate(self) -> None:
+        """Upgrade the schema, one process at a time.
+
+        Two processes migrating together both start from the old revision and one of them
+        fails (its DDL cannot take the lock the other holds), losing that command's write.
+        Checked again under the lock: the process that waited finds the schema at head. An
+        up-to-date file (every open but the first after an update) takes no lock at all."""
+        if self._path is None:  # private to this process: nobody to take turns with
+            migrate.upgrade(self._engine)
+            return
+        if migrate.is_current(self._engine):
+            return
+        lock = filelock.FileLock(self._path.parent / MIGRATION_LOCK, mode=0o600,
+                                 timeout=self._write_wait_seconds)
+        try:
+            lock.acquire()
+        except filelock.Timeout as exc:
+            raise DatabaseLockedError(
+                f"Another Hearth process has been upgrading {self._path} for more than "
+                f"{self._write_wait_seconds:g} seconds.",
+                "Let it finish (a large database takes a while), then try again.") from exc
+        except PermissionError as exc:
+            raise DatabaseError(f"{self._path.parent} is read-only, so its database cannot "
+                                "be upgraded to this version of Hearth.",
+                                "Check the folder's permissions.") from exc
+        try:
+            migrate.upgrade(self._engine)
+        finally:
+            lock.release()
 
     @property
     def path(self) -> Path | None:
@@ -58,7 +104,10 @@ class SqliteStorage:
 
     @contextmanager
     def write(self) -> Iterator[Session]:
+        """A write transaction whose lock is taken on entry (waiting for another writer
+        there, before the caller's body runs), so the body never meets a busy database."""
         with translated_errors(self._path), self._writer() as session, session.begin():
+            session.connection()
             yield session
 
     def backup_to(self, target: Path) -> None:

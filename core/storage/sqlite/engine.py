@@ -15,11 +15,23 @@ SQLAlchemy's pysqlite driver defers ``BEGIN`` in ways that break SAVEPOINTs and 
 upgrades; we switch the driver's own transaction handling off and emit ``BEGIN`` ourselves
 (``BEGIN IMMEDIATE`` for write sessions, so two writers queue on the busy timeout instead
 of failing with a lock-upgrade deadlock).
+
+A write waits for the lock, it is never dropped because another process is writing. The
+waiting belongs in ``BEGIN IMMEDIATE`` and nowhere else: in WAL mode a connection that got
+the write lock is not refused later in its transaction (other writers wait for it, and
+readers never block a writer; only ``BEGIN IMMEDIATE`` "might fail with SQLITE_BUSY if
+another write transaction is already active", sqlite.org/lang_transaction.html), so a
+retry never has to re-run half a unit of work: nothing of it has run yet. Each attempt
+waits ``busy_timeout`` inside SQLite (whose busy handler retries at most 100 ms apart);
+between attempts we back off exponentially, never more than ``MAX_RETRY_DELAY``, until
+``write_wait_seconds``. Only then does the write fail, with a sentence.
 """
 
 from __future__ import annotations
 
+import logging
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,8 +44,16 @@ from sqlalchemy.pool import QueuePool, StaticPool
 
 from core.errors import DatabaseError, DatabaseLockedError
 
+log = logging.getLogger(__name__)
+
 SQLITE_HEADER = b"SQLite format 3\x00"
 WRITE_OPTION = "hearth_write"
+DEFAULT_WRITE_WAIT_SECONDS = 120.0
+FIRST_RETRY_DELAY = 0.01
+MAX_RETRY_DELAY = 0.1
+"""Never longer than SQLite's own busy handler sleeps, so a writer that pauses this long
+between its transactions (``core.storage.pacing``) lets a waiting one in."""
+SQLITE_BUSY = 5
 
 
 def dbapi_module() -> ModuleType:
@@ -69,8 +89,10 @@ def check_database_file(path: Path, module: Any) -> None:
         connection.close()
 
 
-def open_engine(path: Path | None, busy_timeout_ms: int = 5000) -> Engine:
-    """An engine for the database at ``path`` (``None`` for a private in-memory one)."""
+def open_engine(path: Path | None, busy_timeout_ms: int = 5000,
+                write_wait_seconds: float = DEFAULT_WRITE_WAIT_SECONDS) -> Engine:
+    """An engine for the database at ``path`` (``None`` for a private in-memory one); its
+    write transactions wait up to ``write_wait_seconds`` for another writer."""
     module = dbapi_module()
     if path is None:
         url, pool = "sqlite://", StaticPool
@@ -105,10 +127,59 @@ def open_engine(path: Path | None, busy_timeout_ms: int = 5000) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _begin(connection: Any) -> None:
-        immediate = connection.get_execution_options().get(WRITE_OPTION, False)
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        if connection.get_execution_options().get(WRITE_OPTION, False):
+            begin_immediate(connection.connection.driver_connection, path, write_wait_seconds)
+        else:
+            connection.exec_driver_sql("BEGIN")
 
     return engine
+
+
+def is_busy(error: BaseException) -> bool:
+    """SQLITE_BUSY (any extended code): another connection holds the lock we need."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF == SQLITE_BUSY
+    return "database is locked" in str(error).lower()
+
+
+def begin_immediate(dbapi_connection: Any, path: Path | None, wait_seconds: float) -> None:
+    """Start a write transaction, waiting up to ``wait_seconds`` for another writer's lock
+    (see the module docstring); says once, in the log, that it is waiting.
+
+    Raises ``DatabaseLockedError`` when the lock stayed taken that long: no statement of the
+    caller's unit of work has run then, so nothing of it is half written."""
+    deadline = time.monotonic() + wait_seconds
+    delay = FIRST_RETRY_DELAY
+    waiting_since: float | None = None
+    while True:
+        try:
+            dbapi_connection.execute("BEGIN IMMEDIATE")
+        except dbapi_connection.OperationalError as error:
+            if not is_busy(error):  # as SQLAlchemy would raise it, for translated_errors
+                raise exc.DBAPIError.instance("BEGIN IMMEDIATE", None, error,
+                                              dbapi_connection.Error) from error
+            now = time.monotonic()
+            if now >= deadline:
+                raise _still_locked(path, wait_seconds) from error
+            if waiting_since is None:
+                waiting_since = now
+                log.warning("Waiting for another Hearth process to finish writing to %s…",
+                            path or "the database")
+            time.sleep(min(delay, deadline - now))
+            delay = min(delay * 2, MAX_RETRY_DELAY)
+            continue
+        if waiting_since is not None:
+            log.info("got the write lock after %.1f s", time.monotonic() - waiting_since)
+        return
+
+
+def _still_locked(path: Path | None, wait_seconds: float) -> DatabaseLockedError:
+    where = str(path) if path else "the in-memory database"
+    return DatabaseLockedError(
+        f"{where} stayed locked by another program's write for {wait_seconds:g} "
+        f"second{'' if wait_seconds == 1 else 's'}, so this change was not saved.",
+        "Let the other Hearth window or command (an import, a dream) finish, then try again.")
 
 
 @contextmanager
