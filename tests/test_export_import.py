@@ -172,7 +172,7 @@ def test_a_row_written_by_someone_else_during_the_import_stops_it(
      r"memories\[0\].session_id refers to chat_sessions 'no-such-chat'"),
     (lambda t: t["user_facts"].append({**t["user_facts"][0], "id": 99}),
      r"user_facts\[1\] repeats key 'home_city'"),
-    (lambda t: t["notes"][0].update(title=None), r"notes\[0\].title is missing"),
+    (lambda t: t["notes"][0].update(title=None), r"notes\[0\].title must be a string"),
 ])
 def test_an_inconsistent_export_is_refused_before_anything_is_written(
         tmp_path, storage, target, embedder, change, message) -> None:

@@ -250,7 +250,7 @@ def _json_shape(column: Column[Any]) -> Any:
 
 
 def _check_consistency(tables: Mapping[str, list[Row]]) -> None:
-    """What the database would refuse half-way through: a missing required value, a
+    """What the database would refuse half-way through and the schema check cannot see: a
     repeated unique value, a reference to a row the export does not have. Checked before
     anything is written, since the rows are committed in many transactions."""
     referenced = {fk.column for table in Base.metadata.sorted_tables
@@ -268,13 +268,11 @@ def _check_consistency(tables: Mapping[str, list[Row]]) -> None:
 
 def _check_row(table: Table, where: str, row: Row,
                keys: Mapping[tuple[str, str], set[Any]]) -> None:
+    """Every reference the row makes points at a row of the export (a null where none is
+    allowed was refused by the schema check already)."""
     for column in exported_columns(table):
-        if column.name not in row:  # an older export: the column takes its default
-            continue
-        value = row[column.name]
+        value = row.get(column.name)  # absent in an older export: the column's default
         if value is None:
-            if not column.nullable:
-                raise _inconsistent(f"{where}.{column.name} is missing (null)")
             continue
         for fk in column.foreign_keys:
             if value not in keys[(fk.column.table.name, fk.column.name)]:
