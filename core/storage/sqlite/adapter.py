@@ -18,14 +18,20 @@ from core.storage.sqlite.search import SqliteSearchIndex
 class SqliteStorage:
     """One Hearth database file (or a private in-memory one when ``path`` is None).
 
-    Opening it brings the schema up to date, so every caller sees the newest tables.
+    Opening it brings the schema up to date, so every caller sees the newest tables. A
+    ``read_only`` one changes nothing, so it cannot migrate: it refuses a schema this
+    version would have to change, and every write fails with ``ReadOnlyError``.
     """
 
-    def __init__(self, path: Path | None, busy_timeout_ms: int = 5000) -> None:
+    def __init__(self, path: Path | None, busy_timeout_ms: int = 5000, *,
+                 read_only: bool = False) -> None:
         self._path = path
-        self._engine: Engine = open_engine(path, busy_timeout_ms)
+        self._engine: Engine = open_engine(path, busy_timeout_ms, read_only=read_only)
         with translated_errors(path):
-            migrate.upgrade(self._engine)
+            if read_only:
+                migrate.require_current(self._engine)
+            else:
+                migrate.upgrade(self._engine)
         self._reader = sessionmaker(self._engine, expire_on_commit=False)
         self._write_engine = self._engine.execution_options(**{WRITE_OPTION: True})
         self._writer = sessionmaker(self._write_engine,
@@ -62,7 +68,11 @@ class SqliteStorage:
             yield session
 
     def backup_to(self, target: Path) -> None:
-        """SQLite's online backup API: a consistent snapshot while others keep writing."""
+        """SQLite's online backup API: a consistent snapshot while others keep writing.
+
+        The copy is switched from WAL to a rollback journal, so it is one self-contained
+        file: opening it read-only later (to verify or restore it) then leaves no -wal or
+        -shm beside it."""
         target.parent.mkdir(parents=True, exist_ok=True)
         destination = dbapi_module().connect(str(target))
         try:
@@ -72,6 +82,7 @@ class SqliteStorage:
                     raw.driver_connection.backup(destination)  # type: ignore[union-attr]
                 finally:
                     raw.close()
+                destination.execute("PRAGMA journal_mode=DELETE")
         finally:
             destination.close()
 
