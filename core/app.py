@@ -3,6 +3,9 @@
 The desktop app and the CLI talk to ``core`` only through this object: it opens a data
 folder (taking the shared folder lock), wires storage, the embedder and the services, and
 owns their lifetime. Nothing here knows about Qt or terminals.
+
+A missing database where the folder shows there was one is never replaced by an empty
+one (``backups.refuse_lost_database``).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from sqlalchemy import func, select
 from core import backups
 from core.config import HearthPaths, Settings, load_settings, resolve_home
 from core.embedding import Embedder, OnnxEmbedder
+from core.errors import InvalidInputError
 from core.facts import FactService
 from core.instance_lock import FolderLock
 from core.intentions import IntentionService
@@ -52,6 +56,7 @@ class Hearth:
         lock = FolderLock(paths.home, exclusive=False)
         try:
             settings = settings or load_settings(paths)
+            backups.refuse_lost_database(paths)
             storage = SqliteStorage(paths.database, settings.busy_timeout_ms)
         except BaseException:
             lock.release()
@@ -76,6 +81,19 @@ class Hearth:
 
     def backup(self) -> backups.BackupInfo:
         return backups.create_backup(self.storage, self.paths, self.settings.backups_to_keep)
+
+    def export(self, path: Path) -> dict[str, int]:
+        """Write everything to ``path`` as one JSON file (``core.transfer.export``); returns
+        rows per table. A file Hearth keeps in the data folder is refused: an export must
+        never overwrite the database, a backup or the settings."""
+        from core.transfer.export import export_all
+
+        if self.paths.is_own_file(path):
+            raise InvalidInputError(
+                f"{path} is one of Hearth's own files; exporting there would overwrite it.",
+                "Choose a new file, outside the data folder's database, backups and "
+                "settings (for example ~/hearth-export.json).")
+        return export_all(self.storage, path)
 
     def stats(self) -> dict[str, Any]:
         """Row counts per tier and the database size: what `hearth stats` shows."""

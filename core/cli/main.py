@@ -307,10 +307,8 @@ def import_export(file: Path, as_json: JsonOption = False) -> None:
 @app.command()
 def export(file: Path) -> None:
     """Write everything Hearth knows to one JSON file."""
-    from core.transfer.export import export_all
-
     with opened() as hearth:
-        export_all(hearth.storage, file)
+        hearth.export(file)
     output.stdout.print(f"exported to {file}")
 
 
@@ -359,7 +357,8 @@ def restore(file: Path) -> None:
     paths = context.paths()
     with FolderLock(paths.home, exclusive=True):
         aside = restore_backup(paths, file)
-    output.stdout.print(f"restored {file}; the previous database was kept as {aside}")
+    kept = f"; the previous database was kept as {aside}" if aside else ""
+    output.stdout.print(f"restored {file}{kept}", highlight=False, markup=False)
 
 
 # --- entry point -------------------------------------------------------------------------

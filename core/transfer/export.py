@@ -30,7 +30,7 @@ from sqlalchemy import Column, Table, bindparam, exc, insert, select, update
 from sqlalchemy.orm import Session
 
 from core.embedding import CancelCheck, Embedder, ProgressCallback
-from core.errors import InvalidInputError
+from core.errors import InvalidInputError, translated_os_errors
 from core.reembed import backfill_embeddings
 from core.storage.orm import Base, UTCDateTime, utcnow
 from core.storage.port import StoragePort
@@ -76,17 +76,19 @@ def _to_json(value: Any) -> Any:
 
 
 def _write_json_atomically(path: Path, document: Any) -> None:
-    """Temp file + fsync + rename: a crash leaves the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Temp file + fsync + rename: a crash leaves the old file or the new one, never half.
+    A full disk or a read-only place is a sentence, and leaves no partial file behind."""
     partial = path.with_name(path.name + ".partial")
-    try:
-        with partial.open("w", encoding="utf-8") as handle:
-            json.dump(document, handle, ensure_ascii=False, indent=1)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
+    with translated_os_errors(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with partial.open("w", encoding="utf-8") as handle:
+                json.dump(document, handle, ensure_ascii=False, indent=1)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(partial, path)
+        finally:
+            partial.unlink(missing_ok=True)
 
 
 # --- import ----------------------------------------------------------------------------

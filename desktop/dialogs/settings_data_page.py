@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 from core.backups import BackupInfo
 from core.config import Settings, resolve_home
 from core.embedding import EmbeddingCancelled
-from core.transfer.export import export_all, import_export
+from core.transfer.export import import_export
 from desktop.context import AppContext
 from desktop.dialogs.owned_tasks import OwnedTasks
 from desktop.dialogs import locations
@@ -190,8 +190,8 @@ class DataSection(SettingsSection):
             self.export_to(Path(chosen))
 
     def export_to(self, path: Path) -> Task:
-        storage = self.ctx.hearth.storage
-        return self._transfer(f"Exporting to {path}…", lambda _task: export_all(storage, path),
+        hearth = self.ctx.hearth
+        return self._transfer(f"Exporting to {path}…", lambda _task: hearth.export(path),
                               lambda counts: f"Exported {_rows(counts)} to {path}.",
                               stoppable=False)
 
