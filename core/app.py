@@ -4,7 +4,9 @@ The desktop app and the CLI talk to ``core`` only through this object: it opens 
 folder (taking the shared folder lock), wires storage, the embedder and the services, and
 owns their lifetime. Nothing here knows about Qt or terminals.
 
-A missing database where the folder shows there was one is never replaced by an empty
+A data folder this process cannot write is refused at once with a sentence, unless it is
+opened ``read_only`` (for what only reads: stats, search, export), which changes nothing in
+it. A missing database where the folder shows there was one is never replaced by an empty
 one (``backups.refuse_lost_database``).
 """
 
@@ -19,7 +21,7 @@ from sqlalchemy import func, select
 from core import backups
 from core.config import HearthPaths, Settings, load_settings, resolve_home
 from core.embedding import Embedder, OnnxEmbedder
-from core.errors import InvalidInputError
+from core.errors import InvalidInputError, ReadOnlyError
 from core.facts import FactService
 from core.instance_lock import FolderLock
 from core.intentions import IntentionService
@@ -50,16 +52,23 @@ class Hearth:
 
     @classmethod
     def open(cls, home: Path | str | None = None, *, settings: Settings | None = None,
-             embedder: Embedder | None = None) -> Hearth:
-        """Open (creating if needed) the data folder ``home``; see ``resolve_home``."""
+             embedder: Embedder | None = None, read_only: bool = False) -> Hearth:
+        """Open (creating if needed) the data folder ``home``; see ``resolve_home``.
+
+        ``read_only``: open it without changing anything (no lock file made where none can
+        be, no migration); every write then fails with ``ReadOnlyError``."""
         paths = HearthPaths(resolve_home(home))
-        lock = FolderLock(paths.home, exclusive=False)
+        if not read_only and not paths.writable():
+            raise ReadOnlyError.at(paths.home)
+        lock = _shared_lock(paths, read_only)
         try:
             settings = settings or load_settings(paths)
             backups.refuse_lost_database(paths)
-            storage = SqliteStorage(paths.database, settings.busy_timeout_ms)
+            storage = SqliteStorage(paths.database, settings.busy_timeout_ms,
+                                    read_only=read_only)
         except BaseException:
-            lock.release()
+            if lock is not None:
+                lock.release()
             raise
         embedder = embedder or OnnxEmbedder(settings.embedding_model_dir,
                                             threads=settings.embedding_threads,
@@ -127,3 +136,15 @@ class Hearth:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+
+def _shared_lock(paths: HearthPaths, read_only: bool) -> FolderLock | None:
+    """The shared folder lock, which keeps a restore from replacing the database under us.
+    A read-only open goes without it where the lock file cannot be made (then no Hearth has
+    ever written this folder): it changes nothing, so it cannot spoil a restore either."""
+    try:
+        return FolderLock(paths.home, exclusive=False)
+    except ReadOnlyError:
+        if read_only:
+            return None
+        raise

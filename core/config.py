@@ -234,6 +234,16 @@ class HearthPaths:
         return (not first or first in OWN_FOLDERS or first.startswith(OWN_FILE_PREFIXES)
                 or first.endswith(".lock"))
 
+    def writable(self) -> bool:
+        """Whether this process may change the folder: add files to it and write the
+        database. ``os.access`` also sees a read-only mount and (for root, whom permission
+        bits do not stop) an immutable file. A folder not made yet counts as writable; if
+        it cannot be made, making it says so."""
+        if not self.home.exists():
+            return True
+        return all(os.access(path, os.W_OK)
+                   for path in (self.home, *self.database_files) if path.exists())
+
 
 OWN_FOLDERS = ("backups", "logs", "cache")
 OWN_FILE_PREFIXES = ("hearth.db", "settings.json")
