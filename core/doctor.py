@@ -31,7 +31,9 @@ def check_model(settings: Settings) -> Check:
 
 
 def check_database(paths: HearthPaths, settings: Settings) -> Check:
-    storage = SqliteStorage(paths.database, settings.busy_timeout_ms)
+    """Opened read-only where the folder cannot be written: checking it changes nothing."""
+    storage = SqliteStorage(paths.database, settings.busy_timeout_ms,
+                            read_only=not paths.writable())
     try:
         with storage.engine.connect() as connection:
             verdict = connection.exec_driver_sql("PRAGMA quick_check").scalar()

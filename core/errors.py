@@ -58,7 +58,7 @@ class ReadOnlyError(HearthError):
         detail = f" ({reason})" if reason else ""
         return cls(f"{path} is read-only{detail}.",
                    "Make it writable to change anything; the commands that only read "
-                   "(status, stats, search, facts list, export) still work.")
+                   "(status, stats, search, facts list, export, doctor) still work.")
 
 
 class DiskFullError(HearthError):

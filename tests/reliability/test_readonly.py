@@ -13,7 +13,8 @@ from datafolder import digest, integrity, make_home, only_backups, read_facts, w
 from privileged import immutable, read_only_view  # noqa: F401 (fixtures)
 
 READING = [("status", "--json"), ("stats", "--json"), ("facts", "list", "--json"),
-           ("facts", "history", "home_city", "--json"), ("search", "sister moved", "--json")]
+           ("facts", "history", "home_city", "--json"), ("search", "sister moved", "--json"),
+           ("doctor",)]
 
 
 @pytest.fixture
