@@ -3,6 +3,11 @@
 The desktop app and the CLI talk to ``core`` only through this object: it opens a data
 folder (taking the shared folder lock, closing it to other users), wires storage, the embedder and the services, and
 owns their lifetime. Nothing here knows about Qt or terminals.
+
+A data folder this process cannot write is refused at once with a sentence, unless it is
+opened ``read_only`` (for what only reads: stats, search, export), which changes nothing in
+it. A missing database where the folder shows there was one is never replaced by an empty
+one (``backups.refuse_lost_database``).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from sqlalchemy import func, select
 from core import backups
 from core.config import HearthPaths, Settings, load_settings, resolve_home
 from core.embedding import Embedder, OnnxEmbedder
-from core.errors import HearthError
+from core.errors import HearthError, InvalidInputError, ReadOnlyError
 from core.facts import FactService
 from core.forgetting.service import ForgetService
 from core.instance_lock import FolderLock
@@ -54,20 +59,31 @@ class Hearth:
 
     @classmethod
     def open(cls, home: Path | str | None = None, *, settings: Settings | None = None,
-             embedder: Embedder | None = None) -> Hearth:
+             embedder: Embedder | None = None, read_only: bool = False) -> Hearth:
         """Open (creating if needed) the data folder ``home``; see ``resolve_home``. A
-        folder an older Hearth left readable by others is made private first."""
+        folder an older Hearth left readable by others is made private first.
+
+        ``read_only``: open it without changing anything (no lock file made where none can
+        be, no permission repair, no migration, no bookkeeping of stopped work); every
+        write then fails with ``ReadOnlyError``."""
         paths = HearthPaths(resolve_home(home))
-        lock = FolderLock(paths.home, exclusive=False)
+        if not read_only and not paths.writable():
+            raise ReadOnlyError.at(paths.home)
+        lock = _shared_lock(paths, read_only)
         try:
-            secure_home(paths.home)
+            if not read_only:
+                secure_home(paths.home)
             settings = settings or load_settings(paths)
+            backups.refuse_lost_database(paths)
             storage = SqliteStorage(paths.database, settings.busy_timeout_ms,
-                                    settings.write_wait_seconds)
+                                    write_wait_seconds=settings.write_wait_seconds,
+                                    read_only=read_only)
         except BaseException:
-            lock.release()
+            if lock is not None:
+                lock.release()
             raise
-        _reconcile(storage)
+        if not read_only:
+            _reconcile(storage)
         embedder = embedder or OnnxEmbedder(settings.embedding_model_dir,
                                             threads=settings.embedding_threads,
                                             batch_size=settings.embedding_batch_size)
@@ -89,6 +105,19 @@ class Hearth:
 
     def backup(self) -> backups.BackupInfo:
         return backups.create_backup(self.storage, self.paths, self.settings.backups_to_keep)
+
+    def export(self, path: Path) -> dict[str, int]:
+        """Write everything to ``path`` as one JSON file (``core.transfer.export``); returns
+        rows per table. A file Hearth keeps in the data folder is refused: an export must
+        never overwrite the database, a backup or the settings."""
+        from core.transfer.export import export_all
+
+        if self.paths.is_own_file(path):
+            raise InvalidInputError(
+                f"{path} is one of Hearth's own files; exporting there would overwrite it.",
+                "Choose a new file, outside the data folder's database, backups and "
+                "settings (for example ~/hearth-export.json).")
+        return export_all(self.storage, path)
 
     def stats(self) -> dict[str, Any]:
         """Row counts per tier and the database size: what `hearth stats` shows."""
@@ -133,3 +162,15 @@ def _reconcile(storage: StoragePort) -> None:
         reconcile(storage)
     except (HearthError, OSError) as exc:
         log.warning("could not mark the work of stopped processes interrupted: %s", exc)
+
+
+def _shared_lock(paths: HearthPaths, read_only: bool) -> FolderLock | None:
+    """The shared folder lock, which keeps a restore from replacing the database under us.
+    A read-only open goes without it where the lock file cannot be made (then no Hearth has
+    ever written this folder): it changes nothing, so it cannot spoil a restore either."""
+    try:
+        return FolderLock(paths.home, exclusive=False)
+    except ReadOnlyError:
+        if read_only:
+            return None
+        raise

@@ -31,8 +31,10 @@ def check_model(settings: Settings) -> Check:
 
 
 def check_database(paths: HearthPaths, settings: Settings) -> Check:
+    """Opened read-only where the folder cannot be written: checking it changes nothing."""
     storage = SqliteStorage(paths.database, settings.busy_timeout_ms,
-                            settings.write_wait_seconds)
+                            write_wait_seconds=settings.write_wait_seconds,
+                            read_only=not paths.writable())
     try:
         with storage.engine.connect() as connection:
             verdict = connection.exec_driver_sql("PRAGMA quick_check").scalar()

@@ -2,10 +2,17 @@
 
 Every error Hearth shows to a user carries two sentences: what went wrong and what to do
 about it. The CLI prints both to stderr with a non-zero exit; the desktop app shows them
-in a dialog. Code deeper down raises these instead of letting library exceptions escape.
+in a dialog. Code deeper down raises these instead of letting library exceptions escape;
+``translated_os_errors`` does it for the two things that go wrong when writing a file and
+that a person can fix: a full disk, a place that cannot be written.
 """
 
 from __future__ import annotations
+
+import errno
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 
 class HearthError(Exception):
@@ -40,3 +47,43 @@ class NotFoundError(HearthError):
 
 class InvalidInputError(HearthError):
     """Input from a user or a file that cannot be accepted as it is."""
+
+
+class ReadOnlyError(HearthError):
+    """Something Hearth has to change cannot be written: a read-only disk or mount, missing
+    permissions, an immutable file."""
+
+    @classmethod
+    def at(cls, path: Path | str, reason: str = "") -> ReadOnlyError:
+        detail = f" ({reason})" if reason else ""
+        return cls(f"{path} is read-only{detail}.",
+                   "Make it writable to change anything; the commands that only read "
+                   "(status, stats, search, facts list, export, doctor) still work.")
+
+
+class DiskFullError(HearthError):
+    """The disk holding a file Hearth writes has no space left."""
+
+    @classmethod
+    def at(cls, path: Path | str) -> DiskFullError:
+        return cls(f"The disk holding {path} is full.",
+                   "Free some space on it and try again; what Hearth had already saved is "
+                   "unchanged.")
+
+
+NOT_WRITABLE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
+DISK_FULL = frozenset({errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)})
+
+
+@contextmanager
+def translated_os_errors(path: Path) -> Iterator[None]:
+    """While writing ``path``: a full disk or a place that cannot be written becomes a
+    sentence; any other ``OSError`` is unexpected and passes unchanged."""
+    try:
+        yield
+    except OSError as error:
+        if error.errno in DISK_FULL:
+            raise DiskFullError.at(path) from error
+        if error.errno in NOT_WRITABLE:
+            raise ReadOnlyError.at(error.filename or path, error.strerror) from error
+        raise

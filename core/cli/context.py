@@ -26,6 +26,9 @@ def settings() -> Settings:
 
 
 @contextmanager
-def opened() -> Iterator[Hearth]:
-    with Hearth.open(state.home) as hearth:
+def opened(*, only_reads: bool = False) -> Iterator[Hearth]:
+    """The data folder, opened. ``only_reads``: the command changes nothing, so a folder
+    this process cannot write is opened read-only instead of refused."""
+    read_only = only_reads and not paths().writable()
+    with Hearth.open(state.home, read_only=read_only) as hearth:
         yield hearth

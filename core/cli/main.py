@@ -78,7 +78,7 @@ def main(home: Annotated[Optional[Path], typer.Option(
 @app.command()
 def status(as_json: JsonOption = False) -> None:
     """Where your data lives, what is in it, and whether the model is in place."""
-    with opened() as hearth:
+    with opened(only_reads=True) as hearth:
         report = hearth.stats()
         model_dir = hearth.settings.embedding_model_dir
         report["embedding_model_dir"] = str(model_dir)
@@ -137,7 +137,7 @@ def doctor(as_json: JsonOption = False) -> None:
 @app.command()
 def stats(as_json: JsonOption = False) -> None:
     """Counts per memory tier and the database size."""
-    with opened() as hearth:
+    with opened(only_reads=True) as hearth:
         report = hearth.stats()
     if as_json:
         output.print_json(report)
@@ -162,7 +162,7 @@ def facts_list(query: Annotated[str, typer.Argument(help="Search keys and values
                category: Annotated[Optional[str], typer.Option(help="Only this category.")] = None,
                as_json: JsonOption = False) -> None:
     """List facts, or search them."""
-    with opened() as hearth:
+    with opened(only_reads=True) as hearth:
         facts = hearth.facts.search(query) if query else hearth.facts.list(category)
         if query and category:
             facts = [f for f in facts if f.category == category]
@@ -194,7 +194,7 @@ facts_app.command("forget")(forget_cmd.forget)
 @facts_app.command("history")
 def facts_history(key: str, as_json: JsonOption = False) -> None:
     """Previous values of a fact, oldest first."""
-    with opened() as hearth:
+    with opened(only_reads=True) as hearth:
         entries = hearth.facts.history(key)
     rows = [{"value": h.value, "category": h.category, "source": h.source,
              "valid_from": h.valid_from, "replaced_at": h.replaced_at} for h in entries]
@@ -240,7 +240,7 @@ def search(
                             tiers=frozenset(tier or ()),
                             namespaces=tuple(namespace or ()),
                             valid_only=None if include_invalid else True)
-    with opened() as hearth:
+    with opened(only_reads=True) as hearth:
         if batch is not None:
             _search_batch(hearth, batch, k, filters)
             return
@@ -298,10 +298,8 @@ def import_export(file: Path, as_json: JsonOption = False) -> None:
 @app.command()
 def export(file: Path) -> None:
     """Write everything Hearth knows to one JSON file."""
-    from core.transfer.export import export_all
-
-    with opened() as hearth:
-        export_all(hearth.storage, file)
+    with opened(only_reads=True) as hearth:
+        hearth.export(file)
     output.stdout.print(f"exported to {file}")
     warning = exposure_warning(file)
     if warning:
@@ -353,7 +351,8 @@ def restore(file: Path) -> None:
     paths = context.paths()
     with FolderLock(paths.home, exclusive=True):
         aside = restore_backup(paths, file)
-    output.stdout.print(f"restored {file}; the previous database was kept as {aside}")
+    kept = f"; the previous database was kept as {aside}" if aside else ""
+    output.stdout.print(f"restored {file}{kept}", highlight=False, markup=False)
 
 
 # --- entry point -------------------------------------------------------------------------

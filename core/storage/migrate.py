@@ -7,7 +7,8 @@ than guessed at.
 
 Opening an up-to-date database (every start but the first after an update) reads the stored
 revision with one plain query and compares it with ``HEAD``, without importing Alembic at
-all: Alembic's import alone costs a quarter of a second of the window's cold start.
+all: Alembic's import alone costs a quarter of a second of the window's cold start. A
+read-only open cannot migrate, so it only checks (``require_current``).
 """
 
 from __future__ import annotations
@@ -96,14 +97,34 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
 
     current = current_revision(engine)
     if current is not None and not _known(current):
-        raise DatabaseError(
-            f"The database is at schema revision {current}, which this version of Hearth "
-            "does not know (it was written by a newer version).",
-            "Update Hearth, or open a backup made with this version.",
-        )
+        raise _written_by_newer_version(current)
     if current == (head_revision() if revision == "head" else revision):
         return
     config = alembic_config()
     with engine.execution_options(**{WRITE_OPTION: True}).begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, revision)
+
+
+def require_current(engine: Engine) -> None:
+    """Refuse, without writing anything, a database whose schema is not ``HEAD``: for a
+    read-only open, which cannot migrate it."""
+    stored = _stored_revision(engine)
+    if stored == HEAD:
+        return
+    if stored is not None and not _known(stored):
+        raise _written_by_newer_version(stored)
+    raise DatabaseError(
+        f"The database is at schema revision {stored or 'none'}, older than this version "
+        f"of Hearth ({HEAD}), and it cannot be upgraded while it is read-only.",
+        "Make the data folder writable and run any command once (`hearth stats`) to "
+        "upgrade it; after that it can be read here read-only.",
+    )
+
+
+def _written_by_newer_version(revision: str) -> DatabaseError:
+    return DatabaseError(
+        f"The database is at schema revision {revision}, which this version of Hearth "
+        "does not know (it was written by a newer version).",
+        "Update Hearth, or open a backup made with this version.",
+    )

@@ -50,7 +50,7 @@ from sqlalchemy.orm import Session
 from typing_extensions import NotRequired, TypedDict
 
 from core.embedding import CancelCheck, Embedder, ProgressCallback
-from core.errors import InvalidInputError
+from core.errors import InvalidInputError, translated_os_errors
 from core.private_files import write_privately
 from core.reembed import backfill_embeddings
 from core.storage.orm import Base, UTCDateTime, utcnow
@@ -104,9 +104,11 @@ def _to_json(value: Any) -> Any:
 
 def _write_json_atomically(path: Path, document: Any) -> None:
     """A crash leaves the old file or the new one, never half; the file is the user's alone
-    (``core.private_files.write_privately``)."""
-    write_privately(path, lambda handle: json.dump(document, handle, ensure_ascii=False,
-                                                   indent=1))
+    (``core.private_files.write_privately``). A full disk or a read-only place is a
+    sentence, and leaves no partial file behind."""
+    with translated_os_errors(path):
+        write_privately(path, lambda handle: json.dump(document, handle, ensure_ascii=False,
+                                                       indent=1))
 
 
 # --- import ----------------------------------------------------------------------------

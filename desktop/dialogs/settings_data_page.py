@@ -30,7 +30,7 @@ from core.backups import BackupInfo
 from core.config import Settings, resolve_home
 from core.embedding import EmbeddingCancelled
 from core.private_files import exposure_warning
-from core.transfer.export import export_all, import_export
+from core.transfer.export import import_export
 from desktop.context import AppContext
 from desktop.dialogs.owned_tasks import OwnedTasks
 from desktop.dialogs import locations
@@ -195,10 +195,10 @@ class DataSection(SettingsSection):
     def export_to(self, path: Path) -> Task:
         """Export to ``path``; the sentence after it warns when other users of the computer
         could read or replace the file there (``core.private_files.exposure_warning``)."""
-        storage = self.ctx.hearth.storage
+        hearth = self.ctx.hearth
 
         def job(_task: Task) -> str:
-            counts = export_all(storage, path)
+            counts = hearth.export(path)
             return " ".join(filter(None, (f"Exported {_rows(counts)} to {path}.",
                                           exposure_warning(path))))
 

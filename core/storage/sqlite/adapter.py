@@ -32,16 +32,24 @@ class SqliteStorage:
     Opening it brings the schema up to date, so every caller sees the newest tables. Two
     processes opening an out-of-date file at once take turns (``MIGRATION_LOCK``): the
     second waits, then finds the schema at head. Write transactions wait up to
-    ``write_wait_seconds`` for another process's (``engine.begin_immediate``).
+    ``write_wait_seconds`` for another process's (``engine.begin_immediate``). A
+    ``read_only`` one changes nothing, so it cannot migrate: it refuses a schema this
+    version would have to change, and every write fails with ``ReadOnlyError``.
     """
 
-    def __init__(self, path: Path | None, busy_timeout_ms: int = 5000,
-                 write_wait_seconds: float = DEFAULT_WRITE_WAIT_SECONDS) -> None:
+    def __init__(self, path: Path | None, busy_timeout_ms: int = 5000, *,
+                 write_wait_seconds: float = DEFAULT_WRITE_WAIT_SECONDS,
+                 read_only: bool = False) -> None:
         self._path = path
         self._write_wait_seconds = write_wait_seconds
-        self._engine: Engine = open_engine(path, busy_timeout_ms, write_wait_seconds)
+        self._engine: Engine = open_engine(path, busy_timeout_ms,
+                                           write_wait_seconds=write_wait_seconds,
+                                           read_only=read_only)
         with translated_errors(path):
-            self._migrate()
+            if read_only:
+                migrate.require_current(self._engine)
+            else:
+                self._migrate()
         self._reader = sessionmaker(self._engine, expire_on_commit=False)
         self._write_engine = self._engine.execution_options(**{WRITE_OPTION: True})
         self._writer = sessionmaker(self._write_engine,
@@ -111,7 +119,11 @@ class SqliteStorage:
             yield session
 
     def backup_to(self, target: Path) -> None:
-        """SQLite's online backup API: a consistent snapshot while others keep writing."""
+        """SQLite's online backup API: a consistent snapshot while others keep writing.
+
+        The copy is switched from WAL to a rollback journal, so it is one self-contained
+        file: opening it read-only later (to verify or restore it) then leaves no -wal or
+        -shm beside it."""
         target.parent.mkdir(parents=True, exist_ok=True)
         destination = dbapi_module().connect(str(target))
         try:
@@ -121,6 +133,7 @@ class SqliteStorage:
                     raw.driver_connection.backup(destination)  # type: ignore[union-attr]
                 finally:
                     raw.close()
+                destination.execute("PRAGMA journal_mode=DELETE")
         finally:
             destination.close()
 

@@ -25,11 +25,20 @@ retry never has to re-run half a unit of work: nothing of it has run yet. Each a
 waits ``busy_timeout`` inside SQLite (whose busy handler retries at most 100 ms apart);
 between attempts we back off exponentially, never more than ``MAX_RETRY_DELAY``, until
 ``write_wait_seconds``. Only then does the write fail, with a sentence.
+
+Every database is opened through a ``file:`` URI built by ``sqlite_uri``, never a URL
+pasted together from the path: a ``?``, ``#`` or ``%`` in a folder name would otherwise be
+read as URI syntax, putting the database outside the folder (two folders ``a?x`` and
+``a?y`` shared one ``a``). A read-only engine (``read_only=True``) changes nothing in the
+file or beside it: no WAL switch, and ``immutable=1`` where SQLite could not read a WAL
+database otherwise (see ``read_only_parameters``).
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import shutil
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -37,12 +46,19 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import urlencode
 
 import sqlite_vec
 from sqlalchemy import Engine, create_engine, event, exc
 from sqlalchemy.pool import QueuePool, StaticPool
 
-from core.errors import DatabaseError, DatabaseLockedError
+from core.errors import (
+    DatabaseError,
+    DatabaseLockedError,
+    DiskFullError,
+    HearthError,
+    ReadOnlyError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +70,11 @@ MAX_RETRY_DELAY = 0.1
 """Never longer than SQLite's own busy handler sleeps, so a writer that pauses this long
 between its transactions (``core.storage.pacing``) lets a waiting one in."""
 SQLITE_BUSY = 5
+LOW_SPACE_BYTES = 1 << 20
+"""An I/O error with less than this free on the database's disk is the disk being full:
+SQLite reports a -shm file it cannot grow as a plain "disk I/O error", not as full."""
+RESTORE_HINT = ("Restore the latest backup with `hearth restore BACKUP` (`hearth backup "
+                "--list` shows them; the damaged file is kept aside).")
 
 
 def dbapi_module() -> ModuleType:
@@ -65,48 +86,72 @@ def dbapi_module() -> ModuleType:
     return sqlean
 
 
+def sqlite_uri(path: Path, **parameters: str) -> str:
+    """A ``file:`` URI SQLite reads back as exactly ``path`` (percent-quoted by ``as_uri``),
+    with ``parameters`` such as ``mode="ro"``; connect with ``uri=True``."""
+    uri = path.absolute().as_uri()
+    return f"{uri}?{urlencode(parameters)}" if parameters else uri
+
+
+def read_only_parameters(path: Path) -> dict[str, str]:
+    """URI parameters that open ``path`` for reading without changing anything.
+
+    A WAL database needs its -shm file even to be read; when it has no -wal and -shm and
+    its folder cannot be written (a read-only mount or folder), SQLite can read it only as
+    ``immutable``, which skips locking. That is safe there: nobody can write a WAL database
+    without creating its -wal in that very folder. A -wal with content is never ignored."""
+    wal = path.with_name(f"{path.name}-wal")
+    if os.access(path.parent, os.W_OK) or (wal.exists() and wal.stat().st_size > 0):
+        return {"mode": "ro"}
+    return {"mode": "ro", "immutable": "1"}
+
+
 def check_database_file(path: Path, module: Any) -> None:
-    """Refuse a file that exists but is not a SQLite database, before touching it.
+    """Refuse a file that exists but is not a readable SQLite database, before touching it.
 
     The file is opened through SQLite itself (read-only), never with a plain ``open()``:
     closing any other handle on a database file drops every POSIX lock this process holds
     on it, so a second engine opened beside a live one would let another process write
-    under the first one's reads ("database disk image is malformed")."""
+    under the first one's reads ("database disk image is malformed"). Reading the schema
+    version also catches a database cut short: SQLite finds fewer pages than its header
+    counts."""
     if not path.exists() or path.stat().st_size == 0:
         return
-    connection = module.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        connection.execute("PRAGMA schema_version").fetchone()
-    except module.DatabaseError as error:
-        if "not a database" not in str(error).lower():
-            raise
-        raise DatabaseError(
-            f"{path} is not a SQLite database (it may be corrupt or another kind of file).",
-            "Move it aside and restore a backup with `hearth restore BACKUP`, "
-            "or point --home at another folder.",
-        ) from None
-    finally:
-        connection.close()
+    with translated_errors(path):
+        connection = module.connect(sqlite_uri(path, **read_only_parameters(path)), uri=True)
+        try:
+            connection.execute("PRAGMA schema_version").fetchone()
+        finally:
+            connection.close()
 
 
-def open_engine(path: Path | None, busy_timeout_ms: int = 5000,
-                write_wait_seconds: float = DEFAULT_WRITE_WAIT_SECONDS) -> Engine:
+def open_engine(path: Path | None, busy_timeout_ms: int = 5000, *,
+                write_wait_seconds: float = DEFAULT_WRITE_WAIT_SECONDS,
+                read_only: bool = False) -> Engine:
     """An engine for the database at ``path`` (``None`` for a private in-memory one); its
-    write transactions wait up to ``write_wait_seconds`` for another writer."""
+    write transactions wait up to ``write_wait_seconds`` for another writer. ``read_only``:
+    one that cannot change the file (which must exist already)."""
     module = dbapi_module()
     if path is None:
-        url, pool = "sqlite://", StaticPool
+        target, pool = ":memory:", StaticPool
     else:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if read_only and not path.is_file():
+            raise DatabaseError(f"There is no Hearth database at {path} yet.",
+                                "It is made by the first command that saves something, in a "
+                                "folder Hearth can write.")
+        if not read_only:
+            path.parent.mkdir(parents=True, exist_ok=True)
         check_database_file(path, module)
-        url, pool = f"sqlite:///{path}", QueuePool  # pooled: a connect + extension load is ~1.4 ms
-    engine = create_engine(
-        url,
-        module=module,
-        poolclass=pool,
-        connect_args={"check_same_thread": False, "timeout": busy_timeout_ms / 1000},
-        hide_parameters=True,  # an error message or log never quotes the user's text
-    )
+        parameters = read_only_parameters(path) if read_only else {}
+        # pooled: a connect + extension load is ~1.4 ms
+        target, pool = sqlite_uri(path, **parameters), QueuePool
+
+    def connect() -> Any:
+        return module.connect(target, uri=True, check_same_thread=False,
+                              timeout=busy_timeout_ms / 1000)
+
+    engine = create_engine("sqlite://", module=module, poolclass=pool, creator=connect,
+                           hide_parameters=True)  # an error or log never quotes user text
 
     @event.listens_for(engine, "connect")
     def _configure(dbapi_connection: Any, _record: Any) -> None:
@@ -116,7 +161,7 @@ def open_engine(path: Path | None, busy_timeout_ms: int = 5000,
         dbapi_connection.enable_load_extension(False)
         cursor = dbapi_connection.cursor()
         try:
-            if path is not None:
+            if path is not None and not read_only:
                 cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
@@ -184,27 +229,45 @@ def _still_locked(path: Path | None, wait_seconds: float) -> DatabaseLockedError
 
 @contextmanager
 def translated_errors(path: Path | None) -> Iterator[None]:
-    """Turn driver errors a person can act on into ``DatabaseError`` with a hint."""
-    where = str(path) if path else "the in-memory database"
+    """Turn driver errors a person can act on into a ``HearthError`` with a hint; others
+    (bugs) pass unchanged. Both SQLAlchemy's wrapped errors and the DB-API's own are seen."""
     try:
         yield
-    except exc.OperationalError as error:
-        text = str(error.orig).lower()
-        if "locked" in text or "busy" in text:
-            raise DatabaseLockedError(
-                f"{where} is locked by another program.",
-                "Close other Hearth windows or commands using this data folder and try again.",
-            ) from error
-        if "readonly" in text or "read-only" in text:
-            raise DatabaseError(f"{where} is read-only.",
-                                "Check the folder's permissions.") from error
-        raise
-    except exc.DatabaseError as error:
-        text = str(error.orig).lower()
-        if "not a database" in text or "malformed" in text or "corrupt" in text:
-            raise DatabaseError(
-                f"{where} is damaged ({error.orig}).",
-                "Restore the latest backup with `hearth restore BACKUP` "
-                "(backups live in the data folder's backups/ directory).",
-            ) from error
-        raise
+    except (exc.DBAPIError, dbapi_module().Error) as error:
+        translated = _person_error(getattr(error, "orig", error), path)
+        if translated is None:
+            raise
+        raise translated from error
+
+
+def _person_error(error: BaseException, path: Path | None) -> HearthError | None:
+    """The sentence for a SQLite error about ``path`` that a person can do something about
+    (locked, read-only, disk full, damaged), or None."""
+    where = str(path) if path else "the in-memory database"
+    text = str(error).lower()
+    if "locked" in text or "busy" in text:
+        return DatabaseLockedError(
+            f"{where} is locked by another program.",
+            "Close other Hearth windows or commands using this data folder and try again.")
+    if "readonly" in text or "read-only" in text:
+        return ReadOnlyError.at(where)
+    if "database or disk is full" in text or ("disk i/o error" in text and _low_on_space(path)):
+        return DiskFullError.at(where)
+    if "not a database" in text:
+        return DatabaseError(
+            f"{where} is not a SQLite database (it is damaged, or another kind of file).",
+            RESTORE_HINT)
+    if "malformed" in text or "corrupt" in text:
+        return DatabaseError(f"{where} is damaged ({error}).", RESTORE_HINT)
+    return None
+
+
+def _low_on_space(path: Path | None) -> bool:
+    """Whether the disk holding ``path`` (a file or a folder) has all but run out."""
+    if path is None:
+        return False
+    folder = path if path.is_dir() else path.parent
+    try:
+        return shutil.disk_usage(folder).free < LOW_SPACE_BYTES
+    except OSError:
+        return False

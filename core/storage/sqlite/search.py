@@ -190,6 +190,12 @@ class _Kind:
     def chunks(self) -> str:
         return f"{self.table}_vec_chunks"
 
+    @property
+    def triggers(self) -> tuple[str, str, str, str]:
+        """Deleting or changing a row clears its vectors (``_ad``, ``_au``) and windows."""
+        return (f"{self.vectors}_ad", f"{self.vectors}_au",
+                f"{self.chunks}_ad", f"{self.chunks}_au")
+
 
 KINDS: dict[IndexedKind, _Kind] = {
     IndexedKind.MEMORY: _Kind("memories", INDEXED_COLUMNS[IndexedKind.MEMORY],
@@ -632,6 +638,9 @@ class SqliteSearchIndex:
             return False
         if dimensions <= 0:
             raise ValueError(f"dimensions must be positive, got {dimensions}")
+        if self._in_place(dimensions):
+            self._dimensions = dimensions
+            return False
         with self._engine.execution_options(**{WRITE_OPTION: True}).begin() as connection:
             connection.execute(sql(
                 f"CREATE TABLE IF NOT EXISTS {META_TABLE} (key TEXT PRIMARY KEY, value TEXT)"))
@@ -650,6 +659,20 @@ class SqliteSearchIndex:
                 _create_triggers(connection, spec)
         self._dimensions = dimensions
         return recorded is not None and recorded != str(dimensions)
+
+    def _in_place(self, dimensions: int) -> bool:
+        """Whether the tables, windows and triggers for this width are all there, read
+        without a write lock: then ``ensure_dimensions`` has nothing to write, so a
+        read-only database can be searched (and a start takes no write lock for it)."""
+        expected = {META_TABLE} | {name for spec in KINDS.values()
+                                   for name in (spec.vectors, spec.bits, spec.chunks,
+                                                *spec.triggers)}
+        with self._engine.connect() as connection:
+            present = set(connection.execute(sql(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')")).scalars())
+            return (expected <= present
+                    and _meta(connection, "dimensions") == str(dimensions)
+                    and _meta(connection, "windows") == WINDOW_SCHEME)
 
     def _recorded_dimensions(self, session: Session) -> int:
         if self._dimensions is None:
@@ -786,15 +809,16 @@ def _create_triggers(connection: Connection, spec: _Kind) -> None:
             f"DELETE FROM {spec.bits} WHERE id = old.id;")
     changed = " OR ".join(f"old.{column} IS NOT new.{column}" for column in spec.text_columns)
     updated = f"AFTER UPDATE OF {', '.join(spec.text_columns)} ON {spec.table} WHEN {changed}"
+    vectors_deleted, vectors_updated, chunks_deleted, chunks_updated = spec.triggers
     connection.execute(sql(
-        f"CREATE TRIGGER IF NOT EXISTS {spec.vectors}_ad AFTER DELETE ON {spec.table} "
+        f"CREATE TRIGGER IF NOT EXISTS {vectors_deleted} AFTER DELETE ON {spec.table} "
         f"BEGIN {drop} END"))
     connection.execute(sql(
-        f"CREATE TRIGGER IF NOT EXISTS {spec.vectors}_au {updated} "
+        f"CREATE TRIGGER IF NOT EXISTS {vectors_updated} {updated} "
         f"BEGIN {drop} UPDATE {spec.table} SET embedding_model = NULL WHERE id = new.id; END"))
     connection.execute(sql(
-        f"CREATE TRIGGER IF NOT EXISTS {spec.chunks}_ad AFTER DELETE ON {spec.table} "
+        f"CREATE TRIGGER IF NOT EXISTS {chunks_deleted} AFTER DELETE ON {spec.table} "
         f"BEGIN DELETE FROM {spec.chunks} WHERE item_id = old.id; END"))
     connection.execute(sql(
-        f"CREATE TRIGGER IF NOT EXISTS {spec.chunks}_au {updated} "
+        f"CREATE TRIGGER IF NOT EXISTS {chunks_updated} {updated} "
         f"BEGIN DELETE FROM {spec.chunks} WHERE item_id = new.id; END"))
