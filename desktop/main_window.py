@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.errors import HearthError
 from desktop.context import AppContext
 from desktop.icons import icon
 from desktop.page import Page
@@ -141,7 +142,15 @@ class MainWindow(QMainWindow):
         page.new_conversation()  # type: ignore[attr-defined]
 
     def _toggle_pause(self, paused: bool) -> None:
-        self.ctx.save_settings(learning_paused=paused)
+        """Store the choice; when it cannot be stored (settings.json broken by hand, a
+        read-only folder) the menu goes back to what is in effect and says why."""
+        try:
+            self.ctx.save_settings(learning_paused=paused)
+        except (HearthError, OSError) as exc:
+            self.pause_action.setChecked(self.ctx.settings.learning_paused)
+            doing = "paused" if paused else "resumed"
+            self.ctx.hub.status_message.emit(f"Learning was not {doing}: {exc}")
+            return
         self.ctx.hub.status_message.emit("Learning paused: nothing new is stored."
                                          if paused else "Learning resumed.")
 

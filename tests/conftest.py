@@ -25,6 +25,16 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.fixture(autouse=True)
+def cli_log_file_closed() -> Iterator[None]:
+    """A CLI run in the test's process points ``core``'s log at that test's data folder;
+    the next test starts without it."""
+    yield
+    from core.cli.logs import forget_log_file
+
+    forget_log_file()
+
+
 @pytest.fixture(scope="session")
 def embedder():
     """The real bge-small ONNX model, loaded once for the whole run."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -147,3 +148,22 @@ def test_the_console_script_is_installed() -> None:
                             timeout=60)
     assert result.returncode == 0
     assert "search" in result.stdout
+
+
+def test_a_warning_is_one_line_on_the_terminal_and_whole_in_the_log(capsys, tmp_path) -> None:
+    """``log.exception`` in core used to reach the terminal through logging's last-resort
+    handler, traceback and all; the traceback belongs in the data folder's log."""
+    home = tmp_path / "h"
+    assert run(["--home", str(home), "facts", "list"]) == 0
+    capsys.readouterr()
+    try:
+        raise ValueError("the cause of it")
+    except ValueError:
+        logging.getLogger("core.somewhere").exception("Something could not be done")
+
+    err = capsys.readouterr().err
+    assert "Something could not be done" in err
+    assert "Traceback" not in err and "the cause of it" not in err
+    logged = (home / "logs" / "hearth.log").read_text(encoding="utf-8")
+    assert "Something could not be done" in logged
+    assert "Traceback" in logged and "ValueError: the cause of it" in logged

@@ -54,7 +54,8 @@ def daemon(once: Annotated[Optional[str], typer.Option(
     """Run the consolidation schedule in the foreground (dream cycle nightly at dream_time,
     decay daily, events every 15 minutes, intention follow-ups hourly) until Ctrl-C or
     SIGTERM; a running job stops at its next safe point first."""
-    with opened() as hearth, _logging_to(hearth.paths.home / "logs" / "daemon.log"):
+    with opened() as hearth, output.notices_paused("core"), \
+            _logging_to(hearth.paths.home / "logs" / "daemon.log"):
         scheduler = HearthScheduler(hearth, lambda: build_provider(hearth.settings))
         stop = threading.Event()
         with _stopping_on_signals(scheduler, stop, stop_timeout):

@@ -27,6 +27,7 @@ from core.cli import (
     daemon_cmd,
     dream_cmd,
     forget_cmd,
+    logs,
     reflection_cmd,
 )
 from core.cli.context import opened, state
@@ -70,6 +71,7 @@ def main(home: Annotated[Optional[Path], typer.Option(
         )] = None) -> None:
     state.home = home
     secure_home(context.paths().home)
+    logs.log_core_to(context.paths().home)
 
 
 # --- status, doctor, stats --------------------------------------------------------------
@@ -362,9 +364,8 @@ refuse_unreadable_text(app)  # after every command above is registered
 
 def _log_unexpected(exc: BaseException) -> Path | None:
     try:
-        logs = context.paths().home / "logs"
-        logs.mkdir(parents=True, exist_ok=True)
-        log_file = logs / "hearth.log"
+        log_file = context.paths().home / "logs" / logs.LOG_NAME
+        log_file.parent.mkdir(parents=True, exist_ok=True)
         with log_file.open("a", encoding="utf-8") as handle:
             handle.write("".join(traceback.format_exception(exc)))
         return log_file
@@ -376,7 +377,7 @@ def _log_unexpected(exc: BaseException) -> Path | None:
 def run(argv: list[str] | None = None) -> int:
     """Console-script entry point: maps every failure to a message and an exit code."""
     restrict_new_files()
-    output.show_notices("core.storage")  # "waiting for another process's write…"
+    output.show_notices("core")  # "waiting for another process's write…", one line each
     try:
         result = app(args=argv, prog_name="hearth", standalone_mode=False)
     except typer.Exit as stop:

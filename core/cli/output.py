@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, is_dataclass
 from datetime import datetime
 from enum import Enum
@@ -66,12 +67,32 @@ def print_error(message: str, hint: str = "") -> None:
 
 class _Notice(logging.Handler):
     """A log record as a dim line on stderr, for what a person at the terminal should know
-    while a command runs (that it is waiting for another process's write, not hung)."""
+    while a command runs (that it is waiting for another process's write, not hung). Only
+    the message: a traceback attached to the record goes to the log file (``logs``), never
+    to the terminal."""
 
     def emit(self, record: logging.LogRecord) -> None:
         stderr.print(f"[dim]{escape(record.getMessage())}[/]", highlight=False)
 
 
 def show_notices(logger_name: str) -> None:
-    """Show warnings from ``logger_name`` (and below) on stderr as they happen."""
-    logging.getLogger(logger_name).addHandler(_Notice(logging.WARNING))
+    """Show warnings from ``logger_name`` (and below) on stderr as they happen; once per
+    logger, however often the CLI runs in one process."""
+    logger = logging.getLogger(logger_name)
+    if not any(isinstance(handler, _Notice) for handler in logger.handlers):
+        logger.addHandler(_Notice(logging.WARNING))
+
+
+@contextmanager
+def notices_paused(logger_name: str) -> Iterator[None]:
+    """No notice lines from ``logger_name`` meanwhile: for a command that logs to stderr in
+    its own format (the daemon), so nothing is said twice."""
+    notices = [h for h in logging.getLogger(logger_name).handlers if isinstance(h, _Notice)]
+    levels = [handler.level for handler in notices]
+    for handler in notices:
+        handler.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for handler, level in zip(notices, levels):
+            handler.setLevel(level)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.errors import HearthError
 from desktop.context import AppContext
 from desktop.dialogs.model_pull import ModelPullWidget
 from desktop.dialogs.ollama_survey import OllamaSurvey, survey_ollama
@@ -159,8 +160,9 @@ class WelcomeDialog(QDialog):
         if not self.ctx.settings.welcome_shown:
             try:
                 self.ctx.save_settings(welcome_shown=True)
-            except OSError as exc:
+            except (HearthError, OSError) as exc:  # a read-only folder, a broken settings file
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
                 self.ctx.hub.status_message.emit(
-                    f"Hearth could not record that the welcome was seen "
-                    f"({exc.strerror or exc}); it will show again at the next start.")
+                    f"Hearth could not record that the welcome was seen ({reason}); it will "
+                    "show again at the next start.")
         self.tasks.release_when_idle(self)

@@ -150,6 +150,16 @@ def test_pause_learning_persists_and_shows(qtbot, window) -> None:  # noqa: ANN0
     assert not window.ctx.settings.learning_paused
 
 
+def test_pause_that_cannot_be_stored_says_why_and_changes_nothing(qtbot, window) -> None:  # noqa: ANN001
+    """settings.json broken by hand while the window is open: the toggle used to raise."""
+    window.ctx.hearth.paths.settings_file.write_text("{not json", encoding="utf-8")
+    with qtbot.waitSignal(window.ctx.hub.status_message) as said:
+        window.pause_action.trigger()
+    assert said.args[0].startswith("Learning was not paused: ")
+    assert "settings.json" in said.args[0]
+    assert not window.ctx.settings.learning_paused and not window.pause_action.isChecked()
+
+
 def test_tray_actions_run_the_same_jobs_and_its_tooltip_tells_the_schedule(
         qtbot, window) -> None:  # noqa: ANN001
     ctx = window.ctx
