@@ -28,10 +28,10 @@ from desktop.chat.transcript import ReplyMessage, UserMessage
 from desktop.context import AppContext
 from desktop.stall import StallMeter
 from support.fake_ollama import FakeOllama, FakeReply
+from support.freezes import FROZEN_MS
 from support.scripted_llm import ScriptedLLM
 
 MODEL = "llama3.2:3b"
-PASTE_STALL_MS = 250
 STARTING = "Starting the assistant…"
 
 
@@ -354,11 +354,8 @@ def test_a_huge_paste_is_sent_whole_without_freezing_the_window(qtbot, make_ctx)
     wait_idle(qtbot, ctx)
     longest = meter.stop()
 
-    assert submit_ms < 100, f"sending took {submit_ms:.0f} ms on the UI thread"
-    # About 60 ms here for a 1.8 MB paste, against 100 ms for the long background runs
-    # (test_window.py); the bound is looser so a slower machine does not fail it, while a
-    # layout of the whole paste (seconds) still would.
-    assert longest < PASTE_STALL_MS, f"the event loop stalled for {longest:.0f} ms"
+    assert submit_ms < FROZEN_MS, f"sending took {submit_ms:.0f} ms on the UI thread"
+    assert longest < FROZEN_MS, f"the event loop stalled for {longest:.0f} ms"
     shown = page.transcript.messages[0]
     assert len(shown.text) < len(huge)  # the transcript shows the beginning, and says so
     assert any("more characters" in label.text() for label in shown.findChildren(QLabel))
@@ -402,7 +399,7 @@ def test_opening_a_long_chat_never_freezes_and_ends_at_the_bottom(qtbot, make_ct
     qtbot.wait(50)
     longest = meter.stop()
 
-    assert longest < 100, f"the event loop stalled for {longest:.0f} ms"
+    assert longest < FROZEN_MS, f"the event loop stalled for {longest:.0f} ms"
     assert page.transcript.messages[0].text == "Question 0"
     bar = page.transcript.verticalScrollBar()
     assert bar.maximum() > 0 and bar.value() == bar.maximum()

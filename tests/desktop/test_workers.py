@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
+from support.freezes import FROZEN_MS
 from support.qt_waits import wait_for_task
 
 from core.errors import InvalidInputError
@@ -109,9 +110,9 @@ def test_the_stall_meter_sees_a_blocked_loop_and_not_a_busy_worker(qtbot) -> Non
     meter.start()
     task = Workers().start("busy", lambda _t: time.sleep(0.4))
     wait_for_task(qtbot, task)
-    assert meter.stop() < 100
+    assert meter.stop() < FROZEN_MS
     meter.start()
     qtbot.wait(20)
-    time.sleep(0.25)  # the UI thread itself blocked
+    time.sleep(FROZEN_MS / 1000)  # the UI thread itself blocked
     qtbot.wait(20)
-    assert meter.stop() >= 200
+    assert meter.stop() >= FROZEN_MS - 20
