@@ -77,6 +77,7 @@ def _small_button(name: str, text: str, tip: str) -> QToolButton:
 class ChatPage(Page):
     key = "chat"
     title = "Chat"
+    about = "Talk with Hearth; your conversations are listed newest first."
     icon_name = "chat"
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:

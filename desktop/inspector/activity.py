@@ -139,6 +139,7 @@ def _fit(view: QTableView, columns: Sequence[int]) -> None:
 class ActivityPage(InspectorPage):
     key = "activity"
     title = "Activity"
+    about = "What Hearth did in the background: nightly tidy-ups, reflections, queued notes."
     icon_name = "activity"
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:

@@ -107,6 +107,8 @@ class FactDetail(QWidget):
 class FactsPage(TablePage):
     key = "facts"
     title = "Facts"
+    about = ("What Hearth knows about you for certain (your city, your work…); correct or "
+             "forget any of them.")
     icon_name = "facts"
     search_in_core = True
     search_hint = "Search keys and values"

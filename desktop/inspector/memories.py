@@ -59,6 +59,7 @@ class Listing:
 class MemoriesPage(InspectorPage):
     key = "memories"
     title = "Memories"
+    about = "Everything Hearth remembers from your chats; search it as the assistant does."
     icon_name = "memories"
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:

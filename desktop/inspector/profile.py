@@ -75,7 +75,9 @@ def _read_selection(profile: ProfileService, chosen: list[int],
 
 class ProfilePage(InspectorPage):
     key = "profile"
-    title = "Profile"
+    title = "About you"
+    about = ("A short portrait of you that Hearth writes from your conversations, with "
+             "every earlier version. (Internally: the profile.)")
     icon_name = "profile"
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:

@@ -50,6 +50,7 @@ def _plot(**axes: pg.AxisItem) -> pg.PlotWidget:
 class StatsPage(InspectorPage):
     key = "stats"
     title = "Stats"
+    about = "Charts of how Hearth's memory of you grows, and what fades."
     icon_name = "stats"
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
