@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QDialog, QLineEdit
+from PySide6.QtWidgets import QApplication, QComboBox, QDialog, QLineEdit
 
 from core.conversation.system_prompt import build_system_prompt, read_snapshot
 from core.learnings import LearningService
@@ -388,6 +388,44 @@ def test_unsaved_scaffold_edits_are_not_overwritten_by_a_reload(qtbot, ctx) -> N
     page.revert()
     settle(qtbot, ctx)
     assert page.model.to_data() == {"mood": "calm", "sleep": "poor"}
+
+
+def test_tab_after_a_new_key_goes_to_its_value(qtbot, ctx) -> None:  # noqa: ANN001
+    """Typing key, Tab, value: the value used to land in the key (Qt reopened the key)."""
+    page = open_page(qtbot, ctx, ScaffoldPage)
+    page.add_entry()
+    editor = next(e for e in page.tree.viewport().findChildren(QLineEdit) if e.isVisible())
+    editor.selectAll()
+    qtbot.keyClicks(editor, "hobby")
+    qtbot.keyClick(editor, Qt.Key.Key_Tab)
+    qtbot.waitUntil(lambda: page.tree.currentIndex().column() == VALUE)
+    editor = next(e for e in page.tree.viewport().findChildren(QLineEdit) if e.isVisible())
+    qtbot.keyClicks(editor, "chess")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: page.model.to_data() == {"hobby": "chess"})
+
+
+def test_the_type_column_names_types_in_words_and_fits_its_picker(qtbot, ctx) -> None:  # noqa: ANN001
+    save_scaffold(ctx.hearth.storage, {"Running": {"goal": "10k", "races": 2, "ok": True},
+                                       "Projects": ["shed"]}, "processor")
+    page = open_page(qtbot, ctx, ScaffoldPage)
+    model, running = page.model, page.model.index(0, 0)
+    assert model.index(0, VALUE).data() == "3 entries"
+    assert model.index(1, VALUE).data() == "1 item"  # not "[1 items]"
+    assert [model.index(row, TYPE, running).data() for row in range(3)] == [
+        "text", "number", "yes/no"]
+    assert model.index(0, TYPE).data() == "group"
+    cell = model.index(1, TYPE, running)  # races: 2
+    page.tree.setCurrentIndex(cell)
+    page.tree.edit(cell)
+    picker = next(c for c in page.tree.viewport().findChildren(QComboBox) if c.isVisible())
+    assert picker.currentData() == "number"
+    assert picker.width() >= picker.sizeHint().width()  # not clipped to "te▾"
+    assert page.tree.columnWidth(TYPE) >= picker.sizeHint().width()
+    picker.setCurrentIndex(picker.findData("text"))
+    picker.activated.emit(picker.currentIndex())  # what a click on the choice does
+    qtbot.waitUntil(lambda: model.to_data()["Running"]["races"] == "2")
+    assert model.index(1, TYPE, running).data() == "text"
 
 
 # --- learnings --------------------------------------------------------------------------------
