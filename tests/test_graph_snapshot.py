@@ -130,6 +130,18 @@ def test_node_details_list_every_edge_from_the_memorys_side(storage, small):  # 
         node_details(storage, 9_999)
 
 
+def test_two_memories_linked_both_ways_are_one_link_in_the_details(storage, small):  # noqa: ANN001
+    """Linking writes a kNN edge from each memory to its neighbours: A→B and B→A. The
+    details used to list that link twice."""
+    a, b, _c, _d = small
+    add_edges(storage, [(b, a, "knn", 0.80)])
+    links = [(n.memory_id, n.kind, n.outgoing, n.incoming, round(n.weight, 2))
+             for n in node_details(storage, a).neighbours]
+    assert links.count((b, "knn", True, True, 0.82)) == 1  # the stronger weight
+    assert [link[:2] for link in links].count((b, "knn")) == 1
+    assert (b, "dream", True, False, 0.22) in links  # another kind stays its own link
+
+
 def test_a_larger_store_loads_with_every_edge(storage):  # noqa: ANN001
     seed_store(storage, 600, 2_400, seed=3)
     snapshot = load_graph(storage, valid_only=False)
