@@ -310,7 +310,20 @@ def test_profile_edit_makes_a_version_shows_the_diff_and_restores(
     assert current.id != first.id and current.source == "user"
     assert "Porto" in current.content and page.stack.currentIndex() == 0
     assert page.versions.rowCount() == 2
-    qtbot.waitUntil(lambda: "+Lives in Porto." in page.diff.toPlainText())
+    # Changes reads as the text with the edit marked, not as diff syntax
+    qtbot.waitUntil(lambda: "Porto" in page.changes.toPlainText())
+    page.tabs.setCurrentIndex(1)
+    assert page.changes.isVisible() and not page.diff.isVisible()
+    shown = page.changes.toPlainText()
+    assert "@@" not in shown and "+Lives" not in shown and "# Personal" not in shown
+    edited = [p for p in page.changes.paragraphs if p.change == "changed"]
+    assert [(piece.text, piece.change) for piece in edited[0].pieces] == [
+        ("Lives in ", "same"), ("Lisbon.", "removed"), ("Porto.", "added")]
+    assert "line-through" in page.changes.toHtml()
+    assert shown.startswith("1 paragraph changed.")
+    page.as_diff.setChecked(True)  # the unified diff, one tick away
+    assert page.diff.isVisible() and not page.changes.isVisible()
+    assert "+Lives in Porto." in page.diff.toPlainText()
     assert "-Lives in Lisbon." in page.diff.toPlainText()
 
     page.select_versions([first.id])
@@ -330,10 +343,25 @@ def test_two_selected_versions_are_compared(qtbot, ctx) -> None:  # noqa: ANN001
     three = profile.save("# Notes\ngamma", "reflection")
     page = open_page(qtbot, ctx, ProfilePage)
     page.select_versions([one.id, three.id])
-    qtbot.waitUntil(lambda: "-alpha" in page.diff.toPlainText())
+    qtbot.waitUntil(lambda: "alpha" in page.changes.toPlainText())
+    assert [(p.change, p.text) for p in page.changes.paragraphs] == [
+        ("same", "# Notes"), ("removed", "alpha"), ("added", "gamma")]
     text = page.diff.toPlainText()
     assert "+gamma" in text and "beta" not in text
     assert f"profile v{one.id}" in text and f"profile v{three.id}" in text
+
+
+def test_an_empty_profile_says_how_one_comes_about_whole(qtbot, ctx) -> None:  # noqa: ANN001
+    """The text used to be a text box's placeholder, cut off at the box's edge."""
+    page = open_page(qtbot, ctx, ProfilePage)
+    assert page.empty.isVisible() and not page.tabs.isVisible()
+    assert "Reflect now" in page.empty.text() and page.empty.wordWrap()
+    assert page.empty.height() >= page.empty.heightForWidth(page.empty.width())
+    page.start_editing()
+    qtbot.waitUntil(lambda: page.tabs.isVisible() and page.stack.currentIndex() == 1)
+    assert not page.empty.isVisible()
+    page.stop_editing()
+    assert page.empty.isVisible()
 
 
 # --- scaffold ---------------------------------------------------------------------------------

@@ -1,0 +1,52 @@
+"""The window's words: plurals that agree ("1 fact", not "1 facts"), the learning state in
+the status bar, the views' plain names, and the profile's changes as readable paragraphs."""
+
+from __future__ import annotations
+
+from desktop.inspector.text_changes import compare, summary
+from desktop.registry import page_classes
+from desktop.status import learning_text
+from desktop.words import count, listing
+
+
+def test_counts_agree_with_their_number() -> None:
+    assert count(1, "fact") == "1 fact"
+    assert count(2, "fact") == "2 facts"
+    assert count(0, "memory", "memories") == "0 memories"
+    assert count(12_400, "link") == "12,400 links"
+    assert listing(["a"]) == "a" and listing(["a", "b", "c"]) == "a, b and c"
+
+
+def test_the_status_bar_says_what_learning_does_in_words() -> None:
+    assert learning_text("learning", 0) == "learning…"  # was "learning learning"
+    assert learning_text("idle", 1) == "learning on (1 fact learned)"  # was "1 facts"
+    assert learning_text("paused", 3) == "learning paused (3 facts learned)"
+
+
+def test_no_view_is_named_by_an_internal_word() -> None:
+    titles = [cls.title for cls in page_classes()]
+    assert titles == ["Chat", "Facts", "About you", "Notes about you", "Habits I keep",
+                      "Follow-ups", "Memories", "Activity", "Stats", "Memory map"]
+    for cls in page_classes():
+        assert cls.about, f"{cls.__name__} has no sidebar tooltip"
+    abouts = {cls.key: cls.about for cls in page_classes()}
+    assert "scaffold" in abouts["scaffold"] and "learnings" in abouts["learnings"]
+
+
+def test_changes_are_paragraphs_with_the_words_that_moved() -> None:
+    old = "# Work\nDesign lead at a studio in Porto.\n\n# Health\nKnee physio."
+    new = "# Work\nDesign lead at a bank in Porto.\n\n# Health\nKnee physio.\nRuns at 6."
+    paragraphs = compare(old, new)
+    assert [p.change for p in paragraphs] == ["same", "changed", "same", "same", "added"]
+    assert [(piece.text, piece.change) for piece in paragraphs[1].pieces] == [
+        ("Design lead at a ", "same"), ("studio", "removed"), ("bank", "added"),
+        (" in Porto.", "same")]
+    assert summary(paragraphs) == "1 paragraph changed and 1 paragraph added"
+    assert summary(compare(old, old)) == ""
+
+
+def test_a_rewritten_paragraph_is_removed_and_added_not_mixed_word_by_word() -> None:
+    paragraphs = compare("Likes tea in the morning.", "Plans the week on Sunday evenings.")
+    assert [(p.change, p.text) for p in paragraphs] == [
+        ("removed", "Likes tea in the morning."),
+        ("added", "Plans the week on Sunday evenings.")]
