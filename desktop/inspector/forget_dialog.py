@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QV
 from core.forgetting import wording
 from core.forgetting.backups import BackupRewrite
 from core.forgetting.service import Forgotten
+from desktop.words import count
 from desktop.workers import Workers
 
 
@@ -57,7 +58,7 @@ class ForgetResultDialog(QDialog):
             return
         self.remove.setEnabled(False)
         self.buttons.setEnabled(False)
-        self.outcome.setText(f"Rewriting {len(forgotten.report.backups)} backups…")
+        self.outcome.setText(f"Rewriting {count(len(forgotten.report.backups), 'backup')}…")
         self.outcome.show()
         self._workers.start("Removing a forgotten fact from backups",
                             lambda _task: forgotten.remove_from_backups(),

@@ -22,6 +22,7 @@ from core.views import stats
 from core.views.stats import Histogram, Stats
 from desktop.context import AppContext
 from desktop.inspector.base import InspectorPage
+from desktop.words import count
 
 VALID_ALPHA = 110
 """The "still valid" area under the growth line is a translucent version of the line."""
@@ -128,8 +129,8 @@ class StatsPage(InspectorPage):
         stored = int(growth.total[-1]) if growth.total.size else 0
         valid = int(growth.valid[-1]) if growth.valid.size else 0
         facts = int(heights.sum())
-        self.summary.setText(f"{stored:,} memories stored, {valid:,} of them valid; "
-                             f"{facts:,} facts. Days are UTC.")
+        self.summary.setText(f"{count(stored, 'memory', 'memories')} stored, {valid:,} of "
+                             f"them valid; {count(facts, 'fact')}. Days are UTC.")
 
     @staticmethod
     def _show_histogram(item: pg.PlotDataItem, histogram: Histogram) -> None:

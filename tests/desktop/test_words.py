@@ -3,6 +3,7 @@ the status bar, the views' plain names, and the profile's changes as readable pa
 
 from __future__ import annotations
 
+from desktop.dialogs.settings_data_page import contents
 from desktop.inspector.text_changes import compare, summary
 from desktop.registry import page_classes
 from desktop.status import learning_text
@@ -15,6 +16,12 @@ def test_counts_agree_with_their_number() -> None:
     assert count(0, "memory", "memories") == "0 memories"
     assert count(12_400, "link") == "12,400 links"
     assert listing(["a"]) == "a" and listing(["a", "b", "c"]) == "a, b and c"
+
+
+def test_an_export_is_told_in_things_a_person_counts() -> None:
+    assert contents({"chat_sessions": 1, "interactions": 2, "memories": 1, "audit_log": 12,
+                     "runs": 1}) == "1 chat, 2 exchanges, 1 memory and 13 other records"
+    assert contents({"user_facts": 0}) == "nothing (the data folder was empty)"
 
 
 def test_the_status_bar_says_what_learning_does_in_words() -> None:
