@@ -44,3 +44,8 @@ MEMORY_TYPE_WORDS = {"semantic": "something known", "episodic": "something that 
 def tier_text(tier: str) -> str:
     """The plain name of a tier; an unknown one is shown as stored."""
     return TIER_WORDS.get(tier, tier)
+
+EVENT_STATE_WORDS = {"pending": "waiting", "failing": "will try again",
+                     "poisoned": "stuck: press Retry", "processed": "done"}
+"""An event's state in the queue (``core.views.activity.EventState``): "poisoned" is the
+processor's word for an event that failed too often and waits for the user's Retry."""

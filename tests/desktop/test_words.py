@@ -1,9 +1,16 @@
 """The window's words: plurals that agree ("1 fact", not "1 facts"), the learning state in
-the status bar, the views' plain names, and the profile's changes as readable paragraphs."""
+the status bar, the views' plain names, the event queue's states, and the profile's changes
+as readable paragraphs."""
 
 from __future__ import annotations
 
+from sqlalchemy import update
+from support.qt_waits import wait_idle
+
+from core.learning.events import add_event
+from core.storage.orm import ContextEvent
 from desktop.dialogs.settings_data_page import contents
+from desktop.inspector.activity import ActivityPage
 from desktop.inspector.text_changes import compare, summary
 from desktop.registry import page_classes
 from desktop.status import learning_text
@@ -57,3 +64,17 @@ def test_a_rewritten_paragraph_is_removed_and_added_not_mixed_word_by_word() -> 
     assert [(p.change, p.text) for p in paragraphs] == [
         ("removed", "Likes tea in the morning."),
         ("added", "Plans the week on Sunday evenings.")]
+
+
+def test_the_event_queue_says_stuck_not_poisoned(qtbot, ctx) -> None:  # noqa: ANN001
+    stuck = add_event(ctx.hearth.storage, "observation", "Learning Portuguese.", {})
+    with ctx.hearth.storage.write() as session:
+        session.execute(update(ContextEvent).where(ContextEvent.id == stuck).values(
+            attempts=ctx.hearth.settings.event_max_attempts, last_error="unusable output"))
+    page = ActivityPage(ctx)
+    qtbot.addWidget(page)
+    page.show()
+    page.activate()
+    wait_idle(qtbot, ctx)
+    assert page.events.records()[0].state.value == "poisoned"
+    assert page.events.index(0, 1).data() == "stuck: press Retry"
