@@ -80,7 +80,7 @@ def show_scalar(value: Any) -> str:
 
 @dataclass(eq=False)
 class Node:
-    """One entry. ``key`` is None for the root and for list items (shown as their index)."""
+    """One entry. ``key`` is None for the root and for list items (shown as "item 1", "item 2", …)."""
 
     key: str | None
     kind: str
@@ -183,7 +183,7 @@ class JsonTreeModel(QAbstractItemModel):
         node = self.node(index)
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             if index.column() == KEY:
-                return node.key if node.key is not None else f"[{node.row()}]"
+                return node.key if node.key is not None else f"item {node.row() + 1}"
             if index.column() == VALUE:
                 if role == Qt.ItemDataRole.EditRole:
                     return show_scalar(node.value)

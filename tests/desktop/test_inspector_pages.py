@@ -23,7 +23,7 @@ from desktop.inspector.base import InspectorPage
 from desktop.inspector.fact_dialog import FactDialog
 from desktop.inspector.facts import FactsPage
 from desktop.inspector.intentions import IntentionsPage
-from desktop.inspector.json_tree import TYPE, VALUE
+from desktop.inspector.json_tree import KEY, TYPE, VALUE
 from desktop.inspector.learnings import LearningsPage
 from desktop.inspector.profile import ProfilePage
 from desktop.inspector.scaffold import ScaffoldPage
@@ -440,6 +440,7 @@ def test_the_type_column_names_types_in_words_and_fits_its_picker(qtbot, ctx) ->
     model, running = page.model, page.model.index(0, 0)
     assert model.index(0, VALUE).data() == "3 entries"
     assert model.index(1, VALUE).data() == "1 item"  # not "[1 items]"
+    assert model.index(0, KEY, model.index(1, 0)).data() == "item 1"  # not "[0]"
     assert [model.index(row, TYPE, running).data() for row in range(3)] == [
         "text", "number", "yes/no"]
     assert model.index(0, TYPE).data() == "group"
