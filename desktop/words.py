@@ -49,3 +49,8 @@ EVENT_STATE_WORDS = {"pending": "waiting", "failing": "will try again",
                      "poisoned": "stuck: press Retry", "processed": "done"}
 """An event's state in the queue (``core.views.activity.EventState``): "poisoned" is the
 processor's word for an event that failed too often and waits for the user's Retry."""
+
+
+def spaced(name: str) -> str:
+    """A stored name in words: "decision_making" reads "decision making"."""
+    return name.replace("_", " ")

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from core.views.graph import Neighbour, NodeDetails
 from desktop.graph import style
-from desktop.words import MEMORY_TYPE_WORDS, count, tier_text
+from desktop.words import MEMORY_TYPE_WORDS, count, spaced, tier_text
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -88,7 +88,7 @@ class DetailsPanel(QWidget):
         super().__init__(parent)
         # No word wrap in this panel: wrapped labels make the side column's layout trade
         # height for width and squeeze the legend above; the lines are short by design.
-        self.heading = QLabel("Click a node to see the memory.")
+        self.heading = QLabel("Click a dot to see the memory.")
         self.content = QPlainTextEdit()
         self.content.setReadOnly(True)
         self.content.setMaximumHeight(68)
@@ -119,7 +119,7 @@ class DetailsPanel(QWidget):
         layout.addStretch(0)
         self.clear()
 
-    def clear(self, message: str = "Click a node to see the memory.") -> None:
+    def clear(self, message: str = "Click a dot to see the memory.") -> None:
         self.heading.setText(message)
         self.content.clear()
         self.facts.clear()
@@ -137,7 +137,7 @@ class DetailsPanel(QWidget):
         self.content.setPlainText(details.content)
         kind = MEMORY_TYPE_WORDS.get(details.memory_type, details.memory_type)
         self.facts.setText(
-            f"<b>{escape(tier_text(details.tier))}</b> · {escape(details.category)}"
+            f"<b>{escape(tier_text(details.tier))}</b> · {escape(spaced(details.category))}"
             f" · {escape(kind)}<br>"
             f"Importance {details.importance:.2f} · strength {details.strength:.2f}<br>"
             f"Saved {details.created_at:%Y-%m-%d %H:%M} UTC · "

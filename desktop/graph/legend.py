@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 from core.views.graph import Codes, GraphSnapshot
 from desktop.graph import style
 from desktop.graph.filters import GraphFilter
-from desktop.words import tier_text
+from desktop.words import spaced, tier_text
 
 SWATCH = QSize(22, 14)
 
@@ -164,7 +164,7 @@ class FilterPanel(QWidget):
         self.tiers.fill(snapshot.tiers.names, _counts(snapshot.tiers), self._icons("tier"),
                         tier_text, lambda tier: f"the {tier} tier")
         self.categories.fill(snapshot.categories.names, _counts(snapshot.categories),
-                             self._icons("category"), internal=lambda name: f"category {name}")
+                             self._icons("category"), spaced, lambda name: f"category {name}")
         self.kinds.fill(snapshot.kinds.names, _counts(snapshot.kinds, ~snapshot.twin),
                         [line_icon(style.edge_colour(kind, self.palette()),
                                    style.edge_style(kind).dash)

@@ -42,7 +42,7 @@ from desktop.graph import style
 from desktop.graph.scene import GraphView
 from desktop.icons import icon
 from desktop.page import Page
-from desktop.words import count, listing, tier_text
+from desktop.words import count, listing, spaced, tier_text
 from desktop.workers import Task
 
 SEARCH_RESULTS = 50
@@ -337,7 +337,7 @@ class GraphPage(Page):
         snapshot = self.snapshot
         return (f"{snapshot.labels[position]}\n"
                 f"{tier_text(snapshot.tiers.names[snapshot.tiers.codes[position]])} · "
-                f"{snapshot.categories.names[snapshot.categories.codes[position]]} · "
+                f"{spaced(snapshot.categories.names[snapshot.categories.codes[position]])} · "
                 f"importance {snapshot.importance[position]:.2f}")
 
     # --- search --------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from desktop.inspector import confirm
 from desktop.inspector.formatting import local_time, time_key
 from desktop.inspector.table import Column
 from desktop.inspector.table_page import TablePage
+from desktop.words import spaced
 
 STATUS_WORDS = {"active": "in use", "candidate": "not in use yet"}
 """A learning's status as the view says it (``core.learnings`` stores the left side)."""
@@ -31,7 +32,7 @@ def status_text(status: str) -> str:
 LEARNING_COLUMNS: tuple[Column[AgentLearning], ...] = (
     Column("Status", lambda item: status_text(item.status)),
     Column("Habit", lambda item: item.rule),
-    Column("Category", lambda item: item.category),
+    Column("Category", lambda item: spaced(item.category)),
     Column("Seen", lambda item: f"{item.recurrence_count}×", lambda item: item.recurrence_count),
     Column("First seen", lambda item: local_time(item.first_seen),
            lambda item: time_key(item.first_seen)),
