@@ -34,7 +34,7 @@ STATUS_WORDS = {"open": "open", "resolved": "done", "dismissed": "dismissed"}
 INTENTION_COLUMNS: tuple[Column[PendingIntention], ...] = (
     Column("Status", lambda item: STATUS_WORDS.get(item.status, item.status)),
     Column("What you meant to do", lambda item: item.text),
-    Column("Said when", lambda item: " ".join(item.context.split())),
+    Column("Details", lambda item: " ".join(item.context.split())),
     Column("Bring up", due_text, lambda item: time_key(item.follow_up_at)),
     Column("Noted", lambda item: local_time(item.created_at),
            lambda item: time_key(item.created_at)),
