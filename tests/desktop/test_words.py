@@ -4,6 +4,8 @@ as readable paragraphs."""
 
 from __future__ import annotations
 
+import time
+
 from sqlalchemy import update
 from support.qt_waits import wait_idle
 
@@ -11,6 +13,7 @@ from core.learning.events import add_event
 from core.storage.orm import ContextEvent
 from desktop.dialogs.settings_data_page import contents
 from desktop.inspector.activity import ActivityPage
+from desktop.inspector.stats import StatsPage
 from desktop.inspector.text_changes import compare, summary
 from desktop.registry import page_classes
 from desktop.status import learning_text
@@ -78,3 +81,18 @@ def test_the_event_queue_says_stuck_not_poisoned(qtbot, ctx) -> None:  # noqa: A
     wait_idle(qtbot, ctx)
     assert page.events.records()[0].state.value == "poisoned"
     assert page.events.index(0, 1).data() == "stuck: press Retry"
+
+
+def test_empty_plots_count_from_zero_over_the_last_week(qtbot, ctx) -> None:  # noqa: ANN001
+    """An empty folder's plots read "memories (x0.001)" and days "00.250"."""
+    page = StatsPage(ctx)
+    qtbot.addWidget(page)
+    page.show()
+    page.activate()
+    wait_idle(qtbot, ctx)
+    for plot in (page.growth_plot, page.strength_plot, page.freshness_plot):
+        assert "x0.001" not in plot.getAxis("left").labelString()
+        assert plot.getViewBox().viewRange()[1][0] >= 0  # no negative counts
+    start, end = page.growth_plot.getViewBox().viewRange()[0]
+    assert 6 * 86_400 <= end - start <= 9 * 86_400
+    assert abs(end - time.time()) < 3 * 86_400
