@@ -91,17 +91,44 @@ def _replaced(before: list[str], after: list[str]) -> list[Paragraph]:
 
 
 def _edited(old: str, new: str) -> list[Paragraph]:
+    """One paragraph edited in place: its kept words, and each edited stretch as the words
+    removed then the words added ("~~product designer in Lisbon~~ design lead who moved to
+    Porto"), not interleaved word by word."""
     old_words, new_words = _TOKENS.findall(old), _TOKENS.findall(new)
     matcher = difflib.SequenceMatcher(None, old_words, new_words, autojunk=False)
     if matcher.ratio() < MIN_LIKENESS:
         return [_whole("removed", old), _whole("added", new)]
+    runs = [(op == "equal", "".join(old_words[i1:i2]), "".join(new_words[j1:j2]))
+            for op, i1, i2, j1, j2 in matcher.get_opcodes()]
     pieces: list[Piece] = []
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal":
-            pieces.append(Piece("".join(new_words[j1:j2]), "same"))
+    removed, added = "", ""
+    for index, (kept, before, after) in enumerate(runs):
+        between_edits = (kept and not before.strip() and 0 < index < len(runs) - 1
+                         and removed + added != "")
+        if not kept or between_edits:  # a space between two edits joins them
+            removed, added = removed + before, added + after
             continue
-        if op in ("delete", "replace"):
-            pieces.append(Piece("".join(old_words[i1:i2]), "removed"))
-        if op in ("insert", "replace"):
-            pieces.append(Piece("".join(new_words[j1:j2]), "added"))
+        pieces.extend(_edit_pieces(removed, added))
+        removed, added = "", ""
+        pieces.append(Piece(after, "same"))
+    pieces.extend(_edit_pieces(removed, added))
     return [Paragraph("changed", tuple(pieces))]
+
+
+def _edit_pieces(removed: str, added: str) -> list[Piece]:
+    """An edited stretch: what went, a space, what came (either may be empty); the spaces
+    around the stretch stay plain text, so "a b c" to "a c" still reads "a ~~b~~ c"."""
+    text = added if added.strip() else removed
+    if not text.strip():
+        return [Piece(text, "same")] if text else []
+    lead, trail = text[:len(text) - len(text.lstrip())], text[len(text.rstrip()):]
+    pieces = [Piece(lead, "same")] if lead else []
+    if removed.strip():
+        pieces.append(Piece(removed.strip(), "removed"))
+    if removed.strip() and added.strip():
+        pieces.append(Piece(" ", "same"))
+    if added.strip():
+        pieces.append(Piece(added.strip(), "added"))
+    if trail:
+        pieces.append(Piece(trail, "same"))
+    return pieces

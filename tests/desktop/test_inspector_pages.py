@@ -318,7 +318,7 @@ def test_profile_edit_makes_a_version_shows_the_diff_and_restores(
     assert "@@" not in shown and "+Lives" not in shown and "# Personal" not in shown
     edited = [p for p in page.changes.paragraphs if p.change == "changed"]
     assert [(piece.text, piece.change) for piece in edited[0].pieces] == [
-        ("Lives in ", "same"), ("Lisbon.", "removed"), ("Porto.", "added")]
+        ("Lives in ", "same"), ("Lisbon.", "removed"), (" ", "same"), ("Porto.", "added")]
     assert "line-through" in page.changes.toHtml()
     assert shown.startswith("1 paragraph changed.")
     page.as_diff.setChecked(True)  # the unified diff, one tick away

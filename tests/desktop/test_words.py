@@ -56,10 +56,22 @@ def test_changes_are_paragraphs_with_the_words_that_moved() -> None:
     paragraphs = compare(old, new)
     assert [p.change for p in paragraphs] == ["same", "changed", "same", "same", "added"]
     assert [(piece.text, piece.change) for piece in paragraphs[1].pieces] == [
-        ("Design lead at a ", "same"), ("studio", "removed"), ("bank", "added"),
+        ("Design lead at a ", "same"), ("studio", "removed"), (" ", "same"), ("bank", "added"),
         (" in Porto.", "same")]
     assert summary(paragraphs) == "1 paragraph changed and 1 paragraph added"
     assert summary(compare(old, old)) == ""
+
+
+def test_an_edited_stretch_reads_removed_then_added_not_word_by_word() -> None:
+    """Each replaced word used to sit beside its replacement: "~~product~~design
+    ~~designer~~lead"; a stretch of edits is one removal and one addition."""
+    [edited] = compare("Maya is a product designer in Lisbon who likes tea.",
+                       "Maya is a design lead who moved to Porto who likes tea.")
+    assert [(piece.text, piece.change) for piece in edited.pieces] == [
+        ("Maya is a ", "same"), ("product designer in Lisbon", "removed"), (" ", "same"),
+        ("design lead who moved to Porto", "added"), (" who likes tea.", "same")]
+    [dropped] = compare("Runs early and swims.", "Runs and swims.")
+    assert dropped.text == "Runs early and swims."  # the spaces around "early" kept
 
 
 def test_a_rewritten_paragraph_is_removed_and_added_not_mixed_word_by_word() -> None:
