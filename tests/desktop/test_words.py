@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+from PySide6.QtWidgets import QListWidget
 from sqlalchemy import update
 from support.qt_waits import wait_idle
 
@@ -15,6 +16,7 @@ from desktop.dialogs.settings_data_page import contents
 from desktop.inspector.activity import ActivityPage
 from desktop.inspector.stats import StatsPage
 from desktop.inspector.text_changes import compare, summary
+from desktop.main_window import MainWindow
 from desktop.registry import page_classes
 from desktop.status import learning_text
 from desktop.words import count, listing
@@ -48,6 +50,19 @@ def test_no_view_is_named_by_an_internal_word() -> None:
         assert cls.about, f"{cls.__name__} has no sidebar tooltip"
     abouts = {cls.key: cls.about for cls in page_classes()}
     assert "scaffold" in abouts["scaffold"] and "learnings" in abouts["learnings"]
+
+
+def test_the_sidebar_and_view_menu_use_the_plain_names(qtbot, ctx) -> None:  # noqa: ANN001
+    window = MainWindow(ctx)
+    qtbot.addWidget(window)
+    sidebar = window.findChild(QListWidget, "sidebar")
+    shown = {sidebar.item(row).text(): sidebar.item(row).toolTip()
+             for row in range(sidebar.count())}
+    assert shown["Habits I keep"].startswith("Rules Hearth drew about how to work with you")
+    assert "(Internally: the scaffold.)" in shown["Notes about you"]
+    assert not {"Profile", "Scaffold", "Learnings", "Intentions", "Graph"} & set(shown)
+    view = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
+    assert "Follow-ups" in [action.text() for action in view.actions()]
 
 
 def test_changes_are_paragraphs_with_the_words_that_moved() -> None:
