@@ -10,7 +10,7 @@ changes between light and dark; pyqtgraph's own black default is never shown.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, time, timezone
+from datetime import UTC, datetime, time, timezone
 
 import numpy as np
 import pyqtgraph as pg
@@ -118,7 +118,7 @@ class StatsPage(InspectorPage):
         self.total_curve.setData(x, growth.total.astype(float))
         self.valid_curve.setData(x, growth.valid.astype(float))
         if not growth.days:  # the last week, not seconds after 1970 ("00.250")
-            today = _day_seconds([datetime.now(timezone.utc).date()])[0]
+            today = _day_seconds([datetime.now(UTC).date()])[0]
             self.growth_plot.setXRange(today - 6 * DAY_SECONDS, today + DAY_SECONDS)
         names = [name for name, _count in result.facts_by_category]
         heights = np.array([amount for _name, amount in result.facts_by_category], dtype=float)
