@@ -209,7 +209,7 @@ def test_adding_a_fact_through_the_dialog(qtbot, ctx) -> None:  # noqa: ANN001
     fact = ctx.hearth.facts.get("partner_s_name")
     assert fact is not None and (fact.value, fact.category, fact.source) == (
         "Ana", "personal", "user")
-    assert shown_keys(page) == ["partner_s_name"]
+    assert shown_keys(page) == ["partner s name"]  # as words, not partner_s_name
 
 
 def test_the_fact_dialog_refuses_a_key_without_letters(qapp) -> None:  # noqa: ANN001
@@ -251,9 +251,9 @@ def test_a_reload_waits_for_the_open_editor(qtbot, ctx) -> None:  # noqa: ANN001
     ctx.hub.memory_changed.emit()
     settle(qtbot, ctx)
     assert editor.isVisible() and editor.text() == "Por"
-    assert shown_keys(page) == ["home_city"]
+    assert shown_keys(page) == ["home city"]
     qtbot.keyClick(editor, Qt.Key.Key_Escape)  # given up: now the new rows come in
-    qtbot.waitUntil(lambda: shown_keys(page) == ["coffee", "home_city"])
+    qtbot.waitUntil(lambda: shown_keys(page) == ["coffee", "home city"])
 
 
 def test_category_filter_and_search(qtbot, ctx) -> None:  # noqa: ANN001
@@ -262,17 +262,17 @@ def test_category_filter_and_search(qtbot, ctx) -> None:  # noqa: ANN001
     facts.remember("work_address", "Avenida da Liberdade 3", "work")
     facts.remember("coffee", "black", "preference")
     page = open_page(qtbot, ctx, FactsPage)
-    assert shown_keys(page) == ["coffee", "home_address", "work_address"]
+    assert shown_keys(page) == ["coffee", "home address", "work address"]
 
     page.filter.setCurrentIndex(page.filter.findData("work"))
     settle(qtbot, ctx)
-    assert shown_keys(page) == ["work_address"]
+    assert shown_keys(page) == ["work address"]
 
     page.filter.setCurrentIndex(0)
     page.search.setText("address")  # core's search: key with spaces for underscores
-    qtbot.waitUntil(lambda: shown_keys(page) == ["home_address", "work_address"])
+    qtbot.waitUntil(lambda: shown_keys(page) == ["home address", "work address"])
     page.search.setText("home address")
-    qtbot.waitUntil(lambda: shown_keys(page) == ["home_address"])
+    qtbot.waitUntil(lambda: shown_keys(page) == ["home address"])
     page.filter.setCurrentIndex(page.filter.findData("work"))
     qtbot.waitUntil(lambda: shown_keys(page) == [])
 
@@ -288,6 +288,8 @@ def test_the_selected_fact_shows_its_earlier_values(qtbot, ctx) -> None:  # noqa
     history = page.detail.history
     assert [history.index(row, 0).data() for row in range(2)] == ["Porto", "Lisbon"]
     assert page.detail.value.text() == "Braga"
+    assert page.detail.heading.text() == "home city"  # in words; stored as home_city
+    assert "home_city" in page.detail.heading.toolTip()
     assert "Earlier values (2)" in page.detail.history_caption.text()
 
 
