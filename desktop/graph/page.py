@@ -107,7 +107,7 @@ class GraphPage(Page):
         self.cap.setGroupSeparatorShown(True)
         self.cap.setPrefix("Show at most ")
         self.cap.setSuffix(" memories")
-        self.cap.setToolTip("The most important memories are drawn first. A larger graph "
+        self.cap.setToolTip("The most important memories are drawn first. A larger map "
                             "takes longer to lay out the first time (about 8 s at 20,000).")
         self.valid_only = QCheckBox("Current only")
         self.valid_only.setChecked(True)
@@ -115,7 +115,7 @@ class GraphPage(Page):
                                    "one (invalidated or superseded).")
         self.fit_button = QToolButton()
         self.fit_button.setText("Fit")
-        self.fit_button.setToolTip("Show the whole graph (Home)")
+        self.fit_button.setToolTip("Show the whole map (Home)")
         self.reload_button = QToolButton()
         self.reload_button.setIcon(icon("refresh"))
         self.reload_button.setToolTip("Reload from the database (F5)")
