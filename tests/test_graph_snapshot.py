@@ -256,3 +256,20 @@ def test_an_unreadable_cache_file_means_laying_out_again(tmp_path, caplog):  # n
     (tmp_path / "graph-layout.npz").write_bytes(b"not a zip file")
     assert LayoutCache(tmp_path).get("anything") is None
     assert "unreadable graph layout" in caplog.text
+
+
+def test_labels_go_to_the_most_important_memories_spread_apart() -> None:
+    from desktop.graph.scene import LABEL_GAP, labelled_nodes, short_label
+
+    rng = np.random.default_rng(4)
+    positions = rng.uniform(0, 100, size=(5_000, 2)).astype(np.float32)
+    importance = rng.random(5_000).astype(np.float32)
+    shown = np.ones(5_000, dtype=bool)
+    shown[int(importance.argmax())] = False  # a hidden memory is never named
+    chosen = labelled_nodes(positions, importance, shown)
+    assert 1 < len(chosen) <= 12 and int(importance.argmax()) not in chosen
+    assert importance[chosen[0]] == importance[shown].max()
+    gaps = [np.hypot(*(positions[a] - positions[b])) for a in chosen for b in chosen if a < b]
+    assert min(gaps) >= LABEL_GAP * np.ptp(positions[shown], axis=0).max()
+    assert short_label("Maya is training for the Porto half marathon") == "Maya is training for the Porto…"
+    assert short_label("Knee physio") == "Knee physio"
