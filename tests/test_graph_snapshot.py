@@ -18,6 +18,7 @@ from desktop.graph.layout import (
     carried_over,
     compute_layout,
 )
+from desktop.graph.scene import LABEL_GAP, labelled_nodes, short_label
 
 
 TIERS = ("recall", "archival", "source", "core")
@@ -259,8 +260,6 @@ def test_an_unreadable_cache_file_means_laying_out_again(tmp_path, caplog):  # n
 
 
 def test_labels_go_to_the_most_important_memories_spread_apart() -> None:
-    from desktop.graph.scene import LABEL_GAP, labelled_nodes, short_label
-
     rng = np.random.default_rng(4)
     positions = rng.uniform(0, 100, size=(5_000, 2)).astype(np.float32)
     importance = rng.random(5_000).astype(np.float32)
