@@ -1,8 +1,9 @@
 """The assistant: one open ``Hearth`` with its model, its conversation and its learning.
 
 Front ends (the CLI's ``chat``/``ask``, the desktop window) build exactly this, so a turn
-behaves the same wherever it is typed. Closing it finishes the queued learning first, so
-nothing a user said is lost when the program exits.
+behaves the same wherever it is typed. Closing it finishes the queued learning first;
+stopping it (the window's quit) does not wait, and leaves the rest in the database for the
+next start's ``learning.resume()``. Either way nothing a user said is lost.
 """
 
 from __future__ import annotations
@@ -49,3 +50,12 @@ class Assistant:
         finished = self.learning.shutdown(timeout=timeout, close_sessions=close_sessions)
         self.provider.close()
         return finished
+
+    def stop(self, timeout: float = 1.0) -> bool:
+        """Stop without waiting for learning (``LearningPipeline.stop``), then release the
+        model. False when learning was still inside a model call after ``timeout``: the
+        model is then left to the end of the process rather than freed under it."""
+        stopped = self.learning.stop(timeout)
+        if stopped:
+            self.provider.close()
+        return stopped
