@@ -53,6 +53,7 @@ class SettingsDialog(QDialog):
         self.resize(DEFAULT_SIZE)
         self.tasks = OwnedTasks(ctx.workers, self)
         self.tabs = QTabWidget()
+        self.tabs.setUsesScrollButtons(False)  # every tab's name shows, however narrow
         self.sections: dict[str, SettingsSection] = {}
         for cls in SECTIONS:
             section = cls(ctx, self.tasks)

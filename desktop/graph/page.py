@@ -40,6 +40,7 @@ from desktop.graph.legend import FilterPanel
 from desktop.graph.scene import GraphView
 from desktop.icons import icon
 from desktop.page import Page
+from desktop.scrolling import ShrinkingScrollArea
 from desktop.workers import Task
 
 SEARCH_RESULTS = 50
@@ -131,7 +132,7 @@ class GraphPage(Page):
         side = QWidget()
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
-        side_layout.addWidget(self.filters)
+        side_layout.addWidget(ShrinkingScrollArea(self.filters))  # scrolls on a small screen
         side_layout.addWidget(self.details, 1)
         side.setMinimumWidth(SIDE_MIN_WIDTH)  # narrower, the legend and edge table clip
         main = QSplitter()
