@@ -111,6 +111,8 @@ def test_the_window_fits_a_small_laptop_and_no_view_is_squeezed(
         window.show_page(key)
         wait_idle(qtbot, ctx)
         qtbot.waitUntil(lambda: nothing_squeezed(window, key), timeout=2000)
+    window.show_page("chat").why_panel.setVisible(True)  # the widest the chat gets
+    qtbot.waitUntil(lambda: nothing_squeezed(window, "chat with Why?"), timeout=2000)
 
 
 def test_every_settings_page_fits_a_small_laptop(qtbot, ctx, font_size) -> None:  # noqa: ANN001
