@@ -8,6 +8,7 @@ next start's ``learning.resume()``. Either way nothing a user said is lost.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 from core.app import Hearth
@@ -52,10 +53,13 @@ class Assistant:
         return finished
 
     def stop(self, timeout: float = 1.0) -> bool:
-        """Stop without waiting for learning (``LearningPipeline.stop``), then release the
-        model. False when learning was still inside a model call after ``timeout``: the
-        model is then left to the end of the process rather than freed under it."""
+        """Stop without waiting for learning (``LearningPipeline.stop``), and release the
+        model on a thread of its own: an embedded model may need seconds to notice a
+        cancel while it reads a long prompt, and the caller (the window quitting) must not
+        wait for that; the process ends once it has. False when learning was still inside
+        a model call after ``timeout``: the model is then left to the end of the process
+        rather than freed under it."""
         stopped = self.learning.stop(timeout)
         if stopped:
-            self.provider.close()
+            threading.Thread(target=self.provider.close, name="hearth-release-model").start()
         return stopped
