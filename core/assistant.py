@@ -1,12 +1,14 @@
 """The assistant: one open ``Hearth`` with its model, its conversation and its learning.
 
 Front ends (the CLI's ``chat``/``ask``, the desktop window) build exactly this, so a turn
-behaves the same wherever it is typed. Closing it finishes the queued learning first, so
-nothing a user said is lost when the program exits.
+behaves the same wherever it is typed. Closing it finishes the queued learning first;
+stopping it (the window's quit) does not wait, and leaves the rest in the database for the
+next start's ``learning.resume()``. Either way nothing a user said is lost.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 from core.app import Hearth
@@ -49,3 +51,15 @@ class Assistant:
         finished = self.learning.shutdown(timeout=timeout, close_sessions=close_sessions)
         self.provider.close()
         return finished
+
+    def stop(self, timeout: float = 1.0) -> bool:
+        """Stop without waiting for learning (``LearningPipeline.stop``), and release the
+        model on a thread of its own: an embedded model may need seconds to notice a
+        cancel while it reads a long prompt, and the caller (the window quitting) must not
+        wait for that; the process ends once it has. False when learning was still inside
+        a model call after ``timeout``: the model is then left to the end of the process
+        rather than freed under it."""
+        stopped = self.learning.stop(timeout)
+        if stopped:
+            threading.Thread(target=self.provider.close, name="hearth-release-model").start()
+        return stopped

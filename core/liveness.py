@@ -38,6 +38,9 @@ log = logging.getLogger(__name__)
 
 CLAIMS_FOLDER = "running"
 INTERACTION, RUN = "interaction", "run"
+LEARNING = "learning"
+"""An exchange queued for learning in a live process (``LearningPipeline``): the next
+start of another process leaves it to its owner."""
 INTERRUPTED = "interrupted"
 REPLY_INTERRUPTED = "The reply was interrupted: the program stopped before it finished."
 RUN_INTERRUPTED = "the process stopped before the run finished"

@@ -64,8 +64,9 @@ class DesktopApp:
             QTimer.singleShot(0, self.window.open_welcome)
 
     def quit(self) -> None:
-        self.window.status.showMessage("Finishing what learning has queued…")
-        self.window.status.repaint()
+        """The window and the tray icon go at once; the rest stops within about two
+        seconds, leaving unfinished learning in the database (``AppContext.close``)."""
+        self.window.hide()
         if self.tray is not None:
             self.tray.icon.hide()
         self.ctx.close()

@@ -31,6 +31,10 @@ log = logging.getLogger(__name__)
 
 ProviderFactory = Callable[[], LLMProvider]
 
+QUIT_WAIT_S = 0.8
+"""How long quitting waits for learning, then for the other jobs, to stop: together well
+under the 2 seconds a person waits for a window to go away."""
+
 
 class Hub(QObject):
     """Change notices between views (all emitted on the UI thread)."""
@@ -125,8 +129,11 @@ class AppContext(QObject):
 
             if previous is not None:
                 previous.close(close_sessions=False)
-            return Assistant.start(self.hearth, confirm=self.confirm, channel="desktop",
-                                   provider=self._provider_factory())
+            assistant = Assistant.start(self.hearth, confirm=self.confirm, channel="desktop",
+                                        provider=self._provider_factory())
+            if previous is None:  # the first start: what the last quit left
+                assistant.learning.resume()
+            return assistant
 
         def ready(assistant: Assistant) -> None:
             self.assistant = assistant
@@ -205,14 +212,24 @@ class AppContext(QObject):
     # --- quitting ----------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Stop background work, finish queued learning, stop the schedule, close the folder."""
+        """Quit without keeping the user waiting (at most about ``QUIT_WAIT_S`` twice).
+
+        Every job is cancelled: a reply stops at its next piece, and a dream or reflection
+        in its child process (by hand or scheduled) stops at its next safe point, recorded
+        cancelled; the next dream resumes it. Learning stops at once; what it had not
+        finished stays due in the database and is learned at the next start. The schedule
+        stops firing without waiting for a job. Jobs still ending after the wait (a child
+        reaching its safe point) finish while the process exits."""
         self.workers.cancel_all()
-        self.workers.wait()
-        if self.assistant is not None:
-            self.assistant.close()
-            self.assistant = None
         if self.scheduler is not None:
-            self.scheduler.stop_jobs()  # a nightly dream stops at its next safe point
-            self.scheduler.shutdown(wait=True)
+            self.scheduler.stop_jobs()
+        if self.assistant is not None:
+            if not self.assistant.stop(timeout=QUIT_WAIT_S):
+                log.info("learning was inside a model call at quit; it resumes next start")
+            self.assistant = None
+        if not self.workers.wait(int(QUIT_WAIT_S * 1000)):
+            log.info("quitting while %s end", ", ".join(t.name for t in self.workers.active))
+        if self.scheduler is not None:
+            self.scheduler.shutdown(wait=False)
             self.scheduler = None
         self.hearth.close()

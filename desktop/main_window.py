@@ -26,6 +26,15 @@ from desktop.status import StatusBar
 STATUS_MESSAGE_MS = 10_000
 
 
+class Sidebar(QListWidget):
+    """The list of views. Arrow keys and clicks move between views, but typed letters do
+    not: a list jumps to the item starting with a typed letter, so "My sister…" typed
+    while the list had the focus opened Memories, then Facts."""
+
+    def keyboardSearch(self, search: str) -> None:  # noqa: N802 (Qt's name)
+        """Typing is not a way to choose a view (Ctrl+1 … Ctrl+0 are)."""
+
+
 class MainWindow(QMainWindow):
     """Sidebar + stacked pages; owns the menus and the shortcuts that work everywhere."""
 
@@ -39,7 +48,7 @@ class MainWindow(QMainWindow):
         self.resize(1200, 780)
         self.runs = RunController(ctx, self)
         self.pages: dict[str, Page] = {}
-        self._sidebar = QListWidget()
+        self._sidebar = Sidebar()
         self._sidebar.setObjectName("sidebar")
         self._sidebar.setIconSize(QSize(20, 20))
         self._sidebar.setFixedWidth(170)

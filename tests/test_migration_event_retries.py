@@ -25,7 +25,7 @@ def test_poisoned_events_come_through_with_their_automatic_retry_unused(tmp_path
 
     upgraded = SqliteStorage(tmp_path / "old.db")
     try:
-        assert upgraded.schema_revision() == migrate.head_revision() == "0008"
+        assert upgraded.schema_revision() == migrate.head_revision()  # 0008 or later
         with upgraded.read() as session:
             (event,) = session.scalars(select(orm.ContextEvent))
     finally:

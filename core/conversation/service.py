@@ -424,6 +424,9 @@ class ConversationService:
                 interaction.status = turn.status
                 interaction.error = turn.error.message if turn.error is not None else None
                 interaction.latency_ms = round(latency_ms, 1)
+                # in the same commit as the final state: the exchange cannot end up saved
+                # yet forgotten by learning, whenever the process stops
+                interaction.learning_due = self._listener is not None
                 log_id = None
                 if turn.prompt is not None:
                     tokens = {**turn.prompt.tokens, "reply": estimate_tokens(turn.text)}

@@ -21,8 +21,8 @@ from core.facts import normalise_key
 from core.learning.explicit_facts import extract_explicit_facts
 from core.learning.grounding import Said, is_grounded
 from core.learning.schemas import FACT_EXTRACTION_MAX_TOKENS, FactExtraction
-from core.llm import LLMProvider, Message
-from core.llm.structured import ask_structured
+from core.llm import CancelToken, LLMCancelled, LLMProvider, Message
+from core.llm.structured import CANCELLED, ask_structured
 from core.prompts import load_prompt
 
 __all__ = ["FactCandidate", "extract_model_facts", "is_grounded", "merge", "model_facts",
@@ -57,17 +57,21 @@ def model_facts(provider: LLMProvider, user_message: str,
     return extract_model_facts(provider, user_message, agent_response)[0]
 
 
-def extract_model_facts(provider: LLMProvider, user_message: str, agent_response: str
-                        ) -> tuple[list[FactCandidate], int]:
+def extract_model_facts(provider: LLMProvider, user_message: str, agent_response: str, *,
+                        cancel: CancelToken | None = None) -> tuple[list[FactCandidate], int]:
     """The grounded facts the model finds, and how many it proposed that were not the
     user's (a value not in the user's words, a key about someone only the assistant named).
-    The model is shown the reply as context; only the user's message can ground a fact."""
+    The model is shown the reply as context; only the user's message can ground a fact.
+    Raises ``LLMCancelled`` when ``cancel`` stopped the request (Hearth is quitting: the
+    exchange is learned from again at the next start), unlike a failure, which is final."""
     exchange = (f"User: {user_message[:MAX_EXCHANGE_CHARS]}\n"
                 f"Assistant: {agent_response[:MAX_EXCHANGE_CHARS]}")
     outcome = ask_structured(
         provider,
         [Message("system", load_prompt("fact_extraction")), Message("user", exchange)],
-        FactExtraction, max_tokens=FACT_EXTRACTION_MAX_TOKENS)
+        FactExtraction, max_tokens=FACT_EXTRACTION_MAX_TOKENS, cancel=cancel)
+    if outcome.error == CANCELLED:
+        raise LLMCancelled("Fact extraction was cancelled.", "It runs again at the next start.")
     if outcome.value is None:
         log.warning("fact extraction gave no usable output: %s", outcome.error)
         return [], 0

@@ -19,6 +19,13 @@ and whatever a model proposes about the user (a fact, a memory candidate) is dro
 rests on words only the assistant used (``core.learning.grounding``), counted in
 ``LearningStats.dropped_ungrounded``.
 
+Quitting does not wait for learning (``stop``): the model call under way is cancelled and
+what is queued is left where it is durable. An exchange is ``learning_due`` in the database
+from the moment it is saved until its learning is done, so the next start (``resume``)
+learns what is still due, in order, and closes the chats left open past their quiet time.
+While a process has an exchange queued it holds a claim on it (``core.liveness``), so
+another Hearth opening the folder meanwhile leaves it to that process.
+
 The timers are APScheduler date jobs behind the small ``QuietTimers`` interface. Alone (the
 CLI's ``chat``) the pipeline runs them on a private in-memory scheduler; where a
 ``HearthScheduler`` runs (the desktop's tray, ``hearth daemon``) it hands the pipeline its
@@ -37,7 +44,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Literal, Protocol
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from core.app import Hearth
 from core.forgetting.matching import PLACEHOLDER
@@ -45,7 +52,8 @@ from core.learning.events import add_event
 from core.learning.exclusions import ExclusionGate
 from core.learning.extraction import FactCandidate, extract_model_facts, merge, rule_facts
 from core.learning.session_digest import MIN_EXCHANGES, digest_session, users_own_candidates
-from core.llm import LLMProvider
+from core.liveness import LEARNING, Claim, Claims
+from core.llm import CancelToken, LLMCancelled, LLMProvider
 from core.reembed import backfill_embeddings
 from core.storage.orm import ChatSession, Interaction, utcnow
 from core.storage.port import IndexedKind
@@ -110,7 +118,10 @@ class LearningPipeline:
         """Serialises every call into the timers, so a timer armed while ``use_timers``
         moves them cannot land on the timers being closed. Never taken under ``_lock``."""
         self._stopped = False
-        self._last_fact_key: dict[str, str] = {}
+        self._stopping = CancelToken()
+        """Set by ``stop``: the model call under way ends, and no further job runs."""
+        self._claims = Claims.beside(hearth.storage)
+        self._last_fact_key: dict[str | None, str] = {}
         from core.scheduling import QuietTimerJobs  # core.scheduling builds on this module
 
         self._timers: QuietTimers = QuietTimerJobs.in_memory(self.quiet_time_over)
@@ -122,7 +133,7 @@ class LearningPipeline:
     def exchange_completed(self, interaction_id: int, session_id: str) -> None:
         """Queue learning from one exchange and restart the session's quiet timer."""
         self._restart_quiet_timer(session_id)
-        self._submit(lambda: self._learn_from_exchange(interaction_id, session_id))
+        self._queue_exchange(interaction_id, session_id)
 
     def session_ended(self, session_id: str) -> None:
         """"New chat" or quit: close the session now instead of after the quiet time."""
@@ -160,6 +171,33 @@ class LearningPipeline:
 
     # --- lifetime ------------------------------------------------------------------------
 
+    def resume(self) -> int:
+        """Take up what an earlier run left (it quit, or was killed): the exchanges still
+        due that no live process has queued, in the order they were said, then the chats
+        left open past their quiet time. Returns how many exchanges were queued. Call once,
+        right after start."""
+        quiet_since = utcnow() - timedelta(seconds=self._quiet_seconds)
+        with self._hearth.storage.read() as session:
+            due = session.execute(
+                select(Interaction.id, Interaction.session_id)
+                .where(Interaction.learning_due.is_(True)).order_by(Interaction.id)).all()
+            quiet = session.scalars(
+                select(ChatSession.id)
+                .where(ChatSession.source == "chat", ChatSession.closed_at.is_(None),
+                       ChatSession.last_message_at <= quiet_since)
+                .order_by(ChatSession.last_message_at)).all()
+        queued = 0
+        for interaction_id, session_id in due:
+            if not self._claims.alive(LEARNING, interaction_id):
+                self._queue_exchange(interaction_id, session_id)
+                queued += 1
+        for session_id in quiet:
+            self._submit(lambda session_id=session_id: self._close_session(session_id))
+        if queued or quiet:
+            log.info("resuming learning left unfinished: %d exchanges, %d chats to close",
+                     queued, len(quiet))
+        return queued
+
     def drain(self, timeout: float | None = None) -> bool:
         """Wait until every queued job has run; False if ``timeout`` passed first."""
         with self._idle:
@@ -184,6 +222,22 @@ class LearningPipeline:
         self._worker.join(timeout=5)
         return finished
 
+    def stop(self, timeout: float = 1.0) -> bool:
+        """Stop now, for a quit that does not keep the user waiting: the model call under
+        way is cancelled (at its next token), and what is still queued is left for the next
+        start: its exchanges stay due in the database, and the chats stay open until their
+        quiet timer (persistent timers stay armed) or the next start closes them. Returns
+        whether the worker ended within ``timeout``; if not, it ends at its next safe point
+        without marking anything learned."""
+        with self._lock:
+            self._stopped = True
+        self._stopping.cancel()
+        with self._timers_lock:
+            self._timers.close()
+        self._jobs.put(None)
+        self._worker.join(timeout)
+        return not self._worker.is_alive()
+
     @property
     def stats(self) -> LearningStats:
         with self._lock:
@@ -207,6 +261,8 @@ class LearningPipeline:
         while (job := self._jobs.get()) is not None:
             try:
                 job()
+            except LLMCancelled:
+                log.info("learning stopped by quitting; it resumes at the next start")
             except Exception as exc:  # a learning failure must never stop later learning
                 log.exception("a learning job failed")
                 self._count(failures=1, last_error=f"{type(exc).__name__}: {exc}")
@@ -241,7 +297,27 @@ class LearningPipeline:
     def _gate(self) -> ExclusionGate:
         return ExclusionGate(self._hearth.settings.exclusions)
 
-    def _learn_from_exchange(self, interaction_id: int, session_id: str) -> None:
+    def _queue_exchange(self, interaction_id: int, session_id: str | None) -> None:
+        claim = self._claims.hold(LEARNING, interaction_id)
+        self._submit(lambda: self._learn_due(interaction_id, session_id, claim))
+
+    def _learn_due(self, interaction_id: int, session_id: str | None, claim: Claim) -> None:
+        """Learn from one exchange and mark it learned; a failure is final too (counted,
+        not tried again), but an exchange cut short or not reached by quitting stays due."""
+        try:
+            if not self._stopping.cancelled:
+                self._learn_from_exchange(interaction_id, session_id)
+        finally:
+            try:
+                if not self._stopping.cancelled:
+                    with self._hearth.storage.write() as session:
+                        session.execute(update(Interaction)
+                                        .where(Interaction.id == interaction_id)
+                                        .values(learning_due=False))
+            finally:
+                claim.release()
+
+    def _learn_from_exchange(self, interaction_id: int, session_id: str | None) -> None:
         hearth = self._hearth
         backfill_embeddings(hearth.storage, hearth.embedder, kinds=[IndexedKind.INTERACTION])
         if hearth.settings.learning_paused:
@@ -255,7 +331,8 @@ class LearningPipeline:
             self._count(dropped_by_exclusion=1)
             return
         proposed, ungrounded = extract_model_facts(
-            self._provider, interaction.user_message, interaction.agent_response)
+            self._provider, interaction.user_message, interaction.agent_response,
+            cancel=self._stopping)
         if ungrounded:
             self._count(dropped_ungrounded=ungrounded)
         candidates = merge(
@@ -270,7 +347,7 @@ class LearningPipeline:
             self._store_fact(candidate, interaction_id, session_id)
 
     def _store_fact(self, candidate: FactCandidate, interaction_id: int,
-                    session_id: str) -> None:
+                    session_id: str | None) -> None:
         category = candidate.category
         if candidate.is_correction:  # "no, it's X": the rule only guessed the category
             known = self._hearth.facts.get(candidate.key)
@@ -292,25 +369,31 @@ class LearningPipeline:
         self._count(events_created=1)
 
     def _close_session(self, session_id: str) -> None:
+        if self._stopping.cancelled:
+            return  # left open: closed by its quiet timer or at the next start
         self._last_fact_key.pop(session_id, None)
-        counts = close_session(self._hearth, session_id, lambda: self._provider)
+        counts = close_session(self._hearth, session_id, lambda: self._provider,
+                               cancel=self._stopping)
         self._count(**counts)
 
 
-def close_session(hearth: Hearth, session_id: str, provider: ProviderSource) -> dict[str, int]:
+def close_session(hearth: Hearth, session_id: str, provider: ProviderSource, *,
+                  cancel: CancelToken | None = None) -> dict[str, int]:
     """Close one chat session: mark it closed, write its ``Summary:`` notes and turn its
     memory candidates into context events. A no-op (all counts 0) when it is closed already
     or unknown, so a timer and "new chat" racing each other summarise once. ``provider`` is
     only called when there is something to summarise: a caller without a model at hand (the
     scheduler) builds one only then. Candidates that rest on the assistant's words, not the
-    user's, are dropped. Returns the ``LearningStats`` increments."""
+    user's, are dropped. Returns the ``LearningStats`` increments. A digest stopped by
+    ``cancel`` (Hearth quitting) opens the session again and raises ``LLMCancelled``, so the
+    session is closed and summarised later, not closed unsummarised."""
     counts = {"sessions_closed": 0, "summaries_written": 0, "events_created": 0,
               "dropped_by_exclusion": 0, "dropped_ungrounded": 0}
     with hearth.storage.write() as session:
         chat = session.get(ChatSession, session_id)
         if chat is None or chat.closed_at is not None:
             return counts
-        chat.closed_at = utcnow()
+        chat.closed_at = closed_at = utcnow()
         since = chat.compacted_through or 0
         interactions = list(session.scalars(
             select(Interaction).where(Interaction.session_id == session_id,
@@ -319,7 +402,14 @@ def close_session(hearth: Hearth, session_id: str, provider: ProviderSource) -> 
     counts["sessions_closed"] = 1
     if hearth.settings.learning_paused or len(interactions) < MIN_EXCHANGES:
         return counts
-    digest = digest_session(provider(), interactions)
+    try:
+        digest = digest_session(provider(), interactions, cancel=cancel)
+    except LLMCancelled:
+        with hearth.storage.write() as session:  # unless a new message reopened it already
+            session.execute(update(ChatSession).where(ChatSession.id == session_id,
+                                                      ChatSession.closed_at == closed_at)
+                            .values(closed_at=None))
+        raise
     if digest is None:
         return counts
     gate = ExclusionGate(hearth.settings.exclusions)

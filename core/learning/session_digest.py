@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 from core.learning.grounding import Said
 from core.learning.schemas import SESSION_DIGEST_MAX_TOKENS, MemoryCandidate, SessionDigest
-from core.llm import LLMProvider, Message
-from core.llm.structured import ask_structured
+from core.llm import CancelToken, LLMCancelled, LLMProvider, Message
+from core.llm.structured import CANCELLED, ask_structured
 from core.prompts import load_prompt
 from core.storage.orm import Interaction
 
@@ -61,10 +61,11 @@ def users_own_candidates(candidates: Sequence[MemoryCandidate],
     return kept
 
 
-def digest_session(provider: LLMProvider,
-                   interactions: Sequence[Interaction]) -> SessionDigest | None:
+def digest_session(provider: LLMProvider, interactions: Sequence[Interaction], *,
+                   cancel: CancelToken | None = None) -> SessionDigest | None:
     """The digest of a finished session, ``None`` if there is nothing to summarise or the
-    model failed (logged); never raises for bad model output."""
+    model failed (logged); never raises for bad model output. Raises ``LLMCancelled``
+    when ``cancel`` stopped the request."""
     if len(interactions) < MIN_EXCHANGES:
         return None
     outcome = ask_structured(
@@ -72,7 +73,10 @@ def digest_session(provider: LLMProvider,
         [Message("system", load_prompt("session_digest")),
          Message("user", "<conversation>\n" + transcript_for_digest(interactions)
                  + "\n</conversation>")],
-        SessionDigest, max_tokens=SESSION_DIGEST_MAX_TOKENS)
+        SessionDigest, max_tokens=SESSION_DIGEST_MAX_TOKENS, cancel=cancel)
+    if outcome.error == CANCELLED:
+        raise LLMCancelled("Summarising the chat was cancelled.",
+                           "It is summarised at the next start.")
     if outcome.value is None:
         log.warning("session digest failed: %s", outcome.error)
         return None

@@ -115,6 +115,10 @@ class Interaction(Base):
     so nothing is lost), then ``completed``, ``stopped`` (cancelled; the partial reply is
     kept), ``failed`` (with ``error``), or ``interrupted`` (the process stopped mid-reply;
     set at the next open, ``core.liveness``).
+
+    ``learning_due``: the background learning has yet to finish with this exchange (set with
+    its final state, cleared when learned). Quitting does not wait for learning; the next
+    start learns what is still due (``LearningPipeline.resume``).
     """
 
     __tablename__ = "interactions"
@@ -135,6 +139,8 @@ class Interaction(Base):
     error: Mapped[str | None] = mapped_column(Text)
     external_id: Mapped[str | None] = mapped_column(String(256), unique=True)
     embedding_model: Mapped[str | None] = mapped_column(String(128))
+    learning_due: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0",
+                                               index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
 
 

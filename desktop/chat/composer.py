@@ -70,6 +70,7 @@ class Composer(QWidget):
         self.send_button.clicked.connect(self.submit)
         self.stop_button.clicked.connect(self.stop_requested)
         self._busy = False
+        self._available = True
 
     @property
     def busy(self) -> bool:
@@ -78,7 +79,7 @@ class Composer(QWidget):
     def submit(self) -> None:
         """Send what is typed (nothing happens for blank text or while a reply runs)."""
         text = self.edit.toPlainText()
-        if self._busy or not self.edit.isEnabled() or not text.strip():
+        if self._busy or not self._available or not text.strip():
             return
         self.edit.clear()
         self.send_requested.emit(text.strip())
@@ -89,9 +90,17 @@ class Composer(QWidget):
         self.send_button.setVisible(not busy)
         self.stop_button.setVisible(busy)
 
+    @property
+    def available(self) -> bool:
+        """Whether a message can be sent now (the assistant is ready)."""
+        return self._available
+
     def set_available(self, available: bool, reason: str = "") -> None:
-        """Enable typing, or disable it and say why in the editor's placeholder."""
-        self.edit.setEnabled(available)
+        """Allow sending, or refuse it and say why in the editor's placeholder. The editor
+        itself stays enabled: it has the keyboard focus from the start, so what the user
+        types while the assistant starts lands here (and is sent with Enter once it is
+        ready), never in another widget."""
+        self._available = available
         self.send_button.setEnabled(available)
         self.edit.setPlaceholderText(PLACEHOLDER if available else reason)
 

@@ -48,6 +48,8 @@ from desktop.workers import Task
 
 SESSIONS_LISTED = 500
 STARTING = "Starting the assistant…"
+CONVERSATION_MIN_WIDTH = 380
+WHY_WIDTH = 340
 
 
 def confirm_delete(parent: QWidget, info: SessionInfo) -> bool:
@@ -112,7 +114,7 @@ class ChatPage(Page):
         self.list_view.delete_requested.connect(self.delete_session)
         new = _small_button("new-chat", "New chat", "Start a new chat (Ctrl+N)")
         new.clicked.connect(self.new_conversation)
-        rename = _small_button("rename", "Rename", "Rename the selected chat (F2)")
+        rename = _small_button("rename", "", "Rename the selected chat (F2)")
         rename.clicked.connect(self.list_view.rename_current)
         delete = _small_button("delete", "", "Delete the selected chat (Del)")
         delete.clicked.connect(self.list_view.delete_current)
@@ -145,19 +147,22 @@ class ChatPage(Page):
         middle_layout.addWidget(self.banner)
         middle_layout.addWidget(self.transcript, 1)
         middle_layout.addWidget(self.composer)
+        # the conversation keeps a readable width when the Why? panel opens on a small
+        # screen: the list of chats and the panel give way instead
+        middle.setMinimumWidth(CONVERSATION_MIN_WIDTH)
 
         self.why_panel = WhyPanel()
         self.why_panel.setVisible(False)
-        splitter = QSplitter()
-        splitter.addWidget(left)
-        splitter.addWidget(middle)
-        splitter.addWidget(self.why_panel)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([220, 700, 340])
-        splitter.setChildrenCollapsible(False)
+        self.splitter = QSplitter()
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(middle)
+        self.splitter.addWidget(self.why_panel)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([220, 700, WHY_WIDTH])
+        self.splitter.setChildrenCollapsible(False)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(splitter)
+        layout.addWidget(self.splitter)
         for key, slot in ((Qt.Key.Key_Escape, self.stop),
                           (Qt.Key.Key_F2, self.list_view.rename_current)):
             shortcut = QShortcut(QKeySequence(key), self)
@@ -390,9 +395,20 @@ class ChatPage(Page):
 
     # --- why ---------------------------------------------------------------------------------
 
+    def _open_why_panel(self) -> None:
+        """Show the panel at its width, or a third of the page on a small screen, taking
+        the room from the list of chats before the conversation."""
+        if self.why_panel.isVisible():
+            return
+        total = sum(self.splitter.sizes())
+        why = min(WHY_WIDTH, total // 3)
+        chats = min(self.splitter.sizes()[0], max(0, total - why - CONVERSATION_MIN_WIDTH))
+        self.why_panel.setVisible(True)
+        self.splitter.setSizes([chats, total - chats - why, why])
+
     def show_why(self, interaction_id: int) -> None:
         """Open the side panel on what a reply was given."""
-        self.why_panel.setVisible(True)
+        self._open_why_panel()
         self.why_panel.show_loading()
         storage = self.ctx.hearth.storage
         self.run("Reading the reply's context",

@@ -16,8 +16,6 @@ from PySide6.QtCore import QSize
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QFrame,
-    QScrollArea,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -39,6 +37,7 @@ from desktop.dialogs.settings_form import (
 from desktop.dialogs.settings_general_page import GeneralSection
 from desktop.dialogs.settings_model_page import ModelSection
 from desktop.dialogs.settings_privacy_page import PrivacySection
+from desktop.scrolling import ShrinkingScrollArea
 
 DEFAULT_SIZE = QSize(700, 700)
 SECTIONS: tuple[type[SettingsSection], ...] = (
@@ -53,15 +52,13 @@ class SettingsDialog(QDialog):
         self.resize(DEFAULT_SIZE)
         self.tasks = OwnedTasks(ctx.workers, self)
         self.tabs = QTabWidget()
+        self.tabs.setUsesScrollButtons(False)  # every tab's name shows, however narrow
         self.sections: dict[str, SettingsSection] = {}
         for cls in SECTIONS:
             section = cls(ctx, self.tasks)
             self.sections[section.title] = section
-            scroller = QScrollArea()  # a small screen scrolls a tab rather than squeezing it
-            scroller.setWidget(section)
-            scroller.setWidgetResizable(True)
-            scroller.setFrameShape(QFrame.Shape.NoFrame)
-            self.tabs.addTab(scroller, section.title)
+            # a small screen scrolls a tab down rather than squeezing it or cutting it off
+            self.tabs.addTab(ShrinkingScrollArea(section), section.title)
         self.outcome = status_label()
         self.outcome.setObjectName("settings-outcome")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok

@@ -42,6 +42,7 @@ from desktop.graph import style
 from desktop.graph.scene import GraphView
 from desktop.icons import icon
 from desktop.page import Page
+from desktop.scrolling import ShrinkingScrollArea
 from desktop.words import count, listing, spaced, tier_text
 from desktop.workers import Task
 
@@ -141,7 +142,7 @@ class GraphPage(Page):
         side = QWidget()
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
-        side_layout.addWidget(self.filters)
+        side_layout.addWidget(ShrinkingScrollArea(self.filters))  # scrolls on a small screen
         side_layout.addWidget(self.details, 1)
         side.setMinimumWidth(SIDE_MIN_WIDTH)  # narrower, the legend and edge table clip
         main = QSplitter()

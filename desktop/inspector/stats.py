@@ -16,12 +16,13 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from core.views import stats
 from core.views.stats import Histogram, Stats
 from desktop.context import AppContext
 from desktop.inspector.base import InspectorPage
+from desktop.scrolling import ShrinkingScrollArea
 from desktop.words import count
 
 DAY_SECONDS = 86_400
@@ -87,13 +88,17 @@ class StatsPage(InspectorPage):
             plot.getAxis("left").enableAutoSIPrefix(False)
         for plot in (self.categories_plot, self.strength_plot, self.freshness_plot):
             plot.setMouseEnabled(x=False, y=False)
-        layout = QGridLayout(self)
-        layout.addWidget(self.notice, 0, 0, 1, 2)
-        layout.addWidget(self.growth_plot, 1, 0)
-        layout.addWidget(self.categories_plot, 1, 1)
-        layout.addWidget(self.strength_plot, 2, 0)
-        layout.addWidget(self.freshness_plot, 2, 1)
-        layout.addWidget(self.summary, 3, 0, 1, 2)
+        charts = QWidget()
+        grid = QGridLayout(charts)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.addWidget(self.growth_plot, 0, 0)
+        grid.addWidget(self.categories_plot, 0, 1)
+        grid.addWidget(self.strength_plot, 1, 0)
+        grid.addWidget(self.freshness_plot, 1, 1)
+        grid.addWidget(self.summary, 2, 0, 1, 2)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.notice)
+        layout.addWidget(ShrinkingScrollArea(charts), 1)  # scrolls on a small screen
         self.apply_palette()
         ctx.hub.run_finished.connect(lambda _kind, _report: self.refresh())
 

@@ -317,11 +317,14 @@ def test_the_composer_waits_for_the_assistant_and_says_why_it_cannot_chat(
     ctx = make_ctx()
     page = ChatPage(ctx)
     qtbot.addWidget(page)
-    assert not page.composer.edit.isEnabled()
+    assert not page.composer.available and not page.composer.send_button.isEnabled()
     assert page.composer.edit.placeholderText() == STARTING
+    page.composer.edit.setPlainText("typed while it starts")
+    page.composer.submit()  # kept in the box, not sent
+    assert page.composer.edit.toPlainText() == "typed while it starts"
     with qtbot.waitSignal(ctx.hub.assistant_ready, timeout=30_000):
         ctx.start_assistant()
-    assert page.composer.edit.isEnabled() and page.banner.isHidden()
+    assert page.composer.available and page.banner.isHidden()
 
     def refuse() -> ScriptedLLM:
         raise HearthError("No model could be loaded.", "Install Ollama or pick a model file.")
@@ -331,7 +334,7 @@ def test_the_composer_waits_for_the_assistant_and_says_why_it_cannot_chat(
     qtbot.addWidget(failing)
     with qtbot.waitSignal(broken.hub.assistant_failed, timeout=30_000):
         broken.start_assistant()
-    assert not failing.composer.edit.isEnabled()
+    assert not failing.composer.available
     assert "No model could be loaded." in failing.banner.text()
     assert "Install Ollama" in failing.banner.text()
 
