@@ -29,6 +29,7 @@ from core.conversation import (
     TurnFailed,
 )
 from core.conversation.service import Exchange, SessionDeletion, SessionInfo
+from core.learning.pipeline import LearningPipeline
 from core.views.reply_context import reply_context
 from desktop.chat.composer import Composer
 from desktop.chat.conversation_list import (
@@ -36,6 +37,7 @@ from desktop.chat.conversation_list import (
     ConversationListModel,
     ConversationListView,
 )
+from desktop.chat.learning_note import LearningNotes
 from desktop.chat.learning_watch import LearningWatch
 from desktop.chat.transcript import ReplyMessage, Transcript, paint_failure, tool_line
 from desktop.chat.turn import TurnResult, turn_job
@@ -89,6 +91,8 @@ class ChatPage(Page):
         self._opened_on_start = False
         self.learning_watch = LearningWatch(ctx, self)
         self._build()
+        self.learning_notes = LearningNotes(ctx, self.transcript, self)
+        self._heard_learning: LearningPipeline | None = None
         hub = ctx.hub
         hub.assistant_ready.connect(self._assistant_ready)
         hub.assistant_failed.connect(self._assistant_failed)
@@ -175,6 +179,10 @@ class ChatPage(Page):
         return self._turn is not None and self._turn.running
 
     def _assistant_ready(self) -> None:
+        learning = self.ctx.assistant.learning if self.ctx.assistant is not None else None
+        if learning is not None and learning is not self._heard_learning:
+            learning.add_listener(self.learning_notes.listener)
+            self._heard_learning = learning
         self.banner.setVisible(False)
         self.composer.set_available(True)
         self.reload_list()
@@ -261,6 +269,7 @@ class ChatPage(Page):
         self.transcript.clear()
         self.transcript.set_empty_text("")
         self.why_panel.setVisible(False)
+        self.learning_notes.show_session(session_id)
 
     def _show_history(self, session_id: str, exchanges: list[Exchange]) -> None:
         if session_id != self.current_session:
@@ -361,6 +370,7 @@ class ChatPage(Page):
         outcome = result.outcome
         if self._turn_session is None and self.current_session is None:
             self.current_session = result.session_id  # the chat the first message made
+            self.learning_notes.show_session(result.session_id)
         if isinstance(outcome, TurnFailed):
             self._end_turn("failed", outcome.interaction_id,
                            f"{outcome.message} {outcome.hint}".strip())
@@ -379,6 +389,7 @@ class ChatPage(Page):
         self.composer.set_busy(False)
         if self._reply is not None:
             self._reply.finish(status, interaction_id, note=note)
+            self.learning_notes.attach_waiting()  # learning may have been quicker
         elif self.current_session == self._turn_session and self.current_session is not None:
             session_id, self.current_session = self.current_session, None
             self.open_session(session_id)  # came back to this chat mid-reply: reload it
