@@ -43,6 +43,7 @@ from sqlalchemy import select
 
 from core.app import Hearth
 from core.forgetting.matching import PLACEHOLDER
+from core.learning.consent import learns_from
 from core.learning.events import add_event
 from core.learning.exclusions import ExclusionGate
 from core.learning.extraction import FactCandidate, extract_model_facts, merge, rule_facts
@@ -261,10 +262,10 @@ class LearningPipeline:
         not wait for it, nor be lost if the model fails or the program quits meanwhile."""
         hearth = self._hearth
         backfill_embeddings(hearth.storage, hearth.embedder, kinds=[IndexedKind.INTERACTION])
-        if hearth.settings.learning_paused:
-            return
         with hearth.storage.read() as session:
             interaction = session.get(Interaction, interaction_id)
+            if not learns_from(hearth.settings, session, session_id):
+                return
         if interaction is None:
             return
         gate = self._gate()
@@ -352,8 +353,9 @@ def close_session(hearth: Hearth, session_id: str, provider: ProviderSource) -> 
             select(Interaction).where(Interaction.session_id == session_id,
                                       Interaction.id > since)
             .order_by(Interaction.id)))
+        learns = learns_from(hearth.settings, session, session_id)
     counts["sessions_closed"] = 1
-    if hearth.settings.learning_paused or len(interactions) < MIN_EXCHANGES:
+    if not learns or len(interactions) < MIN_EXCHANGES:
         return counts
     digest = digest_session(provider(), interactions)
     if digest is None:

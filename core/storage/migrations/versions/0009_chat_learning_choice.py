@@ -1,0 +1,27 @@
+"""chat learning choice: a chat the user asked Hearth not to learn from
+
+Revision ID: 0009
+Revises: 0008
+Create Date: 2026-11-24
+
+Every existing chat is learned from, as before.
+"""
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0009"
+down_revision: str | None = "0008"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    op.add_column("chat_sessions", sa.Column("learn_from", sa.Boolean(), nullable=False,
+                                             server_default="1"))
+
+
+def downgrade() -> None:
+    op.drop_column("chat_sessions", "learn_from")
