@@ -7,13 +7,14 @@ in the background (``core.learning.notes``, from the database, so it is there wh
 chat is reopened) and attached to its reply. Undo and Edit run in the background too and
 say on the hub that memory changed, so Facts follows.
 
-The transcript lays a long chat out a few exchanges at a time, so a note whose reply is
-not on screen yet waits in ``_waiting`` and is attached when the transcript grows.
+The transcript lays a long chat out a few exchanges at a time, and the notes may be read
+before the chat's replies are: a note whose reply is not shown yet waits in ``_waiting``
+and is attached when the page shows the replies (``attach_waiting``).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QFrame,
@@ -31,6 +32,8 @@ from desktop.context import AppContext
 from desktop.workers import Task
 
 Notes = dict[int, tuple[LearnedFact, ...]]
+RETRY_MS = 50
+"""How soon to look again for replies a long chat has not laid out yet."""
 
 
 def fact_phrase(key: str, value: str) -> str:
@@ -152,7 +155,10 @@ class LearningNotes(QObject):
         and its line still says "Undone" until the chat is closed."""
         self._generation = 0
         self.learned.connect(self._on_learned, Qt.ConnectionType.QueuedConnection)
-        transcript.verticalScrollBar().rangeChanged.connect(self.attach_waiting)
+        self._retry = QTimer(self)
+        self._retry.setSingleShot(True)
+        self._retry.setInterval(RETRY_MS)
+        self._retry.timeout.connect(self.attach_waiting)
 
     def listener(self, interaction_id: int) -> None:
         """For ``LearningPipeline.add_listener``: safe to call from any thread."""
@@ -199,6 +205,9 @@ class LearningNotes(QObject):
         self.attach_waiting()
 
     def attach_waiting(self) -> None:
+        """Put each waiting note under its reply; the page calls this when replies are
+        shown, and it looks again shortly while the transcript is still laying a long
+        chat out."""
         if not self._waiting:
             return
         replies = {reply.interaction_id: reply for reply in self._transcript.messages
@@ -215,6 +224,8 @@ class LearningNotes(QObject):
                 reply.layout().addWidget(note)
             note.show_items(self._notes.get(interaction_id, ()))
             self._waiting.discard(interaction_id)
+        if self._waiting and self._transcript.loading:
+            self._retry.start()
 
     def _reply(self, interaction_id: int) -> ReplyMessage | None:
         return next((reply for reply in self._transcript.messages

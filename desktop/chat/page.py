@@ -38,6 +38,7 @@ from desktop.chat.conversation_list import (
     ConversationListView,
 )
 from desktop.chat.learning_note import LearningNotes
+from desktop.chat.learning_switch import ChatLearningSwitch
 from desktop.chat.learning_watch import LearningWatch
 from desktop.chat.transcript import ReplyMessage, Transcript, paint_failure, tool_line
 from desktop.chat.turn import TurnResult, turn_job
@@ -145,6 +146,8 @@ class ChatPage(Page):
         middle_layout.setContentsMargins(0, 0, 0, 0)
         middle_layout.setSpacing(0)
         middle_layout.addWidget(self.banner)
+        self.learning_switch = ChatLearningSwitch(self.ctx)
+        middle_layout.addWidget(self.learning_switch)
         middle_layout.addWidget(self.transcript, 1)
         middle_layout.addWidget(self.composer)
 
@@ -225,6 +228,8 @@ class ChatPage(Page):
             wanted = sessions[0].id  # on start, the most recent chat is open
         self._opened_on_start = True
         self.list_model.set_sessions(sessions)
+        self.learning_switch.show_chat(self._info(self.current_session)
+                                       if self.current_session else None)
         row = self.list_model.row_of(wanted) if wanted else None
         if row is None:
             if self.current_session is not None and not self.busy:
@@ -270,12 +275,14 @@ class ChatPage(Page):
         self.transcript.set_empty_text("")
         self.why_panel.setVisible(False)
         self.learning_notes.show_session(session_id)
+        self.learning_switch.show_chat(self._info(session_id) if session_id else None)
 
     def _show_history(self, session_id: str, exchanges: list[Exchange]) -> None:
         if session_id != self.current_session:
             return  # the user moved on meanwhile
         self.transcript.show_exchanges(exchanges)
         self.transcript.set_empty_text("")
+        self.learning_notes.attach_waiting()
 
     def new_conversation(self) -> None:
         """Start a chat (Ctrl+N). An open chat with nothing said yet is reused instead of
