@@ -17,6 +17,7 @@ from support.scripted_llm import Reply, ScriptedLLM
 from core.app import Hearth
 from core.assistant import Assistant
 from core.conversation.compaction import Compactor
+from core.errors import InvalidInputError
 from core.learning.exclusions import ExclusionGate
 from core.llm import ToolCall
 from core.storage.orm import (
@@ -115,3 +116,26 @@ def test_compaction_keeps_the_summary_but_no_candidate_without_learning(hearth) 
     assert counts(hearth)["context_events"] == 0
     with hearth.storage.read() as session:
         assert session.get(ChatSession, "c").compaction_summary == "They talked about family."
+
+
+def test_an_incognito_chat_teaches_nothing_and_is_deleted_when_left(hearth) -> None:
+    llm = ScriptedLLM(lambda kind, messages, extra: answers(kind, messages, extra))
+    assistant = Assistant.start(hearth, provider=llm)
+    conversation = assistant.conversation
+    kept = conversation.new_session()
+    private = conversation.new_session(incognito=True)
+    (info,) = [s for s in conversation.recent_sessions() if s.id == private]
+    assert info.incognito and not info.learns
+    list(conversation.send(private, "My sister Priya lives in Lisbon"))
+    assert assistant.learning.drain(timeout=60)
+    assert counts(hearth) == NOTHING
+    with pytest.raises(InvalidInputError):
+        conversation.set_learning(private, True)
+
+    assert conversation.discard_incognito(keep=private) == 0  # the open one stays
+    assert assistant.close(timeout=60)  # quitting deletes it, with its messages
+    with hearth.storage.read() as session:
+        assert session.get(ChatSession, private) is None
+        assert session.get(ChatSession, kept) is not None
+        assert session.scalar(select(func.count()).select_from(Interaction)) == 0
+    assert counts(hearth) == NOTHING

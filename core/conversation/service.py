@@ -86,6 +86,7 @@ class SessionInfo:
     closed: bool
     learns: bool = True
     """False when the user asked Hearth not to learn from this chat."""
+    incognito: bool = False
 
 
 @dataclass(frozen=True)
@@ -202,13 +203,27 @@ class ConversationService:
 
     # --- sessions ------------------------------------------------------------------------
 
-    def new_session(self, title: str = "") -> str:
-        """Start a conversation; returns its id."""
+    def new_session(self, title: str = "", *, incognito: bool = False) -> str:
+        """Start a conversation; returns its id. An incognito one is never learned from
+        (``core.learning.consent``) and is deleted, with everything recorded for it, when
+        the front end leaves it or quits (``discard_incognito``)."""
         session_id = uuid.uuid4().hex
         with self._hearth.storage.write() as session:
             session.add(ChatSession(id=session_id, title=clip(" ".join(title.split()), 200),
-                                    source="chat"))
+                                    source="chat", incognito=incognito,
+                                    learn_from=not incognito))
         return session_id
+
+    def discard_incognito(self, keep: str | None = None) -> int:
+        """Delete every incognito chat except ``keep`` (the one still open), as
+        ``delete_session`` deletes a chat; returns how many went. Also run at start-up for
+        those a killed process left behind."""
+        with self._hearth.storage.read() as session:
+            ids = list(session.scalars(select(ChatSession.id).where(
+                ChatSession.incognito.is_(True), ChatSession.id != (keep or ""))))
+        for session_id in ids:
+            self.delete_session(session_id)
+        return len(ids)
 
     def recent_sessions(self, limit: int = 20) -> list[SessionInfo]:
         """Chats (not imported sessions), most recently active first."""
@@ -222,7 +237,8 @@ class ConversationService:
                 .where(ChatSession.source == "chat")
                 .order_by(active.desc(), ChatSession.id).limit(limit)).all()
             return [SessionInfo(chat.id, chat.title, chat.started_at, chat.last_message_at,
-                                count, chat.closed_at is not None, chat.learn_from)
+                                count, chat.closed_at is not None, chat.learn_from,
+                                chat.incognito)
                     for chat, count in rows]
 
     def rename_session(self, session_id: str, title: str) -> str:
@@ -239,9 +255,12 @@ class ConversationService:
     def set_learning(self, session_id: str, learn: bool) -> bool:
         """Learn from this chat or not (``core.learning.consent``); from the next message
         on. What was learned from it before stays (Facts and Memories are where to forget
-        it). Returns the choice stored."""
+        it). An incognito chat is never learned from. Returns the choice stored."""
         with self._hearth.storage.write() as session:
             chat = self._require_session(session, session_id)
+            if chat.incognito and learn:
+                raise InvalidInputError("An incognito chat is never learned from.",
+                                        "Start an ordinary chat to have Hearth remember.")
             chat.learn_from = learn
             session.add(AuditEntry(action="chat.learning", actor="user",
                                    arguments={"session_id": session_id, "learn": learn},

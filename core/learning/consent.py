@@ -4,8 +4,8 @@ Learning is off when the user paused it (Settings → Privacy, Memory → Pause 
 tray: ``settings.learning_paused``) or asked Hearth not to learn from this one chat
 (``ChatSession.learn_from``). Then nothing said in the chat becomes a fact, an observation,
 a memory candidate or a summary: the learning pipeline, the session digest, compaction and
-the assistant's remember/observe tools all ask here first. The chat itself is kept, and is
-still searched by "search my past chats" and recall, as any chat is.
+the assistant's remember/observe tools all ask here first. The chat itself is kept (an
+incognito chat, never learned from, is deleted when the user leaves it).
 """
 
 from __future__ import annotations

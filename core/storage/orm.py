@@ -108,6 +108,8 @@ class ChatSession(Base):
     compacted_through: Mapped[int | None] = mapped_column(Integer)
     learn_from: Mapped[bool] = mapped_column(Boolean, default=True, server_default="1")
     """False: the user asked Hearth not to learn from this chat (``core.learning.consent``)."""
+    incognito: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    """Never learned from, and deleted when the user leaves it (``ConversationService``)."""
 
 
 class Interaction(Base):

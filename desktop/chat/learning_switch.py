@@ -2,7 +2,8 @@
 
 Off, nothing said in the open chat becomes a fact, a memory or a summary
 (``core.learning.consent``); the chat itself is kept. While learning is paused for every
-chat (Settings → Privacy, Memory → Pause learning) the switch says so and waits.
+chat (Settings → Privacy, Memory → Pause learning) the switch says so and waits. In an
+incognito chat it says that the chat is incognito, and cannot be turned on.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from desktop.context import AppContext
 
 PAUSED = "Learning is paused for every chat (Settings → Privacy)."
 OFF = "Hearth is not learning from this chat: nothing said here is remembered."
+INCOGNITO = ("Incognito chat: nothing said here is remembered, and the chat is deleted when "
+             "you leave it or quit Hearth.")
 
 
 class ChatLearningSwitch(QWidget):
@@ -26,6 +29,7 @@ class ChatLearningSwitch(QWidget):
         super().__init__(parent)
         self._ctx = ctx
         self._chat: SessionInfo | None = None
+        self._incognito = False
         self.box = QCheckBox("Learn from this chat")
         self.box.setToolTip("When off, Hearth answers but remembers nothing from this chat")
         self.box.toggled.connect(self._toggled)
@@ -39,19 +43,29 @@ class ChatLearningSwitch(QWidget):
         ctx.hub.settings_changed.connect(self._refresh)
         self._refresh()
 
-    def show_chat(self, chat: SessionInfo | None) -> None:
-        """The open chat (None: no chat yet, the first message makes one)."""
+    def show_chat(self, chat: SessionInfo | None, *, incognito: bool = False) -> None:
+        """The open chat (None: no chat yet, the first message makes one); ``incognito``
+        for one just made, before the list has read it back."""
         self._chat = chat
+        self._incognito = incognito or (chat is not None and chat.incognito)
         self._refresh()
+
+    @property
+    def incognito(self) -> bool:
+        return self._incognito
 
     def _refresh(self) -> None:
         paused = self._ctx.settings.learning_paused
-        learns = self._chat is None or self._chat.learns
+        learns = not self._incognito and (self._chat is None or self._chat.learns)
         self.box.blockSignals(True)
         self.box.setChecked(learns and not paused)
         self.box.blockSignals(False)
-        self.box.setEnabled(self._chat is not None and not paused)
-        self.state.setText(PAUSED if paused else "" if learns else OFF)
+        self.box.setEnabled(self._chat is not None and not paused and not self._incognito)
+        self.state.setText(INCOGNITO if self._incognito else PAUSED if paused
+                           else "" if learns else OFF)
+        font = self.state.font()
+        font.setBold(self._incognito)
+        self.state.setFont(font)
 
     def _toggled(self, learn: bool) -> None:
         chat, assistant = self._chat, self._ctx.assistant

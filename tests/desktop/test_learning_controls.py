@@ -14,7 +14,7 @@ from support.qt_waits import wait_idle
 
 from core.app import Hearth
 from core.storage.orm import ChatSession, ContextEvent, Memory, Note, UserFact
-from desktop.chat.learning_switch import OFF, PAUSED
+from desktop.chat.learning_switch import INCOGNITO, OFF, PAUSED
 from desktop.chat.page import ChatPage
 from desktop.context import AppContext
 from desktop.dialogs.settings import SettingsDialog
@@ -95,3 +95,34 @@ def test_a_chat_set_not_to_learn_teaches_nothing(qtbot, make_ctx) -> None:
     page.open_session(private)  # the choice is the chat's own, and stays
     qtbot.waitUntil(lambda: switch.state.text() == OFF, timeout=30_000)
     assert not switch.box.isChecked()
+
+
+def test_an_incognito_chat_is_marked_teaches_nothing_and_goes_when_left(qtbot, make_ctx) -> None:
+    ctx = make_ctx(provider_factory=chatty())
+    page: ChatPage = open_page(qtbot, ctx)
+    say(qtbot, page, "Hello there")  # an ordinary chat, kept
+    kept = page.current_session
+    page.new_incognito_chat()
+    qtbot.waitUntil(lambda: page.current_session != kept, timeout=30_000)
+    wait_idle(qtbot, ctx)
+    private = page.current_session
+    switch = page.learning_switch
+    assert switch.state.text() == INCOGNITO and switch.state.font().bold()
+    assert not switch.box.isChecked() and not switch.box.isEnabled()
+
+    before = learned(ctx.hearth)
+    reply = say(qtbot, page, "My sister Priya lives in Lisbon")
+    learning_done(ctx)
+    wait_idle(qtbot, ctx)
+    assert learned(ctx.hearth) == before and note_lines(reply) == []
+    assert switch.state.text() == INCOGNITO  # still marked once the list has read it back
+
+    page.open_session(kept)  # leaving it deletes it, messages and all
+    wait_idle(qtbot, ctx)
+    with ctx.hearth.storage.read() as session:
+        assert session.get(ChatSession, private) is None
+        assert session.get(ChatSession, kept) is not None
+    assert [page.list_model.session(row).id
+            for row in range(page.list_model.rowCount())] == [kept]
+    assert switch.state.text() == "" and switch.box.isChecked()
+    assert learned(ctx.hearth) == before
