@@ -46,9 +46,12 @@ class Assistant:
         return f"{self.model_description} · learning {self.learning.state}"
 
     def close(self, *, close_sessions: bool = True, timeout: float | None = 120.0) -> bool:
-        """Finish queued learning (closing open sessions unless told not to), then release
-        the model. False if learning did not finish within ``timeout``."""
+        """Finish queued learning (closing open sessions unless told not to, and then
+        deleting incognito chats), then release the model. False if learning did not finish
+        within ``timeout``."""
         finished = self.learning.shutdown(timeout=timeout, close_sessions=close_sessions)
+        if close_sessions:
+            self.conversation.discard_incognito()
         self.provider.close()
         return finished
 

@@ -119,6 +119,8 @@ class MainWindow(QMainWindow):
         file_menu = bar.addMenu("&File")
         if "chat" in self.pages:
             file_menu.addAction(self._action("&New chat", self._new_chat, "Ctrl+N", "new-chat"))
+            file_menu.addAction(self._action("New &incognito chat", self._new_incognito_chat,
+                                             "Ctrl+Shift+N", "incognito"))
         file_menu.addAction(self._action("Back up &now", self.runs.backup_now))
         file_menu.addSeparator()
         file_menu.addAction(self._action("&Settings…", self.open_settings, "Ctrl+,",
@@ -150,6 +152,10 @@ class MainWindow(QMainWindow):
     def _new_chat(self) -> None:
         page = self.show_page("chat")
         page.new_conversation()  # type: ignore[attr-defined]
+
+    def _new_incognito_chat(self) -> None:
+        page = self.show_page("chat")
+        page.new_incognito_chat()  # type: ignore[attr-defined]
 
     def _toggle_pause(self, paused: bool) -> None:
         """Store the choice; when it cannot be stored (settings.json broken by hand, a

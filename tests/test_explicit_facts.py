@@ -502,6 +502,25 @@ RELATION_MUST_NOT_MATCH: list[tuple[str, str | None]] = [
 ]
 
 
+# Made up, not stated: hypotheticals, fiction, examples (the rules must not invent facts).
+MADE_UP: list[tuple[str, str | None]] = [
+    ("Hypothetically, I live in Paris", None),
+    ("hypothetically my sister Priya lives in Lisbon", None),
+    ("In my novel, my sister Priya lives in Lisbon", None),
+    ("In the story my brother Tom works at Google", None),
+    ("For a short story: my husband Marco is a chef", None),
+    ("Let's say I live in Paris", None),
+    ("let's pretend I'm a nurse", None),
+    ("Suppose I live in Rome", None),
+    ("Imagine my dog is called Rex", None),
+    ("What if I lived in Rome", None),
+    ("In a world where I live in Tokyo, my cat is named Miso", None),
+    ("In my dream my sister Priya lived in Lisbon", None),
+    ("For example: my name is John Smith", None),
+    ("In this game I work at Acme", None),
+]
+
+
 def summary(facts: list[ExplicitFact]) -> list[tuple[str, str, str, bool]]:
     return [(fact.key, fact.value, fact.category, fact.is_correction) for fact in facts]
 
@@ -527,8 +546,10 @@ def test_explicit_statements_are_caught(message: str, last_key: str | None,
         assert fact.rule
 
 
-@pytest.mark.parametrize(("message", "last_key"), MUST_NOT_MATCH + RELATION_MUST_NOT_MATCH,
-                         ids=[case[0][:40] for case in MUST_NOT_MATCH + RELATION_MUST_NOT_MATCH])
+@pytest.mark.parametrize(("message", "last_key"),
+                         MUST_NOT_MATCH + RELATION_MUST_NOT_MATCH + MADE_UP,
+                         ids=[case[0][:40]
+                              for case in MUST_NOT_MATCH + RELATION_MUST_NOT_MATCH + MADE_UP])
 def test_non_statements_are_not_caught(message: str, last_key: str | None) -> None:
     assert extract_explicit_facts(message, last_fact_key=last_key) == []
 

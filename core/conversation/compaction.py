@@ -126,9 +126,11 @@ class Compactor:
         self._provider = provider
 
     def compact(self, session_id: str, *, gate: ExclusionGate, exclude_id: int | None,
-                cancel: CancelToken | None = None) -> Compaction | None:
+                cancel: CancelToken | None = None, learn: bool = True) -> Compaction | None:
         """Fold the oldest uncompacted exchanges; None if there was nothing to fold or the
-        model failed (logged). Never raises for what the model returns."""
+        model failed (logged). Never raises for what the model returns. Without ``learn``
+        (learning paused, or off for this chat) the summary is kept, as part of the chat,
+        but no memory candidate is."""
         with self._storage.read() as session:
             chat = session.get(ChatSession, session_id)
             if chat is None:
@@ -158,7 +160,7 @@ class Compactor:
         said = Said.of([clip(turn.user, TURN_CHARS) for turn in chunk],
                        [clip(turn.assistant, TURN_CHARS) for turn in chunk])
         kept = [c for c in outcome.value.candidates
-                if not gate.drop(c.content) and _users_own(said, c)]
+                if learn and not gate.drop(c.content) and _users_own(said, c)]
         return self._store(session_id, after, chunk[-1].interaction_id, len(chunk),
                            outcome.value, kept)
 

@@ -60,6 +60,7 @@ from core.conversation.tools import TOOL_SPECS, Confirm, ToolBox, ToolOutcome
 from core.conversation.user_turn import Clock, local_now
 from core.errors import HearthError, InvalidInputError
 from core.forgetting.service import Forgotten
+from core.learning.consent import learns_from
 from core.learning.exclusions import ExclusionGate
 from core.liveness import INTERACTION, Claim, claim_new_row
 from core.llm import CancelToken, LLMCancelled, LLMProvider, Message, ToolCall
@@ -83,6 +84,9 @@ class SessionInfo:
     last_message_at: datetime | None
     exchanges: int
     closed: bool
+    learns: bool = True
+    """False when the user asked Hearth not to learn from this chat."""
+    incognito: bool = False
 
 
 @dataclass(frozen=True)
@@ -199,13 +203,27 @@ class ConversationService:
 
     # --- sessions ------------------------------------------------------------------------
 
-    def new_session(self, title: str = "") -> str:
-        """Start a conversation; returns its id."""
+    def new_session(self, title: str = "", *, incognito: bool = False) -> str:
+        """Start a conversation; returns its id. An incognito one is never learned from
+        (``core.learning.consent``) and is deleted, with everything recorded for it, when
+        the front end leaves it or quits (``discard_incognito``)."""
         session_id = uuid.uuid4().hex
         with self._hearth.storage.write() as session:
             session.add(ChatSession(id=session_id, title=clip(" ".join(title.split()), 200),
-                                    source="chat"))
+                                    source="chat", incognito=incognito,
+                                    learn_from=not incognito))
         return session_id
+
+    def discard_incognito(self, keep: str | None = None) -> int:
+        """Delete every incognito chat except ``keep`` (the one still open), as
+        ``delete_session`` deletes a chat; returns how many went. Also run at start-up for
+        those a killed process left behind."""
+        with self._hearth.storage.read() as session:
+            ids = list(session.scalars(select(ChatSession.id).where(
+                ChatSession.incognito.is_(True), ChatSession.id != (keep or ""))))
+        for session_id in ids:
+            self.delete_session(session_id)
+        return len(ids)
 
     def recent_sessions(self, limit: int = 20) -> list[SessionInfo]:
         """Chats (not imported sessions), most recently active first."""
@@ -219,7 +237,9 @@ class ConversationService:
                 .where(ChatSession.source == "chat")
                 .order_by(active.desc(), ChatSession.id).limit(limit)).all()
             return [SessionInfo(chat.id, chat.title, chat.started_at, chat.last_message_at,
-                                count, chat.closed_at is not None) for chat, count in rows]
+                                count, chat.closed_at is not None, chat.learn_from,
+                                chat.incognito)
+                    for chat, count in rows]
 
     def rename_session(self, session_id: str, title: str) -> str:
         """Give a chat a new title (whitespace collapsed, at most 200 characters); returns
@@ -231,6 +251,21 @@ class ConversationService:
         with self._hearth.storage.write() as session:
             self._require_session(session, session_id).title = cleaned
         return cleaned
+
+    def set_learning(self, session_id: str, learn: bool) -> bool:
+        """Learn from this chat or not (``core.learning.consent``); from the next message
+        on. What was learned from it before stays (Facts and Memories are where to forget
+        it). An incognito chat is never learned from. Returns the choice stored."""
+        with self._hearth.storage.write() as session:
+            chat = self._require_session(session, session_id)
+            if chat.incognito and learn:
+                raise InvalidInputError("An incognito chat is never learned from.",
+                                        "Start an ordinary chat to have Hearth remember.")
+            chat.learn_from = learn
+            session.add(AuditEntry(action="chat.learning", actor="user",
+                                   arguments={"session_id": session_id, "learn": learn},
+                                   result_summary="on" if learn else "off"))
+        return learn
 
     def delete_session(self, session_id: str) -> SessionDeletion:
         """Delete a chat: the session, its exchanges (their full-text entries and vectors go
@@ -359,8 +394,11 @@ class ConversationService:
         if not needs_compaction(size, window, settings.compaction_threshold):
             return None
         try:
+            with self._hearth.storage.read() as session:
+                learn = learns_from(settings, session, session_id)
             done = self._compactor.compact(session_id, gate=self._current_gate(),
-                                           exclude_id=interaction_id, cancel=cancel)
+                                           exclude_id=interaction_id, cancel=cancel,
+                                           learn=learn)
         except LLMCancelled:
             raise
         except Exception:  # compaction is an optimisation: the budget still bounds history

@@ -45,6 +45,7 @@ from core.facts import CATEGORIES, normalise_key
 from core.forgetting import wording
 from core.forgetting.matching import PLACEHOLDER
 from core.forgetting.service import Forgotten
+from core.learning.consent import learns_from
 from core.learning.events import add_event
 from core.learning.exclusions import ExclusionGate
 from core.learning.grounding import Said, is_grounded
@@ -180,6 +181,7 @@ class ToolBox:
         key = normalise_key(_text(arguments, "key"))
         value = _text(arguments, "value")
         category = _text(arguments, "category", required=False, default="general").lower()
+        self._refuse_if_not_learning()
         self._refuse_if_excluded(f"{key.replace('_', ' ')} {value}")
         user, said = self._said()
         if not is_grounded(value, user) or not said.key_is_users_own(key):
@@ -266,6 +268,7 @@ class ToolBox:
     def _record_observation(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
         content = _text(arguments, "content")
         category = clip(_text(arguments, "category", required=False, default="general"), 32)
+        self._refuse_if_not_learning()
         self._refuse_if_excluded(content)
         if not self._said()[1].users_own(content):
             raise ToolRefused(
@@ -290,6 +293,14 @@ class ToolBox:
         if self._reply_so_far is not None:
             replies.append(self._reply_so_far())
         return user, Said.of(user, replies)
+
+    def _refuse_if_not_learning(self) -> None:
+        with self._hearth.storage.read() as session:
+            if learns_from(self._hearth.settings, session, self._session_id):
+                return
+        raise ToolRefused("not stored: the user turned learning off (for this chat or "
+                          "everywhere); answer without storing anything",
+                          "refused: learning is off")
 
     def _refuse_if_excluded(self, text: str) -> None:
         if self._gate.drop(text):

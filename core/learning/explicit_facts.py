@@ -17,7 +17,8 @@ How a message is read:
 3. questions are skipped ("what is my sister's name?", "do you remember that I live in
    Paris" with or without the question mark), except polite requests ("could you remember
    that ...?"); so is reported speech and quoted text ("my friend said, I work too much",
-   '"I live in Lisbon," she said');
+   '"I live in Lisbon," she said'), and what is made up ("hypothetically, I live in
+   Paris", "in my novel, my sister lives in Lisbon", "let's say I'm a nurse");
 4. leading chatter is dropped ("btw", "oh,", "by the way", "guess what"), and a correction
    marker ("no,", "actually,", "sorry,") marks the facts of that sentence as corrections;
 5. "remember that / don't forget that / keep in mind that" makes the rest *explicit*: any
@@ -183,6 +184,14 @@ _CHATTER = re.compile(
 _CORRECTION_MARK = re.compile(
     r"^(?:(?:no|nope|nah|actually|sorry|correction|wait|oops|my\s+mistake|my\s+bad)\b"
     r"[\s,:!.-]*)+", re.I)
+_MADE_UP = re.compile(
+    r"^(?:hypothetically|theoretically|in\s+theory|imagine|suppose|supposing|pretend|"
+    r"(?:let's|lets|let\s+us)\s+(?:say|pretend|imagine|suppose)|what\s+if|say|"
+    r"in\s+a\s+(?:world|universe)\s+where|"
+    r"(?:in|for)\s+(?:my|a|an|the|this|our|his|her)\s+(?:(?:new|next|short|fan)\s+)?"
+    r"(?:novel|story|book|game|dream|script|screenplay|play|film|movie|campaign|scenario|"
+    r"role-?play|fiction|fanfic|example|exercise|sketch|poem|song|character))\b", re.I)
+""""Hypothetically, I live in Paris", "In my novel, my sister lives in Lisbon": made up."""
 _REMEMBER = re.compile(
     r"^(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
     r"(?:(?:remember|don't\s+forget|do\s+not\s+forget|keep\s+in\s+mind)\b(?:\s+that\b|\s*[:,])?"
@@ -367,6 +376,8 @@ def _read_sentence(sentence: str, last_key: str | None, cased: bool = True
     if not polite and (sentence.rstrip().endswith("?") or (
             _QUESTION_START.match(text) and not _REMEMBER.match(text))):
         return []   # "don't forget that..." starts like a question but is a request
+    if _MADE_UP.match(text):
+        return []
     remember = _REMEMBER.match(text)
     if remember:
         text = text[remember.end():]

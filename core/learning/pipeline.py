@@ -6,9 +6,11 @@ the rest, in order (a single worker keeps database writes serialised, like Anki'
 manager). A failure in a job is logged and counted, and the next job runs.
 
 Per exchange: embed the interaction; the exclusion gate (004) drops anything the user never
-wants stored, counted; explicit-fact rules, then the model's extraction (grounded in the
-user's message); facts are upserted (unchanged values skipped, history kept); each new or
-changed fact also becomes a context event for consolidation.
+wants stored, counted; the explicit-fact rules' facts are stored at once, then the model's
+extraction (grounded in the user's message) adds facts for other keys; facts are upserted
+(unchanged values skipped, history kept); each new or changed fact also becomes a context
+event for consolidation, which is also the record of what was learned from which exchange
+(``core.learning.notes``), and the listeners (``add_listener``) are told.
 
 Per session: a quiet timer (``session_quiet_minutes``, restarted by every message) closes
 the session, as do "new chat" and quitting; closing writes 1-3 ``Summary: <topic>`` notes,
@@ -48,6 +50,7 @@ from sqlalchemy import select, update
 
 from core.app import Hearth
 from core.forgetting.matching import PLACEHOLDER
+from core.learning.consent import learns_from
 from core.learning.events import add_event
 from core.learning.exclusions import ExclusionGate
 from core.learning.extraction import FactCandidate, extract_model_facts, merge, rule_facts
@@ -63,6 +66,9 @@ log = logging.getLogger(__name__)
 Job = Callable[[], None]
 LearningState = Literal["idle", "learning", "paused"]
 ProviderSource = Callable[[], LLMProvider]
+LearnedListener = Callable[[int], None]
+"""Told, on the learning thread, the id of an exchange whose learning just added or
+changed facts (``core.learning.notes`` reads what)."""
 
 
 class QuietTimers(Protocol):
@@ -122,6 +128,7 @@ class LearningPipeline:
         """Set by ``stop``: the model call under way ends, and no further job runs."""
         self._claims = Claims.beside(hearth.storage)
         self._last_fact_key: dict[str | None, str] = {}
+        self._listeners: list[LearnedListener] = []
         from core.scheduling import QuietTimerJobs  # core.scheduling builds on this module
 
         self._timers: QuietTimers = QuietTimerJobs.in_memory(self.quiet_time_over)
@@ -139,6 +146,13 @@ class LearningPipeline:
         """"New chat" or quit: close the session now instead of after the quiet time."""
         self._cancel_quiet_timer(session_id)
         self._submit(lambda: self._close_session(session_id))
+
+    def add_listener(self, listener: LearnedListener) -> None:
+        """Call ``listener(interaction_id)`` each time learning from an exchange has added
+        or changed facts: once for what the user stated outright, once more if the model
+        found something else. It runs on the learning thread and must not block."""
+        with self._lock:
+            self._listeners.append(listener)
 
     # --- what the timers call ------------------------------------------------------------
 
@@ -318,36 +332,58 @@ class LearningPipeline:
                 claim.release()
 
     def _learn_from_exchange(self, interaction_id: int, session_id: str | None) -> None:
+        """The rules' facts are stored before the model is asked anything: on the embedded
+        model an extraction takes from half a minute to minutes on a busy machine (it waits
+        behind the reply, one request at a time), and what the user stated outright must
+        not wait for it, nor be lost if the model fails or the program quits meanwhile."""
         hearth = self._hearth
         backfill_embeddings(hearth.storage, hearth.embedder, kinds=[IndexedKind.INTERACTION])
-        if hearth.settings.learning_paused:
-            return
         with hearth.storage.read() as session:
             interaction = session.get(Interaction, interaction_id)
+            if not learns_from(hearth.settings, session, session_id):
+                return
         if interaction is None:
             return
         gate = self._gate()
         if gate.blocks(interaction.user_message):
             self._count(dropped_by_exclusion=1)
             return
+        stated = rule_facts(interaction.user_message, self._last_fact_key.get(session_id))
+        self._store_facts(stated, gate, interaction_id, session_id)
         proposed, ungrounded = extract_model_facts(
             self._provider, interaction.user_message, interaction.agent_response,
             cancel=self._stopping)
         if ungrounded:
             self._count(dropped_ungrounded=ungrounded)
-        candidates = merge(
-            rule_facts(interaction.user_message, self._last_fact_key.get(session_id)),
-            proposed)
+        model_only = merge(stated, proposed)[len(stated):]  # keys no rule set
+        self._store_facts(model_only, gate, interaction_id, session_id)
+
+    def _store_facts(self, candidates: list[FactCandidate], gate: ExclusionGate,
+                     interaction_id: int, session_id: str | None) -> None:
+        """Store what passes the gate, then tell the listeners if anything changed."""
+        changed = False
         for candidate in candidates:
             # a value a forget replaced ("I live in [forgotten]") is excluded by the user too
             if (PLACEHOLDER in candidate.value
                     or gate.blocks(f"{candidate.key} {candidate.value}")):
                 self._count(dropped_by_exclusion=1)
                 continue
-            self._store_fact(candidate, interaction_id, session_id)
+            changed |= self._store_fact(candidate, interaction_id, session_id)
+        if changed:
+            self._tell_listeners(interaction_id)
+
+    def _tell_listeners(self, interaction_id: int) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(interaction_id)
+            except Exception:  # a front end's callback must never stop learning
+                log.exception("a learning listener failed for interaction %s", interaction_id)
 
     def _store_fact(self, candidate: FactCandidate, interaction_id: int,
-                    session_id: str | None) -> None:
+                    session_id: str | None) -> bool:
+        """Store one fact and its event; True if the fact was added or changed."""
         category = candidate.category
         if candidate.is_correction:  # "no, it's X": the rule only guessed the category
             known = self._hearth.facts.get(candidate.key)
@@ -358,7 +394,7 @@ class LearningPipeline:
         self._last_fact_key[session_id] = change.key
         if change.action == "unchanged":
             self._count(facts_unchanged=1)
-            return
+            return False
         self._count(**{f"facts_{change.action}": 1})
         add_event(self._hearth.storage, "fact", f"{change.key}: {change.new_value}", {
             "source": "explicit_rule" if candidate.source == "user" else "extraction",
@@ -367,6 +403,7 @@ class LearningPipeline:
             "fact_key": change.key, "previous_value": change.old_value,
             "interaction_id": interaction_id, "session_id": session_id})
         self._count(events_created=1)
+        return True
 
     def _close_session(self, session_id: str) -> None:
         if self._stopping.cancelled:
@@ -399,8 +436,9 @@ def close_session(hearth: Hearth, session_id: str, provider: ProviderSource, *,
             select(Interaction).where(Interaction.session_id == session_id,
                                       Interaction.id > since)
             .order_by(Interaction.id)))
+        learns = learns_from(hearth.settings, session, session_id)
     counts["sessions_closed"] = 1
-    if hearth.settings.learning_paused or len(interactions) < MIN_EXCHANGES:
+    if not learns or len(interactions) < MIN_EXCHANGES:
         return counts
     try:
         digest = digest_session(provider(), interactions, cancel=cancel)

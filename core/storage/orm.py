@@ -106,6 +106,10 @@ class ChatSession(Base):
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     compaction_summary: Mapped[str | None] = mapped_column(Text)
     compacted_through: Mapped[int | None] = mapped_column(Integer)
+    learn_from: Mapped[bool] = mapped_column(Boolean, default=True, server_default="1")
+    """False: the user asked Hearth not to learn from this chat (``core.learning.consent``)."""
+    incognito: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    """Never learned from, and deleted when the user leaves it (``ConversationService``)."""
 
 
 class Interaction(Base):

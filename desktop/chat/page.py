@@ -29,6 +29,7 @@ from core.conversation import (
     TurnFailed,
 )
 from core.conversation.service import Exchange, SessionDeletion, SessionInfo
+from core.learning.pipeline import LearningPipeline
 from core.views.reply_context import reply_context
 from desktop.chat.composer import Composer
 from desktop.chat.conversation_list import (
@@ -36,6 +37,8 @@ from desktop.chat.conversation_list import (
     ConversationListModel,
     ConversationListView,
 )
+from desktop.chat.learning_note import LearningNotes
+from desktop.chat.learning_switch import ChatLearningSwitch
 from desktop.chat.learning_watch import LearningWatch
 from desktop.chat.transcript import ReplyMessage, Transcript, paint_failure, tool_line
 from desktop.chat.turn import TurnResult, turn_job
@@ -93,6 +96,10 @@ class ChatPage(Page):
         self._opened_on_start = False
         self.learning_watch = LearningWatch(ctx, self)
         self._build()
+        self.learning_notes = LearningNotes(ctx, self.transcript, self)
+        self._heard_learning: LearningPipeline | None = None
+        self._open_incognito: str | None = None
+        """The open chat's id when it is incognito (deleted when the user leaves it)."""
         hub = ctx.hub
         hub.assistant_ready.connect(self._assistant_ready)
         hub.assistant_failed.connect(self._assistant_failed)
@@ -113,7 +120,11 @@ class ChatPage(Page):
         self.list_model.rename_requested.connect(self.rename_session)
         self.list_view.delete_requested.connect(self.delete_session)
         new = _small_button("new-chat", "New chat", "Start a new chat (Ctrl+N)")
-        new.clicked.connect(self.new_conversation)
+        new.clicked.connect(lambda: self.new_conversation())
+        incognito = _small_button("incognito", "Incognito",
+                                  "Start a chat that is never learned from and is deleted "
+                                  "when you leave it (Ctrl+Shift+N)")
+        incognito.clicked.connect(self.new_incognito_chat)
         rename = _small_button("rename", "", "Rename the selected chat (F2)")
         rename.clicked.connect(self.list_view.rename_current)
         delete = _small_button("delete", "", "Delete the selected chat (Del)")
@@ -121,6 +132,7 @@ class ChatPage(Page):
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
         buttons.addWidget(new)
+        buttons.addWidget(incognito)
         buttons.addStretch(1)
         buttons.addWidget(rename)
         buttons.addWidget(delete)
@@ -145,6 +157,8 @@ class ChatPage(Page):
         middle_layout.setContentsMargins(0, 0, 0, 0)
         middle_layout.setSpacing(0)
         middle_layout.addWidget(self.banner)
+        self.learning_switch = ChatLearningSwitch(self.ctx)
+        middle_layout.addWidget(self.learning_switch)
         middle_layout.addWidget(self.transcript, 1)
         middle_layout.addWidget(self.composer)
         # the conversation keeps a readable width when the Why? panel opens on a small
@@ -182,9 +196,18 @@ class ChatPage(Page):
         return self._turn is not None and self._turn.running
 
     def _assistant_ready(self) -> None:
+        learning = self.ctx.assistant.learning if self.ctx.assistant is not None else None
+        if learning is not None and learning is not self._heard_learning:
+            learning.add_listener(self.learning_notes.listener)
+            self._heard_learning = learning
         self.banner.setVisible(False)
         self.composer.set_available(True)
-        self.reload_list()
+        conversation = self.conversation
+        if conversation is not None:  # incognito chats a killed Hearth left behind go
+            keep = self.current_session
+            self.run("Opening the chats",
+                     lambda _task: conversation.discard_incognito(keep=keep),
+                     lambda _count: self.reload_list())
 
     def _assistant_failed(self, message: str, hint: str) -> None:
         self._set_unavailable("The assistant could not start.",
@@ -224,6 +247,9 @@ class ChatPage(Page):
             wanted = sessions[0].id  # on start, the most recent chat is open
         self._opened_on_start = True
         self.list_model.set_sessions(sessions)
+        self.learning_switch.show_chat(
+            self._info(self.current_session) if self.current_session else None,
+            incognito=self._open_incognito is not None)
         row = self.list_model.row_of(wanted) if wanted else None
         if row is None:
             if self.current_session is not None and not self.busy:
@@ -262,20 +288,42 @@ class ChatPage(Page):
         self.run("Opening the chat", lambda _task: conversation.session_history(session_id),
                  lambda exchanges: self._show_history(session_id, exchanges))
 
-    def _show_chat(self, session_id: str | None) -> None:
+    def _show_chat(self, session_id: str | None, *, incognito: bool = False) -> None:
+        """Show ``session_id`` (None: no chat yet). Leaving an incognito chat deletes it."""
+        left, self._open_incognito = self._open_incognito, None
+        if left is not None and left != session_id:
+            self._discard_incognito(keep=session_id)
+        info = self._info(session_id) if session_id else None
+        if incognito or (info is not None and info.incognito):
+            self._open_incognito = session_id
         self.current_session = session_id
         self._reply = None  # a reply still streaming elsewhere stops drawing here
         self.transcript.clear()
         self.transcript.set_empty_text("")
         self.why_panel.setVisible(False)
+        self.learning_notes.show_session(session_id)
+        self.learning_switch.show_chat(info, incognito=self._open_incognito is not None)
+
+    def _discard_incognito(self, keep: str | None) -> None:
+        """Delete the incognito chats other than ``keep`` (in the background)."""
+        conversation = self.conversation
+        if conversation is not None:
+            self.run("Deleting the incognito chat",
+                     lambda _task: conversation.discard_incognito(keep=keep),
+                     lambda _count: self.ctx.hub.conversations_changed.emit())
 
     def _show_history(self, session_id: str, exchanges: list[Exchange]) -> None:
         if session_id != self.current_session:
             return  # the user moved on meanwhile
         self.transcript.show_exchanges(exchanges)
         self.transcript.set_empty_text("")
+        self.learning_notes.attach_waiting()
 
-    def new_conversation(self) -> None:
+    def new_incognito_chat(self) -> None:
+        """Start an incognito chat (Ctrl+Shift+N): never learned from, deleted on leaving."""
+        self.new_conversation(incognito=True)
+
+    def new_conversation(self, *, incognito: bool = False) -> None:
         """Start a chat (Ctrl+N). An open chat with nothing said yet is reused instead of
         piling up empty ones; the previous chat is handed to learning to be summarised."""
         conversation = self.conversation
@@ -283,7 +331,9 @@ class ChatPage(Page):
             self.ctx.hub.status_message.emit("The assistant is still starting.")
             return
         current = self._info(self.current_session) if self.current_session else None
-        if current is not None and current.exchanges == 0 and not self.transcript.messages:
+        same_kind = incognito == (self._open_incognito is not None)
+        if (same_kind and current is not None and current.exchanges == 0
+                and not self.transcript.messages):
             self.composer.edit.setFocus()
             return
         assistant = self.ctx.assistant
@@ -293,10 +343,10 @@ class ChatPage(Page):
         def start(_task: Task) -> str:
             if finished is not None and assistant is not None:
                 assistant.learning.session_ended(finished)
-            return conversation.new_session()
+            return conversation.new_session(incognito=incognito)
 
         def started(session_id: str) -> None:
-            self._show_chat(session_id)
+            self._show_chat(session_id, incognito=incognito)
             self.ctx.hub.conversations_changed.emit()  # the list reloads, selecting it
             self.composer.edit.setFocus()
 
@@ -368,6 +418,7 @@ class ChatPage(Page):
         outcome = result.outcome
         if self._turn_session is None and self.current_session is None:
             self.current_session = result.session_id  # the chat the first message made
+            self.learning_notes.show_session(result.session_id)
         if isinstance(outcome, TurnFailed):
             self._end_turn("failed", outcome.interaction_id,
                            f"{outcome.message} {outcome.hint}".strip())
@@ -386,6 +437,7 @@ class ChatPage(Page):
         self.composer.set_busy(False)
         if self._reply is not None:
             self._reply.finish(status, interaction_id, note=note)
+            self.learning_notes.attach_waiting()  # learning may have been quicker
         elif self.current_session == self._turn_session and self.current_session is not None:
             session_id, self.current_session = self.current_session, None
             self.open_session(session_id)  # came back to this chat mid-reply: reload it

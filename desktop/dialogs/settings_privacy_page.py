@@ -1,4 +1,5 @@
-"""The settings' "Privacy" tab: words and topics Hearth never stores, one per line.
+"""The settings' "Privacy" tab: whether Hearth learns at all (the same setting as Memory →
+Pause learning and the tray's), and words and topics Hearth never stores, one per line.
 
 Matching is on whole words and phrases regardless of case (``core.learning.exclusions``),
 so a line must contain at least one letter or digit to ever match; such a line is refused
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 from core.config import Settings
 from desktop.context import AppContext
@@ -44,6 +45,7 @@ class PrivacySection(SettingsSection):
     def __init__(self, ctx: AppContext, tasks: OwnedTasks, parent: QWidget | None = None,
                  ) -> None:
         super().__init__(ctx, tasks, parent)
+        self.learn = QCheckBox("Learn from my chats")
         intro = QLabel("<b>Never store</b>")
         self.exclusions = QPlainTextEdit()
         self.exclusions.setPlaceholderText("One word or topic per line, for example:\n"
@@ -51,6 +53,12 @@ class PrivacySection(SettingsSection):
         self.exclusions.setTabChangesFocus(True)
         intro.setBuddy(self.exclusions)
         column = QVBoxLayout(self)
+        column.addWidget(self.learn)
+        column.addWidget(muted_label(
+            "When this is off, Hearth still answers with what it already knows, but "
+            "remembers nothing new: no fact, memory or summary is made from what you say. "
+            "The same switch is Pause learning in the Memory menu and the tray."))
+        column.addSpacing(8)
         column.addWidget(intro)
         column.addWidget(muted_label(
             "Whatever mentions one of these, as a whole word or phrase in any letter case, "
@@ -60,6 +68,7 @@ class PrivacySection(SettingsSection):
         column.addWidget(self.error_label("exclusions"))
 
     def load(self, settings: Settings) -> None:
+        self.learn.setChecked(not settings.learning_paused)
         self.exclusions.setPlainText("\n".join(settings.exclusions))
 
     def collect(self) -> tuple[Changes, Problems]:
@@ -71,4 +80,4 @@ class PrivacySection(SettingsSection):
             problems["exclusions"] = (f"{quoted} {'has' if one else 'have'} no letters or "
                                       f"digits, so {'it' if one else 'they'} could never match "
                                       "a message. Use words.")
-        return {"exclusions": terms}, problems
+        return {"exclusions": terms, "learning_paused": not self.learn.isChecked()}, problems
