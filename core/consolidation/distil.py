@@ -41,6 +41,9 @@ log = logging.getLogger(__name__)
 
 SOURCE = "distil"
 AUDIT_ACTION = "dream.distil"
+RECHECK_ACTION = "dream.distil.recheck"
+RECHECK_REASON = ("It rested on what the assistant said, not on what you said (checked "
+                  "after an update). Restore it if it is right.")
 MIN_EXCHANGES = 2
 ANSWERED = ("completed", "stopped")
 TRANSCRIPT_CHARS = 8_000
@@ -65,9 +68,11 @@ def run(hearth: Hearth, provider: LLMProvider, *, progress: Progress | None = No
     """Distil every eligible session; counts ``sessions``, ``distilled`` (memories written),
     ``duplicates``, ``empty`` (nothing to keep), ``too_short``, ``ungrounded`` (a sentence
     resting on the assistant's words, dropped: also recorded as nothing to keep) and
-    ``failed``."""
+    ``failed``; ``rechecked``: earlier distilled memories invalidated by the one-time check
+(``_recheck_earlier``)."""
     counts = {"sessions": 0, "distilled": 0, "duplicates": 0, "empty": 0, "too_short": 0,
               "ungrounded": 0, "failed": 0}
+    counts["rechecked"] = _recheck_earlier(hearth)
     pending = _pending_sessions(hearth, counts)
     counts["sessions"] = len(pending)
     deduper = Deduplicator(hearth, provider)
@@ -108,8 +113,7 @@ def _distil_one(hearth: Hearth, provider: LLMProvider, deduper: Deduplicator,
         counts["failed"] += 1
         return
     content = " ".join(answer.content.split())
-    taken = Said.of([user for user, _ in exchanges],
-                    [reply or "" for _, reply in exchanges]).assistant_only(content)
+    taken = _rests_on_assistant(content, exchanges)
     if taken:  # the assistant's words, not the user's: nothing is learned about the user
         log.info("distil dropped a sentence resting on the assistant's words %s", taken)
         content = ""
@@ -136,6 +140,39 @@ def _distil_one(hearth: Hearth, provider: LLMProvider, deduper: Deduplicator,
             "session_id": session_id, "memory_id": None if written is None else written.id,
             "outcome": outcome}, result_summary=content[:200]))
     counts[{"written": "distilled", "duplicate": "duplicates", "empty": "empty"}[outcome]] += 1
+
+
+def _recheck_earlier(hearth: Hearth) -> int:
+    """Once per data folder: the memories distil wrote before it checked its sentences
+    (``RECHECK_ACTION`` marks it done) are checked now; one resting on the assistant's
+    words is invalidated with a reason, never deleted, so the user can restore it from the
+    Memories view. Returns how many were invalidated."""
+    with hearth.storage.read() as session:
+        if session.scalar(select(AuditEntry.id).where(AuditEntry.action == RECHECK_ACTION)):
+            return 0
+        written = session.execute(select(Memory.id, Memory.content, Memory.session_id).where(
+            Memory.source == SOURCE, Memory.is_valid.is_(True),
+            Memory.session_id.is_not(None))).all()
+    if not written:  # nothing to check: the audit log records only a check that was made
+        return 0
+    wrong = [memory_id for memory_id, content, session_id in written
+             if _rests_on_assistant(content, _exchanges(hearth, session_id))]
+    with hearth.storage.write() as session:
+        for memory_id in wrong:
+            memory = session.get(Memory, memory_id)
+            if memory is not None:
+                memory.is_valid = False
+                memory.invalid_reason = RECHECK_REASON
+        session.add(AuditEntry(action=RECHECK_ACTION, actor="dream",
+                               arguments={"invalidated": wrong},
+                               result_summary=f"invalidated {len(wrong)}"))
+    return len(wrong)
+
+
+def _rests_on_assistant(content: str, exchanges: list[tuple[str, str | None]]) -> list[str]:
+    """The words of ``content`` that only the assistant used in these exchanges."""
+    return Said.of([user for user, _ in exchanges],
+                   [reply or "" for _, reply in exchanges]).assistant_only(content)
 
 
 def _exchanges(hearth: Hearth, session_id: str) -> list[tuple[str, str | None]]:
