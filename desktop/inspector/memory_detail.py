@@ -87,7 +87,9 @@ def _speaker(detail: MemoryDetail) -> str | None:
         return "the assistant: its reply, kept as part of the conversation, not as " \
                "something known about you"
     speaker = detail.origin.get("speaker")
-    return speaker if isinstance(speaker, str) else None
+    if not isinstance(speaker, str):
+        return None
+    return "you" if speaker.strip().casefold() == "user" else speaker
 
 
 def _uses(detail: MemoryDetail) -> str:
