@@ -168,7 +168,8 @@ def _details(detail: MemoryDetail, row: MemoryRow | None) -> list[str]:
     if row is not None and row.score is not None:
         lines = "".join(f"<li>{escape(line)}</li>" for line in describe_signals(row.signals))
         parts.append(f"<h4>Why it matched (score {row.score:.3f})</h4><ul>{lines}</ul>")
-    origin = [(str(key), ", ".join(map(str, value)) if isinstance(value, list) else value)
+    origin = [(str(key).replace("_", " ").capitalize(),
+               ", ".join(map(str, value)) if isinstance(value, list) else value)
               for key, value in sorted(detail.origin.items())
               if key != "turn_id" and isinstance(value, (str, int, float, list))]
     parts.append("<h4>Provenance</h4>")

@@ -258,7 +258,7 @@ def test_the_detail_says_it_plainly_and_keeps_the_internals_behind_details(
 
     page.detail_pane.browser.anchorClicked.emit(QUrl(DETAILS_LINK))
     details = page.detail_pane.browser.toPlainText()
-    assert "Embedded by" in details and "import/maya" in details and "speaker" in details
+    assert "Embedded by" in details and "import/maya" in details and "Speaker" in details
     assert "{" not in details  # the origin as rows, not JSON
 
     other = ctx.hearth.memories.add("The user likes tea.").id
