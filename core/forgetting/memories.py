@@ -27,13 +27,15 @@ from dataclasses import dataclass
 from sqlalchemy import delete, select
 
 from core.errors import InvalidInputError, NotFoundError
-from core.forgetting.database import Found, Redactor, apply, find
+from core.forgetting.database import Redactor, apply, find
 from core.forgetting.matching import ValueMatcher
+from core.forgetting.places import PLACES
 from core.storage.orm import AuditEntry, Memory
 from core.storage.port import StoragePort, batched
 
-TRACES = frozenset({"context_events", "audit_log", "runs"})
-"""Tables whose copies of a deleted memory's words are Hearth's own bookkeeping about it."""
+TRACES = tuple(place for place in PLACES
+               if place.table in ("context_events", "audit_log", "runs"))
+"""Places whose copies of a deleted memory's words are Hearth's own bookkeeping about it."""
 AUDIT_ACTION = "memory.delete"
 MAX_IDS_AUDITED = 50
 
@@ -68,14 +70,10 @@ def erase_memories(storage: StoragePort, memory_ids: Sequence[int]) -> MemoryEra
         matcher = ValueMatcher(contents.values())
         for chunk in batched(wanted, 500):
             session.execute(delete(Memory).where(Memory.id.in_(chunk)))
-        traces = _traces(find(session, Redactor(matcher, matcher)))
-        places = apply(session, traces)
+        places = apply(session, find(session, Redactor(matcher, matcher), TRACES))
         session.add(AuditEntry(
             action=AUDIT_ACTION, actor="user",
             arguments={"ids": wanted[:MAX_IDS_AUDITED], "count": len(wanted)},
             result_summary=f"deleted {len(wanted)}; redacted {sum(places.values())} places"))
     return MemoryErasure(len(wanted), places, matcher)
 
-
-def _traces(found: Sequence[Found]) -> list[Found]:
-    return [item for item in found if item.place.table in TRACES]
