@@ -77,6 +77,7 @@ class Listing:
 class MemoriesPage(InspectorPage):
     key = "memories"
     title = "Memories"
+    about = "Everything Hearth remembers from your chats; search it as the assistant does."
     icon_name = "memories"
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
@@ -305,7 +306,7 @@ class MemoriesPage(InspectorPage):
         memories = self.ctx.hearth.memories
         self.change("Pinning a memory",
                     lambda: memories.set_tier(memory_id, MemoryTier.CORE.value),
-                    lambda _m: f"Memory #{memory_id} pinned to the core tier.")
+                    lambda _m: f"Memory #{memory_id} is now always kept in mind.")
 
     def delete_selected(self) -> Task | None:
         """Delete the selected memories for good, after asking (``ForgetService``); the

@@ -77,7 +77,7 @@ def _state(detail: MemoryDetail) -> str:
     if detail.state == Validity.SUPERSEDED.value:
         return "Replaced by a newer memory. Not used in replies."
     if detail.tier == MemoryTier.CORE.value:
-        return "Pinned: always in the assistant's mind."
+        return "Always kept in mind, for every reply."
     return "Used in replies when it is relevant."
 
 
@@ -223,9 +223,9 @@ class MemoryDetailPane(QWidget):
                                           "but no longer recalled)")
         self.restore_button = QPushButton("Re&store")
         self.restore_button.setToolTip("Make this memory valid again")
-        self.pin_button = QPushButton("Pin to &core")
-        self.pin_button.setToolTip("Move this memory to the core tier: always in the "
-                                   "assistant's context")
+        self.pin_button = QPushButton("&Always keep in mind")
+        self.pin_button.setToolTip("Hearth will have this memory in mind for every reply "
+                                   "(it moves to the core tier)")
         self.delete_button = QPushButton("&Delete…")
         self.delete_button.setToolTip("Delete the selected memories for good (Delete key); "
                                       "to keep a wrong one but stop its use, invalidate it")
