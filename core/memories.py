@@ -27,6 +27,10 @@ from core.storage.orm import Memory, MemoryTier, MemoryType, Priority, utcnow
 from core.storage.port import IndexedKind, StoragePort
 from core.storage.rows import require
 
+ASSISTANT_SPEAKERS = frozenset({"assistant", "ai", "bot", "chatbot", "model", "hearth",
+                                "chatgpt", "gpt", "claude", "gemini", "copilot", "system"})
+"""Speaker names an imported conversation gives the assistant (compared case-folded)."""
+
 ADD_BATCH = 256
 """Memories embedded and committed together by ``add_many``: one transaction each (and
 small enough for one ``IN (...)`` list of external ids)."""
@@ -55,6 +59,14 @@ class MemorySpec:
     views: Sequence[str] = ()
     """Texts whose normalised mean embedding is the memory's vector instead of the content's
     own (an imported turn with its date and its neighbours: ``core.transfer.turn_views``)."""
+
+
+def said_by_assistant(origin: Any) -> bool:
+    """Whether a memory is the assistant's own line of an imported conversation (its
+    ``origin`` names the speaker). Such a memory keeps the exchange findable ("what did
+    the assistant suggest?") but is never something known about the user."""
+    speaker = origin.get("speaker") if isinstance(origin, dict) else None
+    return isinstance(speaker, str) and speaker.strip().casefold() in ASSISTANT_SPEAKERS
 
 
 class MemoryService:

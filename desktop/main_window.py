@@ -66,6 +66,7 @@ class MainWindow(QMainWindow):
         self._sidebar.currentRowChanged.connect(self._show_row)
         self.status = StatusBar(ctx, self)
         self.setStatusBar(self.status)
+        self.status.choose_model.connect(self.open_settings)
         ctx.hub.status_message.connect(
             lambda text: self.status.showMessage(text, STATUS_MESSAGE_MS))
         ctx.confirm.asked.connect(self._confirm)

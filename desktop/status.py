@@ -3,20 +3,31 @@ when the schedule runs next.
 
 Everything shown is read from memory on the UI thread (cheap properties), except Ollama's
 state, which needs a request to the configured host and is asked from a background job every
-``OLLAMA_POLL_MS`` (never more than one at a time). Nothing here imports the model or
+``OLLAMA_POLL_MS`` (never more than one at a time) and at once when the settings change.
+When Ollama runs without the chosen model, the label offers to choose one of its models
+(``choose_model``: the window opens the settings) instead of silently leaving Automatic on
+the embedded model. Nothing here imports the model or
 schedule modules: they are slow to import, and the UI thread must not stall on them.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer
+from dataclasses import dataclass
+from html import escape
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
 from desktop.context import AppContext
 from desktop.words import count
 
+if TYPE_CHECKING:
+    from desktop.dialogs.ollama_survey import OllamaSurvey
+
 REFRESH_MS = 1_000
 OLLAMA_POLL_MS = 30_000
+CHOOSE_MODEL = "choose-model"
 
 
 LEARNING_WORDS = {"idle": "learning on", "learning": "learning…", "paused": "learning paused"}
@@ -31,6 +42,9 @@ def learning_text(state: str, learned: int) -> str:
 
 
 class StatusBar(QStatusBar):
+    choose_model = Signal()
+    """The user followed "choose a model…": Ollama runs without the chosen model."""
+
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
@@ -42,6 +56,8 @@ class StatusBar(QStatusBar):
                       self.schedule_label):
             label.setContentsMargins(8, 0, 8, 0)
             self.addPermanentWidget(label)
+        self.ollama_label.setTextFormat(Qt.TextFormat.RichText)
+        self.ollama_label.linkActivated.connect(lambda _link: self.choose_model.emit())
         self.model_label.setToolTip("The language model that writes the replies "
                                     "(File ▸ Settings ▸ Model changes it).")
         self.learning_label.setToolTip(
@@ -51,6 +67,7 @@ class StatusBar(QStatusBar):
             "Each night Hearth tidies its memory (the dream cycle): it merges repeated "
             "memories, links related ones and lets stale ones fade. Nothing you said is lost.")
         self._ollama_checking = False
+        self._ollama_generation = 0
         self._timer = QTimer(self)
         self._timer.timeout.connect(self.refresh)
         self._timer.start(REFRESH_MS)
@@ -83,30 +100,59 @@ class StatusBar(QStatusBar):
             self.schedule_label.setText(f"next dream {when}")
 
     def check_ollama(self) -> None:
-        if self._ollama_checking:
-            return
+        """Ask Ollama about the saved address and model in the background. Asked while a
+        check runs (the user just saved another address), the running check's answer is
+        about the old settings: it is dropped and the new settings are asked at once."""
+        self._ollama_generation += 1
+        if not self._ollama_checking:  # else the running check asks again when it ends
+            self._start_check()
+
+    def _start_check(self) -> None:
         self._ollama_checking = True
-        settings = self.ctx.settings
+        generation, settings = self._ollama_generation, self.ctx.settings
 
-        def ask(_task) -> tuple[str, str]:  # noqa: ANN001
-            from core.llm.ollama import OllamaProvider
+        def ask(_task: object) -> OllamaState:
+            from desktop.dialogs.ollama_survey import survey_ollama
 
-            provider = OllamaProvider.from_settings(settings)
-            try:
-                verdict = provider.status()
-            finally:
-                provider.close()
-            return f"Ollama: {'up' if verdict.available else 'down'}", verdict.detail
+            return ollama_state(survey_ollama(settings, settings.ollama_host,
+                                              settings.ollama_model),
+                                settings.ollama_model, settings.llm_provider)
 
-        def show(result: tuple[str, str]) -> None:
+        def finished(state: OllamaState) -> None:
             self._ollama_checking = False
-            text, detail = result
-            self.ollama_label.setText(text)
-            self.ollama_label.setToolTip(detail)
+            if generation != self._ollama_generation:  # about settings no longer in effect
+                self._start_check()
+                return
+            self.ollama_label.setText(state.text)
+            self.ollama_label.setToolTip(state.detail)
 
         def failed(message: str, _hint: str) -> None:
-            self._ollama_checking = False
-            self.ollama_label.setText("Ollama: unknown")
-            self.ollama_label.setToolTip(message)
+            finished(OllamaState("Ollama: address not usable", message))
 
-        self.ctx.workers.start("Checking Ollama", ask, on_done=show, on_failed=failed)
+        self.ctx.workers.start("Checking Ollama", ask, on_done=finished, on_failed=failed)
+
+
+@dataclass(frozen=True)
+class OllamaState:
+    """The status bar's Ollama label (rich text: it may hold a link) and its tooltip."""
+
+    text: str
+    detail: str
+
+
+def ollama_state(survey: OllamaSurvey, model: str, provider: str) -> OllamaState:
+    """Running, not running, or running without the chosen model: then, unless the user
+    chose the embedded model anyway, a link to pick one of the installed models (the
+    window's own way, not a terminal command)."""
+    if not survey.running:
+        return OllamaState("Ollama: not running", survey.detail)
+    if survey.has_model or provider == "embedded":
+        return OllamaState("Ollama: running", survey.detail)
+    installed = len(survey.models)
+    fallback = (" Until one is chosen, Automatic answers with the embedded model."
+                if provider == "auto" else " Chat cannot answer until one is chosen.")
+    offer = "choose a model" if installed else "pull a model"
+    return OllamaState(
+        f'Ollama: no {escape(model)} · <a href="{CHOOSE_MODEL}">{offer}…</a>',
+        f"Ollama is running with {count(installed, 'model')}, but not "
+        f"{model}.{fallback}")

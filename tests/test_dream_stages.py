@@ -166,7 +166,7 @@ def test_distil_writes_one_memory_per_closed_session_and_a_rerun_adds_nothing(he
                                  "startup.")])
     counts = distil.run(hearth, llm)
     assert counts == {"sessions": 1, "distilled": 1, "duplicates": 0, "empty": 0,
-                      "too_short": 1, "failed": 0}
+                      "too_short": 1, "ungrounded": 0, "failed": 0, "rechecked": 0}
     assert "robotics startup" in llm.requests[0].messages[-1].content
     (memory,) = rows(hearth).values()
     assert (memory.source, memory.session_id, memory.category, memory.tier) == (
@@ -187,6 +187,39 @@ def test_distil_of_a_known_fact_or_of_nothing_is_recorded_without_a_memory(heart
     assert len(llm.requests) == 2  # identical text is skipped by dedupe without a call
     assert count(hearth, Memory) == 1 and count(hearth, AuditEntry) == 2
     assert distil.run(hearth, ScriptedLLM([]))["sessions"] == 0
+
+
+def test_distil_never_makes_the_assistants_words_a_memory_about_the_user(hearth) -> None:
+    add_session(hearth, "s-run", [
+        ("I ran 5K this morning.", "Great! Try interval training with hill repeats twice a week."),
+        ("Thanks.", "You're welcome.")])
+    llm = ScriptedLLM([distilled("The user does interval training with hill repeats.",
+                                 "health")])
+    counts = distil.run(hearth, llm)
+    assert counts["ungrounded"] == 1 and counts["empty"] == 1 and counts["distilled"] == 0
+    assert count(hearth, Memory) == 0
+    assert distil.run(hearth, ScriptedLLM([]))["sessions"] == 0  # not asked again
+
+
+def test_earlier_distilled_memories_of_the_assistants_words_are_invalidated_not_deleted(
+        hearth) -> None:
+    add_session(hearth, "s-run", [
+        ("I ran 5K this morning.", "Great! Try interval training with hill repeats twice a week."),
+        ("Thanks.", "You're welcome.")])
+    add_session(hearth, "s-plans", PLANS)
+    wrong = hearth.memories.add("The user does interval training with hill repeats.",
+                                source="distil", session_id="s-run").id
+    right = hearth.memories.add("The user is moving to Berlin in June.",
+                                source="distil", session_id="s-plans").id
+
+    counts = distil.run(hearth, ScriptedLLM([distilled(""), distilled("")]))
+
+    assert counts["rechecked"] == 1
+    kept = hearth.memories.get(wrong)
+    assert kept.content.startswith("The user does interval") and not kept.is_valid
+    assert "what the assistant said" in kept.invalid_reason
+    assert hearth.memories.get(right).is_valid
+    assert distil.run(hearth, ScriptedLLM([]))["rechecked"] == 0  # once per folder
 
 
 @pytest.mark.parametrize("answer", [failing("model down"), "{broken", '{"content": 42}'])

@@ -129,7 +129,9 @@ def test_ordinary_addresses_agree_with_the_ollama_client(raw):
 
 
 @pytest.mark.parametrize(("raw", "reason"), [
-    ("localhost:abc", "port"), ("localhost:99999", "port"), ("ftp://example.com", "scheme")])
+    ("localhost:abc", "port"), ("localhost:99999", "port"), ("ftp://example.com", "scheme"),
+    ("not a url", "not a computer's name"), ("http://my server", "not a computer's name"),
+    ("local host:11434", "not a computer's name")])
 def test_an_unusable_address_names_the_value_and_the_source(raw, reason, monkeypatch):
     with pytest.raises(InvalidInputError) as caught:
         resolve_ollama_host(raw)

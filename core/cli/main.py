@@ -31,6 +31,7 @@ from core.cli import (
     reflection_cmd,
 )
 from core.cli.context import opened, state
+from core.cli.memories_cmd import memories_app
 from core.cli.models_cmd import models_app
 from core.cli.progress import progress_bar
 from core.errors import HearthError, InvalidInputError
@@ -50,6 +51,7 @@ import_app = typer.Typer(help="Bring conversations or a full export into Hearth.
                          no_args_is_help=True)
 app.add_typer(facts_app, name="facts")
 app.add_typer(import_app, name="import")
+app.add_typer(memories_app, name="memories")
 app.add_typer(models_app, name="models")
 app.command()(chat_cmd.chat)
 app.command()(chat_cmd.ask)

@@ -5,7 +5,10 @@ A session qualifies when it is closed (``closed_at`` set), came from the chat wi
 distilled before. Its transcript goes to the LLM, which answers with one category-tagged
 sentence of what was learned about the user, or nothing. The sentence passes through the
 ``Deduplicator`` (so a session that only restated known things adds nothing), and is
-written with ``source = 'distil'``, the session's id and its category.
+written with ``source = 'distil'``, the session's id and its category. The transcript shows
+the assistant's replies (they say what the user answered), but a sentence that rests on
+words only the assistant used (``core.learning.grounding``) is the assistant's line, not
+something learned about the user: it is dropped and the session recorded as empty.
 
 Done-marker. Whatever the outcome (a memory written, a duplicate skipped, nothing worth
 keeping), the stage writes one audit entry ``dream.distil`` naming the session, in the same
@@ -16,6 +19,7 @@ or garbled answer writes nothing, so the session is tried again next run.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -24,6 +28,7 @@ from sqlalchemy import func, select
 
 from core.consolidation.dedupe import CandidateMemory, DedupeUndecided, Deduplicator
 from core.consolidation.triage import ask_or_none, check_cancel, report_progress
+from core.learning.grounding import Said
 from core.learning.schemas import FactCategory, plain_text
 from core.llm.protocol import CancelToken, LLMProvider, Message
 from core.prompts import load_prompt
@@ -32,8 +37,13 @@ from core.storage.orm import AuditEntry, ChatSession, Interaction, Memory
 if TYPE_CHECKING:
     from core.app import Hearth
 
+log = logging.getLogger(__name__)
+
 SOURCE = "distil"
 AUDIT_ACTION = "dream.distil"
+RECHECK_ACTION = "dream.distil.recheck"
+RECHECK_REASON = ("It rested on what the assistant said, not on what you said (checked "
+                  "after an update). Restore it if it is right.")
 MIN_EXCHANGES = 2
 ANSWERED = ("completed", "stopped")
 TRANSCRIPT_CHARS = 8_000
@@ -56,9 +66,13 @@ class Distilled(BaseModel):
 def run(hearth: Hearth, provider: LLMProvider, *, progress: Progress | None = None,
         cancel: CancelToken | None = None) -> dict[str, int]:
     """Distil every eligible session; counts ``sessions``, ``distilled`` (memories written),
-    ``duplicates``, ``empty`` (nothing to keep), ``too_short`` and ``failed``."""
+    ``duplicates``, ``empty`` (nothing to keep), ``too_short``, ``ungrounded`` (a sentence
+    resting on the assistant's words, dropped: also recorded as nothing to keep) and
+    ``failed``; ``rechecked``: earlier distilled memories invalidated by the one-time check
+(``_recheck_earlier``)."""
     counts = {"sessions": 0, "distilled": 0, "duplicates": 0, "empty": 0, "too_short": 0,
-              "failed": 0}
+              "ungrounded": 0, "failed": 0}
+    counts["rechecked"] = _recheck_earlier(hearth)
     pending = _pending_sessions(hearth, counts)
     counts["sessions"] = len(pending)
     deduper = Deduplicator(hearth, provider)
@@ -90,15 +104,20 @@ def _pending_sessions(hearth: Hearth, counts: dict[str, int]) -> list[str]:
 
 def _distil_one(hearth: Hearth, provider: LLMProvider, deduper: Deduplicator,
                 session_id: str, counts: dict[str, int], cancel: CancelToken | None) -> None:
+    exchanges = _exchanges(hearth, session_id)
     messages = [Message("system", load_prompt("distil")),
-                Message("user", f"<transcript>\n{_transcript(hearth, session_id)}\n"
-                                f"</transcript>")]
+                Message("user", f"<transcript>\n{_transcript(exchanges)}\n</transcript>")]
     answer = ask_or_none(provider, messages, Distilled, DISTIL_MAX_TOKENS, cancel,
                          "Distilling sessions")
     if answer is None:
         counts["failed"] += 1
         return
     content = " ".join(answer.content.split())
+    taken = _rests_on_assistant(content, exchanges)
+    if taken:  # the assistant's words, not the user's: nothing is learned about the user
+        log.info("distil dropped a sentence resting on the assistant's words %s", taken)
+        content = ""
+        counts["ungrounded"] += 1
     decisions = []
     if content:
         candidate = CandidateMemory(content=content, source=SOURCE, session_id=session_id)
@@ -123,12 +142,50 @@ def _distil_one(hearth: Hearth, provider: LLMProvider, deduper: Deduplicator,
     counts[{"written": "distilled", "duplicate": "duplicates", "empty": "empty"}[outcome]] += 1
 
 
-def _transcript(hearth: Hearth, session_id: str) -> str:
-    """The session's answered exchanges, newest kept when it is longer than the budget."""
+def _recheck_earlier(hearth: Hearth) -> int:
+    """Once per data folder: the memories distil wrote before it checked its sentences
+    (``RECHECK_ACTION`` marks it done) are checked now; one resting on the assistant's
+    words is invalidated with a reason, never deleted, so the user can restore it from the
+    Memories view. Returns how many were invalidated."""
+    with hearth.storage.read() as session:
+        if session.scalar(select(AuditEntry.id).where(AuditEntry.action == RECHECK_ACTION)):
+            return 0
+        written = session.execute(select(Memory.id, Memory.content, Memory.session_id).where(
+            Memory.source == SOURCE, Memory.is_valid.is_(True),
+            Memory.session_id.is_not(None))).all()
+    if not written:  # nothing to check: the audit log records only a check that was made
+        return 0
+    wrong = [memory_id for memory_id, content, session_id in written
+             if _rests_on_assistant(content, _exchanges(hearth, session_id))]
+    with hearth.storage.write() as session:
+        for memory_id in wrong:
+            memory = session.get(Memory, memory_id)
+            if memory is not None:
+                memory.is_valid = False
+                memory.invalid_reason = RECHECK_REASON
+        session.add(AuditEntry(action=RECHECK_ACTION, actor="dream",
+                               arguments={"invalidated": wrong},
+                               result_summary=f"invalidated {len(wrong)}"))
+    return len(wrong)
+
+
+def _rests_on_assistant(content: str, exchanges: list[tuple[str, str | None]]) -> list[str]:
+    """The words of ``content`` that only the assistant used in these exchanges."""
+    return Said.of([user for user, _ in exchanges],
+                   [reply or "" for _, reply in exchanges]).assistant_only(content)
+
+
+def _exchanges(hearth: Hearth, session_id: str) -> list[tuple[str, str | None]]:
+    """The session's answered exchanges: (the user's message, the assistant's reply)."""
     with hearth.storage.read() as session:
         rows = session.execute(select(Interaction.user_message, Interaction.agent_response)
                                .where(Interaction.session_id == session_id,
                                       Interaction.status.in_(ANSWERED))
                                .order_by(Interaction.id)).all()
-    text = "\n".join(f"User: {user}\nAssistant: {reply}" for user, reply in rows)
+    return [(user, reply) for user, reply in rows]
+
+
+def _transcript(exchanges: list[tuple[str, str | None]]) -> str:
+    """The exchanges as text, newest kept when it is longer than the budget."""
+    text = "\n".join(f"User: {user}\nAssistant: {reply}" for user, reply in exchanges)
     return text[-TRANSCRIPT_CHARS:]

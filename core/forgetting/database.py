@@ -160,12 +160,13 @@ class Found:
     changes: dict[str, Any]
 
 
-def find(session: Session, redactor: Redactor) -> list[Found]:
-    """Every row of every place that holds one of the values (columns missing from an older
-    database are skipped)."""
+def find(session: Session, redactor: Redactor,
+         places: Sequence[Place] = PLACES) -> list[Found]:
+    """Every row of ``places`` (every place, unless told) that holds one of the values
+    (columns missing from an older database are skipped)."""
     present = inspect(session.connection())
     found: list[Found] = []
-    for place in PLACES:
+    for place in places:
         if not present.has_table(place.table):
             continue
         known = {column["name"] for column in present.get_columns(place.table)}

@@ -21,6 +21,9 @@ all call ``forget``. It:
 ``remove_from_backups(key)`` serves a later request ("remove it from backups too" after the
 fact is gone): the values are then read from the backups' own records of the fact.
 
+``delete_memories`` is the user's delete of memories (the Memories view, ``hearth memories
+delete``): the rows go (``core.forgetting.memories``), then steps 2 and 3 as for a fact.
+
 ``preview`` counts what a forget would change, without changing anything, so a
 confirmation can say it. Results are plain data: front ends get no database rows.
 """
@@ -28,7 +31,7 @@ confirmation can say it. Results are plain data: front ends get no database rows
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -38,9 +41,10 @@ from core.embedding import Embedder
 from core.errors import DatabaseLockedError, NotFoundError
 from core.facts import normalise_key
 from core.forgetting import backups
-from core.forgetting.database import Redactor, erase_fact, fact_values, find_elsewhere, redactor_for
-from core.forgetting.files import files_holding, mask_in_logs
+from core.forgetting.database import erase_fact, fact_values, find_elsewhere, redactor_for
+from core.forgetting.files import file_holds, files_holding, mask_in_logs
 from core.forgetting.matching import ValueMatcher
+from core.forgetting.memories import erase_memories
 from core.storage.port import StoragePort
 
 LOG_FILES = "log files"
@@ -98,6 +102,19 @@ class ForgetReport:
 
 
 @dataclass(frozen=True)
+class MemoryDeleteReport:
+    """What a user's delete of memories did: how many went, the traces of their words
+    redacted per kind of place (log files included), what is known of the database files,
+    and the backups taken before that still hold one of them (they are not rewritten)."""
+
+    deleted: int
+    places: Mapping[str, int]
+    files: FileCheck
+    backups: tuple[Path, ...] = ()
+    unmasked_logs: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
 class Forgotten:
     """A finished forget, and what the same user action can still do with it: remove the
     fact from the backups that hold it. The values live here, in memory, and nowhere else."""
@@ -152,10 +169,26 @@ class ForgetService:
             places[LOG_FILES] = masked
         report = ForgetReport(
             key, len(erasure.redactor.recorded), places,
-            erasure.redactor.searched_everywhere, self._erase_from_files(erasure.redactor),
+            erasure.redactor.searched_everywhere,
+            erase_from_files(self._storage, erasure.redactor.recorded),
             tuple(path for path in backups.database_copies(self._paths)
                   if backups.holds(path, key, values)), tuple(unmasked))
         return Forgotten(report, values)
+
+    def delete_memories(self, memory_ids: Sequence[int]) -> MemoryDeleteReport:
+        """Delete the memories ``memory_ids`` for good: the rows, their index entries,
+        vectors and links, the traces of their words (``core.forgetting.memories``), then
+        their bytes from the database files and the logs. NotFoundError (nothing deleted)
+        if one of them does not exist."""
+        erasure = erase_memories(self._storage, memory_ids)
+        places = dict(erasure.places)
+        masked, unmasked = mask_in_logs(self._paths.home / "logs", erasure.matcher)
+        if masked:
+            places[LOG_FILES] = masked
+        files = erase_from_files(self._storage, erasure.matcher)
+        held = tuple(path for path in backups.database_copies(self._paths)
+                     if erasure.matcher.verifiable and file_holds(path, erasure.matcher))
+        return MemoryDeleteReport(erasure.deleted, places, files, held, tuple(unmasked))
 
     def remove_from_backups(self, key: str) -> tuple[backups.BackupRewrite, ...]:
         """Rewrite the backups that still hold the fact ``key`` without it, once the fact is
@@ -172,24 +205,26 @@ class ForgetService:
         return tuple(backups.rewrite(path, key, values) for path in copies
                      if backups.holds(path, key, values))
 
-    def _erase_from_files(self, redactor: Redactor) -> FileCheck:
-        """Step 2 of the module docstring."""
-        database = self._storage.path
-        if database is None:
-            return FileCheck.IN_MEMORY
-        matcher = redactor.recorded
-        files = [database, database.with_name(database.name + "-wal")]
-        try:
-            emptied = self._storage.erase_deleted()
-            if matcher.verifiable and not files_holding(files, matcher):
-                return FileCheck.VERIFIED if emptied else FileCheck.IN_USE
-            if not self._storage.erase_deleted(compact=True):
-                return FileCheck.IN_USE
-        except DatabaseLockedError:  # the forget is committed; only the cleaning waits
-            return FileCheck.IN_USE
+
+def erase_from_files(storage: StoragePort, matcher: ValueMatcher) -> FileCheck:
+    """Step 2 of the module docstring: empty the indexes' and the log's old copies, search
+    the files for ``matcher``'s values and rebuild the database if one is still found (or
+    cannot be searched for)."""
+    database = storage.path
+    if database is None:
+        return FileCheck.IN_MEMORY
+    files = [database, database.with_name(database.name + "-wal")]
+    try:
+        emptied = storage.erase_deleted()
         if matcher.verifiable and not files_holding(files, matcher):
-            return FileCheck.VERIFIED
-        return FileCheck.COMPACTED
+            return FileCheck.VERIFIED if emptied else FileCheck.IN_USE
+        if not storage.erase_deleted(compact=True):
+            return FileCheck.IN_USE
+    except DatabaseLockedError:  # the delete is committed; only the cleaning waits
+        return FileCheck.IN_USE
+    if matcher.verifiable and not files_holding(files, matcher):
+        return FileCheck.VERIFIED
+    return FileCheck.COMPACTED
 
 
 def _unknown(key: str) -> NotFoundError:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from core.forgetting.backups import BackupRewrite
 from core.forgetting.matching import MIN_DISTINCTIVE_CHARS, PLACEHOLDER
-from core.forgetting.service import FileCheck, ForgetPreview, ForgetReport
+from core.forgetting.service import FileCheck, ForgetPreview, ForgetReport, MemoryDeleteReport
 
 FILES = {
     FileCheck.VERIFIED: "The database files were searched byte by byte: no copy is left.",
@@ -76,3 +76,22 @@ def unmasked(report: ForgetReport) -> list[str]:
     """The log files that could not be rewritten, which may still hold it."""
     return [f"Could not rewrite {path} (see the log); it may still hold it."
             for path in report.unmasked_logs]
+
+
+def memories_deleted(report: MemoryDeleteReport) -> list[str]:
+    """What a user's delete of memories did, in the same sentences everywhere."""
+    count = report.deleted
+    lines = [f"Deleted {count} memor{'y' if count == 1 else 'ies'}."]
+    if report.places:
+        total = sum(report.places.values())
+        lines.append(f"Copies of {'its' if count == 1 else 'their'} words were replaced by "
+                     f"“{PLACEHOLDER}” in {total} place{'s' if total != 1 else ''}: "
+                     f"{places_list(report.places)}.")
+    lines.append(FILES[report.files])
+    lines += [f"Could not rewrite {path} (see the log); it may still hold "
+              f"{'it' if count == 1 else 'them'}." for path in report.unmasked_logs]
+    if report.backups:
+        held = len(report.backups)
+        lines.append(f"{held} backup{'s' if held > 1 else ''} taken before still "
+                     f"hold{'s' if held == 1 else ''} {'it' if count == 1 else 'them'}.")
+    return [line for line in lines if line]

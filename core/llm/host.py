@@ -3,16 +3,19 @@
 The address is normalised the way Ollama itself reads ``OLLAMA_HOST`` (Go ``envconfig.Host``
 and the Python client's ``_parse_host``), so a value that works for ``ollama list`` works
 for Hearth too: no scheme means ``http`` and port 11434; an explicit ``http://`` or
-``https://`` without a port means 80 or 443; a bare ``:PORT`` means loopback. Two
+``https://`` without a port means 80 or 443; a bare ``:PORT`` means loopback. Three
 deliberate differences: the wildcard addresses a *server* binds to (``0.0.0.0``, ``::``) are
-turned into loopback, because a client cannot meaningfully connect to "any address"; and a
-malformed port is an error naming the setting, where Ollama would quietly use its default.
+turned into loopback, because a client cannot meaningfully connect to "any address"; a
+malformed port is an error naming the setting, where Ollama would quietly use its default;
+and so is a host that cannot be a computer's name ("not a url"), which Ollama's client
+would only fail to connect to.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from urllib.parse import urlsplit
 
 from core.errors import InvalidInputError
@@ -20,6 +23,9 @@ from core.errors import InvalidInputError
 DEFAULT_OLLAMA_PORT = 11434
 DEFAULT_OLLAMA_HOST = f"http://127.0.0.1:{DEFAULT_OLLAMA_PORT}"
 _SCHEME_PORTS = {"http": 80, "https": 443}
+_HOST_NAME = re.compile(r"[\w.-]+|[0-9a-f:.]+(%\w+)?", re.IGNORECASE)
+"""A host name (letters of any script, digits, dots, hyphens) or an IPv6 literal: what is
+left of "not a url" after ``urlsplit`` ("not a url", with its spaces) is neither."""
 
 
 def resolve_ollama_host(configured: str | None) -> str:
@@ -53,6 +59,9 @@ def normalise_ollama_host(raw: str, *, source: str = "the Ollama address") -> st
         port = parts.port or default_port
     except ValueError as exc:  # urlsplit raises on a non-numeric or out-of-range port
         raise _invalid(raw, source, "the port is not a number from 0 to 65535") from exc
+    if parts.hostname and not _HOST_NAME.fullmatch(parts.hostname):
+        raise _invalid(raw, source, "it is not a computer's name or IP address (those have "
+                                    "no spaces and only letters, digits, dots and hyphens)")
     host = _client_host(parts.hostname or "127.0.0.1")
     path = parts.path.strip("/")
     return f"{scheme}://{host}:{port}" + (f"/{path}" if path else "")

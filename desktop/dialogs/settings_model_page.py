@@ -3,7 +3,9 @@ embedded model), the Ollama address and model with the list of installed models 
 that address, pulling another model, and the embedded model's GGUF file.
 
 The installed models are read from the address in the field, not the saved one, so the
-user can check a new address before saving it. Saving a different provider, address or
+user can check a new address before saving it; a click on one picks it. When Ollama runs
+without the chosen model, the tab says so and offers what this window can do (pick an
+installed one, or Pull), and that Automatic answers with the embedded model until then. Saving a different provider, address or
 model rebuilds the assistant (``AppContext.save_settings``) without a restart.
 """
 
@@ -118,7 +120,8 @@ class ModelSection(SettingsSection):
         self.table.setMinimumHeight(header.sizeHint().height()
                                     + TABLE_ROWS_SHOWN * self.table.verticalHeader()
                                     .defaultSectionSize() + 4)
-        self.table.activated.connect(self._use_row)
+        self.table.clicked.connect(self._use_row)  # a click picks it, as in any list
+        self.table.activated.connect(self._use_row)  # and Enter
         form.addRow("Installed:", self.table)
         self.puller = ModelPullWidget(self.ctx, self.tasks, self._typed_host)
         self.puller.pulled.connect(self._pulled)
@@ -202,13 +205,17 @@ class ModelSection(SettingsSection):
     def _surveyed(self, survey: OllamaSurvey) -> None:
         self.check_button.setEnabled(True)
         self.set_error("ollama_host", "")
-        if survey.running:
+        if not survey.running:
+            show_status(self.ollama_state, survey.detail, ok=False)
+        elif survey.has_model:
             count = len(survey.models)
             listed = f"{count} model{'s' if count != 1 else ''} installed."
-            show_status(self.ollama_state, f"{survey.detail.rstrip('.')}. {listed}",
-                        ok=True if survey.has_model else None)
+            show_status(self.ollama_state, f"{survey.detail.rstrip('.')}. {listed}", ok=True)
         else:
-            show_status(self.ollama_state, survey.detail, ok=False)
+            wanted = self.model.currentText().strip() or self.ctx.settings.ollama_model
+            self.puller.set_name(wanted)
+            show_status(self.ollama_state, missing_model(
+                wanted, len(survey.models), automatic=self.provider.currentData() == "auto"))
         self.installed.set_models(survey.models)
         typed = self.model.currentText()
         self.model.clear()
@@ -245,3 +252,15 @@ class ModelSection(SettingsSection):
         chosen = self.provider.currentData()
         self.ollama_box.setEnabled(chosen != "embedded")
         self.embedded_box.setEnabled(chosen != "ollama")
+
+
+def missing_model(model: str, installed: int, *, automatic: bool) -> str:
+    """Ollama runs without ``model``: what that means and what to do, in this window (the
+    Pull button below, or a click on an installed model), never a terminal command."""
+    if installed:
+        choice = (f"Click one of the {installed} installed model{'s' if installed != 1 else ''}"
+                  f" below to use it, or pull {model}.")
+    else:
+        choice = f"No model is installed yet: pull {model} below (or type another name)."
+    fallback = " Until then, Automatic answers with the embedded model." if automatic else ""
+    return f"Ollama is running, but {model} is not installed. {choice}{fallback}"

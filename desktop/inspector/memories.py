@@ -1,10 +1,17 @@
 """Memories: search what Hearth remembers (hybrid recall, with each result's score and the
 signals behind it) or browse it newest first, under filters; inspect one memory's
-provenance, edges and supersede chain; invalidate, restore or pin it.
+provenance, edges and supersede chain; invalidate, restore or pin it; delete memories for
+good (several at once: the list selects with Shift and Ctrl).
+
+The list shows the memory's text, and, for a search, how it was found; the columns with
+the internals (type, tier, namespace, strength) are hidden until asked for from the
+header's context menu, so the text has the room. The detail pane follows the list: when the
+memory it shows leaves the list (another search, another filter) or nothing is selected any
+more, it clears and its buttons go grey.
 
 Keyboard: Ctrl+F searches, Escape clears the search, Enter searches at once; in the list,
-Delete invalidates the selected memory (after asking why). Links in the detail pane (edges,
-the chain) are followed with Enter or a click.
+Delete deletes the selected memories (after asking). Links in the detail pane (related
+memories, the chain, "Details") are followed with Enter or a click.
 """
 
 from __future__ import annotations
@@ -12,13 +19,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
+from PySide6.QtCore import QItemSelectionModel, QPoint, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QHBoxLayout,
     QInputDialog,
     QLabel,
     QLineEdit,
+    QMenu,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -26,15 +35,24 @@ from PySide6.QtWidgets import (
 )
 
 from core.errors import InvalidInputError
+from core.forgetting import wording
+from core.forgetting.service import MemoryDeleteReport
 from core.storage.orm import MemoryTier
 from core.views import memory_browse, memory_detail
 from core.views.memory_browse import Cursor, MemoryFilter, MemoryRow
 from core.views.memory_detail import MemoryDetail
 from desktop.context import AppContext
+from desktop.inspector import confirm
 from desktop.inspector.base import InspectorPage
 from desktop.inspector.memory_detail import MemoryDetailPane
 from desktop.inspector.memory_filters import MemoryFilterBar
-from desktop.inspector.memory_table import FIT_TO_CONTENTS, SEARCH_ONLY, MemoryTableModel
+from desktop.inspector.memory_table import (
+    COLUMNS,
+    FIT_TO_CONTENTS,
+    HIDDEN_AT_FIRST,
+    SEARCH_ONLY,
+    MemoryTableModel,
+)
 from desktop.inspector.table import make_table_view
 from desktop.workers import Task
 
@@ -70,6 +88,10 @@ class MemoriesPage(InspectorPage):
         self._shown_filter = MemoryFilter()
         """The filter of the rows shown: further pages are read under it, not under
         controls the user may be changing."""
+        self._shown_query: str | None = None
+        self._searching = False
+        self._hidden_columns = set(HIDDEN_AT_FIRST)
+        """Columns the user has not asked for (the header's context menu)."""
         self.search_box = QLineEdit()
         self.search_box.setPlaceholderText("Search memories by words and meaning (Ctrl+F); "
                                            "empty lists the newest first")
@@ -103,16 +125,19 @@ class MemoriesPage(InspectorPage):
         self._reload_timer.timeout.connect(self.reload)
         self.model.more_wanted.connect(self._fetch_more)
         self.view.selectionModel().currentRowChanged.connect(self._current_changed)
+        self.view.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.view.horizontalHeader().customContextMenuRequested.connect(self._column_menu)
         self.detail_pane.jump.connect(self.show_memory)
         self.detail_pane.invalidate_requested.connect(self.invalidate)
         self.detail_pane.restore_requested.connect(self.restore)
         self.detail_pane.pin_requested.connect(self.pin)
+        self.detail_pane.delete_requested.connect(self.delete_selected)
         ctx.hub.run_finished.connect(lambda _kind, _report: self.refresh())
         QShortcut(QKeySequence.StandardKey.Find, self, self._focus_search,
                   context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self.search_box, self.search_box.clear,
                   context=Qt.ShortcutContext.WidgetShortcut)
-        QShortcut(QKeySequence.StandardKey.Delete, self.view, self._invalidate_selected,
+        QShortcut(QKeySequence.StandardKey.Delete, self.view, self.delete_selected,
                   context=Qt.ShortcutContext.WidgetShortcut)
 
     # --- loading the list ----------------------------------------------------------------------
@@ -151,12 +176,14 @@ class MemoriesPage(InspectorPage):
 
     def show_loaded(self, result: Listing) -> None:
         self._list_generation += 1
-        self._shown_filter = result.memory_filter
+        another_list = (result.query, result.memory_filter) != (self._shown_query,
+                                                                self._shown_filter)
+        self._shown_filter, self._shown_query = result.memory_filter, result.query
+        self._searching = bool(result.query)
         keep = self.selected()
         self.filters.set_namespaces(result.namespaces)
         self.model.show(result.rows, result.next_page)
-        for column in SEARCH_ONLY:
-            self.view.setColumnHidden(column, not result.query)
+        self._show_columns()
         for column in FIT_TO_CONTENTS:
             self.view.resizeColumnToContents(column)
         if result.query:
@@ -166,7 +193,11 @@ class MemoriesPage(InspectorPage):
             self.summary.setText(f"{result.total:,} memor{'y' if result.total == 1 else 'ies'}")
         if keep is not None and self.select(keep.id):
             return
-        if self.detail_pane.detail is not None:  # still shown: show its new state
+        if self.detail_pane.detail is None:
+            return
+        if another_list:  # the user looked for something else: it is no longer asked for
+            self._clear_detail()
+        else:  # the same list after a change (invalidated, say): show its new state
             self._load_detail(self.detail_pane.detail.id)
 
     def _fetch_more(self, after: Cursor) -> None:
@@ -211,9 +242,27 @@ class MemoriesPage(InspectorPage):
             self.view.selectionModel().clearSelection()
             self._load_detail(memory_id)
 
+    def selected_ids(self) -> list[int]:
+        """The memories Delete acts on: the selected rows, else the one shown alone."""
+        rows = sorted(index.row() for index in self.view.selectionModel().selectedRows())
+        if rows:
+            return [self.model.record(row).id for row in rows]
+        return [self.detail_pane.detail.id] if self.detail_pane.detail is not None else []
+
     def _current_changed(self, current, _previous) -> None:  # noqa: ANN001
         if current.isValid():
             self._load_detail(self.model.record(current.row()).id)
+
+    def _selection_changed(self, *_args: object) -> None:
+        if not self.view.selectionModel().hasSelection():
+            shown = self.detail_pane.detail
+            if shown is not None and self.model.row_of(shown.id) is not None:
+                self._clear_detail()  # the selection went: so does what it showed
+        self.detail_pane.set_delete_count(len(self.selected_ids()))
+
+    def _clear_detail(self) -> None:
+        self._detail_generation += 1  # a detail still loading is not shown either
+        self.detail_pane.show_detail(None)
 
     def _load_detail(self, memory_id: int) -> None:
         self._detail_generation += 1
@@ -225,6 +274,7 @@ class MemoriesPage(InspectorPage):
         def shown(detail: MemoryDetail) -> None:
             if generation == self._detail_generation:
                 self.detail_pane.show_detail(detail, row)
+                self.detail_pane.set_delete_count(len(self.selected_ids()))
 
         self.run("Loading a memory",
                  lambda _task: memory_detail.memory_detail(storage, memory_id), shown)
@@ -258,19 +308,72 @@ class MemoriesPage(InspectorPage):
                     lambda: memories.set_tier(memory_id, MemoryTier.CORE.value),
                     lambda _m: f"Memory #{memory_id} is now always kept in mind.")
 
-    def _invalidate_selected(self) -> None:
-        row = self.selected()
-        if row is not None and row.state == memory_browse.Validity.VALID.value:
-            self.invalidate(row.id)
+    def delete_selected(self) -> Task | None:
+        """Delete the selected memories for good, after asking (``ForgetService``); the
+        pane clears at once if it showed one of them."""
+        ids = self.selected_ids()
+        if not ids or not confirm.ask(self, "Delete memories", _delete_question(
+                ids, self.detail_pane.detail)):
+            return None
+        if self.detail_pane.detail is not None and self.detail_pane.detail.id in ids:
+            self._clear_detail()
+        forgetting = self.ctx.hearth.forgetting
+        return self.change("Deleting memories", lambda: forgetting.delete_memories(ids),
+                           _deleted)
 
     # --- widgets -------------------------------------------------------------------------------
 
     def _make_view(self) -> QTableView:
         view = make_table_view(self.model, 1, fit_to_contents=False)
-        for column in SEARCH_ONLY:
+        view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        view.horizontalHeader().setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        for column in (*SEARCH_ONLY, *HIDDEN_AT_FIRST):
             view.setColumnHidden(column, True)
         return view
+
+    def _show_columns(self) -> None:
+        for column in range(len(COLUMNS)):
+            hidden = ((column in SEARCH_ONLY and not self._searching)
+                      or column in self._hidden_columns)
+            self.view.setColumnHidden(column, hidden)
+
+    def _column_menu(self, position: QPoint) -> None:
+        """Show or hide the columns with the internals (the text column always shows)."""
+        menu = QMenu(self)
+        for column, spec in enumerate(COLUMNS):
+            if column == 1 or (column in SEARCH_ONLY and not self._searching):
+                continue
+            action = menu.addAction(spec.title)
+            action.setCheckable(True)
+            action.setChecked(column not in self._hidden_columns)
+            action.toggled.connect(lambda on, c=column: self.set_column_shown(c, on))
+        menu.popup(self.view.horizontalHeader().mapToGlobal(position))
+
+    def set_column_shown(self, column: int, shown: bool) -> None:
+        (self._hidden_columns.discard if shown else self._hidden_columns.add)(column)
+        self._show_columns()
+        if shown:
+            self.view.resizeColumnToContents(column)
 
     def _focus_search(self) -> None:
         self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.search_box.selectAll()
+
+
+def _delete_question(ids: list[int], shown: MemoryDetail | None) -> str:
+    """The confirmation's sentence: what goes, that it cannot come back, and the other way."""
+    if len(ids) == 1:
+        quoted = ""
+        if shown is not None and shown.id == ids[0]:
+            flat = " ".join(shown.content.split())
+            quoted = f" “{flat if len(flat) <= 120 else flat[:119] + '…'}”"
+        what, its = f"Delete memory #{ids[0]}{quoted} for good?", "Its"
+    else:
+        what, its = f"Delete these {len(ids)} memories for good?", "Their"
+    return (f"{what}\n\n{its} words, links and place in search are removed from this "
+            "computer and cannot be brought back. To keep a memory but stop Hearth using "
+            "it, choose Invalidate instead.")
+
+
+def _deleted(report: MemoryDeleteReport) -> str:
+    return " ".join(wording.memories_deleted(report))

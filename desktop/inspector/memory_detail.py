@@ -1,30 +1,49 @@
-"""The pane beside the memory list: one memory's content, metadata, provenance, edges and
-supersede chain, the signals that ranked it (for a search result), and the actions on it.
+"""The pane beside the memory list: one memory in plain words (what it says, whether it is
+used, where it came from, what replaced it), the internals one click away behind "Details"
+(its type, tier, scores, ids, origin and the links' kinds and weights), and the actions.
 
 Rendered as rich text in a ``QTextBrowser``: it takes the palette's colours (so it reads in
-light and dark themes), scrolls as one page, and its links (other memories) are reachable
-with Tab and followed with Enter as well as by clicking. A link asks the page to jump there.
+light and dark themes), scrolls as one page, and its links (other memories, the "Details"
+disclosure) are reachable with Tab and followed with Enter as well as by clicking. A link
+to a memory asks the page to jump there.
 """
 
 from __future__ import annotations
 
-import json
 from html import escape
 from typing import Any
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
+from core.memories import said_by_assistant
 from core.storage.orm import MemoryTier
 from core.views.memory_browse import MemoryRow, Validity
 from core.views.memory_detail import ChainLink, Edge, MemoryDetail, MemoryRef
 from desktop.inspector.formatting import local_time
-from desktop.inspector.memory_signals import describe_signals
+from desktop.inspector.memory_signals import Signals, describe_signals
 
 LINK_SCHEME = "memory"
+DETAILS_LINK = "details:toggle"
 PREVIEW_CHARS = 90
-"""Of another memory's text in an edge or chain line (its own pane shows all of it)."""
+"""Of another memory's text in a link or chain line (its own pane shows all of it)."""
 EMPTY = "Select a memory to see where it came from, what it is linked to and what replaced it."
+SOURCES = {
+    "import": "an imported conversation",
+    "distil": "a chat, summed up after it ended",
+    "merge": "several similar memories, merged into one",
+    "processor": "what Hearth noted during your chats",
+    "session_close": "a chat, when it ended",
+    "chat": "a chat",
+    "conversation": "a chat",
+    "tool": "a chat",
+    "extraction": "a chat",
+    "explicit_rule": "something you said in a chat",
+    "reflection": "Hearth's reflection on your chats",
+    "agent": "the assistant",
+    "user": "you",
+}
+"""Where a memory came from, by its ``source``, in words (others are shown as they are)."""
 
 
 def _preview(text: str) -> str:
@@ -33,7 +52,7 @@ def _preview(text: str) -> str:
 
 
 def _link(ref: MemoryRef) -> str:
-    state = "" if ref.state == Validity.VALID.value else f" <i>({escape(ref.state)})</i>"
+    state = "" if ref.state == Validity.VALID.value else f" <i>({escape(_state_word(ref.state))})</i>"
     return (f'<a href="{LINK_SCHEME}:{ref.id}">#{ref.id}</a> {escape(_preview(ref.content))}'
             f"{state}")
 
@@ -45,6 +64,34 @@ def _rows(pairs: list[tuple[str, Any]]) -> str:
     return f"<table cellspacing='0' cellpadding='1'>{cells}</table>"
 
 
+def _state_word(state: str) -> str:
+    return {Validity.VALID.value: "in use", Validity.INVALID.value: "marked wrong",
+            Validity.SUPERSEDED.value: "replaced"}.get(state, state)
+
+
+def _state(detail: MemoryDetail) -> str:
+    """Whether the assistant uses it, in words."""
+    if detail.state == Validity.INVALID.value:
+        reason = f": {detail.invalid_reason}" if detail.invalid_reason else ""
+        return f"Marked wrong{reason}. Not used in replies."
+    if detail.state == Validity.SUPERSEDED.value:
+        return "Replaced by a newer memory. Not used in replies."
+    if detail.tier == MemoryTier.CORE.value:
+        return "Always kept in mind, for every reply."
+    return "Used in replies when it is relevant."
+
+
+def _speaker(detail: MemoryDetail) -> str | None:
+    """Who said an imported turn; the assistant's own line is told apart from the user's."""
+    if said_by_assistant(detail.origin):
+        return "the assistant: its reply, kept as part of the conversation, not as " \
+               "something known about you"
+    speaker = detail.origin.get("speaker")
+    if not isinstance(speaker, str):
+        return None
+    return "you" if speaker.strip().casefold() == "user" else speaker
+
+
 def _uses(detail: MemoryDetail) -> str:
     if not detail.access_count:
         return "never recalled into a reply"
@@ -52,9 +99,22 @@ def _uses(detail: MemoryDetail) -> str:
     return f"{times}, last {local_time(detail.last_accessed_at)}"
 
 
+def _found_by(signals: Signals) -> str:
+    """How a search found it, without the scoring terms (those are in the details)."""
+    ways = [word for key, word in (("text", "its words"), ("vector", "its meaning"),
+                                   ("context", "the turn next to it"),
+                                   ("summary", "its summary"), ("graph", "a linked memory"),
+                                   ("metadata", "your question's date or kind"))
+            if key in signals]
+    if not ways:
+        return ""
+    listed = ways[0] if len(ways) == 1 else ", ".join(ways[:-1]) + " and " + ways[-1]
+    return f"Found by {listed}."
+
+
 def _edge_line(edge: Edge) -> str:
-    """``knn 0.71 → #7 …``: the arrow says which way the edge points (a summary points
-    at its sources)."""
+    """``knn 0.71 → #7 …``: the arrow says which way the link points (a summary points at
+    its sources)."""
     arrow = "→" if edge.outgoing else "←"
     return (f"<li><b>{escape(edge.kind)}</b> {edge.weight:.2f} {arrow} "
             f"{_link(edge.other)}</li>")
@@ -68,25 +128,39 @@ def _chain(title: str, links: list[ChainLink]) -> str:
     return f"<h4>{escape(title)}</h4><ul>{items}</ul>"
 
 
-def render(detail: MemoryDetail, row: MemoryRow | None = None) -> str:
-    """The pane's HTML for a memory; ``row`` adds the search signals when it is a result."""
-    state = detail.state
-    if detail.invalid_reason:
-        state += f": {detail.invalid_reason}"
+def _plain(detail: MemoryDetail, row: MemoryRow | None) -> list[str]:
+    """What a person asks first: what it says, whether it is used, where it came from."""
     parts = [f"<h3>Memory #{detail.id}</h3>"]
     if row is not None and row.excerpt:
         parts.append(f"<p><b>The part that matched:</b></p>"
                      f"<p style='white-space: pre-wrap'>… {escape(row.excerpt)} …</p>"
                      f"<h4>All of it</h4>")
     parts += [f"<p style='white-space: pre-wrap'>{escape(detail.content)}</p>",
-             _rows([("State", state), ("Type", detail.memory_type), ("Tier", detail.tier),
-                    ("Namespace", detail.namespace), ("Category", detail.category),
-                    ("Priority", detail.priority), ("Tags", ", ".join(detail.tags)),
+              _rows([("Status", _state(detail)),
+                     ("Came from", SOURCES.get(detail.source, detail.source)),
+                     ("Said by", _speaker(detail)),
+                     ("About", detail.category if detail.category != "general" else None),
+                     ("Tags", ", ".join(detail.tags)),
+                     ("Dated", local_time(detail.created_at)),
+                     ("Recalled", _uses(detail))])]
+    if row is not None and row.score is not None:
+        parts.append(f"<p>{escape(_found_by(row.signals))}</p>")
+    others = list({edge.other.id: edge.other for edge in detail.edges}.values())
+    if others:  # a link both ways is one relation to a person
+        related = "".join(f"<li>{_link(other)}</li>" for other in others)
+        parts.append(f"<h4>Related memories ({len(others)})</h4><ul>{related}</ul>")
+    parts.append(_chain("Replaced by (newer)", detail.replaced_by))
+    parts.append(_chain("Replaced (older)", detail.replaced))
+    return parts
+
+
+def _details(detail: MemoryDetail, row: MemoryRow | None) -> list[str]:
+    """The internals, for whoever wants to know how Hearth files and ranks it."""
+    parts = [_rows([("Type", detail.memory_type), ("Tier", detail.tier),
+                    ("Namespace", detail.namespace), ("Priority", detail.priority),
                     ("Importance", f"{detail.importance:.2f}"),
                     ("Strength", f"{detail.strength:.2f}"),
                     ("Freshness", f"{detail.freshness:.2f}"),
-                    ("Used", _uses(detail)),
-                    ("Created", local_time(detail.created_at)),
                     ("Updated", local_time(detail.updated_at))])]
     if detail.entities:
         parts.append(_rows([(kind, ", ".join(names)) for kind, names
@@ -94,34 +168,51 @@ def render(detail: MemoryDetail, row: MemoryRow | None = None) -> str:
     if row is not None and row.score is not None:
         lines = "".join(f"<li>{escape(line)}</li>" for line in describe_signals(row.signals))
         parts.append(f"<h4>Why it matched (score {row.score:.3f})</h4><ul>{lines}</ul>")
+    origin = [(str(key).replace("_", " ").capitalize(),
+               ", ".join(map(str, value)) if isinstance(value, list) else value)
+              for key, value in sorted(detail.origin.items())
+              if key != "turn_id" and isinstance(value, (str, int, float, list))]
     parts.append("<h4>Provenance</h4>")
-    origin = {k: v for k, v in detail.origin.items() if k != "turn_id"}
     parts.append(_rows([("Source", detail.source), ("Turn", detail.turn_id),
                         ("External id", detail.external_id), ("Session", detail.session_id),
                         ("Exchange", detail.interaction_id), ("Event", detail.event_id),
-                        ("Origin", json.dumps(origin, ensure_ascii=False) if origin else None),
-                        ("Embedded by", detail.embedding_model)]))
-    parts.append(f"<h4>Edges ({len(detail.edges)})</h4>")
-    parts.append("<ul>" + "".join(_edge_line(edge) for edge in detail.edges) + "</ul>"
-                 if detail.edges else "<p>No links to other memories yet (the dream cycle "
-                                      "draws them).</p>")
-    parts.append(_chain("Replaced by (newer)", detail.replaced_by))
-    parts.append(_chain("Replaced (older)", detail.replaced))
+                        *origin, ("Embedded by", detail.embedding_model)]))
+    if detail.edges:
+        parts.append(f"<h4>Links ({len(detail.edges)})</h4><ul>"
+                     + "".join(_edge_line(edge) for edge in detail.edges) + "</ul>")
+    else:
+        parts.append("<p>No links to other memories yet (the nightly review draws them).</p>")
+    return parts
+
+
+def render(detail: MemoryDetail, row: MemoryRow | None = None, *,
+           details: bool = False) -> str:
+    """The pane's HTML for a memory; ``row`` adds how a search found it; ``details`` opens
+    the disclosure with the internals."""
+    parts = _plain(detail, row)
+    toggle = "▾ Hide details" if details else "▸ Details"
+    parts.append(f'<p><a href="{DETAILS_LINK}">{toggle}</a></p>')
+    if details:
+        parts += _details(detail, row)
     return "".join(parts)
 
 
 class MemoryDetailPane(QWidget):
     """Shows one memory; asks the page to act on it through signals (the page runs the
-    change in the background and reloads)."""
+    change in the background and reloads). Delete acts on every selected row: the page
+    says how many with ``set_delete_count``."""
 
     jump = Signal(int)
     invalidate_requested = Signal(int)
     restore_requested = Signal(int)
     pin_requested = Signal(int)
+    delete_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.detail: MemoryDetail | None = None
+        self._row: MemoryRow | None = None
+        self.details_shown = False
         self.browser = QTextBrowser()
         self.browser.setOpenLinks(False)
         self.browser.anchorClicked.connect(self._follow)
@@ -135,6 +226,10 @@ class MemoryDetailPane(QWidget):
         self.pin_button = QPushButton("&Always keep in mind")
         self.pin_button.setToolTip("Hearth will have this memory in mind for every reply "
                                    "(it moves to the core tier)")
+        self.delete_button = QPushButton("&Delete…")
+        self.delete_button.setToolTip("Delete the selected memories for good (Delete key); "
+                                      "to keep a wrong one but stop its use, invalidate it")
+        self.delete_button.clicked.connect(self.delete_requested)
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
         for button, signal in ((self.invalidate_button, self.invalidate_requested),
@@ -142,6 +237,7 @@ class MemoryDetailPane(QWidget):
                                (self.pin_button, self.pin_requested)):
             button.clicked.connect(lambda _checked=False, s=signal: self._request(s))
             buttons.addWidget(button)
+        buttons.addWidget(self.delete_button)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -151,27 +247,43 @@ class MemoryDetailPane(QWidget):
         self.show_detail(None)
 
     def show_detail(self, detail: MemoryDetail | None, row: MemoryRow | None = None) -> None:
-        """Show ``detail`` (None: nothing selected). Showing the same memory again (after
-        an action) keeps the scroll position; another memory starts at the top."""
+        """Show ``detail`` (None: nothing selected, every action disabled). Showing the same
+        memory again (after an action) keeps the scroll position; another memory starts at
+        the top."""
         same = detail is not None and self.detail is not None and self.detail.id == detail.id
-        self.detail = detail
+        self.detail, self._row = detail, row
         self.placeholder.setVisible(detail is None)
         self.browser.setVisible(detail is not None)
         if detail is None:
             self.browser.clear()
         else:
             position = self.browser.verticalScrollBar().value() if same else 0
-            self.browser.setHtml(render(detail, row))
+            self.browser.setHtml(render(detail, row, details=self.details_shown))
             self.browser.verticalScrollBar().setValue(position)
         valid = detail is not None and detail.state == Validity.VALID.value
         self.invalidate_button.setEnabled(valid)
         self.restore_button.setEnabled(detail is not None and not valid)
         self.pin_button.setEnabled(detail is not None and detail.tier != MemoryTier.CORE.value)
+        if detail is None:
+            self.set_delete_count(0)
+
+    def set_delete_count(self, count: int) -> None:
+        """How many memories Delete would delete (the selected rows, or the one shown)."""
+        self.delete_button.setEnabled(count > 0)
+        self.delete_button.setText("&Delete…" if count <= 1 else f"&Delete {count}…")
+
+    def toggle_details(self) -> None:
+        """Open or close the internals; the choice stays for the next memory shown."""
+        self.details_shown = not self.details_shown
+        if self.detail is not None:
+            self.show_detail(self.detail, self._row)
 
     def _request(self, signal: Signal) -> None:
         if self.detail is not None:
             signal.emit(self.detail.id)  # type: ignore[attr-defined]
 
     def _follow(self, url: QUrl) -> None:
-        if url.scheme() == LINK_SCHEME and url.path().isdigit():
+        if url.toString() == DETAILS_LINK:
+            self.toggle_details()
+        elif url.scheme() == LINK_SCHEME and url.path().isdigit():
             self.jump.emit(int(url.path()))

@@ -44,6 +44,9 @@ COLUMNS: tuple[Column[MemoryRow], ...] = (
 SEARCH_ONLY = (0, 2)
 """Columns shown for search results only (score and signals)."""
 NUMERIC = (0, 7)
+HIDDEN_AT_FIRST = (3, 4, 5, 7)
+"""Type, tier, namespace and strength: internals the detail pane's "Details" also shows;
+the list gives their room to the text until the user asks for them (header menu)."""
 FIT_TO_CONTENTS = (0, 3, 4, 6, 7, 8)
 """Short columns sized to what a load brought (once per load, not per row added)."""
 

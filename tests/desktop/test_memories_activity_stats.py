@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 from support.qt_waits import wait_idle
 import pytest
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import QItemSelectionModel, Qt, QUrl
 from PySide6.QtWidgets import QInputDialog
 
 from core.app import Hearth
@@ -18,8 +18,10 @@ from core.learning.events import add_event
 from core.recall import RecallQuery
 from core.views import memory_browse
 from desktop.context import AppContext
+from desktop.inspector import confirm
 from desktop.inspector.activity import ActivityPage
 from desktop.inspector.memories import MemoriesPage
+from desktop.inspector.memory_detail import DETAILS_LINK
 from desktop.inspector.stats import StatsPage
 from desktop.registry import PAGES
 from support.scripted_llm import ScriptedLLM, failing
@@ -79,8 +81,11 @@ def test_search_shows_scored_results_with_their_signals(qtbot, ctx: AppContext,
     assert "words #1" in page.model.index(0, 2).data()
     page.select(seeded.cello)
     wait_idle(qtbot, ctx)
-    html = page.detail_pane.browser.toPlainText()
-    assert "Why it matched" in html and "Found by its meaning" in html
+    plain = page.detail_pane.browser.toPlainText()
+    assert "Found by its words and its meaning." in plain and "BM25" not in plain
+    page.detail_pane.toggle_details()
+    details = page.detail_pane.browser.toPlainText()
+    assert "Why it matched" in details and "Found by its meaning" in details
 
 
 def test_filters_narrow_the_list(qtbot, ctx: AppContext, seeded: Seeded) -> None:
@@ -141,6 +146,9 @@ def test_the_detail_shows_edges_and_the_supersede_chain_and_links_jump(
     assert page.selected().id == seeded.cello
     edges = [(e.kind, e.other.id) for e in page.detail_pane.detail.edges]
     assert edges == [("knn", seeded.episode), ("dream", seeded.cat)]
+    assert "Related memories (2)" in page.detail_pane.browser.toPlainText()
+    assert "knn 0.71 →" not in page.detail_pane.browser.toPlainText()  # behind Details
+    page.detail_pane.browser.anchorClicked.emit(QUrl(DETAILS_LINK))
     assert "knn 0.71 →" in page.detail_pane.browser.toPlainText()
 
 
@@ -192,6 +200,115 @@ def test_memory_changes_elsewhere_reload_the_list(qtbot, ctx: AppContext,
     ctx.hub.memory_changed.emit()
     wait_idle(qtbot, ctx)
     assert page.model.record(0).id == added.id
+
+
+def test_search_results_give_the_text_column_the_room(qtbot, ctx: AppContext,
+                                                     seeded: Seeded) -> None:
+    page = shown(qtbot, ctx, MemoriesPage)
+    page.search_box.setText("cello")
+    page.reload()
+    wait_idle(qtbot, ctx)
+    width = page.view.viewport().width()
+    assert page.view.columnWidth(1) >= width // 2
+    assert all(page.view.isColumnHidden(column) for column in (3, 4, 5, 7))  # internals
+
+    page.set_column_shown(5, True)  # asked for from the header's menu
+    assert not page.view.isColumnHidden(5)
+    page.reload()
+    wait_idle(qtbot, ctx)
+    assert not page.view.isColumnHidden(5)  # the choice outlives a reload
+
+
+def test_the_detail_clears_when_its_memory_leaves_the_list(qtbot, ctx: AppContext,
+                                                           seeded: Seeded) -> None:
+    page = shown(qtbot, ctx, MemoriesPage)
+    page.select(seeded.new_job)
+    wait_idle(qtbot, ctx)
+    pane = page.detail_pane
+    assert pane.detail.id == seeded.new_job and pane.pin_button.isEnabled()
+
+    page.search_box.setText("cello on Sunday")
+    page.reload()
+    wait_idle(qtbot, ctx)
+    assert seeded.new_job not in [row.id for row in page.model.records()]
+    assert pane.detail is None and not pane.placeholder.isHidden()
+    assert not any(button.isEnabled() for button in (
+        pane.invalidate_button, pane.restore_button, pane.pin_button, pane.delete_button))
+
+    page.select(seeded.cello)
+    wait_idle(qtbot, ctx)
+    assert pane.detail.id == seeded.cello
+    page.view.clearSelection()
+    assert pane.detail is None and not pane.delete_button.isEnabled()
+
+
+def test_the_detail_says_it_plainly_and_keeps_the_internals_behind_details(
+        qtbot, ctx: AppContext) -> None:
+    memory = ctx.hearth.memories.add(
+        "Maya moved to Porto.", source="import", namespace="import/maya",
+        origin={"conversation_id": "maya", "speaker": "Maya", "turn_id": "t1"})
+    page = shown(qtbot, ctx, MemoriesPage)
+    page.select(memory.id)
+    wait_idle(qtbot, ctx)
+    plain = page.detail_pane.browser.toPlainText()
+    assert "Came from" in plain and "an imported conversation" in plain
+    assert "Said by" in plain and "Maya" in plain
+    for internal in ("{", "Embedded by", "Namespace", "Tier", "Strength", "import/maya"):
+        assert internal not in plain
+
+    page.detail_pane.browser.anchorClicked.emit(QUrl(DETAILS_LINK))
+    details = page.detail_pane.browser.toPlainText()
+    assert "Embedded by" in details and "import/maya" in details and "Speaker" in details
+    assert "{" not in details  # the origin as rows, not JSON
+
+    other = ctx.hearth.memories.add("The user likes tea.").id
+    page.reload()
+    wait_idle(qtbot, ctx)
+    page.select(other)
+    wait_idle(qtbot, ctx)
+    assert "Embedded by" in page.detail_pane.browser.toPlainText()  # still open
+
+
+def test_the_assistants_own_line_is_not_shown_as_something_known_about_the_user(
+        qtbot, ctx: AppContext) -> None:
+    reply = ctx.hearth.memories.add(
+        "assistant: Four easy runs a week would build your base.", source="import",
+        namespace="import/runs", origin={"speaker": "assistant", "turn_id": "t2"})
+    page = shown(qtbot, ctx, MemoriesPage)
+    page.select(reply.id)
+    wait_idle(qtbot, ctx)
+    assert "Said by the assistant: its reply" in " ".join(
+        page.detail_pane.browser.toPlainText().split())
+
+
+def test_delete_asks_then_deletes_every_selected_memory_for_good(
+        qtbot, ctx: AppContext, seeded: Seeded, monkeypatch: pytest.MonkeyPatch) -> None:
+    page = shown(qtbot, ctx, MemoriesPage)
+    page.select(seeded.cello)
+    wait_idle(qtbot, ctx)
+    page.view.selectionModel().select(
+        page.model.index(page.model.row_of(seeded.cat), 1),
+        QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
+    assert page.selected_ids() == sorted([seeded.cat, seeded.cello],
+                                         key=page.model.row_of)
+    assert page.detail_pane.delete_button.text() == "&Delete 2…"
+
+    asked: list[str] = []
+    monkeypatch.setattr(confirm, "ask", lambda _p, _t, text, *_a: asked.append(text) or False)
+    page.detail_pane.delete_button.click()
+    wait_idle(qtbot, ctx)
+    assert "Delete these 2 memories for good?" in asked[0] and "Invalidate" in asked[0]
+    assert ctx.hearth.memories.count() == 8  # Cancel deletes nothing
+
+    monkeypatch.setattr(confirm, "ask", lambda *_a: True)
+    page.view.setFocus()
+    qtbot.keyClick(page.view, Qt.Key.Key_Delete)
+    wait_idle(qtbot, ctx)
+    assert ctx.hearth.memories.count() == 6
+    listed = [row.id for row in page.model.records()]
+    assert seeded.cello not in listed and seeded.cat not in listed
+    assert seeded.cello not in recalled(ctx.hearth, "cello")
+    assert page.detail_pane.detail is None
 
 
 # --- Activity -----------------------------------------------------------------------------

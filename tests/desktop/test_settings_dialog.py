@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from support.qt_waits import wait_for_task, wait_idle
 from pydantic_core import ValidationError
-from PySide6.QtCore import QSettings, QStandardPaths, QTime
+from PySide6.QtCore import QSettings, QStandardPaths, Qt, QTime
 
 from core.app import Hearth
 from core.backups import list_backups
@@ -30,6 +30,7 @@ from desktop.dialogs.settings_embedding_page import EmbeddingSection
 from desktop.dialogs.settings_form import ERROR_COLOUR, field_messages
 from desktop.dialogs.settings_general_page import GeneralSection
 from desktop.dialogs.settings_model_page import ModelSection
+from desktop.status import CHOOSE_MODEL, StatusBar
 from desktop.dialogs.settings_privacy_page import PrivacySection, parse_exclusions
 from support.fake_ollama import FakeModel, FakeOllama
 from support.scripted_llm import ScriptedLLM
@@ -258,6 +259,72 @@ def test_another_address_is_checked_before_it_is_saved(qtbot, ctx) -> None:  # n
     assert model.installed.rowCount() == 1
     assert model.installed.model_at(0).name == "mistral:7b"
     assert ctx.settings.ollama_host != address  # not saved until OK or Apply
+
+
+def test_a_click_on_an_installed_model_picks_it(qtbot, ctx) -> None:  # noqa: ANN001
+    dialog = open_dialog(qtbot, ctx)
+    dialog.show()
+    model = model_tab(dialog)
+    proxy = model.table.model()
+    row = next(r for r in range(proxy.rowCount())
+               if proxy.index(r, 0).data() == "qwen2.5:7b")
+    cell = model.table.visualRect(proxy.index(row, 0)).center()
+
+    qtbot.mouseClick(model.table.viewport(), Qt.MouseButton.LeftButton, pos=cell)
+
+    assert model.model.currentText() == "qwen2.5:7b"
+    assert model.puller.name_edit.text() == "qwen2.5:7b"
+
+
+def test_a_missing_model_is_offered_in_this_window_not_as_a_command(  # noqa: ANN001
+        qtbot, ctx) -> None:
+    ctx.save_settings(ollama_model="mistral:7b")
+    dialog = open_dialog(qtbot, ctx)
+    model = model_tab(dialog)
+    said = model.ollama_state.text()
+    assert "Ollama is running, but mistral:7b is not installed." in said
+    assert "Click one of the 2 installed models below to use it, or pull mistral:7b." in said
+    assert "Automatic answers with the embedded model" in said
+    assert "hearth" not in said and "`" not in said  # no terminal command
+    assert model.puller.name_edit.text() == "mistral:7b"  # the Pull button pulls it
+
+
+def test_not_a_url_is_refused_as_the_address_with_a_sentence(qtbot, ctx) -> None:  # noqa: ANN001
+    before = stored_settings(ctx)
+    dialog = open_dialog(qtbot, ctx)
+    model = model_tab(dialog)
+    model.host.setText("not a url")
+
+    wait_for_task(qtbot, model.refresh_models())
+    assert "is not a usable address: it is not a computer's name" in \
+        model.error_text("ollama_host")
+    assert not dialog.apply()
+    assert stored_settings(ctx) == before
+
+
+def test_the_status_bar_checks_a_new_address_at_once(qtbot, ctx, ollama) -> None:  # noqa: ANN001
+    with FakeOllama(models=[]) as gone:
+        dead = gone.url
+    ctx.save_settings(ollama_host=dead)
+    bar = StatusBar(ctx)
+    qtbot.addWidget(bar)
+    bar.check_ollama()  # still asking the dead address when the user saves a running one
+    ctx.save_settings(ollama_host=ollama.url)
+    wait_idle(qtbot, ctx)
+    assert bar.ollama_label.text() == "Ollama: running"
+
+
+def test_the_status_bar_offers_the_installed_models_when_the_chosen_one_is_missing(  # noqa: ANN001
+        qtbot, ctx) -> None:
+    ctx.save_settings(ollama_model="mistral:7b")
+    bar = StatusBar(ctx)
+    qtbot.addWidget(bar)
+    wait_idle(qtbot, ctx)
+    assert "Ollama: no mistral:7b" in bar.ollama_label.text()
+    assert "choose a model…" in bar.ollama_label.text()
+    assert "Automatic answers with the embedded model" in bar.ollama_label.toolTip()
+    with qtbot.waitSignal(bar.choose_model, timeout=1000):
+        bar.ollama_label.linkActivated.emit(CHOOSE_MODEL)
 
 
 def test_a_pull_shows_progress_and_the_model_then_appears(qtbot, ctx,  # noqa: ANN001

@@ -1,0 +1,50 @@
+"""``hearth memories delete ID...``: a user's delete of memories, for good.
+
+Deleting is not invalidating: an invalidated memory is kept (and can be restored); a
+deleted one is gone from the database, its indexes and its files
+(``ForgetService.delete_memories``). So it asks first in a terminal; a script says
+``--yes``. The numbers are those ``hearth search --json`` and the Memories view show.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from core.cli import output
+from core.cli.context import opened
+from core.errors import InvalidInputError
+from core.forgetting import wording
+
+memories_app = typer.Typer(help="Long-term memories: delete the ones you do not want kept.",
+                           no_args_is_help=True)
+
+
+@memories_app.command("delete")
+def delete(ids: Annotated[list[int], typer.Argument(help="The numbers of the memories.")],
+           yes: Annotated[bool, typer.Option(
+               "--yes", help="Do not ask first (for scripts).")] = False,
+           as_json: Annotated[bool, typer.Option(
+               "--json", help="Print JSON instead of sentences.")] = False) -> None:
+    """Delete memories for good: their text, index entries, vectors and links.
+
+    To keep a wrong memory out of replies but restorable, invalidate it in the window."""
+    count = len(set(ids))
+    if not yes:
+        if not sys.stdin.isatty():
+            raise InvalidInputError("A delete cannot be undone, so it is only done when "
+                                    "confirmed.", "Add --yes to delete without asking.")
+        if not typer.confirm(f"Delete {count} memor{'y' if count == 1 else 'ies'} for good? "
+                             "This cannot be undone.", default=False, err=True):
+            raise typer.Exit(1)
+    with opened() as hearth:
+        report = hearth.forgetting.delete_memories(ids)
+    if as_json:
+        output.print_json({"deleted": report.deleted, "places": dict(report.places),
+                           "files": report.files, "backups_holding": list(report.backups),
+                           "logs_not_rewritten": list(report.unmasked_logs)})
+        return
+    for line in wording.memories_deleted(report):
+        output.stdout.print(line, highlight=False, markup=False)

@@ -1,0 +1,79 @@
+"""A user's delete of memories: the rows, and every trace of their words Hearth derived.
+
+Why this is not ``MemoryService.invalidate``: invalidating keeps a wrong memory (it can be
+restored); a delete is the user's "this must not be kept". In one write transaction
+``erase_memories``:
+
+* deletes the memory rows: their full-text entries and vectors (and long texts' windows)
+  go by trigger, their links to other memories by foreign key (``ON DELETE CASCADE``), and
+  a memory they had replaced stops pointing at them (``ON DELETE SET NULL``: it is shown as
+  valid again, since what replaced it is gone);
+* replaces a verbatim copy of a deleted memory's text by ``[forgotten]`` in the records
+  Hearth derived it from or wrote about it (``TRACES``: the candidate event it came from,
+  the dream's audit entry naming it, a run's record). Chats, notes, facts and other
+  memories are the user's own material and are left as they are: deleting a memory is
+  not a forget of the conversation it came from (``hearth facts forget`` is);
+* records the delete in the audit log by ids and count, never by text.
+
+The caller then makes the bytes go from the files (``service.erase_from_files``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import delete, select
+
+from core.errors import InvalidInputError, NotFoundError
+from core.forgetting.database import Redactor, apply, find
+from core.forgetting.matching import ValueMatcher
+from core.forgetting.places import PLACES
+from core.storage.orm import AuditEntry, Memory
+from core.storage.port import StoragePort, batched
+
+TRACES = tuple(place for place in PLACES
+               if place.table in ("context_events", "audit_log", "runs"))
+"""Places whose copies of a deleted memory's words are Hearth's own bookkeeping about it."""
+AUDIT_ACTION = "memory.delete"
+MAX_IDS_AUDITED = 50
+
+
+@dataclass(frozen=True)
+class MemoryErasure:
+    """What ``erase_memories`` did: the memories deleted, and the traces redacted per place
+    label. ``matcher`` holds the deleted texts, in memory only, for the file check."""
+
+    deleted: int
+    places: Counter[str]
+    matcher: ValueMatcher
+
+
+def erase_memories(storage: StoragePort, memory_ids: Sequence[int]) -> MemoryErasure:
+    """Delete the memories ``memory_ids`` and redact their traces, all in one transaction
+    (see the module docstring). All or nothing: an unknown id raises ``NotFoundError`` and
+    nothing is deleted."""
+    wanted = sorted(set(memory_ids))
+    if not wanted:
+        raise InvalidInputError("No memory was named to delete.",
+                                "Give the numbers of the memories, e.g. 12 15.")
+    with storage.write() as session:
+        contents = {row.id: row.content for chunk in batched(wanted, 500)
+                    for row in session.execute(select(Memory.id, Memory.content)
+                                               .where(Memory.id.in_(chunk)))}
+        missing = [memory_id for memory_id in wanted if memory_id not in contents]
+        if missing:
+            listed = ", ".join(f"#{memory_id}" for memory_id in missing[:10])
+            raise NotFoundError(f"There is no memory {listed}.",
+                                "It may have been deleted already; nothing was deleted.")
+        matcher = ValueMatcher(contents.values())
+        for chunk in batched(wanted, 500):
+            session.execute(delete(Memory).where(Memory.id.in_(chunk)))
+        places = apply(session, find(session, Redactor(matcher, matcher), TRACES))
+        session.add(AuditEntry(
+            action=AUDIT_ACTION, actor="user",
+            arguments={"ids": wanted[:MAX_IDS_AUDITED], "count": len(wanted)},
+            result_summary=f"deleted {len(wanted)}; redacted {sum(places.values())} places"))
+    return MemoryErasure(len(wanted), places, matcher)
+

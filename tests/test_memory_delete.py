@@ -1,0 +1,114 @@
+"""A user's delete of memories (``ForgetService.delete_memories``, ``hearth memories delete``):
+the rows, their index entries, vectors, links and the traces of their words are gone, down to
+the bytes of every file in the data folder; nothing else is touched."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select, text
+
+from core.app import Hearth
+from core.cli.main import run
+from core.errors import NotFoundError
+from core.forgetting.matching import PLACEHOLDER
+from core.forgetting.service import FileCheck
+from core.learning.events import add_event
+from core.recall import RecallQuery
+from core.storage.orm import AuditEntry, ContextEvent, Memory, MemoryEdge
+
+WORD = "Zorblanquette"
+SECRET = f"The user keeps the spare key under the {WORD} flowerpot."
+QUESTION = f"Where is the spare key, under the {WORD} pot?"
+KEPT = "The user is training for the Lisbon half marathon in May."
+
+
+@pytest.fixture
+def hearth(isolated_home: Path, embedder: Any) -> Any:
+    opened = Hearth.open(isolated_home, embedder=embedder)
+    yield opened
+    opened.close()
+
+
+def files_holding(home: Path, word: str) -> list[Path]:
+    """Every file of the data folder whose bytes hold ``word`` (any case)."""
+    wanted = word.lower().encode()
+    return [path for path in home.rglob("*")
+            if path.is_file() and wanted in path.read_bytes().lower()]
+
+
+def found_by_search(hearth: Hearth, query: str) -> list[str]:
+    return [result.text for result in hearth.recall.recall(RecallQuery(text=query, k=10))]
+
+
+def memory_with_traces(hearth: Hearth) -> tuple[int, int]:
+    """The secret memory (made from an event, as consolidation does) and a kept one, linked."""
+    event_id = add_event(hearth.storage, "memory_candidate", SECRET, {"source": "test"})
+    secret = hearth.memories.add(SECRET, event_id=event_id).id
+    kept = hearth.memories.add(KEPT).id
+    with hearth.storage.write() as session:
+        session.add(MemoryEdge(from_id=kept, to_id=secret, kind="related", weight=0.8))
+        session.get(Memory, kept).superseded_by = secret
+        session.add(AuditEntry(action="dream.distil", actor="dream", arguments={},
+                               result_summary=SECRET))
+    return secret, kept
+
+
+def test_a_deleted_memory_is_gone_from_search_the_tables_and_every_file(
+        hearth: Hearth) -> None:
+    secret, kept = memory_with_traces(hearth)
+    assert any(WORD in found for found in found_by_search(hearth, QUESTION))
+    assert files_holding(hearth.paths.home, WORD)
+
+    report = hearth.forgetting.delete_memories([secret])
+
+    assert report.deleted == 1
+    assert report.files is FileCheck.VERIFIED
+    assert report.places == {"events": 1, "audit entries": 1}
+    assert not any(WORD in found for found in found_by_search(hearth, QUESTION))
+    assert files_holding(hearth.paths.home, WORD) == []
+    with hearth.storage.read() as session:
+        assert session.get(Memory, secret) is None
+        assert session.scalars(select(MemoryEdge)).all() == []
+        other = session.get(Memory, kept)
+        assert other.content == KEPT and other.superseded_by is None
+        assert PLACEHOLDER in session.scalars(select(ContextEvent.content)).one()
+        vectors = session.execute(text("SELECT count(*) FROM memories_vec")).scalar()
+        assert vectors == 1  # the kept memory's only
+        delete_entry = session.scalars(select(AuditEntry)
+                                       .where(AuditEntry.action == "memory.delete")).one()
+        assert delete_entry.arguments == {"ids": [secret], "count": 1}
+    assert KEPT in found_by_search(hearth, "half marathon")
+
+
+def test_several_memories_go_together_or_none_does(hearth: Hearth) -> None:
+    first = hearth.memories.add(SECRET).id
+    second = hearth.memories.add(KEPT).id
+
+    with pytest.raises(NotFoundError):
+        hearth.forgetting.delete_memories([first, 9999])
+    assert hearth.memories.count() == 2
+
+    assert hearth.forgetting.delete_memories([first, second, first]).deleted == 2
+    assert hearth.memories.count() == 0
+
+
+def test_the_command_asks_first_and_deletes_with_yes(capsys, hearth: Hearth) -> None:
+    secret = hearth.memories.add(SECRET).id
+    hearth.memories.add(KEPT)
+    home = str(hearth.paths.home)
+    hearth.close()
+
+    refused = run(["--home", home, "memories", "delete", str(secret)])  # stdin is no terminal
+    assert refused != 0
+    assert "--yes" in capsys.readouterr().err
+
+    assert run(["--home", home, "memories", "delete", str(secret), "--yes", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["deleted"] == 1 and report["files"] == "verified"
+    assert files_holding(Path(home), WORD) == []
+    with Hearth.open(home) as reopened:
+        assert reopened.memories.count() == 1
