@@ -129,7 +129,8 @@ class StatusBar(QStatusBar):
         def failed(message: str, _hint: str) -> None:
             finished(OllamaState("Ollama: address not usable", message))
 
-        self.ctx.workers.start("Checking Ollama", ask, on_done=finished, on_failed=failed)
+        self.ctx.workers.start("Checking Ollama", ask, on_done=finished, on_failed=failed,
+                               owner=self)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
 from core.errors import HearthError
@@ -152,6 +153,15 @@ class _Runnable(QRunnable):
             log.info("%s finished after the window had closed", self._task.name)
 
 
+def _while_alive(owner: QObject, callback: Callable[..., None]) -> Callable[..., None]:
+    def call(*args: Any) -> None:
+        if shiboken6.isValid(owner):
+            callback(*args)
+        else:
+            log.debug("%s: its window part was closed before it ended", callback)
+    return call
+
+
 class Workers(QObject):
     """The window's pool of background threads and the tasks running on it."""
 
@@ -165,17 +175,16 @@ class Workers(QObject):
               on_done: Callable[[Any], None] | None = None,
               on_failed: Callable[[str, str], None] | None = None,
               on_progress: Callable[[int, int, str], None] | None = None,
-              on_item: Callable[[Any], None] | None = None) -> Task:
-        """Run ``job(task)`` in the background; callbacks run on the UI thread."""
+              on_item: Callable[[Any], None] | None = None,
+              owner: QObject | None = None) -> Task:
+        """Run ``job(task)`` in the background; callbacks run on the UI thread. With an
+        ``owner``, they are skipped once that widget is gone (a closure that touches it
+        would otherwise raise "already deleted" when a job outlives the window)."""
         task = Task(name)
-        if on_done is not None:
-            task.succeeded.connect(on_done)
-        if on_failed is not None:
-            task.failed.connect(on_failed)
-        if on_progress is not None:
-            task.progressed.connect(on_progress)
-        if on_item is not None:
-            task.streamed.connect(on_item)
+        for signal, callback in ((task.succeeded, on_done), (task.failed, on_failed),
+                                 (task.progressed, on_progress), (task.streamed, on_item)):
+            if callback is not None:
+                signal.connect(callback if owner is None else _while_alive(owner, callback))
         self._tasks.add(task)
         task.finished.connect(lambda: self._tasks.discard(task))
         self._pool.start(_Runnable(task, job))

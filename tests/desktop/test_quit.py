@@ -112,8 +112,9 @@ def test_quit_takes_under_two_seconds_with_learning_queued_and_loses_nothing(
     assert quit_timed(qtbot, desktop, quits) < QUIT_LIMIT_S
 
     reopened = make_ctx(provider_factory=no_facts_model)
-    assert len(due(reopened.hearth)) == len(SAID)  # kept, not learned, not dropped
-    assert reopened.hearth.facts.get("sister_name") is None
+    assert len(due(reopened.hearth)) == len(SAID)  # kept, not finished, not dropped
+    # the first message's stated facts were stored before its model call; the rest wait
+    assert reopened.hearth.facts.get("home_city") is None
     with qtbot.waitSignal(reopened.hub.assistant_ready, timeout=30_000):
         reopened.start_assistant()  # the next start learns what is due
     qtbot.waitUntil(lambda: not due(reopened.hearth), timeout=30_000)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import threading
 import time
 
+import shiboken6
+from PySide6.QtWidgets import QLabel
 from support.freezes import FROZEN_MS
 from support.qt_waits import wait_for_task
 
@@ -116,3 +118,16 @@ def test_the_stall_meter_sees_a_blocked_loop_and_not_a_busy_worker(qtbot) -> Non
     time.sleep(FROZEN_MS / 1000)  # the UI thread itself blocked
     qtbot.wait(20)
     assert meter.stop() >= FROZEN_MS - 20
+
+
+def test_a_job_that_outlives_its_widget_does_not_call_back_into_it(qtbot) -> None:  # noqa: ANN001
+    owner = QLabel("checking…")
+    release = threading.Event()
+    seen: list[str] = []
+    task = Workers().start("outlives", lambda _t: release.wait(10) and "done",
+                           on_done=lambda text: seen.append(owner.text() + text), owner=owner)
+    owner.deleteLater()
+    qtbot.waitUntil(lambda: not shiboken6.isValid(owner), timeout=5_000)
+    release.set()
+    wait_for_task(qtbot, task)
+    assert seen == []  # without the owner, owner.text() raised "already deleted" here
