@@ -132,3 +132,6 @@ def test_search_finds_chats_by_title_and_message_and_imported_sessions(hearth) -
     assert imported.id in [s.id for s in listed]
     (turn,) = conversation.session_history(imported.id)
     assert (turn.speaker, turn.user_message) == ("Maya", "I moved to Porto last week.")
+    with pytest.raises(InvalidInputError, match="imported conversation"):
+        conversation.send(imported.id, "Can I add to it?")
+    assert len(conversation.session_history(imported.id)) == 1

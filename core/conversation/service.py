@@ -351,7 +351,7 @@ class ConversationService:
             raise InvalidInputError("The message is empty.", "Type something to send.")
         readable_text(text, "The message")
         with self._hearth.storage.read() as session:
-            self._require_session(session, session_id)
+            self._require_chat(session, session_id)
         return self._turn(session_id, text, cancel or CancelToken())
 
     def answer_again(self, session_id: str, interaction_id: int, *, text: str | None = None,
@@ -364,7 +364,7 @@ class ConversationService:
                 raise InvalidInputError("The message is empty.", "Type something to send.")
             readable_text(text, "The message")
         with self._hearth.storage.read() as session:
-            self._require_session(session, session_id)
+            self._require_chat(session, session_id)
             original = self._require_last(session, session_id, interaction_id)
         edited = text is not None and text != original
         message = text if text is not None else original
@@ -547,6 +547,15 @@ class ConversationService:
                 log.exception("the exchange listener failed for interaction %s",
                               turn.interaction_id)
         return log_id
+
+    @classmethod
+    def _require_chat(cls, session: Session, session_id: str) -> ChatSession:
+        """A session that can go on: an imported conversation is only read."""
+        chat = cls._require_session(session, session_id)
+        if chat.source != CHAT_SOURCE:
+            raise InvalidInputError("An imported conversation cannot be continued.",
+                                    "Start a new chat instead.")
+        return chat
 
     @staticmethod
     def _require_last(session: Session, session_id: str, interaction_id: int) -> str:

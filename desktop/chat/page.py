@@ -8,11 +8,12 @@ the page says why."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtCore import QModelIndex, Qt, QTimer
+from PySide6.QtGui import QKeySequence, QPalette, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QMessageBox,
     QSplitter,
     QToolButton,
@@ -35,17 +36,21 @@ from desktop.chat.conversation_list import (
     UNTITLED,
     ConversationListModel,
     ConversationListView,
+    source_note,
 )
 from desktop.chat.learning_watch import LearningWatch
+from desktop.chat.message_actions import EditBar
 from desktop.chat.transcript import ReplyMessage, Transcript, paint_failure, tool_line
-from desktop.chat.turn import TurnResult, turn_job
+from desktop.chat.turn import TurnResult, again_job, turn_job
 from desktop.chat.why_panel import WhyPanel
 from desktop.context import AppContext
 from desktop.icons import icon
 from desktop.page import Page
-from desktop.workers import Task
+from desktop.workers import Job, Task
 
 SESSIONS_LISTED = 500
+SEARCH_DELAY_MS = 250
+"""The search runs once typing pauses this long, not at every key."""
 STARTING = "Starting the assistant…"
 
 
@@ -86,6 +91,7 @@ class ChatPage(Page):
         self._turn_session: str | None = None
         self._turn_text = ""
         self._reply: ReplyMessage | None = None
+        self._editing: int | None = None  # the exchange whose message is being edited
         self._opened_on_start = False
         self.learning_watch = LearningWatch(ctx, self)
         self._build()
@@ -108,6 +114,15 @@ class ChatPage(Page):
         self.list_view.selectionModel().currentRowChanged.connect(self._selected)
         self.list_model.rename_requested.connect(self.rename_session)
         self.list_view.delete_requested.connect(self.delete_session)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search chats")
+        self.search.setClearButtonEnabled(True)
+        self.search.setToolTip("Find chats by words in their titles and messages (Ctrl+F)")
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self.reload_list)
+        self.search.textChanged.connect(self._search_timer.start)
         new = _small_button("new-chat", "New chat", "Start a new chat (Ctrl+N)")
         new.clicked.connect(self.new_conversation)
         rename = _small_button("rename", "Rename", "Rename the selected chat (F2)")
@@ -124,6 +139,7 @@ class ChatPage(Page):
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(6, 6, 0, 6)
         left_layout.addLayout(buttons)
+        left_layout.addWidget(self.search)
         left_layout.addWidget(self.list_view, 1)
 
         self.banner = QLabel()
@@ -131,8 +147,17 @@ class ChatPage(Page):
         self.banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.banner.setMargin(8)
         self.banner.setVisible(False)
+        self.read_only_note = QLabel()
+        self.read_only_note.setWordWrap(True)
+        self.read_only_note.setMargin(12)
+        self.read_only_note.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.read_only_note.setVisible(False)
         self.transcript = Transcript()
         self.transcript.why_requested.connect(self.show_why)
+        self.transcript.regenerate_requested.connect(self.regenerate)
+        self.transcript.edit_requested.connect(self.begin_edit)
+        self.edit_bar = EditBar()
+        self.edit_bar.cancelled.connect(self.cancel_edit)
         self.composer = Composer()
         self.composer.send_requested.connect(self.send)
         self.composer.stop_requested.connect(self.stop)
@@ -142,6 +167,8 @@ class ChatPage(Page):
         middle_layout.setSpacing(0)
         middle_layout.addWidget(self.banner)
         middle_layout.addWidget(self.transcript, 1)
+        middle_layout.addWidget(self.edit_bar)
+        middle_layout.addWidget(self.read_only_note)
         middle_layout.addWidget(self.composer)
 
         self.why_panel = WhyPanel()
@@ -156,11 +183,14 @@ class ChatPage(Page):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
-        for key, slot in ((Qt.Key.Key_Escape, self.stop),
+        for key, slot in ((Qt.Key.Key_Escape, self.escape),
                           (Qt.Key.Key_F2, self.list_view.rename_current)):
             shortcut = QShortcut(QKeySequence(key), self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             shortcut.activated.connect(slot)
+        find = QShortcut(QKeySequence.StandardKey.Find, self)
+        find.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        find.activated.connect(self.search.setFocus)
 
     # --- the assistant -----------------------------------------------------------------------
 
@@ -204,17 +234,40 @@ class ChatPage(Page):
     # --- the list of chats -------------------------------------------------------------------
 
     def reload_list(self) -> None:
-        """Read the chats again, keeping the open chat selected."""
+        """Read the chats again (those the search finds, while searching), keeping the
+        open chat selected."""
         conversation = self.conversation
         if conversation is None:
             return
-        self.run("Loading chats", lambda _task: conversation.recent_sessions(SESSIONS_LISTED),
+        query = self.search.text()
+        if query.strip():
+            self.run("Searching chats",
+                     lambda _task: conversation.search_sessions(query, SESSIONS_LISTED),
+                     lambda found: self._show_found(query, found))
+            return
+        self.run("Loading chats",
+                 lambda _task: conversation.recent_sessions(SESSIONS_LISTED,
+                                                            include_imported=True),
                  self._show_sessions)
+
+    def _show_found(self, query: str, sessions: list[SessionInfo]) -> None:
+        """Search results: the open chat stays open whether or not it was found."""
+        if query != self.search.text():
+            return  # typed on meanwhile: the next search is on its way
+        self.list_model.set_sessions(sessions)
+        row = self.list_model.row_of(self.current_session) if self.current_session else None
+        if row is not None:
+            self._mark_in_list(row)
+        found = len(sessions)
+        self.ctx.hub.status_message.emit(
+            f"{found} chat{'s' if found != 1 else ''} found" if found
+            else f"No chat mentions “{query.strip()}”.")
 
     def _show_sessions(self, sessions: list[SessionInfo]) -> None:
         wanted = self.current_session
-        if wanted is None and not self._opened_on_start and sessions and not self.busy:
-            wanted = sessions[0].id  # on start, the most recent chat is open
+        if wanted is None and not self._opened_on_start and not self.busy:
+            # on start, the most recent chat is open (an imported one is only read)
+            wanted = next((s.id for s in sessions if not s.imported), None)
         self._opened_on_start = True
         self.list_model.set_sessions(sessions)
         row = self.list_model.row_of(wanted) if wanted else None
@@ -251,12 +304,28 @@ class ChatPage(Page):
         row = self.list_model.row_of(session_id)
         if row is not None:  # opened from code (not a click): the list follows
             self._mark_in_list(row)
+        self._set_read_only(self._info(session_id))
         self.transcript.set_empty_text("Loading…")
         self.run("Opening the chat", lambda _task: conversation.session_history(session_id),
                  lambda exchanges: self._show_history(session_id, exchanges))
 
+    def _set_read_only(self, info: SessionInfo | None) -> None:
+        """An imported conversation is shown, not continued: no composer, a note why."""
+        imported = info is not None and info.imported
+        if imported and info is not None:
+            self.read_only_note.setText(
+                f"{source_note(info)} (a conversation brought in from a file). It is "
+                "read-only: Hearth remembers what was said in it; start a new chat to "
+                "talk about it.")
+        self.read_only_note.setVisible(imported)
+        self.composer.setVisible(not imported)
+        self.transcript.set_again_allowed(not imported)
+
     def _show_chat(self, session_id: str | None) -> None:
         self.current_session = session_id
+        self.cancel_edit()
+        if session_id is None or self._info(session_id) is None:
+            self._set_read_only(None)
         self._reply = None  # a reply still streaming elsewhere stops drawing here
         self.transcript.clear()
         self.transcript.set_empty_text("")
@@ -324,19 +393,71 @@ class ChatPage(Page):
     # --- a turn ------------------------------------------------------------------------------
 
     def send(self, text: str) -> None:
-        """Send a message in the open chat (a new chat if none is open)."""
+        """Send a message in the open chat (a new chat if none is open); while the last
+        message is being edited, the edit replaces it and is answered again."""
         conversation = self.conversation
-        if conversation is None or self.busy:
+        if conversation is None or self.busy or self.read_only_note.isVisibleTo(self):
             self.composer.restore(text)
             return
-        provider = conversation.provider
+        if self._editing is not None and self.current_session is not None:
+            user, reply = self.transcript.last_exchange()
+            for message in (user, reply):
+                if message is not None:
+                    self.transcript.remove(message)
+            job = again_job(conversation, self.current_session, self._editing, text)
+            self.cancel_edit()
+        else:
+            job = turn_job(conversation, self.current_session, text)
         self.transcript.add_user(text)
+        self._run_turn(job, text)
+
+    def regenerate(self, interaction_id: int) -> None:
+        """Write the last reply again (its message unchanged); the new reply replaces it."""
+        conversation = self.conversation
+        _user, reply = self.transcript.last_exchange()
+        if (conversation is None or self.busy or self.current_session is None
+                or reply is None or reply.interaction_id != interaction_id):
+            return
+        self.cancel_edit()
+        self.transcript.remove(reply)
+        self._run_turn(again_job(conversation, self.current_session, interaction_id), "")
+
+    def begin_edit(self, interaction_id: int, text: str) -> None:
+        """Put the last message in the composer to be changed and sent again."""
+        if self.busy:
+            return
+        self._editing = interaction_id
+        self.edit_bar.setVisible(True)
+        self.composer.edit.setPlainText(text)
+        self.composer.edit.moveCursor(QTextCursor.MoveOperation.End)
+        self.composer.edit.setFocus()
+
+    def cancel_edit(self) -> None:
+        """Stop editing: the message stays as it was and the composer is emptied."""
+        if self._editing is None:
+            return
+        self._editing = None
+        self.edit_bar.setVisible(False)
+        self.composer.edit.clear()
+
+    def escape(self) -> None:
+        """Esc stops a streaming reply, or else leaves editing."""
+        if self.busy:
+            self.stop()
+        else:
+            self.cancel_edit()
+
+    def _run_turn(self, job: Job, text: str) -> None:
+        """Stream a reply into a new message at the bottom of the transcript."""
+        assert self.conversation is not None
+        provider = self.conversation.provider
         self._reply = self.transcript.start_reply(f"{provider.name} · {provider.model}")
         self.transcript.scroll_to_end()
+        self.transcript.set_again_allowed(False)
         self._turn_text, self._turn_session = text, self.current_session
         self.composer.set_busy(True)
         self._turn = self.ctx.workers.start(
-            "Chat reply", turn_job(conversation, self.current_session, text),
+            "Chat reply", job,
             on_item=self._on_event, on_done=self._turn_done, on_failed=self._turn_crashed)
 
     def stop(self) -> None:
@@ -382,7 +503,8 @@ class ChatPage(Page):
         elif self.current_session == self._turn_session and self.current_session is not None:
             session_id, self.current_session = self.current_session, None
             self.open_session(session_id)  # came back to this chat mid-reply: reload it
-        if status == "failed":
+        self.transcript.set_again_allowed(True)
+        if status == "failed" and self._turn_text:
             self.composer.restore(self._turn_text)
         self._reply = None
 

@@ -146,7 +146,7 @@ def test_a_reply_streams_in_and_is_rendered_as_markdown(qtbot, make_ctx, ollama)
     assert code.begin().fragment().charFormat().font().family() == fixed
     assert reply.footer.isHidden() and reply.why_button.isVisible()
     assert page.list_model.rowCount() == 1
-    assert page.list_model.index(0).data() == "Plan my run please"
+    assert page.list_model.index(0).data(Qt.ItemDataRole.EditRole) == "Plan my run please"
     (saved,) = history(ctx, page.current_session)
     assert saved.status == "completed" and saved.agent_response == "".join(pieces)
 
@@ -221,7 +221,8 @@ def test_new_rename_and_delete_persist(qtbot, make_ctx, monkeypatch) -> None:  #
     editor.selectAll()
     qtbot.keyClicks(editor, "Holiday plans")
     qtbot.keyClick(editor, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: page.list_model.index(0).data() == "Holiday plans")
+    qtbot.waitUntil(lambda: page.list_model.index(0).data(Qt.ItemDataRole.EditRole)
+                    == "Holiday plans")
 
     type_and_send(qtbot, page, "I am going to Porto")
     wait_reply(qtbot, page)
