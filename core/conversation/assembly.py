@@ -80,7 +80,7 @@ def draft(storage: StoragePort, recall: RecallService, settings: Settings,
         snapshot = read_snapshot(session)
     system = build_system_prompt(snapshot, supports_tools=provider.supports_tools,
                                  profile_char_cap=settings.profile_char_cap,
-                                 max_tokens=window // 2)
+                                 max_tokens=window // 2, persona=settings.persona)
     retrieval_error = None
     try:
         context = select_context(retrieve(recall, text), settings.context_token_budget)

@@ -485,7 +485,8 @@ class ConversationService:
             calls: list[ToolCall] = []
             for chunk in self._provider.chat_stream(
                     messages, tools=offered, cancel=cancel,
-                    max_tokens=assembly.reply_reserve(self._provider.context_window)):
+                    max_tokens=assembly.reply_reserve(self._provider.context_window),
+                    temperature=self._hearth.settings.temperature):
                 if chunk.text:
                     if not said and turn.text and not turn.text[-1].isspace():
                         turn.reply.append("\n\n")
