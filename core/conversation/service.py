@@ -53,7 +53,7 @@ from sqlalchemy.orm import Session
 
 from core.app import Hearth
 from core.conversation import assembly
-from core.conversation.assembly import Draft, Prompt
+from core.conversation.assembly import Draft, LeftOut, Prompt
 from core.conversation.audit import redact_arguments
 from core.conversation.compaction import Compactor, needs_compaction
 from core.conversation.events import (
@@ -372,6 +372,43 @@ class ConversationService:
                         interaction_id=interaction_id, text=message, edited=edited)
         return self._turn(session_id, message, cancel or CancelToken(), start=start,
                           learn=edited)
+
+    def answer_without(self, session_id: str, interaction_id: int, left_out: LeftOut, *,
+                       cancel: CancelToken | None = None) -> Iterator[TextDelta]:
+        """What the model answers to an exchange's message when one context item (a fact,
+        memory, note or summary) is left out: streamed, and never saved or learned from.
+
+        It shows the user whether the item mattered. The prompt is drafted now (the
+        memory and chat as they are today) and no tools are offered, so the comparison
+        changes nothing."""
+        if left_out.kind not in assembly.LEAVABLE:
+            raise InvalidInputError("Only a fact, memory, note or summary can be left out.",
+                                    "Choose one of those in the list.")
+        with self._hearth.storage.read() as session:
+            row = session.get(Interaction, interaction_id)
+            if row is None or row.session_id != session_id:
+                raise InvalidInputError("That reply is no longer in this chat.",
+                                        "It may have been deleted.")
+            text = row.user_message
+        return self._without(session_id, interaction_id, text, left_out, cancel or CancelToken())
+
+    def _without(self, session_id: str, interaction_id: int, text: str, left_out: LeftOut,
+                 cancel: CancelToken) -> Iterator[TextDelta]:
+        hearth = self._hearth
+        prepared = assembly.draft(hearth.storage, hearth.recall, hearth.settings,
+                                  self._provider, text, self._clock(), left_out=left_out)
+        prompt = assembly.complete(hearth.storage, hearth.recall, hearth.settings,
+                                   self._provider, prepared, session_id=session_id, text=text,
+                                   exclude_id=interaction_id)
+        try:
+            for chunk in self._provider.chat_stream(
+                    prompt.messages, cancel=cancel,
+                    max_tokens=assembly.reply_reserve(self._provider.context_window),
+                    temperature=hearth.settings.temperature):
+                if chunk.text:
+                    yield TextDelta(chunk.text)
+        except LLMCancelled:
+            return
 
     def _turn(self, session_id: str, text: str, cancel: CancelToken, *,
               start: Callable[[Session], int] | None = None,

@@ -29,8 +29,9 @@ from core.conversation import (
     TurnEvent,
     TurnFailed,
 )
+from core.conversation.assembly import LeftOut
 from core.conversation.service import Exchange, SessionDeletion, SessionInfo
-from core.views.reply_context import reply_context
+from core.views.reply_context import UsedItem, reply_context
 from desktop.chat.composer import Composer
 from desktop.chat.conversation_list import (
     UNTITLED,
@@ -49,6 +50,9 @@ from desktop.page import Page
 from desktop.workers import Job, Task
 
 SESSIONS_LISTED = 500
+FIX_PAGES = {"fact": "facts"}
+"""The view that corrects or forgets an item, by kind (memories, notes and summaries are
+in Memories)."""
 SEARCH_DELAY_MS = 250
 """The search runs once typing pauses this long, not at every key."""
 STARTING = "Starting the assistant…"
@@ -92,6 +96,8 @@ class ChatPage(Page):
         self._turn_text = ""
         self._reply: ReplyMessage | None = None
         self._editing: int | None = None  # the exchange whose message is being edited
+        self._why_for: int | None = None  # the exchange the Why? panel is about
+        self._without: Task | None = None  # its answer without one item, while it runs
         self._opened_on_start = False
         self.learning_watch = LearningWatch(ctx, self)
         self._build()
@@ -173,6 +179,8 @@ class ChatPage(Page):
 
         self.why_panel = WhyPanel()
         self.why_panel.setVisible(False)
+        self.why_panel.without_requested.connect(self.answer_without)
+        self.why_panel.fix_requested.connect(self.fix_item)
         splitter = QSplitter()
         splitter.addWidget(left)
         splitter.addWidget(middle)
@@ -512,8 +520,43 @@ class ChatPage(Page):
 
     def show_why(self, interaction_id: int) -> None:
         """Open the side panel on what a reply was given."""
+        self._stop_without()
+        self._why_for = interaction_id
         self.why_panel.setVisible(True)
         self.why_panel.show_loading()
         storage = self.ctx.hearth.storage
         self.run("Reading the reply's context",
                  lambda _task: reply_context(storage, interaction_id), self.why_panel.show_items)
+
+    def answer_without(self, item: UsedItem) -> None:
+        """Ask the model again for the reply the Why? panel is about, without ``item``;
+        the other answer streams into the panel and is neither saved nor learned from."""
+        conversation, interaction_id = self.conversation, self._why_for
+        session_id = self.current_session
+        if conversation is None or interaction_id is None or session_id is None or item.id is None:
+            return
+        self._stop_without()
+        left_out = LeftOut(item.kind, item.id)
+        self.why_panel.start_alternative(item)
+
+        def job(task: Task) -> None:
+            for delta in conversation.answer_without(session_id, interaction_id, left_out,
+                                                     cancel=task.cancel_token):
+                task.emit(delta.text)
+
+        self._without = self.ctx.workers.start(
+            "Answering without an item", job, on_item=self.why_panel.add_alternative,
+            on_done=lambda _none: self.why_panel.end_alternative(),
+            on_failed=lambda message, hint: self.why_panel.end_alternative(
+                f"{message} {hint}".strip()))
+
+    def _stop_without(self) -> None:
+        if self._without is not None and self._without.running:
+            self._without.cancel()
+        self._without = None
+
+    def fix_item(self, item: UsedItem) -> None:
+        """Open the view where ``item`` can be corrected or forgotten."""
+        show_page = getattr(self.window(), "show_page", None)
+        if show_page is not None:
+            show_page(FIX_PAGES.get(item.kind, "memories"))

@@ -278,6 +278,8 @@ def test_the_why_panel_lists_what_the_reply_was_given(qtbot, make_ctx) -> None: 
     assert float(memories.child(0, 1).text()) > 0  # its retrieval score
     assert int(memories.child(0, 2).text()) > 0  # its tokens
     panel.tree.setCurrentIndex(memories.child(0, 0).index())
+    assert "Retrieval score" not in panel.detail.text()  # internals wait behind Details
+    panel.details_button.click()
     assert "recall tier" in panel.detail.text() and "Retrieval score" in panel.detail.text()
     used = {(item.kind, item.id) for item in panel.items}
     assert ("memory", memory.id) in used
