@@ -12,8 +12,9 @@ from support.scripted_llm import ScriptedLLM
 
 from core.app import Hearth
 from core.conversation import ConversationService, TurnFinished
+from core.conversation.assembly import LeftOut
 from core.errors import InvalidInputError
-from core.storage.orm import AuditEntry, ContextLog, Interaction
+from core.storage.orm import AuditEntry, ContextLog, Interaction, UserFact
 from core.storage.port import IndexedKind, SearchFilters
 from core.transfer.transcript import import_transcript
 
@@ -135,3 +136,28 @@ def test_search_finds_chats_by_title_and_message_and_imported_sessions(hearth) -
     with pytest.raises(InvalidInputError, match="imported conversation"):
         conversation.send(imported.id, "Can I add to it?")
     assert len(conversation.session_history(imported.id)) == 1
+
+
+def test_an_answer_without_a_fact_leaves_it_out_and_saves_nothing(hearth) -> None:
+    hearth.facts.remember("home_city", "Lisbon", category="location")
+    (fact,) = rows(hearth, UserFact)
+    llm = ScriptedLLM(["You live in Lisbon.", "I am not sure where you live."])
+    heard = Listener()
+    conversation = ConversationService(hearth, llm, listener=heard)
+    chat = conversation.new_session()
+    first = finished(list(conversation.send(chat, "Where do I live?")))
+    logs_before = len(rows(hearth, ContextLog))
+
+    other = "".join(d.text for d in conversation.answer_without(
+        chat, first.interaction_id, LeftOut("fact", fact.id)))
+
+    assert other == "I am not sure where you live."
+    original, without = [r for r in llm.requests if r.kind == "chat"]
+    assert "Lisbon" in original.messages[0].content
+    assert "Lisbon" not in " ".join(m.content for m in without.messages)
+    assert without.tools == []
+    (saved,) = conversation.session_history(chat)
+    assert saved.agent_response == "You live in Lisbon."
+    assert len(rows(hearth, ContextLog)) == logs_before and heard.calls == [first.interaction_id]
+    with pytest.raises(InvalidInputError, match="fact, memory, note or summary"):
+        conversation.answer_without(chat, first.interaction_id, LeftOut("profile", 1))

@@ -19,7 +19,7 @@ from PySide6.QtGui import (
 from desktop.chat.markdown import CODE_PROPERTIES
 
 SCHEME = "copy-code"
-LINK_TEXT = "⧉ Copy code"
+LINK_TEXT = "Copy code"
 
 
 def _is_code(block: QTextBlock) -> bool:

@@ -363,7 +363,8 @@ class Transcript(QScrollArea):
             self._insert_saved(reply)
         if self._pending:
             self._loader.start()
-        self.offer_again()
+        else:
+            self.offer_again()  # the last exchange is on screen now
 
     def add_user(self, text: str, when: datetime | None = None) -> UserMessage:
         message = self._connect_user(UserMessage(text, when))
@@ -393,7 +394,8 @@ class Transcript(QScrollArea):
         """Show Edit and Regenerate on the last exchange only, once its reply is saved."""
         user, reply = self.last_exchange()
         ready = (self._again_allowed and not self._pending and reply is not None
-                 and reply.interaction_id is not None)
+                 and reply.interaction_id is not None
+                 and reply.status != "pending")  # still being answered (elsewhere)
         for message in self.messages:
             if isinstance(message, (UserMessage, ReplyMessage)):
                 message.actions.offer_again(ready and message in (user, reply))
