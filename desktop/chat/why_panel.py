@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from core.conversation.assembly import LEAVABLE
 from core.views.reply_context import UsedItem, group_title, kinds_in
 from desktop.chat.markdown import render_markdown
+from desktop.words import count, listing
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole
 COLUMNS = ("Item", "Score", "Tokens")
@@ -40,9 +41,9 @@ NOUNS: dict[str, tuple[str, str]] = {
     "memory": ("memory", "memories"),
     "summary": ("summary of an earlier chat", "summaries of earlier chats"),
     "note": ("note", "notes"),
-    "profile": ("your profile", "your profile"),
+    "profile": ("what it knows about you", "what it knows about you"),
     "working_memory": ("what is on your mind lately", "what is on your mind lately"),
-    "scaffold": ("its structured notes about you", "its structured notes about you"),
+    "scaffold": ("its notes about you", "its notes about you"),
     "learning": ("habit it keeps with you", "habits it keeps with you"),
     "compaction_summary": ("the summary of this chat", "the summary of this chat"),
     "history": ("earlier message", "earlier messages"),
@@ -54,11 +55,10 @@ def used_sentence(items: list[UsedItem]) -> str:
     """``This reply used 1 fact, 2 memories and 3 earlier messages.``"""
     parts = []
     for kind in kinds_in(items):
-        count = sum(1 for item in items if item.kind == kind)
+        number = sum(1 for item in items if item.kind == kind)
         one, many = NOUNS.get(kind, (kind, kind))
-        parts.append((f"{count} " if one != many else "") + (one if count == 1 else many))
-    listed = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
-    return f"This reply used {listed}."
+        parts.append(count(number, one, many) if one != many else one)
+    return f"This reply used {listing(parts)}."
 
 
 def _summary_line(item: UsedItem) -> str:
