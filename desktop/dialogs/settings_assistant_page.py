@@ -13,7 +13,7 @@ from desktop.context import AppContext
 from desktop.dialogs.owned_tasks import OwnedTasks
 from desktop.dialogs.settings_form import Changes, Problems, SettingsSection
 
-MODEL_DEFAULT = "The model's own"
+MODEL_DEFAULT = "The model's default"
 """What the temperature box shows at its lowest step, which stands for "not set"."""
 UNSET = -0.1
 MAX_TEMPERATURE = 2.0
