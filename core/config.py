@@ -42,6 +42,9 @@ DEFAULT_EMBEDDING_MODEL_DIR = MODELS_DIR / "bge-small-en-v1.5-int8"
 DEFAULT_EMBEDDED_LLM = MODELS_DIR / "smollm2-135m-instruct" / "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
+PERSONA_CHARS = 4000
+
+
 class Settings(BaseSettings):
     """Everything a user can change. Defaults are the embedded, offline configuration."""
 
@@ -129,6 +132,14 @@ class Settings(BaseSettings):
     context_token_budget: int = Field(
         default=1000, ge=0, description="Shared budget of retrieved memories and notes.")
     profile_char_cap: int = Field(default=4800, ge=0)
+    persona: str = Field(
+        default="", max_length=PERSONA_CHARS,
+        description="The user's own instructions for how the assistant answers (tone, "
+                    "length, a role); added to the system prompt.")
+    temperature: float | None = Field(
+        default=None, ge=0.0, le=2.0,
+        description="How freely replies are worded (0 = most predictable); None leaves "
+                    "the model's own default.")
     compaction_threshold: float = Field(
         default=0.8, gt=0.0, le=1.0,
         description="Compact a conversation when it fills this share of the context window.")

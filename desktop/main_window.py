@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.errors import HearthError
+from core.version import app_version
 from desktop.context import AppContext
 from desktop.icons import icon
 from desktop.page import Page
@@ -183,7 +184,7 @@ class MainWindow(QMainWindow):
 
     def _about(self) -> None:
         QMessageBox.about(self, "About Hearth",
-                          "<b>Hearth</b><p>A private assistant that remembers you. Everything "
+                          f"<b>Hearth {app_version()}</b><p>A private assistant that remembers you. Everything "
                           f"it knows lives in <code>{self.ctx.hearth.paths.home}</code> on this "
                           "machine; no network call goes anywhere but your own Ollama.</p>")
 

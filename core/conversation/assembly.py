@@ -17,12 +17,17 @@ turn: the model then answers without retrieved context, and the log says so.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from core.config import Settings
-from core.conversation.context_blocks import ContextSelection, retrieve, select_context
+from core.conversation.context_blocks import (
+    ITEM_TYPE,
+    ContextSelection,
+    retrieve,
+    select_context,
+)
 from core.conversation.history import (
     HistorySelection,
     select_history,
@@ -72,18 +77,38 @@ class Prompt:
     memory_ids: tuple[int, ...]
 
 
+LEAVABLE = frozenset({"fact", "memory", "note", "summary"})
+"""The kinds of context item a prompt can be drafted without (``LeftOut``)."""
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """One context item to draft a prompt without ("answer again without this"): its
+    context-log type (one of ``LEAVABLE``) and id."""
+
+    kind: str
+    id: int
+
+
 def draft(storage: StoragePort, recall: RecallService, settings: Settings,
-          provider: LLMProvider, text: str, now: datetime) -> Draft:
-    """System prompt, retrieved context and user turn for ``text``."""
+          provider: LLMProvider, text: str, now: datetime, *,
+          left_out: LeftOut | None = None) -> Draft:
+    """System prompt, retrieved context and user turn for ``text`` (without ``left_out``)."""
     window = provider.context_window
     with storage.read() as session:
         snapshot = read_snapshot(session)
+    if left_out is not None and left_out.kind == "fact":
+        snapshot = replace(snapshot, facts=tuple(
+            f for f in snapshot.facts if f.id != left_out.id))
     system = build_system_prompt(snapshot, supports_tools=provider.supports_tools,
                                  profile_char_cap=settings.profile_char_cap,
-                                 max_tokens=window // 2)
+                                 max_tokens=window // 2, persona=settings.persona)
     retrieval_error = None
     try:
-        context = select_context(retrieve(recall, text), settings.context_token_budget)
+        found = [item for item in retrieve(recall, text)
+                 if left_out is None
+                 or (ITEM_TYPE[item.block], item.id) != (left_out.kind, left_out.id)]
+        context = select_context(found, settings.context_token_budget)
     except Exception as exc:  # retrieval is a help, never a reason to fail the reply
         log.warning("retrieval for the user turn failed; answering without it: %s", exc)
         retrieval_error = f"{type(exc).__name__}: {exc}"

@@ -20,7 +20,15 @@ Failures: a model error (or any ``HearthError``, such as a locked database) ends
 with ``TurnFailed`` (message and hint); the user's message and any partial reply stay
 saved, marked failed. An unexpected exception (a bug) is saved the same way, then raised.
 Cancelling (``CancelToken``) or abandoning the event iterator keeps the partial reply,
-marked stopped. The listener and the access marking cannot break a turn. Exclusions are
+marked stopped.
+
+Answering again (``answer_again``): the last exchange of a chat is run once more in place,
+with the same message (regenerate) or the user's edited one (edit and resend). The same
+row is reused, so the new reply replaces the old one everywhere (the transcript, the
+full-text index, whose trigger also drops the row's stale vector for the backfill to redo,
+and the summary written when the chat closes) and its old context log goes. The learner is
+told again only when the message was edited: learning reads the user's words (the reply is
+only context), so a regenerated reply must not make Hearth learn the same message twice. The listener and the access marking cannot break a turn. Exclusions are
 read from ``hearth.settings`` at every turn, so a term added while Hearth runs applies at
 once. One turn per session at a time. While the reply is produced the exchange is claimed
 by this process (``core.liveness``): if the process is killed, the next ``Hearth.open``
@@ -30,20 +38,22 @@ marks it ``interrupted``, while a turn still streaming in a live process is left
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import ColumnElement, delete, func, or_, select
 from sqlalchemy.orm import Session
 
 from core.app import Hearth
 from core.conversation import assembly
-from core.conversation.assembly import Draft, Prompt
+from core.conversation.assembly import Draft, LeftOut, Prompt
 from core.conversation.audit import redact_arguments
 from core.conversation.compaction import Compactor, needs_compaction
 from core.conversation.events import (
@@ -65,12 +75,24 @@ from core.learning.exclusions import ExclusionGate
 from core.liveness import INTERACTION, Claim, claim_new_row
 from core.llm import CancelToken, LLMCancelled, LLMProvider, Message, ToolCall
 from core.notes import SUMMARY_PREFIX
-from core.storage.orm import AuditEntry, ChatSession, ContextLog, Interaction, Note, utcnow
+from core.storage.orm import (
+    AuditEntry,
+    ChatSession,
+    ContextLog,
+    Interaction,
+    Note,
+    utcnow,
+)
+from core.storage.port import IMPORTED_SOURCE, IndexedKind, SearchFilters
 from core.storage.rows import require
 from core.user_input import readable_text
 
 log = logging.getLogger(__name__)
 
+CHAT_SOURCE = "chat"
+SEARCHED_MESSAGES = 500
+"""Best-matching messages a chat search looks at (their chats are listed)."""
+WORD = re.compile(r"\w+")
 MAX_TOOL_ROUNDS = 4
 """Rounds in which tools are offered; one more round without tools forces an answer."""
 TITLE_CHARS = 60
@@ -87,6 +109,14 @@ class SessionInfo:
     learns: bool = True
     """False when the user asked Hearth not to learn from this chat."""
     incognito: bool = False
+    source: str = "chat"
+    """``chat``, or ``import`` for a session imported from a transcript (read-only)."""
+    conversation_id: str | None = None
+    """The imported conversation it came from (None for a chat)."""
+
+    @property
+    def imported(self) -> bool:
+        return self.source == IMPORTED_SOURCE
 
 
 @dataclass(frozen=True)
@@ -112,6 +142,8 @@ class Exchange:
     provider: str | None
     model: str | None
     tools: list[dict[str, Any]]
+    speaker: str | None = None
+    """Who said ``user_message`` in an imported transcript (None in a chat)."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +168,8 @@ class _Turn:
     error: HearthError | None = None
     forgotten: list[Forgotten] = field(default_factory=list)
     """Facts forgotten during the turn: the reply is saved without their values."""
+    learn: bool = True
+    """Whether the learner hears of the exchange (not for a regenerated reply)."""
 
     @property
     def text(self) -> str:
@@ -210,7 +244,7 @@ class ConversationService:
         session_id = uuid.uuid4().hex
         with self._hearth.storage.write() as session:
             session.add(ChatSession(id=session_id, title=clip(" ".join(title.split()), 200),
-                                    source="chat", incognito=incognito,
+                                    source=CHAT_SOURCE, incognito=incognito,
                                     learn_from=not incognito))
         return session_id
 
@@ -225,8 +259,32 @@ class ConversationService:
             self.delete_session(session_id)
         return len(ids)
 
-    def recent_sessions(self, limit: int = 20) -> list[SessionInfo]:
-        """Chats (not imported sessions), most recently active first."""
+    def recent_sessions(self, limit: int = 20, *,
+                        include_imported: bool = False) -> list[SessionInfo]:
+        """Chats, most recently active first; imported sessions (``core.transfer``) too
+        when asked (the window lists them, read-only)."""
+        sources = (CHAT_SOURCE, IMPORTED_SOURCE) if include_imported else (CHAT_SOURCE,)
+        return self._sessions(ChatSession.source.in_(sources), limit)
+
+    def search_sessions(self, query: str, limit: int = 50) -> list[SessionInfo]:
+        """Chats and imported sessions whose title or messages contain words of ``query``,
+        most recently active first. The messages are searched through the full-text index
+        and titles word by word, so the user's text is only ever words (never syntax)."""
+        words = WORD.findall(query)
+        if not words:
+            return []
+        with self._hearth.storage.read() as session:
+            hits = self._hearth.storage.search.text_search(
+                session, IndexedKind.INTERACTION, query, SearchFilters(), SEARCHED_MESSAGES)
+            in_messages = select(Interaction.session_id).where(
+                Interaction.id.in_([hit.id for hit in hits]))
+        in_titles = or_(*(ChatSession.title.contains(word, autoescape=True)
+                          for word in words))
+        return self._sessions(
+            ChatSession.source.in_((CHAT_SOURCE, IMPORTED_SOURCE))
+            & (in_titles | ChatSession.id.in_(in_messages)), limit)
+
+    def _sessions(self, condition: ColumnElement[bool], limit: int) -> list[SessionInfo]:
         counts = (select(Interaction.session_id, func.count().label("n"))
                   .group_by(Interaction.session_id).subquery())
         active = func.coalesce(ChatSession.last_message_at, ChatSession.started_at)
@@ -234,11 +292,12 @@ class ConversationService:
             rows = session.execute(
                 select(ChatSession, func.coalesce(counts.c.n, 0))
                 .outerjoin(counts, counts.c.session_id == ChatSession.id)
-                .where(ChatSession.source == "chat")
+                .where(condition)
                 .order_by(active.desc(), ChatSession.id).limit(limit)).all()
             return [SessionInfo(chat.id, chat.title, chat.started_at, chat.last_message_at,
-                                count, chat.closed_at is not None, chat.learn_from,
-                                chat.incognito)
+                                count, chat.closed_at is not None, learns=chat.learn_from,
+                                incognito=chat.incognito, source=chat.source,
+                                conversation_id=chat.conversation_id)
                     for chat, count in rows]
 
     def rename_session(self, session_id: str, title: str) -> str:
@@ -303,7 +362,8 @@ class ConversationService:
             rows = session.scalars(select(Interaction).where(
                 Interaction.session_id == session_id).order_by(Interaction.id)).all()
             return [Exchange(r.id, r.user_message, r.agent_response, r.created_at,
-                             r.status, r.provider, r.model, list(r.tools_used or []))
+                             r.status, r.provider, r.model, list(r.tools_used or []),
+                             r.speaker)
                     for r in rows]
 
     def context_log(self, interaction_id: int) -> ContextLogRecord | None:
@@ -326,12 +386,71 @@ class ConversationService:
             raise InvalidInputError("The message is empty.", "Type something to send.")
         readable_text(text, "The message")
         with self._hearth.storage.read() as session:
-            self._require_session(session, session_id)
+            self._require_chat(session, session_id)
         return self._turn(session_id, text, cancel or CancelToken())
 
-    def _turn(self, session_id: str, text: str, cancel: CancelToken) -> Iterator[TurnEvent]:
-        interaction_id, claim = self._save_user_message(session_id, text)
-        turn = _Turn(interaction_id, time.perf_counter(), claim)
+    def answer_again(self, session_id: str, interaction_id: int, *, text: str | None = None,
+                     cancel: CancelToken | None = None) -> Iterator[TurnEvent]:
+        """Run the chat's last exchange again in place: a new reply to the same message
+        (``text`` None), or to ``text``, the user's edit of it. Raises at once for an
+        exchange that is not the last of the chat, or an empty edit."""
+        if text is not None:
+            if not text.strip():
+                raise InvalidInputError("The message is empty.", "Type something to send.")
+            readable_text(text, "The message")
+        with self._hearth.storage.read() as session:
+            self._require_chat(session, session_id)
+            original = self._require_last(session, session_id, interaction_id)
+        edited = text is not None and text != original
+        message = text if text is not None else original
+        start = partial(self._reset_exchange, session_id=session_id,
+                        interaction_id=interaction_id, text=message, edited=edited)
+        return self._turn(session_id, message, cancel or CancelToken(), start=start,
+                          learn=edited)
+
+    def answer_without(self, session_id: str, interaction_id: int, left_out: LeftOut, *,
+                       cancel: CancelToken | None = None) -> Iterator[TextDelta]:
+        """What the model answers to an exchange's message when one context item (a fact,
+        memory, note or summary) is left out: streamed, and never saved or learned from.
+
+        It shows the user whether the item mattered. The prompt is drafted now (the
+        memory and chat as they are today) and no tools are offered, so the comparison
+        changes nothing."""
+        if left_out.kind not in assembly.LEAVABLE:
+            raise InvalidInputError("Only a fact, memory, note or summary can be left out.",
+                                    "Choose one of those in the list.")
+        with self._hearth.storage.read() as session:
+            row = session.get(Interaction, interaction_id)
+            if row is None or row.session_id != session_id:
+                raise InvalidInputError("That reply is no longer in this chat.",
+                                        "It may have been deleted.")
+            text = row.user_message
+        return self._without(session_id, interaction_id, text, left_out, cancel or CancelToken())
+
+    def _without(self, session_id: str, interaction_id: int, text: str, left_out: LeftOut,
+                 cancel: CancelToken) -> Iterator[TextDelta]:
+        hearth = self._hearth
+        prepared = assembly.draft(hearth.storage, hearth.recall, hearth.settings,
+                                  self._provider, text, self._clock(), left_out=left_out)
+        prompt = assembly.complete(hearth.storage, hearth.recall, hearth.settings,
+                                   self._provider, prepared, session_id=session_id, text=text,
+                                   exclude_id=interaction_id)
+        try:
+            for chunk in self._provider.chat_stream(
+                    prompt.messages, cancel=cancel,
+                    max_tokens=assembly.reply_reserve(self._provider.context_window),
+                    temperature=hearth.settings.temperature):
+                if chunk.text:
+                    yield TextDelta(chunk.text)
+        except LLMCancelled:
+            return
+
+    def _turn(self, session_id: str, text: str, cancel: CancelToken, *,
+              start: Callable[[Session], int] | None = None,
+              learn: bool = True) -> Iterator[TurnEvent]:
+        create = start or (lambda session: self._add_user_message(session, session_id, text))
+        interaction_id, claim = claim_new_row(self._hearth.storage, INTERACTION, create)
+        turn = _Turn(interaction_id, time.perf_counter(), claim, learn=learn)
         try:
             prepared = assembly.draft(self._hearth.storage, self._hearth.recall,
                                       self._hearth.settings, self._provider, text,
@@ -365,14 +484,10 @@ class ConversationService:
             yield TurnFinished(turn.interaction_id, turn.text, context_log_id,
                                dict(turn.prompt.tokens) if turn.prompt else {}, turn.stopped)
 
-    def _save_user_message(self, session_id: str, text: str) -> tuple[int, Claim]:
+    def _add_user_message(self, session: Session, session_id: str, text: str) -> int:
         """The message is stored before the model is asked anything: nothing can lose it.
         A message in a closed session reopens it (the conversation simply goes on). The
         pending exchange is claimed by this process until ``_finish``."""
-        return claim_new_row(self._hearth.storage, INTERACTION,
-                             lambda session: self._add_user_message(session, session_id, text))
-
-    def _add_user_message(self, session: Session, session_id: str, text: str) -> int:
         chat = self._require_session(session, session_id)
         chat.last_message_at = utcnow()
         chat.closed_at = None
@@ -385,6 +500,27 @@ class ConversationService:
         session.add(interaction)
         session.flush()
         return interaction.id
+
+    def _reset_exchange(self, session: Session, session_id: str, interaction_id: int,
+                        text: str, *, edited: bool) -> int:
+        """Make the last exchange pending again, with ``text`` as the user's message: its
+        reply, tools, error and context log are cleared (the new ones replace them)."""
+        chat = self._require_session(session, session_id)
+        self._require_last(session, session_id, interaction_id)
+        chat.last_message_at = utcnow()
+        chat.closed_at = None
+        row = session.get(Interaction, interaction_id)
+        assert row is not None  # _require_last found it
+        row.user_message, row.agent_response, row.tools_used = text, "", []
+        row.status, row.error, row.latency_ms = "pending", None, None
+        row.provider, row.model = self._provider.name, self._provider.model
+        session.execute(delete(ContextLog).where(ContextLog.interaction_id == interaction_id))
+        session.add(AuditEntry(
+            action="chat.edit" if edited else "chat.regenerate", actor="user",
+            arguments={"session_id": session_id, "interaction_id": interaction_id},
+            result_summary="the message was edited and answered again" if edited
+            else "the reply was written again"))
+        return interaction_id
 
     def _compact_if_needed(self, session_id: str, interaction_id: int, prepared: Draft,
                            cancel: CancelToken) -> Compacted | None:
@@ -424,7 +560,8 @@ class ConversationService:
             calls: list[ToolCall] = []
             for chunk in self._provider.chat_stream(
                     messages, tools=offered, cancel=cancel,
-                    max_tokens=assembly.reply_reserve(self._provider.context_window)):
+                    max_tokens=assembly.reply_reserve(self._provider.context_window),
+                    temperature=self._hearth.settings.temperature):
                 if chunk.text:
                     if not said and turn.text and not turn.text[-1].isspace():
                         turn.reply.append("\n\n")
@@ -482,13 +619,35 @@ class ConversationService:
                 self._hearth.recall.mark_accessed(turn.prompt.memory_ids)
             except Exception:  # reinforcement is bookkeeping; the exchange is saved
                 log.exception("marking injected memories accessed failed")
-        if self._listener is not None:
+        if self._listener is not None and turn.learn:
             try:
                 self._listener.exchange_completed(turn.interaction_id, session_id)
             except Exception:  # the learner must never break a reply
                 log.exception("the exchange listener failed for interaction %s",
                               turn.interaction_id)
         return log_id
+
+    @classmethod
+    def _require_chat(cls, session: Session, session_id: str) -> ChatSession:
+        """A session that can go on: an imported conversation is only read."""
+        chat = cls._require_session(session, session_id)
+        if chat.source != CHAT_SOURCE:
+            raise InvalidInputError("An imported conversation cannot be continued.",
+                                    "Start a new chat instead.")
+        return chat
+
+    @staticmethod
+    def _require_last(session: Session, session_id: str, interaction_id: int) -> str:
+        """The user's message of ``interaction_id``, which must be the chat's last
+        exchange (only the last one can be answered again: later ones built on it)."""
+        last = session.execute(
+            select(Interaction.id, Interaction.user_message)
+            .where(Interaction.session_id == session_id)
+            .order_by(Interaction.id.desc()).limit(1)).first()
+        if last is None or last.id != interaction_id:
+            raise InvalidInputError("Only the chat's last message can be answered again.",
+                                    "Send a new message instead.")
+        return str(last.user_message)
 
     @staticmethod
     def _require_session(session: Session, session_id: str) -> ChatSession:

@@ -54,6 +54,8 @@ PROFILE_HEADER = ("## Your memory of this user (narrative)\n"
 LEARNINGS_HEADER = "## What I have learned about working with you"
 WORKING_MEMORY_HEADER = "## What is on the user's mind lately (working memory)"
 SCAFFOLD_HEADER = "## Structured notes about the user (keys are my own)"
+PERSONA_HEADER = ("## How the user asked me to answer\n"
+                  "Follow this unless it conflicts with the rules above.")
 WORKING_MEMORY_CHARS = 3500
 SCAFFOLD_CHARS = 4000
 PROFILE_TRUNCATED = "[...profile truncated for context]"
@@ -125,11 +127,15 @@ def one_line(text: str) -> str:
 
 
 def build_system_prompt(snapshot: MemorySnapshot, *, supports_tools: bool,
-                        profile_char_cap: int, max_tokens: int) -> SystemPrompt:
-    """Render the system prompt for this memory snapshot (a pure function of its inputs)."""
+                        profile_char_cap: int, max_tokens: int,
+                        persona: str = "") -> SystemPrompt:
+    """Render the system prompt for this memory snapshot (a pure function of its inputs);
+    ``persona`` is the user's own instructions for how to answer (Settings)."""
     items: list[dict[str, Any]] = []
     head = [load_prompt("identity"), load_prompt("memory_tools" if supports_tools
                                                  else "memory_plain")]
+    if persona.strip():
+        head.append(f"{PERSONA_HEADER}\n{persona.strip()}")
     tail: list[str] = []
     if snapshot.profile:
         profile, truncated = _capped_profile(snapshot.profile, profile_char_cap)

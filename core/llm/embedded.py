@@ -238,11 +238,14 @@ class EmbeddedProvider:
 
     def chat_stream(self, messages: Sequence[Message], *,
                     tools: Sequence[ToolSpec] = (), cancel: CancelToken | None = None,
-                    max_tokens: int | None = None) -> Iterator[ChatChunk]:
+                    max_tokens: int | None = None,
+                    temperature: float | None = None) -> Iterator[ChatChunk]:
         """Stream a reply. ``tools`` are ignored: this model cannot use them."""
         # a 135M model loops on its own phrases ("I'm happy to help." × 40) without this;
         # chat only: a penalty on repeated tokens would fight JSON's braces and quotes
-        request = self._request(messages, max_tokens, repeat_penalty=CHAT_REPEAT_PENALTY)
+        chosen = {} if temperature is None else {"temperature": temperature}
+        request = self._request(messages, max_tokens, repeat_penalty=CHAT_REPEAT_PENALTY,
+                                **chosen)
         prompt_tokens = completion_tokens = None
         for chunk in self._generate(request, cancel):
             usage = chunk.get("usage")

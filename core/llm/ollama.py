@@ -260,12 +260,14 @@ class OllamaProvider:
 
     def chat_stream(self, messages: Sequence[Message], *,
                     tools: Sequence[ToolSpec] = (), cancel: CancelToken | None = None,
-                    max_tokens: int | None = None) -> Iterator[ChatChunk]:
+                    max_tokens: int | None = None,
+                    temperature: float | None = None) -> Iterator[ChatChunk]:
         """Stream the reply as text chunks; tool calls (native) come with the final chunk,
         which also carries the token counts. A cancel ends the stream quietly."""
         if cancel is not None and cancel.cancelled:
             return
-        first, parts = self._open_chat(messages, tools, max_tokens, schema=None)
+        first, parts = self._open_chat(messages, tools, max_tokens, schema=None,
+                                       temperature=temperature)
         calls: list[ToolCall] = []
         try:
             for part in chain([first], parts):
@@ -316,12 +318,15 @@ class OllamaProvider:
 
     def _open_chat(self, messages: Sequence[Message], tools: Sequence[ToolSpec],
                    max_tokens: int | None, *, schema: dict[str, Any] | None,
+                   temperature: float | None = None,
                    ) -> tuple[ollama.ChatResponse, Iterator[ollama.ChatResponse]]:
         """Send the request and wait for the first part (with retries). A model that
         refuses tools is asked again without them, once, and remembered."""
         options: dict[str, Any] = {"num_ctx": self.context_window}
         if max_tokens is not None:
             options["num_predict"] = max_tokens
+        if temperature is not None:
+            options["temperature"] = temperature
         wire_messages = [_wire_message(m) for m in messages]
         # Validated here, outside the error mapping: a malformed ToolSpec is a bug in the
         # caller, not something Ollama said.

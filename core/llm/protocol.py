@@ -131,8 +131,10 @@ class LLMProvider(Protocol):
 
     def chat_stream(self, messages: Sequence[Message], *,
                     tools: Sequence[ToolSpec] = (), cancel: CancelToken | None = None,
-                    max_tokens: int | None = None) -> Iterator[ChatChunk]:
-        """Stream a reply. Stops early (without error) when ``cancel`` is set."""
+                    max_tokens: int | None = None,
+                    temperature: float | None = None) -> Iterator[ChatChunk]:
+        """Stream a reply. Stops early (without error) when ``cancel`` is set.
+        ``temperature`` None keeps the model's own default."""
 
     def structured(self, messages: Sequence[Message], schema: dict[str, Any], *,
                    max_tokens: int | None = None, cancel: CancelToken | None = None) -> str:

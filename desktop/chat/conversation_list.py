@@ -1,14 +1,23 @@
 """The list of chats, most recently active first: a list model over
-``ConversationService.recent_sessions`` and a view where F2 renames and Delete deletes.
+``ConversationService.recent_sessions`` (or a search's results) and a view where F2
+renames and Delete deletes. Each row says when the chat was last active (Today,
+Yesterday, or the date); an imported conversation says it was imported, and from where.
 
 The model never writes: an edited title is handed to the page (``rename_requested``),
 which saves it in the background and reloads, so the list always shows what is stored."""
 
 from __future__ import annotations
 
+from datetime import date, datetime, timedelta
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QAction, QKeyEvent
 from PySide6.QtWidgets import QAbstractItemView, QListView, QWidget
 
@@ -17,8 +26,27 @@ from desktop.chat.transcript import local_time
 from desktop.icons import icon
 
 UNTITLED = "New chat"
+IMPORTED = "Imported"
 SESSION_ID_ROLE = Qt.ItemDataRole.UserRole
 Index = QModelIndex | QPersistentModelIndex
+
+
+def day_label(moment: datetime, today: date | None = None) -> str:
+    """``Today``, ``Yesterday``, ``3 Mar`` (this year) or ``3 Mar 2025``, in local time."""
+    day = moment.astimezone().date()
+    today = today or datetime.now().astimezone().date()
+    if day == today:
+        return "Today"
+    if day == today - timedelta(days=1):
+        return "Yesterday"
+    return f"{day:%-d %b}" if day.year == today.year else f"{day:%-d %b %Y}"
+
+
+def source_note(info: SessionInfo) -> str:
+    """Where an imported conversation came from ("" for a chat)."""
+    if not info.imported:
+        return ""
+    return f"{IMPORTED} from “{info.conversation_id}”" if info.conversation_id else IMPORTED
 
 
 class ConversationListModel(QAbstractListModel):
@@ -48,12 +76,19 @@ class ConversationListModel(QAbstractListModel):
         if not index.isValid():
             return None
         info = self._sessions[index.row()]
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+        active = info.last_message_at or info.started_at
+        if role == Qt.ItemDataRole.DisplayRole:
+            when = " · ".join(filter(None, [IMPORTED if info.imported else "",
+                                            day_label(active)]))
+            return f"{info.title or UNTITLED}\n{when}"
+        if role == Qt.ItemDataRole.EditRole:
             return info.title or UNTITLED
         if role == Qt.ItemDataRole.ToolTipRole:
-            exchanges = f"{info.exchanges} exchange{'s' if info.exchanges != 1 else ''}"
-            last = local_time(info.last_message_at or info.started_at)
-            return f"{info.title or UNTITLED}\n{exchanges} · last active {last}"
+            noun = "turn" if info.imported else "exchange"
+            size = f"{info.exchanges} {noun}{'s' if info.exchanges != 1 else ''}"
+            lines = [info.title or UNTITLED, source_note(info),
+                     f"{size} · last active {local_time(active)}"]
+            return "\n".join(filter(None, lines))
         if role == Qt.ItemDataRole.DecorationRole:
             return icon("chat")
         if role == SESSION_ID_ROLE:

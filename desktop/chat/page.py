@@ -8,11 +8,12 @@ the page says why."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtCore import QModelIndex, Qt, QTimer
+from PySide6.QtGui import QKeySequence, QPalette, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QMessageBox,
     QSplitter,
     QToolButton,
@@ -28,28 +29,36 @@ from core.conversation import (
     TurnEvent,
     TurnFailed,
 )
+from core.conversation.assembly import LeftOut
 from core.conversation.service import Exchange, SessionDeletion, SessionInfo
 from core.learning.pipeline import LearningPipeline
-from core.views.reply_context import reply_context
+from core.views.reply_context import UsedItem, reply_context
 from desktop.chat.composer import Composer
 from desktop.chat.conversation_list import (
     UNTITLED,
     ConversationListModel,
     ConversationListView,
+    source_note,
 )
 from desktop.chat.learning_note import LearningNotes
 from desktop.chat.learning_switch import ChatLearningSwitch
 from desktop.chat.learning_watch import LearningWatch
+from desktop.chat.message_actions import EditBar
 from desktop.chat.transcript import ReplyMessage, Transcript, paint_failure, tool_line
-from desktop.chat.turn import TurnResult, turn_job
+from desktop.chat.turn import TurnResult, again_job, turn_job
 from desktop.chat.why_panel import WhyPanel
 from desktop.context import AppContext
 from desktop.icons import icon
 from desktop.page import Page
 from desktop.words import count
-from desktop.workers import Task
+from desktop.workers import Job, Task
 
 SESSIONS_LISTED = 500
+FIX_PAGES = {"fact": "facts"}
+"""The view that corrects or forgets an item, by kind (memories, notes and summaries are
+in Memories)."""
+SEARCH_DELAY_MS = 250
+"""The search runs once typing pauses this long, not at every key."""
 STARTING = "Starting the assistant…"
 CONVERSATION_MIN_WIDTH = 380
 WHY_WIDTH = 340
@@ -93,6 +102,9 @@ class ChatPage(Page):
         self._turn_session: str | None = None
         self._turn_text = ""
         self._reply: ReplyMessage | None = None
+        self._editing: int | None = None  # the exchange whose message is being edited
+        self._why_for: int | None = None  # the exchange the Why? panel is about
+        self._without: Task | None = None  # its answer without one item, while it runs
         self._opened_on_start = False
         self.learning_watch = LearningWatch(ctx, self)
         self._build()
@@ -119,6 +131,15 @@ class ChatPage(Page):
         self.list_view.selectionModel().currentRowChanged.connect(self._selected)
         self.list_model.rename_requested.connect(self.rename_session)
         self.list_view.delete_requested.connect(self.delete_session)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search chats")
+        self.search.setClearButtonEnabled(True)
+        self.search.setToolTip("Find chats by words in their titles and messages (Ctrl+F)")
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self.reload_list)
+        self.search.textChanged.connect(self._search_timer.start)
         new = _small_button("new-chat", "New chat", "Start a new chat (Ctrl+N)")
         new.clicked.connect(lambda: self.new_conversation())
         incognito = _small_button("incognito", "Incognito",
@@ -140,6 +161,7 @@ class ChatPage(Page):
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(6, 6, 0, 6)
         left_layout.addLayout(buttons)
+        left_layout.addWidget(self.search)
         left_layout.addWidget(self.list_view, 1)
 
         self.banner = QLabel()
@@ -147,8 +169,17 @@ class ChatPage(Page):
         self.banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.banner.setMargin(8)
         self.banner.setVisible(False)
+        self.read_only_note = QLabel()
+        self.read_only_note.setWordWrap(True)
+        self.read_only_note.setMargin(12)
+        self.read_only_note.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.read_only_note.setVisible(False)
         self.transcript = Transcript()
         self.transcript.why_requested.connect(self.show_why)
+        self.transcript.regenerate_requested.connect(self.regenerate)
+        self.transcript.edit_requested.connect(self.begin_edit)
+        self.edit_bar = EditBar()
+        self.edit_bar.cancelled.connect(self.cancel_edit)
         self.composer = Composer()
         self.composer.send_requested.connect(self.send)
         self.composer.stop_requested.connect(self.stop)
@@ -160,6 +191,8 @@ class ChatPage(Page):
         self.learning_switch = ChatLearningSwitch(self.ctx)
         middle_layout.addWidget(self.learning_switch)
         middle_layout.addWidget(self.transcript, 1)
+        middle_layout.addWidget(self.edit_bar)
+        middle_layout.addWidget(self.read_only_note)
         middle_layout.addWidget(self.composer)
         # the conversation keeps a readable width when the Why? panel opens on a small
         # screen: the list of chats and the panel give way instead
@@ -167,6 +200,8 @@ class ChatPage(Page):
 
         self.why_panel = WhyPanel()
         self.why_panel.setVisible(False)
+        self.why_panel.without_requested.connect(self.answer_without)
+        self.why_panel.fix_requested.connect(self.fix_item)
         self.splitter = QSplitter()
         self.splitter.addWidget(left)
         self.splitter.addWidget(middle)
@@ -177,11 +212,14 @@ class ChatPage(Page):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
-        for key, slot in ((Qt.Key.Key_Escape, self.stop),
+        for key, slot in ((Qt.Key.Key_Escape, self.escape),
                           (Qt.Key.Key_F2, self.list_view.rename_current)):
             shortcut = QShortcut(QKeySequence(key), self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             shortcut.activated.connect(slot)
+        find = QShortcut(QKeySequence.StandardKey.Find, self)
+        find.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        find.activated.connect(self.search.setFocus)
 
     # --- the assistant -----------------------------------------------------------------------
 
@@ -234,17 +272,42 @@ class ChatPage(Page):
     # --- the list of chats -------------------------------------------------------------------
 
     def reload_list(self) -> None:
-        """Read the chats again, keeping the open chat selected."""
+        """Read the chats again (those the search finds, while searching), keeping the
+        open chat selected."""
         conversation = self.conversation
         if conversation is None:
             return
-        self.run("Loading chats", lambda _task: conversation.recent_sessions(SESSIONS_LISTED),
+        query = self.search.text()
+        if query.strip():
+            self.run("Searching chats",
+                     lambda _task: conversation.search_sessions(query, SESSIONS_LISTED),
+                     lambda found: self._show_found(query, found))
+            return
+        self.run("Loading chats",
+                 lambda _task: conversation.recent_sessions(SESSIONS_LISTED,
+                                                            include_imported=True),
                  self._show_sessions)
 
+    def _show_found(self, query: str, sessions: list[SessionInfo]) -> None:
+        """Search results: the open chat stays open whether or not it was found."""
+        if query != self.search.text():
+            return  # typed on meanwhile: the next search is on its way
+        self.list_model.set_sessions(sessions)
+        row = self.list_model.row_of(self.current_session) if self.current_session else None
+        if row is not None:
+            self._mark_in_list(row)
+        found = len(sessions)
+        self.ctx.hub.status_message.emit(
+            f"{found} chat{'s' if found != 1 else ''} found" if found
+            else f"No chat mentions “{query.strip()}”.")
+
     def _show_sessions(self, sessions: list[SessionInfo]) -> None:
+        if self.search.text().strip():
+            return  # read before the user started a search: the search's answer stands
         wanted = self.current_session
-        if wanted is None and not self._opened_on_start and sessions and not self.busy:
-            wanted = sessions[0].id  # on start, the most recent chat is open
+        if wanted is None and not self._opened_on_start and not self.busy:
+            # on start, the most recent chat is open (an imported one is only read)
+            wanted = next((s.id for s in sessions if not s.imported), None)
         self._opened_on_start = True
         self.list_model.set_sessions(sessions)
         self.learning_switch.show_chat(
@@ -284,9 +347,22 @@ class ChatPage(Page):
         row = self.list_model.row_of(session_id)
         if row is not None:  # opened from code (not a click): the list follows
             self._mark_in_list(row)
+        self._set_read_only(self._info(session_id))
         self.transcript.set_empty_text("Loading…")
         self.run("Opening the chat", lambda _task: conversation.session_history(session_id),
                  lambda exchanges: self._show_history(session_id, exchanges))
+
+    def _set_read_only(self, info: SessionInfo | None) -> None:
+        """An imported conversation is shown, not continued: no composer, a note why."""
+        imported = info is not None and info.imported
+        if imported and info is not None:
+            self.read_only_note.setText(
+                f"{source_note(info)} (a conversation brought in from a file). It is "
+                "read-only: Hearth remembers what was said in it; start a new chat to "
+                "talk about it.")
+        self.read_only_note.setVisible(imported)
+        self.composer.setVisible(not imported)
+        self.transcript.set_again_allowed(not imported)
 
     def _show_chat(self, session_id: str | None, *, incognito: bool = False) -> None:
         """Show ``session_id`` (None: no chat yet). Leaving an incognito chat deletes it."""
@@ -297,6 +373,9 @@ class ChatPage(Page):
         if incognito or (info is not None and info.incognito):
             self._open_incognito = session_id
         self.current_session = session_id
+        self.cancel_edit()
+        if session_id is None or self._info(session_id) is None:
+            self._set_read_only(None)
         self._reply = None  # a reply still streaming elsewhere stops drawing here
         self.transcript.clear()
         self.transcript.set_empty_text("")
@@ -381,19 +460,71 @@ class ChatPage(Page):
     # --- a turn ------------------------------------------------------------------------------
 
     def send(self, text: str) -> None:
-        """Send a message in the open chat (a new chat if none is open)."""
+        """Send a message in the open chat (a new chat if none is open); while the last
+        message is being edited, the edit replaces it and is answered again."""
         conversation = self.conversation
-        if conversation is None or self.busy:
+        if conversation is None or self.busy or self.read_only_note.isVisibleTo(self):
             self.composer.restore(text)
             return
-        provider = conversation.provider
+        if self._editing is not None and self.current_session is not None:
+            user, reply = self.transcript.last_exchange()
+            for message in (user, reply):
+                if message is not None:
+                    self.transcript.remove(message)
+            job = again_job(conversation, self.current_session, self._editing, text)
+            self.cancel_edit()
+        else:
+            job = turn_job(conversation, self.current_session, text)
         self.transcript.add_user(text)
+        self._run_turn(job, text)
+
+    def regenerate(self, interaction_id: int) -> None:
+        """Write the last reply again (its message unchanged); the new reply replaces it."""
+        conversation = self.conversation
+        _user, reply = self.transcript.last_exchange()
+        if (conversation is None or self.busy or self.current_session is None
+                or reply is None or reply.interaction_id != interaction_id):
+            return
+        self.cancel_edit()
+        self.transcript.remove(reply)
+        self._run_turn(again_job(conversation, self.current_session, interaction_id), "")
+
+    def begin_edit(self, interaction_id: int, text: str) -> None:
+        """Put the last message in the composer to be changed and sent again."""
+        if self.busy:
+            return
+        self._editing = interaction_id
+        self.edit_bar.setVisible(True)
+        self.composer.edit.setPlainText(text)
+        self.composer.edit.moveCursor(QTextCursor.MoveOperation.End)
+        self.composer.edit.setFocus()
+
+    def cancel_edit(self) -> None:
+        """Stop editing: the message stays as it was and the composer is emptied."""
+        if self._editing is None:
+            return
+        self._editing = None
+        self.edit_bar.setVisible(False)
+        self.composer.edit.clear()
+
+    def escape(self) -> None:
+        """Esc stops a streaming reply, or else leaves editing."""
+        if self.busy:
+            self.stop()
+        else:
+            self.cancel_edit()
+
+    def _run_turn(self, job: Job, text: str) -> None:
+        """Stream a reply into a new message at the bottom of the transcript."""
+        assert self.conversation is not None
+        provider = self.conversation.provider
         self._reply = self.transcript.start_reply(f"{provider.name} · {provider.model}")
         self.transcript.scroll_to_end()
+        self.transcript.set_again_allowed(False)
         self._turn_text, self._turn_session = text, self.current_session
         self.composer.set_busy(True)
         self._turn = self.ctx.workers.start(
-            "Chat reply", turn_job(conversation, self.current_session, text),
+            "Chat reply", job,
             on_item=self._on_event, on_done=self._turn_done, on_failed=self._turn_crashed)
 
     def stop(self) -> None:
@@ -441,7 +572,8 @@ class ChatPage(Page):
         elif self.current_session == self._turn_session and self.current_session is not None:
             session_id, self.current_session = self.current_session, None
             self.open_session(session_id)  # came back to this chat mid-reply: reload it
-        if status == "failed":
+        self.transcript.set_again_allowed(True)
+        if status == "failed" and self._turn_text:
             self.composer.restore(self._turn_text)
         self._reply = None
 
@@ -460,8 +592,43 @@ class ChatPage(Page):
 
     def show_why(self, interaction_id: int) -> None:
         """Open the side panel on what a reply was given."""
+        self._stop_without()
+        self._why_for = interaction_id
         self._open_why_panel()
         self.why_panel.show_loading()
         storage = self.ctx.hearth.storage
         self.run("Reading the reply's context",
                  lambda _task: reply_context(storage, interaction_id), self.why_panel.show_items)
+
+    def answer_without(self, item: UsedItem) -> None:
+        """Ask the model again for the reply the Why? panel is about, without ``item``;
+        the other answer streams into the panel and is neither saved nor learned from."""
+        conversation, interaction_id = self.conversation, self._why_for
+        session_id = self.current_session
+        if conversation is None or interaction_id is None or session_id is None or item.id is None:
+            return
+        self._stop_without()
+        left_out = LeftOut(item.kind, item.id)
+        self.why_panel.start_alternative(item)
+
+        def job(task: Task) -> None:
+            for delta in conversation.answer_without(session_id, interaction_id, left_out,
+                                                     cancel=task.cancel_token):
+                task.emit(delta.text)
+
+        self._without = self.ctx.workers.start(
+            "Answering without an item", job, on_item=self.why_panel.add_alternative,
+            on_done=lambda _none: self.why_panel.end_alternative(),
+            on_failed=lambda message, hint: self.why_panel.end_alternative(
+                f"{message} {hint}".strip()))
+
+    def _stop_without(self) -> None:
+        if self._without is not None and self._without.running:
+            self._without.cancel()
+        self._without = None
+
+    def fix_item(self, item: UsedItem) -> None:
+        """Open the view where ``item`` can be corrected or forgotten."""
+        show_page = getattr(self.window(), "show_page", None)
+        if show_page is not None:
+            show_page(FIX_PAGES.get(item.kind, "memories"))

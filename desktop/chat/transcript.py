@@ -14,8 +14,8 @@ import math
 from collections import deque
 from datetime import datetime
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QPalette, QResizeEvent
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QColor, QDesktopServices, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -29,7 +29,9 @@ from PySide6.QtWidgets import (
 )
 
 from core.conversation.service import Exchange
+from desktop.chat.code_copy import add_copy_links, code_number
 from desktop.chat.markdown import render_markdown
+from desktop.chat.message_actions import MessageActions, copy_text
 from desktop.icons import icon
 
 RENDER_INTERVAL_MS = 50
@@ -131,6 +133,10 @@ class UserMessage(MessageView):
                  parent: QWidget | None = None) -> None:
         super().__init__("You", local_time(when or datetime.now().astimezone()), parent)
         self.setObjectName("user-message")
+        self.full_text = text
+        self.actions = MessageActions(lambda: self.full_text, again="Edit",
+                                      again_tip="Change this message and send it again")
+        self.header.addWidget(self.actions)
         self.setAutoFillBackground(True)
         self.setBackgroundRole(QPalette.ColorRole.AlternateBase)
         self.setFrameShape(QFrame.Shape.StyledPanel)
@@ -141,6 +147,16 @@ class UserMessage(MessageView):
                           "was sent and saved).")
             more.setForegroundRole(QPalette.ColorRole.PlaceholderText)
             self.layout().addWidget(more)
+
+
+class SpokenTurn(MessageView):
+    """One turn of an imported conversation: who said it, when, and what (plain text)."""
+
+    def __init__(self, speaker: str, text: str, when: datetime,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(speaker, local_time(when), parent)
+        self.setObjectName("imported-turn")
+        self.body.setPlainText(text if len(text) <= DISPLAY_CHARS else text[:DISPLAY_CHARS])
 
 
 class ReplyMessage(MessageView):
@@ -158,6 +174,13 @@ class ReplyMessage(MessageView):
         self.interaction_id: int | None = None
         self.status = "pending"
         self._markdown = ""
+        self.code_texts: list[str] = []
+        """The code blocks shown, for their "Copy code" links (``code_copy``)."""
+        self.actions = MessageActions(lambda: self._markdown, again="Regenerate",
+                                      again_tip="Write this reply again")
+        self.header.addWidget(self.actions)
+        self.body.setOpenLinks(False)  # links are followed here: some are "Copy code"
+        self.body.anchorClicked.connect(self._follow_link)
         self._render_timer = QTimer(self)
         self._render_timer.setSingleShot(True)
         self._render_timer.setInterval(RENDER_INTERVAL_MS)
@@ -229,6 +252,14 @@ class ReplyMessage(MessageView):
 
     def _render(self) -> None:
         render_markdown(self.body.document(), self._markdown, self.palette())
+        self.code_texts = add_copy_links(self.body.document(), self.palette())
+
+    def _follow_link(self, url: QUrl) -> None:
+        number = code_number(url)
+        if number is None:
+            QDesktopServices.openUrl(url)
+        elif number < len(self.code_texts):
+            copy_text(self.code_texts[number])
 
     def _ask_why(self) -> None:
         if self.interaction_id is not None:
@@ -236,9 +267,15 @@ class ReplyMessage(MessageView):
 
 
 class Transcript(QScrollArea):
-    """The messages of the open chat, newest at the bottom."""
+    """The messages of the open chat, newest at the bottom.
+
+    The last exchange offers Edit and Regenerate (``again_allowed``, set by the page);
+    ``edit_requested(interaction_id, text)`` and ``regenerate_requested(interaction_id)``
+    pass the user's click on."""
 
     why_requested = Signal(int)
+    edit_requested = Signal(int, str)
+    regenerate_requested = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -271,6 +308,7 @@ class Transcript(QScrollArea):
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._keep_following)
         bar.valueChanged.connect(self._note_position)
+        self._again_allowed = True
         self.set_empty_text("")
 
     # --- content -----------------------------------------------------------------------------
@@ -313,18 +351,54 @@ class Transcript(QScrollArea):
     def _load_batch(self) -> None:
         for _ in range(min(LOAD_BATCH, len(self._pending))):
             exchange = self._pending.popleft()
-            self._insert_saved(UserMessage(exchange.user_message, exchange.created_at))
+            if exchange.speaker is not None:  # an imported conversation's turn
+                self._insert_saved(SpokenTurn(exchange.speaker, exchange.user_message,
+                                              exchange.created_at))
+                continue
+            self._insert_saved(self._connect_user(
+                UserMessage(exchange.user_message, exchange.created_at)))
             label = " · ".join(filter(None, [exchange.provider, exchange.model]))
             reply = self._connect(ReplyMessage(label, exchange.created_at))
             reply.show_saved(exchange)
             self._insert_saved(reply)
         if self._pending:
             self._loader.start()
+        else:
+            self.offer_again()  # the last exchange is on screen now
 
     def add_user(self, text: str, when: datetime | None = None) -> UserMessage:
-        message = UserMessage(text, when)
+        message = self._connect_user(UserMessage(text, when))
         self._insert(message, self._layout.count() - 1)
         return message
+
+    def remove(self, message: MessageView) -> None:
+        """Take a message away (the last exchange, answered again)."""
+        message.setParent(None)
+        message.deleteLater()
+        self.offer_again()
+
+    def set_again_allowed(self, allowed: bool) -> None:
+        """Whether the last exchange may be answered again now (not while a reply runs,
+        nor in a read-only chat)."""
+        self._again_allowed = allowed
+        self.offer_again()
+
+    def last_exchange(self) -> tuple[UserMessage | None, ReplyMessage | None]:
+        """The last message of the user and the reply under it (None where missing)."""
+        messages = self.messages
+        user = next((m for m in reversed(messages) if isinstance(m, UserMessage)), None)
+        reply = messages[-1] if messages and isinstance(messages[-1], ReplyMessage) else None
+        return user, reply
+
+    def offer_again(self) -> None:
+        """Show Edit and Regenerate on the last exchange only, once its reply is saved."""
+        user, reply = self.last_exchange()
+        ready = (self._again_allowed and not self._pending and reply is not None
+                 and reply.interaction_id is not None
+                 and reply.status != "pending")  # still being answered (elsewhere)
+        for message in self.messages:
+            if isinstance(message, (UserMessage, ReplyMessage)):
+                message.actions.offer_again(ready and message in (user, reply))
 
     def start_reply(self, model: str, when: datetime | None = None) -> ReplyMessage:
         reply = self._connect(ReplyMessage(model, when))
@@ -333,7 +407,21 @@ class Transcript(QScrollArea):
 
     def _connect(self, reply: ReplyMessage) -> ReplyMessage:
         reply.why_requested.connect(self.why_requested)
+        reply.actions.again_requested.connect(lambda: self._regenerate(reply))
         return reply
+
+    def _connect_user(self, message: UserMessage) -> UserMessage:
+        message.actions.again_requested.connect(self._edit)
+        return message
+
+    def _regenerate(self, reply: ReplyMessage) -> None:
+        if reply.interaction_id is not None:
+            self.regenerate_requested.emit(reply.interaction_id)
+
+    def _edit(self) -> None:
+        user, reply = self.last_exchange()
+        if user is not None and reply is not None and reply.interaction_id is not None:
+            self.edit_requested.emit(reply.interaction_id, user.full_text)
 
     def _insert_saved(self, message: MessageView) -> None:
         self._insert(message, self._saved_end)

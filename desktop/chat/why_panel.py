@@ -1,8 +1,13 @@
-"""The "why" of a reply: the facts, memories and summaries the model was given for it,
-grouped, with their retrieval scores, token counts and where each came from.
+"""The "why" of a reply: the facts, memories and summaries the model was given for it.
 
-The items come from ``core.views.reply_context`` (read in the background by the page); an
-item deleted or edited since the reply says so, because the panel shows it as it is now."""
+The first screen says in plain words what was used and lists it; the precise internals
+(retrieval scores, token counts, where each item came from) are one click away behind
+"Details". For a fact, memory, note or summary the user can see whether it mattered:
+"Answer again without this" asks the model once more with that item left out (the page
+runs it; nothing is saved or learned) and the other answer appears under the list, with
+"Fix or forget…" beside it. The items come from ``core.views.reply_context`` (read in the
+background by the page); an item deleted or edited since the reply says so, because the
+panel shows it as it is now."""
 
 from __future__ import annotations
 
@@ -13,19 +18,47 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPushButton,
     QSplitter,
+    QTextBrowser,
     QToolButton,
     QTreeView,
     QVBoxLayout,
     QWidget,
 )
 
+from core.conversation.assembly import LEAVABLE
 from core.views.reply_context import UsedItem, group_title, kinds_in
-from desktop.words import count
+from desktop.chat.markdown import render_markdown
+from desktop.words import count, listing
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole
 COLUMNS = ("Item", "Score", "Tokens")
+DETAIL_COLUMNS = (1, 2)
 PREVIEW_CHARS = 90
+NOUNS: dict[str, tuple[str, str]] = {
+    "fact": ("fact", "facts"),
+    "memory": ("memory", "memories"),
+    "summary": ("summary of an earlier chat", "summaries of earlier chats"),
+    "note": ("note", "notes"),
+    "profile": ("what it knows about you", "what it knows about you"),
+    "working_memory": ("what is on your mind lately", "what is on your mind lately"),
+    "scaffold": ("its notes about you", "its notes about you"),
+    "learning": ("habit it keeps with you", "habits it keeps with you"),
+    "compaction_summary": ("the summary of this chat", "the summary of this chat"),
+    "history": ("earlier message", "earlier messages"),
+}
+"""How the plain summary names what a reply used, by kind (singular, plural)."""
+
+
+def used_sentence(items: list[UsedItem]) -> str:
+    """``This reply used 1 fact, 2 memories and 3 earlier messages.``"""
+    parts = []
+    for kind in kinds_in(items):
+        number = sum(1 for item in items if item.kind == kind)
+        one, many = NOUNS.get(kind, (kind, kind))
+        parts.append(count(number, one, many) if one != many else one)
+    return f"This reply used {listing(parts)}."
 
 
 def _summary_line(item: UsedItem) -> str:
@@ -45,9 +78,14 @@ def _cell(text: str, *, right: bool = False) -> QStandardItem:
 
 
 class WhyPanel(QWidget):
-    """A tree of what a reply used (grouped by kind) over a detail pane for the selection."""
+    """A tree of what a reply used (grouped by kind) over a detail pane for the selection.
+
+    ``without_requested(item)`` asks for the reply again without one item;
+    ``fix_requested(item)`` asks to open where that item can be edited or forgotten."""
 
     closed = Signal()
+    without_requested = Signal(object)
+    fix_requested = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -80,40 +118,94 @@ class WhyPanel(QWidget):
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.detail.setTextFormat(Qt.TextFormat.PlainText)
         self.detail.setMargin(6)
+        self.details_button = QToolButton()
+        self.details_button.setText("Details")
+        self.details_button.setCheckable(True)
+        self.details_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.details_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.details_button.setAutoRaise(True)
+        self.details_button.setToolTip("Show scores, sizes and where each item came from")
+        self.details_button.toggled.connect(self._show_details)
+        self.without_button = QPushButton("Answer again without this")
+        self.without_button.setToolTip("See what the reply would say if the assistant had "
+                                       "not been given this item (nothing is saved)")
+        self.without_button.clicked.connect(self._ask_without)
+        self.fix_button = QPushButton("Fix or forget…")
+        self.fix_button.setToolTip("Open where this item can be corrected or forgotten")
+        self.fix_button.clicked.connect(self._ask_fix)
+        actions = QHBoxLayout()
+        actions.addWidget(self.without_button)
+        actions.addWidget(self.fix_button)
+        actions.addStretch(1)
+        self.alternative_title = QLabel()
+        self.alternative_title.setWordWrap(True)
+        self.alternative = QTextBrowser()
+        self.alternative.setOpenExternalLinks(True)
+        for widget in (self.alternative_title, self.alternative):
+            widget.setVisible(False)
+        lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addWidget(self.detail)
+        lower_layout.addLayout(actions)
+        lower_layout.addWidget(self.alternative_title)
+        lower_layout.addWidget(self.alternative, 1)
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
+        top.addWidget(self.details_button)
         top.addWidget(close)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.tree)
-        split.addWidget(self.detail)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
+        split.addWidget(lower)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addLayout(top)
         layout.addWidget(self.summary)
         layout.addWidget(split, 1)
         self.items: list[UsedItem] = []
+        self._alternative_text = ""
+        self._logged = True  # False: the reply has no record of what it was given
+        self._show_details(False)
+        self._select(None)
+
+    @property
+    def details_shown(self) -> bool:
+        return self.details_button.isChecked()
+
+    def _show_details(self, shown: bool) -> None:
+        self.details_button.setArrowType(Qt.ArrowType.DownArrow if shown
+                                         else Qt.ArrowType.RightArrow)
+        for column in DETAIL_COLUMNS:
+            self.tree.setColumnHidden(column, not shown)
+        self.tree.setHeaderHidden(not shown)
+        self._show_summary()
+        self._select(self.selected)
+
+    @property
+    def selected(self) -> UsedItem | None:
+        item = self.tree.currentIndex().siblingAtColumn(0).data(ITEM_ROLE)
+        return item if isinstance(item, UsedItem) else None
 
     def show_loading(self) -> None:
         self.model.removeRows(0, self.model.rowCount())
         self.items = []
+        self._logged = True
         self.summary.setText("Reading what this reply was given…")
-        self.detail.clear()
+        self.clear_alternative()
+        self._select(None)
 
     def show_items(self, items: list[UsedItem] | None) -> None:
         """Fill the tree; None means the reply has no record of its context."""
         self.model.removeRows(0, self.model.rowCount())
         self.items = list(items or [])
-        self.detail.clear()
+        self._logged = items is not None
+        self.clear_alternative()
+        self._select(None)
+        self._show_summary()
         if items is None:
-            self.summary.setText("No record of what this reply was given: it failed before "
-                                 "its prompt was built.")
             return
-        tokens = sum(item.tokens for item in self.items)
-        self.summary.setText(f"{count(len(self.items), 'item')}, about {tokens:,} tokens of the "
-                             "prompt. Select one for where it came from."
-                             if self.items else "This reply was given no stored memories.")
         for kind in kinds_in(self.items):
             group = [item for item in self.items if item.kind == kind]
             parent = _cell(f"{group_title(kind)} ({len(group)})")
@@ -127,11 +219,33 @@ class WhyPanel(QWidget):
             self.model.appendRow([parent, _cell(""), _cell("")])
         self.tree.expandAll()
 
+    def _show_summary(self) -> None:
+        if not self._logged:
+            self.summary.setText("No record of what this reply was given: it failed before "
+                                 "its prompt was built.")
+        elif not self.items:
+            self.summary.setText("This reply was given nothing from memory.")
+        else:
+            tokens = sum(item.tokens for item in self.items)
+            more = (f" About {tokens:,} tokens of the prompt." if self.details_shown
+                    else " Select one to see it, or to see the answer without it.")
+            self.summary.setText(used_sentence(self.items) + more)
+
     def _show_detail(self, current: QModelIndex, _previous: QModelIndex) -> None:
         item = current.siblingAtColumn(0).data(ITEM_ROLE)
-        if not isinstance(item, UsedItem):
+        self._select(item if isinstance(item, UsedItem) else None)
+
+    def _select(self, item: UsedItem | None) -> None:
+        """Show the selected item; its buttons are enabled when they can act on it."""
+        leavable = item is not None and item.exists and item.kind in LEAVABLE
+        self.without_button.setEnabled(leavable and item is not None and item.id is not None)
+        self.fix_button.setEnabled(leavable)
+        if item is None:
             self.detail.clear()
             return
+        self.detail.setText(self._describe(item))
+
+    def _describe(self, item: UsedItem) -> str:
         notes = [item.provenance]
         if item.changed:
             notes.append("Edited since this reply: the model saw an earlier version.")
@@ -145,7 +259,52 @@ class WhyPanel(QWidget):
             shown = [f"The model was given the part that matched:\n… {item.passage}"
                      f"{'' if cut else ' …'}",
                      f"From:\n{item.text}"]
-        self.detail.setText("\n\n".join([*shown, *notes]))
+        if not self.details_shown:  # the internals wait behind "Details"
+            notes = notes[1:2] if item.changed else []
+        return "\n\n".join([*shown, *notes])
+
+    # --- the answer without an item ----------------------------------------------------------
+
+    def _ask_without(self) -> None:
+        item = self.selected
+        if item is not None:
+            self.without_requested.emit(item)
+
+    def _ask_fix(self) -> None:
+        item = self.selected
+        if item is not None:
+            self.fix_requested.emit(item)
+
+    def start_alternative(self, item: UsedItem) -> None:
+        """The answer without ``item`` is on its way: it streams in under the list."""
+        self._alternative_text = ""
+        self.alternative.clear()
+        self.alternative_title.setText(f"<b>Without “{_summary_line(item)}”</b>, the reply "
+                                       "would be (not saved):")
+        self.alternative_title.setTextFormat(Qt.TextFormat.RichText)
+        self.alternative_title.setVisible(True)
+        self.alternative.setVisible(True)
+        self.alternative.setPlaceholderText("Answering…")
+
+    def add_alternative(self, text: str) -> None:
+        self._alternative_text += text
+        render_markdown(self.alternative.document(), self._alternative_text, self.palette())
+
+    def end_alternative(self, note: str = "") -> None:
+        """The answer is complete; ``note`` says why it is not (stopped, failed)."""
+        self.alternative.setPlaceholderText(note or "The model gave an empty answer.")
+        if note and self._alternative_text:
+            self.add_alternative(f"\n\n*({note})*")
+
+    @property
+    def alternative_text(self) -> str:
+        return self._alternative_text
+
+    def clear_alternative(self) -> None:
+        self._alternative_text = ""
+        self.alternative.clear()
+        self.alternative_title.setVisible(False)
+        self.alternative.setVisible(False)
 
     def _close(self) -> None:
         self.hide()

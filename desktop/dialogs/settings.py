@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from core.errors import HearthError
 from desktop.context import AppContext
 from desktop.dialogs.owned_tasks import OwnedTasks
+from desktop.dialogs.settings_assistant_page import AssistantSection
 from desktop.dialogs.settings_data_page import DataSection
 from desktop.dialogs.settings_embedding_page import EmbeddingSection
 from desktop.dialogs.settings_form import (
@@ -41,7 +42,8 @@ from desktop.scrolling import ShrinkingScrollArea
 
 DEFAULT_SIZE = QSize(700, 700)
 SECTIONS: tuple[type[SettingsSection], ...] = (
-    ModelSection, GeneralSection, PrivacySection, EmbeddingSection, DataSection)
+    ModelSection, AssistantSection, GeneralSection, PrivacySection, EmbeddingSection,
+    DataSection)
 
 
 class SettingsDialog(QDialog):

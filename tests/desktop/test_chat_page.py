@@ -146,7 +146,7 @@ def test_a_reply_streams_in_and_is_rendered_as_markdown(qtbot, make_ctx, ollama)
     assert code.begin().fragment().charFormat().font().family() == fixed
     assert reply.footer.isHidden() and reply.why_button.isVisible()
     assert page.list_model.rowCount() == 1
-    assert page.list_model.index(0).data() == "Plan my run please"
+    assert page.list_model.index(0).data(Qt.ItemDataRole.EditRole) == "Plan my run please"
     (saved,) = history(ctx, page.current_session)
     assert saved.status == "completed" and saved.agent_response == "".join(pieces)
 
@@ -221,7 +221,8 @@ def test_new_rename_and_delete_persist(qtbot, make_ctx, monkeypatch) -> None:  #
     editor.selectAll()
     qtbot.keyClicks(editor, "Holiday plans")
     qtbot.keyClick(editor, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: page.list_model.index(0).data() == "Holiday plans")
+    qtbot.waitUntil(lambda: page.list_model.index(0).data(Qt.ItemDataRole.EditRole)
+                    == "Holiday plans")
 
     type_and_send(qtbot, page, "I am going to Porto")
     wait_reply(qtbot, page)
@@ -277,6 +278,8 @@ def test_the_why_panel_lists_what_the_reply_was_given(qtbot, make_ctx) -> None: 
     assert float(memories.child(0, 1).text()) > 0  # its retrieval score
     assert int(memories.child(0, 2).text()) > 0  # its tokens
     panel.tree.setCurrentIndex(memories.child(0, 0).index())
+    assert "Retrieval score" not in panel.detail.text()  # internals wait behind Details
+    panel.details_button.click()
     assert "recall tier" in panel.detail.text() and "Retrieval score" in panel.detail.text()
     used = {(item.kind, item.id) for item in panel.items}
     assert ("memory", memory.id) in used

@@ -41,6 +41,7 @@ class Request:
     tools: list[ToolSpec] = field(default_factory=list)
     schema: dict[str, Any] | None = None
     max_tokens: int | None = None
+    temperature: float | None = None
 
 
 class ScriptedLLM:
@@ -86,8 +87,10 @@ class ScriptedLLM:
 
     def chat_stream(self, messages: Sequence[Message], *, tools: Sequence[ToolSpec] = (),
                     cancel: CancelToken | None = None,
-                    max_tokens: int | None = None) -> Iterator[ChatChunk]:
-        self.requests.append(Request("chat", list(messages), list(tools), None, max_tokens))
+                    max_tokens: int | None = None,
+                    temperature: float | None = None) -> Iterator[ChatChunk]:
+        self.requests.append(Request("chat", list(messages), list(tools), None, max_tokens,
+                                     temperature))
         answer = self._next("chat", messages, {"tools": list(tools)})
         if isinstance(answer, Exception):
             raise answer

@@ -1,0 +1,68 @@
+"""The Why? panel in plain words (internals behind Details), and "Answer again without
+this": the other answer appears in the panel, the saved reply stays, nothing is learned."""
+
+from __future__ import annotations
+
+from support.qt_waits import wait_idle
+from test_chat_page import history, open_page, scripted, type_and_send, wait_reply
+
+from core.storage.orm import Interaction
+
+
+def test_the_panel_says_what_was_used_and_hides_the_internals_until_details(
+        qtbot, make_ctx) -> None:
+    ctx = make_ctx(provider_factory=scripted("Your bees are on the roof."))
+    ctx.hearth.facts.remember("home_city", "Lisbon", category="location")
+    ctx.hearth.memories.add("The user keeps bees on the roof of their building.")
+    page = open_page(qtbot, ctx)
+    type_and_send(qtbot, page, "Where do I keep my bees?")
+    wait_reply(qtbot, page).why_button.click()
+    panel = page.why_panel
+    qtbot.waitUntil(lambda: bool(panel.items), timeout=10_000)
+
+    assert panel.summary.text().startswith("This reply used 1 fact and 1 memory.")
+    assert "tokens" not in panel.summary.text()
+    assert panel.tree.isColumnHidden(1) and panel.tree.isColumnHidden(2)
+    panel.details_button.click()
+    assert not panel.tree.isColumnHidden(1) and "tokens of the prompt" in panel.summary.text()
+    panel.details_button.click()
+    assert panel.tree.isColumnHidden(1)
+
+
+def test_answer_again_without_a_memory_shows_the_other_answer_and_saves_nothing(
+        qtbot, make_ctx) -> None:
+    ctx = make_ctx(provider_factory=scripted("Your bees are on the roof.",
+                                             "I do not know where you keep them."))
+    memory = ctx.hearth.memories.add("The user keeps bees on the roof of their building.")
+    page = open_page(qtbot, ctx)
+    type_and_send(qtbot, page, "Where do I keep my bees?")
+    reply = wait_reply(qtbot, page)
+    wait_idle(qtbot, ctx)
+    reply.why_button.click()
+    panel = page.why_panel
+    qtbot.waitUntil(lambda: bool(panel.items), timeout=10_000)
+    memories = panel.model.item(0)
+    assert memories.text() == "Memories (1)"
+    assert not panel.without_button.isEnabled()  # nothing selected yet
+    panel.tree.setCurrentIndex(memories.child(0, 0).index())
+    assert panel.without_button.isEnabled() and panel.fix_button.isEnabled()
+
+    panel.without_button.click()
+    qtbot.waitUntil(lambda: page._without is not None and not page._without.running,
+                    timeout=30_000)
+
+    assert panel.alternative.isVisible()
+    assert "I do not know where you keep them." in panel.alternative.toPlainText()
+    assert "Without “The user keeps bees" in panel.alternative_title.text()
+    assert ctx.assistant is not None
+    asked = [r for r in ctx.assistant.conversation.provider.requests if r.kind == "chat"]
+    assert "bees on the roof" in asked[0].messages[-1].content
+    assert "bees on the roof" not in " ".join(m.content for m in asked[-1].messages)
+    assert asked[-1].tools == []  # the comparison cannot change anything
+    # the reply on screen and in the chat is the original; no exchange was added
+    assert reply.text == "Your bees are on the roof."
+    (saved,) = history(ctx, page.current_session)
+    assert saved.agent_response == "Your bees are on the roof."
+    with ctx.hearth.storage.read() as session:
+        assert session.query(Interaction).count() == 1
+    assert ctx.hearth.memories.get(memory.id) is not None
