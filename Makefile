@@ -28,7 +28,8 @@ run: setup
 
 test: setup
 	bash tools/ensure_test_tools.sh
-	$(BIN)/python -m pytest
+	# one worker per core; each test file stays on one worker, so its module fixtures are built once
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 bench: setup
 	$(BIN)/python -m benchmarks

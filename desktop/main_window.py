@@ -36,6 +36,15 @@ class Sidebar(QListWidget):
         """Typing is not a way to choose a view (Ctrl+1 … Ctrl+0 are)."""
 
 
+OPENING_SIZE = QSize(1200, 780)
+
+
+def opening_size(available: QSize) -> QSize:
+    """The size the window opens at: 1200×780, or what the screen leaves free (a 1366×768
+    laptop, less its panel) so the status bar and the message box are never off-screen."""
+    return OPENING_SIZE.boundedTo(available)
+
+
 class MainWindow(QMainWindow):
     """Sidebar + stacked pages; owns the menus and the shortcuts that work everywhere."""
 
@@ -46,7 +55,7 @@ class MainWindow(QMainWindow):
         self.ctx = ctx
         self.setWindowTitle("Hearth")
         self.setWindowIcon(icon("hearth"))
-        self.resize(1200, 780)
+        self.resize(opening_size(self.screen().availableGeometry().size()))
         self.runs = RunController(ctx, self)
         self.pages: dict[str, Page] = {}
         self._sidebar = Sidebar()

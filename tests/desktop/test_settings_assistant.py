@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from support.fake_ollama import FakeReply
 from support.qt_waits import wait_idle
-from test_chat_page import ChatServer, open_page, type_and_send, wait_reply
+from test_chat_page import EMBEDDED_REPLY_MS, ChatServer, open_page, type_and_send, wait_reply
 
 from core.config import Settings
 from core.llm.embedded import EmbeddedProvider
@@ -86,7 +86,7 @@ def test_the_built_in_model_is_asked_with_the_temperature(qtbot, make_ctx,
     ctx.save_settings(persona=PERSONA, temperature=0.0)
     page = open_page(qtbot, ctx)
     type_and_send(qtbot, page, "Say hello.")
-    reply = wait_reply(qtbot, page)
+    reply = wait_reply(qtbot, page, EMBEDDED_REPLY_MS)
 
     assert reply.status == "completed", reply.footer.text()
     chat = [r for r in asked if "json_schema" not in r][-1]

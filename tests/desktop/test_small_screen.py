@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from support.qt_waits import wait_idle
 
 from desktop.dialogs.settings import SettingsDialog
-from desktop.main_window import MainWindow
+from desktop.main_window import MainWindow, opening_size
 
 SMALLEST = QSize(1000, 640)
 
@@ -127,3 +127,8 @@ def test_every_settings_page_fits_a_small_laptop(qtbot, ctx, font_size) -> None:
         dialog.tabs.setCurrentIndex(index)
         qtbot.waitUntil(lambda: nothing_squeezed(dialog, dialog.tabs.tabText(index)),
                         timeout=2000)
+
+
+def test_the_window_opens_no_larger_than_the_screen_leaves_free() -> None:
+    assert opening_size(QSize(1366, 740)) == QSize(1200, 740)  # a laptop with a panel
+    assert opening_size(QSize(1920, 1050)) == QSize(1200, 780)
