@@ -27,6 +27,7 @@ from desktop.chat.page import ChatPage
 from desktop.chat.transcript import ReplyMessage, UserMessage
 from desktop.context import AppContext
 from desktop.stall import StallMeter
+from support.chat_turns import open_page
 from support.fake_ollama import FakeOllama, FakeReply
 from support.freezes import FROZEN_MS
 from support.scripted_llm import ScriptedLLM
@@ -75,19 +76,6 @@ def ollama() -> Iterator[ChatServer]:
     chat = ChatServer()
     with chat.server:
         yield chat
-
-
-def open_page(qtbot, ctx: AppContext) -> ChatPage:  # noqa: ANN001
-    """The page on screen, its assistant started, its chat list loaded."""
-    page = ChatPage(ctx)
-    qtbot.addWidget(page)
-    page.resize(1100, 700)
-    page.show()
-    qtbot.waitExposed(page)
-    with qtbot.waitSignal(ctx.hub.assistant_ready, timeout=30_000):
-        ctx.start_assistant()
-    wait_idle(qtbot, ctx)
-    return page
 
 
 def type_and_send(qtbot, page: ChatPage, text: str) -> None:  # noqa: ANN001

@@ -30,7 +30,8 @@ def chatty() -> Callable[[], ScriptedLLM]:
     return lambda: ScriptedLLM(answer)
 
 
-def open_page(qtbot, ctx: AppContext) -> ChatPage:
+def open_page(qtbot, ctx: AppContext) -> ChatPage:  # noqa: ANN001
+    """The page on screen, its assistant started, its chat list loaded."""
     page = ChatPage(ctx)
     qtbot.addWidget(page)
     page.resize(1100, 700)
