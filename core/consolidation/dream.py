@@ -41,7 +41,7 @@ from core.consolidation.link import LinkCancelled, run_link
 from core.consolidation.processor import MemoryProcessor
 from core.consolidation.reflection import ReflectionEngine
 from core.consolidation.rem import run_rem
-from core.consolidation.runs import RunRecorder
+from core.consolidation.runs import CANCELLED, RunRecorder, StageCancelled
 from core.errors import HearthError, InvalidInputError
 from core.instance_lock import FolderLock
 from core.llm.protocol import (
@@ -72,10 +72,6 @@ DreamProgress = Callable[[str, int, int], None]
 
 class DreamAlreadyRunning(HearthError):
     """Another dream cycle holds the lock of this data folder."""
-
-
-class _Cancelled(Exception):
-    """A stage noticed the cancel token; recorded as the stage's error."""
 
 
 @dataclass
@@ -112,7 +108,7 @@ def _process(hearth: Hearth, provider: LLMProvider, progress: StageProgress,
     report = MemoryProcessor(hearth, provider).run(trigger=KIND, progress=progress,
                                                    cancel=cancel)
     if report.status == "cancelled":
-        raise _Cancelled("cancelled while processing events")
+        raise StageCancelled("Cancelled while going through recent conversations.")
     if report.status == "unavailable":  # the events wait for the model; the night goes on
         raise LLMUnavailableError(report.unavailable)
     return {**report.counts(), "run_id": report.run_id, "status": report.status}
@@ -129,7 +125,7 @@ def _link(hearth: Hearth, _provider: LLMProvider, progress: StageProgress,
         return run_link(hearth.storage, hearth.settings, progress=progress,
                         cancel=lambda: cancel.cancelled)
     except LinkCancelled as exc:
-        raise _Cancelled("cancelled while linking") from exc
+        raise StageCancelled("Cancelled while linking memories.") from exc
 
 
 def _rem(hearth: Hearth, _provider: LLMProvider, _progress: StageProgress,
@@ -142,7 +138,7 @@ def _reflect(hearth: Hearth, provider: LLMProvider, _progress: StageProgress,
     try:
         report = ReflectionEngine(hearth, provider).run(trigger=KIND, cancel=cancel)
     except LLMCancelled as exc:
-        raise _Cancelled("cancelled while reflecting") from exc
+        raise StageCancelled("Cancelled while reflecting.") from exc
     counts = {key: value for key, value in report.counts().items()
               if key not in ("run_id", "warnings")}
     return {**counts, "run_id": report.run_id}
@@ -246,7 +242,7 @@ class DreamCycle:
             try:
                 with recorder.stage(name) as counts:
                     counts.update(stage(self._hearth, self._provider, on_progress, cancel))
-            except _Cancelled:
+            except CANCELLED:
                 report.status = "cancelled"
                 return
             except Exception:  # recorded by recorder.stage; independent stages go on

@@ -121,7 +121,7 @@ class ReflectionEngine:
             if self._hearth.settings.learning_paused or inputs.interactions == 0:
                 report.skipped = True
                 report.reason = ("learning is paused" if self._hearth.settings.learning_paused
-                                 else "no interactions in the last "
+                                 else "there were no conversations in the last "
                                       f"{self._hearth.settings.reflection_lookback_hours} hours")
                 recorder.finish(report.counts(), status="skipped")
                 return report
