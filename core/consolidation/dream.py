@@ -36,6 +36,7 @@ from typing import Any
 from sqlalchemy import select
 
 from core.app import Hearth
+from core.consolidation import changelog
 from core.consolidation.decay import run_decay
 from core.consolidation.link import LinkCancelled, run_link
 from core.consolidation.processor import MemoryProcessor
@@ -90,6 +91,8 @@ class DreamReport:
     resumed_from: int | None = None
     interrupted: list[int] = field(default_factory=list)
     stages: dict[str, StageResult] = field(default_factory=dict)
+    changes: list[changelog.Change] = field(default_factory=list)
+    """What the run changed, in plain words (``core.consolidation.changelog``)."""
 
 
 @contextmanager
@@ -136,7 +139,8 @@ def _rem(hearth: Hearth, _provider: LLMProvider, _progress: StageProgress,
 def _reflect(hearth: Hearth, provider: LLMProvider, _progress: StageProgress,
              cancel: CancelToken) -> dict[str, Any]:
     try:
-        report = ReflectionEngine(hearth, provider).run(trigger=KIND, cancel=cancel)
+        report = ReflectionEngine(hearth, provider).run(trigger=KIND, cancel=cancel,
+                                                        review=False)
     except LLMCancelled as exc:
         raise StageCancelled("Cancelled while reflecting.") from exc
     counts = {key: value for key, value in report.counts().items()
@@ -215,6 +219,7 @@ class DreamCycle:
                 recorder.fail(f"{type(exc).__name__}: {exc}", self._summary(report, only))
                 raise
             recorder.finish(self._summary(report, only), status=report.status)
+            report.changes = changelog.record(self._hearth.storage, report.run_id).changes
         self._read_back(report)
         return report
 
