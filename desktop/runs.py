@@ -13,8 +13,11 @@ from typing import Any
 
 from PySide6.QtWidgets import QWidget
 
+from core.consolidation import changelog
+from core.consolidation.changelog import RunChanges
 from core.consolidation.wording import plural
 from desktop.context import AppContext
+from desktop.dialogs.away import AwayDialog
 from desktop.dialogs.run_dialog import RunDialog
 from desktop.isolated import DREAM, REFLECT, RunOutcome, run_in_child
 from desktop.workers import Task
@@ -27,6 +30,7 @@ class RunController:
         self.dialogs: dict[str, RunDialog] = {}
         self.tasks: dict[str, Task] = {}
         self.last_reports: dict[str, RunOutcome] = {}
+        self.away: AwayDialog | None = None
 
     def running(self, kind: str) -> bool:
         task = self.tasks.get(kind)
@@ -78,15 +82,39 @@ class RunController:
 
     def _dialog(self, kind: str, title: str) -> RunDialog:
         if kind not in self.dialogs:
-            self.dialogs[kind] = RunDialog(kind, title, self._parent)
+            self.dialogs[kind] = RunDialog(kind, title, self.ctx, self._parent)
         return self.dialogs[kind]
 
     def _finished(self, outcome: RunOutcome) -> None:
         self.last_reports[outcome.kind] = outcome
         self.ctx.hub.run_finished.emit(outcome.kind, outcome)
         self.ctx.hub.memory_changed.emit()
+        if self.dialogs[outcome.kind].isVisible():  # seen here: not again at the next start
+            self._mark_reviewed([outcome.report.run_id])
         if not outcome.cancelled:  # the user asked for it: no balloon telling them so
             self.ctx.hub.notify.emit(*summary(outcome))
+
+    # --- while you were away -----------------------------------------------------------------
+
+    def offer_review(self) -> Task:
+        """At the window's start: show what the dreams and reflections the user has not
+        seen yet changed ("While you were away…"), once."""
+        storage = self.ctx.hearth.storage
+        return self.ctx.workers.start(
+            "Reading what changed while you were away",
+            lambda _task: changelog.unreviewed(storage), on_done=self._show_away)
+
+    def _show_away(self, runs: list[RunChanges]) -> None:
+        if not runs:
+            return
+        self.away = AwayDialog(self.ctx, runs, self._parent)
+        self.away.show()
+        self._mark_reviewed([run.run_id for run in runs])
+
+    def _mark_reviewed(self, run_ids: list[int]) -> None:
+        storage = self.ctx.hearth.storage
+        self.ctx.workers.start("Noting what you have seen",
+                               lambda _task: changelog.mark_reviewed(storage, run_ids))
 
     def _failed(self, kind: str, task: Task, message: str, hint: str) -> None:
         """A cancelled reflection ends with ``LLMCancelled``: the dialog says "cancelled"

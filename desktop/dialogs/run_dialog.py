@@ -1,5 +1,6 @@
 """The dialog of a reflection or dream run: what is happening, in a sentence, with a
-progress bar and Cancel while it runs; then what it did, in plain words. The steps with
+progress bar and Cancel while it runs; then what it did, in plain words, each change with
+Undo (``desktop.dialogs.changes_view``). The steps with
 their counts and timings, the warnings and the profile's diff are behind "Details".
 
 A Cancel is reported as cancelled: the bar stays where the run stopped and the sentence
@@ -23,13 +24,16 @@ from PySide6.QtWidgets import (
 )
 
 from core.consolidation.wording import stage_name, stage_status
+from desktop.context import AppContext
+from desktop.dialogs.changes_view import ChangesView
 from desktop.dialogs.disclosure import Disclosure
 from desktop.inspector.diff_view import DiffView
 from desktop.workers import Task
 
 
 class RunDialog(QDialog):
-    def __init__(self, kind: str, title: str, parent: QWidget | None = None) -> None:
+    def __init__(self, kind: str, title: str, ctx: AppContext,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.kind = kind
         self.setWindowTitle(title)
@@ -43,6 +47,7 @@ class RunDialog(QDialog):
         self.stages.verticalHeader().hide()
         self.stages.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.diff = DiffView()
+        self.changes = ChangesView(ctx)
         details = QWidget()
         details_layout = QVBoxLayout(details)
         details_layout.setContentsMargins(0, 0, 0, 0)
@@ -58,6 +63,7 @@ class RunDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.state)
         layout.addWidget(self.bar)
+        layout.addWidget(self.changes, 2)
         layout.addWidget(self.details, 1)
         layout.addWidget(buttons)
         self._task: Task | None = None
@@ -71,6 +77,8 @@ class RunDialog(QDialog):
         self.diff.clear()
         self.diff.hide()
         self.details.hide()
+        self.changes.show_run(None)
+        self.changes.hide()
         self.cancel_button.setEnabled(True)
         self.cancel_button.clicked.connect(self._cancel)
         task.progressed.connect(self._progress)
@@ -139,6 +147,9 @@ class RunDialog(QDialog):
         self.diff.setVisible(bool(outcome.profile_diff))
         self.diff.show_diff(outcome.profile_diff)
         self.details.show()
+        if outcome.report.changes:
+            self.changes.load(outcome.report.run_id)
+            self.changes.show()
 
 
 def _table(report: Any) -> tuple[list[str], list[list[str]]]:
