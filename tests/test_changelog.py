@@ -18,12 +18,14 @@ from support.dream_folder import (
     dreaming_model,
     prepare,
 )
+from support.scripted_llm import ScriptedLLM
 from typer.testing import CliRunner
 
 from core.app import Hearth
 from core.cli.main import app
 from core.consolidation import changelog, undo
 from core.consolidation.dream import DreamCycle
+from core.consolidation.reflection import ReflectionEngine
 from core.errors import InvalidInputError
 from core.recall import RecallQuery
 from core.storage.orm import AuditEntry, Memory
@@ -158,3 +160,19 @@ def test_hearth_runs_shows_a_changelog_and_undoes_by_number(hearth, isolated_hom
     with Hearth.open(isolated_home) as reopened:
         assert reopened.memories.get(ids["greeting"]).is_valid
         assert all(reopened.memories.get(i).tier == "recall" for i in ids["marathon"])
+
+
+def test_a_reflections_changelog_names_the_fact_and_forgetting_it_scrubs_the_log(
+        hearth) -> None:
+    """The changelog quotes what was learned, so a forget must reach it too."""
+    prepare(hearth)
+    reflection = ("---PROFILE---\n(keep)\n---FACTS---\n"
+                  '[{"key": "locker_code", "value": "4471", "category": "general"}]\n'
+                  "---INTENTIONS---\n[]\n---LEARNINGS---\n[]\n")
+    report = ReflectionEngine(hearth, ScriptedLLM([reflection])).run()
+    run = changelog.changes_of(hearth.storage, report.run_id)
+    assert [c.text for c in run.changes] == ["Learned that your locker code is “4471”"]
+    assert not run.changes[0].undoable   # changed in Facts, where its history is
+    hearth.forgetting.forget("locker_code")
+    (text,) = [c.text for c in changelog.changes_of(hearth.storage, report.run_id).changes]
+    assert "4471" not in text
