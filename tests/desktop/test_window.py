@@ -217,7 +217,7 @@ def test_tray_actions_run_the_same_jobs_and_its_tooltip_tells_the_schedule(
     talk(ctx, "I work nights as a nurse")
     tray.reflect_action.trigger()
     wait_for_task(qtbot, window.runs.tasks[REFLECT])
-    assert "Last: Reflection done" in tray.icon.toolTip()
+    assert "Last: Reflection finished" in tray.icon.toolTip()
     tray.pause_action.trigger()
     assert ctx.settings.learning_paused and tray.pause_action.isChecked()
     tray.dream_action.trigger()
