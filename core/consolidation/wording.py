@@ -46,7 +46,7 @@ STAGE_NAMES: dict[str, str] = {
 """A stage in a list of what a run did (the "Details" of a run)."""
 
 RUN_KINDS: dict[str, str] = {
-    "dream": "Dream", "reflection": "Reflection", "processor": "Sorting new notes",
+    "dream": "Dream", "reflection": "Reflection", "processor": "Learning from recent chats",
     "decay": "Fading unused memories",
 }
 

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -70,13 +71,15 @@ class ChangesView(QWidget):
         self._list_layout = QVBoxLayout(self._list)
         self._list_layout.setContentsMargins(4, 4, 4, 4)
         self._list_layout.addStretch(1)
-        scroll = QScrollArea()
+        self._scroll = scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.StyledPanel)
         scroll.setWidget(self._list)
         self.undo_all_button = QPushButton("Undo this whole run")
         self.undo_all_button.setToolTip("Put back everything this run changed that is still "
                                         "in effect; what happened since is kept")
+        self.undo_all_button.setSizePolicy(QSizePolicy.Policy.Fixed,
+                                           QSizePolicy.Policy.Fixed)
         self.undo_all_button.clicked.connect(lambda _checked=False: self.undo_all())
         self.result = status_label()
         bottom = QHBoxLayout()
@@ -100,7 +103,11 @@ class ChangesView(QWidget):
             row = ChangeRow(change, self.undo)
             self._list_layout.insertWidget(self._list_layout.count() - 1, row)
             self.rows.append(row)
-        self.empty.setVisible(run is not None and not run.changes)
+        listed = run is not None and bool(run.changes)
+        self.empty.setVisible(run is not None and not listed)
+        self._scroll.setVisible(listed)
+        self.undo_all_button.setVisible(any(change.undoable for change in run.changes)
+                                        if run else False)
         self.undo_all_button.setEnabled(run is not None and bool(run.open_changes))
 
     def load(self, run_id: int) -> None:

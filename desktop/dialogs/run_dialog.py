@@ -63,8 +63,9 @@ class RunDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.state)
         layout.addWidget(self.bar)
-        layout.addWidget(self.changes, 2)
-        layout.addWidget(self.details, 1)
+        layout.addWidget(self.changes, 4)
+        layout.addWidget(self.details, 2)
+        layout.addStretch(1)  # while the run goes, the sentence and the bar stay on top
         layout.addWidget(buttons)
         self._task: Task | None = None
 

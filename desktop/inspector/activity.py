@@ -108,8 +108,13 @@ def trigger_text(trigger: str) -> str:
     return TRIGGERS.get(trigger, trigger)
 
 
+def reviewed(run: RunView) -> bool:
+    """Runs with a changelog of their own: a dream's reflection is listed with its dream."""
+    return run.kind in changelog.REVIEWED_KINDS and run.trigger != "dream"
+
+
 def changes_text(run: RunView) -> str:
-    if run.kind not in changelog.REVIEWED_KINDS:
+    if not reviewed(run):
         return ""
     return plural(run.change_count, "change") if run.change_count else "none"
 
@@ -126,7 +131,7 @@ RUN_COLUMNS: tuple[Column[RunView], ...] = (
 STAGE_COLUMNS: tuple[Column[StageView], ...] = (
     Column("Step", lambda s: stage_name(s.name)),
     Column("How it went", lambda s: stage_status(s.status)),
-    Column("Duration", lambda s: duration_text(s.seconds), lambda s: s.seconds or 0.0),
+    Column("Took", lambda s: duration_text(s.seconds), lambda s: s.seconds or 0.0),
     Column("Counts", lambda s: counts_text(s.counts)),
     Column("Error", lambda s: s.error or ""),
 )
@@ -252,8 +257,9 @@ class ActivityPage(InspectorPage):
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.runs_view)
         split.addWidget(lower)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)  # room for what a run changed
+        split.setSizes([200, 300])  # the table would otherwise take it all at first
         tab = QWidget()
         layout = QVBoxLayout(tab)
         layout.addLayout(top)
@@ -363,14 +369,16 @@ class ActivityPage(InspectorPage):
                  f"{duration_text(run.seconds)}."]
         if run.error:
             lines.append(f"What went wrong: {run.error}")
+        if run.kind in changelog.REVIEWED_KINDS and not reviewed(run):
+            lines.append("What it changed is listed with the dream it was part of.")
         self.run_summary.setText("\n".join(lines))
 
     def _show_changes(self, run: RunView | None) -> None:
         """A dream's or reflection's changelog with Undo; read again only when another run
         is selected (or the list was refreshed after a run), not on every poll."""
-        reviewed = run is not None and run.kind in changelog.REVIEWED_KINDS
-        self.changes.setVisible(reviewed)
-        if not reviewed:
+        shown = run is not None and reviewed(run)
+        self.changes.setVisible(shown)
+        if not shown:
             self._changes_of = None
             return
         if self._changes_of != run.id:  # type: ignore[union-attr]
