@@ -27,6 +27,7 @@ from core.consolidation import changelog, undo
 from core.consolidation.dream import DreamCycle
 from core.consolidation.reflection import ReflectionEngine
 from core.errors import InvalidInputError
+from core.learning.events import add_event
 from core.recall import RecallQuery
 from core.storage.orm import AuditEntry, Memory
 
@@ -176,3 +177,39 @@ def test_a_reflections_changelog_names_the_fact_and_forgetting_it_scrubs_the_log
     hearth.forgetting.forget("locker_code")
     (text,) = [c.text for c in changelog.changes_of(hearth.storage, report.run_id).changes]
     assert "4471" not in text
+
+
+SISTER, SISTER_NOW = "User's sister Maria lives in Madrid.", \
+    "User's sister Maria lives in Madrid with her husband."
+ALLERGY, NO_ALLERGY = "User is allergic to penicillin.", "User is not allergic to penicillin."
+
+
+def processing_model(kind: str, messages: Any, extra: dict[str, Any]) -> str:
+    """The processor learns two sentences; deduplication updates one memory and
+    contradicts the other."""
+    fields = extra["schema"].get("properties", {})
+    if "updated_scaffold" in fields:
+        return json.dumps({"updated_scaffold": {}, "updated_working_memory": "",
+                           "facts_to_embed": [SISTER_NOW, NO_ALLERGY]})
+    if "Madrid" in messages[-1].content:
+        return json.dumps({"action": "UPDATE", "target": 1, "reason": "more detail"})
+    return json.dumps({"action": "DELETE", "target": 1, "reason": "the user corrected it"})
+
+
+def test_memories_replaced_or_contradicted_in_the_night_are_listed_and_come_back(
+        hearth) -> None:
+    sister = hearth.memories.add(SISTER).id
+    allergy = hearth.memories.add(ALLERGY).id
+    add_event(hearth.storage, "observation", "Maria married; I am not allergic after all.", {})
+    report = DreamCycle(hearth, ScriptedLLM(processing_model)).run(only="process")
+    run = changelog.changes_of(hearth.storage, report.run_id)
+    replaced, contradicted = by_kind(run, "replaced"), by_kind(run, "contradicted")
+    assert replaced.text == f"Replaced “{SISTER}” with “{SISTER_NOW}”"
+    assert contradicted.text == f"Stopped believing “{ALLERGY}”, because of “{NO_ALLERGY}”"
+    assert not found(hearth, SISTER) and not found(hearth, ALLERGY)
+
+    undo.undo_change(hearth.storage, run.run_id, replaced.index)
+    undo.undo_change(hearth.storage, run.run_id, contradicted.index)
+    assert hearth.memories.get(sister).superseded_by is None
+    assert hearth.memories.get(allergy).is_valid
+    assert found(hearth, SISTER) and found(hearth, ALLERGY)

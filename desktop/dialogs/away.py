@@ -7,7 +7,14 @@ Shown once: the runs are marked reviewed when the dialog opens, and stay in Acti
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.consolidation.changelog import RunChanges
 from core.consolidation.wording import plural

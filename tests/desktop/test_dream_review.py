@@ -19,7 +19,7 @@ MERGE_LINE = f"Combined 3 memories about marathon training into one summary: “
 
 
 @pytest.fixture
-def dreamt(make_ctx):  # noqa: ANN001
+def dreamt(make_ctx):
     """A data folder where the nightly dream ran while the window was closed."""
     ctx = make_ctx(provider_factory=dreaming_model)
     ids = prepare(ctx.hearth)
@@ -27,7 +27,7 @@ def dreamt(make_ctx):  # noqa: ANN001
     return ctx, ids, report.run_id
 
 
-def start(qtbot, ctx, monkeypatch) -> DesktopApp:  # noqa: ANN001
+def start(qtbot, ctx, monkeypatch) -> DesktopApp:
     """The window's start as ``hearth-desktop`` does it, without a model or a schedule."""
     monkeypatch.setattr(ctx, "start_assistant", lambda: None)
     monkeypatch.setattr(ctx, "start_scheduler", lambda: None)
@@ -40,13 +40,13 @@ def start(qtbot, ctx, monkeypatch) -> DesktopApp:  # noqa: ANN001
     return app
 
 
-def row(view, text_start: str):  # noqa: ANN001, ANN201
+def row(view, text_start: str):
     (found,) = [r for r in view.rows if r.change.text.startswith(text_start)]
     return found
 
 
 def test_the_next_start_shows_what_the_dream_changed_once_and_undo_works(
-        qtbot, dreamt, monkeypatch) -> None:  # noqa: ANN001
+        qtbot, dreamt, monkeypatch) -> None:
     ctx, ids, run_id = dreamt
     app = start(qtbot, ctx, monkeypatch)
     away = app.window.runs.away
@@ -71,7 +71,7 @@ def test_the_next_start_shows_what_the_dream_changed_once_and_undo_works(
     assert again.window.runs.away is None  # shown once
 
 
-def test_undo_the_whole_night_from_the_away_dialog(qtbot, dreamt, monkeypatch) -> None:  # noqa: ANN001
+def test_undo_the_whole_night_from_the_away_dialog(qtbot, dreamt, monkeypatch) -> None:
     ctx, ids, _run_id = dreamt
     (view,) = start(qtbot, ctx, monkeypatch).window.runs.away.views
     view.undo_all_button.click()
@@ -83,7 +83,7 @@ def test_undo_the_whole_night_from_the_away_dialog(qtbot, dreamt, monkeypatch) -
     assert not view.undo_all_button.isEnabled()
 
 
-def test_activity_keeps_each_runs_changelog_with_undo(qtbot, dreamt) -> None:  # noqa: ANN001
+def test_activity_keeps_each_runs_changelog_with_undo(qtbot, dreamt) -> None:
     ctx, ids, run_id = dreamt
     page = ActivityPage(ctx)
     qtbot.addWidget(page)
@@ -104,7 +104,7 @@ def test_activity_keeps_each_runs_changelog_with_undo(qtbot, dreamt) -> None:  #
     assert row(page.changes, "Set aside").change.undone
 
 
-def test_a_dream_from_the_menu_lists_its_changes_in_its_dialog(qtbot, make_ctx) -> None:  # noqa: ANN001
+def test_a_dream_from_the_menu_lists_its_changes_in_its_dialog(qtbot, make_ctx) -> None:
     ctx = make_ctx(provider_factory=dreaming_model)
     prepare(ctx.hearth)
     window = MainWindow(ctx)
