@@ -28,6 +28,7 @@ from core.consolidation.dream import DreamCycle
 from core.consolidation.reflection import ReflectionEngine
 from core.errors import InvalidInputError
 from core.learning.events import add_event
+from core.memories import MemorySpec
 from core.recall import RecallQuery
 from core.storage.orm import AuditEntry, Memory
 
@@ -74,7 +75,7 @@ def test_a_dreams_changelog_names_its_merge_and_what_else_it_changed(hearth) -> 
     assert by_kind(run, "set_aside").text == \
         "Set aside 1 new note as not worth keeping, such as “Hello there!”"
     assert by_kind(run, "profile").text == "Your profile's Goals & Values section changed"
-    assert any(text.startswith("Linked ") and text.endswith(" of related memories")
+    assert any(text.startswith("Added ") and text.endswith(" links between related memories")
                for text in texts)
     assert "Forgot nothing: every memory is still there." not in texts  # one was set aside
     assert [change.undoable for change in run.changes[:3]] == [True, True, True]
@@ -213,3 +214,12 @@ def test_memories_replaced_or_contradicted_in_the_night_are_listed_and_come_back
     assert hearth.memories.get(sister).superseded_by is None
     assert hearth.memories.get(allergy).is_valid
     assert found(hearth, SISTER) and found(hearth, ALLERGY)
+
+
+def test_a_night_that_only_linked_memories_does_not_ask_for_a_review(hearth) -> None:
+    hearth.memories.add_many([MemorySpec(text) for text in MARATHON])
+    report = DreamCycle(hearth, dreaming_model()).run(only="link")
+    texts = [c.text for c in changelog.changes_of(hearth.storage, report.run_id).changes]
+    assert texts == ["Added 6 links between related memories",
+                     "Forgot nothing: every memory is still there."]
+    assert changelog.unreviewed(hearth.storage) == []

@@ -49,6 +49,8 @@ HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 MERGED, SET_ASIDE, REPLACED, CONTRADICTED_KIND, PROFILE = (
     "merged", "set_aside", "replaced", "contradicted", "profile")
 UNDOABLE = frozenset({MERGED, SET_ASIDE, REPLACED, CONTRADICTED_KIND, PROFILE})
+ROUTINE = frozenset({"links", "nothing_forgotten"})
+"""Lines every night has: listed, but not a reason to open "While you were away…"."""
 
 
 @dataclass(frozen=True)
@@ -101,12 +103,14 @@ def changes_of(storage: StoragePort, run_id: int) -> RunChanges:
 
 def unreviewed(storage: StoragePort) -> list[RunChanges]:
     """Finished dreams and reflections whose changelog the window has not shown yet and
-    that changed something, oldest first."""
+    that changed something worth a look, oldest first. A night that only linked memories
+    and forgot nothing stays in Activity without opening a dialog every morning."""
     with storage.read() as session:
         runs = session.scalars(select(Run).where(
             Run.kind.in_(REVIEWED_KINDS), Run.reviewed_at.is_(None),
             Run.finished_at.is_not(None)).order_by(Run.id)).all()
-        return [_view(run) for run in runs if run.changes]
+        return [_view(run) for run in runs
+                if any(entry["kind"] not in ROUTINE for entry in run.changes or [])]
 
 
 def mark_reviewed(storage: StoragePort, run_ids: list[int]) -> None:
@@ -293,8 +297,8 @@ def _link_changes(stages: dict[str, Any]) -> list[dict[str, Any]]:
 
     entries = []
     if added("link"):
-        entries.append(_entry("links", f"Linked {plural(added('link'), 'pair')} of related "
-                                       "memories"))
+        entries.append(_entry("links", f"Added {plural(added('link'), 'link')} between "
+                                       "related memories"))
     if added("rem"):
         entries.append(_entry("links", f"Found {plural(added('rem'), 'unexpected connection')}"
                                        " between distant memories"))
