@@ -84,6 +84,7 @@ class ChangesView(QWidget):
         self.result = status_label()
         bottom = QHBoxLayout()
         bottom.addWidget(self.result, 1)
+        bottom.addStretch(0)  # keeps the button at the right while no result is shown
         bottom.addWidget(self.undo_all_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
