@@ -149,10 +149,16 @@ def summary(outcome: RunOutcome) -> tuple[str, str]:
     steps = [stage for name, stage in report.stages.items() if name != "backup"]
     unfinished = sum(1 for stage in steps if stage.status not in ("done", "resumed"))
     if report.status == "done" or not unfinished:
-        return "Dream finished", f"All {plural(len(steps), 'step')} done."
+        return "Dream finished", f"All {plural(len(steps), 'step')} done.{to_review(report)}"
     return "Dream finished, with problems", (
         f"{unfinished} of {plural(len(steps), 'step')} did not finish (see Details); "
-        "the next dream tries again.")
+        f"the next dream tries again.{to_review(report)}")
+
+
+def to_review(report: Any) -> str:
+    """`` 3 changes to review.``: what the night did that can be undone."""
+    count = sum(1 for change in report.changes if change.undoable)
+    return f" {plural(count, 'change')} to review." if count else ""
 
 
 def reflection_line(report: Any) -> str:

@@ -298,3 +298,15 @@ def test_cli_dream_one_stage_as_json(hearth: Hearth, monkeypatch: pytest.MonkeyP
     assert printed["status"] == "done"
     assert list(printed["stages"]) == ["backup", "decay"]
     assert printed["stages"]["decay"]["counts"]["memories"] == len(SEED)
+
+
+def test_cli_dream_ends_with_what_changed(hearth: Hearth, monkeypatch: pytest.MonkeyPatch) -> None:
+    hearth.close()
+    monkeypatch.setattr(context.state, "home", hearth.paths.home)
+    app = typer.Typer()
+    app.command()(dream_cmd.dream)
+    result = CliRunner().invoke(app, ["--stage", "link"])
+    assert result.exit_code == 0, result.output
+    assert "What changed:\n" in result.stdout
+    assert "links between related memories" in result.stdout
+    assert "Forgot nothing: every memory is still there." in result.stdout

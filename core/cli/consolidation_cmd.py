@@ -150,6 +150,19 @@ def runs(run_id: Annotated[Optional[int], typer.Argument(
                             markup=False)
 
 
+def print_changes(run_id: int, changes: list[changelog.Change]) -> None:
+    """What a dream or reflection just changed, numbered as `hearth runs ID` numbers it,
+    and how to undo it."""
+    if not changes:
+        return
+    output.stdout.print("What changed:", highlight=False)
+    for item in changes:
+        output.stdout.print(f"  {item.index + 1}. {item.text}", highlight=False, markup=False)
+    if any(item.undoable for item in changes):
+        output.stdout.print(f"Undo with `hearth runs {run_id} --undo [--change N]`.",
+                            highlight=False, markup=False)
+
+
 def _undo(run_id: int, number: int | None, as_json: bool) -> None:
     with opened() as hearth:
         if number is not None:
