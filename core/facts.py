@@ -63,7 +63,7 @@ def normalise_key(key: str) -> str:
     normalised = re.sub(r"[\W_]+", "_", key.strip().lower()).strip("_")
     if not normalised:
         raise InvalidInputError(f"The fact key {key!r} has no letters or digits.",
-                                "Use a descriptive snake_case key such as home_address.")
+                                "Name it in a few words, such as “home address”.")
     if len(normalised) > MAX_KEY_LENGTH:
         raise InvalidInputError(f"The fact key is {len(normalised)} characters long.",
                                 f"Use a key of at most {MAX_KEY_LENGTH} characters.")

@@ -71,6 +71,7 @@ class MainWindow(QMainWindow):
         self._stack.addWidget(page)
         item = QListWidgetItem(icon(page.icon_name), page.title)
         item.setData(Qt.ItemDataRole.UserRole, page.key)
+        item.setToolTip(page.about)
         self._sidebar.addItem(item)
 
     def _show_row(self, row: int) -> None:

@@ -12,13 +12,17 @@ from desktop.workers import Job, Task
 
 
 class Page(QWidget):
-    """One view. Subclasses set ``key``, ``title`` and ``icon_name`` and build their widgets
-    in ``__init__``; ``activate`` runs each time the page comes to the front, so it reloads
-    what may have changed while it was hidden (in the background, via ``run``)."""
+    """One view. Subclasses set ``key``, ``title``, ``icon_name`` and ``about`` and build
+    their widgets in ``__init__``; ``activate`` runs each time the page comes to the front,
+    so it reloads what may have changed while it was hidden (in the background, via
+    ``run``)."""
 
     key: ClassVar[str]
     title: ClassVar[str]
     icon_name: ClassVar[str]
+    about: ClassVar[str] = ""
+    """What the view is for, in a sentence (the sidebar's tooltip); where the view has an
+    internal name (the scaffold, learnings) it is given here, one hover away."""
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -13,9 +13,21 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
 from desktop.context import AppContext
+from desktop.words import count
 
 REFRESH_MS = 1_000
 OLLAMA_POLL_MS = 30_000
+
+
+LEARNING_WORDS = {"idle": "learning on", "learning": "learning…", "paused": "learning paused"}
+"""The learning pipeline's state (``core.learning.pipeline.LearningState``) in words: its
+own names read "learning idle" and, while it works, "learning learning"."""
+
+
+def learning_text(state: str, learned: int) -> str:
+    """What learning does, and how many facts it stored or corrected since the start."""
+    words = LEARNING_WORDS.get(state, f"learning {state}")
+    return f"{words} ({count(learned, 'fact')} learned)" if learned else words
 
 
 class StatusBar(QStatusBar):
@@ -30,6 +42,14 @@ class StatusBar(QStatusBar):
                       self.schedule_label):
             label.setContentsMargins(8, 0, 8, 0)
             self.addPermanentWidget(label)
+        self.model_label.setToolTip("The language model that writes the replies "
+                                    "(File ▸ Settings ▸ Model changes it).")
+        self.learning_label.setToolTip(
+            "After each reply Hearth notes what it learned about you (facts, memories). "
+            "Memory ▸ Pause learning stops that; chats still work.")
+        self.schedule_label.setToolTip(
+            "Each night Hearth tidies its memory (the dream cycle): it merges repeated "
+            "memories, links related ones and lets stale ones fade. Nothing you said is lost.")
         self._ollama_checking = False
         self._timer = QTimer(self)
         self._timer.timeout.connect(self.refresh)
@@ -50,12 +70,10 @@ class StatusBar(QStatusBar):
         if assistant is not None:
             self.model_label.setText(assistant.model_description)
             stats = assistant.learning.stats
-            state = assistant.learning.state
             learned = stats.facts_created + stats.facts_updated
-            detail = f" ({learned} facts learned)" if learned else ""
-            self.learning_label.setText(f"learning {state}{detail}")
+            self.learning_label.setText(learning_text(assistant.learning.state, learned))
         elif self.ctx.settings.learning_paused:
-            self.learning_label.setText("learning paused")
+            self.learning_label.setText(LEARNING_WORDS["paused"])
         scheduler = self.ctx.scheduler
         if scheduler is None:
             self.schedule_label.setText(f"schedule: {self.ctx.schedule_state}")

@@ -18,6 +18,7 @@ from desktop.graph.layout import (
     carried_over,
     compute_layout,
 )
+from desktop.graph.scene import LABEL_GAP, labelled_nodes, short_label
 
 
 TIERS = ("recall", "archival", "source", "core")
@@ -128,6 +129,18 @@ def test_node_details_list_every_edge_from_the_memorys_side(storage, small):  # 
     assert not node_details(storage, c).valid  # superseded counts as not valid
     with pytest.raises(NotFoundError):
         node_details(storage, 9_999)
+
+
+def test_two_memories_linked_both_ways_are_one_link_in_the_details(storage, small):  # noqa: ANN001
+    """Linking writes a kNN edge from each memory to its neighbours: A→B and B→A. The
+    details used to list that link twice."""
+    a, b, _c, _d = small
+    add_edges(storage, [(b, a, "knn", 0.80)])
+    links = [(n.memory_id, n.kind, n.outgoing, n.incoming, round(n.weight, 2))
+             for n in node_details(storage, a).neighbours]
+    assert links.count((b, "knn", True, True, 0.82)) == 1  # the stronger weight
+    assert [link[:2] for link in links].count((b, "knn")) == 1
+    assert (b, "dream", True, False, 0.22) in links  # another kind stays its own link
 
 
 def test_a_larger_store_loads_with_every_edge(storage):  # noqa: ANN001
@@ -244,3 +257,18 @@ def test_an_unreadable_cache_file_means_laying_out_again(tmp_path, caplog):  # n
     (tmp_path / "graph-layout.npz").write_bytes(b"not a zip file")
     assert LayoutCache(tmp_path).get("anything") is None
     assert "unreadable graph layout" in caplog.text
+
+
+def test_labels_go_to_the_most_important_memories_spread_apart() -> None:
+    rng = np.random.default_rng(4)
+    positions = rng.uniform(0, 100, size=(5_000, 2)).astype(np.float32)
+    importance = rng.random(5_000).astype(np.float32)
+    shown = np.ones(5_000, dtype=bool)
+    shown[int(importance.argmax())] = False  # a hidden memory is never named
+    chosen = labelled_nodes(positions, importance, shown)
+    assert 1 < len(chosen) <= 12 and int(importance.argmax()) not in chosen
+    assert importance[chosen[0]] == importance[shown].max()
+    gaps = [np.hypot(*(positions[a] - positions[b])) for a in chosen for b in chosen if a < b]
+    assert min(gaps) >= LABEL_GAP * np.ptp(positions[shown], axis=0).max()
+    assert short_label("Maya is training for the Porto half marathon") == "Maya is training for the Porto…"
+    assert short_label("Knee physio") == "Knee physio"

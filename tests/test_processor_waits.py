@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import update
-from support.scripted_llm import ScriptedLLM, failing
+from support.scripted_llm import ScriptedLLM
 from test_processor import answer, rows, run_record, scripted
 
 from core.app import Hearth

@@ -188,9 +188,10 @@ def test_the_newer_of_two_equally_relevant_memories_ranks_first(
 def test_memories_older_than_the_window_get_no_boost(memories: MemoryService,
                                                      storage: SqliteStorage,
                                                      embedder: Any) -> None:
+    now = datetime.now(timezone.utc)  # not the module's NOW: collection can be minutes ago
     memories.add("I parked the car on level 3 of the station garage.",
-                 created_at=NOW - timedelta(days=200))
-    memories.add("I parked the bike by the library.", created_at=NOW - timedelta(days=45))
+                 created_at=now - timedelta(days=200))
+    memories.add("I parked the bike by the library.", created_at=now - timedelta(days=45))
     results = {r.text: r for r in recall(storage, embedder, "where did I park")}
     old = results["I parked the car on level 3 of the station garage."]
     assert old.signals["recency"]["age_days"] == pytest.approx(200, abs=0.01)

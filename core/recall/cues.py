@@ -34,7 +34,7 @@ _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 
 _DATE_FORMS = (
-    re.compile(rf"\b(?P<y>(?:19|20)\d\d)-(?P<m>[01]\d)-(?P<d>[0-3]\d)\b"),
+    re.compile(r"\b(?P<y>(?:19|20)\d\d)-(?P<m>[01]\d)-(?P<d>[0-3]\d)\b"),
     re.compile(rf"\b{_DAY}\s+(?:of\s+)?(?P<month>{_MONTH})\.?(?:,?\s+{_YEAR})?\b", re.I),
     re.compile(rf"\b(?P<month>{_MONTH})\.?\s+{_DAY}\b(?:,?\s+{_YEAR})?", re.I),
     re.compile(rf"\b(?P<last>last\s+|this\s+|next\s+)?(?P<month>{_MONTH})\b(?:\s+(?:of\s+)?"

@@ -14,7 +14,7 @@ are those with both ends among the chosen memories, of every kind (``knn`` from 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import numpy as np
@@ -67,6 +67,7 @@ class GraphSnapshot:
     weight: np.ndarray         # float32 (m,)
     kinds: Codes               # (m,) edge kind
     total_nodes: int           # memories in the store (before the cap)
+    twin: np.ndarray           # bool (m,): the weaker half of a link stored both ways
 
     @property
     def node_count(self) -> int:
@@ -75,6 +76,12 @@ class GraphSnapshot:
     @property
     def edge_count(self) -> int:
         return int(self.source.size)
+
+    @property
+    def link_count(self) -> int:
+        """Links as a person sees them: two memories that are each other's nearest (kNN
+        edges A→B and B→A) are one link."""
+        return int(self.source.size - self.twin.sum())
 
     @property
     def capped(self) -> bool:
@@ -92,13 +99,17 @@ class GraphSnapshot:
 
 @dataclass(frozen=True)
 class Neighbour:
-    """One edge of a memory, seen from that memory."""
+    """One link of a memory, seen from that memory: every edge of one kind between the two
+    memories. Linking writes a kNN edge from each memory to its nearest ones, so two
+    memories that are each other's neighbours hold two edges, A→B and B→A; a person sees
+    one link, in both directions (``outgoing`` and ``incoming``), at the stronger weight."""
 
     memory_id: int
     label: str
     kind: str
     weight: float
     outgoing: bool
+    incoming: bool
 
 
 @dataclass(frozen=True)
@@ -159,7 +170,8 @@ def _pack(nodes: list, edges: list, total: int) -> GraphSnapshot:
     # ``ids`` is sorted (ORDER BY id), so searchsorted maps memory ids to positions.
     source = np.searchsorted(ids, from_ids[inside]).astype(np.int32)
     target = np.searchsorted(ids, to_ids[inside]).astype(np.int32)
-    kinds = [kind for kind, keep in zip(ends[3], inside) if keep]
+    kinds = Codes.of([kind for kind, keep in zip(ends[3], inside) if keep])
+    weight = np.asarray(ends[2], dtype=np.float32)[inside]
     return GraphSnapshot(
         ids=ids,
         tiers=Codes.of(list(columns[1])),
@@ -169,10 +181,25 @@ def _pack(nodes: list, edges: list, total: int) -> GraphSnapshot:
         valid=np.asarray(columns[5], dtype=bool),
         labels=tuple(_one_line(text) for text in columns[6]),
         source=source, target=target,
-        weight=np.asarray(ends[2], dtype=np.float32)[inside],
-        kinds=Codes.of(kinds),
+        weight=weight,
+        kinds=kinds,
         total_nodes=total,
+        twin=_twins(source, target, kinds.codes, weight),
     )
+
+
+def _twins(source: np.ndarray, target: np.ndarray, kinds: np.ndarray,
+           weight: np.ndarray) -> np.ndarray:
+    """True for every edge but the strongest of those of one kind between the same two
+    memories (in either direction), so a view can draw and count each link once."""
+    low, high = np.minimum(source, target), np.maximum(source, target)
+    order = np.lexsort((-weight, high, low, kinds))  # by kind, pair, then strongest first
+    key = np.stack([kinds[order], low[order], high[order]], axis=1)
+    repeat = np.zeros(source.size, dtype=bool)
+    repeat[1:] = np.all(key[1:] == key[:-1], axis=1)
+    twin = np.zeros(source.size, dtype=bool)
+    twin[order] = repeat
+    return twin
 
 
 def _one_line(text: str) -> str:
@@ -195,6 +222,7 @@ def node_details(storage: StoragePort, memory_id: int) -> NodeDetails:
 
 
 def _neighbours(session: Session, memory_id: int) -> tuple[Neighbour, ...]:
+    """The memory's links, strongest first, one per (other memory, kind)."""
     other = aliased(Memory)
     rows = session.execute(
         select(MemoryEdge.from_id, MemoryEdge.to_id, MemoryEdge.kind, MemoryEdge.weight,
@@ -203,7 +231,16 @@ def _neighbours(session: Session, memory_id: int) -> tuple[Neighbour, ...]:
                          and_(MemoryEdge.to_id == memory_id, other.id == MemoryEdge.from_id)))
         .where(or_(MemoryEdge.from_id == memory_id, MemoryEdge.to_id == memory_id))
         .order_by(MemoryEdge.weight.desc(), MemoryEdge.id)).all()
-    return tuple(Neighbour(memory_id=to_id if from_id == memory_id else from_id,
-                           label=_one_line(label), kind=kind, weight=float(weight),
-                           outgoing=from_id == memory_id)
-                 for from_id, to_id, kind, weight, label in rows)
+    links: dict[tuple[int, str], Neighbour] = {}  # first seen is the strongest: rows are sorted
+    for from_id, to_id, kind, weight, label in rows:
+        outgoing = from_id == memory_id
+        other = to_id if outgoing else from_id
+        seen = links.get((other, kind))
+        if seen is None:
+            links[(other, kind)] = Neighbour(
+                memory_id=other, label=_one_line(label), kind=kind, weight=float(weight),
+                outgoing=outgoing, incoming=not outgoing)
+        else:
+            links[(other, kind)] = replace(seen, outgoing=seen.outgoing or outgoing,
+                                           incoming=seen.incoming or not outgoing)
+    return tuple(links.values())

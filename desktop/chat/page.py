@@ -43,6 +43,7 @@ from desktop.chat.why_panel import WhyPanel
 from desktop.context import AppContext
 from desktop.icons import icon
 from desktop.page import Page
+from desktop.words import count
 from desktop.workers import Task
 
 SESSIONS_LISTED = 500
@@ -54,8 +55,8 @@ def confirm_delete(parent: QWidget, info: SessionInfo) -> bool:
     box = QMessageBox(QMessageBox.Icon.Warning, "Delete chat",
                       f"Delete “{info.title or UNTITLED}”?", parent=parent)
     box.setInformativeText(
-        f"Its {info.exchanges} exchange(s), what the assistant was given for each reply and "
-        "the summaries of this chat are deleted. Facts learned from it stay: edit or "
+        f"Its {count(info.exchanges, 'exchange')}, what the assistant was given for each reply "
+        "and the summaries of this chat are deleted. Facts learned from it stay: edit or "
         "forget them in Facts.")
     delete = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
     box.addButton(QMessageBox.StandardButton.Cancel)
@@ -77,6 +78,7 @@ def _small_button(name: str, text: str, tip: str) -> QToolButton:
 class ChatPage(Page):
     key = "chat"
     title = "Chat"
+    about = "Talk with Hearth; your conversations are listed newest first."
     icon_name = "chat"
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
@@ -315,8 +317,8 @@ class ChatPage(Page):
                 self._show_chat(None)
             self.ctx.hub.conversations_changed.emit()
             self.ctx.hub.status_message.emit(
-                f"Deleted “{info.title or UNTITLED}” ({removed.exchanges} exchanges, "
-                f"{removed.summaries} summaries). Facts learned from it are still in Facts.")
+                f"Deleted “{info.title or UNTITLED}” ({count(removed.exchanges, 'exchange')}, "
+                f"{count(removed.summaries, 'summary', 'summaries')}). Facts learned from it are still in Facts.")
 
         self.run("Deleting the chat", lambda _task: conversation.delete_session(session_id),
                  deleted)

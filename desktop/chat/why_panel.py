@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.views.reply_context import UsedItem, group_title, kinds_in
+from desktop.words import count
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole
 COLUMNS = ("Item", "Score", "Tokens")
@@ -110,7 +111,7 @@ class WhyPanel(QWidget):
                                  "its prompt was built.")
             return
         tokens = sum(item.tokens for item in self.items)
-        self.summary.setText(f"{len(self.items)} items, about {tokens:,} tokens of the "
+        self.summary.setText(f"{count(len(self.items), 'item')}, about {tokens:,} tokens of the "
                              "prompt. Select one for where it came from."
                              if self.items else "This reply was given no stored memories.")
         for kind in kinds_in(self.items):

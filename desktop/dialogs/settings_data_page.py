@@ -42,6 +42,7 @@ from desktop.dialogs.settings_form import (
     muted_label,
 )
 from desktop.dialogs.task_progress import Describe, TaskProgress
+from desktop.words import count, listing
 from desktop.workers import Job, Task
 
 FOLDER_FIELD = "data_folder"
@@ -49,9 +50,23 @@ FOLDER_FIELD = "data_folder"
 EXPORT_FILTER = "Hearth exports (*.json);;All files (*)"
 
 
-def _rows(counts: dict[str, int]) -> str:
-    total = sum(counts.values())
-    return f"{total:,} row{'s' if total != 1 else ''}"
+NAMED_TABLES = (("chat_sessions", "chat", None), ("interactions", "exchange", None),
+                ("user_facts", "fact", None), ("memories", "memory", "memories"),
+                ("notes", "note", None))
+"""The tables of an export a person would count, and what to call their rows."""
+
+
+def contents(counts: dict[str, int]) -> str:
+    """What an export or import held, in things a person counts ("3 chats, 40 exchanges,
+    12 facts and 25 other records"), not in database rows ("Exported 16 rows")."""
+    parts, named = [], 0
+    for table, one, many in NAMED_TABLES:
+        if number := counts.get(table, 0):
+            parts.append(count(number, one, many))
+            named += number
+    if rest := sum(counts.values()) - named:
+        parts.append(count(rest, "other record"))
+    return listing(parts) or "nothing (the data folder was empty)"
 
 
 class DataSection(SettingsSection):
@@ -199,7 +214,7 @@ class DataSection(SettingsSection):
 
         def job(_task: Task) -> str:
             counts = hearth.export(path)
-            return " ".join(filter(None, (f"Exported {_rows(counts)} to {path}.",
+            return " ".join(filter(None, (f"Exported {contents(counts)} to {path}.",
                                           exposure_warning(path))))
 
         return self._transfer(f"Exporting to {path}…", job, stoppable=False)
@@ -222,7 +237,7 @@ class DataSection(SettingsSection):
             except EmbeddingCancelled as stopped:
                 return (f"Imported {path.name}, but stopped embedding after {stopped.done:,} "
                         f"of {stopped.total:,}: rebuild the vectors on the Embeddings tab.")
-            return f"Imported {_rows(counts)} from {path.name}."
+            return f"Imported {contents(counts)} from {path.name}."
 
         task = self._transfer(f"Importing {path}…", job)
         task.succeeded.connect(self._imported)

@@ -41,6 +41,7 @@ from desktop.dialogs.settings_form import (
     status_label,
 )
 from desktop.dialogs.task_progress import TaskProgress
+from desktop.words import count
 from desktop.workers import Task
 
 FIELD = "embedding_model_dir"
@@ -201,8 +202,8 @@ class EmbeddingSection(SettingsSection):
         model_id, stale = counted
         if stale:
             show_status(self.vector_state,
-                        f"{stale:,} item{'s' if stale != 1 else ''} lack a vector from "
-                        f"{model_id}; search cannot find them by meaning until they are "
+                        f"{count(stale, 'item')} {'lacks' if stale == 1 else 'lack'} a vector "
+                        f"from {model_id}; search cannot find them by meaning until they are "
                         "rebuilt.")
         else:
             show_status(self.vector_state, f"Every item has its vector from {model_id}.",
@@ -222,7 +223,7 @@ class EmbeddingSection(SettingsSection):
             except EmbeddingCancelled as stopped:
                 return (f"Stopped after {stopped.done:,} of {stopped.total:,}; the rest is "
                         "rebuilt when you start it again.")
-            return f"Rebuilt {sum(counts.values()):,} vectors."
+            return f"Rebuilt {count(sum(counts.values()), 'vector')}."
 
         self.rebuild_button.setEnabled(False)
         task = self.tasks.start("Rebuilding vectors", job)

@@ -56,8 +56,9 @@ class WelcomeDialog(QDialog):
         layout.addLayout(self._header())
         layout.addWidget(_paragraph(
             "Hearth is an assistant that remembers you. What you tell it becomes facts, "
-            "memories and a short profile that it uses in later conversations, and you can "
-            "see, correct or delete every piece of it in this window."))
+            "memories and a short portrait of you (About you) that it uses in later "
+            "conversations, and you can see, correct or delete every piece of it in this "
+            "window."))
         privacy = QGroupBox("What stays on this computer")
         column = QVBoxLayout(privacy)
         column.addWidget(_paragraph(

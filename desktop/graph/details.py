@@ -1,6 +1,7 @@
-"""The side panel for the clicked memory: its text, tier, category, importance, strength,
-and every edge it has (kind, weight, the memory at the other end). Activating an edge
-(double-click or Enter) asks the page to jump to that neighbour."""
+"""The side panel for the clicked memory: its text, kind, topic, importance, strength, and
+every link it has (what joins them, weight, the memory at the other end), each listed once
+(``core.views.graph.Neighbour``). Activating a link (double-click or Enter) asks the page to
+jump to that neighbour. The internal names (tier, namespace, edge kind) are in tooltips."""
 
 from __future__ import annotations
 
@@ -19,14 +20,23 @@ from PySide6.QtWidgets import (
 
 from core.views.graph import Neighbour, NodeDetails
 from desktop.graph import style
+from desktop.words import MEMORY_TYPE_WORDS, count, spaced, tier_text
 
 Index = QModelIndex | QPersistentModelIndex
 
 
-class NeighbourModel(QAbstractTableModel):
-    """A memory's edges as rows: kind, weight, direction and the other memory's label."""
+def link_text(link: Neighbour) -> str:
+    """What joins the two memories, read from the clicked one: "similar", "found
+    overnight", or for a summary which side it is on."""
+    if link.kind == "summary_of":
+        return "summary of it" if link.outgoing else "summarised in"
+    return style.edge_style(link.kind).label
 
-    HEADERS = ("Kind", "Weight", "Memory")
+
+class NeighbourModel(QAbstractTableModel):
+    """A memory's links as rows: what joins them, weight and the other memory's label."""
+
+    HEADERS = ("Link", "Weight", "Memory")
 
     def __init__(self) -> None:
         super().__init__()
@@ -57,10 +67,13 @@ class NeighbourModel(QAbstractTableModel):
             return None
         row, column = self._rows[index.row()], index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            arrow = "→" if row.outgoing else "←"
-            return (f"{arrow} {row.kind}", f"{row.weight:.2f}", row.label)[column]
+            return (link_text(row), f"{row.weight:.2f}", row.label)[column]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{style.edge_style(row.kind).label}, weight {row.weight:.3f}\n{row.label}"
+            ways = {(True, True): "both ways", (True, False): "from this memory",
+                    (False, True): "to this memory"}[(row.outgoing, row.incoming)]
+            internal = style.EDGE_INTERNALS.get(row.kind, f"edge kind {row.kind}")
+            return (f"{link_text(row)}, weight {row.weight:.3f} ({internal}; {ways})\n"
+                    f"{row.label}")
         if role == Qt.ItemDataRole.TextAlignmentRole and column == 1:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -75,7 +88,7 @@ class DetailsPanel(QWidget):
         super().__init__(parent)
         # No word wrap in this panel: wrapped labels make the side column's layout trade
         # height for width and squeeze the legend above; the lines are short by design.
-        self.heading = QLabel("Click a node to see the memory.")
+        self.heading = QLabel("Click a dot to see the memory.")
         self.content = QPlainTextEdit()
         self.content.setReadOnly(True)
         self.content.setMaximumHeight(68)
@@ -95,7 +108,7 @@ class DetailsPanel(QWidget):
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.edges.activated.connect(
             lambda index: self.neighbour_activated.emit(self.model.neighbour(index.row()).memory_id))
-        self.edges.setToolTip("Enter or double-click jumps to that memory.")
+        self.edges.setToolTip("Enter or double-click goes to that memory.")
         self.edges.setMinimumHeight(100)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -106,7 +119,7 @@ class DetailsPanel(QWidget):
         layout.addStretch(0)
         self.clear()
 
-    def clear(self, message: str = "Click a node to see the memory.") -> None:
+    def clear(self, message: str = "Click a dot to see the memory.") -> None:
         self.heading.setText(message)
         self.content.clear()
         self.facts.clear()
@@ -115,19 +128,20 @@ class DetailsPanel(QWidget):
             widget.setVisible(False)
 
     def show_details(self, details: NodeDetails) -> None:
-        status = ("valid" if details.valid
-                  else f"invalid ({escape(details.invalid_reason or 'no reason given')})")
+        status = ("current" if details.valid else "no longer used "
+                  f"({escape(details.invalid_reason or 'replaced or marked wrong')})")
         self.heading.setText(f"<b>Memory {details.id}</b> · {status}")
         self.heading.setToolTip(details.invalid_reason or "")
         for widget in (self.content, self.facts, self.edges):
             widget.setVisible(True)
         self.content.setPlainText(details.content)
-        edges = len(details.neighbours)
+        kind = MEMORY_TYPE_WORDS.get(details.memory_type, details.memory_type)
         self.facts.setText(
-            f"Tier <b>{escape(details.tier)}</b> · category <b>{escape(details.category)}</b>"
-            f" · {escape(details.memory_type)}<br>"
-            f"Namespace {escape(details.namespace)}<br>"
+            f"<b>{escape(tier_text(details.tier))}</b> · {escape(spaced(details.category))}"
+            f" · {escape(kind)}<br>"
             f"Importance {details.importance:.2f} · strength {details.strength:.2f}<br>"
-            f"Created {details.created_at:%Y-%m-%d %H:%M} UTC · "
-            f"{edges} edge{'s' if edges != 1 else ''}")
+            f"Saved {details.created_at:%Y-%m-%d %H:%M} UTC · "
+            f"{count(len(details.neighbours), 'link')}")
+        self.facts.setToolTip(f"tier {details.tier} · category {details.category} · type "
+                              f"{details.memory_type} · namespace {details.namespace}")
         self.model.set_rows(details.neighbours)

@@ -12,7 +12,8 @@ from core.views.graph import GraphSnapshot
 @dataclass(frozen=True)
 class GraphFilter:
     """What the user chose to see. An edge is shown when its kind is chosen, its weight is
-    at least ``min_weight`` and both its ends are shown."""
+    at least ``min_weight`` and both its ends are shown, and only once per link (the
+    weaker edge of a pair stored both ways, ``GraphSnapshot.twin``, is never drawn)."""
 
     tiers: frozenset[str]
     categories: frozenset[str]
@@ -28,5 +29,5 @@ class GraphFilter:
         """(node mask, edge mask) over the snapshot's nodes and edges."""
         nodes = snapshot.tiers.mask(self.tiers) & snapshot.categories.mask(self.categories)
         edges = (snapshot.kinds.mask(self.kinds) & (snapshot.weight >= self.min_weight)
-                 & nodes[snapshot.source] & nodes[snapshot.target])
+                 & nodes[snapshot.source] & nodes[snapshot.target] & ~snapshot.twin)
         return nodes, edges

@@ -1,11 +1,15 @@
-"""The graph's legend, which is also its filter: one checkable list each for tiers,
-categories and edge kinds (swatch, name, count), and the minimum edge weight.
+"""The graph's legend, which is also its filter: one checkable list each for kinds of memory
+(tiers), topics (categories) and links (edge kinds), each entry a swatch, a plain name and a
+count, and the weakest link shown (the minimum edge weight).
 
-A legend the user can click is the shortest way to "hide the source tier" or "show only
-dream edges", and it cannot disagree with the colours because both come from ``style``.
+A legend the user can click is the shortest way to "hide the originals" or "show only links
+found overnight", and it cannot disagree with the colours because both come from ``style``.
+Entries say what a thing is in words; their tooltips give the internal name.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 from PySide6.QtCore import QPointF, QSize, Qt, Signal
@@ -23,6 +27,7 @@ from PySide6.QtWidgets import (
 from core.views.graph import Codes, GraphSnapshot
 from desktop.graph import style
 from desktop.graph.filters import GraphFilter
+from desktop.words import spaced, tier_text
 
 SWATCH = QSize(22, 14)
 
@@ -77,21 +82,23 @@ class CheckList(QListView):
         row = max(self.fontMetrics().height(), SWATCH.height()) + 2
         self.setFixedHeight(rows * row + 2 * self.frameWidth() + 4)
 
-    def fill(self, names: tuple[str, ...], counts: np.ndarray,
-             icons: list[QIcon | None]) -> None:
-        """Replace the entries (no ``changed``); names that were unchecked stay unchecked."""
+    def fill(self, names: tuple[str, ...], counts: np.ndarray, icons: list[QIcon | None],
+             words: Callable[[str], str] = str, internal: Callable[[str], str] = str) -> None:
+        """Replace the entries (no ``changed``); names that were unchecked stay unchecked.
+        Each shows ``words(name)``; ``internal(name)`` is in its tooltip."""
         hidden = {self._model.item(row).data() for row in range(self._model.rowCount())
                   if self._model.item(row).checkState() != Qt.CheckState.Checked}
         self._filling = True  # not blockSignals: the view must still hear of the new rows
         self._model.clear()
         for name, count, swatch in zip(names, counts, icons):
-            item = QStandardItem(f"{name}  ({int(count):,})")
+            item = QStandardItem(f"{words(name)}  ({int(count):,})")
             item.setData(name)
             item.setCheckable(True)
             item.setCheckState(Qt.CheckState.Unchecked if name in hidden
                                else Qt.CheckState.Checked)
             item.setIcon(swatch if swatch is not None else blank_icon())
-            item.setToolTip("Uncheck to hide; Space toggles the current entry.")
+            item.setToolTip(f"{internal(name)}\nUncheck to hide; Space toggles the current "
+                            "entry.")
             self._model.appendRow(item)
         self._filling = False
 
@@ -130,18 +137,19 @@ class FilterPanel(QWidget):
         self.min_weight.setRange(0.0, 1.0)
         self.min_weight.setSingleStep(0.05)
         self.min_weight.setDecimals(2)
-        self.min_weight.setToolTip("Hide edges weaker than this (kNN edges are cosines, "
-                                   "0.70 and up; dream edges are at most 0.27).")
+        self.min_weight.setToolTip("Hide links weaker than this. Similar memories are linked "
+                                   "at 0.70 and up (kNN cosine); links found overnight (REM) "
+                                   "weigh at most 0.27.")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        for title, widget in (("Tiers", self.tiers), ("Categories", self.categories),
-                              ("Edges", self.kinds)):
+        for title, widget in (("Kind of memory", self.tiers), ("Topics", self.categories),
+                              ("Links", self.kinds)):
             box = QGroupBox(title)
             inner = QVBoxLayout(box)
             inner.addWidget(widget)
             if widget is self.kinds:
                 form = QFormLayout()
-                form.addRow("Minimum weight:", self.min_weight)
+                form.addRow("Weakest link shown:", self.min_weight)
                 inner.addLayout(form)
             layout.addWidget(box)
             widget.changed.connect(self.changed)
@@ -153,13 +161,16 @@ class FilterPanel(QWidget):
         """New entries and counts (choices kept by name); ``changed`` is not emitted, the
         caller reads ``current()``."""
         self._snapshot, self._mode = snapshot, mode
-        self.tiers.fill(snapshot.tiers.names, _counts(snapshot.tiers), self._icons("tier"))
+        self.tiers.fill(snapshot.tiers.names, _counts(snapshot.tiers), self._icons("tier"),
+                        tier_text, lambda tier: f"the {tier} tier")
         self.categories.fill(snapshot.categories.names, _counts(snapshot.categories),
-                             self._icons("category"))
-        self.kinds.fill(snapshot.kinds.names, _counts(snapshot.kinds),
+                             self._icons("category"), spaced, lambda name: f"category {name}")
+        self.kinds.fill(snapshot.kinds.names, _counts(snapshot.kinds, ~snapshot.twin),
                         [line_icon(style.edge_colour(kind, self.palette()),
                                    style.edge_style(kind).dash)
-                         for kind in snapshot.kinds.names])
+                         for kind in snapshot.kinds.names],
+                        lambda kind: style.edge_style(kind).label,
+                        lambda kind: style.EDGE_INTERNALS.get(kind, f"edge kind {kind}"))
 
     def set_colour_mode(self, mode: str) -> None:
         """Swatches only on the list the nodes are coloured by."""
@@ -180,5 +191,7 @@ class FilterPanel(QWidget):
         return [dot_icon(style.node_colour(mode, name, codes.names)) for name in codes.names]
 
 
-def _counts(codes: Codes) -> np.ndarray:
-    return np.bincount(codes.codes, minlength=len(codes.names))
+def _counts(codes: Codes, keep: np.ndarray | None = None) -> np.ndarray:
+    """Entries per name; ``keep`` (a mask) leaves some out (links stored twice)."""
+    chosen = codes.codes if keep is None else codes.codes[keep]
+    return np.bincount(chosen, minlength=len(codes.names))

@@ -1,4 +1,5 @@
-"""The Graph page: the memory graph drawn, filtered, searched and explained.
+"""The Memory map page (internally the memory graph): memories drawn, filtered, searched
+and explained.
 
 Loading runs on a worker: ``core.views.graph.load_graph`` reads the snapshot (the most
 important memories up to the cap, and the edges between them), then the layout comes from
@@ -37,9 +38,11 @@ from desktop.graph.cache import LayoutCache, layout_key
 from desktop.graph.details import DetailsPanel
 from desktop.graph.layout import LayoutCancelled, LayoutParams, carried_over, compute_layout
 from desktop.graph.legend import FilterPanel
+from desktop.graph import style
 from desktop.graph.scene import GraphView
 from desktop.icons import icon
 from desktop.page import Page
+from desktop.words import count, listing, spaced, tier_text
 from desktop.workers import Task
 
 SEARCH_RESULTS = 50
@@ -60,11 +63,13 @@ class LoadedGraph:
 
 
 class GraphPage(Page):
-    """Memories as nodes (coloured by tier or category, sized by importance) and their
-    kNN, dream and summary edges; click a node for its details."""
+    """Memories as nodes (coloured by kind of memory or topic, sized by importance) and
+    their links (similar, found overnight, summary); click a node for its details."""
 
     key = "graph"
-    title = "Graph"
+    title = "Memory map"
+    about = ("Your memories as dots, and the links Hearth drew between related ones. "
+             "(Internally: the memory graph.)")
     icon_name = "graph"
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
@@ -83,14 +88,18 @@ class GraphPage(Page):
 
     def _build(self) -> None:
         self.colour_by = QComboBox()
-        self.colour_by.addItem("Colour by tier", "tier")
-        self.colour_by.addItem("Colour by category", "category")
+        self.colour_by.addItem("Colour by kind of memory", "tier")
+        self.colour_by.addItem("Colour by topic", "category")
+        self.colour_by.setToolTip("Kind of memory: recent, summaries, originals kept under "
+                                  "a summary, always in mind (internally: the tier). Topic: "
+                                  "the memory's category.")
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Highlight memories about… (Enter; hybrid recall)")
+        self.search.setPlaceholderText("Find memories about… (Enter)")
         self.search.setClearButtonEnabled(True)
-        self.search.setToolTip("Rings the memories recall finds for these words, by text and "
-                               f"by meaning (up to {SEARCH_RESULTS}); Enter jumps to the best. "
-                               "Ctrl+F to get here, Esc to clear.")
+        self.search.setToolTip("Rings the memories Hearth would recall for these words, "
+                               "matched by words and by meaning, the way the assistant "
+                               f"recalls (hybrid recall; up to {SEARCH_RESULTS}). Enter "
+                               "goes to the best. Ctrl+F to get here, Esc to clear.")
         self.cap = QSpinBox()
         self.cap.setRange(100, MAX_NODES)
         self.cap.setSingleStep(500)
@@ -98,14 +107,15 @@ class GraphPage(Page):
         self.cap.setGroupSeparatorShown(True)
         self.cap.setPrefix("Show at most ")
         self.cap.setSuffix(" memories")
-        self.cap.setToolTip("The most important memories are drawn first. A larger graph "
+        self.cap.setToolTip("The most important memories are drawn first. A larger map "
                             "takes longer to lay out the first time (about 8 s at 20,000).")
-        self.valid_only = QCheckBox("Valid only")
+        self.valid_only = QCheckBox("Current only")
         self.valid_only.setChecked(True)
-        self.valid_only.setToolTip("Leave out invalidated and superseded memories.")
+        self.valid_only.setToolTip("Leave out memories marked wrong or replaced by a newer "
+                                   "one (invalidated or superseded).")
         self.fit_button = QToolButton()
         self.fit_button.setText("Fit")
-        self.fit_button.setToolTip("Show the whole graph (Home)")
+        self.fit_button.setToolTip("Show the whole map (Home)")
         self.reload_button = QToolButton()
         self.reload_button.setIcon(icon("refresh"))
         self.reload_button.setToolTip("Reload from the database (F5)")
@@ -118,7 +128,7 @@ class GraphPage(Page):
         self.progress.setMaximumHeight(14)
         self.progress.setTextVisible(False)
         self.progress.hide()
-        self.summary = QLabel("Loading the memory graph…")
+        self.summary = QLabel("Loading the memory map…")
         self.summary.setWordWrap(True)
         self.search_result = QLabel()
         self.search_result.setWordWrap(True)
@@ -185,7 +195,7 @@ class GraphPage(Page):
 
         def job(task: Task) -> LoadedGraph | None:
             started = time.perf_counter()
-            task.progress(0, 0, "Reading the graph")
+            task.progress(0, 0, "Reading your memories")
             snapshot = load_graph(storage, limit=limit, valid_only=valid_only)
             key = layout_key(snapshot, LAYOUT)
             positions = cache.get(key)
@@ -212,7 +222,7 @@ class GraphPage(Page):
             if generation == self._generation:  # an older load finishing late is dropped
                 self._loaded(result)
 
-        task = self.run("Loading the memory graph", job, loaded, on_progress=self._progressed)
+        task = self.run("Loading the memory map", job, loaded, on_progress=self._progressed)
         task.finished.connect(lambda: self._load_finished(task))
         self._loading = task
         return task
@@ -267,19 +277,26 @@ class GraphPage(Page):
         self.summary.setText(self._describe())
 
     def _describe(self) -> str:
-        """One line: what is drawn, what the cap left out, where the layout came from."""
+        """One line: what is drawn, what the cap left out, where the layout came from; and
+        when nothing is linked yet, why the picture is an even spread of dots."""
         snapshot = self.snapshot
         assert snapshot is not None
         if snapshot.node_count == 0:
-            return ("No memories yet. They appear here as the assistant learns; links "
-                    "between them come with the nightly dream cycle.")
+            return ("No memories yet. They appear here as you chat with Hearth; each night "
+                    "it links related ones.")
+        if snapshot.link_count == 0:
+            return (f"<b>No links yet:</b> the nightly cycle links related memories. Until "
+                    f"then nothing joins your {count(snapshot.node_count, 'memory', 'memories')}"
+                    ", so they are spread out evenly. Memory ▸ Run dream cycle now links "
+                    "them at once.")
         drawn = self.view.drawn_edge_counts()
-        per_kind = ", ".join(f"{count:,} {kind}" for kind, count in drawn.items())
+        per_kind = listing(f"{number:,} {style.edge_style(kind).label}"
+                           for kind, number in drawn.items() if number)
         text = (f"Drawing {self.view.drawn_node_count:,} of {snapshot.node_count:,} memories "
-                f"and {sum(drawn.values()):,} of "
-                f"{snapshot.edge_count:,} edges ({per_kind or 'none'}); {self._timing}.")
+                f"and {sum(drawn.values()):,} of {count(snapshot.link_count, 'link')}"
+                f"{f' ({per_kind})' if per_kind else ''}; {self._timing}.")
         if snapshot.capped:
-            text += (f" Capped: the {snapshot.node_count:,} most important of "
+            text += (f" Only the {snapshot.node_count:,} most important of "
                      f"{snapshot.total_nodes:,} memories; raise “Show at most” to see more.")
         return text
 
@@ -305,11 +322,11 @@ class GraphPage(Page):
         position = None if self.snapshot is None else self.snapshot.position(memory_id)
         if position is None:
             self.show_error(f"Memory {memory_id} is not drawn.",
-                            "Raise “Show at most” or untick “Valid only” to include it.")
+                            "Raise “Show at most” or untick “Current only” to include it.")
             return
         if not self.view.is_drawn(position):
             self.show_error(f"Memory {memory_id} is hidden by the filters.",
-                            "Tick its tier and category in the legend.")
+                            "Tick its kind and topic in the legend.")
             return
         self.view.centre_on(position)
         self.select_node(position)
@@ -319,8 +336,8 @@ class GraphPage(Page):
             return ""
         snapshot = self.snapshot
         return (f"{snapshot.labels[position]}\n"
-                f"{snapshot.tiers.names[snapshot.tiers.codes[position]]} · "
-                f"{snapshot.categories.names[snapshot.categories.codes[position]]} · "
+                f"{tier_text(snapshot.tiers.names[snapshot.tiers.codes[position]])} · "
+                f"{spaced(snapshot.categories.names[snapshot.categories.codes[position]])} · "
                 f"importance {snapshot.importance[position]:.2f}")
 
     # --- search --------------------------------------------------------------------------
@@ -352,8 +369,8 @@ class GraphPage(Page):
         if not memory_ids:
             self._say_search(f"Nothing found for “{text}”.")
             return
-        found = f"{len(memory_ids)} memor{'y' if len(memory_ids) == 1 else 'ies'}"
-        message = f"“{text}”: recall found {found}, {len(drawn)} ringed in the graph"
+        found = count(len(memory_ids), "memory", "memories")
+        message = f"“{text}”: Hearth recalls {found}, {len(drawn)} ringed on the map"
         if len(drawn) < len(memory_ids):
             message += " (the others are outside the cap or hidden by filters)"
         self._say_search(message + ".")

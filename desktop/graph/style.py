@@ -41,9 +41,15 @@ class EdgeStyle:
 
 
 EDGE_STYLES = {
-    "knn": EdgeStyle("similar (kNN)", None, Qt.PenStyle.SolidLine),
-    "dream": EdgeStyle("dream association (REM)", "#c04fd6", Qt.PenStyle.DashLine),
-    "summary_of": EdgeStyle("summary of", "#2ea66b", Qt.PenStyle.DotLine),
+    "knn": EdgeStyle("similar", None, Qt.PenStyle.SolidLine),
+    "dream": EdgeStyle("found overnight", "#c04fd6", Qt.PenStyle.DashLine),
+    "summary_of": EdgeStyle("summary", "#2ea66b", Qt.PenStyle.DotLine),
+}
+"""Labels in words; ``EDGE_INTERNALS`` says what each is inside Hearth (a tooltip away)."""
+EDGE_INTERNALS = {
+    "knn": "kNN link from the dream cycle's link stage (weight: cosine similarity)",
+    "dream": "association from the dream cycle's REM stage (weight at most 0.27)",
+    "summary_of": "from a summary to a memory it merged (the merge stage)",
 }
 OTHER_EDGE = EdgeStyle("other", "#8c8c9a", Qt.PenStyle.DashDotLine)
 

@@ -50,6 +50,7 @@ from desktop.inspector.base import InspectorPage
 from desktop.inspector.formatting import local_time, time_key
 from desktop.inspector.notice import WARNING
 from desktop.inspector.table import Column, FilterProxy, RowModel, make_table_view
+from desktop.words import EVENT_STATE_WORDS
 
 T = TypeVar("T")
 FAILED = "failed"
@@ -93,7 +94,7 @@ def _one_line(text: str | None) -> str:
 
 EVENT_COLUMNS: tuple[Column[EventView], ...] = (
     Column("#", lambda e: str(e.id), lambda e: e.id),
-    Column("State", lambda e: e.state.value),
+    Column("State", lambda e: EVENT_STATE_WORDS.get(e.state.value, e.state.value)),
     Column("Type", lambda e: e.event_type),
     Column("Created", lambda e: local_time(e.created_at), lambda e: time_key(e.created_at)),
     Column("Attempts", lambda e: str(e.attempts), lambda e: e.attempts),
@@ -168,6 +169,7 @@ def _fit(view: QTableView, columns: Sequence[int]) -> None:
 class ActivityPage(InspectorPage):
     key = "activity"
     title = "Activity"
+    about = "What Hearth did in the background: nightly tidy-ups, reflections, queued notes."
     icon_name = "activity"
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:

@@ -67,7 +67,7 @@ class InspectorPage(Page):
             if generation == self._generation:
                 self.show_loaded(result)
 
-        return self.run(f"Loading {self.title.lower()}", lambda _task: load(), shown)
+        return self.run(f"Loading “{self.title}”", lambda _task: load(), shown)
 
     def watch_editors(self, delegate: QAbstractItemDelegate) -> None:
         """A view does not replace its rows under an open editor (what the user is typing

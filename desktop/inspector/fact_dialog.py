@@ -57,7 +57,8 @@ class FactDialog(QDialog):
         """Say how the key will be stored, or why it cannot be; Save only when it can."""
         save = self.buttons.button(QDialogButtonBox.StandardButton.Save)
         if not self.key.text().strip():
-            self.hint.setText("Name the fact in a few words; it is stored in snake_case.")
+            self.hint.setText("Name the fact in a few words, like “home city” (it is saved "
+                              "as home_city).")
             save.setEnabled(False)
             return
         try:

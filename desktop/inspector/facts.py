@@ -30,9 +30,10 @@ from desktop.inspector.forget_dialog import ForgetResultDialog
 from desktop.inspector.formatting import local_time, time_key
 from desktop.inspector.table import ChoiceDelegate, Column, RowModel, make_table_view
 from desktop.inspector.table_page import TablePage
+from desktop.words import spaced
 
 FACT_COLUMNS: tuple[Column[UserFact], ...] = (
-    Column("Key", lambda f: f.key),
+    Column("Key", lambda f: spaced(f.key)),  # "home city"; stored as home_city
     Column("Value", lambda f: f.value, field="value"),
     Column("Category", lambda f: f.category, field="category"),
     Column("Source", lambda f: f.source),
@@ -49,8 +50,8 @@ HISTORY_COLUMNS: tuple[Column[FactHistory], ...] = (
 
 def _said(change: FactChange) -> str:
     if change.action == "unchanged":
-        return f"{change.key} already says that."
-    return f"Fact {change.key} {change.action}."
+        return f"“{spaced(change.key)}” already says that."
+    return f"Fact “{spaced(change.key)}” {change.action}."
 
 
 class FactDetail(QWidget):
@@ -89,7 +90,8 @@ class FactDetail(QWidget):
             self.meta.clear()
             self.history_caption.clear()
             return
-        self.heading.setText(fact.key)
+        self.heading.setText(spaced(fact.key))
+        self.heading.setToolTip(f"Stored as {fact.key} (the name `hearth facts` uses)")
         self.value.setText(fact.value)
         self.meta.setText(f"{fact.category} · from {fact.source} · "
                           f"confidence {fact.confidence:.0%}\n"
@@ -107,6 +109,8 @@ class FactDetail(QWidget):
 class FactsPage(TablePage):
     key = "facts"
     title = "Facts"
+    about = ("What Hearth knows about you for certain (your city, your work…); correct or "
+             "forget any of them.")
     icon_name = "facts"
     search_in_core = True
     search_hint = "Search keys and values"
@@ -175,7 +179,7 @@ class FactsPage(TablePage):
 
     def _confirm_forget(self, preview: ForgetPreview) -> None:
         if not confirm.ask(self, "Forget fact",
-                           f"Forget the fact “{preview.key}” and its earlier values?\n\n"
+                           f"Forget the fact “{spaced(preview.key)}” and its earlier values?\n\n"
                            f"{wording.redactions(preview, done=False)}\n\n"
                            "The assistant will no longer be told it or find it when "
                            "recalling. This cannot be undone.", action="Forget"):
@@ -189,7 +193,7 @@ class FactsPage(TablePage):
         self.ctx.hub.conversations_changed.emit()
         self.forget_result = ForgetResultDialog(forgotten, self.ctx.workers, self)
         self.forget_result.open()
-        return f"Fact {forgotten.report.key} forgotten."
+        return f"Fact “{spaced(forgotten.report.key)}” forgotten."
 
     def _edited(self, fact: UserFact, field: str, text: str) -> None:
         """An inline edit: a new value (saved as the user's, the old one into history) or

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QV
 from core.forgetting import wording
 from core.forgetting.backups import BackupRewrite
 from core.forgetting.service import Forgotten
+from desktop.words import count, spaced
 from desktop.workers import Workers
 
 
@@ -26,7 +27,7 @@ class ForgetResultDialog(QDialog):
         report = forgotten.report
         self.setWindowTitle("Fact forgotten")
         self.summary = QLabel(" ".join(filter(None, (
-            f"“{report.key}” is forgotten.", wording.redactions(report),
+            f"“{spaced(report.key)}” is forgotten.", wording.redactions(report),
             wording.FILES[report.files], *wording.unmasked(report)))))
         self.backups = QLabel("\n".join([wording.backups_held(len(report.backups)),
                                          *(f"  {path.name}" for path in report.backups)]))
@@ -57,7 +58,7 @@ class ForgetResultDialog(QDialog):
             return
         self.remove.setEnabled(False)
         self.buttons.setEnabled(False)
-        self.outcome.setText(f"Rewriting {len(forgotten.report.backups)} backups…")
+        self.outcome.setText(f"Rewriting {count(len(forgotten.report.backups), 'backup')}…")
         self.outcome.show()
         self._workers.start("Removing a forgotten fact from backups",
                             lambda _task: forgotten.remove_from_backups(),

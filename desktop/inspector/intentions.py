@@ -1,6 +1,6 @@
-"""Intentions: what the user meant to do ("call the dentist"), when Hearth will bring each
-up, and the user's answers: resolve (done), snooze (later), dismiss (not wanted). Nothing is
-deleted: resolved and dismissed ones stay listable under the filter."""
+"""Follow-ups (internally *intentions*): what the user meant to do ("call the dentist"), when
+Hearth will bring each up, and the user's answers: done (resolve), snooze (later), dismiss
+(not wanted). Nothing is deleted: done and dismissed ones stay listable under the filter."""
 
 from __future__ import annotations
 
@@ -28,11 +28,14 @@ def due_text(item: PendingIntention) -> str:
     return local_time(item.follow_up_at) + (" · due" if overdue else "")
 
 
+STATUS_WORDS = {"open": "open", "resolved": "done", "dismissed": "dismissed"}
+"""An intention's status as the view says it (``core.intentions`` stores the left side)."""
+
 INTENTION_COLUMNS: tuple[Column[PendingIntention], ...] = (
-    Column("Status", lambda item: item.status),
-    Column("Intention", lambda item: item.text),
-    Column("Context", lambda item: " ".join(item.context.split())),
-    Column("Follow up", due_text, lambda item: time_key(item.follow_up_at)),
+    Column("Status", lambda item: STATUS_WORDS.get(item.status, item.status)),
+    Column("What you meant to do", lambda item: item.text),
+    Column("Details", lambda item: " ".join(item.context.split())),
+    Column("Bring up", due_text, lambda item: time_key(item.follow_up_at)),
     Column("Noted", lambda item: local_time(item.created_at),
            lambda item: time_key(item.created_at)),
 )
@@ -40,16 +43,18 @@ INTENTION_COLUMNS: tuple[Column[PendingIntention], ...] = (
 
 class IntentionsPage(TablePage):
     key = "intentions"
-    title = "Intentions"
+    title = "Follow-ups"
     icon_name = "intentions"
-    search_hint = "Search intentions"
+    about = ("Things you said you meant to do; Hearth brings each one up when it is due. "
+             "(Internally: intentions.)")
+    search_hint = "Search follow-ups"
     sort_column = 3  # soonest follow-up first
-    filter_choices = (("Open", "open"), ("Resolved", "resolved"), ("Dismissed", "dismissed"),
+    filter_choices = (("Open", "open"), ("Done", "resolved"), ("Dismissed", "dismissed"),
                       ("All", None))
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
-        self.resolve = self.add_button("&Resolve", None, self._resolve,
+        self.resolve = self.add_button("&Done", None, self._resolve,
                                        tooltip="Done: it will not be brought up again")
         self.snooze = self.add_button("&Snooze", None, self._show_snooze_menu,
                                       tooltip="Bring it up again later")
@@ -74,20 +79,20 @@ class IntentionsPage(TablePage):
         item = self.selected()
         if item is None or item.status != "open":
             return
-        if not confirm.ask(self, "Dismiss intention",
+        if not confirm.ask(self, "Dismiss follow-up",
                            f"Dismiss “{item.text}”?\n\nHearth will not bring it up again. "
                            "It stays listed under Dismissed.", action="Dismiss"):
             return
         item_id, intentions = item.id, self.ctx.hearth.intentions
-        self.change("Dismissing an intention", lambda: intentions.dismiss(item_id),
-                    lambda _: "Intention dismissed.")
+        self.change("Dismissing a follow-up", lambda: intentions.dismiss(item_id),
+                    lambda _: "Follow-up dismissed.")
 
     def snooze_until(self, until: datetime) -> None:
         item = self.selected()
         if item is None:
             return
         item_id, intentions = item.id, self.ctx.hearth.intentions
-        self.change("Snoozing an intention", lambda: intentions.snooze(item_id, until),
+        self.change("Snoozing a follow-up", lambda: intentions.snooze(item_id, until),
                     lambda changed: f"Snoozed until {local_time(changed.follow_up_at)}.")
 
     def _resolve(self) -> None:
@@ -95,8 +100,8 @@ class IntentionsPage(TablePage):
         if item is None:
             return
         item_id, intentions = item.id, self.ctx.hearth.intentions
-        self.change("Resolving an intention", lambda: intentions.resolve(item_id),
-                    lambda _: "Intention resolved.")
+        self.change("Marking a follow-up done", lambda: intentions.resolve(item_id),
+                    lambda _: "Follow-up marked done.")
 
     def _show_snooze_menu(self) -> None:
         self.snooze_menu.popup(self.snooze.mapToGlobal(self.snooze.rect().bottomLeft()))

@@ -1,6 +1,10 @@
 """An editable tree model over a JSON object: objects and lists open like folders, and each
 entry shows its key, its value and its type.
 
+Columns run Key, Value, Type: the order a person fills an entry in, so Tab after a key
+goes to its value. Types are shown in words ("group" for a JSON object, "yes/no" for a
+boolean); ``TYPE_WORDS`` names them, and the edit role still speaks the JSON kinds.
+
 Edits stay in the model until the view saves ``to_data()``: renaming a key, changing a value
 (parsed by the entry's type: ``42`` stays a number only if the entry is a number), changing a
 type, adding and removing entries. An edit that cannot be applied (a duplicate or blank key, a
@@ -16,12 +20,19 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QFont
 
+from desktop.words import count
+
 Index = QModelIndex | QPersistentModelIndex
-KEY, TYPE, VALUE = range(3)
-HEADERS = ("Key", "Type", "Value")
+KEY, VALUE, TYPE = range(3)
+HEADERS = ("Key", "Value", "Type")
 OBJECT, LIST, TEXT, NUMBER, BOOLEAN, NULL = "object", "list", "text", "number", "boolean", "null"
 TYPES: tuple[str, ...] = (TEXT, NUMBER, BOOLEAN, OBJECT, LIST, NULL)
 CONTAINERS = (OBJECT, LIST)
+TYPE_WORDS = {TEXT: "text", NUMBER: "number", BOOLEAN: "yes/no", OBJECT: "group",
+              LIST: "list", NULL: "empty"}
+"""What the Type column says for each JSON kind."""
+TYPE_TIP = ("text · number · yes/no (true or false) · group: entries with keys (a JSON "
+            "object) · list: items in order · empty: no value (null)")
 _TRUE, _FALSE = {"true", "yes", "1"}, {"false", "no", "0"}
 
 
@@ -69,7 +80,7 @@ def show_scalar(value: Any) -> str:
 
 @dataclass(eq=False)
 class Node:
-    """One entry. ``key`` is None for the root and for list items (shown as their index)."""
+    """One entry. ``key`` is None for the root and for list items (shown as "item 1", "item 2", …)."""
 
     key: str | None
     kind: str
@@ -101,9 +112,9 @@ class Node:
     def summary(self) -> str:
         """What a container shows in the value column (its size), or the scalar itself."""
         if self.kind == OBJECT:
-            return f"{{{len(self.children)} entries}}"
+            return count(len(self.children), "entry", "entries")
         if self.kind == LIST:
-            return f"[{len(self.children)} items]"
+            return count(len(self.children), "item")
         return show_scalar(self.value)
 
 
@@ -156,8 +167,12 @@ class JsonTreeModel(QAbstractItemModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
             return HEADERS[section]
+        if role == Qt.ItemDataRole.ToolTipRole and section == TYPE:
+            return TYPE_TIP
         return None
 
     # --- data ----------------------------------------------------------------------------------
@@ -168,12 +183,12 @@ class JsonTreeModel(QAbstractItemModel):
         node = self.node(index)
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             if index.column() == KEY:
-                return node.key if node.key is not None else f"[{node.row()}]"
+                return node.key if node.key is not None else f"item {node.row() + 1}"
             if index.column() == VALUE:
                 if role == Qt.ItemDataRole.EditRole:
                     return show_scalar(node.value)
                 return node.summary()
-            return node.kind
+            return node.kind if role == Qt.ItemDataRole.EditRole else TYPE_WORDS[node.kind]
         if role == Qt.ItemDataRole.ToolTipRole and index.column() == VALUE:
             return node.summary() if node.kind not in CONTAINERS else None
         if role == Qt.ItemDataRole.FontRole and index.column() == VALUE \
@@ -237,7 +252,8 @@ class JsonTreeModel(QAbstractItemModel):
         if kind == node.kind:
             return False
         if kind not in TYPES:
-            raise Refused(f"“{kind}” is not a type; use one of {', '.join(TYPES)}.")
+            raise Refused(f"“{kind}” is not a type; use one of "
+                          f"{', '.join(TYPE_WORDS[t] for t in TYPES)}.")
         if node.kind in CONTAINERS and node.children:
             raise Refused(f"Remove the entries of “{node.key}” before changing its type.")
         if kind in CONTAINERS:

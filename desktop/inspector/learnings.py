@@ -1,8 +1,9 @@
-"""Learnings: the rules Hearth drew about working with this user, candidates and active.
+"""Habits I keep (internally *learnings*): the rules Hearth drew about working with this
+user, candidates and active.
 
-Active rules go into every system prompt; a candidate becomes active when a later reflection
-sees it again. The user can skip the wait (promote), take a rule out of the prompt (demote:
-it must then be seen again) or delete it.
+Active rules ("in use") go into every system prompt; a candidate ("not in use yet") becomes
+active when a later reflection sees it again. The user can skip the wait (Use now: promote),
+take a rule out of the prompt (Stop using: demote; it must then be seen again) or delete it.
 """
 
 from __future__ import annotations
@@ -18,11 +19,20 @@ from desktop.inspector import confirm
 from desktop.inspector.formatting import local_time, time_key
 from desktop.inspector.table import Column
 from desktop.inspector.table_page import TablePage
+from desktop.words import spaced
+
+STATUS_WORDS = {"active": "in use", "candidate": "not in use yet"}
+"""A learning's status as the view says it (``core.learnings`` stores the left side)."""
+
+
+def status_text(status: str) -> str:
+    return STATUS_WORDS.get(status, status)
+
 
 LEARNING_COLUMNS: tuple[Column[AgentLearning], ...] = (
-    Column("Status", lambda item: item.status),
-    Column("Rule", lambda item: item.rule),
-    Column("Category", lambda item: item.category),
+    Column("Status", lambda item: status_text(item.status)),
+    Column("Habit", lambda item: item.rule),
+    Column("Category", lambda item: spaced(item.category)),
     Column("Seen", lambda item: f"{item.recurrence_count}×", lambda item: item.recurrence_count),
     Column("First seen", lambda item: local_time(item.first_seen),
            lambda item: time_key(item.first_seen)),
@@ -33,22 +43,25 @@ LEARNING_COLUMNS: tuple[Column[AgentLearning], ...] = (
 
 class LearningsPage(TablePage):
     key = "learnings"
-    title = "Learnings"
+    title = "Habits I keep"
     icon_name = "learnings"
-    search_hint = "Search rules"
-    filter_choices = (("Candidates and active", None), ("Active (in the prompt)", "active"),
-                      ("Candidates", "candidate"))
+    about = ("Rules Hearth drew about how to work with you, such as “keep answers short”; "
+             "those in use shape every reply. (Internally: learnings.)")
+    search_hint = "Search habits"
+    filter_choices = (("All habits", None), ("In use (shape every reply)", "active"),
+                      ("Not in use yet", "candidate"))
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
         self.promote = self.add_button(
-            "&Promote", None, lambda: self._set_status("promote"),
-            tooltip="Make the rule active now: it goes into the system prompt")
+            "&Use now", None, lambda: self._set_status("promote"),
+            tooltip="Follow this habit from the next reply on, without waiting for Hearth "
+                    "to notice it again (promote)")
         self.demote = self.add_button(
-            "D&emote", None, lambda: self._set_status("demote"),
-            tooltip="Take the rule out of the system prompt until it is seen again")
+            "&Stop using", None, lambda: self._set_status("demote"),
+            tooltip="Stop following this habit until Hearth notices it again (demote)")
         self.add_button("&Delete…", "delete", self.delete_selected,
-                        tooltip="Delete the selected rule (Delete)")
+                        tooltip="Delete the selected habit (Delete)")
 
     def columns(self) -> Sequence[Column[AgentLearning]]:
         return LEARNING_COLUMNS
@@ -67,13 +80,13 @@ class LearningsPage(TablePage):
         learning = self.selected()
         if learning is None:
             return
-        if not confirm.ask(self, "Delete learning",
-                           f"Delete the rule “{learning.rule}”?\n\nIt leaves the system prompt "
-                           "and its count is lost; a reflection may propose it again."):
+        if not confirm.ask(self, "Delete habit",
+                           f"Delete the habit “{learning.rule}”?\n\nHearth stops following it "
+                           "and forgets how often it saw it; it may notice it again later."):
             return
         learning_id, learnings = learning.id, self.ctx.hearth.learnings
-        self.change("Deleting a learning", lambda: learnings.delete(learning_id),
-                    lambda _: "Learning deleted.")
+        self.change("Deleting a habit", lambda: learnings.delete(learning_id),
+                    lambda _: "Habit deleted.")
 
     def _set_status(self, action: str) -> None:
         learning = self.selected()
@@ -81,5 +94,5 @@ class LearningsPage(TablePage):
             return
         learning_id, learnings = learning.id, self.ctx.hearth.learnings
         apply = learnings.promote if action == "promote" else learnings.demote
-        self.change(f"{action.capitalize()} a learning", lambda: apply(learning_id),
-                    lambda changed: f"Learning is now {changed.status}.")
+        self.change(f"{action.capitalize()} a habit", lambda: apply(learning_id),
+                    lambda changed: f"Habit now {status_text(changed.status)}.")

@@ -59,6 +59,7 @@ class Listing:
 class MemoriesPage(InspectorPage):
     key = "memories"
     title = "Memories"
+    about = "Everything Hearth remembers from your chats; search it as the assistant does."
     icon_name = "memories"
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
@@ -255,7 +256,7 @@ class MemoriesPage(InspectorPage):
         memories = self.ctx.hearth.memories
         self.change("Pinning a memory",
                     lambda: memories.set_tier(memory_id, MemoryTier.CORE.value),
-                    lambda _m: f"Memory #{memory_id} pinned to the core tier.")
+                    lambda _m: f"Memory #{memory_id} is now always kept in mind.")
 
     def _invalidate_selected(self) -> None:
         row = self.selected()

@@ -132,9 +132,9 @@ class MemoryDetailPane(QWidget):
                                           "but no longer recalled)")
         self.restore_button = QPushButton("Re&store")
         self.restore_button.setToolTip("Make this memory valid again")
-        self.pin_button = QPushButton("Pin to &core")
-        self.pin_button.setToolTip("Move this memory to the core tier: always in the "
-                                   "assistant's context")
+        self.pin_button = QPushButton("&Always keep in mind")
+        self.pin_button.setToolTip("Hearth will have this memory in mind for every reply "
+                                   "(it moves to the core tier)")
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
         for button, signal in ((self.invalidate_button, self.invalidate_requested),

@@ -1,11 +1,14 @@
-"""Profile: the narrative the assistant keeps about the user, its versions, and their diffs.
+"""About you (internally the *profile*): the narrative the assistant keeps about the user,
+its versions, and what each changed.
 
 The left side lists every version (newest first; the first is current). The right side
 shows the selected version rendered as Markdown, and under *Changes* what it changed from the
-version before it; select two versions (Ctrl+click) to compare those two instead. *Edit*
-opens the current text; saving adds a version from the user. *Restore* makes the selected
-version current again by copying it (nothing in the history is lost, so a restore can itself
-be undone).
+version before it, as paragraphs with the added and removed words marked (the unified diff
+is one tick away, for those who read diffs); select two versions (Ctrl+click) to compare
+those two instead. *Edit* opens the current text; saving adds a version from the user.
+*Restore* makes the selected version current again by copying it (nothing in the history is
+lost, so a restore can itself be undone). With no version yet, the page says how one comes
+about, in a wrapped label (a text box's placeholder does not wrap, and was cut off).
 """
 
 from __future__ import annotations
@@ -17,10 +20,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QTabWidget,
@@ -35,47 +40,54 @@ from desktop.context import AppContext
 from desktop.icons import icon
 from desktop.inspector import confirm
 from desktop.inspector.base import InspectorPage
+from desktop.inspector.changes_view import ChangesView
 from desktop.inspector.diff_view import DiffView
 from desktop.inspector.formatting import local_time
 from desktop.inspector.table import Column, RowModel, make_table_view
+from desktop.inspector.text_changes import Paragraph, compare
+from desktop.words import count
 
 VERSION_COLUMNS: tuple[Column[ProfileVersionInfo], ...] = (
     Column("Version", lambda v: f"v{v.id}"),
     Column("Source", lambda v: v.source),
-    Column("Words", lambda v: str(v.words)),
+    Column("Words", lambda v: f"{v.words:,}"),
     Column("Saved", lambda v: local_time(v.created_at)),
 )
-EMPTY = ("There is no profile yet. Hearth writes one when it reflects on your conversations "
-         "(Memory ▸ Reflect now), or write it yourself with Edit.")
+EMPTY = ("Nothing here yet. Hearth writes a short portrait of you after your conversations "
+         "(or now: Memory ▸ Reflect now), or write it yourself with Edit.")
 
 
 @dataclass(frozen=True)
 class Shown:
-    """What the right side shows for a selection: one version's text, a diff, and what to
-    say when the diff is empty."""
+    """What the right side shows for a selection: one version's text, what changed (as
+    paragraphs, and as core's unified diff), and what to say when nothing did."""
 
     version_id: int
     content: str
+    changes: list[Paragraph]
     diff: str
     no_diff: str
 
 
 def _read_selection(profile: ProfileService, chosen: list[int],
                     older: int | None) -> Shown:
-    """The newest chosen version's text, and its diff from the other chosen version (or
-    from the version before it). Runs on a worker."""
+    """The newest chosen version's text, and what changed from the other chosen version
+    (or from the version before it). Runs on a worker."""
     newest = max(chosen)
     base = min(chosen) if len(chosen) > 1 else older
     content = profile.get(newest).content
     if base is None:
-        return Shown(newest, content, "", f"v{newest} is the first version: nothing before it.")
-    return Shown(newest, content, profile.diff(base, newest),
-                 f"v{base} and v{newest} have the same text.")
+        return Shown(newest, content, [], "",
+                     f"v{newest} is the first version: nothing before it.")
+    return Shown(newest, content, compare(profile.get(base).content, content),
+                 profile.diff(base, newest), f"v{base} and v{newest} have the same text.")
 
 
 class ProfilePage(InspectorPage):
     key = "profile"
-    title = "Profile"
+    title = "About you"
+    about = ("A short portrait of you that Hearth writes from your conversations, with "
+             "every earlier version. (Internally: the profile.)")
     icon_name = "profile"
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
@@ -86,7 +98,7 @@ class ProfilePage(InspectorPage):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setToolTip("Select two versions (Ctrl+click) to compare them.")
         self.edit_button = QPushButton(icon("profile"), "&Edit")
-        self.edit_button.setToolTip("Edit the current profile (F2)")
+        self.edit_button.setToolTip("Edit the current portrait of you (F2)")
         self.restore_button = QPushButton(icon("refresh"), "&Restore…")
         self.restore_button.setToolTip("Make the selected version the current one again")
         self.restore_button.setEnabled(False)
@@ -94,19 +106,30 @@ class ProfilePage(InspectorPage):
         self.caption.setWordWrap(True)
         self.viewer = QTextBrowser()
         self.viewer.setOpenExternalLinks(False)
-        self.viewer.setPlaceholderText(EMPTY)
+        self.empty = QLabel(EMPTY)
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.empty.setContentsMargins(8, 8, 8, 8)
+        self.empty.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+        self.empty.hide()
         self.editor = QPlainTextEdit()
         self.editor.setTabChangesFocus(True)
         self.words = QLabel()
         self.save_button = QPushButton("&Save")
         self.save_button.setToolTip("Save as a new version (Ctrl+S)")
         self.cancel_button = QPushButton("Cancel")
+        self.changes = ChangesView()
         self.diff = DiffView()
+        self.diff.hide()
+        self.as_diff = QCheckBox("Show as a line-by-line &diff")
+        self.as_diff.setToolTip("The same changes in unified diff form (+ added, - removed "
+                                "lines), as `hearth reflect` prints them.")
         self.tabs = QTabWidget()
         self.stack = QStackedWidget()
         self._build()
         self._editing = False
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.as_diff.toggled.connect(self._show_as_diff)
         self.edit_button.clicked.connect(self.start_editing)
         self.restore_button.clicked.connect(self.restore_selected)
         self.save_button.clicked.connect(self.save_edit)
@@ -141,13 +164,20 @@ class ProfilePage(InspectorPage):
         editing_layout.addLayout(bar)
         self.stack.addWidget(self.viewer)
         self.stack.addWidget(editing)
+        changes = QWidget()
+        changes_layout = QVBoxLayout(changes)
+        changes_layout.setContentsMargins(0, 0, 0, 0)
+        changes_layout.addWidget(self.changes, 1)
+        changes_layout.addWidget(self.diff, 1)
+        changes_layout.addWidget(self.as_diff)
         self.tabs.addTab(self.stack, "&Text")
-        self.tabs.addTab(self.diff, "C&hanges")
+        self.tabs.addTab(changes, "C&hanges")
 
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addWidget(self.caption)
+        right_layout.addWidget(self.empty)
         right_layout.addWidget(self.tabs, 1)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.setChildrenCollapsible(False)
@@ -169,10 +199,12 @@ class ProfilePage(InspectorPage):
         if chosen == [old_current]:  # reading the current one: follow it to the new current
             chosen = []
         self.versions.set_rows(result)
+        self._show_empty(not result and not self._editing)
         if not result:
             self.viewer.clear()
+            self.changes.show_message("No versions to compare yet.")
             self.diff.show_diff("", "No versions to compare yet.")
-            self.caption.setText("No profile yet.")
+            self.caption.setText("")
             return
         # keep the choice if those versions still exist, else show the current one
         self.select_versions([vid for vid in chosen if self.versions.row_of(vid) is not None]
@@ -218,10 +250,20 @@ class ProfilePage(InspectorPage):
     def _show(self, shown: Shown, current: int | None) -> None:
         info = self.versions.record(self.versions.row_of(shown.version_id) or 0)
         state = "current" if shown.version_id == current else "older version"
-        self.caption.setText(f"v{info.id} · {state} · from {info.source} · {info.words} words "
-                             f"· {local_time(info.created_at)}")
+        self.caption.setText(f"v{info.id} · {state} · from {info.source} · "
+                             f"{count(info.words, 'word')} · {local_time(info.created_at)}")
         self.viewer.setMarkdown(shown.content)
+        self.changes.show_changes(shown.changes, shown.no_diff)
         self.diff.show_diff(shown.diff, shown.no_diff)
+
+    def _show_as_diff(self, as_diff: bool) -> None:
+        self.diff.setVisible(as_diff)
+        self.changes.setVisible(not as_diff)
+
+    def _show_empty(self, empty: bool) -> None:
+        """No version yet: the explanation takes the tabs' place (they would be blank)."""
+        self.empty.setVisible(empty)
+        self.tabs.setVisible(not empty)
 
     # --- editing -----------------------------------------------------------------------------
 
@@ -233,6 +275,7 @@ class ProfilePage(InspectorPage):
 
         def opened(current: ProfileVersion | None) -> None:
             self._editing = True
+            self._show_empty(False)
             self.editor.setPlainText(current.content if current is not None else "")
             self.stack.setCurrentIndex(1)
             self.tabs.setCurrentIndex(0)
@@ -245,6 +288,7 @@ class ProfilePage(InspectorPage):
         self._editing = False
         self.stack.setCurrentIndex(0)
         self.edit_button.setEnabled(True)
+        self._show_empty(self.versions.rowCount() == 0)
 
     def save_edit(self) -> None:
         text, profile = self.editor.toPlainText(), self.ctx.hearth.profile
@@ -273,4 +317,5 @@ class ProfilePage(InspectorPage):
         words = word_count(self.editor.toPlainText())
         over = (f" (over the {MAX_PROFILE_WORDS} a reflection keeps: it will shorten it)"
                 if words > MAX_PROFILE_WORDS else "")
-        self.words.setText(f"{words} words{over}. Markdown: # headings, - lists, **bold**.")
+        self.words.setText(f"{count(words, 'word')}{over}. Markdown: # headings, - lists, "
+                           "**bold**.")

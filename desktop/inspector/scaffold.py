@@ -1,5 +1,10 @@
-"""Scaffold: the structured notes the memory processor keeps (keys of its own choosing), as a
-tree the user can correct: edit values, rename keys, change types, add and remove entries.
+"""Notes about you (internally the *scaffold*): the structured notes the memory processor
+keeps (keys of its own choosing), as a tree the user can correct: edit values, rename keys,
+change types, add and remove entries.
+
+Typing an entry goes key, Tab, value, Tab, type (``EntryTree``): Qt's tree view would move a
+Tab back to the key of the same row and open it again, so what the user typed as the value
+renamed the key.
 
 Changes stay in the tree until Save, which stores the whole tree as a new scaffold version
 from the user (``core.scaffold.save_scaffold``); Revert drops them. While there are unsaved
@@ -11,14 +16,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QRect,
+    QSize,
+    Qt,
+)
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -31,32 +46,124 @@ from desktop.icons import icon
 from desktop.inspector import confirm
 from desktop.inspector.base import InspectorPage
 from desktop.inspector.formatting import local_time
-from desktop.inspector.json_tree import KEY, TYPE, TYPES, JsonTreeModel, Refused
-from desktop.inspector.table import ChoiceDelegate, edit_row
+from desktop.inspector.json_tree import (
+    KEY,
+    TYPE,
+    TYPE_WORDS,
+    TYPES,
+    VALUE,
+    JsonTreeModel,
+    Refused,
+)
+from desktop.inspector.table import edit_row
+from desktop.words import count
 
-EMPTY = ("No structured notes yet: the memory processor writes them as it consolidates your "
-         "conversations. Add an entry to start them yourself.")
+Index = QModelIndex | QPersistentModelIndex
+EMPTY = ("No notes about you yet. Hearth writes them as it goes over your conversations "
+         "(after a chat ends, and each night). Add an entry to start them yourself.")
+
+
+class TypeDelegate(QStyledItemDelegate):
+    """Picks an entry's type by its word ("yes/no"); the model receives the JSON kind.
+
+    The column is never narrower than the open picker (``sizeHint``), and the picker never
+    narrower than its words (``updateEditorGeometry``): sized to the cells' short words
+    alone, it read "te▾". Choosing a type applies it at once."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._editor_size: QSize | None = None
+
+    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem,  # noqa: N802
+                     index: Index) -> QWidget:
+        editor = _type_picker(parent)
+        editor.activated.connect(lambda _row: self._chosen(editor))
+        return editor
+
+    def setEditorData(self, editor: QWidget, index: Index) -> None:  # noqa: N802
+        assert isinstance(editor, QComboBox)
+        editor.setCurrentIndex(max(0, editor.findData(index.data(Qt.ItemDataRole.EditRole))))
+
+    def setModelData(self, editor: QWidget, model: QAbstractItemModel,  # noqa: N802
+                     index: Index) -> None:
+        assert isinstance(editor, QComboBox)
+        model.setData(index, editor.currentData(), Qt.ItemDataRole.EditRole)
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:  # noqa: N802
+        if self._editor_size is None:
+            self._editor_size = _type_picker(None).sizeHint()
+        return super().sizeHint(option, index).expandedTo(self._editor_size)
+
+    def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem,  # noqa: N802
+                             index: Index) -> None:
+        rect = QRect(option.rect)
+        rect.setWidth(max(rect.width(), editor.sizeHint().width()))
+        editor.setGeometry(rect)
+
+    def _chosen(self, editor: QComboBox) -> None:
+        self.commitData.emit(editor)
+        self.closeEditor.emit(editor, QStyledItemDelegate.EndEditHint.NoHint)
+
+
+def _type_picker(parent: QWidget | None) -> QComboBox:
+    picker = QComboBox(parent)
+    for kind in TYPES:
+        picker.addItem(TYPE_WORDS[kind], kind)
+    return picker
+
+
+class EntryTree(QTreeView):
+    """The notes' tree, where Tab moves through a row's editable cells left to right (key,
+    value, type) and then to the next row, and Shift+Tab back."""
+
+    def moveCursor(self, action: QAbstractItemView.CursorAction,  # noqa: N802
+                   modifiers: Qt.KeyboardModifier) -> QModelIndex:
+        if action == QAbstractItemView.CursorAction.MoveNext:
+            return self._next_editable(self.currentIndex(), forward=True)
+        if action == QAbstractItemView.CursorAction.MovePrevious:
+            return self._next_editable(self.currentIndex(), forward=False)
+        return super().moveCursor(action, modifiers)
+
+    def _next_editable(self, current: QModelIndex, *, forward: bool) -> QModelIndex:
+        """The nearest editable cell after (or before) ``current`` in reading order; the
+        current cell when there is none (Tab at the very end stays put)."""
+        if not current.isValid():
+            return current
+        columns = (KEY, VALUE, TYPE) if forward else (TYPE, VALUE, KEY)
+        row, column = current.siblingAtColumn(KEY), current.column()
+        start = columns.index(column) + 1
+        while row.isValid():
+            for candidate in columns[start:]:
+                cell = row.siblingAtColumn(candidate)
+                if cell.flags() & Qt.ItemFlag.ItemIsEditable:
+                    return cell
+            row = self.indexBelow(row) if forward else self.indexAbove(row)
+            start = 0
+        return current
 
 
 class ScaffoldPage(InspectorPage):
     key = "scaffold"
-    title = "Scaffold"
+    title = "Notes about you"
     icon_name = "scaffold"
+    about = ("Structured notes Hearth keeps about you, by topic; you can correct them. "
+             "(Internally: the scaffold.)")
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
         self.model = JsonTreeModel(self)
-        self.tree = QTreeView()
+        self.tree = EntryTree()
         self.tree.setModel(self.model)
         self.tree.setAlternatingRowColors(True)
         self.tree.setUniformRowHeights(True)
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked)
-        types = ChoiceDelegate(TYPES, self)
+        types = TypeDelegate(self)
         self.tree.setItemDelegateForColumn(TYPE, types)
         header = self.tree.header()
+        header.setStretchLastSection(False)
         header.setSectionResizeMode(KEY, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(VALUE, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(TYPE, QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)  # the value
         header.resizeSection(KEY, 240)
         self.caption = QLabel()
         self.caption.setWordWrap(True)
@@ -122,8 +229,9 @@ class ScaffoldPage(InspectorPage):
         self.tree.expandToDepth(1)
         self.caption.setText(EMPTY if result is None or not result.data else
                              f"Version {result.id} · from {result.source} · "
-                             f"{local_time(result.created_at)} · {len(result.data)} keys. "
-                             "F2 edits; the Type column changes what a value is.")
+                             f"{local_time(result.created_at)} · "
+                             f"{count(len(result.data), 'topic')}. F2 edits; Tab goes from a "
+                             "key to its value; the Type column changes what a value is.")
         self._set_dirty(False)
 
     # --- editing -----------------------------------------------------------------------------
@@ -148,7 +256,8 @@ class ScaffoldPage(InspectorPage):
             return
         name = str(index.data())
         node = self.model.node(index)
-        inside = f" and the {len(node.children)} entries inside it" if node.children else ""
+        inside = (f" and the {count(len(node.children), 'entry', 'entries')} inside it"
+                  if node.children else "")
         if confirm.ask(self, "Remove entry", f"Remove “{name}”{inside}?\n\n"
                        "Nothing is stored until you press Save.", action="Remove"):
             self.model.remove(index)
@@ -160,9 +269,9 @@ class ScaffoldPage(InspectorPage):
 
         def saved(version: ScaffoldVersion) -> str:
             self._set_dirty(False)
-            return f"Scaffold saved as version {version.id}."
+            return f"Notes about you saved as version {version.id}."
 
-        self.change("Saving the scaffold", lambda: save_scaffold(storage, data, "user"), saved)
+        self.change("Saving the notes about you", lambda: save_scaffold(storage, data, "user"), saved)
 
     def revert(self) -> None:
         self._set_dirty(False)

@@ -10,7 +10,7 @@ changes between light and dark; pyqtgraph's own black default is never shown.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, time, timezone
+from datetime import UTC, datetime, time, timezone
 
 import numpy as np
 import pyqtgraph as pg
@@ -22,7 +22,9 @@ from core.views import stats
 from core.views.stats import Histogram, Stats
 from desktop.context import AppContext
 from desktop.inspector.base import InspectorPage
+from desktop.words import count
 
+DAY_SECONDS = 86_400
 VALID_ALPHA = 110
 """The "still valid" area under the growth line is a translucent version of the line."""
 
@@ -50,6 +52,7 @@ def _plot(**axes: pg.AxisItem) -> pg.PlotWidget:
 class StatsPage(InspectorPage):
     key = "stats"
     title = "Stats"
+    about = "Charts of how Hearth's memory of you grows, and what fades."
     icon_name = "stats"
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
@@ -80,6 +83,8 @@ class StatsPage(InspectorPage):
             plot.setMenuEnabled(False)
             plot.showGrid(x=False, y=True, alpha=0.25)
             plot.setMinimumSize(260, 200)
+            # counts are whole things: never "memories (x0.001)" on an empty plot
+            plot.getAxis("left").enableAutoSIPrefix(False)
         for plot in (self.categories_plot, self.strength_plot, self.freshness_plot):
             plot.setMouseEnabled(x=False, y=False)
         layout = QGridLayout(self)
@@ -112,6 +117,9 @@ class StatsPage(InspectorPage):
         self.growth_plot.setLabel("bottom", f"day{span}", color=self._text_colour())
         self.total_curve.setData(x, growth.total.astype(float))
         self.valid_curve.setData(x, growth.valid.astype(float))
+        if not growth.days:  # the last week, not seconds after 1970 ("00.250")
+            today = _day_seconds([datetime.now(UTC).date()])[0]
+            self.growth_plot.setXRange(today - 6 * DAY_SECONDS, today + DAY_SECONDS)
         names = [name for name, _count in result.facts_by_category]
         heights = np.array([amount for _name, amount in result.facts_by_category], dtype=float)
         self.category_bars.setOpts(x=np.arange(len(names), dtype=float), height=heights)
@@ -124,11 +132,13 @@ class StatsPage(InspectorPage):
                             (self.strength_plot, not result.strength.counts.any()),
                             (self.freshness_plot, not result.freshness.counts.any())):
             self._set_title(plot, self._titles[plot] + (" (nothing yet)" if empty else ""))
+            if empty:  # an axis from 0 up, not one around 0
+                plot.setYRange(0, 1, padding=0)
         stored = int(growth.total[-1]) if growth.total.size else 0
         valid = int(growth.valid[-1]) if growth.valid.size else 0
         facts = int(heights.sum())
-        self.summary.setText(f"{stored:,} memories stored, {valid:,} of them valid; "
-                             f"{facts:,} facts. Days are UTC.")
+        self.summary.setText(f"{count(stored, 'memory', 'memories')} stored, {valid:,} of "
+                             f"them valid; {count(facts, 'fact')}. Days are UTC.")
 
     @staticmethod
     def _show_histogram(item: pg.PlotDataItem, histogram: Histogram) -> None:

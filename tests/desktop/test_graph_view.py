@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from support.qt_waits import wait_for_task
 from PySide6.QtCore import QPoint, Qt
-from sqlalchemy import func, select
+from sqlalchemy import select
 from test_graph_snapshot import add_edges, seed_store
 
 from core.app import Hearth
@@ -16,10 +16,15 @@ from core.storage.orm import MemoryEdge
 from desktop.graph.page import GraphPage
 
 
-def edge_kind_counts(hearth: Hearth) -> dict[str, int]:
+def link_kind_counts(hearth: Hearth) -> dict[str, int]:
+    """Links per kind as a person counts them: A→B and B→A of one kind are one link."""
     with hearth.storage.read() as session:
-        return dict(session.execute(
-            select(MemoryEdge.kind, func.count()).group_by(MemoryEdge.kind)).all())
+        pairs = {(kind, min(a, b), max(a, b)) for a, b, kind in session.execute(
+            select(MemoryEdge.from_id, MemoryEdge.to_id, MemoryEdge.kind)).all()}
+    counts: dict[str, int] = {}
+    for kind, _a, _b in pairs:
+        counts[kind] = counts.get(kind, 0) + 1
+    return counts
 
 
 def drawn_segments(page: GraphPage) -> dict[str, int]:
@@ -64,8 +69,9 @@ def test_the_view_draws_the_databases_nodes_and_edges(qtbot, ctx):  # noqa: ANN0
     page = open_page(qtbot, ctx, valid_only=False)
     stats = ctx.hearth.stats()["counts"]
     assert page.view.drawn_node_count == stats["memories"] == 300
-    assert drawn_segments(page) == edge_kind_counts(ctx.hearth)
-    assert sum(drawn_segments(page).values()) == stats["edges"] == 1_200
+    assert drawn_segments(page) == link_kind_counts(ctx.hearth)  # each link drawn once
+    assert stats["edges"] == 1_200
+    assert sum(drawn_segments(page).values()) == page.snapshot.link_count
     pens = {item.name(): item.opts["pen"] for item in page.view.edge_items()}
     assert pens["knn"].style() == Qt.PenStyle.SolidLine
     assert pens["dream"].style() == Qt.PenStyle.DashLine
@@ -75,7 +81,7 @@ def test_the_view_draws_the_databases_nodes_and_edges(qtbot, ctx):  # noqa: ANN0
     page.valid_only.setChecked(True)  # invalid memories and their edges leave the picture
     qtbot.waitUntil(lambda: page.snapshot is not None and page.snapshot.valid.all()
                     and page.view.drawn_node_count == stats["memories_valid"])
-    assert sum(drawn_segments(page).values()) < 1_200
+    assert sum(drawn_segments(page).values()) < page.snapshot.edge_count
 
 
 def test_clicking_a_node_shows_the_memory_and_its_edges(qtbot, ctx, people):  # noqa: ANN001
@@ -90,7 +96,7 @@ def test_clicking_a_node_shows_the_memory_and_its_edges(qtbot, ctx, people):  # 
     qtbot.wait(100)
     qtbot.mouseMove(page.view.viewport(), where)
     qtbot.waitUntil(lambda: "Knee physio" in page.view.getViewBox().toolTip())
-    assert "recall · health · importance 0.90" in page.view.getViewBox().toolTip()
+    assert "recent · health · importance 0.90" in page.view.getViewBox().toolTip()
     qtbot.mouseClick(page.view.viewport(), Qt.MouseButton.LeftButton, pos=where)
     qtbot.waitUntil(lambda: page.details.model.rowCount() == 3)
     assert page.view.selected_position == position
@@ -125,7 +131,7 @@ def test_filters_narrow_what_is_drawn(qtbot, ctx, people):  # noqa: ANN001
     assert drawn_segments(page) == {"summary_of": 1}
     page.filters.categories.set_checked("health", False)
     assert page.view.drawn_node_count == 2
-    assert "Drawing 2 of 4 memories and 0 of 3 edges" in page.summary.text()
+    assert "Drawing 2 of 4 memories and 0 of 3 links" in page.summary.text()
 
 
 def test_search_rings_what_hybrid_recall_finds(qtbot, ctx, people):  # noqa: ANN001
@@ -138,7 +144,7 @@ def test_search_rings_what_hybrid_recall_finds(qtbot, ctx, people):  # noqa: ANN
     assert a in matched
     assert people[3] not in matched  # the boiler has nothing to do with knees
     qtbot.waitUntil(lambda: page.view.selected_position is not None)
-    assert "ringed in the graph" in page.search_result.text()
+    assert "ringed on the map" in page.search_result.text()
 
     page.search.clear()
     assert page.view.match_positions.size == 0
@@ -186,3 +192,41 @@ def test_an_empty_store_says_what_will_appear(qtbot, ctx):  # noqa: ANN001
     page = open_page(qtbot, ctx)
     assert page.view.drawn_node_count == 0
     assert "No memories yet" in page.summary.text()
+
+
+def test_memories_without_links_say_why_they_are_an_even_spread(qtbot, ctx):  # noqa: ANN001
+    """With no links the layout is a uniform disc of dots; the page says what that means."""
+    for text in ("Knee physio every Tuesday", "The boiler service is due in March",
+                 "Sister Priya lives in Lisbon"):
+        ctx.hearth.memories.add(text)
+    page = open_page(qtbot, ctx)
+    assert page.snapshot.link_count == 0 and page.view.drawn_node_count == 3
+    assert "No links yet" in page.summary.text()
+    assert "the nightly cycle links related memories" in page.summary.text()
+    assert "3 memories" in page.summary.text()
+
+
+def test_the_most_important_memories_are_named_on_the_plot(qtbot, ctx, people):  # noqa: ANN001
+    page = open_page(qtbot, ctx)
+    labels = page.view.labels()
+    first = page.snapshot.position(people[0])  # importance 0.9, the most important
+    assert labels[first] == "Knee physio every Tuesday at…"
+    assert all(len(text) <= 31 for text in labels.values())
+    page.filters.tiers.set_checked("recall", False)  # a hidden memory loses its label
+    assert first not in page.view.labels()
+
+
+def test_a_link_stored_both_ways_is_listed_and_drawn_once(qtbot, ctx, people):  # noqa: ANN001
+    a, b, _c, _d = people
+    add_edges(ctx.hearth.storage, [(b, a, "knn", 0.79)])  # linking writes both directions
+    page = open_page(qtbot, ctx)
+    assert drawn_segments(page) == {"knn": 1, "dream": 1, "summary_of": 1}
+    page.select_node(page.snapshot.position(a))
+    qtbot.waitUntil(lambda: page.details.model.rowCount() > 0)
+    links = [page.details.model.neighbour(row) for row in range(page.details.model.rowCount())]
+    assert [(n.memory_id, n.kind) for n in links].count((b, "knn")) == 1
+    assert len(links) == 3
+    assert "3 links" in page.details.facts.text()
+    words = {n.kind: page.details.model.index(row, 0).data() for row, n in enumerate(links)}
+    assert words == {"knn": "similar", "dream": "found overnight",
+                     "summary_of": "summarised in"}  # a is one of c's merged memories

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QDialog, QLineEdit
+from PySide6.QtWidgets import QApplication, QComboBox, QDialog, QLineEdit
 
 from core.conversation.system_prompt import build_system_prompt, read_snapshot
 from core.learnings import LearningService
@@ -23,7 +23,7 @@ from desktop.inspector.base import InspectorPage
 from desktop.inspector.fact_dialog import FactDialog
 from desktop.inspector.facts import FactsPage
 from desktop.inspector.intentions import IntentionsPage
-from desktop.inspector.json_tree import TYPE, VALUE
+from desktop.inspector.json_tree import KEY, TYPE, VALUE
 from desktop.inspector.learnings import LearningsPage
 from desktop.inspector.profile import ProfilePage
 from desktop.inspector.scaffold import ScaffoldPage
@@ -209,7 +209,7 @@ def test_adding_a_fact_through_the_dialog(qtbot, ctx) -> None:  # noqa: ANN001
     fact = ctx.hearth.facts.get("partner_s_name")
     assert fact is not None and (fact.value, fact.category, fact.source) == (
         "Ana", "personal", "user")
-    assert shown_keys(page) == ["partner_s_name"]
+    assert shown_keys(page) == ["partner s name"]  # as words, not partner_s_name
 
 
 def test_the_fact_dialog_refuses_a_key_without_letters(qapp) -> None:  # noqa: ANN001
@@ -251,9 +251,9 @@ def test_a_reload_waits_for_the_open_editor(qtbot, ctx) -> None:  # noqa: ANN001
     ctx.hub.memory_changed.emit()
     settle(qtbot, ctx)
     assert editor.isVisible() and editor.text() == "Por"
-    assert shown_keys(page) == ["home_city"]
+    assert shown_keys(page) == ["home city"]
     qtbot.keyClick(editor, Qt.Key.Key_Escape)  # given up: now the new rows come in
-    qtbot.waitUntil(lambda: shown_keys(page) == ["coffee", "home_city"])
+    qtbot.waitUntil(lambda: shown_keys(page) == ["coffee", "home city"])
 
 
 def test_category_filter_and_search(qtbot, ctx) -> None:  # noqa: ANN001
@@ -262,17 +262,17 @@ def test_category_filter_and_search(qtbot, ctx) -> None:  # noqa: ANN001
     facts.remember("work_address", "Avenida da Liberdade 3", "work")
     facts.remember("coffee", "black", "preference")
     page = open_page(qtbot, ctx, FactsPage)
-    assert shown_keys(page) == ["coffee", "home_address", "work_address"]
+    assert shown_keys(page) == ["coffee", "home address", "work address"]
 
     page.filter.setCurrentIndex(page.filter.findData("work"))
     settle(qtbot, ctx)
-    assert shown_keys(page) == ["work_address"]
+    assert shown_keys(page) == ["work address"]
 
     page.filter.setCurrentIndex(0)
     page.search.setText("address")  # core's search: key with spaces for underscores
-    qtbot.waitUntil(lambda: shown_keys(page) == ["home_address", "work_address"])
+    qtbot.waitUntil(lambda: shown_keys(page) == ["home address", "work address"])
     page.search.setText("home address")
-    qtbot.waitUntil(lambda: shown_keys(page) == ["home_address"])
+    qtbot.waitUntil(lambda: shown_keys(page) == ["home address"])
     page.filter.setCurrentIndex(page.filter.findData("work"))
     qtbot.waitUntil(lambda: shown_keys(page) == [])
 
@@ -288,6 +288,8 @@ def test_the_selected_fact_shows_its_earlier_values(qtbot, ctx) -> None:  # noqa
     history = page.detail.history
     assert [history.index(row, 0).data() for row in range(2)] == ["Porto", "Lisbon"]
     assert page.detail.value.text() == "Braga"
+    assert page.detail.heading.text() == "home city"  # in words; stored as home_city
+    assert "home_city" in page.detail.heading.toolTip()
     assert "Earlier values (2)" in page.detail.history_caption.text()
 
 
@@ -310,7 +312,20 @@ def test_profile_edit_makes_a_version_shows_the_diff_and_restores(
     assert current.id != first.id and current.source == "user"
     assert "Porto" in current.content and page.stack.currentIndex() == 0
     assert page.versions.rowCount() == 2
-    qtbot.waitUntil(lambda: "+Lives in Porto." in page.diff.toPlainText())
+    # Changes reads as the text with the edit marked, not as diff syntax
+    qtbot.waitUntil(lambda: "Porto" in page.changes.toPlainText())
+    page.tabs.setCurrentIndex(1)
+    assert page.changes.isVisible() and not page.diff.isVisible()
+    shown = page.changes.toPlainText()
+    assert "@@" not in shown and "+Lives" not in shown and "# Personal" not in shown
+    edited = [p for p in page.changes.paragraphs if p.change == "changed"]
+    assert [(piece.text, piece.change) for piece in edited[0].pieces] == [
+        ("Lives in ", "same"), ("Lisbon.", "removed"), (" ", "same"), ("Porto.", "added")]
+    assert "line-through" in page.changes.toHtml()
+    assert shown.startswith("1 paragraph changed.")
+    page.as_diff.setChecked(True)  # the unified diff, one tick away
+    assert page.diff.isVisible() and not page.changes.isVisible()
+    assert "+Lives in Porto." in page.diff.toPlainText()
     assert "-Lives in Lisbon." in page.diff.toPlainText()
 
     page.select_versions([first.id])
@@ -330,10 +345,25 @@ def test_two_selected_versions_are_compared(qtbot, ctx) -> None:  # noqa: ANN001
     three = profile.save("# Notes\ngamma", "reflection")
     page = open_page(qtbot, ctx, ProfilePage)
     page.select_versions([one.id, three.id])
-    qtbot.waitUntil(lambda: "-alpha" in page.diff.toPlainText())
+    qtbot.waitUntil(lambda: "alpha" in page.changes.toPlainText())
+    assert [(p.change, p.text) for p in page.changes.paragraphs] == [
+        ("same", "# Notes"), ("removed", "alpha"), ("added", "gamma")]
     text = page.diff.toPlainText()
     assert "+gamma" in text and "beta" not in text
     assert f"profile v{one.id}" in text and f"profile v{three.id}" in text
+
+
+def test_an_empty_profile_says_how_one_comes_about_whole(qtbot, ctx) -> None:  # noqa: ANN001
+    """The text used to be a text box's placeholder, cut off at the box's edge."""
+    page = open_page(qtbot, ctx, ProfilePage)
+    assert page.empty.isVisible() and not page.tabs.isVisible()
+    assert "Reflect now" in page.empty.text() and page.empty.wordWrap()
+    assert page.empty.height() >= page.empty.heightForWidth(page.empty.width())
+    page.start_editing()
+    qtbot.waitUntil(lambda: page.tabs.isVisible() and page.stack.currentIndex() == 1)
+    assert not page.empty.isVisible()
+    page.stop_editing()
+    assert page.empty.isVisible()
 
 
 # --- scaffold ---------------------------------------------------------------------------------
@@ -388,6 +418,45 @@ def test_unsaved_scaffold_edits_are_not_overwritten_by_a_reload(qtbot, ctx) -> N
     page.revert()
     settle(qtbot, ctx)
     assert page.model.to_data() == {"mood": "calm", "sleep": "poor"}
+
+
+def test_tab_after_a_new_key_goes_to_its_value(qtbot, ctx) -> None:  # noqa: ANN001
+    """Typing key, Tab, value: the value used to land in the key (Qt reopened the key)."""
+    page = open_page(qtbot, ctx, ScaffoldPage)
+    page.add_entry()
+    editor = next(e for e in page.tree.viewport().findChildren(QLineEdit) if e.isVisible())
+    editor.selectAll()
+    qtbot.keyClicks(editor, "hobby")
+    qtbot.keyClick(editor, Qt.Key.Key_Tab)
+    qtbot.waitUntil(lambda: page.tree.currentIndex().column() == VALUE)
+    editor = next(e for e in page.tree.viewport().findChildren(QLineEdit) if e.isVisible())
+    qtbot.keyClicks(editor, "chess")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: page.model.to_data() == {"hobby": "chess"})
+
+
+def test_the_type_column_names_types_in_words_and_fits_its_picker(qtbot, ctx) -> None:  # noqa: ANN001
+    save_scaffold(ctx.hearth.storage, {"Running": {"goal": "10k", "races": 2, "ok": True},
+                                       "Projects": ["shed"]}, "processor")
+    page = open_page(qtbot, ctx, ScaffoldPage)
+    model, running = page.model, page.model.index(0, 0)
+    assert model.index(0, VALUE).data() == "3 entries"
+    assert model.index(1, VALUE).data() == "1 item"  # not "[1 items]"
+    assert model.index(0, KEY, model.index(1, 0)).data() == "item 1"  # not "[0]"
+    assert [model.index(row, TYPE, running).data() for row in range(3)] == [
+        "text", "number", "yes/no"]
+    assert model.index(0, TYPE).data() == "group"
+    cell = model.index(1, TYPE, running)  # races: 2
+    page.tree.setCurrentIndex(cell)
+    page.tree.edit(cell)
+    picker = next(c for c in page.tree.viewport().findChildren(QComboBox) if c.isVisible())
+    assert picker.currentData() == "number"
+    assert picker.width() >= picker.sizeHint().width()  # not clipped to "te▾"
+    assert page.tree.columnWidth(TYPE) >= picker.sizeHint().width()
+    picker.setCurrentIndex(picker.findData("text"))
+    picker.activated.emit(picker.currentIndex())  # what a click on the choice does
+    qtbot.waitUntil(lambda: model.to_data()["Running"]["races"] == "2")
+    assert model.index(1, TYPE, running).data() == "text"
 
 
 # --- learnings --------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ UTF-8) or text. The environment is the test's (``HEARTH_HOME`` is already isolat
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from support.folder_contents import populate
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,3 +64,18 @@ def run_hearth(home: Path | str, *args: str, input: bytes | str | None = None,
 @pytest.fixture
 def hearth_cli() -> CliRunner:
     return run_hearth
+
+
+@pytest.fixture(scope="module")
+def populated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data folder with what a user would have in it, filled once per test module."""
+    home = tmp_path_factory.mktemp("populated") / "home"
+    populate(home)
+    return home
+
+
+@pytest.fixture
+def home(populated: Path, tmp_path: Path) -> Path:
+    """A copy of the populated folder, for one test to try to damage (modules that need
+    another kind of folder define their own ``home``)."""
+    return Path(shutil.copytree(populated, tmp_path / "populated"))

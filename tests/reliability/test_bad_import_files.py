@@ -21,7 +21,7 @@ import pytest
 from core.app import Hearth
 from core.errors import InvalidInputError
 from core.transfer.export import export_all
-from support.folder_contents import contents, populate
+from support.folder_contents import contents
 
 Change = Callable[[dict[str, Any]], object]
 
@@ -37,19 +37,6 @@ GOOD_TRANSCRIPT: dict[str, Any] = {
                    {"turn_id": "t4", "speaker": "Sam", "text": "Lovely."}]},
     ],
 }
-
-
-@pytest.fixture(scope="module")
-def populated(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("populated") / "home"
-    populate(home)
-    return home
-
-
-@pytest.fixture
-def home(populated: Path, tmp_path: Path) -> Path:
-    """A copy of the populated folder, for one test to try to damage."""
-    return Path(shutil.copytree(populated, tmp_path / "populated"))
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sqlite3
 from collections.abc import Iterator
 from contextlib import closing
@@ -21,24 +20,11 @@ import pytest
 from core.config import HearthPaths
 from core.errors import InvalidInputError
 from support.fake_ollama import FakeOllama, FakeReply
-from support.folder_contents import contents, populate
+from support.folder_contents import contents
 
 LATIN1_CAFE = os.fsdecode(b"caf\xe9")
 MODEL = "llama3.2:3b"
 NO_OLLAMA = {"HEARTH_LLM_PROVIDER": "ollama", "HEARTH_OLLAMA_HOST": "http://127.0.0.1:9"}
-
-
-@pytest.fixture(scope="module")
-def populated(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("populated") / "home"
-    populate(home)
-    return home
-
-
-@pytest.fixture
-def home(populated: Path, tmp_path: Path) -> Path:
-    """A copy of the populated folder, for one test to try to damage."""
-    return Path(shutil.copytree(populated, tmp_path / "populated"))
 
 
 # --- command-line arguments --------------------------------------------------------------

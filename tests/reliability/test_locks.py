@@ -276,7 +276,8 @@ def start_together(*commands: tuple[Path, tuple[str, ...]]) -> list[Finished]:
 
 
 def test_two_commands_started_together_on_a_new_folder_both_write(tmp_path: Path) -> None:
-    trials = [tmp_path / f"trial-{trial}" for trial in range(8)]  # all at once: more overlap
+    # Before migrations took turns, 3 trials in 4 lost a write: 4 trials miss that 1 time in 256.
+    trials = [tmp_path / f"trial-{trial}" for trial in range(4)]  # all at once: more overlap
     runs = start_together(*((home, ("facts", "set", key, "yes"))
                             for home in trials for key in ("alpha", "beta")))
     for run in runs:
