@@ -15,11 +15,11 @@ from PySide6.QtWidgets import QWidget
 
 from core.consolidation import changelog
 from core.consolidation.changelog import RunChanges
-from core.consolidation.wording import plural
 from desktop.context import AppContext
 from desktop.dialogs.away import AwayDialog
 from desktop.dialogs.run_dialog import RunDialog
 from desktop.isolated import DREAM, REFLECT, RunOutcome, run_in_child
+from desktop.words import count, listing
 from desktop.workers import Task
 
 
@@ -149,35 +149,34 @@ def summary(outcome: RunOutcome) -> tuple[str, str]:
     steps = [stage for name, stage in report.stages.items() if name != "backup"]
     unfinished = sum(1 for stage in steps if stage.status not in ("done", "resumed"))
     if report.status == "done" or not unfinished:
-        return "Dream finished", f"All {plural(len(steps), 'step')} done.{to_review(report)}"
+        return "Dream finished", f"All {count(len(steps), 'step')} done.{to_review(report)}"
     return "Dream finished, with problems", (
-        f"{unfinished} of {plural(len(steps), 'step')} did not finish (see Details); "
+        f"{unfinished} of {count(len(steps), 'step')} did not finish (see Details); "
         f"the next dream tries again.{to_review(report)}")
 
 
 def to_review(report: Any) -> str:
     """`` 3 changes to review.``: what the night did that can be undone."""
-    count = sum(1 for change in report.changes if change.undoable)
-    return f" {plural(count, 'change')} to review." if count else ""
+    undoable = sum(1 for change in report.changes if change.undoable)
+    return f" {count(undoable, 'change')} to review." if undoable else ""
 
 
 def reflection_line(report: Any) -> str:
     """``Learned 1 fact, noted 2 follow-ups and changed your profile.``"""
     parts = [text for count, text in (
-        (report.facts_added, f"learned {plural(report.facts_added, 'new fact')}"),
-        (report.facts_updated, f"updated {plural(report.facts_updated, 'fact')}"),
+        (report.facts_added, f"learned {count(report.facts_added, 'new fact')}"),
+        (report.facts_updated, f"updated {count(report.facts_updated, 'fact')}"),
         (report.intentions_added,
-         f"noted {plural(report.intentions_added, 'follow-up')}"),
+         f"noted {count(report.intentions_added, 'follow-up')}"),
         (report.learnings_added,
-         f"picked up {plural(report.learnings_added, 'new habit')}"),
+         f"picked up {count(report.learnings_added, 'new habit')}"),
         (report.learnings_promoted,
-         f"now keeps {plural(report.learnings_promoted, 'habit')} for good"),
+         f"now keeps {count(report.learnings_promoted, 'habit')} for good"),
         (report.profile_changed, "changed your profile"),
     ) if count]
     if not parts:
         return "Nothing new was learned."
-    return sentence(parts[0] if len(parts) == 1 else
-                    f"{', '.join(parts[:-1])} and {parts[-1]}")
+    return sentence(listing(parts))
 
 
 def sentence(text: str) -> str:

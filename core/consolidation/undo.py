@@ -143,7 +143,7 @@ def _undo_profile(storage: StoragePort, change: Change) -> None:
     if current is None or current.id != change.data["version"]:
         raise InvalidInputError(
             "Your profile has changed since this run, so it was not put back.",
-            "Open About you (Profile) and restore the version you want from its history.")
+            "Open About you and restore the version you want from its history.")
     profiles.restore(change.data["before"])
 
 

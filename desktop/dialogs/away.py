@@ -17,9 +17,9 @@ from PySide6.QtWidgets import (
 )
 
 from core.consolidation.changelog import RunChanges
-from core.consolidation.wording import plural
 from desktop.context import AppContext
 from desktop.dialogs.changes_view import ChangesView
+from desktop.words import count
 
 
 class AwayDialog(QDialog):
@@ -30,7 +30,7 @@ class AwayDialog(QDialog):
         self.setModal(False)
         self.resize(640, 420)
         kinds = {run.kind for run in runs}
-        what = plural(len(runs), "dream" if kinds == {"dream"} else "run")
+        what = count(len(runs), "dream" if kinds == {"dream"} else "run")
         self.intro = QLabel(
             f"Hearth tidied its memory while you were away ({what}). This is what changed; "
             "undo anything you disagree with. You can find it again in Activity, under "

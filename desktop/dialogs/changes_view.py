@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 
 from core.consolidation import changelog, undo
 from core.consolidation.changelog import Change, RunChanges
-from core.consolidation.wording import plural
 from desktop.context import AppContext
 from desktop.dialogs.settings_form import show_status, status_label
+from desktop.words import count
 
 
 class ChangeRow(QWidget):
@@ -139,7 +139,7 @@ class ChangesView(QWidget):
         def job() -> str:
             result = undo.undo_run(storage, run_id)
             kept = "".join(f" Kept: {why}" for _change, why in result.kept)
-            return f"Undid {plural(len(result.undone), 'change')}.{kept}"
+            return f"Undid {count(len(result.undone), 'change')}.{kept}"
 
         self._start(job)
 

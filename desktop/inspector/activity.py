@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (
 from core.consolidation import changelog
 from core.consolidation.processor import retry_event, retry_failed_events
 from core.consolidation.wording import (
-    plural,
     run_kind,
     run_status,
     stage_name,
@@ -50,7 +49,7 @@ from desktop.inspector.base import InspectorPage
 from desktop.inspector.formatting import local_time, time_key
 from desktop.inspector.notice import WARNING
 from desktop.inspector.table import Column, FilterProxy, RowModel, make_table_view
-from desktop.words import EVENT_STATE_WORDS
+from desktop.words import EVENT_STATE_WORDS, count
 
 T = TypeVar("T")
 FAILED = "failed"
@@ -117,7 +116,7 @@ def reviewed(run: RunView) -> bool:
 def changes_text(run: RunView) -> str:
     if not reviewed(run):
         return ""
-    return plural(run.change_count, "change") if run.change_count else "none"
+    return count(run.change_count, "change") if run.change_count else "none"
 
 
 RUN_COLUMNS: tuple[Column[RunView], ...] = (
