@@ -62,6 +62,8 @@ class DesktopApp:
         self.ctx.start_scheduler()
         if not self.ctx.settings.welcome_shown:
             QTimer.singleShot(0, self.window.open_welcome)
+        else:  # a first start has no runs to review
+            self.window.runs.offer_review()
 
     def quit(self) -> None:
         """The window and the tray icon go at once; the rest stops within about two

@@ -41,6 +41,11 @@ class RunOutcome:
     report: Any
     profile_diff: str
 
+    @property
+    def cancelled(self) -> bool:
+        """A dream cancelled at a safe point returns its report, status ``cancelled``."""
+        return getattr(self.report, "status", "") == "cancelled"
+
 
 def run_in_child(kind: str, home: Path, *, trigger: str = "manual", only: str | None = None,
                  provider_factory: Callable[[], Any] | None = None,
@@ -48,8 +53,9 @@ def run_in_child(kind: str, home: Path, *, trigger: str = "manual", only: str | 
                  cancelled: Callable[[], bool] = lambda: False) -> RunOutcome:
     """Run ``kind`` ("reflect" or "dream") for the data folder ``home`` in a child process
     and wait for it (call this from a worker thread). Raises ``DreamAlreadyRunning`` when
-    another run holds the dream lock, ``HearthError`` with the child's message when the run
-    fails."""
+    another run holds the dream lock, ``LLMCancelled`` when a reflection was cancelled
+    (nothing was written; its run is recorded ``cancelled``), ``HearthError`` with the
+    child's message when the run fails."""
     receiver, sender = _CONTEXT.Pipe(duplex=False)
     stop = _CONTEXT.Event()
     child = _CONTEXT.Process(target=_child_main, name=f"hearth-{kind}",
@@ -90,6 +96,10 @@ def _follow(child: Any, receiver: Connection, stop: Any,
                 return outcome
             case ("failed", text, hint):
                 raise HearthError(text, hint)
+            case ("cancelled", text, hint):
+                from core.llm.protocol import LLMCancelled
+
+                raise LLMCancelled(text, hint)
             case ("busy", text, hint):
                 from core.consolidation.dream import DreamAlreadyRunning
 
@@ -104,7 +114,7 @@ def _child_main(kind: str, home: str, trigger: str, only: str | None,
                 stop: Any) -> None:
     from core.app import Hearth
     from core.consolidation.dream import DreamAlreadyRunning
-    from core.llm.protocol import CancelToken
+    from core.llm.protocol import CancelToken, LLMCancelled
     from core.llm.selection import build_provider
     from core.private_files import restrict_new_files
 
@@ -126,6 +136,8 @@ def _child_main(kind: str, home: str, trigger: str, only: str | None,
                 provider.close()
     except DreamAlreadyRunning as exc:
         sender.send(("busy", exc.message, exc.hint or ""))
+    except LLMCancelled as exc:  # before HearthError: a cancel is not a failure
+        sender.send(("cancelled", exc.message, exc.hint or ""))
     except HearthError as exc:
         sender.send(("failed", exc.message, exc.hint or ""))
     except Exception as exc:  # a bug: say so in the window, keep the traceback in the log
@@ -147,12 +159,13 @@ def _reflect(hearth: Any, provider: Any, trigger: str, cancel: Any) -> Any:
 def _dream(hearth: Any, provider: Any, trigger: str, only: str | None, sender: Connection,
            cancel: Any) -> Any:
     from core.consolidation.dream import STAGES, DreamCycle
+    from core.consolidation.wording import stage_doing
 
     def progress(stage: str, done: int, total: int) -> None:
         position = STAGES.index(stage) if stage in STAGES else 0
         fraction = done / total if total else 0.0
         sender.send(("progress", int((position + fraction) * 100), len(STAGES) * 100,
-                     f"{stage}: {done} of {total}" if total else stage))
+                     stage_doing(stage, done, total)))
 
     return DreamCycle(hearth, provider).run(trigger=trigger, only=only, progress=progress,
                                             cancel=cancel)

@@ -1,6 +1,6 @@
 """Reflection and the dream cycle by hand: run in a child process (``desktop.isolated``),
 followed by a worker thread, with a progress dialog that can cancel, and a result summary
-(counts per stage, and the profile's diff).
+(in plain words; the steps and the profile's diff behind "Details").
 
 The same controller serves the Memory menu and the tray, so a click in either does the same
 thing, and a second click while a run is going brings its dialog back instead of starting
@@ -13,9 +13,13 @@ from typing import Any
 
 from PySide6.QtWidgets import QWidget
 
+from core.consolidation import changelog
+from core.consolidation.changelog import RunChanges
 from desktop.context import AppContext
+from desktop.dialogs.away import AwayDialog
 from desktop.dialogs.run_dialog import RunDialog
 from desktop.isolated import DREAM, REFLECT, RunOutcome, run_in_child
+from desktop.words import count, listing
 from desktop.workers import Task
 
 
@@ -26,6 +30,7 @@ class RunController:
         self.dialogs: dict[str, RunDialog] = {}
         self.tasks: dict[str, Task] = {}
         self.last_reports: dict[str, RunOutcome] = {}
+        self.away: AwayDialog | None = None
 
     def running(self, kind: str) -> bool:
         task = self.tasks.get(kind)
@@ -70,34 +75,112 @@ class RunController:
         self.tasks[kind] = task
         dialog.follow(task)
         task.succeeded.connect(self._finished)
-        task.failed.connect(lambda message, hint: self.ctx.hub.notify.emit(
-            f"{title} failed", f"{message} {hint}".strip()))
+        task.failed.connect(lambda message, hint: self._failed(kind, task, message, hint))
         if show:
             dialog.show_and_raise()
         return task
 
     def _dialog(self, kind: str, title: str) -> RunDialog:
         if kind not in self.dialogs:
-            self.dialogs[kind] = RunDialog(title, self._parent)
+            self.dialogs[kind] = RunDialog(kind, title, self.ctx, self._parent)
         return self.dialogs[kind]
 
     def _finished(self, outcome: RunOutcome) -> None:
         self.last_reports[outcome.kind] = outcome
         self.ctx.hub.run_finished.emit(outcome.kind, outcome)
         self.ctx.hub.memory_changed.emit()
-        self.ctx.hub.notify.emit(*summary(outcome))
+        if self.dialogs[outcome.kind].isVisible():  # seen here: not again at the next start
+            self._mark_reviewed([outcome.report.run_id])
+        if not outcome.cancelled:  # the user asked for it: no balloon telling them so
+            self.ctx.hub.notify.emit(*summary(outcome))
+
+    # --- while you were away -----------------------------------------------------------------
+
+    def offer_review(self) -> Task:
+        """At the window's start: show what the dreams and reflections the user has not
+        seen yet changed ("While you were away…"), once."""
+        storage = self.ctx.hearth.storage
+        return self.ctx.workers.start(
+            "Reading what changed while you were away",
+            lambda _task: changelog.unreviewed(storage), on_done=self._show_away)
+
+    def _show_away(self, runs: list[RunChanges]) -> None:
+        if not runs:
+            return
+        self.away = AwayDialog(self.ctx, runs, self._parent)
+        self.away.show()
+        self._mark_reviewed([run.run_id for run in runs])
+
+    def _mark_reviewed(self, run_ids: list[int]) -> None:
+        storage = self.ctx.hearth.storage
+        self.ctx.workers.start("Noting what you have seen",
+                               lambda _task: changelog.mark_reviewed(storage, run_ids))
+
+    def _failed(self, kind: str, task: Task, message: str, hint: str) -> None:
+        """A cancelled reflection ends with ``LLMCancelled``: the dialog says "cancelled"
+        and nothing is announced; a real failure is announced in a sentence."""
+        if task.cancelled:
+            return
+        self.ctx.hub.notify.emit(f"{NOUN[kind]} did not finish", f"{message} {hint}".strip())
+
+
+NOUN = {REFLECT: "Reflection", DREAM: "Dream"}
+
+CANCELLED_LINES = {
+    REFLECT: "Nothing was changed. Reflect again whenever you like.",
+    DREAM: "What was finished is kept; the next dream picks up where this one stopped.",
+}
+
+
+def cancelled_summary(kind: str) -> tuple[str, str]:
+    return f"{NOUN[kind]} cancelled", CANCELLED_LINES[kind]
 
 
 def summary(outcome: RunOutcome) -> tuple[str, str]:
-    """A title and one line for a finished run (the tray balloon and the dialog)."""
+    """A title and one plain sentence for a finished run (the tray balloon and the
+    dialog)."""
     report = outcome.report
     if outcome.kind == REFLECT:
         if report.skipped:
-            return "Reflection skipped", report.reason
-        return "Reflection done", (
-            f"facts +{report.facts_added} ~{report.facts_updated} · intentions "
-            f"+{report.intentions_added} · learnings +{report.learnings_added} (promoted "
-            f"{report.learnings_promoted}) · profile "
-            f"{'changed' if report.profile_changed else 'unchanged'}")
-    done = sum(1 for stage in report.stages.values() if stage.status in ("done", "resumed"))
-    return f"Dream cycle {report.status}", f"{done} of {len(report.stages)} stages done"
+            return "Nothing to reflect on", sentence(report.reason)
+        return "Reflection finished", reflection_line(report)
+    if outcome.cancelled:
+        return cancelled_summary(DREAM)
+    steps = [stage for name, stage in report.stages.items() if name != "backup"]
+    unfinished = sum(1 for stage in steps if stage.status not in ("done", "resumed"))
+    if report.status == "done" or not unfinished:
+        return "Dream finished", f"All {count(len(steps), 'step')} done.{to_review(report)}"
+    return "Dream finished, with problems", (
+        f"{unfinished} of {count(len(steps), 'step')} did not finish (see Details); "
+        f"the next dream tries again.{to_review(report)}")
+
+
+def to_review(report: Any) -> str:
+    """`` 3 changes to review.``: what the night did that can be undone."""
+    undoable = sum(1 for change in report.changes if change.undoable)
+    return f" {count(undoable, 'change')} to review." if undoable else ""
+
+
+def reflection_line(report: Any) -> str:
+    """``Learned 1 fact, noted 2 follow-ups and changed your profile.``"""
+    parts = [text for count, text in (
+        (report.facts_added, f"learned {count(report.facts_added, 'new fact')}"),
+        (report.facts_updated, f"updated {count(report.facts_updated, 'fact')}"),
+        (report.intentions_added,
+         f"noted {count(report.intentions_added, 'follow-up')}"),
+        (report.learnings_added,
+         f"picked up {count(report.learnings_added, 'new habit')}"),
+        (report.learnings_promoted,
+         f"now keeps {count(report.learnings_promoted, 'habit')} for good"),
+        (report.profile_changed, "changed your profile"),
+    ) if count]
+    if not parts:
+        return "Nothing new was learned."
+    return sentence(listing(parts))
+
+
+def sentence(text: str) -> str:
+    text = text.strip()
+    if not text:
+        return text
+    return text[0].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")

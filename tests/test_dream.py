@@ -192,8 +192,8 @@ def test_cancel_inside_a_stage_stops_the_run_and_the_next_run_resumes(
 
     first = DreamCycle(hearth, model_down()).run(progress=cancel_at_link, cancel=cancel)
     assert first.status == "cancelled"
-    assert first.stages["link"].status == "failed"     # cut short, so not finished
-    assert first.stages["link"].error == "_Cancelled: cancelled while linking"
+    assert first.stages["link"].status == "cancelled"  # cut short, so not finished
+    assert first.stages["link"].error == "Cancelled while linking memories."
     assert "rem" not in first.stages and "reflect" not in first.stages
     assert [e for e in graph(hearth)["edges"] if e[2] == "knn"] == []
 
@@ -298,3 +298,15 @@ def test_cli_dream_one_stage_as_json(hearth: Hearth, monkeypatch: pytest.MonkeyP
     assert printed["status"] == "done"
     assert list(printed["stages"]) == ["backup", "decay"]
     assert printed["stages"]["decay"]["counts"]["memories"] == len(SEED)
+
+
+def test_cli_dream_ends_with_what_changed(hearth: Hearth, monkeypatch: pytest.MonkeyPatch) -> None:
+    hearth.close()
+    monkeypatch.setattr(context.state, "home", hearth.paths.home)
+    app = typer.Typer()
+    app.command()(dream_cmd.dream)
+    result = CliRunner().invoke(app, ["--stage", "link"])
+    assert result.exit_code == 0, result.output
+    assert "What changed:\n" in result.stdout
+    assert "links between related memories" in result.stdout
+    assert "Forgot nothing: every memory is still there." in result.stdout

@@ -293,7 +293,7 @@ def test_garbage_keeps_the_profile_and_an_overlong_profile_is_cut_per_section(he
 def test_nothing_to_reflect_on_is_a_skipped_run_without_a_model_call(hearth) -> None:
     talk(hearth, "old news", at=NOW - timedelta(hours=30))
     report, llm = reflect(hearth)
-    assert report.skipped and "no interactions" in report.reason
+    assert report.skipped and "no conversations" in report.reason
     assert llm.requests == []
     assert run_row(hearth, report.run_id).status == "skipped"
     assert report_engine(hearth).profiles.current() is None

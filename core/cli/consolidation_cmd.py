@@ -1,5 +1,6 @@
 """``hearth events`` and ``hearth runs``: what is waiting for consolidation, what failed, and
-what the consolidation runs did.
+what the consolidation runs did; ``hearth runs ID`` shows a dream's or reflection's
+changelog and ``--undo`` reverts it, one change or all (``core.consolidation.undo``).
 
 Registered as top-level commands by ``core.cli.main``. Failed events are shown with their
 attempts and last error so the user can fix the cause (pick a larger model) and retry them
@@ -16,7 +17,10 @@ import typer
 
 from core.cli import output
 from core.cli.context import opened
+from core.consolidation import changelog
 from core.consolidation.processor import list_events, retry_event, retry_failed_events
+from core.consolidation.undo import undo_change, undo_run
+from core.consolidation.wording import plural, run_status
 from core.errors import InvalidInputError
 from core.conversation.tokens import clip
 from core.storage.orm import ContextEvent
@@ -94,18 +98,93 @@ def _retry(event_id: int | None, every: bool, as_json: bool) -> None:
                             "consolidation run.", highlight=False)
 
 
-def runs(kind: Annotated[Optional[str], typer.Option(
+def runs(run_id: Annotated[Optional[int], typer.Argument(
+             metavar="[ID]", help="One run: what it changed, numbered (and --undo).")] = None,
+         kind: Annotated[Optional[str], typer.Option(
              help="Only runs of this kind (processor, dream, reflection).")] = None,
+         undo: Annotated[bool, typer.Option(
+             "--undo", help="With ID: undo everything the run changed that is still in "
+                            "effect (or, with --change N, change N only).")] = False,
+         change: Annotated[Optional[int], typer.Option(
+             "--change", min=1, help="With ID --undo: the number of the change to undo.")
+         ] = None,
          limit: Annotated[int, typer.Option(min=1, help="Show at most this many.")] = 20,
          as_json: JsonOption = False) -> None:
-    """Recent consolidation runs, newest first, with per-stage counts and seconds."""
-    with opened() as hearth:
-        listed = [_run_dict(run) for run in list_runs(hearth.storage, kind, limit)]
-    if as_json:
-        output.print_json(listed)
+    """Recent consolidation runs, newest first, with per-stage counts and seconds; or one
+    run's changelog (what a dream or reflection changed), which --undo reverts."""
+    if run_id is None:
+        if undo or change is not None:
+            raise InvalidInputError("Say which run to undo.",
+                                    "For example `hearth runs 12 --undo`; `hearth runs` "
+                                    "lists them.")
+        with opened() as hearth:
+            listed = [_run_dict(run) for run in list_runs(hearth.storage, kind, limit)]
+        if as_json:
+            output.print_json(listed)
+            return
+        output.print_table("Runs", ["id", "kind", "status", "started", "stage", "seconds",
+                                    "counts"], _run_rows(listed))
         return
-    output.print_table("Runs", ["id", "kind", "status", "started", "stage", "seconds",
-                                "counts"], _run_rows(listed))
+    if change is not None and not undo:
+        raise InvalidInputError("--change goes with --undo.",
+                                f"For example `hearth runs {run_id} --undo --change 2`.")
+    if undo:
+        _undo(run_id, change, as_json)
+        return
+    with opened() as hearth:
+        shown = changelog.changes_of(hearth.storage, run_id)
+    if as_json:
+        output.print_json(_changes_dict(shown))
+        return
+    output.stdout.print(f"{shown.title} (run {shown.run_id}): {run_status(shown.status)}",
+                        highlight=False, markup=False)
+    if not shown.changes:
+        output.stdout.print("No changelog: nothing recorded for this run.", highlight=False)
+    for item in shown.changes:
+        mark = " (undone)" if item.undone else ""
+        output.stdout.print(f"{item.index + 1}. {item.text}{mark}", highlight=False,
+                            markup=False)
+    if shown.open_changes:
+        output.stdout.print(f"Undo one with `hearth runs {run_id} --undo --change N`, all "
+                            f"with `hearth runs {run_id} --undo`.", highlight=False,
+                            markup=False)
+
+
+def print_changes(run_id: int, changes: list[changelog.Change]) -> None:
+    """What a dream or reflection just changed, numbered as `hearth runs ID` numbers it,
+    and how to undo it."""
+    if not changes:
+        return
+    output.stdout.print("What changed:", highlight=False)
+    for item in changes:
+        output.stdout.print(f"  {item.index + 1}. {item.text}", highlight=False, markup=False)
+    if any(item.undoable for item in changes):
+        output.stdout.print(f"Undo with `hearth runs {run_id} --undo [--change N]`.",
+                            highlight=False, markup=False)
+
+
+def _undo(run_id: int, number: int | None, as_json: bool) -> None:
+    with opened() as hearth:
+        if number is not None:
+            done = undo_change(hearth.storage, run_id, number - 1)
+            if as_json:
+                output.print_json({"undone": [asdict(done)], "kept": []})
+            else:
+                output.stdout.print(f"Undone: {done.text}", highlight=False, markup=False)
+            return
+        result = undo_run(hearth.storage, run_id)
+    if as_json:
+        output.print_json({"undone": [asdict(item) for item in result.undone],
+                           "kept": [{**asdict(item), "why": why} for item, why in result.kept]})
+        return
+    output.stdout.print(f"Undone {plural(len(result.undone), 'change')} of run {run_id}.",
+                        highlight=False, markup=False)
+    for item, why in result.kept:
+        output.stdout.print(f"Kept: {item.text}: {why}", highlight=False, markup=False)
+
+
+def _changes_dict(shown: changelog.RunChanges) -> dict[str, Any]:
+    return {**asdict(shown), "title": shown.title}
 
 
 def _event_dict(event: ContextEvent, max_attempts: int) -> dict[str, Any]:

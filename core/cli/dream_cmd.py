@@ -15,6 +15,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from core.cli import output
+from core.cli.consolidation_cmd import print_changes
 from core.cli.context import opened
 from core.consolidation.dream import STAGES, DreamCycle, DreamReport
 from core.llm.protocol import CancelToken
@@ -79,6 +80,7 @@ def _print_report(report: DreamReport) -> None:
         output.stdout.print(f"resumed interrupted run {report.resumed_from}", highlight=False)
     if report.backup:
         output.stdout.print(f"backup: {report.backup}", highlight=False)
+    print_changes(report.run_id, report.changes)
 
 
 def _compact(counts: dict[str, Any]) -> str:

@@ -14,6 +14,7 @@ from typing import Annotated, Optional
 import typer
 
 from core.cli import output
+from core.cli.consolidation_cmd import print_changes
 from core.cli.context import opened
 from core.consolidation.dream import dream_lock
 from core.consolidation.reflection import ReflectionEngine
@@ -60,6 +61,7 @@ def reflect(as_json: JsonOption = False) -> None:
         output.stderr.print(f"[yellow]warning:[/] {warning}", highlight=False)
     if report.diff:
         output.stdout.print(report.diff, markup=False, highlight=False, end="")
+    print_changes(report.run_id, report.changes)
 
 
 def _intention_dict(item: PendingIntention) -> dict[str, object]:

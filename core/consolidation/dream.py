@@ -36,12 +36,13 @@ from typing import Any
 from sqlalchemy import select
 
 from core.app import Hearth
+from core.consolidation import changelog
 from core.consolidation.decay import run_decay
 from core.consolidation.link import LinkCancelled, run_link
 from core.consolidation.processor import MemoryProcessor
 from core.consolidation.reflection import ReflectionEngine
 from core.consolidation.rem import run_rem
-from core.consolidation.runs import RunRecorder
+from core.consolidation.runs import CANCELLED, RunRecorder, StageCancelled
 from core.errors import HearthError, InvalidInputError
 from core.instance_lock import FolderLock
 from core.llm.protocol import (
@@ -74,10 +75,6 @@ class DreamAlreadyRunning(HearthError):
     """Another dream cycle holds the lock of this data folder."""
 
 
-class _Cancelled(Exception):
-    """A stage noticed the cancel token; recorded as the stage's error."""
-
-
 @dataclass
 class StageResult:
     status: str                      # done, failed, unavailable, resumed, not run
@@ -94,6 +91,8 @@ class DreamReport:
     resumed_from: int | None = None
     interrupted: list[int] = field(default_factory=list)
     stages: dict[str, StageResult] = field(default_factory=dict)
+    changes: list[changelog.Change] = field(default_factory=list)
+    """What the run changed, in plain words (``core.consolidation.changelog``)."""
 
 
 @contextmanager
@@ -112,7 +111,7 @@ def _process(hearth: Hearth, provider: LLMProvider, progress: StageProgress,
     report = MemoryProcessor(hearth, provider).run(trigger=KIND, progress=progress,
                                                    cancel=cancel)
     if report.status == "cancelled":
-        raise _Cancelled("cancelled while processing events")
+        raise StageCancelled("Cancelled while going through recent conversations.")
     if report.status == "unavailable":  # the events wait for the model; the night goes on
         raise LLMUnavailableError(report.unavailable)
     return {**report.counts(), "run_id": report.run_id, "status": report.status}
@@ -129,7 +128,7 @@ def _link(hearth: Hearth, _provider: LLMProvider, progress: StageProgress,
         return run_link(hearth.storage, hearth.settings, progress=progress,
                         cancel=lambda: cancel.cancelled)
     except LinkCancelled as exc:
-        raise _Cancelled("cancelled while linking") from exc
+        raise StageCancelled("Cancelled while linking memories.") from exc
 
 
 def _rem(hearth: Hearth, _provider: LLMProvider, _progress: StageProgress,
@@ -140,9 +139,10 @@ def _rem(hearth: Hearth, _provider: LLMProvider, _progress: StageProgress,
 def _reflect(hearth: Hearth, provider: LLMProvider, _progress: StageProgress,
              cancel: CancelToken) -> dict[str, Any]:
     try:
-        report = ReflectionEngine(hearth, provider).run(trigger=KIND, cancel=cancel)
+        report = ReflectionEngine(hearth, provider).run(trigger=KIND, cancel=cancel,
+                                                        review=False)
     except LLMCancelled as exc:
-        raise _Cancelled("cancelled while reflecting") from exc
+        raise StageCancelled("Cancelled while reflecting.") from exc
     counts = {key: value for key, value in report.counts().items()
               if key not in ("run_id", "warnings")}
     return {**counts, "run_id": report.run_id}
@@ -219,6 +219,7 @@ class DreamCycle:
                 recorder.fail(f"{type(exc).__name__}: {exc}", self._summary(report, only))
                 raise
             recorder.finish(self._summary(report, only), status=report.status)
+            report.changes = changelog.record(self._hearth.storage, report.run_id).changes
         self._read_back(report)
         return report
 
@@ -246,7 +247,7 @@ class DreamCycle:
             try:
                 with recorder.stage(name) as counts:
                     counts.update(stage(self._hearth, self._provider, on_progress, cancel))
-            except _Cancelled:
+            except CANCELLED:
                 report.status = "cancelled"
                 return
             except Exception:  # recorded by recorder.stage; independent stages go on

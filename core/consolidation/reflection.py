@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
+from core.consolidation import changelog
 from core.consolidation.reflection_parse import ParsedReflection, parse_reflection
 from core.consolidation.runs import RunRecorder
 from core.conversation.tokens import chars_for, estimate_tokens
@@ -76,10 +77,14 @@ class ReflectionReport:
     dropped: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     diff: str = ""
+    changes: list[changelog.Change] = field(default_factory=list)
+    """What the run changed, in plain words (``core.consolidation.changelog``)."""
 
     def counts(self) -> dict[str, Any]:
-        """The run record's counts (everything but the diff, which can be long)."""
-        return {name: value for name, value in vars(self).items() if name != "diff"}
+        """The run record's counts (everything but the diff, which can be long, and the
+        changelog, which is stored on its own)."""
+        return {name: value for name, value in vars(self).items()
+                if name not in ("diff", "changes")}
 
 
 @dataclass(frozen=True)
@@ -105,7 +110,10 @@ class ReflectionEngine:
         self.learnings = LearningService(hearth.storage)
 
     def run(self, *, trigger: str = "manual", now: datetime | None = None,
-            cancel: CancelToken | None = None) -> ReflectionReport:
+            cancel: CancelToken | None = None, review: bool = True) -> ReflectionReport:
+        """Reflect once. With ``review`` (not when a dream reflects: the dream's own
+        changelog lists what its reflection did) the run's changelog is recorded for the
+        user to review and undo (``core.consolidation.changelog``)."""
         now = now or utcnow()
         if now.tzinfo is None:
             raise InvalidInputError("A reflection time needs a time zone.",
@@ -121,7 +129,7 @@ class ReflectionEngine:
             if self._hearth.settings.learning_paused or inputs.interactions == 0:
                 report.skipped = True
                 report.reason = ("learning is paused" if self._hearth.settings.learning_paused
-                                 else "no interactions in the last "
+                                 else "there were no conversations in the last "
                                       f"{self._hearth.settings.reflection_lookback_hours} hours")
                 recorder.finish(report.counts(), status="skipped")
                 return report
@@ -143,6 +151,8 @@ class ReflectionEngine:
             recorder.fail(f"{type(exc).__name__}: {exc}", report.counts())
             raise
         recorder.finish(report.counts())
+        if review:
+            report.changes = changelog.record(self._hearth.storage, report.run_id).changes
         return report
 
     # --- gather --------------------------------------------------------------------------

@@ -17,8 +17,17 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from core.liveness import RUN, claim_new_row
+from core.llm.protocol import LLMCancelled
 from core.storage.orm import Run, utcnow
 from core.storage.port import StoragePort
+
+
+class StageCancelled(Exception):
+    """A stage stopped because the user (or quitting) asked it to: recorded as the stage's
+    ``cancelled`` status with this sentence, never as a failure."""
+
+
+CANCELLED = (StageCancelled, LLMCancelled)
 
 
 class RunRecorder:
@@ -32,22 +41,27 @@ class RunRecorder:
     @contextmanager
     def stage(self, name: str) -> Iterator[dict[str, Any]]:
         """Time a stage; the dict it yields collects the stage's counts. A stage that
-        raises is recorded as failed (with its error) and the error propagates. Entering
+        raises is recorded as failed (with its error), or as cancelled when it was asked
+        to stop, and the error propagates. Entering
         the same stage again (once per batch) adds to its seconds; its counts are the
         caller's (the processor keeps running totals)."""
         counts: dict[str, Any] = {}
         started = time.perf_counter()
         try:
             yield counts
-        except BaseException as exc:
-            self._record_stage(name, counts, started, f"{type(exc).__name__}: {exc}")
+        except CANCELLED as exc:
+            self._record_stage(name, counts, started, str(exc), status="cancelled")
             raise
-        self._record_stage(name, counts, started, None)
+        except BaseException as exc:
+            self._record_stage(name, counts, started, f"{type(exc).__name__}: {exc}",
+                               status="failed")
+            raise
+        self._record_stage(name, counts, started, None, status="done")
 
     def _record_stage(self, name: str, counts: dict[str, Any], started: float,
-                      error: str | None) -> None:
+                      error: str | None, *, status: str) -> None:
         entry = {"counts": counts, "seconds": round(time.perf_counter() - started, 3),
-                 "status": "failed" if error else "done"}
+                 "status": status}
         if error:
             entry["error"] = error
         with self._storage.write() as session:

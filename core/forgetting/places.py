@@ -51,7 +51,7 @@ PLACES: tuple[Place, ...] = (
     Place("pending_intentions", "intentions", ("text", "context")),
     Place("audit_log", "audit entries", ("result_summary",), ("arguments",)),
     Place("context_logs", "reply context logs", json=("items",)),
-    Place("runs", "run records", ("error",), ("stages",)),
+    Place("runs", "run records", ("error",), ("stages", "changes")),
 )
 
 MACHINE_COLUMNS: frozenset[tuple[str, str]] = frozenset({

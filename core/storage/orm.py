@@ -416,3 +416,9 @@ class Run(Base):
     error: Mapped[str | None] = mapped_column(Text)
     started_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    changes: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list,
+                                                          server_default="[]")
+    """What the run changed, in plain words, with what undoing each change needs
+    (``core.consolidation.changelog``)."""
+    reviewed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    """When the window showed the changelog ("While you were away"); None until then."""

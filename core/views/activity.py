@@ -69,6 +69,9 @@ class RunView:
     counts: dict[str, Any]
     error: str | None
     stages: list[StageView]
+    change_count: int = 0
+    """Lines in the run's changelog (``core.consolidation.changelog``): dreams and
+    reflections only."""
 
 
 def event_view(event: ContextEvent, max_attempts: int) -> EventView:
@@ -110,7 +113,8 @@ def run_view(run: Run) -> RunView:
               for name, entry in (run.stages or {}).items()]
     return RunView(id=run.id, kind=run.kind, trigger=run.trigger, status=run.status,
                    started_at=run.started_at, finished_at=run.finished_at, seconds=seconds,
-                   counts=dict(run.counts or {}), error=run.error, stages=stages)
+                   counts=dict(run.counts or {}), error=run.error, stages=stages,
+                   change_count=len(run.changes or []))
 
 
 def list_runs(storage: StoragePort, kind: str | None = None, limit: int = 20) -> list[RunView]:

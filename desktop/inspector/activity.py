@@ -31,16 +31,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.consolidation import changelog
 from core.consolidation.processor import retry_event, retry_failed_events
+from core.consolidation.wording import (
+    run_kind,
+    run_status,
+    stage_name,
+    stage_status,
+)
 from core.views import activity
 from core.views.activity import EventView, RunView, StageView
 from desktop.context import AppContext
+from desktop.dialogs.changes_view import ChangesView
+from desktop.dialogs.disclosure import Disclosure
 from desktop.icons import icon
 from desktop.inspector.base import InspectorPage
 from desktop.inspector.formatting import local_time, time_key
 from desktop.inspector.notice import WARNING
 from desktop.inspector.table import Column, FilterProxy, RowModel, make_table_view
-from desktop.words import EVENT_STATE_WORDS
+from desktop.words import EVENT_STATE_WORDS, count
 
 T = TypeVar("T")
 FAILED = "failed"
@@ -91,19 +100,38 @@ EVENT_COLUMNS: tuple[Column[EventView], ...] = (
     Column("Last error", lambda e: _one_line(e.last_error)),
     Column("Content", lambda e: _one_line(e.content)),
 )
+TRIGGERS = {"manual": "by you", "scheduled": "on schedule", "schedule": "on schedule",
+            "dream": "during a dream"}
+
+
+def trigger_text(trigger: str) -> str:
+    return TRIGGERS.get(trigger, trigger)
+
+
+def reviewed(run: RunView) -> bool:
+    """Runs with a changelog of their own: a dream's reflection is listed with its dream."""
+    return run.kind in changelog.REVIEWED_KINDS and run.trigger != "dream"
+
+
+def changes_text(run: RunView) -> str:
+    if not reviewed(run):
+        return ""
+    return count(run.change_count, "change") if run.change_count else "none"
+
+
 RUN_COLUMNS: tuple[Column[RunView], ...] = (
     Column("#", lambda r: str(r.id), lambda r: r.id),
-    Column("Kind", lambda r: r.kind),
-    Column("Trigger", lambda r: r.trigger),
-    Column("Status", lambda r: r.status),
-    Column("Started", lambda r: local_time(r.started_at), lambda r: time_key(r.started_at)),
-    Column("Duration", lambda r: duration_text(r.seconds), lambda r: r.seconds or 0.0),
-    Column("Counts", lambda r: counts_text(r.counts)),
+    Column("What", lambda r: run_kind(r.kind)),
+    Column("Started", lambda r: trigger_text(r.trigger)),
+    Column("How it went", lambda r: run_status(r.status)),
+    Column("When", lambda r: local_time(r.started_at), lambda r: time_key(r.started_at)),
+    Column("Took", lambda r: duration_text(r.seconds), lambda r: r.seconds or 0.0),
+    Column("Changes", changes_text, lambda r: r.change_count),
 )
 STAGE_COLUMNS: tuple[Column[StageView], ...] = (
-    Column("Stage", lambda s: s.name),
-    Column("Status", lambda s: s.status),
-    Column("Duration", lambda s: duration_text(s.seconds), lambda s: s.seconds or 0.0),
+    Column("Step", lambda s: stage_name(s.name)),
+    Column("How it went", lambda s: stage_status(s.status)),
+    Column("Took", lambda s: duration_text(s.seconds), lambda s: s.seconds or 0.0),
     Column("Counts", lambda s: counts_text(s.counts)),
     Column("Error", lambda s: s.error or ""),
 )
@@ -170,11 +198,17 @@ class ActivityPage(InspectorPage):
         self.kind = QComboBox()
         self.kind.addItem("All kinds", None)
         for kind in activity.RUN_KINDS:
-            self.kind.addItem(kind.capitalize(), kind)
+            self.kind.addItem(run_kind(kind), kind)
         self.kind.setToolTip("Show runs of one kind")
         self.run_summary = QLabel()
         self.run_summary.setWordWrap(True)
         self.run_summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.changes = ChangesView(ctx)
+        self.changes.hide()
+        self.stage_details = Disclosure(self.stages_view)
+        self.stage_details.toggle.setToolTip("Each step of the run, with its counts, timings "
+                                             "and errors")
+        self._changes_of: int | None = None
 
         self.tabs = QTabWidget()
         self.tabs.addTab(self._queue_tab(), "Event queue")
@@ -190,7 +224,7 @@ class ActivityPage(InspectorPage):
         self.kind.currentIndexChanged.connect(lambda _index: self.reload())
         self.events_view.selectionModel().currentRowChanged.connect(self._event_selected)
         self.runs_view.selectionModel().currentRowChanged.connect(self._run_selected)
-        ctx.hub.run_finished.connect(lambda _kind, _report: self.refresh())
+        ctx.hub.run_finished.connect(lambda _kind, _report: self._run_finished())
 
     # --- layout --------------------------------------------------------------------------------
 
@@ -219,12 +253,14 @@ class ActivityPage(InspectorPage):
         lower_layout = QVBoxLayout(lower)
         lower_layout.setContentsMargins(0, 0, 0, 0)
         lower_layout.addWidget(self.run_summary)
-        lower_layout.addWidget(self.stages_view, 1)
+        lower_layout.addWidget(self.changes, 2)
+        lower_layout.addWidget(self.stage_details, 1)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.runs_view)
         split.addWidget(lower)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)  # room for what a run changed
+        split.setSizes([200, 300])  # the table would otherwise take it all at first
         tab = QWidget()
         layout = QVBoxLayout(tab)
         layout.addLayout(top)
@@ -325,16 +361,34 @@ class ActivityPage(InspectorPage):
         run = self.selected_run()
         self.stages.set_rows(run.stages if run else [])
         _fit(self.stages_view, range(4))
+        self._show_changes(run)
         if run is None:
-            self.run_summary.setText("Select a run to see its stages.")
+            self.run_summary.setText("Select a run to see what it did.")
             return
-        lines = [f"Run #{run.id}: {run.kind} ({run.trigger}), {run.status}, started "
-                 f"{local_time(run.started_at)}, took {duration_text(run.seconds)}."]
-        if run.counts:
-            lines.append(counts_text(run.counts))
+        lines = [f"{run_kind(run.kind)} #{run.id}, started {trigger_text(run.trigger)} on "
+                 f"{local_time(run.started_at)}: {run_status(run.status)}, took "
+                 f"{duration_text(run.seconds)}."]
         if run.error:
-            lines.append(f"Error: {run.error}")
+            lines.append(f"What went wrong: {run.error}")
+        if run.kind in changelog.REVIEWED_KINDS and not reviewed(run):
+            lines.append("What it changed is listed with the dream it was part of.")
         self.run_summary.setText("\n".join(lines))
+
+    def _show_changes(self, run: RunView | None) -> None:
+        """A dream's or reflection's changelog with Undo; read again only when another run
+        is selected (or the list was refreshed after a run), not on every poll."""
+        shown = run is not None and reviewed(run)
+        self.changes.setVisible(shown)
+        if not shown:
+            self._changes_of = None
+            return
+        if self._changes_of != run.id:  # type: ignore[union-attr]
+            self._changes_of = run.id  # type: ignore[union-attr]
+            self.changes.load(run.id)  # type: ignore[union-attr]
+
+    def _run_finished(self) -> None:
+        self._changes_of = None  # the selected run's changelog may be new
+        self.refresh()
 
     # --- actions -------------------------------------------------------------------------------
 

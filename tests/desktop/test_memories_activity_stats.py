@@ -370,12 +370,15 @@ def test_selecting_a_run_shows_its_stages(qtbot, ctx: AppContext) -> None:
 
     assert [r.id for r in page.runs.records()] == [dream.run_id, reflection.run_id]
     assert page.selected_run().id == dream.run_id  # the newest is selected at first
-    assert "Error: disk full" in page.run_summary.text()
+    assert "What went wrong: disk full" in page.run_summary.text()
     assert page.select_run(reflection.run_id)
     stages = [(page.stages.index(row, 0).data(), page.stages.index(row, 3).data())
               for row in range(page.stages.rowCount())]
-    assert stages == [("profile", "facts 4"), ("learnings", "candidates 2")]
-    assert "reflection (schedule), done" in page.run_summary.text()
+    assert stages == [("Profile", "facts 4"), ("Learnings", "candidates 2")]
+    assert "Reflection #" in page.run_summary.text()
+    assert "started on schedule" in page.run_summary.text()
+    assert ": finished, took" in page.run_summary.text()
+    assert not page.stage_details.is_open  # the steps are one click away
 
     page.kind.setCurrentIndex(page.kind.findData("reflection"))
     wait_idle(qtbot, ctx)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -63,6 +64,18 @@ def pid_noting_model() -> ScriptedLLM:
     return reflecting_model()
 
 
+def answer_slowly(*_: object) -> str:
+    """Says it was asked (a file in the data folder), then thinks for a while: long enough
+    for the test to press Cancel while the model is busy."""
+    (Path(os.environ["HEARTH_HOME"]) / "model-asked").touch()
+    time.sleep(3)
+    return REFLECTION
+
+
+def slow_model() -> ScriptedLLM:
+    return ScriptedLLM(answer_slowly)
+
+
 def killed_model() -> ScriptedLLM:
     """The run's child process dies hard as soon as it asks for a model."""
     os.kill(os.getpid(), signal.SIGKILL)
@@ -103,8 +116,13 @@ def test_reflect_from_the_menu_updates_the_profile_and_shows_its_diff(qtbot, win
     wait_for_task(qtbot, task)
     dialog = window.runs.dialogs[REFLECT]
     assert dialog.isVisible()
-    assert "Reflection done" in dialog.state.text()
-    assert "+## Personal" in dialog.diff.toPlainText()
+    assert "Reflection finished" in dialog.state.text()
+    assert "Learned 1 new fact, noted 1 follow-up and changed your profile." \
+        in dialog.state.text()
+    assert not dialog.details.is_open      # the steps and the diff are one click away
+    dialog.details.toggle.click()
+    assert dialog.diff.isVisible() and "+## Personal" in dialog.diff.toPlainText()
+    assert dialog.stages.item(0, 0).text() == "Facts added"
     assert ctx.hearth.profile.current().content.startswith("## Personal")
     assert ctx.hearth.facts.get("job").value == "nurse"
     assert [run.status for run in runs_of(ctx, "reflection")] == ["done"]
@@ -124,9 +142,10 @@ def test_a_dream_from_the_menu_never_stalls_the_event_loop(qtbot, window) -> Non
     longest = meter.stop()
     assert longest < FROZEN_MS, f"the event loop stalled for {longest:.0f} ms"
     assert meter.ticks > 20
-    assert any(label.startswith("link") for label in progress)
+    assert "Linking related memories…" in progress
+    assert not any("link:" in label or label.startswith(("link", "merge")) for label in progress)
     assert runs_of(ctx, "dream")[-1].status in ("done", "partial")
-    assert "Dream cycle" in window.runs.dialogs[DREAM].state.text()
+    assert "Dream finished" in window.runs.dialogs[DREAM].state.text()
 
 
 def test_cancel_in_the_run_dialog_stops_the_dream(qtbot, window) -> None:  # noqa: ANN001
@@ -138,6 +157,34 @@ def test_cancel_in_the_run_dialog_stops_the_dream(qtbot, window) -> None:  # noq
     wait_for_task(qtbot, task, timeout=120_000)
     assert runs_of(ctx, "dream")[-1].status in ("cancelled", "done")
     assert not window.runs.dialogs[DREAM].cancel_button.isEnabled()
+
+
+@pytest.mark.parametrize("kind", [REFLECT, DREAM])
+def test_a_cancel_is_reported_as_cancelled_not_as_a_failure(qtbot, make_ctx, kind) -> None:  # noqa: ANN001
+    """Cancel pressed while the model is thinking: "cancelled" in the dialog, the bar not
+    full, no balloon, and the run recorded cancelled (a dream then resumes next time)."""
+    ctx = make_ctx(provider_factory=slow_model)
+    window = MainWindow(ctx)
+    qtbot.addWidget(window)
+    talk(ctx, "I work nights as a nurse")
+    announced: list[tuple[str, str]] = []
+    ctx.hub.notify.connect(lambda title, text: announced.append((title, text)))
+    task = window.runs.reflect_now() if kind == REFLECT else window.runs.dream_now()
+    dialog = window.runs.dialogs[kind]
+    qtbot.waitUntil((ctx.hearth.paths.home / "model-asked").exists, timeout=60_000)
+    dialog.cancel_button.click()
+    wait_for_task(qtbot, task, timeout=120_000)
+    noun = "Reflection" if kind == REFLECT else "Dream"
+    assert f"{noun} cancelled" in dialog.state.text()
+    assert "fail" not in dialog.state.text().lower()
+    assert "_Cancelled" not in dialog.state.text()
+    assert dialog.bar.value() < dialog.bar.maximum()
+    assert announced == []
+    run = runs_of(ctx, "reflection" if kind == REFLECT else "dream")[-1]
+    assert run.status == "cancelled"
+    if kind == DREAM:
+        assert run.stages["reflect"]["status"] == "cancelled"
+        assert run.stages["reflect"]["error"] == "Cancelled while reflecting."
 
 
 def test_pause_learning_persists_and_shows(qtbot, window) -> None:  # noqa: ANN001
@@ -170,7 +217,7 @@ def test_tray_actions_run_the_same_jobs_and_its_tooltip_tells_the_schedule(
     talk(ctx, "I work nights as a nurse")
     tray.reflect_action.trigger()
     wait_for_task(qtbot, window.runs.tasks[REFLECT])
-    assert "Last: Reflection done" in tray.icon.toolTip()
+    assert "Last: Reflection finished" in tray.icon.toolTip()
     tray.pause_action.trigger()
     assert ctx.settings.learning_paused and tray.pause_action.isChecked()
     tray.dream_action.trigger()
