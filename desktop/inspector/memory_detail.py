@@ -21,7 +21,7 @@ from core.storage.orm import MemoryTier
 from core.views.memory_browse import MemoryRow, Validity
 from core.views.memory_detail import ChainLink, Edge, MemoryDetail, MemoryRef
 from desktop.inspector.formatting import local_time
-from desktop.inspector.memory_signals import Signals, describe_signals
+from desktop.inspector.memory_signals import Signals, describe_signals, ways_found
 
 LINK_SCHEME = "memory"
 DETAILS_LINK = "details:toggle"
@@ -101,11 +101,7 @@ def _uses(detail: MemoryDetail) -> str:
 
 def _found_by(signals: Signals) -> str:
     """How a search found it, without the scoring terms (those are in the details)."""
-    ways = [word for key, word in (("text", "its words"), ("vector", "its meaning"),
-                                   ("context", "the turn next to it"),
-                                   ("summary", "its summary"), ("graph", "a linked memory"),
-                                   ("metadata", "your question's date or kind"))
-            if key in signals]
+    ways = ways_found(signals)
     if not ways:
         return ""
     listed = ways[0] if len(ways) == 1 else ", ".join(ways[:-1]) + " and " + ways[-1]

@@ -1,8 +1,8 @@
 """Recall's signals (``RecallResult.signals``) in words, for the memory list and its detail
 pane: the list shows a short line per result, the pane one line per signal.
 
-Why words rather than the raw dict: "found by words #1 (BM25 4.2), by meaning #3 (0.81)"
-tells a person why a memory came up; ``{"text": {"rank": 1, "score": 4.2}}`` does not.
+Why words rather than the raw dict: "its words · its meaning" (and, behind Details, the ranks
+and scores) tells a person why a memory came up; ``{"text": {"rank": 1, ...}}`` does not.
 """
 
 from __future__ import annotations
@@ -25,22 +25,26 @@ def _graph(entry: dict[str, Any]) -> str:
     return f"linked from #{entry['from']} ({entry['kind']} edge, weight {entry['weight']:.2f})"
 
 
+WAYS = (("text", "its words"), ("vector", "its meaning"), ("context", "the turn next to it"),
+        ("summary", "its summary"), ("graph", "a linked memory"),
+        ("metadata", "your question's date or kind"))
+"""How a search can find a memory, in words, in the order recall tries them."""
+
+
+def ways_found(signals: Signals) -> list[str]:
+    """The ways a search found a memory, without scores or ranks (those are in
+    ``describe_signals``, behind the detail pane's Details)."""
+    return [word for key, word in WAYS if key in signals]
+
+
 def summarise(signals: Signals) -> str:
-    """One short line for a table cell: how the memory was found."""
-    found = []
-    if "text" in signals:
-        found.append(_words(signals["text"]))
-    if "vector" in signals:
-        found.append(_meaning(signals["vector"]))
-    if "context" in signals:
-        found.append("next to a match")
-    if "summary" in signals:
-        found.append(f"its summary #{signals['summary']['id']}")
-    if "graph" in signals:
-        found.append(_graph(signals["graph"]))
-    if "metadata" in signals:
-        found.append(f"named by \"{signals['metadata']['phrase']}\"")
-    return " · ".join(found)
+    """One short line for a table cell: how the memory was found, in words ("its words ·
+    its meaning, passage 2")."""
+    ways = ways_found(signals)
+    vector = signals.get("vector", {})
+    if "window" in vector:
+        ways[ways.index("its meaning")] += f", passage {vector['window'] + 1}"
+    return " · ".join(ways)
 
 
 def describe_signals(signals: Signals) -> list[str]:
