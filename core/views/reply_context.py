@@ -39,14 +39,15 @@ GROUPS: tuple[tuple[str, str], ...] = (
     ("memory", "Memories"),
     ("summary", "Summaries of earlier chats"),
     ("note", "Notes"),
-    ("profile", "Profile"),
-    ("working_memory", "Working memory"),
-    ("scaffold", "Scaffold"),
-    ("learning", "Learnings"),
+    ("profile", "About you"),
+    ("working_memory", "On your mind lately"),
+    ("scaffold", "Notes about you"),
+    ("learning", "Habits I keep"),
     ("compaction_summary", "Summary of this chat so far"),
-    ("history", "Earlier turns"),
+    ("history", "Earlier messages"),
 )
-"""Item kinds in the order a reader wants them (what was recalled first), with headings.
+"""Item kinds in the order a reader wants them (what was recalled first), with headings in
+the window's words (the views are named the same: ``docs/desktop.md``, glossary).
 Kinds not listed (the user's own message, bookkeeping) are not part of the answer."""
 
 _ORDER = {kind: index for index, (kind, _) in enumerate(GROUPS)}

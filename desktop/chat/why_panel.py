@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from core.conversation.assembly import LEAVABLE
 from core.views.reply_context import UsedItem, group_title, kinds_in
 from desktop.chat.markdown import render_markdown
-from desktop.words import count, listing
+from desktop.words import count, listing, spaced
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole
 COLUMNS = ("Item", "Score", "Tokens")
@@ -64,7 +64,11 @@ def used_sentence(items: list[UsedItem]) -> str:
 def _summary_line(item: UsedItem) -> str:
     if not item.exists:
         return "(deleted since)"
-    flat = " ".join((item.passage or item.text).split())
+    text = item.passage or item.text
+    if item.kind == "fact":  # "home_city: Porto" reads "home city: Porto", as in Facts
+        key, colon, value = text.partition(": ")
+        text = f"{spaced(key)}{colon}{value}"
+    flat = " ".join(text.split())
     shown = flat if len(flat) <= PREVIEW_CHARS else flat[:PREVIEW_CHARS].rstrip() + "…"
     return f"… {shown}" if item.passage else shown
 

@@ -14,8 +14,9 @@ from PySide6.QtWidgets import QComboBox, QDateEdit, QHBoxLayout, QLabel, QWidget
 
 from core.storage.orm import MemoryTier, MemoryType
 from core.views.memory_browse import MemoryFilter, Validity
+from desktop.words import MEMORY_TYPE_WORDS, TIER_WORDS
 
-ALL_NAMESPACES = "All namespaces"
+ALL_NAMESPACES = "All areas"
 TIME_CHOICES: tuple[tuple[str, int | None], ...] = (
     ("Any time", None), ("Last 24 hours", 1), ("Last 7 days", 7), ("Last 30 days", 30),
     ("Last year", 365), ("Between…", -1))
@@ -25,11 +26,13 @@ VALIDITY_LABELS = {Validity.VALID: "Valid", Validity.INVALID: "Invalidated",
                    Validity.SUPERSEDED: "Superseded", Validity.ALL: "Any state"}
 
 
-def _combo(all_label: str, values: list[str], tooltip: str) -> QComboBox:
+def _combo(all_label: str, values: list[str], words: dict[str, str],
+           tooltip: str) -> QComboBox:
+    """A filter offering every stored value by its plain name (``desktop.words``)."""
     combo = QComboBox()
     combo.addItem(all_label, None)
     for value in values:
-        combo.addItem(value.capitalize(), value)
+        combo.addItem(words.get(value, value).capitalize(), value)
     combo.setToolTip(tooltip)
     return combo
 
@@ -47,14 +50,17 @@ class MemoryFilterBar(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.types = _combo("All types", [t.value for t in MemoryType], "Memory type")
-        self.tiers = _combo("All tiers", [t.value for t in MemoryTier],
-                            "Tier: recall (fresh), archival (summaries), source (kept under "
-                            "a summary), core (pinned, always loaded)")
+        self.types = _combo("All kinds", [t.value for t in MemoryType], MEMORY_TYPE_WORDS,
+                            "What kind of memory: something known, something that happened, "
+                            "or how to do something")
+        self.tiers = _combo("Every stage", [t.value for t in MemoryTier], TIER_WORDS,
+                            "Recent (as said), summaries (made overnight), originals (kept "
+                            "under a summary), always in mind (in every reply)")
         self.namespace = QComboBox()
         self.namespace.setEditable(True)
         self.namespace.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.namespace.setToolTip("Namespace prefix: \"user\" also shows \"user/health\"")
+        self.namespace.setToolTip("The area a memory is filed under (its namespace): "
+                                  "\"user\" also shows \"user/health\"")
         self.namespace.addItem(ALL_NAMESPACES)
         self.namespace.setMinimumContentsLength(12)
         self.validity = QComboBox()
