@@ -26,9 +26,9 @@ run: setup
 	bash tools/ensure_qt_libs.sh --window
 	$(BIN)/hearth-desktop
 
+# One worker per core; each test file stays on one worker, so its module fixtures are built once.
 test: setup
 	bash tools/ensure_test_tools.sh
-	# one worker per core; each test file stays on one worker, so its module fixtures are built once
 	$(BIN)/python -m pytest -n auto --dist loadfile
 
 bench: setup

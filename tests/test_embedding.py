@@ -221,3 +221,13 @@ def test_check_describes_the_model(embedder: OnnxEmbedder) -> None:
     report = embedder.check()
     assert embedder.model_id in report
     assert str(DIM) in report
+
+
+def test_token_offsets_of_a_long_text_are_those_of_one_pass(embedder: OnnxEmbedder) -> None:
+    # measured in slices (so the tokenizer never holds the interpreter for long), the
+    # offsets must be exactly those of tokenizing the whole text at once
+    words = ["naïve", "café", "Dr.", "日本語", "x" * 5000, "well-known", "e-mail:",
+             "a@b.org", "\n\n", "🙂", "tab\tseparated", "end."]
+    text = " ".join(words[n % len(words)] for n in range(6000))
+    whole = embedder._load().untruncated.encode(text, add_special_tokens=False)  # noqa: SLF001
+    assert embedder.token_offsets(text) == list(whole.offsets)
