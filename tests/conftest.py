@@ -56,3 +56,13 @@ def storage(tmp_path: Path) -> Iterator["SqliteStorage"]:  # noqa: F821
     db = SqliteStorage(tmp_path / "test.db")
     yield db
     db.close()
+
+
+@pytest.fixture
+def hearth(isolated_home: Path, embedder) -> Iterator["Hearth"]:  # noqa: ANN001, F821
+    """An open data folder in the test's home with the real embedder (modules that need
+    other settings or seeded data define their own ``hearth``)."""
+    from core.app import Hearth
+
+    with Hearth.open(isolated_home, embedder=embedder) as opened:
+        yield opened

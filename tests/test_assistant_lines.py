@@ -34,12 +34,6 @@ TRANSCRIPT = {
 }
 
 
-@pytest.fixture
-def hearth(isolated_home: Path, embedder: Any) -> Any:
-    with Hearth.open(isolated_home, embedder=embedder) as opened:
-        yield opened
-
-
 def block(text: str, name: str) -> str:
     start = text.index(f'<context type="{name}">')
     return text[start:text.index("</context>", start)]

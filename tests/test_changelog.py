@@ -5,8 +5,6 @@ can the whole night, by the run's own record (what happened since is kept)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,12 +29,6 @@ from core.learning.events import add_event
 from core.memories import MemorySpec
 from core.recall import RecallQuery
 from core.storage.orm import AuditEntry, Memory
-
-
-@pytest.fixture
-def hearth(isolated_home: Path, embedder: Any) -> Iterator[Hearth]:
-    with Hearth.open(isolated_home, embedder=embedder) as opened:
-        yield opened
 
 
 def states(hearth: Hearth) -> dict[int, tuple[bool, int | None, str]]:

@@ -50,13 +50,6 @@ EARLIER = "Qzvrt-11112222"
 KEY = "passport_number"
 
 
-@pytest.fixture
-def hearth(isolated_home: Path, embedder: Any) -> Any:
-    opened = Hearth.open(isolated_home, embedder=embedder)
-    yield opened
-    opened.close()
-
-
 def rows(hearth: Hearth, model: type) -> list[Any]:
     with hearth.storage.read() as session:
         found = list(session.scalars(select(model).order_by(model.id)))

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy import select, text
@@ -24,13 +23,6 @@ WORD = "Zorblanquette"
 SECRET = f"The user keeps the spare key under the {WORD} flowerpot."
 QUESTION = f"Where is the spare key, under the {WORD} pot?"
 KEPT = "The user is training for the Lisbon half marathon in May."
-
-
-@pytest.fixture
-def hearth(isolated_home: Path, embedder: Any) -> Any:
-    opened = Hearth.open(isolated_home, embedder=embedder)
-    yield opened
-    opened.close()
 
 
 def files_holding(home: Path, word: str) -> list[Path]:

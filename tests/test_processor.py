@@ -7,7 +7,7 @@ The model is scripted (pipeline logic); storage, embeddings and the deduplicator
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +35,6 @@ PROCESSOR_SCHEMA = "ProcessorOutput"
 def cli_home(isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The CLI's --home is process-wide state that earlier CLI tests may have set."""
     monkeypatch.setattr(context.state, "home", isolated_home)
-
-
-@pytest.fixture
-def hearth(isolated_home: Path, embedder) -> Iterator[Hearth]:
-    with Hearth.open(isolated_home, embedder=embedder) as opened:
-        yield opened
 
 
 def answer(scaffold: dict[str, Any] | str, working_memory: str = "",

@@ -15,11 +15,10 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
-import pytest
 from sqlalchemy import text
 from support.scripted_llm import ScriptedLLM
 
@@ -32,12 +31,6 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTHING = json.dumps({"facts": []})
 DIGEST = json.dumps({"summaries": [{"topic": "Garden", "summary": "Planting tomatoes in May."}],
                      "candidates": []})
-
-
-@pytest.fixture
-def hearth(isolated_home: Path, embedder) -> Iterator[Hearth]:
-    with Hearth.open(isolated_home, embedder=embedder) as opened:
-        yield opened
 
 
 def exchange(hearth: Hearth, session_id: str, user: str) -> int:

@@ -5,7 +5,6 @@ aggregates the Stats view plots."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -81,12 +80,6 @@ def seed(hearth: Hearth) -> Seeded:
             MemoryEdge(from_id=ids.cat, to_id=ids.cello, kind="dream", weight=0.33),
         ])
     return ids
-
-
-@pytest.fixture
-def hearth(isolated_home: Path, embedder) -> Iterator[Hearth]:  # noqa: ANN001
-    with Hearth.open(isolated_home, embedder=embedder) as opened:
-        yield opened
 
 
 # --- browsing -------------------------------------------------------------------------------

@@ -21,13 +21,6 @@ from desktop.context import AppContext  # noqa: E402
 from support.scripted_llm import ScriptedLLM  # noqa: E402
 
 @pytest.fixture
-def hearth(isolated_home, embedder) -> Iterator[Hearth]:  # noqa: ANN001
-    opened = Hearth.open(isolated_home, embedder=embedder)
-    yield opened
-    opened.close()
-
-
-@pytest.fixture
 def make_ctx(qapp, isolated_home, embedder) -> Iterator[Callable[..., AppContext]]:  # noqa: ANN001
     """``make_ctx(provider_factory=...)``: an AppContext on the test's data folder (opened
     with the session's embedder). Closed at the end of the test."""
