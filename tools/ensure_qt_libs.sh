@@ -30,12 +30,4 @@ done
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
-if ! command -v apt-get >/dev/null; then
-  echo "Qt needs these system libraries: ${missing[*]} (install them with your package manager)" >&2
-  exit 1
-fi
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "installing Qt's system libraries: ${missing[*]}"
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+bash "$(dirname "$0")/install_debian_packages.sh" "Qt system libraries" "${missing[@]}"

@@ -12,12 +12,4 @@ done
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
-if ! command -v apt-get >/dev/null; then
-  echo "the tests need these programs: ${missing[*]} (install them with your package manager)" >&2
-  exit 1
-fi
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "installing test tools: ${missing[*]}"
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+bash "$(dirname "$0")/install_debian_packages.sh" "test tools" "${missing[@]}"
