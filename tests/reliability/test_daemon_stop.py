@@ -14,6 +14,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,19 @@ def dream_runs(hearth_cli: CliRunner, home: Path) -> list[dict[str, Any]]:
     return json.loads(listed.out)
 
 
+@contextmanager
+def dreaming(home: Path, ollama: FakeOllama, *args: str) -> Iterator[subprocess.Popen[bytes]]:
+    """``hearth ARGS`` started on ``home``, handed over once its dream has asked the model;
+    killed at the end if the test left it running."""
+    process = start_hearth(home, ollama_env(ollama), *args)
+    try:
+        until(lambda: ollama.chat_requests(), "the dream asked the model", process)
+        yield process
+    finally:
+        if process.poll() is None:
+            kill(process)
+
+
 def stopped(process: subprocess.Popen[bytes], within: float) -> tuple[int, str, str]:
     """Exit code, stdout and stderr of ``process``, which must end within ``within``
     seconds."""
@@ -90,14 +104,9 @@ def test_sigterm_stops_the_running_dream_at_a_safe_point_and_exits_cleanly(
     with_a_pending_event(isolated_home, embedder)
     dream_overdue(isolated_home, embedder)
     ollama.script(SLOW)
-    daemon = start_hearth(isolated_home, ollama_env(ollama), "daemon")
-    try:
-        until(lambda: ollama.chat_requests(), "the dream asked the model", daemon)
+    with dreaming(isolated_home, ollama, "daemon") as daemon:
         daemon.send_signal(signal.SIGTERM)
         code, _, err = stopped(daemon, PROMPTLY)
-    finally:
-        if daemon.poll() is None:
-            kill(daemon)
 
     assert code == 0, err
     assert "SIGTERM received, stopping" in err and "scheduler stopped" in err
@@ -114,15 +123,10 @@ def test_a_job_that_cannot_stop_in_time_does_not_keep_the_daemon(
     with_a_pending_event(isolated_home, embedder)
     dream_overdue(isolated_home, embedder)
     ollama.script(STUCK)
-    daemon = start_hearth(isolated_home, ollama_env(ollama), "daemon", "--stop-timeout", "2")
-    try:
-        until(lambda: ollama.chat_requests(), "the dream asked the model", daemon)
+    with dreaming(isolated_home, ollama, "daemon", "--stop-timeout", "2") as daemon:
         signalled = time.monotonic()
         daemon.send_signal(signal.SIGTERM)
         code, _, err = stopped(daemon, PROMPTLY)
-    finally:
-        if daemon.poll() is None:
-            kill(daemon)
 
     assert time.monotonic() - signalled >= 2  # it waited for the job first
     assert code == 1
@@ -136,18 +140,13 @@ def test_a_second_sigterm_exits_at_once(isolated_home: Path, embedder: Any,
     with_a_pending_event(isolated_home, embedder)
     dream_overdue(isolated_home, embedder)
     ollama.script(STUCK)
-    daemon = start_hearth(isolated_home, ollama_env(ollama), "daemon")  # 60 s to stop
-    try:
-        until(lambda: ollama.chat_requests(), "the dream asked the model", daemon)
+    with dreaming(isolated_home, ollama, "daemon") as daemon:  # 60 s to stop
         daemon.send_signal(signal.SIGTERM)
         assert daemon.stderr is not None
         until(lambda: b"stopping" in daemon.stderr.readline(), "the first signal was taken",
               daemon)
         daemon.send_signal(signal.SIGTERM)
         code, _, err = stopped(daemon, 10)
-    finally:
-        if daemon.poll() is None:
-            kill(daemon)
 
     assert code == 128 + signal.SIGTERM
     assert "received again: exiting now" in err
@@ -157,14 +156,9 @@ def test_sigterm_stops_a_job_run_with_once(isolated_home: Path, embedder: Any,
                                            ollama: FakeOllama) -> None:
     with_a_pending_event(isolated_home, embedder)
     ollama.script(SLOW)
-    once = start_hearth(isolated_home, ollama_env(ollama), "daemon", "--once", DREAM)
-    try:
-        until(lambda: ollama.chat_requests(), "the dream asked the model", once)
+    with dreaming(isolated_home, ollama, "daemon", "--once", DREAM) as once:
         once.send_signal(signal.SIGTERM)
         code, said, err = stopped(once, PROMPTLY)
-    finally:
-        if once.poll() is None:
-            kill(once)
 
     assert code == 0, err
     assert "cancelled" in said
