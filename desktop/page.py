@@ -35,9 +35,10 @@ class Page(QWidget):
     def run(self, name: str, job: Job, on_done: Callable[[Any], None] | None = None, *,
             on_progress: Callable[[int, int, str], None] | None = None) -> Task:
         """Run ``job`` off the UI thread; a failure is shown on the status bar as a sentence
-        (the message, then the hint), never swallowed."""
+        (the message, then the hint), never swallowed. The callbacks are skipped if the page
+        is gone by the time the job ends (the window closed meanwhile)."""
         return self.ctx.workers.start(name, job, on_done=on_done, on_progress=on_progress,
-                                      on_failed=self.show_error)
+                                      on_failed=self.show_error, owner=self)
 
     def show_error(self, message: str, hint: str = "") -> None:
         self.ctx.hub.status_message.emit(f"{message} {hint}".strip())
