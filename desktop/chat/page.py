@@ -106,6 +106,7 @@ class ChatPage(Page):
         self._why_for: int | None = None  # the exchange the Why? panel is about
         self._without: Task | None = None  # its answer without one item, while it runs
         self._opened_on_start = False
+        self._list_loads = 0  # numbers each reading of the list: only the latest is shown
         self.learning_watch = LearningWatch(ctx, self)
         self._build()
         self.learning_notes = LearningNotes(ctx, self.transcript, self)
@@ -273,24 +274,26 @@ class ChatPage(Page):
 
     def reload_list(self) -> None:
         """Read the chats again (those the search finds, while searching), keeping the
-        open chat selected."""
+        open chat selected. Only the latest reading is shown: an earlier one that answers
+        late (read before a chat was started) would otherwise close the chat just opened."""
         conversation = self.conversation
         if conversation is None:
             return
-        query = self.search.text()
+        self._list_loads += 1
+        load, query = self._list_loads, self.search.text()
         if query.strip():
             self.run("Searching chats",
                      lambda _task: conversation.search_sessions(query, SESSIONS_LISTED),
-                     lambda found: self._show_found(query, found))
+                     lambda found: self._show_found(load, query, found))
             return
         self.run("Loading chats",
                  lambda _task: conversation.recent_sessions(SESSIONS_LISTED,
                                                             include_imported=True),
-                 self._show_sessions)
+                 lambda sessions: self._show_sessions(load, sessions))
 
-    def _show_found(self, query: str, sessions: list[SessionInfo]) -> None:
+    def _show_found(self, load: int, query: str, sessions: list[SessionInfo]) -> None:
         """Search results: the open chat stays open whether or not it was found."""
-        if query != self.search.text():
+        if load != self._list_loads:
             return  # typed on meanwhile: the next search is on its way
         self.list_model.set_sessions(sessions)
         row = self.list_model.row_of(self.current_session) if self.current_session else None
@@ -301,9 +304,9 @@ class ChatPage(Page):
             f"{found} chat{'s' if found != 1 else ''} found" if found
             else f"No chat mentions “{query.strip()}”.")
 
-    def _show_sessions(self, sessions: list[SessionInfo]) -> None:
-        if self.search.text().strip():
-            return  # read before the user started a search: the search's answer stands
+    def _show_sessions(self, load: int, sessions: list[SessionInfo]) -> None:
+        if load != self._list_loads:
+            return  # a newer reading (or a search) is on its way and will be shown
         wanted = self.current_session
         if wanted is None and not self._opened_on_start and not self.busy:
             # on start, the most recent chat is open (an imported one is only read)

@@ -3,6 +3,7 @@ conversations shown read-only with where they came from."""
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, date, datetime, timedelta
 
 from PySide6.QtCore import Qt
@@ -93,3 +94,32 @@ def test_search_finds_chats_by_words_in_messages_and_titles(qtbot, make_ctx) -> 
     assert said.args == ["No chat mentions “zebra”."] and page.list_model.rowCount() == 0
     page.search.clear()  # all chats again
     qtbot.waitUntil(lambda: page.list_model.rowCount() == 4, timeout=10_000)
+
+
+def test_a_list_read_that_answers_late_does_not_close_the_chat_just_started(
+        qtbot, make_ctx, monkeypatch) -> None:
+    """The list read before a chat was started answers after it: the new chat stays open."""
+    ctx = make_ctx(provider_factory=scripted("Hello!"))
+    page = open_page(qtbot, ctx)
+    conversation = page.conversation
+    read = conversation.recent_sessions
+    gate, calls = threading.Event(), []
+
+    def slow_first_read(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        calls.append(1)
+        sessions = read(*args, **kwargs)
+        if len(calls) == 1:
+            gate.wait(30)
+        return sessions
+
+    monkeypatch.setattr(conversation, "recent_sessions", slow_first_read)
+    page.reload_list()  # read before the chat exists, held back
+    page.new_conversation()
+    qtbot.waitUntil(lambda: page.current_session is not None
+                    and page.list_model.row_of(page.current_session) is not None,
+                    timeout=10_000)
+    started = page.current_session
+    gate.set()
+    wait_idle(qtbot, ctx)
+    assert page.current_session == started
+    assert page.list_model.rowCount() == 1
