@@ -33,7 +33,7 @@ from sqlalchemy import insert, text
 from benchmarks.stats import percentiles
 from core.config import Settings
 from core.embedding import Embedder, OnnxEmbedder
-from core.memories import MemoryService, MemorySpec
+from core.knowledge.memories import MemoryService, MemorySpec
 from core.recall import RecallQuery, RecallService
 from core.storage.orm import Memory, utcnow
 from core.storage.port import IndexedKind, SearchFilters

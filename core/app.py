@@ -19,20 +19,20 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from core import backups
+from core.home import backups
 from core.config import HearthPaths, Settings, load_settings, resolve_home
 from core.embedding import Embedder, OnnxEmbedder
 from core.errors import HearthError, InvalidInputError, ReadOnlyError
-from core.facts import FactService
+from core.knowledge.facts import FactService
 from core.forgetting.service import ForgetService
-from core.instance_lock import FolderLock
-from core.intentions import IntentionService
-from core.learnings import LearningService
-from core.liveness import reconcile
-from core.memories import MemoryService
-from core.notes import NoteService
-from core.private_files import secure_home
-from core.profile import ProfileService
+from core.home.instance_lock import FolderLock
+from core.knowledge.intentions import IntentionService
+from core.knowledge.learnings import LearningService
+from core.home.liveness import reconcile
+from core.knowledge.memories import MemoryService
+from core.knowledge.notes import NoteService
+from core.home.private_files import secure_home
+from core.knowledge.profile import ProfileService
 from core.recall import RecallService
 from core.storage import orm
 from core.storage.port import StoragePort
@@ -155,7 +155,7 @@ class Hearth:
 
 def _reconcile(storage: StoragePort) -> None:
     """Exchanges and runs a killed process left unfinished are marked interrupted
-    (``core.liveness``). Bookkeeping: a database or folder that refuses the write now
+    (``core.home.liveness``). Bookkeeping: a database or folder that refuses the write now
     (locked for longer than the busy timeout, read-only) is still opened, and the next open
     tries again."""
     try:

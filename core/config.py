@@ -25,7 +25,7 @@ from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict, SettingsError
 
 from core.errors import InvalidInputError
-from core.private_files import write_privately
+from core.home.private_files import write_privately
 from core.user_input import load_json_file
 
 FROZEN = bool(getattr(sys, "frozen", False))

@@ -63,15 +63,12 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from apscheduler.executors.pool import ThreadPoolExecutor
-from apscheduler.jobstores.base import JobLookupError
-from apscheduler.jobstores.memory import MemoryJobStore
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.background import BackgroundScheduler
-from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
@@ -79,9 +76,10 @@ from tzlocal import get_localzone
 
 from core.app import Hearth
 from core.errors import HearthError, InvalidInputError
-from core.instance_lock import FolderLock
-from core.intentions import IntentionService
+from core.home.instance_lock import FolderLock
+from core.knowledge.intentions import IntentionService
 from core.learning.pipeline import LearningPipeline, close_session
+from core.learning.quiet_timers import QuietTimerJobs
 from core.llm.protocol import CancelToken, LLMCancelled, LLMProvider
 from core.storage.orm import utcnow
 
@@ -99,9 +97,8 @@ day fades on the same day's clock even on machines that are off every night."""
 EVENT_PROCESSOR_MINUTES = 15
 MISFIRE_GRACE = timedelta(hours=23)
 JOBSTORE_TABLE = "apscheduler_jobs"
-QUIET_PREFIX = "quiet:"
 """Id prefix of the session-quiet timers (``quiet:<session id>``)."""
-_PERSISTENT, _VOLATILE = "default", "volatile"
+_PERSISTENT = "default"
 
 Notify = Callable[[str, str], None]
 Runner = Callable[[str, str, CancelToken], Any]
@@ -149,53 +146,6 @@ def run_registered(home: str, job_id: str, trigger: str = "scheduled") -> str:
 def quiet_time_over(home: str, session_id: str) -> None:
     """The function every stored session-quiet timer points at."""
     _registered(home).quiet_time_over(session_id)
-
-
-class QuietTimerJobs:
-    """``QuietTimers`` (``core.learning.pipeline``) as APScheduler date jobs that call
-    ``fire(*fire_args, session_id)``: persistent in a ``HearthScheduler``'s job store, or
-    in memory on a private scheduler (``in_memory``). APScheduler locks its own job
-    stores, so these may be called from any thread."""
-
-    def __init__(self, scheduler: BaseScheduler, jobstore: str, fire: Callable[..., object],
-                 fire_args: tuple[object, ...] = (), *, owned: bool = False) -> None:
-        self._scheduler = scheduler
-        self._jobstore = jobstore
-        self._fire = fire
-        self._fire_args = fire_args
-        self._owned = owned
-
-    @classmethod
-    def in_memory(cls, fire: Callable[[str], object]) -> QuietTimerJobs:
-        """Timers that live as long as the process, on a scheduler of their own."""
-        scheduler = BackgroundScheduler(
-            jobstores={_VOLATILE: MemoryJobStore()},
-            executors={"default": ThreadPoolExecutor(max_workers=1)},
-            timezone=timezone.utc)
-        scheduler.start()
-        return cls(scheduler, _VOLATILE, fire, owned=True)
-
-    def restart(self, session_id: str, delay: timedelta) -> None:
-        self._scheduler.add_job(
-            self._fire, trigger="date", run_date=utcnow() + delay,
-            args=(*self._fire_args, session_id), id=QUIET_PREFIX + session_id,
-            name=QUIET_PREFIX + session_id, jobstore=self._jobstore, replace_existing=True,
-            misfire_grace_time=None)  # however late (a crash, a sleep): close it
-
-    def cancel(self, session_id: str) -> None:
-        try:
-            self._scheduler.remove_job(QUIET_PREFIX + session_id, self._jobstore)
-        except JobLookupError:
-            log.debug("no quiet timer to cancel for session %s (already fired)", session_id)
-
-    def pending(self) -> dict[str, datetime]:
-        return {job.id.removeprefix(QUIET_PREFIX): job.next_run_time
-                for job in self._scheduler.get_jobs(self._jobstore)
-                if job.id.startswith(QUIET_PREFIX) and job.next_run_time is not None}
-
-    def close(self) -> None:
-        if self._owned and self._scheduler.running:
-            self._scheduler.shutdown(wait=False)
 
 
 class HearthScheduler:

@@ -116,7 +116,7 @@ def _child_main(kind: str, home: str, trigger: str, only: str | None,
     from core.consolidation.dream import DreamAlreadyRunning
     from core.llm.protocol import CancelToken, LLMCancelled
     from core.llm.selection import build_provider
-    from core.private_files import restrict_new_files
+    from core.home.private_files import restrict_new_files
 
     restrict_new_files()  # the window's umask is inherited, but anyone may call run_in_child
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")

@@ -15,7 +15,7 @@ import pytest
 
 from core.app import Hearth
 from core.conversation.context_blocks import retrieve, select_context
-from core.memories import said_by_assistant
+from core.knowledge.memories import said_by_assistant
 from core.transfer.transcript import import_transcript
 
 TRANSCRIPT = {

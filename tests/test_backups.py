@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from core import backups
+from core.home import backups
 from core.config import HearthPaths
 from core.errors import DatabaseError
 from core.storage import orm

@@ -26,7 +26,7 @@ from core.consolidation.dream import DreamCycle
 from core.consolidation.reflection import ReflectionEngine
 from core.errors import InvalidInputError
 from core.learning.events import add_event
-from core.memories import MemorySpec
+from core.knowledge.memories import MemorySpec
 from core.recall import RecallQuery
 from core.storage.orm import AuditEntry, Memory
 

@@ -26,9 +26,9 @@ from core.embedding.chunking import (
     text_windows,
     window_input,
 )
-from core.memories import MemoryService, MemorySpec
-from core.notes import NoteService
-from core.reembed import backfill_embeddings
+from core.knowledge.memories import MemoryService, MemorySpec
+from core.knowledge.notes import NoteService
+from core.embedding.reembed import backfill_embeddings
 from core.storage.orm import ChatSession, Interaction, Memory, Note
 from core.storage.port import IndexedKind, IndexHit, SearchFilters, document_text
 from core.storage.sqlite.adapter import SqliteStorage
@@ -594,7 +594,7 @@ def test_the_window_tables_exist_after_open_and_stay_empty_for_short_rows(
 def test_a_long_fact_value_gets_windows(storage: SqliteStorage, embedder: Any,
                                        tmp_path: Path) -> None:
     from core.config import HearthPaths
-    from core.facts import FactService
+    from core.knowledge.facts import FactService
     from core.forgetting.service import ForgetService
 
     facts = FactService(storage, embedder)

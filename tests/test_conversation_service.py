@@ -33,8 +33,8 @@ from core.conversation.tools import TOOL_SPECS
 from core.errors import InvalidInputError, NotFoundError
 from core.learning.exclusions import ExclusionGate
 from core.llm import ChatChunk, LLMUnavailableError, Message, ToolCall
-from core.notes import NoteService
-from core.reembed import backfill_embeddings
+from core.knowledge.notes import NoteService
+from core.embedding.reembed import backfill_embeddings
 from core.storage.orm import (
     AuditEntry,
     ChatSession,

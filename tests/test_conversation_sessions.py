@@ -16,8 +16,8 @@ from core.app import Hearth
 from core.config import Settings
 from core.conversation import ConversationService, TurnFinished
 from core.errors import InvalidInputError, NotFoundError
-from core.memories import MemorySpec
-from core.reembed import backfill_embeddings
+from core.knowledge.memories import MemorySpec
+from core.embedding.reembed import backfill_embeddings
 from core.storage.orm import AuditEntry, ChatSession, ContextLog, Interaction, Memory, Note
 from core.storage.port import IndexedKind
 from core.views.reply_context import reply_context

@@ -22,7 +22,7 @@ from support.scripted_llm import ScriptedLLM
 from typer.testing import CliRunner
 
 from core.app import Hearth
-from core.backups import list_backups
+from core.home.backups import list_backups
 from core import consolidation
 from core.cli import context, dream_cmd
 from core.consolidation.dream import (
@@ -35,7 +35,7 @@ from core.consolidation.dream import (
 )
 from core.errors import InvalidInputError
 from core.llm.protocol import CancelToken, LLMUnavailableError
-from core.memories import MemorySpec
+from core.knowledge.memories import MemorySpec
 from core.storage.orm import Memory, MemoryEdge, Run
 
 CHILD = Path(__file__).parent / "support" / "dream_child.py"

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from core.facts import CATEGORIES
+from core.knowledge.facts import CATEGORIES
 from core.learning.explicit_facts import (
     MAX_CLAUSE_CHARS,
     MAX_MESSAGE_CHARS,

@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import func, select
 
 from core.errors import InvalidInputError
-from core.facts import FactService
-from core.reembed import INDEXED_MODELS, backfill_embeddings
+from core.knowledge.facts import FactService
+from core.embedding.reembed import INDEXED_MODELS, backfill_embeddings
 from core.storage import orm
 from core.storage.port import IndexedKind, SearchFilters
 from core.storage.sqlite.adapter import SqliteStorage

@@ -7,7 +7,7 @@ from sqlalchemy import func, select
 
 from core.config import HearthPaths
 from core.errors import InvalidInputError, NotFoundError
-from core.facts import CATEGORIES, FactChange, FactService, fact_text, normalise_key
+from core.knowledge.facts import CATEGORIES, FactChange, FactService, fact_text, normalise_key
 from core.forgetting.service import ForgetService
 from core.storage.orm import AuditEntry, UserFact
 from core.storage.port import IndexedKind, SearchFilters

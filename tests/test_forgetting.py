@@ -119,7 +119,7 @@ def plant_everywhere(hearth: Hearth) -> dict[str, Any]:
             Run(kind="processor", error=f"could not parse {VALUE}",
                 stages={"process": {"error": EARLIER}}),
         ])
-    from core.reembed import backfill_embeddings
+    from core.embedding.reembed import backfill_embeddings
 
     backfill_embeddings(hearth.storage, hearth.embedder)
     return {"memory": memory.id, "note": note.id, "exchange": exchange.id}

@@ -13,7 +13,7 @@ from core.config import Settings
 from core.consolidation import link, rem
 from core.consolidation.link import LinkCancelled, nearest_neighbours, run_link
 from core.consolidation.rem import run_rem
-from core.memories import MemoryService, MemorySpec
+from core.knowledge.memories import MemoryService, MemorySpec
 from core.storage.orm import MemoryEdge
 from core.storage.port import IndexedKind
 from core.storage.sqlite.adapter import SqliteStorage

@@ -1,4 +1,4 @@
-"""Claims on unfinished rows and the reconciliation at open (``core.liveness``): a row whose
+"""Claims on unfinished rows and the reconciliation at open (``core.home.liveness``): a row whose
 claim is held (a live process, here another open file of this one) is left alone; one whose
 claim is free or missing is marked interrupted, keeping what it had."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from core.liveness import INTERACTION, RUN, Claims, reconcile
+from core.home.liveness import INTERACTION, RUN, Claims, reconcile
 from core.storage.orm import ChatSession, Interaction, Run
 from core.storage.sqlite.adapter import SqliteStorage
 

@@ -6,7 +6,7 @@ import pytest
 
 from core.config import Settings
 from core.errors import InvalidInputError
-from core.notes import NoteService, summary_title
+from core.knowledge.notes import NoteService, summary_title
 from core.recall import RecallQuery, RecallService
 from core.storage.orm import ChatSession
 from core.storage.port import IndexedKind

@@ -1,4 +1,4 @@
-"""``core.private_files`` below the command line: the rules that tests through the CLI
+"""``core.home.private_files`` below the command line: the rules that tests through the CLI
 cannot reach (a file system that ignores permissions, a crash halfway through a write, a
 link planted where a file goes)."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core.private_files import exposure_warning, secure_home, write_privately
+from core.home.private_files import exposure_warning, secure_home, write_privately
 
 
 def test_a_file_the_file_system_leaves_readable_is_warned_about(tmp_path: Path) -> None:

@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 from core.cli import context, reflection_cmd
 from core.config import Settings
 from core.errors import InvalidInputError, NotFoundError
-from core.intentions import IntentionService
-from core.learnings import LearningService, normalise_rule
-from core.profile import MAX_PROFILE_WORDS, ProfileService, cap_words, sections_present
+from core.knowledge.intentions import IntentionService
+from core.knowledge.learnings import LearningService, normalise_rule
+from core.knowledge.profile import MAX_PROFILE_WORDS, ProfileService, cap_words, sections_present
 from core.storage.orm import AgentLearning, AuditEntry
 
 NOW = datetime(2026, 3, 10, 9, 0, tzinfo=timezone.utc)

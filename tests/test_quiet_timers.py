@@ -24,7 +24,8 @@ from support.scripted_llm import ScriptedLLM
 
 from core.app import Hearth
 from core.learning.pipeline import LearningPipeline
-from core.scheduling import JOBSTORE_TABLE, QUIET_PREFIX, HearthScheduler, QuietTimerJobs
+from core.learning.quiet_timers import QUIET_PREFIX, QuietTimerJobs
+from core.scheduling import JOBSTORE_TABLE, HearthScheduler
 from core.storage.orm import ChatSession, Interaction
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,7 +10,7 @@ import pytest
 
 from core.config import Settings
 from core.errors import InvalidInputError, NotFoundError
-from core.memories import MemoryService, MemorySpec
+from core.knowledge.memories import MemoryService, MemorySpec
 from core.recall import RecallQuery, RecallResult, RecallService
 from core.storage.orm import ChatSession, Memory, Note
 from core.storage.port import IndexedKind, IndexHit
@@ -427,7 +427,7 @@ def test_memory_service_refuses_empty_text_and_duplicates(memories: MemoryServic
 
 def test_add_many_commits_in_batches_and_reports_progress(
         memories: MemoryService, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("core.memories.ADD_BATCH", 2)
+    monkeypatch.setattr("core.knowledge.memories.ADD_BATCH", 2)
     seen: list[tuple[int, int]] = []
     ids = memories.add_many([MemorySpec(f"Memory number {n}.") for n in range(5)],
                             progress=lambda done, total: seen.append((done, total)))

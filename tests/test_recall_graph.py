@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy import insert
 
 from core.config import Settings
-from core.memories import MemoryService
-from core.notes import NoteService
+from core.knowledge.memories import MemoryService
+from core.knowledge.notes import NoteService
 from core.recall import RecallQuery, RecallService
 from core.recall import metadata
 from core.recall.service import IMPORTANCE_BUMP

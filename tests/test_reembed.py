@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import select, update
 
 from core.embedding import EmbeddingCancelled
-from core.reembed import backfill_embeddings, count_needing_embedding
+from core.embedding.reembed import backfill_embeddings, count_needing_embedding
 from core.storage.orm import Interaction, Note
 from core.storage.port import IndexedKind, SearchFilters
 

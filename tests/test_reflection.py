@@ -19,7 +19,7 @@ from core.config import Settings
 from core.consolidation.reflection import ReflectionEngine
 from core.consolidation.reflection_parse import parse_reflection
 from core.llm import CancelToken, LLMCancelled, LLMError
-from core.profile import MAX_PROFILE_WORDS, PROFILE_SECTIONS, word_count
+from core.knowledge.profile import MAX_PROFILE_WORDS, PROFILE_SECTIONS, word_count
 from core.storage.orm import AgentLearning, Interaction, Run
 from support.scripted_llm import ScriptedLLM, failing
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from core.consolidation.processor import SCAFFOLD_MAX_DEPTH, SCAFFOLD_MAX_KEYS, current_scaffold
+from core.consolidation.processor import current_scaffold
+from core.knowledge.scaffold import SCAFFOLD_MAX_DEPTH, SCAFFOLD_MAX_KEYS
 from core.errors import InvalidInputError
-from core.scaffold import current_version, save_scaffold
+from core.knowledge.scaffold import current_version, save_scaffold
 from core.storage.orm import AuditEntry, ScaffoldVersion
 
 

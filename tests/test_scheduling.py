@@ -31,7 +31,7 @@ from core.cli import context
 from core.cli.daemon_cmd import daemon
 from core.config import Settings
 from core.errors import InvalidInputError
-from core.intentions import IntentionService
+from core.knowledge.intentions import IntentionService
 from core.llm import CancelToken
 from core.scheduling import (
     DECAY, DREAM, EVENT_PROCESSOR, INTENTION_FOLLOWUPS, JOBSTORE_TABLE, SCHEDULED_JOBS,

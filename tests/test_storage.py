@@ -14,10 +14,10 @@ import filelock
 import pytest
 from sqlalchemy import inspect, select, text
 
-from core import backups
+from core.home import backups
 from core.config import HearthPaths
 from core.errors import DatabaseError, DatabaseLockedError
-from core.instance_lock import FolderLock
+from core.home.instance_lock import FolderLock
 from core.storage import migrate, orm
 from core.storage.sqlite.adapter import SqliteStorage
 from core.storage.sqlite.engine import dbapi_module, open_engine

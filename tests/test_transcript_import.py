@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 
 from core.embedding import EmbeddingCancelled
 from core.errors import InvalidInputError
-from core.memories import MemoryService
+from core.knowledge.memories import MemoryService
 from core.storage.orm import Base, ChatSession, Interaction, Memory
 from core.storage.port import IndexedKind
 from core.transfer import transcript
@@ -233,7 +233,7 @@ def test_turns_are_embedded_as_their_views_and_reembedding_keeps_them(storage, e
     import numpy as np
     from sqlalchemy import text as sql
 
-    from core.reembed import backfill_embeddings
+    from core.embedding.reembed import backfill_embeddings
 
     import_transcript(TRANSCRIPT, storage, memories)
 

@@ -21,7 +21,7 @@ from core.consolidation.processor import MemoryProcessor, retry_event
 from core.consolidation.runs import RunRecorder
 from core.errors import InvalidInputError, NotFoundError
 from core.learning.events import add_event
-from core.memories import MemorySpec
+from core.knowledge.memories import MemorySpec
 from core.storage.orm import Memory, MemoryEdge
 from core.views import activity, memory_browse, memory_detail, stats
 from core.views.memory_browse import Cursor, MemoryFilter, Validity

@@ -27,7 +27,7 @@ from core.consolidation.dream import DreamCycle  # noqa: E402
 from core.consolidation.processor import MemoryProcessor  # noqa: E402
 from core.conversation import ConversationService  # noqa: E402
 from core.learning.events import add_event  # noqa: E402
-from core.memories import MemorySpec  # noqa: E402
+from core.knowledge.memories import MemorySpec  # noqa: E402
 from core.storage.orm import utcnow  # noqa: E402
 from core.transfer.transcript import import_transcript  # noqa: E402
 

@@ -4,7 +4,7 @@ Every command that lists or reports takes ``--json``. Errors go to stderr as a s
 person can act on, with a non-zero exit, never a traceback (unexpected failures are logged
 to ``<home>/logs/hearth.log`` and summarised). Everything a command writes is readable by
 its user alone, and every command first makes the data folder private
-(``core.private_files``).
+(``core.home.private_files``).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from core.cli.memories_cmd import memories_app
 from core.cli.models_cmd import models_app
 from core.cli.progress import progress_bar
 from core.errors import HearthError, InvalidInputError
-from core.private_files import exposure_warning, restrict_new_files, secure_home
+from core.home.private_files import exposure_warning, restrict_new_files, secure_home
 from core.user_input import read_text_file
 
 app = typer.Typer(
@@ -122,7 +122,7 @@ def _llm_status(settings) -> dict:
 @app.command()
 def doctor(as_json: JsonOption = False) -> None:
     """Check the model, database, sqlite-vec, FTS5 and Ollama; say how to fix each problem."""
-    from core.doctor import run_checks
+    from core.home.doctor import run_checks
 
     checks = run_checks(context.paths(), context.settings())
     if as_json:
@@ -313,7 +313,7 @@ def export(file: Path) -> None:
 @app.command()
 def reembed(as_json: JsonOption = False) -> None:
     """Embed rows that lack an embedding or carry another model's. Safe to interrupt."""
-    from core.reembed import backfill_embeddings
+    from core.embedding.reembed import backfill_embeddings
 
     with opened() as hearth, progress_bar("embedding", enabled=not as_json) as progress:
         counts = backfill_embeddings(hearth.storage, hearth.embedder, progress=progress)
@@ -328,7 +328,7 @@ def reembed(as_json: JsonOption = False) -> None:
 def backup(list_only: Annotated[bool, typer.Option("--list", help="List backups.")] = False,
            as_json: JsonOption = False) -> None:
     """Take an online backup now (older ones beyond the configured number are removed)."""
-    from core.backups import list_backups
+    from core.home.backups import list_backups
 
     if list_only:
         found = list_backups(context.paths())
@@ -349,8 +349,8 @@ def backup(list_only: Annotated[bool, typer.Option("--list", help="List backups.
 @app.command()
 def restore(file: Path) -> None:
     """Replace the database with a backup (Hearth must not be running)."""
-    from core.backups import restore_backup
-    from core.instance_lock import FolderLock
+    from core.home.backups import restore_backup
+    from core.home.instance_lock import FolderLock
 
     paths = context.paths()
     with FolderLock(paths.home, exclusive=True):

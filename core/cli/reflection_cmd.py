@@ -19,10 +19,10 @@ from core.cli.context import opened
 from core.consolidation.dream import dream_lock
 from core.consolidation.reflection import ReflectionEngine
 from core.errors import InvalidInputError
-from core.intentions import IntentionService
-from core.learnings import LearningService
+from core.knowledge.intentions import IntentionService
+from core.knowledge.learnings import LearningService
 from core.llm.selection import build_provider
-from core.profile import ProfileService
+from core.knowledge.profile import ProfileService
 from core.storage.orm import AgentLearning, PendingIntention, utcnow
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]

@@ -66,8 +66,8 @@ from core.llm.protocol import (
     Message,
 )
 from core.llm.structured import CANCELLED, ask_structured
-from core.memories import MemorySpec, validated_memory
-from core.prompts import load_prompt
+from core.knowledge.memories import MemorySpec, validated_memory
+from core.llm.prompts import load_prompt
 from core.storage.orm import Memory, Priority, utcnow
 from core.storage.port import IndexedKind, SearchFilters
 

@@ -31,7 +31,7 @@ from core.consolidation.triage import ask_or_none, check_cancel, report_progress
 from core.learning.grounding import Said
 from core.learning.schemas import FactCategory, plain_text
 from core.llm.protocol import CancelToken, LLMProvider, Message
-from core.prompts import load_prompt
+from core.llm.prompts import load_prompt
 from core.storage.orm import AuditEntry, ChatSession, Interaction, Memory
 
 if TYPE_CHECKING:

@@ -44,7 +44,7 @@ from core.consolidation.reflection import ReflectionEngine
 from core.consolidation.rem import run_rem
 from core.consolidation.runs import CANCELLED, RunRecorder, StageCancelled
 from core.errors import HearthError, InvalidInputError
-from core.instance_lock import FolderLock
+from core.home.instance_lock import FolderLock
 from core.llm.protocol import (
     CancelToken,
     LLMCancelled,

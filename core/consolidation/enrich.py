@@ -19,7 +19,7 @@ from sqlalchemy import String, cast, or_, select
 from core.consolidation.triage import ask_or_none, check_cancel, report_progress
 from core.learning.schemas import plain_text
 from core.llm.protocol import CancelToken, LLMProvider, Message
-from core.prompts import load_prompt
+from core.llm.prompts import load_prompt
 from core.storage.orm import Memory, utcnow
 
 if TYPE_CHECKING:

@@ -38,8 +38,8 @@ from core.consolidation.triage import ask_or_none, check_cancel, report_progress
 from core.embedding.chunking import embed_documents_with_chunks
 from core.learning.schemas import plain_text
 from core.llm.protocol import CancelToken, LLMProvider, Message
-from core.memories import MemorySpec, validated_memory
-from core.prompts import load_prompt
+from core.knowledge.memories import MemorySpec, validated_memory
+from core.llm.prompts import load_prompt
 from core.storage.orm import Memory, MemoryEdge, MemoryTier, Priority, utcnow
 from core.storage.port import IndexedKind
 

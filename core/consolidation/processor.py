@@ -48,7 +48,6 @@ from pydantic import (
     field_validator,
 )
 from sqlalchemy import or_, select
-from sqlalchemy.orm import Session
 
 from core.app import Hearth
 from core.consolidation.dedupe import CandidateMemory, Decision, Deduplicator
@@ -56,11 +55,13 @@ from core.consolidation.runs import RunRecorder
 from core.conversation.tokens import clip
 from core.errors import HearthError, InvalidInputError
 from core.learning.exclusions import ExclusionGate
+from core.knowledge.scaffold import SCAFFOLD_MAX_CHARS, SCAFFOLD_MAX_DEPTH, SCAFFOLD_MAX_KEYS
+from core.knowledge.versions import newest_version
 from core.learning.schemas import MemoryCandidate, plain_text
 from core.llm.protocol import CancelToken, LLMCancelled, LLMOutage, LLMProvider, Message
 from core.llm.repair import nesting_depth, unwrap_stringified
 from core.llm.structured import CANCELLED, ask_structured
-from core.prompts import load_prompt
+from core.llm.prompts import load_prompt
 from core.storage.orm import ContextEvent, ScaffoldVersion, WorkingMemoryVersion, utcnow
 from core.storage.port import StoragePort
 from core.storage.rows import require
@@ -72,9 +73,6 @@ BATCH_SIZE = 20
 that a 4k-context model still sees the whole scaffold and working memory."""
 
 WORKING_MEMORY_MAX_CHARS = 3500   # ~500 words (design 003)
-SCAFFOLD_MAX_KEYS = 40
-SCAFFOLD_MAX_CHARS = 6000         # serialised; keeps the prompt of the next run bounded
-SCAFFOLD_MAX_DEPTH = 4            # {"Family": {"sister": {"city": ...}}}; deeper is babble
 FACTS_MAX = 10
 FACT_MAX_CHARS = 300
 OBSERVATION_CHARS = 600           # one observation as shown to the model
@@ -543,11 +541,6 @@ def _fresh(row: ContextEvent) -> None:
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-
-def newest_version(session: Session, model: type[ScaffoldVersion] | type[WorkingMemoryVersion]
-            ) -> Any:
-    return session.scalars(select(model).order_by(model.id.desc()).limit(1)).first()
 
 
 def _event_candidate(event: _Event, candidate: MemoryCandidate) -> CandidateMemory:

@@ -7,7 +7,7 @@ small models handle the marker format better than one big schema), and applies w
 ``reflection_parse`` could read:
 
 * the profile: accepted only when it looks like one (see ``reflection_parse``), capped at
-  550 words by cutting every section proportionally (``core.profile.cap_words``), saved as a
+  550 words by cutting every section proportionally (``core.knowledge.profile.cap_words``), saved as a
   new version only when it changed; the run returns the unified diff;
 * facts: through ``FactService.remember(source="reflection")`` (unchanged values are
   skipped, changed ones keep their history). **User-stated facts win**: a fact whose current
@@ -39,12 +39,12 @@ from core.consolidation.reflection_parse import ParsedReflection, parse_reflecti
 from core.consolidation.runs import RunRecorder
 from core.conversation.tokens import chars_for, estimate_tokens
 from core.errors import InvalidInputError
-from core.intentions import IntentionService
+from core.knowledge.intentions import IntentionService
 from core.learning.exclusions import ExclusionGate
-from core.learnings import LearningService
+from core.knowledge.learnings import LearningService
 from core.llm import CancelToken, LLMCancelled, LLMError, LLMProvider, Message
-from core.profile import ProfileService, cap_words, unified_diff
-from core.prompts import load_prompt
+from core.knowledge.profile import ProfileService, cap_words, unified_diff
+from core.llm.prompts import load_prompt
 from core.storage.orm import Interaction, utcnow
 
 if TYPE_CHECKING:

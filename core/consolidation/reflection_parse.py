@@ -34,9 +34,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from core.facts import CATEGORIES
+from core.knowledge.facts import CATEGORIES
 from core.llm.repair import RepairFailed, repair_json
-from core.profile import sections_present
+from core.knowledge.profile import sections_present
 
 log = logging.getLogger(__name__)
 

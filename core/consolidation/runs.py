@@ -3,7 +3,7 @@ run, with per-stage counts and timings (shown by `hearth runs` and the Activity 
 
 Each stage's result is committed as soon as the stage ends, so a run that is killed keeps
 the record of what it finished; ``finish`` or ``fail`` closes it. While it runs, the row is
-claimed by this process (``core.liveness``), so the next ``Hearth.open`` after a kill marks
+claimed by this process (``core.home.liveness``), so the next ``Hearth.open`` after a kill marks
 it ``interrupted`` while a live run is left alone.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from core.liveness import RUN, claim_new_row
+from core.home.liveness import RUN, claim_new_row
 from core.llm.protocol import LLMCancelled
 from core.storage.orm import Run, utcnow
 from core.storage.port import StoragePort

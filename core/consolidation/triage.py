@@ -29,7 +29,7 @@ from sqlalchemy import select
 
 from core.llm.protocol import CancelToken, LLMCancelled, LLMProvider, Message
 from core.llm.structured import CANCELLED, ask_structured
-from core.prompts import load_prompt
+from core.llm.prompts import load_prompt
 from core.storage.orm import Memory, MemoryTier, Priority, utcnow
 
 if TYPE_CHECKING:

@@ -38,7 +38,7 @@ from core.consolidation.changelog import (
 from core.consolidation.merge import EDGE_KIND
 from core.consolidation.triage import FORGOTTEN_REASON
 from core.errors import InvalidInputError
-from core.profile import ProfileService
+from core.knowledge.profile import ProfileService
 from core.storage.orm import AuditEntry, Memory, MemoryEdge, MemoryTier, Run, utcnow
 
 if TYPE_CHECKING:

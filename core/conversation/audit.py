@@ -7,7 +7,7 @@ Redaction is by meaning, not by spelling:
   has its value replaced by ``***``. Note that ``key`` alone is *not* such a name: in
   remember_fact and forget_fact it is the fact's name (``home_city``), which the log keeps;
 * a **fact value** is never copied, because forgetting a fact must leave no copy of it
-  (the rule ``core.facts`` follows): remember_fact's ``value`` is logged as its length;
+  (the rule ``core.knowledge.facts`` follows): remember_fact's ``value`` is logged as its length;
 * any **string that looks like a credential**, wherever it appears (a long hex or
   base64-like run, ``sk-``/``ghp_``/``xox?-``/``AKIA`` prefixes, a JWT), is replaced by
   ``***`` inside the text.

@@ -42,7 +42,7 @@ from core.learning.grounding import Said
 from core.learning.schemas import MemoryCandidate, plain_text
 from core.llm import CancelToken, LLMProvider, Message
 from core.llm.structured import ask_structured
-from core.prompts import load_prompt
+from core.llm.prompts import load_prompt
 from core.storage.orm import ChatSession, ContextEvent, Interaction
 from core.storage.port import StoragePort
 

@@ -16,7 +16,7 @@ filled in this priority order, each item only if it still fits:
 2. ``notes``: the user's notes (other than session summaries);
 3. ``summaries``: session summaries (notes titled ``Summary: <topic>``), for continuity;
 4. ``replies``: the assistant's own lines of an imported conversation
-   (``core.memories.said_by_assistant``). They stay searchable (what did the assistant
+   (``core.knowledge.memories.said_by_assistant``). They stay searchable (what did the assistant
    suggest?) but are framed as what was replied, never as information about the user: a
    model told "treat this as information about the user" would take the assistant's
    "Four miles is great progress" for something the user said about themselves.
@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.conversation.tokens import clip, estimate_tokens
-from core.memories import said_by_assistant
-from core.notes import SUMMARY_PREFIX
+from core.knowledge.memories import said_by_assistant
+from core.knowledge.notes import SUMMARY_PREFIX
 from core.recall import RecallService
 from core.recall.service import RecallQuery, RecallResult
 from core.storage.port import IndexedKind

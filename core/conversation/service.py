@@ -31,7 +31,7 @@ told again only when the message was edited: learning reads the user's words (th
 only context), so a regenerated reply must not make Hearth learn the same message twice. The listener and the access marking cannot break a turn. Exclusions are
 read from ``hearth.settings`` at every turn, so a term added while Hearth runs applies at
 once. One turn per session at a time. While the reply is produced the exchange is claimed
-by this process (``core.liveness``): if the process is killed, the next ``Hearth.open``
+by this process (``core.home.liveness``): if the process is killed, the next ``Hearth.open``
 marks it ``interrupted``, while a turn still streaming in a live process is left alone.
 """
 
@@ -72,9 +72,9 @@ from core.errors import HearthError, InvalidInputError
 from core.forgetting.service import Forgotten
 from core.learning.consent import learns_from
 from core.learning.exclusions import ExclusionGate
-from core.liveness import INTERACTION, Claim, claim_new_row
+from core.home.liveness import INTERACTION, Claim, claim_new_row
 from core.llm import CancelToken, LLMCancelled, LLMProvider, Message, ToolCall
-from core.notes import SUMMARY_PREFIX
+from core.knowledge.notes import SUMMARY_PREFIX
 from core.storage.orm import (
     AuditEntry,
     ChatSession,

@@ -4,7 +4,7 @@ It must be **byte-identical from request to request while memory is unchanged**,
 providers can keep it in their prompt cache (Ollama and llama.cpp reuse the evaluated prefix
 of a prompt). So nothing here depends on the time, the user's message or the retrieval:
 those go into the user turn. Facts, the profile and active learnings are read in a fixed
-order (categories in ``core.facts.CATEGORIES`` order, keys alphabetical, learnings by id).
+order (categories in ``core.knowledge.facts.CATEGORIES`` order, keys alphabetical, learnings by id).
 
 Sections, in 000's information-priority order:
 
@@ -37,8 +37,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core.conversation.tokens import chars_for, estimate_tokens
-from core.facts import CATEGORIES
-from core.prompts import load_prompt
+from core.knowledge.facts import CATEGORIES
+from core.llm.prompts import load_prompt
 from core.storage.orm import (
     AgentLearning,
     ProfileVersion,

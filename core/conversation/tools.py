@@ -41,7 +41,7 @@ from core.app import Hearth
 from core.conversation.audit import record_tool_call
 from core.conversation.tokens import clip
 from core.errors import HearthError, InvalidInputError
-from core.facts import CATEGORIES, normalise_key
+from core.knowledge.facts import CATEGORIES, normalise_key
 from core.forgetting import wording
 from core.forgetting.matching import PLACEHOLDER
 from core.forgetting.service import Forgotten

@@ -1,6 +1,6 @@
 """Backups taken before a forget: which still hold the value, and rewriting them without it.
 
-Copies of the database in the data folder are the backups (``core.backups``) and the
+Copies of the database in the data folder are the backups (``core.home.backups``) and the
 databases a restore moved aside (``hearth.db.before-restore-*``).
 
 A copy holds a forgotten value when its bytes contain it (which also catches freed pages and
@@ -34,7 +34,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import NullPool
 
-from core.backups import list_backups, verify_backup
+from core.home.backups import list_backups, verify_backup
 from core.config import HearthPaths
 from core.errors import HearthError
 from core.forgetting.database import erase_fact, fact_exists, fact_values, find, redactor_for

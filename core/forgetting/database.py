@@ -32,10 +32,10 @@ from sqlalchemy.orm import Session
 from core.embedding import Embedder
 from core.embedding.chunking import EmbeddedDocuments, embed_documents_with_chunks
 from core.errors import InvalidInputError
-from core.facts import normalise_key
+from core.knowledge.facts import normalise_key
 from core.forgetting.matching import ValueMatcher, is_distinctive
 from core.forgetting.places import PLACES, Place
-from core.reembed import backfill_embeddings
+from core.embedding.reembed import backfill_embeddings
 from core.storage.orm import (
     AuditEntry,
     Base,

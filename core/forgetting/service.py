@@ -39,7 +39,7 @@ from pathlib import Path
 from core.config import HearthPaths
 from core.embedding import Embedder
 from core.errors import DatabaseLockedError, NotFoundError
-from core.facts import normalise_key
+from core.knowledge.facts import normalise_key
 from core.forgetting import backups
 from core.forgetting.database import erase_fact, fact_values, find_elsewhere, redactor_for
 from core.forgetting.files import file_holds, files_holding, mask_in_logs

@@ -67,7 +67,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from core.facts import normalise_key
+from core.knowledge.facts import normalise_key
 from core.learning import vocabulary as vocab
 
 MAX_VALUE_CHARS = 80
@@ -81,7 +81,7 @@ material): together with ``MAX_CLAUSE_CHARS`` this bounds the work per message."
 @dataclass(frozen=True)
 class ExplicitFact:
     """A fact the user stated, found by ``rule``; ``category`` is one of
-    ``core.facts.CATEGORIES``. ``rule`` is prefixed ``remember_that:`` when the user asked
+    ``core.knowledge.facts.CATEGORIES``. ``rule`` is prefixed ``remember_that:`` when the user asked
     for it to be remembered (a plain ``remember_that`` is a statement kept as written)."""
 
     key: str

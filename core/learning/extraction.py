@@ -17,13 +17,13 @@ import logging
 from dataclasses import dataclass
 
 from core.errors import InvalidInputError
-from core.facts import normalise_key
+from core.knowledge.facts import normalise_key
 from core.learning.explicit_facts import extract_explicit_facts
 from core.learning.grounding import Said, is_grounded
 from core.learning.schemas import FACT_EXTRACTION_MAX_TOKENS, FactExtraction
 from core.llm import CancelToken, LLMCancelled, LLMProvider, Message
 from core.llm.structured import CANCELLED, ask_structured
-from core.prompts import load_prompt
+from core.llm.prompts import load_prompt
 
 __all__ = ["FactCandidate", "extract_model_facts", "is_grounded", "merge", "model_facts",
            "rule_facts"]

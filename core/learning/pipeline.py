@@ -25,7 +25,7 @@ Quitting does not wait for learning (``stop``): the model call under way is canc
 what is queued is left where it is durable. An exchange is ``learning_due`` in the database
 from the moment it is saved until its learning is done, so the next start (``resume``)
 learns what is still due, in order, and closes the chats left open past their quiet time.
-While a process has an exchange queued it holds a claim on it (``core.liveness``), so
+While a process has an exchange queued it holds a claim on it (``core.home.liveness``), so
 another Hearth opening the folder meanwhile leaves it to that process.
 
 The timers are APScheduler date jobs behind the small ``QuietTimers`` interface. Alone (the
@@ -43,8 +43,8 @@ import queue
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
-from typing import Literal, Protocol
+from datetime import timedelta
+from typing import Literal
 
 from sqlalchemy import select, update
 
@@ -54,10 +54,11 @@ from core.learning.consent import learns_from
 from core.learning.events import add_event
 from core.learning.exclusions import ExclusionGate
 from core.learning.extraction import FactCandidate, extract_model_facts, merge, rule_facts
+from core.learning.quiet_timers import QuietTimerJobs, QuietTimers
 from core.learning.session_digest import MIN_EXCHANGES, digest_session, users_own_candidates
-from core.liveness import LEARNING, Claim, Claims
+from core.home.liveness import LEARNING, Claim, Claims
 from core.llm import CancelToken, LLMCancelled, LLMProvider
-from core.reembed import backfill_embeddings
+from core.embedding.reembed import backfill_embeddings
 from core.storage.orm import ChatSession, Interaction, utcnow
 from core.storage.port import IndexedKind
 
@@ -69,23 +70,6 @@ ProviderSource = Callable[[], LLMProvider]
 LearnedListener = Callable[[int], None]
 """Told, on the learning thread, the id of an exchange whose learning just added or
 changed facts (``core.learning.notes`` reads what)."""
-
-
-class QuietTimers(Protocol):
-    """One pending "this session has been quiet long enough" per session id; when one
-    expires, whoever created the timers is told (``LearningPipeline.quiet_time_over``)."""
-
-    def restart(self, session_id: str, delay: timedelta) -> None:
-        """Arm (or re-arm) the session's timer to expire ``delay`` from now."""
-
-    def cancel(self, session_id: str) -> None:
-        """Disarm the session's timer; nothing happens when it has none."""
-
-    def pending(self) -> dict[str, datetime]:
-        """The sessions with an armed timer and when each expires."""
-
-    def close(self) -> None:
-        """Release what the timers run on (a private scheduler); shared ones stay."""
 
 
 @dataclass(frozen=True)
@@ -129,8 +113,6 @@ class LearningPipeline:
         self._claims = Claims.beside(hearth.storage)
         self._last_fact_key: dict[str | None, str] = {}
         self._listeners: list[LearnedListener] = []
-        from core.scheduling import QuietTimerJobs  # core.scheduling builds on this module
-
         self._timers: QuietTimers = QuietTimerJobs.in_memory(self.quiet_time_over)
         self._worker = threading.Thread(target=self._run, name="hearth-learning", daemon=True)
         self._worker.start()

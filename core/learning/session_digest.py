@@ -19,7 +19,7 @@ from core.learning.grounding import Said
 from core.learning.schemas import SESSION_DIGEST_MAX_TOKENS, MemoryCandidate, SessionDigest
 from core.llm import CancelToken, LLMCancelled, LLMProvider, Message
 from core.llm.structured import CANCELLED, ask_structured
-from core.prompts import load_prompt
+from core.llm.prompts import load_prompt
 from core.storage.orm import Interaction
 
 log = logging.getLogger(__name__)

@@ -25,7 +25,7 @@ from datetime import datetime, time, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from core.notes import SUMMARY_PREFIX
+from core.knowledge.notes import SUMMARY_PREFIX
 from core.storage.orm import Memory, Note
 from core.storage.port import IndexedKind, SearchFilters, SearchIndex
 

@@ -51,8 +51,8 @@ from typing_extensions import NotRequired, TypedDict
 
 from core.embedding import CancelCheck, Embedder, ProgressCallback
 from core.errors import InvalidInputError, translated_os_errors
-from core.private_files import write_privately
-from core.reembed import backfill_embeddings
+from core.home.private_files import write_privately
+from core.embedding.reembed import backfill_embeddings
 from core.storage.orm import Base, UTCDateTime, utcnow
 from core.storage.migrate import head_revision
 from core.storage.pacing import FIRST_SIZE, WritePacer
@@ -104,7 +104,7 @@ def _to_json(value: Any) -> Any:
 
 def _write_json_atomically(path: Path, document: Any) -> None:
     """A crash leaves the old file or the new one, never half; the file is the user's alone
-    (``core.private_files.write_privately``). A full disk or a read-only place is a
+    (``core.home.private_files.write_privately``). A full disk or a read-only place is a
     sentence, and leaves no partial file behind."""
     with translated_os_errors(path):
         write_privately(path, lambda handle: json.dump(document, handle, ensure_ascii=False,

@@ -36,7 +36,7 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from core.embedding import CancelCheck, ProgressCallback
-from core.memories import MemoryService, MemorySpec
+from core.knowledge.memories import MemoryService, MemorySpec
 from core.storage.orm import ChatSession, Interaction, Memory
 from core.storage.pacing import WritePacer
 from core.storage.port import IMPORTED_SOURCE, StoragePort, batched

@@ -26,10 +26,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.backups import BackupInfo
+from core.home.backups import BackupInfo
 from core.config import Settings, resolve_home
 from core.embedding import EmbeddingCancelled
-from core.private_files import exposure_warning
+from core.home.private_files import exposure_warning
 from core.transfer.export import import_export
 from desktop.context import AppContext
 from desktop.dialogs.owned_tasks import OwnedTasks
@@ -209,7 +209,7 @@ class DataSection(SettingsSection):
 
     def export_to(self, path: Path) -> Task:
         """Export to ``path``; the sentence after it warns when other users of the computer
-        could read or replace the file there (``core.private_files.exposure_warning``)."""
+        could read or replace the file there (``core.home.private_files.exposure_warning``)."""
         hearth = self.ctx.hearth
 
         def job(_task: Task) -> str:

@@ -5,7 +5,7 @@ A folder is checked by loading it with ``OnnxEmbedder.check`` in a worker (the f
 be there *and* give sound vectors), before it can be saved. The running Hearth keeps the
 model it opened with, because every vector in the database must come from the same model
 as the queries compared with them; a new folder is used from the next start. Vectors from
-another model (or none, after an import) are then rebuilt here with ``core.reembed`` in
+another model (or none, after an import) are then rebuilt here with ``core.embedding.reembed`` in
 the background, with progress and Stop (finished batches are kept, so it resumes).
 """
 
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from core.config import Settings
 from core.embedding import EmbeddingCancelled, OnnxEmbedder
-from core.reembed import backfill_embeddings, count_needing_embedding
+from core.embedding.reembed import backfill_embeddings, count_needing_embedding
 from core.storage.port import IndexedKind
 from desktop.context import AppContext
 from desktop.dialogs.owned_tasks import OwnedTasks

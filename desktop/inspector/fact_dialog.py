@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.errors import InvalidInputError
-from core.facts import CATEGORIES, normalise_key
+from core.knowledge.facts import CATEGORIES, normalise_key
 
 
 class FactDialog(QDialog):

@@ -19,7 +19,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from core.facts import CATEGORIES, FactChange
+from core.knowledge.facts import CATEGORIES, FactChange
 from core.forgetting import wording
 from core.forgetting.service import Forgotten, ForgetPreview
 from core.storage.orm import FactHistory, UserFact

@@ -22,7 +22,7 @@ from desktop.inspector.table_page import TablePage
 from desktop.words import spaced
 
 STATUS_WORDS = {"active": "in use", "candidate": "not in use yet"}
-"""A learning's status as the view says it (``core.learnings`` stores the left side)."""
+"""A learning's status as the view says it (``core.knowledge.learnings`` stores the left side)."""
 
 
 def status_text(status: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
-from core.memories import said_by_assistant
+from core.knowledge.memories import said_by_assistant
 from core.storage.orm import MemoryTier
 from core.views.memory_browse import MemoryRow, Validity
 from core.views.memory_detail import ChainLink, Edge, MemoryDetail, MemoryRef

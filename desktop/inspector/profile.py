@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.profile import MAX_PROFILE_WORDS, ProfileService, ProfileVersionInfo, word_count
+from core.knowledge.profile import MAX_PROFILE_WORDS, ProfileService, ProfileVersionInfo, word_count
 from core.storage.orm import ProfileVersion
 from desktop.context import AppContext
 from desktop.icons import icon

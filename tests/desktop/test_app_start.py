@@ -1,6 +1,6 @@
 """Starting the window (``desktop.app.main``) and its child processes: a data folder that
 cannot be opened is a message box, not a crash, and what the child writes is as private
-as what the window writes (``core.private_files``)."""
+as what the window writes (``core.home.private_files``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from core.backups import list_backups
+from core.home.backups import list_backups
 from desktop import app as desktop_app
 from desktop.isolated import run_in_child
 from desktop.runs import DREAM

@@ -13,9 +13,9 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QComboBox, QDialog, QLineEdit
 
 from core.conversation.system_prompt import build_system_prompt, read_snapshot
-from core.learnings import LearningService
+from core.knowledge.learnings import LearningService
 from core.recall import RecallQuery
-from core.scaffold import current_version, save_scaffold
+from core.knowledge.scaffold import current_version, save_scaffold
 from core.storage.port import IndexedKind
 from desktop.context import AppContext
 from desktop.inspector import confirm

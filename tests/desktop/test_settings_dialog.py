@@ -17,9 +17,9 @@ from pydantic_core import ValidationError
 from PySide6.QtCore import QSettings, QStandardPaths, Qt, QTime
 
 from core.app import Hearth
-from core.backups import list_backups
+from core.home.backups import list_backups
 from core.config import DEFAULT_EMBEDDING_MODEL_DIR, Settings
-from core.reembed import count_needing_embedding
+from core.embedding.reembed import count_needing_embedding
 from core.storage.orm import Memory
 from core.storage.port import IndexedKind
 from desktop.context import AppContext

@@ -14,7 +14,7 @@ import pytest
 from support.freezes import FROZEN_MS
 from support.qt_waits import wait_for_task, wait_idle
 
-from core.memories import MemorySpec
+from core.knowledge.memories import MemorySpec
 from core.scheduling import INTENTION_FOLLOWUPS
 from core.storage.orm import Interaction, Run, utcnow
 from core.errors import HearthError

@@ -7,7 +7,8 @@ correction is one more version (source ``"user"``), so the processor's next run 
 it and the user's change can be seen, and undone, in the history.
 
 A user's scaffold goes into the same prompts as the processor's, so it obeys the same bounds
-(keys, nesting depth, serialised size) the processor enforces on the model's answer.
+(keys, nesting depth, serialised size) the processor enforces on the model's answer; the
+bounds live here, with the scaffold, and the processor reads them.
 """
 
 from __future__ import annotations
@@ -15,17 +16,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from core.consolidation.processor import (
-    SCAFFOLD_MAX_CHARS,
-    SCAFFOLD_MAX_DEPTH,
-    SCAFFOLD_MAX_KEYS,
-    newest_version,
-)
 from core.errors import InvalidInputError
+from core.knowledge.versions import append_version, checked_source, newest_version
 from core.llm.repair import nesting_depth
 from core.storage.orm import ScaffoldVersion
 from core.storage.port import StoragePort
-from core.versions import append_version, checked_source
+
+SCAFFOLD_MAX_KEYS = 40
+SCAFFOLD_MAX_CHARS = 6000         # serialised; keeps the prompt of the next run bounded
+SCAFFOLD_MAX_DEPTH = 4            # {"Family": {"sister": {"city": ...}}}; deeper is babble
 
 def check_scaffold(data: Any) -> dict[str, Any]:
     """``data`` if it can be stored as a scaffold, else an error that says which bound failed.

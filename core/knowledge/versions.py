@@ -6,8 +6,9 @@ not grow the history), and an audit entry naming the new and the previous versio
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core.errors import InvalidInputError
@@ -52,3 +53,8 @@ def append_version(storage: StoragePort, newest: Callable[[Session], Version | N
         session.flush()
         session.expunge(version)
     return version
+
+
+def newest_version(session: Session, model: type[Any]) -> Any:
+    """The current version of a versioned tier (its newest row), or None before the first."""
+    return session.scalars(select(model).order_by(model.id.desc()).limit(1)).first()

@@ -30,7 +30,7 @@ from typing import Any
 
 from core.config import HearthPaths
 from core.errors import DatabaseError, HearthError, InvalidInputError, translated_os_errors
-from core.instance_lock import FolderLock
+from core.home.instance_lock import FolderLock
 from core.storage.port import StoragePort
 from core.storage.sqlite.engine import (
     SQLITE_HEADER,

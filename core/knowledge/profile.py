@@ -25,7 +25,7 @@ from core.errors import InvalidInputError
 from core.storage.orm import ProfileVersion
 from core.storage.port import StoragePort
 from core.storage.rows import require
-from core.versions import append_version, checked_source
+from core.knowledge.versions import append_version, checked_source
 
 PROFILE_SECTIONS: tuple[str, ...] = ("Personal", "Goals & Values", "Communication Style",
                                      "Patterns & Rhythms", "Preferences", "Notes")
