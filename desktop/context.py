@@ -39,6 +39,7 @@ under the 2 seconds a person waits for a window to go away."""
 class Hub(QObject):
     """Change notices between views (all emitted on the UI thread)."""
 
+    changed = Signal(object)          # a ``core.operations.changes.Changes``: what moved
     memory_changed = Signal()        # facts, memories, profile, learnings or intentions moved
     conversations_changed = Signal()  # a chat was added, renamed, deleted or got a turn
     settings_changed = Signal()
