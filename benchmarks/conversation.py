@@ -3,8 +3,8 @@
 Turn assembly is everything Hearth does before the model sees a request: read facts,
 profile and learnings, build the system prompt, embed the query, recall memories and
 notes, fit them into the context budget, select the history. It is measured with 1,000
-facts, 10k memories and a 20-exchange conversation, query embedding included (design
-budget: 50 ms for injection plus 300 ms for retrieval; Hearth's target: p95 ≤ 30 ms).
+facts, 10k memories and a 20-exchange conversation, query embedding included (Hearth's
+target: p95 ≤ 30 ms for injection and retrieval together).
 
 Extraction latency is what the background learning costs per exchange with the embedded
 model (the reply never waits for it).

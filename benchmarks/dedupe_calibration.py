@@ -1,7 +1,7 @@
 """Calibrate the two dedupe thresholds on labelled memory pairs, with the real embedder.
 
 bge-small cosine scores run high (unrelated memory sentences about one user score
-0.4-0.6), so the design documents' thresholds (0.8 in 001, 0.88 in 004) cannot be taken on
+0.4-0.6), so round thresholds such as 0.8 or 0.88 cannot be taken on
 trust. ``tests/data/dedupe_pairs.jsonl`` holds hand-written pairs in five labels:
 
 * ``duplicate``: the same thing said again (rewording, a dropped article);

@@ -25,7 +25,7 @@ plus its arguments, so a job cannot carry the open ``Hearth`` or the provider fa
 job calls ``run_registered(home, job_id, trigger)``, which finds the running
 ``HearthScheduler`` registered for that data folder in this process and runs the job with
 its objects. One scheduler per data folder: the registry refuses a second one in this
-process, and a lock file (``<home>/scheduler/hearth.lock``, an ``flock`` that vanishes
+process, and a lock file (``<home>/scheduler.lock``, an ``flock`` that vanishes
 with the process) refuses a second process (the tray app and ``hearth daemon`` at once),
 because two APScheduler 3 schedulers on one job store would both run every job.
 

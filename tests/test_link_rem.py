@@ -71,7 +71,7 @@ def test_the_thresholds_separate_labelled_pairs(embedder: Any) -> None:
     assert max(unrelated.max(), associable.max()) < CALIBRATED_LINK_FLOOR - 0.05
     assert associable.min() >= low and associable.max() < high <= CALIBRATED_LINK_FLOOR
     assert unrelated.max() < low
-    # the design's 0.55 would link associable-but-distinct pairs: why the floor moved
+    # a floor of 0.55 would link associable-but-distinct pairs: why the floor is higher
     assert associable.max() > 0.55
 
 

@@ -1,4 +1,4 @@
-"""The memory processor (003): pending events → scaffold, working memory and deduplicated
+"""The memory processor: pending events → scaffold, working memory and deduplicated
 memories in one transaction; failures leave events unprocessed with attempts and errors.
 
 The model is scripted (pipeline logic); storage, embeddings and the deduplicator are real.

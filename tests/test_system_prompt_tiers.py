@@ -1,4 +1,4 @@
-"""Working memory and the scaffold (003) reach every turn's system prompt, stably."""
+"""Working memory and the scaffold reach every turn's system prompt, stably."""
 
 from __future__ import annotations
 

@@ -9,8 +9,8 @@ previous value:
   the knowledge is, whether or not it is used; the merge stage picks stale memories by it
   and folds them into archival summaries *before* they fade further.
 * ``strength = 0.95 ** (days / (0.5 + importance))``, ``days`` since ``last_accessed_at``,
-  else ``learned_at`` (when Hearth stored it), else ``created_at``: the design's Ebbinghaus
-  ``strength *= 0.95^days``, written as a pure function. The design's in-place form decays
+  else ``learned_at`` (when Hearth stored it), else ``created_at``: the Ebbinghaus curve
+  ``strength *= 0.95^days``, written as a pure function. The in-place form decays
   again on every run (twice in a day is twice the decay) and cannot be rerun after a crash;
   this form is idempotent. Recall resets ``last_accessed_at`` (strength back to 1) and raises
   ``importance``, which stretches time: at the default importance 0.5 it is exactly
@@ -18,7 +18,7 @@ previous value:
 
 Strength only weighs a memory in ranking (``core.recall.fusion.strength_factor``): a
 faded memory sinks below equally relevant ones in use, and is still found when it is the
-answer. The design this comes from invalidated memories below a strength floor; measured on
+answer. Hearth's first decay stage invalidated memories below a strength floor; measured on
 imported conversations that wiped every memory untouched for ~59 days from recall (turn
 recall@10 0.65 → 0.00 after one dream), so Hearth never invalidates for age:
 ``is_valid = false`` is for contradiction, the user's own action and triaged noise only.

@@ -1,4 +1,4 @@
-"""Two-phase deduplication (001, 004): every memory candidate is compared with what is
+"""Two-phase deduplication: every memory candidate is compared with what is
 already known before it is written, so memory grows by new knowledge, not by repetition.
 
 Phase 1 is arithmetic. Each candidate is embedded (one batch for all candidates) and its
@@ -19,7 +19,7 @@ bge-small model (``benchmarks/dedupe_calibration.py``; numbers in docs/consolida
 Namespace scope. A candidate is compared with memories in its own namespace, below it and
 above it on its own path: ``user/health`` meets ``user/health``, ``user/health/allergies``
 and ``user``, but not the sibling ``user/work``. Related namespaces hold the same kinds of
-knowledge at different precision; siblings are separate areas (001: no cross-project
+knowledge at different precision; siblings are separate areas (no cross-project
 contamination).
 
 Candidates in one batch are deduplicated against each other too, in order: an earlier

@@ -1,4 +1,4 @@
-"""The dream cycle (design 004): every consolidation stage, in order, while the user is away.
+"""The dream cycle: every consolidation stage, in order, while the user is away.
 
 A run takes an exclusive lock, backs the database up, then runs the stages in ``STAGES``
 order, recording each one (counts, seconds, status) in one ``runs`` row of kind ``dream``.

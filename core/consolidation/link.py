@@ -8,7 +8,7 @@ The floor, calibrated on labelled pairs (``tests/test_link_rem.py``)
 --------------------------------------------------------------------
 bge-small document-to-document cosines run high: paraphrases and same-topic pairs scored
 0.79-0.92, unrelated pairs 0.32-0.50, and "distant but associable" pairs (knee physio /
-trail running, a report deadline / sleeping badly) 0.52-0.58. The design's 0.55 would link
+trail running, a report deadline / sleeping badly) 0.52-0.58. A floor of 0.55 would link
 that last group, which is REM's job (``core.consolidation.rem``), so the calibrated floor
 is **0.70**: a clear margin on both sides.
 

@@ -1,4 +1,4 @@
-"""The memory processor (design 003): unprocessed context events become working memory,
+"""The memory processor: unprocessed context events become working memory,
 scaffold and deduplicated long-term memories.
 
 Observations arrive on the event bus (``core.learning.events.add_event``) from the
@@ -72,7 +72,7 @@ BATCH_SIZE = 20
 """Events per model call: enough to consolidate a conversation's worth at once, few enough
 that a 4k-context model still sees the whole scaffold and working memory."""
 
-WORKING_MEMORY_MAX_CHARS = 3500   # ~500 words (design 003)
+WORKING_MEMORY_MAX_CHARS = 3500   # ~500 words: it is in every turn's system prompt
 FACTS_MAX = 10
 FACT_MAX_CHARS = 300
 OBSERVATION_CHARS = 600           # one observation as shown to the model

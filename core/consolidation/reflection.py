@@ -1,4 +1,4 @@
-"""The Reflection Engine (design 000): a day of conversations becomes durable knowledge.
+"""The Reflection Engine: a day of conversations becomes durable knowledge.
 
 One run reads the interactions of the last ``settings.reflection_lookback_hours`` with the
 current profile, facts, open intentions and learnings, makes **one** plain chat call (a

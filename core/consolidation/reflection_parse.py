@@ -1,4 +1,4 @@
-"""Reading a reflection's answer: the four-marker format of design 000, defensively.
+"""Reading a reflection's answer: the four-marker format below, defensively.
 
 The model is asked for::
 
@@ -17,7 +17,7 @@ items, output cut off by ``max_tokens``. The rules, in order:
 * the JSON sections are repaired by ``core.llm.repair.repair_json(expect="array")`` and each
   item is validated on its own: a bad item is dropped and counted, the others are kept; a
   section that holds no JSON at all yields nothing and a warning;
-* **no markers at all**: the whole output is taken as the profile (design 000's fallback,
+* **no markers at all**: the whole output is taken as the profile (a fallback,
   with a warning), and no structured data is extracted;
 * a profile (from either path) is only accepted when it *looks like one*: at least
   ``MIN_PROFILE_SECTIONS`` of the six section headings. Otherwise ``profile`` is ``None``

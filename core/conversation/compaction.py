@@ -1,4 +1,4 @@
-"""Compaction (001): fold the oldest part of a long conversation into a running summary.
+"""Compaction: fold the oldest part of a long conversation into a running summary.
 
 When the conversation as it would be sent (system prompt, summary, every exchange not yet
 compacted, the new user turn) passes ``settings.compaction_threshold`` (80%) of the model's

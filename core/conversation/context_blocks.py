@@ -1,4 +1,4 @@
-"""Retrieved context for the user turn: memories, notes and session summaries (000, 004).
+"""Retrieved context for the user turn: memories, notes and session summaries.
 
 What recall finds for the user's message is put **into the user turn**, never the system
 prompt (which must stay identical between requests), as XML blocks the model can tell

@@ -1,4 +1,4 @@
-"""Short-term history: the earlier exchanges of this conversation that the model sees (000).
+"""Short-term history: the earlier exchanges of this conversation that the model sees.
 
 **Whose history.** The exchanges of the current chat session only: a new chat starts
 clean, and earlier chats reach the model through recall (summaries, memories) and the
@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 RECENT_COUNT = 3
 RELEVANT_COUNT = 3
 SEMANTIC_THRESHOLD = 0.6
-"""Cosine similarity an older exchange needs to be brought back (000's default)."""
+"""Cosine similarity an older exchange needs to be brought back."""
 MAX_LOADED_TURNS = 200
 """Newest exchanges read per turn; more never fit any budget Hearth uses."""
 COMPACTION_MARKER = "[Context compacted] Summary of the earlier conversation:"

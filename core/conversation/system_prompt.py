@@ -6,7 +6,7 @@ of a prompt). So nothing here depends on the time, the user's message or the ret
 those go into the user turn. Facts, the profile and active learnings are read in a fixed
 order (categories in ``core.knowledge.facts.CATEGORIES`` order, keys alphabetical, learnings by id).
 
-Sections, in 000's information-priority order:
+Sections, in order:
 
 1. identity (``resources/prompts/identity.md``);
 2. memory instructions, with the order in which to look things up
@@ -15,7 +15,7 @@ Sections, in 000's information-priority order:
    ``- key: value`` so the model can name the key in remember_fact / forget_fact;
 4. ``## Your memory of this user (narrative)``: the newest profile, capped at
    ``settings.profile_char_cap`` characters followed by a truncation notice;
-5. the working memory and the schema-free scaffold the event processor maintains (003),
+5. the working memory and the schema-free scaffold the event processor maintains,
    the scaffold as JSON with sorted keys so it renders identically while unchanged;
 6. ``## What I have learned about working with you``: active learnings.
 

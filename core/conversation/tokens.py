@@ -3,7 +3,7 @@
 Hearth talks to several models with different tokenizers (Ollama's, llama.cpp's), and none
 of them is available before a request is sent. Budgets only need to be predictable, not
 exact, so the whole conversation layer estimates **~4 characters per token** (the rule of
-thumb for English with BPE tokenizers, and the one design 000 uses). Every budget (history,
+thumb for English with BPE tokenizers). Every budget (history,
 retrieved context, system prompt, compaction, user input) goes through ``estimate_tokens``
 so that their sums are comparable. Languages with denser scripts use more tokens per
 character; the compaction threshold (80% of the window) and the reply reserve absorb that.

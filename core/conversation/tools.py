@@ -18,7 +18,7 @@ category)
 
 A tool never raises into the turn: bad arguments, unknown tools, refused writes and
 failures all become a result starting with ``error:`` that the model reads and can
-recover from. Writes pass the exclusion gate first (004): a fact or observation that
+recover from. Writes pass the exclusion gate first: a fact or observation that
 matches the user's exclusions is not stored, and the model is told so. They must also be
 the user's own words (``core.learning.grounding``): a fact's value must be in what the user
 wrote in this session, and neither a fact's key nor an observation may rest on words only

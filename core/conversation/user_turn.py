@@ -1,7 +1,7 @@
 """The user turn as the model sees it: local time, retrieved context, then the message.
 
 The time is here and not in the system prompt because it changes on every request, and a
-changing system prompt defeats the provider's prompt cache (000). It reads
+changing system prompt defeats the provider's prompt cache. It reads
 ``[Friday, April 24, 2026 — 09:15 AM Europe/Paris]``: English names (not the process
 locale's, which a desktop toolkit may change) and the IANA zone name when the system
 has one (``tzlocal``), else the zone's abbreviation.

@@ -1,6 +1,6 @@
 """Pending intentions: soft commitments the user made ("I should call the dentist").
 
-The reflection finds them and gives each a ``follow_up_at`` (design 000); when that time
+The reflection finds them and gives each a ``follow_up_at`` some days ahead; when that time
 has come the intention is *due*, and Hearth may bring it up. Bringing things up is rationed:
 ``follow_ups`` hands out at most ``settings.intention_followups_per_day`` due intentions per
 local day, each at most once a day, and stamps ``last_followed_up_at`` so a restart does

@@ -1,4 +1,4 @@
-"""Agent learnings: behavioural rules about working with this user (design 000).
+"""Agent learnings: behavioural rules about working with this user, found by reflection.
 
 A reflection proposes rules such as "always confirm before deleting any item". One sighting
 is not a pattern, so a new rule is a *candidate*; seen again in a **later** reflection run it

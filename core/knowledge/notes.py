@@ -21,7 +21,7 @@ MAX_TITLE = 200
 
 
 def summary_title(topic: str) -> str:
-    """``Summary: <topic>``, the title every session summary carries (000)."""
+    """``Summary: <topic>``, the title every session summary carries."""
     cleaned = " ".join(topic.split())[:MAX_TITLE - len(SUMMARY_PREFIX)]
     if not cleaned:
         raise InvalidInputError("A session summary needs a topic.", "Give it a short topic.")

@@ -1,6 +1,6 @@
 """The narrative profile: versions that are never deleted, diffs between them, restores.
 
-The profile is the reflection's prose picture of the user (design 000): six sections, at most
+The profile is the reflection's prose picture of the user: six sections, at most
 550 words, rewritten nightly. Because a rewrite by a weak model can lose things, every
 version is kept: the newest row of ``profile_versions`` is the current profile, an edit by the
 user or a reflection adds a row, and a restore adds a row *copying* an old one (source

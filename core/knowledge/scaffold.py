@@ -1,4 +1,4 @@
-"""The user's own edits of the schema-free scaffold (design 003).
+"""The user's own edits of the schema-free scaffold.
 
 The event processor keeps the scaffold: a JSON object whose keys the model invents
 (``{"Family": {"sister": "Ana"}}``), one ``scaffold_versions`` row per change, the newest row

@@ -1,4 +1,4 @@
-"""Putting observations on the event bus (003): a ``context_events`` row, unprocessed.
+"""Putting observations on the event bus: a ``context_events`` row, unprocessed.
 
 Every observation (a tool's record_observation, a fact learned after an exchange, a memory
 candidate from a closed or compacted session, an import) goes through here, so the

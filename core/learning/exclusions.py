@@ -1,4 +1,4 @@
-"""The exclusion gate (design 004): words and topics the user never wants stored.
+"""The exclusion gate: words and topics the user never wants stored.
 
 It runs first, before any write a learning step makes (a fact, a memory, a context event, a
 session summary): whatever mentions an excluded term is dropped, and the drop is counted so

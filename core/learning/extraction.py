@@ -31,7 +31,7 @@ __all__ = ["FactCandidate", "extract_model_facts", "is_grounded", "merge", "mode
 log = logging.getLogger(__name__)
 
 MAX_EXCHANGE_CHARS = 1000
-"""Each side of the exchange is capped before it goes to the model (000)."""
+"""Each side of the exchange is capped before it goes to the model."""
 
 
 @dataclass(frozen=True)

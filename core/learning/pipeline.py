@@ -1,11 +1,11 @@
-"""Learning from the conversation, in the background (000's post-conversation pipeline).
+"""Learning from the conversation, in the background, after each exchange and each chat.
 
 The reply never waits for learning and learning can never break a reply: the conversation
 hands each finished exchange to ``exchange_completed`` and returns; one worker thread does
 the rest, in order (a single worker keeps database writes serialised, like Anki's task
 manager). A failure in a job is logged and counted, and the next job runs.
 
-Per exchange: embed the interaction; the exclusion gate (004) drops anything the user never
+Per exchange: embed the interaction; the exclusion gate drops anything the user never
 wants stored, counted; the explicit-fact rules' facts are stored at once, then the model's
 extraction (grounded in the user's message) adds facts for other keys; facts are upserted
 (unchanged values skipped, history kept); each new or changed fact also becomes a context

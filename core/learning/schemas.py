@@ -40,7 +40,7 @@ class TopicSummary(BaseModel):
 
 
 class MemoryCandidate(BaseModel):
-    """A durable memory proposed for consolidation (typed, prioritised, namespaced: 001)."""
+    """A durable memory proposed for consolidation (typed, prioritised, namespaced)."""
 
     content: str = Field(min_length=1, max_length=300, pattern=plain_text(300))
     memory_type: Literal["semantic", "episodic", "procedural"] = "semantic"

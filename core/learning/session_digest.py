@@ -1,4 +1,4 @@
-"""Closing a session: 1-3 ``Summary: <topic>`` notes and memory candidates (000, 001).
+"""Closing a session: 1-3 ``Summary: <topic>`` notes and memory candidates.
 
 Sessions of fewer than two exchanges have nothing worth summarising. The conversation is
 capped (50 turns × 300 characters per side) before it goes to the model; what comes back

@@ -2,7 +2,7 @@
 
 These models are dialect-neutral (no SQLite-only types), so a PostgreSQL adapter can reuse
 them. The full-text and vector indexes that sit beside some of these tables are dialect
-specific and live in ``core.storage.sqlite.search_schema``.
+specific: full-text ones come from migration 0002, vector ones from ``core.storage.sqlite.search``.
 
 Times are stored as UTC and always come back timezone-aware (see ``UTCDateTime``).
 Rows the machine consolidates are never physically deleted by it: memories carry
@@ -149,7 +149,7 @@ class Interaction(Base):
 
 
 class ContextLog(Base):
-    """What was put in front of the model for one exchange (003's AgentContextLog).
+    """What was put in front of the model for one exchange (what the Why? panel shows).
 
     ``items`` lists every injected fact, memory, note, summary and history turn with its
     id, score and token count; ``tokens`` sums them per section. The window uses it to

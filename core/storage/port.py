@@ -3,7 +3,7 @@
 Relational work goes through SQLAlchemy ORM sessions over the dialect-neutral models in
 ``core.storage.orm``; everything that is dialect specific (full-text syntax, vector search,
 PRAGMAs, online backup) sits behind this protocol in an adapter. Today that is
-``core.storage.sqlite.SqliteStorage`` (FTS5 + sqlite-vec); a PostgreSQL adapter
+``core.storage.sqlite.adapter.SqliteStorage`` (FTS5 + sqlite-vec); a PostgreSQL adapter
 (tsvector + pgvector) can implement the same protocol without touching any caller.
 """
 
