@@ -1,9 +1,10 @@
 """Memories: browse and search them, read one's whole story, invalidate, restore, pin or
-delete them, and the memory map (the graph snapshot and what recall rings on it).
+delete them, the memory map (the graph snapshot and what recall rings on it) and the
+stats (growth, facts per category, strength and freshness).
 
 Wraps the read models in ``core.views`` (browse, detail, graph), ``MemoryService`` and the
 user's delete in ``core.forgetting``. Their results are already plain, frozen data
-(``MemoryRow``, ``MemoryDetail``, ``GraphSnapshot``…) and are handed on as they are; the
+(``MemoryRow``, ``MemoryDetail``, ``GraphSnapshot``, ``Stats``…) and are handed on as they are; the
 row classes' enums a filter names (``MemoryTier``, ``MemoryType``) are only values."""
 
 from __future__ import annotations
@@ -19,16 +20,17 @@ from core.operations.done import Done
 from core.recall import RecallQuery
 from core.storage.orm import MemoryTier, MemoryType
 from core.storage.port import SearchFilters
-from core.views import graph, memory_browse, memory_detail
+from core.views import graph, memory_browse, memory_detail, stats
 from core.views.graph import DEFAULT_LIMIT, Codes, GraphSnapshot, Neighbour, NodeDetails
 from core.views.memory_browse import Cursor, MemoryFilter, MemoryRow, Page, Validity
 from core.views.memory_detail import ChainLink, Edge, MemoryDetail, MemoryRef
+from core.views.stats import Histogram, Stats
 
 __all__ = ["DEFAULT_LIMIT", "ChainLink", "Codes", "Cursor", "Edge", "GraphSnapshot",
-           "Listing", "MemoryDeleteReport", "MemoryDetail", "MemoryFilter", "MemoryRef",
+           "Histogram", "Listing", "MemoryDeleteReport", "MemoryDetail", "MemoryFilter", "MemoryRef",
            "MemoryRow", "MemoryTier", "MemoryType", "Neighbour", "NodeDetails", "Page",
-           "Validity", "delete", "invalidate", "list_memories", "map_node", "memories_deleted",
-           "memory_map", "more_memories", "pin", "read_memory", "recalled_ids", "restore",
+           "Stats", "Validity", "delete", "invalidate", "list_memories", "map_node", "memories_deleted",
+           "memory_map", "memory_stats", "more_memories", "pin", "read_memory", "recalled_ids", "restore",
            "said_by_assistant"]
 
 MEMORIES = Changes.of(Domain.MEMORIES)
@@ -116,3 +118,12 @@ def recalled_ids(hearth: Hearth, text: str, k: int, valid_only: bool) -> tuple[i
     filters = SearchFilters(valid_only=True if valid_only else None)
     query = RecallQuery(text=text, k=k, graph=0, filters=filters)
     return tuple(result.id for result in hearth.recall.recall(query))
+
+
+# --- the stats ---------------------------------------------------------------------------------
+
+
+def memory_stats(hearth: Hearth) -> Stats:
+    """Everything the Stats view plots: memories over time, facts per category, and how
+    strength and freshness are spread (they move with facts and memories)."""
+    return stats.stats(hearth.storage)
