@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.views.graph import GraphSnapshot
+from core.operations.memories import GraphSnapshot
 from desktop.graph.layout import LayoutParams
 
 log = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.views.graph import Neighbour, NodeDetails
+from core.operations.memories import Neighbour, NodeDetails
 from desktop.graph import style
 from desktop.words import MEMORY_TYPE_WORDS, count, spaced, tier_text
 

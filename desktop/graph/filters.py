@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.views.graph import GraphSnapshot
+from core.operations.memories import GraphSnapshot
 
 
 @dataclass(frozen=True)

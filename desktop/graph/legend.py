@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.views.graph import Codes, GraphSnapshot
+from core.operations.memories import Codes, GraphSnapshot
 from desktop.graph import style
 from desktop.graph.filters import GraphFilter
 from desktop.words import spaced, tier_text

@@ -1,7 +1,7 @@
 """The Memory map page (internally the memory graph): memories drawn, filtered, searched
 and explained.
 
-Loading runs on a worker: ``core.views.graph.load_graph`` reads the snapshot (the most
+Loading runs on a worker: ``core.operations.memories.memory_map`` reads the snapshot (the most
 important memories up to the cap, and the edges between them), then the layout comes from
 the cache or is computed with progress (``desktop.graph.layout``). Filters work on the
 snapshot in memory (numpy masks, no database). Search asks core's hybrid recall (words and
@@ -11,6 +11,7 @@ meaning, the same ranking the assistant uses) and rings the memories it returns.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,9 +31,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.recall import RecallQuery
-from core.storage.port import SearchFilters
-from core.views.graph import DEFAULT_LIMIT, GraphSnapshot, NodeDetails, load_graph, node_details
+from core.operations import memories
+from core.operations.changes import Changes, Domain
+from core.operations.memories import DEFAULT_LIMIT, GraphSnapshot, NodeDetails
 from desktop.context import AppContext
 from desktop.graph.cache import LayoutCache, layout_key
 from desktop.graph.details import DetailsPanel
@@ -83,7 +84,8 @@ class GraphPage(Page):
         self._generation = 0
         self._timing = ""
         self._build()
-        ctx.hub.memory_changed.connect(self._memory_changed)
+        ctx.hub.changed.connect(self._changed)
+        ctx.hub.memory_changed.connect(self._memory_changed)  # every knowledge domain
 
     # --- widgets -------------------------------------------------------------------------
 
@@ -190,14 +192,14 @@ class GraphPage(Page):
         limit, valid_only = self.cap.value(), self.valid_only.isChecked()
         self._loaded_limit = limit
         cache = self.cache
-        storage = self.ctx.hearth.storage
+        hearth = self.ctx.hearth
         previous = (None if self.snapshot is None
                     else (self.snapshot.ids, self.view.positions))
 
         def job(task: Task) -> LoadedGraph | None:
             started = time.perf_counter()
             task.progress(0, 0, "Reading your memories")
-            snapshot = load_graph(storage, limit=limit, valid_only=valid_only)
+            snapshot = memories.memory_map(hearth, limit, valid_only)
             key = layout_key(snapshot, LAYOUT)
             positions = cache.get(key)
             from_cache = positions is not None and positions.shape == (snapshot.node_count, 2)
@@ -254,6 +256,10 @@ class GraphPage(Page):
         if self.search.text().strip():
             self.run_search()
 
+    def _changed(self, changes: Changes) -> None:
+        if changes.touches(Domain.MEMORIES):
+            self._memory_changed()
+
     def _memory_changed(self) -> None:
         self._stale = True
         if self.isVisible():
@@ -309,9 +315,9 @@ class GraphPage(Page):
             return
         self.view.set_selected(position)
         memory_id = int(self.snapshot.ids[position])
-        storage = self.ctx.hearth.storage
+        hearth = self.ctx.hearth
         self.details.clear(f"Loading memory {memory_id}…")
-        self.run(f"Reading memory {memory_id}", lambda _task: node_details(storage, memory_id),
+        self.run(f"Reading memory {memory_id}", lambda _task: memories.map_node(hearth, memory_id),
                  self._show_details)
 
     def _show_details(self, details: NodeDetails) -> None:
@@ -353,17 +359,17 @@ class GraphPage(Page):
         if not text:
             self._clear_search()
             return None
-        recall = self.ctx.hearth.recall
-        filters = SearchFilters(valid_only=True if self.valid_only.isChecked() else None)
-        query = RecallQuery(text=text, k=SEARCH_RESULTS, graph=0, filters=filters)
+        hearth, valid_only = self.ctx.hearth, self.valid_only.isChecked()
         self._say_search(f"Searching for “{text}”…")
-        return self.run("Searching memories", lambda _task: [r.id for r in recall.recall(query)],
+        return self.run("Searching memories",
+                        lambda _task: memories.recalled_ids(hearth, text, SEARCH_RESULTS,
+                                                            valid_only),
                         lambda ids: self._show_matches(text, ids))
 
-    def _show_matches(self, text: str, memory_ids: list[int]) -> None:
+    def _show_matches(self, text: str, memory_ids: Sequence[int]) -> None:
         if self.snapshot is None or text != self.search.text().strip():
             return  # the graph or the question changed meanwhile
-        positions = self.snapshot.positions(memory_ids)
+        positions = self.snapshot.positions(list(memory_ids))
         drawn = [p for p in (self.snapshot.position(m) for m in memory_ids)
                  if p is not None and self.view.is_drawn(p)]
         self.view.set_matches(positions)

@@ -24,7 +24,7 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Signal
 from PySide6.QtGui import QBrush, QColor, QPalette
 from PySide6.QtWidgets import QWidget
 
-from core.views.graph import GraphSnapshot
+from core.operations.memories import GraphSnapshot
 from desktop.graph import style
 
 WEIGHT_BANDS = (0.25, 0.45, 0.7)

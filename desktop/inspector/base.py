@@ -1,9 +1,14 @@
-"""What every inspector view does the same way: load in the background, reload when memory
-changes, and make a change in the background, then tell the other views.
+"""What every inspector view does the same way: load in the background, reload when what it
+shows changes, and make a change in the background, then tell the other views.
 
-Reloading is lazy for hidden views: a ``memory_changed`` while a view is hidden only marks it
-stale, and it reloads when it comes to the front, so one chat turn that stores a fact does
-not make five hidden views query the database.
+Each view names the domains it shows (``domains``) and reloads only when a ``Changes`` on
+the hub's ``changed`` touches one of them: saving a fact reloads Facts, not Memories. The
+older ``memory_changed`` notice (still sent by parts of the window not yet moved to
+``core.operations``) says nothing about what moved, so it counts as every knowledge domain.
+
+Reloading is lazy for hidden views: a change while a view is hidden only marks it stale,
+and it reloads when it comes to the front, so one chat turn that stores a fact does not
+make five hidden views query the database.
 
 Loads carry a generation number and only the newest one is shown: with a search box, an
 older, slower load must not overwrite the answer to what the user typed last.
@@ -12,10 +17,12 @@ older, slower load must not overwrite the answer to what the user typed last.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from PySide6.QtWidgets import QAbstractItemDelegate, QWidget
 
+from core.operations.changes import KNOWLEDGE, Changes, Domain
+from core.operations.done import Done
 from desktop.context import AppContext
 from desktop.inspector.notice import Notice
 from desktop.page import Page
@@ -25,14 +32,19 @@ from desktop.workers import Task
 class InspectorPage(Page):
     """A view over some part of memory. Subclasses implement ``loader`` (on the UI thread:
     read the view's own controls and return the function that loads, which runs on a worker)
-    and ``show_loaded`` (on the UI thread, with what that function returned)."""
+    and ``show_loaded`` (on the UI thread, with what that function returned), and name the
+    ``domains`` they show."""
+
+    domains: ClassVar[frozenset[Domain]] = KNOWLEDGE
+    """What this view shows: a ``Changes`` touching none of them leaves it as it is."""
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
         self.notice = Notice(self)
         self._generation = 0
         self._stale = True
-        ctx.hub.memory_changed.connect(self.refresh)
+        ctx.hub.changed.connect(self._changed)
+        ctx.hub.memory_changed.connect(self.refresh)  # every knowledge domain (see above)
 
     # --- for subclasses ----------------------------------------------------------------------
 
@@ -51,8 +63,16 @@ class InspectorPage(Page):
         if self._stale:
             self.reload()
 
+    def shows(self, changes: Changes) -> bool:
+        """Whether ``changes`` moved something this view shows."""
+        return changes.touches(*self.domains)
+
+    def _changed(self, changes: Changes) -> None:
+        if self.shows(changes):
+            self.refresh()
+
     def refresh(self) -> None:
-        """Memory changed somewhere: reload now if shown, else when next shown."""
+        """What the view shows changed: reload now if shown, else when next shown."""
         self._stale = True
         if self.isVisible():
             self.reload()
@@ -88,16 +108,33 @@ class InspectorPage(Page):
 
     def change(self, name: str, job: Callable[[], Any],
                done: Callable[[Any], str] | None = None) -> Task:
-        """Run ``job`` (a core write) on a worker. On success tell every view that memory
-        changed (this one reloads too) and say ``done(result)`` on the status bar; on
-        failure keep the reason next to the view and reload, so nothing shows a change that
-        was not saved."""
+        """Run ``job`` (an operation that changes something) on a worker. On success put
+        the ``Changes`` it returned on the hub (the views showing those domains reload;
+        this one reloads in any case, so an edit that changed nothing shows the stored
+        value again) and say ``done(value)`` on the status bar, ``value`` being the
+        ``Done``'s value (None for a bare ``Changes``). On failure keep the reason next to
+        the view and reload, so nothing shows a change that was not saved.
+
+        A job that is not an operation yet (it returns neither) is announced the old way,
+        as ``memory_changed``; it goes when the last such view moves to ``core.operations``."""
 
         def succeeded(result: Any) -> None:
             self.notice.clear()
-            self.ctx.hub.memory_changed.emit()
+            if isinstance(result, Done):
+                changes, value = result.changes, result.value
+            elif isinstance(result, Changes):
+                changes, value = result, None
+            else:
+                changes, value = None, result
+            if changes is None:
+                self.ctx.hub.memory_changed.emit()
+            else:
+                if changes:
+                    self.ctx.hub.changed.emit(changes)
+                if not self.shows(changes):
+                    self.refresh()
             if done is not None:
-                self.ctx.hub.status_message.emit(done(result))
+                self.ctx.hub.status_message.emit(done(value))
 
         def failed(message: str, hint: str) -> None:
             self.notice.show_error(message, hint)

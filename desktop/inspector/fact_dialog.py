@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.errors import InvalidInputError
-from core.knowledge.facts import CATEGORIES, normalise_key
+from core.operations.facts import CATEGORIES, normalise_key
 
 
 class FactDialog(QDialog):

@@ -1,13 +1,13 @@
 """Facts: every permanent fact in a table the user can correct.
 
 Value and category are edited in place (F2 or a double click); the save goes through
-``facts.remember(source="user")``, so the old value lands in the fact's history and the next
+``core.operations.facts.remember`` (saved as the user's), so the old value lands in the fact's history and the next
 system prompt, which is rebuilt from the facts on every turn, already says the new one. The
 pane beside the table shows the selected fact and its earlier values.
 
 Forget (Delete) first counts, in the background, where else the fact's values are kept, and
 the confirmation says it; the forget itself (``core.forgetting``) then runs in the
-background, and ``ForgetResultDialog`` says what it removed and offers to remove it from the
+background (``core.operations.facts.forget``), and ``ForgetResultDialog`` says what it removed and offers to remove it from the
 backups that still hold it.
 """
 
@@ -19,10 +19,9 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from core.knowledge.facts import CATEGORIES, FactChange
-from core.forgetting import wording
-from core.forgetting.service import Forgotten, ForgetPreview
-from core.storage.orm import FactHistory, UserFact
+from core.operations import facts
+from core.operations.changes import Domain
+from core.operations.facts import CATEGORIES, EarlierValue, Fact, FactChange, Forgotten, ForgetPreview
 from desktop.context import AppContext
 from desktop.inspector import confirm
 from desktop.inspector.fact_dialog import FactDialog
@@ -32,7 +31,7 @@ from desktop.inspector.table import ChoiceDelegate, Column, RowModel, make_table
 from desktop.inspector.table_page import TablePage
 from desktop.words import spaced
 
-FACT_COLUMNS: tuple[Column[UserFact], ...] = (
+FACT_COLUMNS: tuple[Column[Fact], ...] = (
     Column("Key", lambda f: spaced(f.key)),  # "home city"; stored as home_city
     Column("Value", lambda f: f.value, field="value"),
     Column("Category", lambda f: f.category, field="category"),
@@ -41,7 +40,7 @@ FACT_COLUMNS: tuple[Column[UserFact], ...] = (
 )
 CATEGORY_COLUMN = 2
 
-HISTORY_COLUMNS: tuple[Column[FactHistory], ...] = (
+HISTORY_COLUMNS: tuple[Column[EarlierValue], ...] = (
     Column("Earlier value", lambda h: h.value),
     Column("Source", lambda h: h.source),
     Column("Replaced", lambda h: local_time(h.replaced_at)),
@@ -70,7 +69,7 @@ class FactDetail(QWidget):
         self.meta.setWordWrap(True)
         for label in (self.heading, self.value, self.meta):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.history: RowModel[FactHistory] = RowModel(HISTORY_COLUMNS, lambda h: h.id, self)
+        self.history: RowModel[EarlierValue] = RowModel(HISTORY_COLUMNS, lambda h: h.id, self)
         self.history_view = make_table_view(self.history, 0)
         self.history_caption = QLabel()
         layout = QVBoxLayout(self)
@@ -81,7 +80,7 @@ class FactDetail(QWidget):
         layout.addStretch()  # takes the room while there is no history to list
         self.show_fact(None)
 
-    def show_fact(self, fact: UserFact | None) -> None:
+    def show_fact(self, fact: Fact | None) -> None:
         self.history.set_rows([])
         self.history_view.hide()
         if fact is None:
@@ -99,7 +98,7 @@ class FactDetail(QWidget):
                           f"last changed {local_time(fact.updated_at)}")
         self.history_caption.setText("Loading earlier values…")
 
-    def show_history(self, entries: Sequence[FactHistory]) -> None:
+    def show_history(self, entries: Sequence[EarlierValue]) -> None:
         self.history.set_rows(list(reversed(entries)))  # newest first, under the current
         self.history_caption.setText(f"Earlier values ({len(entries)}), newest first:"
                                      if entries else "No earlier values: it has not changed.")
@@ -112,6 +111,7 @@ class FactsPage(TablePage):
     about = ("What Hearth knows about you for certain (your city, your work…); correct or "
              "forget any of them.")
     icon_name = "facts"
+    domains = frozenset({Domain.FACTS})
     search_in_core = True
     search_hint = "Search keys and values"
     filter_choices = (("All categories", None), *((c.capitalize(), c) for c in CATEGORIES))
@@ -132,14 +132,11 @@ class FactsPage(TablePage):
 
     # --- TablePage -------------------------------------------------------------------------
 
-    def columns(self) -> Sequence[Column[UserFact]]:
+    def columns(self) -> Sequence[Column[Fact]]:
         return FACT_COLUMNS
 
-    def load_records(self, query: str, choice: str | None) -> list[UserFact]:
-        facts = self.ctx.hearth.facts
-        if not query:
-            return facts.list(choice)
-        return [f for f in facts.search(query) if choice is None or f.category == choice]
+    def load_records(self, query: str, choice: str | None) -> Sequence[Fact]:
+        return facts.list_facts(self.ctx.hearth, query, choice)
 
     def detail_widget(self) -> QWidget:
         return self.detail
@@ -148,14 +145,15 @@ class FactsPage(TablePage):
         self.detail.show_fact(record)
         if record is None:
             return
-        key, facts = record.key, self.ctx.hearth.facts
+        key, hearth = record.key, self.ctx.hearth
 
-        def shown(entries: list[FactHistory]) -> None:
+        def shown(entries: tuple[EarlierValue, ...]) -> None:
             current = self.selected()
             if current is not None and current.key == key:  # still the fact on show
                 self.detail.show_history(entries)
 
-        self.run(f"Loading the history of {key}", lambda _task: facts.history(key), shown)
+        self.run(f"Loading the history of {key}", lambda _task: facts.fact_history(hearth, key),
+                 shown)
 
     # --- actions ---------------------------------------------------------------------------
 
@@ -164,28 +162,27 @@ class FactsPage(TablePage):
         if dialog.exec() != FactDialog.DialogCode.Accepted:
             return
         key, value, category = dialog.values()
-        facts = self.ctx.hearth.facts
-        self.change("Adding a fact",
-                    lambda: facts.remember(key, value, category=category, source="user"), _said)
+        hearth = self.ctx.hearth
+        self.change("Adding a fact", lambda: facts.remember(hearth, key, value, category), _said)
 
     def delete_selected(self) -> None:
         """Forget the selected fact, after saying where else its values are and asking."""
         fact = self.selected()
         if fact is None:
             return
-        key, forgetting = fact.key, self.ctx.hearth.forgetting
-        self.run(f"Looking for {key} elsewhere", lambda _task: forgetting.preview(key),
+        key, hearth = fact.key, self.ctx.hearth
+        self.run(f"Looking for {key} elsewhere", lambda _task: facts.preview_forget(hearth, key),
                  self._confirm_forget)
 
     def _confirm_forget(self, preview: ForgetPreview) -> None:
         if not confirm.ask(self, "Forget fact",
                            f"Forget the fact “{spaced(preview.key)}” and its earlier values?\n\n"
-                           f"{wording.redactions(preview, done=False)}\n\n"
+                           f"{facts.redactions(preview, done=False)}\n\n"
                            "The assistant will no longer be told it or find it when "
                            "recalling. This cannot be undone.", action="Forget"):
             return
-        key, forgetting = preview.key, self.ctx.hearth.forgetting
-        self.change("Forgetting a fact", lambda: forgetting.forget(key), self._forgotten)
+        key, hearth = preview.key, self.ctx.hearth
+        self.change("Forgetting a fact", lambda: facts.forget(hearth, key), self._forgotten)
 
     def _forgotten(self, forgotten: Forgotten) -> str:
         """Show what was removed, with the offer to remove it from backups too; chats
@@ -195,12 +192,12 @@ class FactsPage(TablePage):
         self.forget_result.open()
         return f"Fact “{spaced(forgotten.report.key)}” forgotten."
 
-    def _edited(self, fact: UserFact, field: str, text: str) -> None:
+    def _edited(self, fact: Fact, field: str, text: str) -> None:
         """An inline edit: a new value (saved as the user's, the old one into history) or
         another category (the value stays as it is)."""
-        key, facts = fact.key, self.ctx.hearth.facts
+        key, hearth = fact.key, self.ctx.hearth
         if field == "category":
-            self.change(f"Moving {key}", lambda: facts.recategorise(key, text), _said)
+            self.change(f"Moving {key}", lambda: facts.recategorise(hearth, key, text), _said)
             return
-        self.change(f"Saving {key}", lambda: facts.remember(key, text, category=fact.category,
-                                                            source="user"), _said)
+        self.change(f"Saving {key}",
+                    lambda: facts.remember(hearth, key, text, fact.category), _said)

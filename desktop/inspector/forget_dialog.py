@@ -11,9 +11,15 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from core.forgetting import wording
-from core.forgetting.backups import BackupRewrite
-from core.forgetting.service import Forgotten
+from core.operations.facts import (
+    FILES,
+    BackupRewrite,
+    Forgotten,
+    backups_held,
+    redactions,
+    rewritten,
+    unmasked,
+)
 from desktop.words import count, spaced
 from desktop.workers import Workers
 
@@ -27,9 +33,9 @@ class ForgetResultDialog(QDialog):
         report = forgotten.report
         self.setWindowTitle("Fact forgotten")
         self.summary = QLabel(" ".join(filter(None, (
-            f"“{spaced(report.key)}” is forgotten.", wording.redactions(report),
-            wording.FILES[report.files], *wording.unmasked(report)))))
-        self.backups = QLabel("\n".join([wording.backups_held(len(report.backups)),
+            f"“{spaced(report.key)}” is forgotten.", redactions(report),
+            FILES[report.files], *unmasked(report)))))
+        self.backups = QLabel("\n".join([backups_held(len(report.backups)),
                                          *(f"  {path.name}" for path in report.backups)]))
         self.outcome = QLabel()
         for label in (self.summary, self.backups, self.outcome):
@@ -71,7 +77,7 @@ class ForgetResultDialog(QDialog):
             super().reject()
 
     def _rewritten(self, rewrites: tuple[BackupRewrite, ...]) -> None:
-        self.outcome.setText("\n".join(wording.rewritten(rewrites, lambda path: path.name)))
+        self.outcome.setText("\n".join(rewritten(rewrites, lambda path: path.name)))
         self.remove.setVisible(not all(rewrite.ok for rewrite in rewrites))
         self.remove.setEnabled(True)
         self.buttons.setEnabled(True)

@@ -11,7 +11,9 @@ from typing import Any
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QPushButton, QWidget
 
-from core.storage.orm import PendingIntention
+from core.operations import follow_ups
+from core.operations.changes import Domain
+from core.operations.follow_ups import FollowUp
 from desktop.context import AppContext
 from desktop.inspector import confirm
 from desktop.inspector.formatting import NEVER, local_time, time_key
@@ -20,7 +22,7 @@ from desktop.inspector.table import Column
 from desktop.inspector.table_page import TablePage
 
 
-def due_text(item: PendingIntention) -> str:
+def due_text(item: FollowUp) -> str:
     """The follow-up time, marked when an open intention's time has come."""
     if item.follow_up_at is None:
         return NEVER
@@ -31,7 +33,7 @@ def due_text(item: PendingIntention) -> str:
 STATUS_WORDS = {"open": "open", "resolved": "done", "dismissed": "dismissed"}
 """An intention's status as the view says it (``core.knowledge.intentions`` stores the left side)."""
 
-INTENTION_COLUMNS: tuple[Column[PendingIntention], ...] = (
+INTENTION_COLUMNS: tuple[Column[FollowUp], ...] = (
     Column("Status", lambda item: STATUS_WORDS.get(item.status, item.status)),
     Column("What you meant to do", lambda item: item.text),
     Column("Details", lambda item: " ".join(item.context.split())),
@@ -51,6 +53,7 @@ class IntentionsPage(TablePage):
     sort_column = 3  # soonest follow-up first
     filter_choices = (("Open", "open"), ("Done", "resolved"), ("Dismissed", "dismissed"),
                       ("All", None))
+    domains = frozenset({Domain.FOLLOW_UPS})
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
@@ -63,11 +66,11 @@ class IntentionsPage(TablePage):
         self.dismiss = self.add_button("Dis&miss…", "delete", self.delete_selected,
                                        tooltip="Not wanted: never bring it up (Delete)")
 
-    def columns(self) -> Sequence[Column[PendingIntention]]:
+    def columns(self) -> Sequence[Column[FollowUp]]:
         return INTENTION_COLUMNS
 
-    def load_records(self, query: str, choice: str | None) -> list[PendingIntention]:
-        return self.ctx.hearth.intentions.list(choice)
+    def load_records(self, query: str, choice: str | None) -> Sequence[FollowUp]:
+        return follow_ups.list_follow_ups(self.ctx.hearth, choice)
 
     def selection_allows(self, button: QPushButton, record: Any) -> bool:
         return record.status == "open"  # every answer is for open intentions only
@@ -83,24 +86,24 @@ class IntentionsPage(TablePage):
                            f"Dismiss “{item.text}”?\n\nHearth will not bring it up again. "
                            "It stays listed under Dismissed.", action="Dismiss"):
             return
-        item_id, intentions = item.id, self.ctx.hearth.intentions
-        self.change("Dismissing a follow-up", lambda: intentions.dismiss(item_id),
+        item_id, hearth = item.id, self.ctx.hearth
+        self.change("Dismissing a follow-up", lambda: follow_ups.dismiss(hearth, item_id),
                     lambda _: "Follow-up dismissed.")
 
     def snooze_until(self, until: datetime) -> None:
         item = self.selected()
         if item is None:
             return
-        item_id, intentions = item.id, self.ctx.hearth.intentions
-        self.change("Snoozing a follow-up", lambda: intentions.snooze(item_id, until),
+        item_id, hearth = item.id, self.ctx.hearth
+        self.change("Snoozing a follow-up", lambda: follow_ups.snooze(hearth, item_id, until),
                     lambda changed: f"Snoozed until {local_time(changed.follow_up_at)}.")
 
     def _resolve(self) -> None:
         item = self.selected()
         if item is None:
             return
-        item_id, intentions = item.id, self.ctx.hearth.intentions
-        self.change("Marking a follow-up done", lambda: intentions.resolve(item_id),
+        item_id, hearth = item.id, self.ctx.hearth
+        self.change("Marking a follow-up done", lambda: follow_ups.resolve(hearth, item_id),
                     lambda _: "Follow-up marked done.")
 
     def _show_snooze_menu(self) -> None:

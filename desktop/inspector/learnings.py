@@ -13,7 +13,9 @@ from typing import Any
 
 from PySide6.QtWidgets import QPushButton, QWidget
 
-from core.storage.orm import AgentLearning
+from core.operations import habits
+from core.operations.changes import Domain
+from core.operations.habits import Habit
 from desktop.context import AppContext
 from desktop.inspector import confirm
 from desktop.inspector.formatting import local_time, time_key
@@ -29,7 +31,7 @@ def status_text(status: str) -> str:
     return STATUS_WORDS.get(status, status)
 
 
-LEARNING_COLUMNS: tuple[Column[AgentLearning], ...] = (
+LEARNING_COLUMNS: tuple[Column[Habit], ...] = (
     Column("Status", lambda item: status_text(item.status)),
     Column("Habit", lambda item: item.rule),
     Column("Category", lambda item: spaced(item.category)),
@@ -50,6 +52,7 @@ class LearningsPage(TablePage):
     search_hint = "Search habits"
     filter_choices = (("All habits", None), ("In use (shape every reply)", "active"),
                       ("Not in use yet", "candidate"))
+    domains = frozenset({Domain.HABITS})
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
@@ -63,11 +66,11 @@ class LearningsPage(TablePage):
         self.add_button("&Delete…", "delete", self.delete_selected,
                         tooltip="Delete the selected habit (Delete)")
 
-    def columns(self) -> Sequence[Column[AgentLearning]]:
+    def columns(self) -> Sequence[Column[Habit]]:
         return LEARNING_COLUMNS
 
-    def load_records(self, query: str, choice: str | None) -> list[AgentLearning]:
-        return self.ctx.hearth.learnings.list(choice)
+    def load_records(self, query: str, choice: str | None) -> Sequence[Habit]:
+        return habits.list_habits(self.ctx.hearth, choice)
 
     def selection_allows(self, button: QPushButton, record: Any) -> bool:
         if button is self.promote:
@@ -84,15 +87,15 @@ class LearningsPage(TablePage):
                            f"Delete the habit “{learning.rule}”?\n\nHearth stops following it "
                            "and forgets how often it saw it; it may notice it again later."):
             return
-        learning_id, learnings = learning.id, self.ctx.hearth.learnings
-        self.change("Deleting a habit", lambda: learnings.delete(learning_id),
+        learning_id, hearth = learning.id, self.ctx.hearth
+        self.change("Deleting a habit", lambda: habits.delete(hearth, learning_id),
                     lambda _: "Habit deleted.")
 
     def _set_status(self, action: str) -> None:
         learning = self.selected()
         if learning is None:
             return
-        learning_id, learnings = learning.id, self.ctx.hearth.learnings
-        apply = learnings.promote if action == "promote" else learnings.demote
-        self.change(f"{action.capitalize()} a habit", lambda: apply(learning_id),
+        learning_id, hearth = learning.id, self.ctx.hearth
+        apply = habits.promote if action == "promote" else habits.demote
+        self.change(f"{action.capitalize()} a habit", lambda: apply(hearth, learning_id),
                     lambda changed: f"Habit now {status_text(changed.status)}.")

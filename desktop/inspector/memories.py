@@ -17,7 +17,6 @@ memories, the chain, "Details") are followed with Enter or a click.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from PySide6.QtCore import QItemSelectionModel, QPoint, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -35,12 +34,17 @@ from PySide6.QtWidgets import (
 )
 
 from core.errors import InvalidInputError
-from core.forgetting import wording
-from core.forgetting.service import MemoryDeleteReport
-from core.storage.orm import MemoryTier
-from core.views import memory_browse, memory_detail
-from core.views.memory_browse import Cursor, MemoryFilter, MemoryRow
-from core.views.memory_detail import MemoryDetail
+from core.operations import memories
+from core.operations.changes import Domain
+from core.operations.memories import (
+    Cursor,
+    Listing,
+    MemoryDeleteReport,
+    MemoryDetail,
+    MemoryFilter,
+    MemoryRow,
+    Page,
+)
 from desktop.context import AppContext
 from desktop.inspector import confirm
 from desktop.inspector.base import InspectorPage
@@ -61,24 +65,12 @@ RELOAD_DELAY_MS = 300
 SEARCH_RESULTS = 50
 
 
-@dataclass(frozen=True)
-class Listing:
-    """What one load found: the rows, where the next page starts (browsing), how many match
-    in all (browsing) and the namespaces in use (for the filter)."""
-
-    query: str
-    memory_filter: MemoryFilter
-    rows: list[MemoryRow]
-    next_page: Cursor | None
-    total: int | None
-    namespaces: list[str]
-
-
 class MemoriesPage(InspectorPage):
     key = "memories"
     title = "Memories"
     about = "Everything Hearth remembers from your chats; search it as the assistant does."
     icon_name = "memories"
+    domains = frozenset({Domain.MEMORIES})
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
@@ -161,18 +153,7 @@ class MemoriesPage(InspectorPage):
         query = self.search_box.text().strip()
         memory_filter = self.filters.current()
         hearth = self.ctx.hearth
-
-        def load() -> Listing:
-            namespaces = memory_browse.namespaces(hearth.storage)
-            if query:
-                rows = memory_browse.search(hearth.storage, hearth.recall, query,
-                                            memory_filter, SEARCH_RESULTS)
-                return Listing(query, memory_filter, rows, None, None, namespaces)
-            page = memory_browse.browse(hearth.storage, memory_filter)
-            total = memory_browse.count(hearth.storage, memory_filter)
-            return Listing(query, memory_filter, page.rows, page.next, total, namespaces)
-
-        return load
+        return lambda: memories.list_memories(hearth, query, memory_filter, SEARCH_RESULTS)
 
     def show_loaded(self, result: Listing) -> None:
         self._list_generation += 1
@@ -202,9 +183,9 @@ class MemoriesPage(InspectorPage):
 
     def _fetch_more(self, after: Cursor) -> None:
         generation, memory_filter = self._list_generation, self._shown_filter
-        storage = self.ctx.hearth.storage
+        hearth = self.ctx.hearth
 
-        def appended(page: memory_browse.Page) -> None:
+        def appended(page: Page) -> None:
             if generation == self._list_generation:
                 self.model.append_page(page.rows, page.next)
 
@@ -214,7 +195,7 @@ class MemoriesPage(InspectorPage):
 
         self.ctx.workers.start(
             "Loading more memories",
-            lambda _task: memory_browse.browse(storage, memory_filter, after),
+            lambda _task: memories.more_memories(hearth, memory_filter, after),
             on_done=appended, on_failed=failed)
 
     # --- the selection and the detail pane -----------------------------------------------------
@@ -267,7 +248,7 @@ class MemoriesPage(InspectorPage):
     def _load_detail(self, memory_id: int) -> None:
         self._detail_generation += 1
         generation = self._detail_generation
-        storage = self.ctx.hearth.storage
+        hearth = self.ctx.hearth
         row_number = self.model.row_of(memory_id)
         row = self.model.record(row_number) if row_number is not None else None
 
@@ -277,7 +258,7 @@ class MemoriesPage(InspectorPage):
                 self.detail_pane.set_delete_count(len(self.selected_ids()))
 
         self.run("Loading a memory",
-                 lambda _task: memory_detail.memory_detail(storage, memory_id), shown)
+                 lambda _task: memories.read_memory(hearth, memory_id), shown)
 
     # --- actions -------------------------------------------------------------------------------
 
@@ -292,20 +273,19 @@ class MemoriesPage(InspectorPage):
             self.notice.show_error("A memory is only invalidated with a reason.",
                                    "Say briefly why it is wrong, then try again.")
             return
-        memories = self.ctx.hearth.memories
+        hearth = self.ctx.hearth
         self.change("Invalidating a memory",
-                    lambda: memories.invalidate(memory_id, reason.strip()),
+                    lambda: memories.invalidate(hearth, memory_id, reason.strip()),
                     lambda _m: f"Memory #{memory_id} invalidated.")
 
     def restore(self, memory_id: int) -> None:
-        memories = self.ctx.hearth.memories
-        self.change("Restoring a memory", lambda: memories.restore(memory_id),
+        hearth = self.ctx.hearth
+        self.change("Restoring a memory", lambda: memories.restore(hearth, memory_id),
                     lambda _m: f"Memory #{memory_id} is valid again.")
 
     def pin(self, memory_id: int) -> None:
-        memories = self.ctx.hearth.memories
-        self.change("Pinning a memory",
-                    lambda: memories.set_tier(memory_id, MemoryTier.CORE.value),
+        hearth = self.ctx.hearth
+        self.change("Pinning a memory", lambda: memories.pin(hearth, memory_id),
                     lambda _m: f"Memory #{memory_id} is now always kept in mind.")
 
     def delete_selected(self) -> Task | None:
@@ -317,8 +297,8 @@ class MemoriesPage(InspectorPage):
             return None
         if self.detail_pane.detail is not None and self.detail_pane.detail.id in ids:
             self._clear_detail()
-        forgetting = self.ctx.hearth.forgetting
-        return self.change("Deleting memories", lambda: forgetting.delete_memories(ids),
+        hearth = self.ctx.hearth
+        return self.change("Deleting memories", lambda: memories.delete(hearth, ids),
                            _deleted)
 
     # --- widgets -------------------------------------------------------------------------------
@@ -376,4 +356,4 @@ def _delete_question(ids: list[int], shown: MemoryDetail | None) -> str:
 
 
 def _deleted(report: MemoryDeleteReport) -> str:
-    return " ".join(wording.memories_deleted(report))
+    return " ".join(memories.memories_deleted(report))

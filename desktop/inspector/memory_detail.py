@@ -16,10 +16,16 @@ from typing import Any
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
-from core.knowledge.memories import said_by_assistant
-from core.storage.orm import MemoryTier
-from core.views.memory_browse import MemoryRow, Validity
-from core.views.memory_detail import ChainLink, Edge, MemoryDetail, MemoryRef
+from core.operations.memories import (
+    ChainLink,
+    Edge,
+    MemoryDetail,
+    MemoryRef,
+    MemoryRow,
+    MemoryTier,
+    Validity,
+    said_by_assistant,
+)
 from desktop.inspector.formatting import local_time
 from desktop.inspector.memory_signals import Signals, describe_signals, ways_found
 

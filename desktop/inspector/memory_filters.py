@@ -1,19 +1,19 @@
 """The row of filters above the memory list: type, tier, namespace, validity and time.
 
-It only turns the controls into a ``core.views.memory_browse.MemoryFilter``; the page
+It only turns the controls into a ``core.operations.memories.MemoryFilter``; the page
 decides when to load. A time range that ends before it starts is refused by the filter
 itself, with a message the page shows next to the controls.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, time, timedelta, timezone
 
 from PySide6.QtCore import QDate, Signal
 from PySide6.QtWidgets import QComboBox, QDateEdit, QHBoxLayout, QLabel, QWidget
 
-from core.storage.orm import MemoryTier, MemoryType
-from core.views.memory_browse import MemoryFilter, Validity
+from core.operations.memories import MemoryFilter, MemoryTier, MemoryType, Validity
 from desktop.words import MEMORY_TYPE_WORDS, TIER_WORDS
 
 ALL_NAMESPACES = "All areas"
@@ -94,13 +94,13 @@ class MemoryFilterBar(QWidget):
         self.since.dateChanged.connect(self.changed)
         self.until.dateChanged.connect(self.changed)
 
-    def set_namespaces(self, namespaces: list[str]) -> None:
+    def set_namespaces(self, namespaces: Sequence[str]) -> None:
         """Offer the namespaces in use, keeping what the user typed or picked."""
         current = self.namespace.currentText()
         self.namespace.blockSignals(True)
         self.namespace.clear()
         self.namespace.addItem(ALL_NAMESPACES)
-        self.namespace.addItems(namespaces)
+        self.namespace.addItems(list(namespaces))
         self.namespace.setCurrentText(current)
         self.namespace.blockSignals(False)
 

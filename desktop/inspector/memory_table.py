@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
-from core.views.memory_browse import Cursor, MemoryRow, Validity
+from core.operations.memories import Cursor, MemoryRow, Validity
 from desktop.inspector.formatting import local_time, time_key
 from desktop.inspector.memory_signals import summarise
 from desktop.inspector.notice import WARNING

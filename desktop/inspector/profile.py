@@ -34,8 +34,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.knowledge.profile import MAX_PROFILE_WORDS, ProfileService, ProfileVersionInfo, word_count
-from core.storage.orm import ProfileVersion
+from core.app import Hearth
+from core.operations import profile
+from core.operations.changes import Domain
+from core.operations.profile import (
+    MAX_PROFILE_WORDS,
+    ProfileText,
+    ProfileVersionInfo,
+    word_count,
+)
 from desktop.context import AppContext
 from desktop.icons import icon
 from desktop.inspector import confirm
@@ -69,18 +76,19 @@ class Shown:
     no_diff: str
 
 
-def _read_selection(profile: ProfileService, chosen: list[int],
-                    older: int | None) -> Shown:
+def _read_selection(hearth: Hearth, chosen: list[int], older: int | None) -> Shown:
     """The newest chosen version's text, and what changed from the other chosen version
     (or from the version before it). Runs on a worker."""
     newest = max(chosen)
     base = min(chosen) if len(chosen) > 1 else older
-    content = profile.get(newest).content
+    content = profile.profile_version(hearth, newest).content
     if base is None:
         return Shown(newest, content, [], "",
                      f"v{newest} is the first version: nothing before it.")
-    return Shown(newest, content, compare(profile.get(base).content, content),
-                 profile.diff(base, newest), f"v{base} and v{newest} have the same text.")
+    return Shown(newest, content,
+                 compare(profile.profile_version(hearth, base).content, content),
+                 profile.profile_diff(hearth, base, newest),
+                 f"v{base} and v{newest} have the same text.")
 
 
 class ProfilePage(InspectorPage):
@@ -89,6 +97,7 @@ class ProfilePage(InspectorPage):
     about = ("A short portrait of you that Hearth writes from your conversations, with "
              "every earlier version. (Internally: the profile.)")
     icon_name = "profile"
+    domains = frozenset({Domain.PROFILE})
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
@@ -190,10 +199,11 @@ class ProfilePage(InspectorPage):
 
     # --- loading -----------------------------------------------------------------------------
 
-    def loader(self) -> Callable[[], list[ProfileVersionInfo]]:
-        return self.ctx.hearth.profile.versions
+    def loader(self) -> Callable[[], tuple[ProfileVersionInfo, ...]]:
+        hearth = self.ctx.hearth
+        return lambda: profile.profile_versions(hearth)
 
-    def show_loaded(self, result: list[ProfileVersionInfo]) -> None:
+    def show_loaded(self, result: tuple[ProfileVersionInfo, ...]) -> None:
         chosen = self.chosen_ids()
         old_current = self.versions.record(0).id if self.versions.rowCount() else None
         if chosen == [old_current]:  # reading the current one: follow it to the new current
@@ -238,14 +248,14 @@ class ProfilePage(InspectorPage):
         older = (self.versions.record(newest_row + 1).id
                  if newest_row is not None and newest_row + 1 < self.versions.rowCount()
                  else None)
-        profile = self.ctx.hearth.profile
+        hearth = self.ctx.hearth
 
         def shown(result: Shown) -> None:
             if sorted(self.chosen_ids()) == sorted(chosen):
                 self._show(result, current)
 
         self.run("Loading a profile version",
-                 lambda _task: _read_selection(profile, chosen, older), shown)
+                 lambda _task: _read_selection(hearth, chosen, older), shown)
 
     def _show(self, shown: Shown, current: int | None) -> None:
         info = self.versions.record(self.versions.row_of(shown.version_id) or 0)
@@ -271,9 +281,9 @@ class ProfilePage(InspectorPage):
         """Edit the current profile (whatever version is being read)."""
         if self._editing:
             return
-        profile = self.ctx.hearth.profile
+        hearth = self.ctx.hearth
 
-        def opened(current: ProfileVersion | None) -> None:
+        def opened(current: ProfileText | None) -> None:
             self._editing = True
             self._show_empty(False)
             self.editor.setPlainText(current.content if current is not None else "")
@@ -282,7 +292,7 @@ class ProfilePage(InspectorPage):
             self.edit_button.setEnabled(False)
             self.editor.setFocus()
 
-        self.run("Opening the profile", lambda _task: profile.current(), opened)
+        self.run("Opening the profile", lambda _task: profile.current_profile(hearth), opened)
 
     def stop_editing(self) -> None:
         self._editing = False
@@ -291,13 +301,13 @@ class ProfilePage(InspectorPage):
         self._show_empty(self.versions.rowCount() == 0)
 
     def save_edit(self) -> None:
-        text, profile = self.editor.toPlainText(), self.ctx.hearth.profile
+        text, hearth = self.editor.toPlainText(), self.ctx.hearth
 
-        def saved(version: ProfileVersion) -> str:
+        def saved(version: ProfileText) -> str:
             self.stop_editing()
             return f"Profile saved as v{version.id}."
 
-        self.change("Saving the profile", lambda: profile.save(text, "user"), saved)
+        self.change("Saving the profile", lambda: profile.save_profile(hearth, text), saved)
 
     def restore_selected(self) -> None:
         chosen = self.chosen_ids()
@@ -309,8 +319,9 @@ class ProfilePage(InspectorPage):
                            "into a new version; the versions after it stay in the history.",
                            action="Restore"):
             return
-        profile = self.ctx.hearth.profile
-        self.change("Restoring a profile version", lambda: profile.restore(version_id),
+        hearth = self.ctx.hearth
+        self.change("Restoring a profile version",
+                    lambda: profile.restore_profile(hearth, version_id),
                     lambda version: f"v{version_id} restored as v{version.id}.")
 
     def _count_words(self) -> None:

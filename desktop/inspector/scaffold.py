@@ -39,8 +39,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.knowledge.scaffold import current_version, save_scaffold
-from core.storage.orm import ScaffoldVersion
+from core.operations import profile
+from core.operations.changes import Domain
+from core.operations.profile import Scaffold
 from desktop.context import AppContext
 from desktop.icons import icon
 from desktop.inspector import confirm
@@ -148,6 +149,7 @@ class ScaffoldPage(InspectorPage):
     icon_name = "scaffold"
     about = ("Structured notes Hearth keeps about you, by topic; you can correct them. "
              "(Internally: the scaffold.)")
+    domains = frozenset({Domain.PROFILE})
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
@@ -213,11 +215,11 @@ class ScaffoldPage(InspectorPage):
 
     # --- loading -----------------------------------------------------------------------------
 
-    def loader(self) -> Callable[[], ScaffoldVersion | None]:
-        storage = self.ctx.hearth.storage
-        return lambda: current_version(storage)
+    def loader(self) -> Callable[[], Scaffold | None]:
+        hearth = self.ctx.hearth
+        return lambda: profile.current_scaffold(hearth)
 
-    def show_loaded(self, result: ScaffoldVersion | None) -> None:
+    def show_loaded(self, result: Scaffold | None) -> None:
         if self.tree.state() == QAbstractItemView.State.EditingState:
             self.postpone()  # an entry is being typed
             return
@@ -265,13 +267,13 @@ class ScaffoldPage(InspectorPage):
     def save(self) -> None:
         if not self._dirty:
             return
-        data, storage = self.model.to_data(), self.ctx.hearth.storage
+        data, hearth = self.model.to_data(), self.ctx.hearth
 
-        def saved(version: ScaffoldVersion) -> str:
+        def saved(version: Scaffold) -> str:
             self._set_dirty(False)
             return f"Notes about you saved as version {version.id}."
 
-        self.change("Saving the notes about you", lambda: save_scaffold(storage, data, "user"), saved)
+        self.change("Saving the notes about you", lambda: profile.save_scaffold(hearth, data), saved)
 
     def revert(self) -> None:
         self._set_dirty(False)

@@ -18,8 +18,9 @@ from PySide6.QtCore import QEvent
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
-from core.views import stats
-from core.views.stats import Histogram, Stats
+from core.operations import memories
+from core.operations.changes import Domain
+from core.operations.memories import Histogram, Stats
 from desktop.context import AppContext
 from desktop.inspector.base import InspectorPage
 from desktop.scrolling import ShrinkingScrollArea
@@ -55,6 +56,7 @@ class StatsPage(InspectorPage):
     title = "Stats"
     about = "Charts of how Hearth's memory of you grows, and what fades."
     icon_name = "stats"
+    domains = frozenset({Domain.FACTS, Domain.MEMORIES})
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
@@ -111,8 +113,8 @@ class StatsPage(InspectorPage):
     # --- loading -------------------------------------------------------------------------------
 
     def loader(self) -> Callable[[], Stats]:
-        storage = self.ctx.hearth.storage
-        return lambda: stats.stats(storage)
+        hearth = self.ctx.hearth
+        return lambda: memories.memory_stats(hearth)
 
     def show_loaded(self, result: Stats) -> None:
         growth = result.growth

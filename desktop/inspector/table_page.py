@@ -114,7 +114,7 @@ class TablePage(InspectorPage):
         """What names a record across reloads (to keep it selected)."""
         return record.id
 
-    def load_records(self, query: str, choice: str | None) -> list[Any]:
+    def load_records(self, query: str, choice: str | None) -> Sequence[Any]:
         """The records to show (on a worker). ``query`` is the search text when
         ``search_in_core`` is set, else empty; ``choice`` is the filter's value."""
         raise NotImplementedError
@@ -177,13 +177,13 @@ class TablePage(InspectorPage):
 
     # --- loading -----------------------------------------------------------------------------
 
-    def loader(self) -> Callable[[], list[Any]]:
+    def loader(self) -> Callable[[], Sequence[Any]]:
         query = self.search.text().strip() if self.search_in_core else ""
         choice = self.filter.currentData() if self.filter_choices else None
         load_records = self.load_records
         return lambda: load_records(query, choice)
 
-    def show_loaded(self, result: list[Any]) -> None:
+    def show_loaded(self, result: Sequence[Any]) -> None:
         if self.view.state() == QAbstractItemView.State.EditingState:
             # replacing the rows would close the editor and lose what the user is typing
             self.postpone()

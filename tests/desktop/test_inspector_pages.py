@@ -16,6 +16,7 @@ from core.conversation.system_prompt import build_system_prompt, read_snapshot
 from core.knowledge.learnings import LearningService
 from core.recall import RecallQuery
 from core.knowledge.scaffold import current_version, save_scaffold
+from core.operations.changes import Changes, Domain
 from core.storage.port import IndexedKind
 from desktop.context import AppContext
 from desktop.inspector import confirm
@@ -107,8 +108,8 @@ def test_editing_a_value_persists_and_reaches_the_next_prompt(qtbot, ctx) -> Non
     ctx.hearth.facts.remember("home_city", "Lisbon", "location")
     page = open_page(qtbot, ctx, FactsPage)
     assert "- home_city: Lisbon" in system_prompt_text(ctx)
-    changes: list[None] = []
-    ctx.hub.memory_changed.connect(lambda: changes.append(None))
+    changes: list[Changes] = []
+    ctx.hub.changed.connect(changes.append)
 
     edit_cell(page, "home_city", 1, "Porto")
     assert page.proxy.index(0, 1).data() == "Porto"  # shown while it saves
@@ -118,7 +119,7 @@ def test_editing_a_value_persists_and_reaches_the_next_prompt(qtbot, ctx) -> Non
     assert fact is not None and (fact.value, fact.source) == ("Porto", "user")
     prompt = system_prompt_text(ctx)
     assert "- home_city: Porto" in prompt and "Lisbon" not in prompt
-    assert changes, "other views are told memory changed"
+    assert changes and changes[-1].touches(Domain.FACTS), "other views are told facts changed"
     assert page.model.records()[0].value == "Porto"
 
 

@@ -1,0 +1,98 @@
+"""Facts: list, search, correct and forget what Hearth knows about the user for certain.
+
+Wraps ``core.knowledge.facts`` (remember, recategorise, history) and ``core.forgetting``
+(the forget that reaches every copy of a value). Rows come back as ``Fact`` and
+``EarlierValue``; the forget's own results (``ForgetPreview``, ``Forgotten``) are already
+plain, frozen data and are handed on as they are, with the sentences that tell them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from core.app import Hearth
+from core.forgetting.backups import BackupRewrite
+from core.forgetting.service import Forgotten, ForgetPreview
+from core.forgetting.wording import FILES, backups_held, redactions, rewritten, unmasked
+from core.knowledge.facts import CATEGORIES, FactChange, normalise_key
+from core.operations.changes import NOTHING, Changes, Domain
+from core.operations.done import Done
+from core.storage.orm import UserFact
+
+__all__ = ["CATEGORIES", "FILES", "BackupRewrite", "EarlierValue", "Fact", "FactChange",
+           "ForgetPreview", "Forgotten", "backups_held", "fact_history", "forget",
+           "list_facts", "normalise_key", "preview_forget", "recategorise", "redactions",
+           "remember", "rewritten", "unmasked"]
+
+FORGET_CHANGES = Changes.knowledge() | Changes.of(Domain.CHATS, Domain.RUNS)
+"""A forget replaces the fact's values wherever the user's words are kept: every part of
+what Hearth knows, the chats and the runs' records."""
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One permanent fact as a view shows it."""
+
+    id: int
+    key: str
+    value: str
+    category: str
+    source: str
+    confidence: float
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class EarlierValue:
+    """A value a fact had before it was replaced."""
+
+    id: int
+    value: str
+    category: str
+    source: str
+    valid_from: datetime
+    replaced_at: datetime
+
+
+def _fact(row: UserFact) -> Fact:
+    return Fact(row.id, row.key, row.value, row.category, row.source, row.confidence,
+                row.created_at, row.updated_at)
+
+
+def _changed(change: FactChange) -> Done[FactChange]:
+    return Done(change, NOTHING if change.action == "unchanged" else Changes.of(Domain.FACTS))
+
+
+def list_facts(hearth: Hearth, query: str = "", category: str | None = None
+               ) -> tuple[Fact, ...]:
+    """Every fact (of ``category``, if given) whose key or value holds ``query``."""
+    facts = hearth.facts
+    rows = facts.search(query) if query else facts.list(category)
+    return tuple(_fact(row) for row in rows if category is None or row.category == category)
+
+
+def fact_history(hearth: Hearth, key: str) -> tuple[EarlierValue, ...]:
+    """The fact's earlier values, oldest first (none for an unknown key)."""
+    return tuple(EarlierValue(row.id, row.value, row.category, row.source, row.valid_from,
+                              row.replaced_at) for row in hearth.facts.history(key))
+
+
+def remember(hearth: Hearth, key: str, value: str, category: str) -> Done[FactChange]:
+    """Store the user's value for ``key`` (the old one goes into its history)."""
+    return _changed(hearth.facts.remember(key, value, category=category, source="user"))
+
+
+def recategorise(hearth: Hearth, key: str, category: str) -> Done[FactChange]:
+    """Move a fact to another category; its value stays."""
+    return _changed(hearth.facts.recategorise(key, category))
+
+
+def preview_forget(hearth: Hearth, key: str) -> ForgetPreview:
+    """Where else the fact's values are kept, counted, so a confirmation can say it."""
+    return hearth.forgetting.preview(key)
+
+
+def forget(hearth: Hearth, key: str) -> Done[Forgotten]:
+    """Forget the fact everywhere; the ``Forgotten`` can still remove it from backups."""
+    return Done(hearth.forgetting.forget(key), FORGET_CHANGES)
