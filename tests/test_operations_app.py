@@ -11,6 +11,9 @@ from types import ModuleType
 
 import pytest
 from sqlalchemy import update
+from support.dream_folder import REFLECTION, dreaming_model, prepare
+from support.fake_ollama import FakeOllama
+from support.scripted_llm import ScriptedLLM
 
 from core.app import Hearth
 from core.assistant import Assistant
@@ -19,9 +22,6 @@ from core.errors import HearthError, InvalidInputError
 from core.operations import chats, consolidation, data, models, settings
 from core.operations.changes import KNOWLEDGE, Changes, Domain
 from core.storage.orm import Base, Memory
-from support.dream_folder import REFLECTION, dreaming_model, prepare
-from support.fake_ollama import FakeOllama
-from support.scripted_llm import ScriptedLLM
 
 MODULES = (chats, consolidation, models, settings, data)
 
@@ -49,6 +49,14 @@ def is_frozen(value: object) -> bool:
 
 
 # --- chats -------------------------------------------------------------------------------------
+
+
+def noting() -> ScriptedLLM:
+    """Replies "Noted." and extracts nothing itself: what is learned comes from the rules
+    reading the user's words."""
+    return ScriptedLLM(lambda kind, _messages, extra: json.dumps(
+        {name: [] for name in extra["schema"].get("properties", {})})
+        if kind == "structured" else "Noted.")
 
 
 def test_a_chat_from_its_first_message_to_its_deletion(hearth: Hearth) -> None:
@@ -94,6 +102,26 @@ def test_a_chat_from_its_first_message_to_its_deletion(hearth: Hearth) -> None:
         deleted = chats.delete(assistant, chat)
         assert deleted.deletion.exchanges == 1 and deleted.changes.touches(Domain.CHATS)
         assert chats.recent(assistant, 10) == []
+    finally:
+        assert assistant.close(timeout=60)
+
+
+def test_what_a_chat_taught_is_read_and_undone_through_the_operations(hearth: Hearth) -> None:
+    assistant = Assistant.start(hearth, provider=noting())
+    try:
+        *_events, result = chats.send(assistant, None, "My sister Priya lives in Lisbon",
+                                      models.CancelToken())
+        assert chats.wait_for_learning(assistant, lambda: False) == Changes.knowledge()
+        [(interaction_id, items)] = chats.learned(hearth, result.session_id).items()
+        assert {item.key for item in items} == {"sister_name", "sister_home_city"}
+        city = next(item for item in items if item.key == "sister_home_city")
+        unlearned = chats.undo_learned(hearth, city.event_id)
+        assert unlearned.changes == Changes.of(Domain.FACTS) and is_frozen(unlearned)
+        assert unlearned.item.state == "undone" and hearth.facts.get("sister_home_city") is None
+        with pytest.raises(HearthError):  # its record went with the fact it added
+            chats.undo_learned(hearth, city.event_id)
+        assert [item.key for item in chats.learned(hearth, result.session_id)[
+            interaction_id]] == ["sister_name"]
     finally:
         assert assistant.close(timeout=60)
 

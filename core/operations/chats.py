@@ -2,6 +2,9 @@
 deleting, incognito chats and the per-chat learning switch; and the turns themselves (send,
 answer again, answer without one item) with what a reply was given ("Why?").
 
+What learning took from each exchange is read and undone here too (``core.learning.notes``):
+a chat shows it under its replies.
+
 Each takes the running assistant (its ``conversation``) and plain values. A turn streams:
 its operation yields the conversation's own event records (``TextDelta``, ``ToolActivity``,
 ``Compacted``) as they happen and ends with one ``TurnResult``, so the window can show the
@@ -10,7 +13,7 @@ reply while it is written and still receive a single result with its ``Changes``
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -26,6 +29,7 @@ from core.conversation import (
 )
 from core.conversation.assembly import LEAVABLE, LeftOut
 from core.conversation.service import SessionDeletion
+from core.learning.notes import LearnedFact
 from core.operations.changes import Changes, Domain
 from core.views.reply_context import UsedItem, group_title, kinds_in
 
@@ -35,11 +39,12 @@ if TYPE_CHECKING:
     from core.llm.protocol import CancelToken
 
 __all__ = [
-    "LEAVABLE", "Compacted", "Deleted", "Exchange", "SessionDeletion", "SessionInfo",
-    "Started", "Stored", "TextDelta", "ToolActivity", "TurnEvent", "TurnFailed",
-    "TurnFinished", "TurnResult", "UsedItem", "answer_again", "answer_without", "delete",
-    "discard_incognito", "group_title", "history", "kinds_in", "recent", "rename",
-    "reply_context", "search", "send", "set_learning", "start",
+    "LEAVABLE", "Compacted", "Deleted", "Exchange", "LearnedFact", "SessionDeletion",
+    "SessionInfo", "Started", "Stored", "TextDelta", "ToolActivity", "TurnEvent",
+    "TurnFailed", "TurnFinished", "TurnResult", "Unlearned", "UsedItem", "answer_again",
+    "answer_without", "delete", "discard_incognito", "group_title", "history", "kinds_in",
+    "learned", "recent", "rename", "reply_context", "search", "send", "set_learning",
+    "start", "undo_learned", "wait_for_learning",
 ]
 
 CHATS = Changes.of(Domain.CHATS)
@@ -73,6 +78,14 @@ class Stored:
 class Deleted:
     deletion: SessionDeletion
     changes: Changes = CHATS
+
+
+@dataclass(frozen=True)
+class Unlearned:
+    """A learned fact undone (removed, or its previous value back), as it is now."""
+
+    item: LearnedFact
+    changes: Changes = Changes.of(Domain.FACTS)
 
 
 # --- the list ----------------------------------------------------------------------------------
@@ -162,6 +175,34 @@ def answer_without(assistant: Assistant, session_id: str, interaction_id: int, k
     ``LEAVABLE``): streamed, never saved nor learned from, so it changes nothing."""
     return assistant.conversation.answer_without(session_id, interaction_id,
                                                  LeftOut(kind, item_id), cancel=cancel)
+
+
+# --- what learning took from a chat ------------------------------------------------------------
+
+
+def learned(hearth: Hearth, session_id: str) -> dict[int, tuple[LearnedFact, ...]]:
+    """What learning added or changed in a chat, per exchange id, in the order it happened."""
+    from core.learning.notes import learned_in_session
+
+    return learned_in_session(hearth.storage, session_id)
+
+
+def undo_learned(hearth: Hearth, event_id: int) -> Unlearned:
+    """Revert one learned change (refused with a sentence once the fact changed since)."""
+    from core.learning.notes import undo
+
+    return Unlearned(undo(hearth, event_id))
+
+
+def wait_for_learning(assistant: Assistant, cancelled: Callable[[], bool],
+                      poll_seconds: float = 0.25) -> Changes:
+    """Block (off the UI thread) until learning has digested every exchange: then any of
+    the user's knowledge may have moved. Nothing, if ``cancelled()`` first (quitting must
+    not wait for learning); it is polled every ``poll_seconds``."""
+    while not assistant.learning.drain(timeout=poll_seconds):
+        if cancelled():
+            return Changes()
+    return Changes.knowledge()
 
 
 def reply_context(hearth: Hearth, interaction_id: int) -> list[UsedItem] | None:

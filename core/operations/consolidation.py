@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from core.consolidation import changelog, undo
 from core.consolidation.changelog import REVIEWED_KINDS, Change, RunChanges
-from core.consolidation.dream import STAGES, DreamAlreadyRunning
 from core.consolidation.wording import stage_name, stage_status
 from core.operations.changes import KNOWLEDGE, Changes, Domain
 from core.views import activity
@@ -26,13 +25,23 @@ if TYPE_CHECKING:
     from core.llm.protocol import CancelToken, LLMProvider
 
 __all__ = [
-    "REVIEWED_KINDS", "RUN_KINDS", "STAGES", "Change", "DreamAlreadyRunning", "EventView",
+    "REVIEWED_KINDS", "RUN_KINDS", "Change", "EventView",
     "Queue", "Retried", "RunOutcome", "RunChanges", "RunView", "Undone", "changes_of",
     "dream", "mark_reviewed", "queue", "reflect", "retry_event", "retry_failed_events",
     "runs", "stage_name", "stage_status", "undo_change", "undo_run", "unreviewed",
 ]
 
 REFLECT, DREAM = "reflect", "dream"
+
+
+def __getattr__(name: str) -> object:
+    """``DreamAlreadyRunning`` is read from ``core.consolidation.dream`` when first asked
+    for: the dream cycle is not loaded until a run needs it, off the window's cold start."""
+    if name == "DreamAlreadyRunning":
+        from core.consolidation.dream import DreamAlreadyRunning
+
+        return DreamAlreadyRunning
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 Progress = Callable[[int, int, str], None]
 """``(done, total, what is happening)``, as the window's task progress takes it."""
@@ -107,7 +116,7 @@ def dream(hearth: Hearth, provider: LLMProvider, *, trigger: str = "manual",
           cancel: CancelToken | None = None) -> RunOutcome:
     """Run the dream cycle (backup, stages, changelog; resumes an interrupted one),
     reporting each stage's progress in words."""
-    from core.consolidation.dream import DreamCycle
+    from core.consolidation.dream import STAGES, DreamCycle
     from core.consolidation.wording import stage_doing
 
     def staged(stage: str, done: int, total: int) -> None:

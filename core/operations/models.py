@@ -16,14 +16,24 @@ from typing import TYPE_CHECKING
 
 from core.config import Settings
 from core.errors import InvalidInputError
-from core.llm.embedded import gguf_problem
-from core.llm.host import DEFAULT_OLLAMA_HOST, normalise_ollama_host, resolve_ollama_host
-from core.llm.ollama import OllamaProvider, same_model
-from core.llm.protocol import CancelToken, LLMCancelled, LLMError, LLMProvider, ModelInfo
+from core.llm.host import (
+    DEFAULT_OLLAMA_HOST,
+    normalise_ollama_host,
+    resolve_ollama_host,
+)
+from core.llm.protocol import (
+    CancelToken,
+    LLMCancelled,
+    LLMError,
+    LLMProvider,
+    ModelInfo,
+)
 from core.operations.changes import KNOWLEDGE, Changes
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported when first used: the HTTP client and llama.cpp are a good part
+    # of the window's cold start
     from core.app import Hearth
+    from core.llm.ollama import OllamaProvider
 
 __all__ = [
     "DEFAULT_OLLAMA_HOST", "CancelToken", "LLMCancelled", "LLMProvider", "ModelInfo",
@@ -88,9 +98,18 @@ def configured_provider(settings: Settings) -> LLMProvider:
     return build_provider(settings)
 
 
+def same_model(wanted: str, installed: str) -> bool:
+    """The same Ollama model (a name without a tag means ``:latest``)."""
+    from core.llm.ollama import same_model as same
+
+    return same(wanted, installed)
+
+
 def _ollama_at(settings: Settings, host: str | None, model: str) -> OllamaProvider:
     """A provider for ``host`` (blank: ``OLLAMA_HOST`` or the local default) and ``model``,
     without retries. Raises ``InvalidInputError`` for an address that is not usable."""
+    from core.llm.ollama import OllamaProvider
+
     return OllamaProvider(resolve_ollama_host(host), model,
                           timeout=settings.ollama_timeout_seconds, retries=0)
 
@@ -134,6 +153,8 @@ def host_problem(address: str) -> str | None:
 
 def embedded_model_problem(path: Path) -> str | None:
     """Why ``path`` cannot be the embedded model (a GGUF file), or None. Never raises."""
+    from core.llm.embedded import gguf_problem
+
     return gguf_problem(path)
 
 

@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.learning.pipeline import LearningPipeline
 from core.operations import chats
 from core.operations.changes import Changes
 from core.operations.chats import (
@@ -119,7 +118,8 @@ class ChatPage(Page):
         self.learning_watch = LearningWatch(ctx, self)
         self._build()
         self.learning_notes = LearningNotes(ctx, self.transcript, self)
-        self._heard_learning: LearningPipeline | None = None
+        self._heard_learning: object | None = None
+        """The learning the notes listen to (a rebuilt assistant brings a new one)."""
         self._open_incognito: str | None = None
         """The open chat's id when it is incognito (deleted when the user leaves it)."""
         hub = ctx.hub
