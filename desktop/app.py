@@ -2,7 +2,7 @@
 
 The window is shown first; the assistant (which may ask Ollama, seconds when it is down) and
 the schedule start right after, in the background, so the window appears at once. What
-the program writes is readable by its user alone (``core.home.private_files``).
+the program writes is readable by its user alone (``data.restrict_new_files``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from core.app import Hearth
 from core.errors import HearthError
-from core.home.private_files import restrict_new_files
+from core.operations.data import restrict_new_files
 from desktop import icons
 from desktop.context import AppContext
 from desktop.dialogs.locations import startup_home

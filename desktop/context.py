@@ -1,10 +1,12 @@
 """What every part of the window shares: the open data folder, the assistant, the schedule,
 the background workers, and the hub of "something changed" signals.
 
-Widgets never build core objects themselves; they take an ``AppContext`` and use its public
-services (``ctx.hearth.facts``, ``ctx.assistant.conversation``, …) from background jobs
-(``ctx.workers.start``). When a job changes what other views show, it says so on the hub
-(``ctx.hub.memory_changed.emit()``) and those views reload.
+Widgets never build core objects themselves; they take an ``AppContext`` and run the
+operations of ``core.operations`` on ``ctx.hearth`` or ``ctx.assistant`` (``chats.send``,
+``consolidation.undo_run``, …) from background jobs (``ctx.workers.start``). When an
+operation changes what other views show, the view emits the ``Changes`` it returned on the
+hub (``ctx.hub.changed.emit(changes)``, and the older per-kind notices such as
+``memory_changed`` while views still listen to them), and those views reload.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from PySide6.QtCore import QObject, Signal, Slot
 from typing import TYPE_CHECKING
 
 from core.app import Hearth
-from core.config import save_settings
-from core.llm import CancelToken, LLMProvider
+from core.operations import models
+from core.operations import settings as settings_ops
+from core.operations.changes import Domain
+from core.operations.models import CancelToken, LLMProvider
 from desktop.workers import Workers
 
 if TYPE_CHECKING:  # imported when first used: they pull in the HTTP client and APScheduler,
@@ -106,9 +110,7 @@ class AppContext(QObject):
         self._provider_factory = provider_factory or self._configured_provider
 
     def _configured_provider(self) -> LLMProvider:
-        from core.llm.selection import build_provider
-
-        return build_provider(self.hearth.settings)
+        return models.configured_provider(self.hearth.settings)
 
     @property
     def settings(self):  # noqa: ANN201 (core.config.Settings)
@@ -195,20 +197,16 @@ class AppContext(QObject):
 
     def save_settings(self, **changes: object) -> None:
         """Validate the settings the user changed against those in effect, store them (only
-        them: ``core.config.save_settings``), then tell the views. A change of model or
+        them: ``core.operations.settings.save``), then tell the views. A change of model or
         host rebuilds the assistant; a new dream time reschedules."""
-        updated = self.hearth.settings.model_validate(
-            {**self.hearth.settings.model_dump(), **changes})
-        save_settings(self.hearth.paths, {name: getattr(updated, name) for name in changes})
-        for name in changes:  # in place: every service holds this same Settings object
-            setattr(self.hearth.settings, name, getattr(updated, name))
-        if self.scheduler is not None and "dream_time" in changes:
+        saved = settings_ops.save(self.hearth, **changes)
+        if self.scheduler is not None and saved.changes.touches(Domain.SCHEDULE):
             scheduler = self.scheduler
             self.workers.start("Rescheduling", lambda _task: scheduler.reschedule())
-        if changes.keys() & {"llm_provider", "ollama_host", "ollama_model",
-                             "embedded_model_path"}:
+        if saved.model_changed:
             self.start_assistant()
         self.hub.settings_changed.emit()
+        self.hub.changed.emit(saved.changes)
 
     # --- quitting ----------------------------------------------------------------------------
 

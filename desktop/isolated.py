@@ -18,33 +18,20 @@ import logging
 import multiprocessing
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 from core.errors import HearthError
+from core.operations.consolidation import DREAM, REFLECT, RunOutcome
+from core.operations.models import LLMCancelled
 
 log = logging.getLogger(__name__)
 
-REFLECT, DREAM = "reflect", "dream"
+__all__ = ["DREAM", "REFLECT", "RunOutcome", "run_in_child"]
+
 POLL_SECONDS = 0.1
 _CONTEXT = multiprocessing.get_context("spawn")  # no forked copy of Qt in the child
-
-
-@dataclass(frozen=True)
-class RunOutcome:
-    """What a finished run hands the window: its report and the profile's diff (empty when
-    the profile did not change)."""
-
-    kind: str
-    report: Any
-    profile_diff: str
-
-    @property
-    def cancelled(self) -> bool:
-        """A dream cancelled at a safe point returns its report, status ``cancelled``."""
-        return getattr(self.report, "status", "") == "cancelled"
 
 
 def run_in_child(kind: str, home: Path, *, trigger: str = "manual", only: str | None = None,
@@ -97,11 +84,9 @@ def _follow(child: Any, receiver: Connection, stop: Any,
             case ("failed", text, hint):
                 raise HearthError(text, hint)
             case ("cancelled", text, hint):
-                from core.llm.protocol import LLMCancelled
-
                 raise LLMCancelled(text, hint)
             case ("busy", text, hint):
-                from core.consolidation.dream import DreamAlreadyRunning
+                from core.operations.consolidation import DreamAlreadyRunning
 
                 raise DreamAlreadyRunning(text, hint)
 
@@ -113,10 +98,10 @@ def _child_main(kind: str, home: str, trigger: str, only: str | None,
                 provider_factory: Callable[[], Any] | None, sender: Connection,
                 stop: Any) -> None:
     from core.app import Hearth
-    from core.consolidation.dream import DreamAlreadyRunning
-    from core.llm.protocol import CancelToken, LLMCancelled
-    from core.llm.selection import build_provider
-    from core.home.private_files import restrict_new_files
+    from core.operations import consolidation
+    from core.operations.consolidation import DreamAlreadyRunning
+    from core.operations.data import restrict_new_files
+    from core.operations.models import CancelToken, configured_provider
 
     restrict_new_files()  # the window's umask is inherited, but anyone may call run_in_child
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -124,14 +109,18 @@ def _child_main(kind: str, home: str, trigger: str, only: str | None,
     threading.Thread(target=lambda: (stop.wait(), cancel.cancel()), daemon=True).start()
     try:
         with Hearth.open(home) as hearth:
-            provider = provider_factory() if provider_factory else build_provider(
+            provider = provider_factory() if provider_factory else configured_provider(
                 hearth.settings)
             try:
-                before = _profile_id(hearth)
-                report = (_reflect(hearth, provider, trigger, cancel) if kind == REFLECT
-                          else _dream(hearth, provider, trigger, only, sender, cancel))
-                diff = report.diff if kind == REFLECT else _profile_diff(hearth, before)
-                sender.send(("done", RunOutcome(kind, report, diff)))
+                if kind == REFLECT:
+                    outcome = consolidation.reflect(hearth, provider, trigger=trigger,
+                                                    cancel=cancel)
+                else:
+                    outcome = consolidation.dream(
+                        hearth, provider, trigger=trigger, only=only, cancel=cancel,
+                        progress=lambda done, total, label: sender.send(
+                            ("progress", done, total, label)))
+                sender.send(("done", outcome))
             finally:
                 provider.close()
     except DreamAlreadyRunning as exc:
@@ -146,40 +135,3 @@ def _child_main(kind: str, home: str, trigger: str, only: str | None,
                      "See the log for details."))
     finally:
         sender.close()
-
-
-def _reflect(hearth: Any, provider: Any, trigger: str, cancel: Any) -> Any:
-    from core.consolidation.dream import dream_lock
-    from core.consolidation.reflection import ReflectionEngine
-
-    with dream_lock(hearth.paths.home):  # never beside a dream cycle
-        return ReflectionEngine(hearth, provider).run(trigger=trigger, cancel=cancel)
-
-
-def _dream(hearth: Any, provider: Any, trigger: str, only: str | None, sender: Connection,
-           cancel: Any) -> Any:
-    from core.consolidation.dream import STAGES, DreamCycle
-    from core.consolidation.wording import stage_doing
-
-    def progress(stage: str, done: int, total: int) -> None:
-        position = STAGES.index(stage) if stage in STAGES else 0
-        fraction = done / total if total else 0.0
-        sender.send(("progress", int((position + fraction) * 100), len(STAGES) * 100,
-                     stage_doing(stage, done, total)))
-
-    return DreamCycle(hearth, provider).run(trigger=trigger, only=only, progress=progress,
-                                            cancel=cancel)
-
-
-def _profile_id(hearth: Any) -> int | None:
-    current = hearth.profile.current()
-    return None if current is None else current.id
-
-
-def _profile_diff(hearth: Any, before: int | None) -> str:
-    current = hearth.profile.current()
-    if current is None or current.id == before:
-        return ""
-    if before is None:
-        return current.content
-    return hearth.profile.diff(before, current.id)

@@ -13,8 +13,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QWidget
 
-from core.consolidation import changelog
-from core.consolidation.changelog import RunChanges
+from core.operations import consolidation, data
+from core.operations.consolidation import RunChanges
 from desktop.context import AppContext
 from desktop.dialogs.away import AwayDialog
 from desktop.dialogs.run_dialog import RunDialog
@@ -56,11 +56,9 @@ class RunController:
                             progress=task.progress, cancelled=lambda: task.cancelled)
 
     def backup_now(self) -> Task:
-        def job(_task: Task) -> str:
-            return str(self.ctx.hearth.backup().path)
-
+        hearth = self.ctx.hearth
         return self.ctx.workers.start(
-            "Backing up", job,
+            "Backing up", lambda _task: str(data.backup(hearth).path),
             on_done=lambda path: self.ctx.hub.status_message.emit(f"Backed up to {path}"),
             on_failed=lambda message, hint: self.ctx.hub.status_message.emit(
                 f"Backup failed: {message} {hint}"))
@@ -89,6 +87,7 @@ class RunController:
         self.last_reports[outcome.kind] = outcome
         self.ctx.hub.run_finished.emit(outcome.kind, outcome)
         self.ctx.hub.memory_changed.emit()
+        self.ctx.hub.changed.emit(outcome.changes)
         if self.dialogs[outcome.kind].isVisible():  # seen here: not again at the next start
             self._mark_reviewed([outcome.report.run_id])
         if not outcome.cancelled:  # the user asked for it: no balloon telling them so
@@ -99,10 +98,10 @@ class RunController:
     def offer_review(self) -> Task:
         """At the window's start: show what the dreams and reflections the user has not
         seen yet changed ("While you were away…"), once."""
-        storage = self.ctx.hearth.storage
+        hearth = self.ctx.hearth
         return self.ctx.workers.start(
             "Reading what changed while you were away",
-            lambda _task: changelog.unreviewed(storage), on_done=self._show_away)
+            lambda _task: consolidation.unreviewed(hearth), on_done=self._show_away)
 
     def _show_away(self, runs: list[RunChanges]) -> None:
         if not runs:
@@ -112,9 +111,10 @@ class RunController:
         self._mark_reviewed([run.run_id for run in runs])
 
     def _mark_reviewed(self, run_ids: list[int]) -> None:
-        storage = self.ctx.hearth.storage
+        hearth = self.ctx.hearth
         self.ctx.workers.start("Noting what you have seen",
-                               lambda _task: changelog.mark_reviewed(storage, run_ids))
+                               lambda _task: consolidation.mark_reviewed(hearth, run_ids),
+                               on_done=self.ctx.hub.changed.emit)
 
     def _failed(self, kind: str, task: Task, message: str, hint: str) -> None:
         """A cancelled reflection ends with ``LLMCancelled``: the dialog says "cancelled"

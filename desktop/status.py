@@ -23,7 +23,7 @@ from desktop.context import AppContext
 from desktop.words import count
 
 if TYPE_CHECKING:
-    from desktop.dialogs.ollama_survey import OllamaSurvey
+    from core.operations.models import OllamaSurvey
 
 REFRESH_MS = 1_000
 OLLAMA_POLL_MS = 30_000
@@ -112,7 +112,7 @@ class StatusBar(QStatusBar):
         generation, settings = self._ollama_generation, self.ctx.settings
 
         def ask(_task: object) -> OllamaState:
-            from desktop.dialogs.ollama_survey import survey_ollama
+            from core.operations.models import survey_ollama
 
             return ollama_state(survey_ollama(settings, settings.ollama_host,
                                               settings.ollama_model),

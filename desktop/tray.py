@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
-from core import clock
+from core.clock import now
 from desktop.context import AppContext
 from desktop.icons import icon
 from desktop.main_window import MainWindow
@@ -71,7 +71,7 @@ class Tray(QObject):
         from desktop.runs import summary
 
         title, line = summary(outcome)  # type: ignore[arg-type]
-        self._last_here = (clock.now(), f"{title}: {line}")
+        self._last_here = (now(), f"{title}: {line}")
         self.refresh_tooltip()
 
     def last_result(self) -> str:

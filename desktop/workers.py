@@ -25,7 +25,7 @@ import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
 from core.errors import HearthError
-from core.llm.protocol import CancelToken
+from core.operations.models import CancelToken
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QAction, QKeyEvent
 from PySide6.QtWidgets import QAbstractItemView, QListView, QWidget
 
-from core.conversation.service import SessionInfo
+from core.operations.chats import SessionInfo
 from desktop.chat.transcript import local_time
 from desktop.icons import icon
 

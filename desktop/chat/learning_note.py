@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.learning.notes import LearnedFact, learned_in_session, undo
+from core.operations import chats
+from core.operations.chats import LearnedFact, Unlearned
 from desktop.chat.transcript import ReplyMessage, Transcript
 from desktop.context import AppContext
 from desktop.workers import Task
@@ -172,13 +173,13 @@ class LearningNotes(QObject):
             self.reload()
 
     def reload(self) -> None:
-        session_id, storage = self._session, self._ctx.hearth.storage
+        session_id, hearth = self._session, self._ctx.hearth
         if session_id is None:
             return
         self._generation += 1
         generation = self._generation
         self._ctx.workers.start(
-            "Reading what was learned", lambda _task: learned_in_session(storage, session_id),
+            "Reading what was learned", lambda _task: chats.learned(hearth, session_id),
             on_done=lambda notes: self._show(generation, notes), on_failed=self._failed)
 
     def note_for(self, interaction_id: int) -> LearningNote | None:
@@ -237,12 +238,15 @@ class LearningNotes(QObject):
     def _undo(self, item: LearnedFact) -> None:
         hearth = self._ctx.hearth
         self._ctx.workers.start(
-            "Undoing what was learned", lambda _task: undo(hearth, item.event_id),
+            "Undoing what was learned",
+            lambda _task: chats.undo_learned(hearth, item.event_id),
             on_done=self._undone_now, on_failed=self._failed)
 
-    def _undone_now(self, item: LearnedFact) -> None:
+    def _undone_now(self, unlearned: Unlearned) -> None:
+        item = unlearned.item
         self._undone[item.event_id] = item
         self._changed(f"{note_text(item)}.")
+        self._ctx.hub.changed.emit(unlearned.changes)
 
     def _edit(self, item: LearnedFact) -> None:
         value = ask_value(self._transcript, item)

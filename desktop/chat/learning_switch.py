@@ -13,7 +13,8 @@ from dataclasses import replace
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QWidget
 
-from core.conversation.service import SessionInfo
+from core.operations import chats
+from core.operations.chats import SessionInfo
 from desktop.context import AppContext
 
 PAUSED = "Learning is paused for every chat (Settings → Privacy)."
@@ -71,14 +72,16 @@ class ChatLearningSwitch(QWidget):
         chat, assistant = self._chat, self._ctx.assistant
         if chat is None or assistant is None:
             return
-        conversation = assistant.conversation
         self._chat = replace(chat, learns=learn)
         self.state.setText("" if learn else OFF)
         self._ctx.workers.start(
             "Saving the chat's learning choice",
-            lambda _task: conversation.set_learning(chat.id, learn),
-            on_done=lambda _stored: self._ctx.hub.conversations_changed.emit(),
-            on_failed=self._failed)
+            lambda _task: chats.set_learning(assistant, chat.id, learn),
+            on_done=self._saved, on_failed=self._failed)
+
+    def _saved(self, stored: chats.Stored) -> None:
+        self._ctx.hub.conversations_changed.emit()
+        self._ctx.hub.changed.emit(stored.changes)
 
     def _failed(self, message: str, hint: str) -> None:
         self._refresh()  # back to what is stored

@@ -8,20 +8,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject
 
-from core.learning.pipeline import LearningPipeline
+from core.operations import chats
+from core.operations.changes import Changes
 from desktop.context import AppContext
 from desktop.workers import Task
-
-POLL_SECONDS = 0.25
-"""How often the wait looks at its cancel flag (quitting must not wait for learning)."""
-
-
-def wait_for_learning(learning: LearningPipeline, task: Task) -> bool:
-    """Block (on a pool thread) until learning is idle; False if cancelled first."""
-    while not learning.drain(timeout=POLL_SECONDS):
-        if task.cancelled:
-            return False
-    return True
 
 
 class LearningWatch(QObject):
@@ -44,16 +34,17 @@ class LearningWatch(QObject):
         assistant = self._ctx.assistant
         if assistant is None:
             return
-        learning = assistant.learning
         self._task = self._ctx.workers.start(
-            "Waiting for learning", lambda task: wait_for_learning(learning, task),
+            "Waiting for learning",
+            lambda task: chats.wait_for_learning(assistant, lambda: task.cancelled),
             on_done=self._learned,
             on_failed=lambda message, hint: self._ctx.hub.status_message.emit(
                 f"{message} {hint}".strip()))
 
-    def _learned(self, finished: bool) -> None:
-        if finished:
+    def _learned(self, changes: Changes) -> None:
+        if changes:  # learning finished (not cancelled): the knowledge views reload
             self._ctx.hub.memory_changed.emit()
+            self._ctx.hub.changed.emit(changes)
         if self._again:
             self._again = False
             self.exchange_saved()

@@ -8,6 +8,8 @@ the page says why."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QPalette, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
@@ -21,18 +23,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.conversation import (
+from core.operations import chats
+from core.operations.changes import Changes
+from core.operations.chats import (
     Compacted,
-    ConversationService,
+    Deleted,
+    Exchange,
+    SessionInfo,
+    Started,
     TextDelta,
     ToolActivity,
     TurnEvent,
     TurnFailed,
+    TurnResult,
+    UsedItem,
 )
-from core.conversation.assembly import LeftOut
-from core.conversation.service import Exchange, SessionDeletion, SessionInfo
-from core.learning.pipeline import LearningPipeline
-from core.views.reply_context import UsedItem, reply_context
 from desktop.chat.composer import Composer
 from desktop.chat.conversation_list import (
     UNTITLED,
@@ -45,13 +50,16 @@ from desktop.chat.learning_switch import ChatLearningSwitch
 from desktop.chat.learning_watch import LearningWatch
 from desktop.chat.message_actions import EditBar
 from desktop.chat.transcript import ReplyMessage, Transcript, paint_failure, tool_line
-from desktop.chat.turn import TurnResult, again_job, turn_job
+from desktop.chat.turn import again_job, turn_job
 from desktop.chat.why_panel import WhyPanel
 from desktop.context import AppContext
 from desktop.icons import icon
 from desktop.page import Page
 from desktop.words import count
 from desktop.workers import Job, Task
+
+if TYPE_CHECKING:
+    from core.assistant import Assistant
 
 SESSIONS_LISTED = 500
 FIX_PAGES = {"fact": "facts"}
@@ -110,7 +118,8 @@ class ChatPage(Page):
         self.learning_watch = LearningWatch(ctx, self)
         self._build()
         self.learning_notes = LearningNotes(ctx, self.transcript, self)
-        self._heard_learning: LearningPipeline | None = None
+        self._heard_learning: object | None = None
+        """The learning the notes listen to (a rebuilt assistant brings a new one)."""
         self._open_incognito: str | None = None
         """The open chat's id when it is incognito (deleted when the user leaves it)."""
         hub = ctx.hub
@@ -225,9 +234,9 @@ class ChatPage(Page):
     # --- the assistant -----------------------------------------------------------------------
 
     @property
-    def conversation(self) -> ConversationService | None:
-        assistant = self.ctx.assistant
-        return assistant.conversation if assistant is not None else None
+    def assistant(self) -> Assistant | None:
+        """The assistant the chat operations run with (None while it (re)starts)."""
+        return self.ctx.assistant
 
     @property
     def busy(self) -> bool:
@@ -241,12 +250,12 @@ class ChatPage(Page):
             self._heard_learning = learning
         self.banner.setVisible(False)
         self.composer.set_available(True)
-        conversation = self.conversation
-        if conversation is not None:  # incognito chats a killed Hearth left behind go
+        assistant = self.assistant
+        if assistant is not None:  # incognito chats a killed Hearth left behind go
             keep = self.current_session
             self.run("Opening the chats",
-                     lambda _task: conversation.discard_incognito(keep=keep),
-                     lambda _count: self.reload_list())
+                     lambda _task: chats.discard_incognito(assistant, keep),
+                     lambda _stored: self.reload_list())
 
     def _assistant_failed(self, message: str, hint: str) -> None:
         self._set_unavailable("The assistant could not start.",
@@ -276,19 +285,18 @@ class ChatPage(Page):
         """Read the chats again (those the search finds, while searching), keeping the
         open chat selected. Only the latest reading is shown: an earlier one that answers
         late (read before a chat was started) would otherwise close the chat just opened."""
-        conversation = self.conversation
-        if conversation is None:
+        assistant = self.assistant
+        if assistant is None:
             return
         self._list_loads += 1
         load, query = self._list_loads, self.search.text()
         if query.strip():
             self.run("Searching chats",
-                     lambda _task: conversation.search_sessions(query, SESSIONS_LISTED),
+                     lambda _task: chats.search(assistant, query, SESSIONS_LISTED),
                      lambda found: self._show_found(load, query, found))
             return
         self.run("Loading chats",
-                 lambda _task: conversation.recent_sessions(SESSIONS_LISTED,
-                                                            include_imported=True),
+                 lambda _task: chats.recent(assistant, SESSIONS_LISTED),
                  lambda sessions: self._show_sessions(load, sessions))
 
     def _show_found(self, load: int, query: str, sessions: list[SessionInfo]) -> None:
@@ -343,8 +351,8 @@ class ChatPage(Page):
 
     def open_session(self, session_id: str) -> None:
         """Show a chat's transcript (loaded in the background)."""
-        conversation = self.conversation
-        if conversation is None or session_id == self.current_session:
+        assistant = self.assistant
+        if assistant is None or session_id == self.current_session:
             return
         self._show_chat(session_id)
         row = self.list_model.row_of(session_id)
@@ -352,7 +360,7 @@ class ChatPage(Page):
             self._mark_in_list(row)
         self._set_read_only(self._info(session_id))
         self.transcript.set_empty_text("Loading…")
-        self.run("Opening the chat", lambda _task: conversation.session_history(session_id),
+        self.run("Opening the chat", lambda _task: chats.history(assistant, session_id),
                  lambda exchanges: self._show_history(session_id, exchanges))
 
     def _set_read_only(self, info: SessionInfo | None) -> None:
@@ -388,11 +396,11 @@ class ChatPage(Page):
 
     def _discard_incognito(self, keep: str | None) -> None:
         """Delete the incognito chats other than ``keep`` (in the background)."""
-        conversation = self.conversation
-        if conversation is not None:
+        assistant = self.assistant
+        if assistant is not None:
             self.run("Deleting the incognito chat",
-                     lambda _task: conversation.discard_incognito(keep=keep),
-                     lambda _count: self.ctx.hub.conversations_changed.emit())
+                     lambda _task: chats.discard_incognito(assistant, keep),
+                     lambda stored: self._chats_changed(stored.changes))
 
     def _show_history(self, session_id: str, exchanges: list[Exchange]) -> None:
         if session_id != self.current_session:
@@ -408,8 +416,8 @@ class ChatPage(Page):
     def new_conversation(self, *, incognito: bool = False) -> None:
         """Start a chat (Ctrl+N). An open chat with nothing said yet is reused instead of
         piling up empty ones; the previous chat is handed to learning to be summarised."""
-        conversation = self.conversation
-        if conversation is None:
+        assistant = self.assistant
+        if assistant is None:
             self.ctx.hub.status_message.emit("The assistant is still starting.")
             return
         current = self._info(self.current_session) if self.current_session else None
@@ -418,55 +426,58 @@ class ChatPage(Page):
                 and not self.transcript.messages):
             self.composer.edit.setFocus()
             return
-        assistant = self.ctx.assistant
         finished = (self.current_session
                     if not (self.busy and self._turn_session == self.current_session) else None)
 
-        def start(_task: Task) -> str:
-            if finished is not None and assistant is not None:
-                assistant.learning.session_ended(finished)
-            return conversation.new_session(incognito=incognito)
-
-        def started(session_id: str) -> None:
-            self._show_chat(session_id, incognito=incognito)
-            self.ctx.hub.conversations_changed.emit()  # the list reloads, selecting it
+        def started(result: Started) -> None:
+            self._show_chat(result.session_id, incognito=incognito)
+            self._chats_changed(result.changes)  # the list reloads, selecting it
             self.composer.edit.setFocus()
 
-        self.run("Starting a chat", start, started)
+        self.run("Starting a chat",
+                 lambda _task: chats.start(assistant, incognito=incognito, finished=finished),
+                 started)
 
     def rename_session(self, session_id: str, title: str) -> None:
-        conversation = self.conversation
-        if conversation is None:
+        assistant = self.assistant
+        if assistant is None:
             return
-        self.run("Renaming the chat", lambda _task: conversation.rename_session(session_id, title),
-                 lambda _stored: self.ctx.hub.conversations_changed.emit())
+        self.run("Renaming the chat", lambda _task: chats.rename(assistant, session_id, title),
+                 lambda stored: self._chats_changed(stored.changes))
 
     def delete_session(self, session_id: str) -> None:
         """Delete a chat after asking; a reply streaming in it is stopped first."""
-        conversation, info = self.conversation, self._info(session_id)
-        if conversation is None or info is None or not confirm_delete(self, info):
+        assistant, info = self.assistant, self._info(session_id)
+        if assistant is None or info is None or not confirm_delete(self, info):
             return
         if self.busy and self._turn_session == session_id and self._turn is not None:
             self._turn.cancel()
 
-        def deleted(removed: SessionDeletion) -> None:
+        def deleted(result: Deleted) -> None:
+            removed = result.deletion
             if self.current_session == session_id:
                 self._show_chat(None)
-            self.ctx.hub.conversations_changed.emit()
+            self._chats_changed(result.changes)
             self.ctx.hub.status_message.emit(
                 f"Deleted “{info.title or UNTITLED}” ({count(removed.exchanges, 'exchange')}, "
                 f"{count(removed.summaries, 'summary', 'summaries')}). Facts learned from it are still in Facts.")
 
-        self.run("Deleting the chat", lambda _task: conversation.delete_session(session_id),
+        self.run("Deleting the chat", lambda _task: chats.delete(assistant, session_id),
                  deleted)
+
+    def _chats_changed(self, changes: Changes) -> None:
+        """Tell the views what a chat operation changed (the old notice too, for the views
+        that still listen to it)."""
+        self.ctx.hub.conversations_changed.emit()
+        self.ctx.hub.changed.emit(changes)
 
     # --- a turn ------------------------------------------------------------------------------
 
     def send(self, text: str) -> None:
         """Send a message in the open chat (a new chat if none is open); while the last
         message is being edited, the edit replaces it and is answered again."""
-        conversation = self.conversation
-        if conversation is None or self.busy or self.read_only_note.isVisibleTo(self):
+        assistant = self.assistant
+        if assistant is None or self.busy or self.read_only_note.isVisibleTo(self):
             self.composer.restore(text)
             return
         if self._editing is not None and self.current_session is not None:
@@ -474,23 +485,23 @@ class ChatPage(Page):
             for message in (user, reply):
                 if message is not None:
                     self.transcript.remove(message)
-            job = again_job(conversation, self.current_session, self._editing, text)
+            job = again_job(assistant, self.current_session, self._editing, text)
             self.cancel_edit()
         else:
-            job = turn_job(conversation, self.current_session, text)
+            job = turn_job(assistant, self.current_session, text)
         self.transcript.add_user(text)
         self._run_turn(job, text)
 
     def regenerate(self, interaction_id: int) -> None:
         """Write the last reply again (its message unchanged); the new reply replaces it."""
-        conversation = self.conversation
+        assistant = self.assistant
         _user, reply = self.transcript.last_exchange()
-        if (conversation is None or self.busy or self.current_session is None
+        if (assistant is None or self.busy or self.current_session is None
                 or reply is None or reply.interaction_id != interaction_id):
             return
         self.cancel_edit()
         self.transcript.remove(reply)
-        self._run_turn(again_job(conversation, self.current_session, interaction_id), "")
+        self._run_turn(again_job(assistant, self.current_session, interaction_id), "")
 
     def begin_edit(self, interaction_id: int, text: str) -> None:
         """Put the last message in the composer to be changed and sent again."""
@@ -519,9 +530,8 @@ class ChatPage(Page):
 
     def _run_turn(self, job: Job, text: str) -> None:
         """Stream a reply into a new message at the bottom of the transcript."""
-        assert self.conversation is not None
-        provider = self.conversation.provider
-        self._reply = self.transcript.start_reply(f"{provider.name} · {provider.model}")
+        assert self.assistant is not None
+        self._reply = self.transcript.start_reply(self.assistant.model_description)
         self.transcript.scroll_to_end()
         self.transcript.set_again_allowed(False)
         self._turn_text, self._turn_session = text, self.current_session
@@ -559,13 +569,13 @@ class ChatPage(Page):
         else:
             self._end_turn("stopped" if outcome.stopped else "completed",
                            outcome.interaction_id)
-        self.ctx.hub.conversations_changed.emit()
+        self._chats_changed(result.changes)
         self.learning_watch.exchange_saved()
 
     def _turn_crashed(self, message: str, hint: str) -> None:
         """The turn could not run at all (the chat was deleted, the database refused)."""
         self._end_turn("failed", None, f"{message} {hint}".strip())
-        self.ctx.hub.conversations_changed.emit()
+        self._chats_changed(chats.CHATS)  # the message may have been saved before it failed
 
     def _end_turn(self, status: str, interaction_id: int | None, note: str = "") -> None:
         self.composer.set_busy(False)
@@ -599,24 +609,24 @@ class ChatPage(Page):
         self._why_for = interaction_id
         self._open_why_panel()
         self.why_panel.show_loading()
-        storage = self.ctx.hearth.storage
+        hearth = self.ctx.hearth
         self.run("Reading the reply's context",
-                 lambda _task: reply_context(storage, interaction_id), self.why_panel.show_items)
+                 lambda _task: chats.reply_context(hearth, interaction_id),
+                 self.why_panel.show_items)
 
     def answer_without(self, item: UsedItem) -> None:
         """Ask the model again for the reply the Why? panel is about, without ``item``;
         the other answer streams into the panel and is neither saved nor learned from."""
-        conversation, interaction_id = self.conversation, self._why_for
-        session_id = self.current_session
-        if conversation is None or interaction_id is None or session_id is None or item.id is None:
+        assistant, interaction_id = self.assistant, self._why_for
+        session_id, item_id = self.current_session, item.id
+        if assistant is None or interaction_id is None or session_id is None or item_id is None:
             return
         self._stop_without()
-        left_out = LeftOut(item.kind, item.id)
         self.why_panel.start_alternative(item)
 
         def job(task: Task) -> None:
-            for delta in conversation.answer_without(session_id, interaction_id, left_out,
-                                                     cancel=task.cancel_token):
+            for delta in chats.answer_without(assistant, session_id, interaction_id,
+                                              item.kind, item_id, task.cancel_token):
                 task.emit(delta.text)
 
         self._without = self.ctx.workers.start(

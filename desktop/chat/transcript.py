@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.conversation.service import Exchange
+from core.operations.chats import Exchange
 from desktop.chat.code_copy import add_copy_links, code_number
 from desktop.chat.markdown import render_markdown
 from desktop.chat.message_actions import MessageActions, copy_text

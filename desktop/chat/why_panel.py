@@ -27,8 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.conversation.assembly import LEAVABLE
-from core.views.reply_context import UsedItem, group_title, kinds_in
+from core.operations.chats import LEAVABLE, UsedItem, group_title, kinds_in
 from desktop.chat.markdown import render_markdown
 from desktop.words import count, listing, spaced
 

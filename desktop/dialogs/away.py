@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.consolidation.changelog import RunChanges
+from core.operations.consolidation import RunChanges
 from desktop.context import AppContext
 from desktop.dialogs.changes_view import ChangesView
 from desktop.words import count

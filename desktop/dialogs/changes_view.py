@@ -1,7 +1,7 @@
 """What one dream or reflection changed, a line per change with Undo, and a button that
 undoes the whole run: shown in the run dialog, in "While you were away…" and in Activity.
 
-Undoing runs in the background through ``core.consolidation.undo`` (by the run's record:
+Undoing runs in the background through ``core.operations.consolidation`` (by the run's record:
 what happened since is kept); the list then reloads, an undone line says so, and the views
 showing memory reload through the hub. A change that cannot be undone (the profile changed
 since) says why under the list.
@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.consolidation import changelog, undo
-from core.consolidation.changelog import Change, RunChanges
+from core.operations import consolidation
+from core.operations.consolidation import Change, RunChanges, Undone
 from desktop.context import AppContext
 from desktop.dialogs.settings_form import show_status, status_label
 from desktop.words import count
@@ -113,9 +113,9 @@ class ChangesView(QWidget):
 
     def load(self, run_id: int) -> None:
         """Read run ``run_id``'s changelog in the background, then show it."""
-        storage = self.ctx.hearth.storage
+        hearth = self.ctx.hearth
         self.ctx.workers.start("Reading what a run changed",
-                               lambda _task: changelog.changes_of(storage, run_id),
+                               lambda _task: consolidation.changes_of(hearth, run_id),
                                on_done=self.show_run,
                                on_failed=lambda message, hint: show_status(
                                    self.result, f"{message} {hint}".strip(), ok=False))
@@ -128,40 +128,35 @@ class ChangesView(QWidget):
     def undo(self, change: Change) -> None:
         if self.run is None:
             return
-        run_id, storage = self.run.run_id, self.ctx.hearth.storage
-        self._start(lambda: f"Undone: {undo.undo_change(storage, run_id, change.index).text}")
+        run_id, hearth = self.run.run_id, self.ctx.hearth
+        self._start(lambda: consolidation.undo_change(hearth, run_id, change.index),
+                    lambda undone: f"Undone: {undone.undone[0].text}")
 
     def undo_all(self) -> None:
         if self.run is None:
             return
-        run_id, storage = self.run.run_id, self.ctx.hearth.storage
+        run_id, hearth = self.run.run_id, self.ctx.hearth
+        self._start(lambda: consolidation.undo_run(hearth, run_id),
+                    lambda undone: f"Undid {count(len(undone.undone), 'change')}."
+                                   + "".join(f" Kept: {why}" for why in undone.kept))
 
-        def job() -> str:
-            result = undo.undo_run(storage, run_id)
-            kept = "".join(f" Kept: {why}" for _change, why in result.kept)
-            return f"Undid {count(len(result.undone), 'change')}.{kept}"
-
-        self._start(job)
-
-    def _start(self, work: Callable[[], str]) -> None:
-        """Run ``work`` (an undo, returning what to say) in the background, then reload."""
-        run_id, storage = self.run.run_id, self.ctx.hearth.storage  # type: ignore[union-attr]
+    def _start(self, work: Callable[[], Undone], say: Callable[[Undone], str]) -> None:
+        """Run ``work`` (an undo) in the background, then show the run again and ``say``
+        what it did."""
+        run_id = self.run.run_id  # type: ignore[union-attr]
         for row in self.rows:
             row.undo_button.setEnabled(False)
         self.undo_all_button.setEnabled(False)
 
-        def job(_task: object) -> tuple[str, RunChanges]:
-            return work(), changelog.changes_of(storage, run_id)
-
-        def done(result: tuple[str, RunChanges]) -> None:
-            text, run = result
-            self.show_run(run)
-            show_status(self.result, text, ok=True)
+        def done(undone: Undone) -> None:
+            self.show_run(undone.run)
+            show_status(self.result, say(undone), ok=True)
             self.ctx.hub.memory_changed.emit()
+            self.ctx.hub.changed.emit(undone.changes)
             self.changed.emit()
 
         def failed(message: str, hint: str) -> None:
             show_status(self.result, f"{message} {hint}".strip(), ok=False)
             self.load(run_id)
 
-        self.ctx.workers.start("Undoing", job, on_done=done, on_failed=failed)
+        self.ctx.workers.start("Undoing", lambda _task: work(), on_done=done, on_failed=failed)

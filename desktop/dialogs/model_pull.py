@@ -1,7 +1,7 @@
 """Download a model into the user's Ollama with progress and a Stop button; shared by the
 settings (any model) and the welcome (the recommended one).
 
-The pull runs in a worker through ``OllamaProvider.pull``; its ``(status, completed, total)``
+The pull runs in a worker through ``core.operations.models.pull_model``; its ``(status, completed, total)``
 reports are streamed to the UI as items, because byte counts of a large model overflow the
 int progress signal. A stop ends the download; Ollama keeps the finished parts, so pulling
 the same name again resumes. When the model just pulled is the one the assistant is set to
@@ -11,30 +11,19 @@ use (same host, same name), the assistant is rebuilt so that it can answer with 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
-from core.llm.host import resolve_ollama_host
-from core.llm.ollama import same_model
+from core.operations.models import Pulled, pull_model
 from desktop.context import AppContext
 from desktop.dialogs.owned_tasks import OwnedTasks
-from desktop.dialogs.ollama_survey import ollama_at
 from desktop.dialogs.settings_form import data_size
 from desktop.dialogs.task_progress import TaskProgress
 from desktop.workers import Task
 
 HostSource = Callable[[], str | None]
 """Where to pull: the address the owner shows (blank: ``OLLAMA_HOST`` or the default)."""
-
-
-@dataclass(frozen=True)
-class Pulled:
-    name: str
-    host: str
-    configured: bool
-    """The assistant's own model on the assistant's own Ollama."""
 
 
 class ModelPullWidget(QWidget):
@@ -85,15 +74,9 @@ class ModelPullWidget(QWidget):
         host, settings = self._host(), self.ctx.settings
 
         def job(task: Task) -> Pulled:
-            provider = ollama_at(settings, host, name)
-            try:
-                provider.pull(name, lambda status, done, total: task.emit((status, done, total)),
+            return pull_model(settings, host, name,
+                              lambda status, done, total: task.emit((status, done, total)),
                               task.cancel_token)
-            finally:
-                provider.close()
-            configured = (provider.host == resolve_ollama_host(settings.ollama_host)
-                          and same_model(settings.ollama_model, name))
-            return Pulled(name, provider.host, configured)
 
         task = self.tasks.start(f"Pulling {name}", job, on_item=self._report,
                                 on_done=self._done)

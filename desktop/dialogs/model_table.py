@@ -9,8 +9,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
-from core.llm.ollama import same_model
-from core.llm.protocol import ModelInfo
+from core.operations.models import ModelInfo, same_model
 from desktop.dialogs.settings_form import data_size
 
 COLUMNS = ("Model", "Size", "Parameters", "Quantization")

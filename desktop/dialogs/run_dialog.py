@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.consolidation.wording import stage_name, stage_status
+from core.operations.consolidation import stage_name, stage_status
 from desktop.context import AppContext
 from desktop.dialogs.changes_view import ChangesView
 from desktop.dialogs.disclosure import Disclosure

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.errors import HearthError
+from core.operations import settings as stored_settings
 from desktop.context import AppContext
 from desktop.dialogs.owned_tasks import OwnedTasks
 from desktop.dialogs.settings_assistant_page import AssistantSection
@@ -73,8 +74,9 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.outcome)
         layout.addWidget(buttons)
+        current = stored_settings.read(ctx.hearth)  # a copy: a form never edits the live one
         for section in self.sections.values():
-            section.load(ctx.settings)
+            section.load(current)
 
     def section(self, title: str) -> SettingsSection:
         return self.sections[title]

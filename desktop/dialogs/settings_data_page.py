@@ -1,5 +1,5 @@
 """The settings' "Data" tab: where Hearth keeps its data, a backup now, and moving
-everything out of and into Hearth as one JSON file (``core.transfer.export``).
+everything out of and into Hearth as one JSON file (``core.operations.data``).
 
 The data folder is chosen for the next start (see ``desktop.dialogs.locations``); nothing
 is moved, so the way to take the data along is Export here, then Import in the new, empty
@@ -26,14 +26,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.home.backups import BackupInfo
 from core.config import Settings, resolve_home
-from core.embedding import EmbeddingCancelled
-from core.home.private_files import exposure_warning
-from core.transfer.export import import_export
+from core.operations import data
+from core.operations.data import BackupInfo, Exported, Imported
 from desktop.context import AppContext
-from desktop.dialogs.owned_tasks import OwnedTasks
 from desktop.dialogs import locations
+from desktop.dialogs.owned_tasks import OwnedTasks
 from desktop.dialogs.settings_form import (
     Changes,
     Problems,
@@ -195,7 +193,7 @@ class DataSection(SettingsSection):
             return f"Backed up to {made.path.name} ({data_size(made.size_bytes)})."
 
         self.backup_button.setEnabled(False)
-        task = self.tasks.start("Backing up", lambda _task: hearth.backup())
+        task = self.tasks.start("Backing up", lambda _task: data.backup(hearth))
         self.backup_progress.follow(task, "Backing up…", describe, stoppable=False)
         task.finished.connect(lambda: self.backup_button.setEnabled(True))
         return task
@@ -209,15 +207,15 @@ class DataSection(SettingsSection):
 
     def export_to(self, path: Path) -> Task:
         """Export to ``path``; the sentence after it warns when other users of the computer
-        could read or replace the file there (``core.home.private_files.exposure_warning``)."""
+        could read or replace the file there (``Exported.warning``)."""
         hearth = self.ctx.hearth
 
-        def job(_task: Task) -> str:
-            counts = hearth.export(path)
-            return " ".join(filter(None, (f"Exported {contents(counts)} to {path}.",
-                                          exposure_warning(path))))
+        def describe(exported: Exported) -> str:
+            return " ".join(filter(None, (f"Exported {contents(exported.counts)} to {path}.",
+                                          exported.warning)))
 
-        return self._transfer(f"Exporting to {path}…", job, stoppable=False)
+        return self._transfer(f"Exporting to {path}…", lambda _task: data.export(hearth, path),
+                              describe, stoppable=False)
 
     def _choose_import(self) -> None:
         chosen, _filter = QFileDialog.getOpenFileName(self, "Import an export",
@@ -228,24 +226,27 @@ class DataSection(SettingsSection):
     def import_from(self, path: Path) -> Task:
         hearth = self.ctx.hearth
 
-        def job(task: Task) -> str:
-            try:
-                counts = import_export(path, hearth.storage, hearth.embedder,
-                                       progress=lambda done, total: task.progress(
-                                           done, total, f"Embedding {done:,} of {total:,}…"),
-                                       cancel=lambda: task.cancelled)
-            except EmbeddingCancelled as stopped:
-                return (f"Imported {path.name}, but stopped embedding after {stopped.done:,} "
-                        f"of {stopped.total:,}: rebuild the vectors on the Embeddings tab.")
-            return f"Imported {contents(counts)} from {path.name}."
+        def job(task: Task) -> Imported:
+            return data.import_file(hearth, path,
+                                    progress=lambda done, total: task.progress(
+                                        done, total, f"Embedding {done:,} of {total:,}…"),
+                                    cancelled=lambda: task.cancelled)
 
-        task = self._transfer(f"Importing {path}…", job)
+        def describe(imported: Imported) -> str:
+            if imported.stopped_at is not None:
+                done, total = imported.stopped_at
+                return (f"Imported {path.name}, but stopped embedding after {done:,} of "
+                        f"{total:,}: rebuild the vectors on the Embeddings tab.")
+            return f"Imported {contents(imported.counts)} from {path.name}."
+
+        task = self._transfer(f"Importing {path}…", job, describe)
         task.succeeded.connect(self._imported)
         return task
 
-    def _imported(self, _summary: str) -> None:
+    def _imported(self, imported: Imported) -> None:
         self.ctx.hub.memory_changed.emit()
         self.ctx.hub.conversations_changed.emit()
+        self.ctx.hub.changed.emit(imported.changes)
 
     def _transfer(self, doing: str, job: Job, describe: Describe = str, *,
                   stoppable: bool = True) -> Task:

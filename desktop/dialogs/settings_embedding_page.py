@@ -1,11 +1,11 @@
 """The settings' "Embeddings" tab: the ONNX model folder behind search and recall, and the
 vectors made with it.
 
-A folder is checked by loading it with ``OnnxEmbedder.check`` in a worker (the files must
+A folder is checked by loading it (``models.check_embedding_model``) in a worker (the files must
 be there *and* give sound vectors), before it can be saved. The running Hearth keeps the
 model it opened with, because every vector in the database must come from the same model
 as the queries compared with them; a new folder is used from the next start. Vectors from
-another model (or none, after an import) are then rebuilt here with ``core.embedding.reembed`` in
+another model (or none, after an import) are then rebuilt here (``models.rebuild_vectors``) in
 the background, with progress and Stop (finished batches are kept, so it resumes).
 """
 
@@ -26,9 +26,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.config import Settings
-from core.embedding import EmbeddingCancelled, OnnxEmbedder
-from core.embedding.reembed import backfill_embeddings, count_needing_embedding
-from core.storage.port import IndexedKind
+from core.operations import models
+from core.operations.models import Rebuilt, StaleVectors
 from desktop.context import AppContext
 from desktop.dialogs.owned_tasks import OwnedTasks
 from desktop.dialogs.settings_form import (
@@ -148,11 +147,9 @@ class EmbeddingSection(SettingsSection):
             return None
         threads = self.ctx.settings.embedding_threads
 
-        def job(_task: Task) -> str:
-            return OnnxEmbedder(folder, threads=threads).check()
-
         task = self.tasks.start(
-            "Checking the embedding model", job,
+            "Checking the embedding model",
+            lambda _task: models.check_embedding_model(folder, threads),
             on_done=lambda description: self._checked(folder, _Check(True, description)),
             on_failed=lambda message, hint: self._checked(
                 folder, _Check(False, f"{message} {hint}".strip())))
@@ -172,7 +169,7 @@ class EmbeddingSection(SettingsSection):
             return  # the user has moved on to another folder meanwhile
         check = self._checks.get(folder)
         self.set_error(FIELD, check.sentence if check is not None and not check.ok else "")
-        running = getattr(self.ctx.hearth.embedder, "model_dir", folder)
+        running = models.embedding_model_in_use(self.ctx.hearth) or folder
         if folder != running and (check is None or check.ok):
             pending = f"Works ({check.sentence}). " if check is not None else ""
             show_status(self.folder_state, f"{pending}Hearth uses {running} until the next "
@@ -185,21 +182,16 @@ class EmbeddingSection(SettingsSection):
     def count_stale(self) -> Task:
         """Count (in the background) the rows without a vector from the running model."""
         hearth = self.ctx.hearth
-
-        def job(_task: Task) -> tuple[str, int]:
-            model_id = hearth.embedder.model_id
-            return model_id, sum(count_needing_embedding(hearth.storage, kind, model_id)
-                                 for kind in IndexedKind)
-
         show_status(self.vector_state, "Counting…")
-        return self.tasks.start("Counting vectors", job, on_done=self._counted,
-                                on_failed=self._count_failed)
+        return self.tasks.start("Counting vectors",
+                                lambda _task: models.count_stale_vectors(hearth),
+                                on_done=self._counted, on_failed=self._count_failed)
 
     def _count_failed(self, message: str, hint: str) -> None:
         show_status(self.vector_state, f"{message} {hint}".strip(), ok=False)
 
-    def _counted(self, counted: tuple[str, int]) -> None:
-        model_id, stale = counted
+    def _counted(self, counted: StaleVectors) -> None:
+        model_id, stale = counted.model_id, counted.count
         if stale:
             show_status(self.vector_state,
                         f"{count(stale, 'item')} {'lacks' if stale == 1 else 'lack'} a vector "
@@ -214,20 +206,23 @@ class EmbeddingSection(SettingsSection):
         """Embed every row that lacks a vector from the running model."""
         hearth = self.ctx.hearth
 
-        def job(task: Task) -> str:
-            try:
-                counts = backfill_embeddings(
-                    hearth.storage, hearth.embedder, cancel=lambda: task.cancelled,
-                    progress=lambda done, total: task.progress(
-                        done, total, f"Rebuilding vectors: {done:,} of {total:,}…"))
-            except EmbeddingCancelled as stopped:
-                return (f"Stopped after {stopped.done:,} of {stopped.total:,}; the rest is "
-                        "rebuilt when you start it again.")
-            return f"Rebuilt {count(sum(counts.values()), 'vector')}."
+        def job(task: Task) -> Rebuilt:
+            return models.rebuild_vectors(
+                hearth, cancelled=lambda: task.cancelled,
+                progress=lambda done, total: task.progress(
+                    done, total, f"Rebuilding vectors: {done:,} of {total:,}…"))
+
+        def describe(rebuilt: Rebuilt) -> str:
+            if rebuilt.stopped_at is not None:
+                done, total = rebuilt.stopped_at
+                return (f"Stopped after {done:,} of {total:,}; the rest is rebuilt when you "
+                        "start it again.")
+            return f"Rebuilt {count(rebuilt.vectors, 'vector')}."
 
         self.rebuild_button.setEnabled(False)
         task = self.tasks.start("Rebuilding vectors", job)
-        self.rebuild_progress.follow(task, "Rebuilding vectors…")
+        task.succeeded.connect(lambda rebuilt: self.ctx.hub.changed.emit(rebuilt.changes))
+        self.rebuild_progress.follow(task, "Rebuilding vectors…", describe)
         return task
 
     def _rebuilt(self, _ok: bool) -> None:

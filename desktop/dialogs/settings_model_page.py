@@ -29,14 +29,12 @@ from PySide6.QtWidgets import (
 )
 
 from core.config import Settings
-from core.errors import InvalidInputError
-from core.llm.embedded import gguf_problem
-from core.llm.host import DEFAULT_OLLAMA_HOST, normalise_ollama_host
+from core.operations.models import DEFAULT_OLLAMA_HOST, embedded_model_problem, host_problem
 from desktop.context import AppContext
 from desktop.dialogs.owned_tasks import OwnedTasks
 from desktop.dialogs.model_pull import ModelPullWidget
 from desktop.dialogs.model_table import SORT_ROLE, InstalledModels
-from desktop.dialogs.ollama_survey import OllamaSurvey, survey_ollama
+from core.operations.models import OllamaSurvey, survey_ollama
 from desktop.dialogs.settings_form import (
     Changes,
     Problems,
@@ -156,11 +154,9 @@ class ModelSection(SettingsSection):
     def collect(self) -> tuple[Changes, Problems]:
         problems: Problems = {}
         host = self.host.text().strip()
-        if host:
-            try:
-                normalise_ollama_host(host, source="the address")
-            except InvalidInputError as exc:
-                problems["ollama_host"] = f"{exc.message} {exc.hint or ''}".strip()
+        unusable = host_problem(host) if host else None
+        if unusable:
+            problems["ollama_host"] = unusable
         model = self.model.currentText().strip()
         if not model:
             problems["ollama_model"] = "Enter the name of an Ollama model, e.g. llama3.2:3b."
@@ -168,7 +164,7 @@ class ModelSection(SettingsSection):
         if not self.gguf.text().strip():
             problems["embedded_model_path"] = "Choose the embedded model's .gguf file."
         elif gguf != self._saved_gguf:
-            problem = gguf_problem(gguf)
+            problem = embedded_model_problem(gguf)
             if problem:
                 problems["embedded_model_path"] = problem
         changes: Changes = {"llm_provider": self.provider.currentData(),
@@ -246,7 +242,7 @@ class ModelSection(SettingsSection):
             self, "Choose the embedded model", start, "GGUF models (*.gguf);;All files (*)")
         if chosen:
             self.gguf.setText(chosen)
-            self.set_error("embedded_model_path", gguf_problem(Path(chosen)) or "")
+            self.set_error("embedded_model_path", embedded_model_problem(Path(chosen)) or "")
 
     def _provider_changed(self) -> None:
         chosen = self.provider.currentData()

@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from core.errors import HearthError
+from core.operations.models import OllamaSurvey, survey_ollama
 from desktop.context import AppContext
 from desktop.dialogs.model_pull import ModelPullWidget
-from desktop.dialogs.ollama_survey import OllamaSurvey, survey_ollama
 from desktop.dialogs.owned_tasks import OwnedTasks
 from desktop.dialogs.settings_form import muted_label, show_status, status_label
 from desktop.icons import icon

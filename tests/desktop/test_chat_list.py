@@ -101,7 +101,7 @@ def test_a_list_read_that_answers_late_does_not_close_the_chat_just_started(
     """The list read before a chat was started answers after it: the new chat stays open."""
     ctx = make_ctx(provider_factory=scripted("Hello!"))
     page = open_page(qtbot, ctx)
-    conversation = page.conversation
+    conversation = page.assistant.conversation
     read = conversation.recent_sessions
     gate, calls = threading.Event(), []
 

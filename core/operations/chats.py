@@ -1,0 +1,212 @@
+"""Chats for the window: the list (recent, searched), a chat's history, starting, renaming,
+deleting, incognito chats and the per-chat learning switch; and the turns themselves (send,
+answer again, answer without one item) with what a reply was given ("Why?").
+
+What learning took from each exchange is read and undone here too (``core.learning.notes``):
+a chat shows it under its replies.
+
+Each takes the running assistant (its ``conversation``) and plain values. A turn streams:
+its operation yields the conversation's own event records (``TextDelta``, ``ToolActivity``,
+``Compacted``) as they happen and ends with one ``TurnResult``, so the window can show the
+reply while it is written and still receive a single result with its ``Changes``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from core.conversation import (
+    Compacted,
+    Exchange,
+    SessionInfo,
+    TextDelta,
+    ToolActivity,
+    TurnEvent,
+    TurnFailed,
+    TurnFinished,
+)
+from core.conversation.assembly import LEAVABLE, LeftOut
+from core.conversation.service import SessionDeletion
+from core.learning.notes import LearnedFact
+from core.operations.changes import Changes, Domain
+from core.views.reply_context import UsedItem, group_title, kinds_in
+
+if TYPE_CHECKING:
+    from core.app import Hearth
+    from core.assistant import Assistant
+    from core.llm.protocol import CancelToken
+
+__all__ = [
+    "LEAVABLE", "Compacted", "Deleted", "Exchange", "LearnedFact", "SessionDeletion",
+    "SessionInfo", "Started", "Stored", "TextDelta", "ToolActivity", "TurnEvent",
+    "TurnFailed", "TurnFinished", "TurnResult", "Unlearned", "UsedItem", "answer_again",
+    "answer_without", "delete", "discard_incognito", "group_title", "history", "kinds_in",
+    "learned", "recent", "rename", "reply_context", "search", "send", "set_learning",
+    "start", "undo_learned", "wait_for_learning",
+]
+
+CHATS = Changes.of(Domain.CHATS)
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """The chat a turn ran in (made by the turn when there was none) and how it ended."""
+
+    session_id: str
+    outcome: TurnFinished | TurnFailed
+    changes: Changes = CHATS
+
+
+@dataclass(frozen=True)
+class Started:
+    session_id: str
+    changes: Changes = CHATS
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What a change to one chat stored (its new title, its learning choice, how many
+    incognito chats went)."""
+
+    value: str | bool | int
+    changes: Changes = CHATS
+
+
+@dataclass(frozen=True)
+class Deleted:
+    deletion: SessionDeletion
+    changes: Changes = CHATS
+
+
+@dataclass(frozen=True)
+class Unlearned:
+    """A learned fact undone (removed, or its previous value back), as it is now."""
+
+    item: LearnedFact
+    changes: Changes = Changes.of(Domain.FACTS)
+
+
+# --- the list ----------------------------------------------------------------------------------
+
+
+def recent(assistant: Assistant, limit: int) -> list[SessionInfo]:
+    """Chats and imported sessions, most recently active first."""
+    return assistant.conversation.recent_sessions(limit, include_imported=True)
+
+
+def search(assistant: Assistant, query: str, limit: int) -> list[SessionInfo]:
+    """Chats whose title or messages contain words of ``query`` (only ever words)."""
+    return assistant.conversation.search_sessions(query, limit)
+
+
+def history(assistant: Assistant, session_id: str) -> list[Exchange]:
+    return assistant.conversation.session_history(session_id)
+
+
+# --- one chat ----------------------------------------------------------------------------------
+
+
+def start(assistant: Assistant, *, incognito: bool = False,
+          finished: str | None = None) -> Started:
+    """A new chat; ``finished``, the chat the user leaves, is handed to learning to be
+    summarised now rather than when it falls quiet."""
+    if finished is not None:
+        assistant.learning.session_ended(finished)
+    return Started(assistant.conversation.new_session(incognito=incognito))
+
+
+def rename(assistant: Assistant, session_id: str, title: str) -> Stored:
+    """Returns the title stored (an empty one is refused with a sentence)."""
+    return Stored(assistant.conversation.rename_session(session_id, title))
+
+
+def set_learning(assistant: Assistant, session_id: str, learn: bool) -> Stored:
+    """Learn from this chat or not, from its next message on."""
+    return Stored(assistant.conversation.set_learning(session_id, learn))
+
+
+def delete(assistant: Assistant, session_id: str) -> Deleted:
+    """Delete a chat with its exchanges and summaries; what was learned from it stays."""
+    return Deleted(assistant.conversation.delete_session(session_id))
+
+
+def discard_incognito(assistant: Assistant, keep: str | None = None) -> Stored:
+    """Delete every incognito chat but ``keep``; the value is how many went."""
+    gone = assistant.conversation.discard_incognito(keep=keep)
+    return Stored(gone, CHATS if gone else Changes())
+
+
+# --- turns -------------------------------------------------------------------------------------
+
+
+def send(assistant: Assistant, session_id: str | None, text: str,
+         cancel: CancelToken) -> Iterator[TurnEvent | TurnResult]:
+    """Send ``text`` in ``session_id`` (a new chat when None: the very first message of a
+    fresh data folder needs no separate "new chat" step). A cancel stops the model; the
+    partial reply is kept, marked stopped."""
+    conversation = assistant.conversation
+    chat = session_id or conversation.new_session()
+    yield from _ended(chat, conversation.send(chat, text, cancel=cancel))
+
+
+def answer_again(assistant: Assistant, session_id: str, interaction_id: int,
+                 text: str | None, cancel: CancelToken) -> Iterator[TurnEvent | TurnResult]:
+    """Answer the chat's last exchange again: to the same message (``text`` None), or to
+    the user's edit of it."""
+    yield from _ended(session_id, assistant.conversation.answer_again(
+        session_id, interaction_id, text=text, cancel=cancel))
+
+
+def _ended(session_id: str, events: Iterator[TurnEvent]) -> Iterator[TurnEvent | TurnResult]:
+    """The turn's events, with its last one (finished or failed) as the ``TurnResult``."""
+    for event in events:
+        if isinstance(event, (TurnFinished, TurnFailed)):
+            yield TurnResult(session_id, event)
+            return
+        yield event
+    raise AssertionError("a turn always ends with TurnFinished or TurnFailed")
+
+
+def answer_without(assistant: Assistant, session_id: str, interaction_id: int, kind: str,
+                   item_id: int, cancel: CancelToken) -> Iterator[TextDelta]:
+    """What the model answers to an exchange's message without one context item (one of
+    ``LEAVABLE``): streamed, never saved nor learned from, so it changes nothing."""
+    return assistant.conversation.answer_without(session_id, interaction_id,
+                                                 LeftOut(kind, item_id), cancel=cancel)
+
+
+# --- what learning took from a chat ------------------------------------------------------------
+
+
+def learned(hearth: Hearth, session_id: str) -> dict[int, tuple[LearnedFact, ...]]:
+    """What learning added or changed in a chat, per exchange id, in the order it happened."""
+    from core.learning.notes import learned_in_session
+
+    return learned_in_session(hearth.storage, session_id)
+
+
+def undo_learned(hearth: Hearth, event_id: int) -> Unlearned:
+    """Revert one learned change (refused with a sentence once the fact changed since)."""
+    from core.learning.notes import undo
+
+    return Unlearned(undo(hearth, event_id))
+
+
+def wait_for_learning(assistant: Assistant, cancelled: Callable[[], bool],
+                      poll_seconds: float = 0.25) -> Changes:
+    """Block (off the UI thread) until learning has digested every exchange: then any of
+    the user's knowledge may have moved. Nothing, if ``cancelled()`` first (quitting must
+    not wait for learning); it is polled every ``poll_seconds``."""
+    while not assistant.learning.drain(timeout=poll_seconds):
+        if cancelled():
+            return Changes()
+    return Changes.knowledge()
+
+
+def reply_context(hearth: Hearth, interaction_id: int) -> list[UsedItem] | None:
+    """What the reply of exchange ``interaction_id`` was given (None: it kept no record)."""
+    from core.views.reply_context import reply_context as given
+
+    return given(hearth.storage, interaction_id)

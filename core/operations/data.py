@@ -1,0 +1,76 @@
+"""The data folder's contents as a whole, for the window: a backup now, an export to one
+JSON file, and importing one (``core.home.backups``, ``core.transfer.export``).
+
+An import re-embeds what it restored; stopped while embedding, everything is imported but
+some vectors, which the Embeddings settings rebuild (``models.rebuild_vectors``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from core.home.backups import BackupInfo
+from core.home.private_files import restrict_new_files
+from core.operations.changes import KNOWLEDGE, Changes, Domain
+
+if TYPE_CHECKING:
+    from core.app import Hearth
+
+__all__ = ["BackupInfo", "Exported", "Imported", "backup", "export", "import_file",
+           "restrict_new_files"]
+
+IMPORT_CHANGES = Changes(KNOWLEDGE | {Domain.CHATS, Domain.RUNS})
+"""An import restores every table: knowledge, chats and the record of runs."""
+
+
+@dataclass(frozen=True)
+class Exported:
+    """Rows written per table, and a sentence when others could read the file where it is
+    (its file system keeps no Unix permissions, or the folder is theirs too)."""
+
+    counts: dict[str, int]
+    warning: str | None
+
+
+@dataclass(frozen=True)
+class Imported:
+    """Rows restored per table; ``stopped_at`` ``(done, total)`` when the re-embedding was
+    stopped (the rows are all in, some vectors are not)."""
+
+    counts: dict[str, int]
+    stopped_at: tuple[int, int] | None
+    changes: Changes = IMPORT_CHANGES
+
+
+def backup(hearth: Hearth) -> BackupInfo:
+    """A checked copy of the database in the backups folder (the oldest beyond the number
+    to keep are removed). It changes nothing any view shows."""
+    return hearth.backup()
+
+
+def export(hearth: Hearth, path: Path) -> Exported:
+    """Write everything to ``path`` (never one of Hearth's own files)."""
+    from core.home.private_files import exposure_warning
+
+    counts = hearth.export(path)
+    return Exported(counts, exposure_warning(path))
+
+
+def import_file(hearth: Hearth, path: Path,
+                progress: Callable[[int, int], None] = lambda *_: None,
+                cancelled: Callable[[], bool] = lambda: False) -> Imported:
+    """Restore the export at ``path`` into this (empty) database, then embed it;
+    ``progress``/``cancelled`` follow the embedding. Bad files are refused with a sentence
+    before anything is written."""
+    from core.embedding import EmbeddingCancelled
+    from core.transfer.export import import_export
+
+    try:
+        counts = import_export(path, hearth.storage, hearth.embedder, progress=progress,
+                               cancel=cancelled)
+    except EmbeddingCancelled as stopped:
+        return Imported({}, (stopped.done, stopped.total))
+    return Imported(counts, None)

@@ -1,0 +1,200 @@
+"""The models behind Hearth, for the window: the user's Ollama (is it running, what is
+installed, pull a model with progress), the embedded model file, the provider the settings
+choose, and the embedding model with the vectors made by it (count and rebuild).
+
+The host is passed explicitly rather than read from the settings, so the settings dialog
+can ask about the address the user is typing before it is saved. Everything here talks to
+the configured Ollama host only, and without retries: a person is waiting for the answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from core.config import Settings
+from core.errors import InvalidInputError
+from core.llm.host import (
+    DEFAULT_OLLAMA_HOST,
+    normalise_ollama_host,
+    resolve_ollama_host,
+)
+from core.llm.protocol import (
+    CancelToken,
+    LLMCancelled,
+    LLMError,
+    LLMProvider,
+    ModelInfo,
+)
+from core.operations.changes import KNOWLEDGE, Changes
+
+if TYPE_CHECKING:  # imported when first used: the HTTP client and llama.cpp are a good part
+    # of the window's cold start
+    from core.app import Hearth
+    from core.llm.ollama import OllamaProvider
+
+__all__ = [
+    "DEFAULT_OLLAMA_HOST", "CancelToken", "LLMCancelled", "LLMProvider", "ModelInfo",
+    "OllamaSurvey", "Pulled", "Rebuilt", "StaleVectors", "check_embedding_model",
+    "configured_provider", "count_stale_vectors", "embedded_model_problem",
+    "embedding_model_in_use", "host_problem", "pull_model", "rebuild_vectors", "same_model",
+    "survey_ollama",
+]
+
+PullStep = Callable[[str, int | None, int | None], None]
+"""``(status, bytes done, bytes in all)`` for each step of a pull."""
+
+
+@dataclass(frozen=True)
+class OllamaSurvey:
+    host: str
+    running: bool
+    detail: str
+    """``status()``'s sentence: the version and whether the model is there, or why not."""
+    models: tuple[ModelInfo, ...]
+    has_model: bool
+    """The model asked about is installed (it could answer now)."""
+
+
+@dataclass(frozen=True)
+class Pulled:
+    name: str
+    host: str
+    configured: bool
+    """The assistant's own model on the assistant's own Ollama: the assistant should be
+    rebuilt to answer with it now."""
+
+
+@dataclass(frozen=True)
+class StaleVectors:
+    """How many rows lack a vector from the running embedding model."""
+
+    model_id: str
+    count: int
+
+
+@dataclass(frozen=True)
+class Rebuilt:
+    """A rebuild of vectors: how many were made, and where it stopped when stopped (the
+    finished batches are kept, so starting again resumes)."""
+
+    vectors: int
+    stopped_at: tuple[int, int] | None
+    """``(done, total)`` when it was stopped, else None."""
+    changes: Changes = Changes(KNOWLEDGE)
+
+
+# --- the language model ------------------------------------------------------------------------
+
+
+def configured_provider(settings: Settings) -> LLMProvider:
+    """The provider the settings choose (``auto``: Ollama when it can answer, else the
+    embedded model). Only the window's wiring holds it: it is handed to the assistant and
+    to reflection and dreams, never shown."""
+    from core.llm.selection import build_provider
+
+    return build_provider(settings)
+
+
+def same_model(wanted: str, installed: str) -> bool:
+    """The same Ollama model (a name without a tag means ``:latest``)."""
+    from core.llm.ollama import same_model as same
+
+    return same(wanted, installed)
+
+
+def _ollama_at(settings: Settings, host: str | None, model: str) -> OllamaProvider:
+    """A provider for ``host`` (blank: ``OLLAMA_HOST`` or the local default) and ``model``,
+    without retries. Raises ``InvalidInputError`` for an address that is not usable."""
+    from core.llm.ollama import OllamaProvider
+
+    return OllamaProvider(resolve_ollama_host(host), model,
+                          timeout=settings.ollama_timeout_seconds, retries=0)
+
+
+def survey_ollama(settings: Settings, host: str | None, model: str) -> OllamaSurvey:
+    """Ask Ollama at ``host`` about itself and ``model`` (two or three small requests)."""
+    provider = _ollama_at(settings, host, model)
+    try:
+        verdict = provider.status()
+        try:
+            models = tuple(provider.list_models())
+        except LLMError:  # not running: status() already said so in its own words
+            return OllamaSurvey(provider.host, False, verdict.detail, (), False)
+    finally:
+        provider.close()
+    return OllamaSurvey(provider.host, True, verdict.detail, models, verdict.available)
+
+
+def pull_model(settings: Settings, host: str | None, name: str, step: PullStep,
+               cancel: CancelToken | None = None) -> Pulled:
+    """Download ``name`` into the Ollama at ``host``, reporting each step; a cancel stops it
+    (Ollama keeps the finished parts, so pulling the same name again resumes)."""
+    provider = _ollama_at(settings, host, name)
+    try:
+        provider.pull(name, step, cancel)
+    finally:
+        provider.close()
+    configured = (provider.host == resolve_ollama_host(settings.ollama_host)
+                  and same_model(settings.ollama_model, name))
+    return Pulled(name, provider.host, configured)
+
+
+def host_problem(address: str) -> str | None:
+    """Why ``address`` cannot be an Ollama address, in a sentence, or None when it can."""
+    try:
+        normalise_ollama_host(address, source="the address")
+    except InvalidInputError as exc:
+        return f"{exc.message} {exc.hint or ''}".strip()
+    return None
+
+
+def embedded_model_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be the embedded model (a GGUF file), or None. Never raises."""
+    from core.llm.embedded import gguf_problem
+
+    return gguf_problem(path)
+
+
+# --- the embedding model -----------------------------------------------------------------------
+
+
+def check_embedding_model(folder: Path, threads: int) -> str:
+    """Load the ONNX model in ``folder`` and embed a sample: its description when it works;
+    raises a ``HearthError`` saying why when it does not."""
+    from core.embedding import OnnxEmbedder
+
+    return OnnxEmbedder(folder, threads=threads).check()
+
+
+def embedding_model_in_use(hearth: Hearth) -> Path | None:
+    """The folder of the model this Hearth opened with (None for an embedder without
+    one): a new folder in the settings is used from the next start."""
+    return getattr(hearth.embedder, "model_dir", None)
+
+
+def count_stale_vectors(hearth: Hearth) -> StaleVectors:
+    """Count the rows without a vector from the running model."""
+    from core.embedding.reembed import count_needing_embedding
+    from core.storage.port import IndexedKind
+
+    model_id = hearth.embedder.model_id
+    return StaleVectors(model_id, sum(count_needing_embedding(hearth.storage, kind, model_id)
+                                      for kind in IndexedKind))
+
+
+def rebuild_vectors(hearth: Hearth, progress: Callable[[int, int], None] = lambda *_: None,
+                    cancelled: Callable[[], bool] = lambda: False) -> Rebuilt:
+    """Embed every row that lacks a vector from the running model, in committed batches;
+    ``cancelled()`` is polled between them."""
+    from core.embedding import EmbeddingCancelled
+    from core.embedding.reembed import backfill_embeddings
+
+    try:
+        counts = backfill_embeddings(hearth.storage, hearth.embedder, cancel=cancelled,
+                                     progress=progress)
+    except EmbeddingCancelled as stopped:
+        return Rebuilt(stopped.done, (stopped.done, stopped.total))
+    return Rebuilt(sum(counts.values()), None)

@@ -1,0 +1,54 @@
+"""Reading and saving the settings from the window.
+
+A save is validated against the settings in effect before anything is written, stores only
+the fields changed (``core.config.save_settings``, so a hand edit of another field
+survives), then updates the running ``Settings`` in place: every service holds that same
+object, so the change takes effect without a restart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from core.config import Settings, save_settings
+from core.operations.changes import Changes, Domain
+
+if TYPE_CHECKING:
+    from core.app import Hearth
+
+__all__ = ["MODEL_FIELDS", "Saved", "read", "save"]
+
+MODEL_FIELDS = frozenset({"llm_provider", "ollama_host", "ollama_model", "embedded_model_path"})
+"""Fields that choose the language model: the assistant is rebuilt when one changes."""
+
+
+@dataclass(frozen=True)
+class Saved:
+    """The fields a save changed, and what that means for the window."""
+
+    fields: frozenset[str]
+    changes: Changes
+
+    @property
+    def model_changed(self) -> bool:
+        return not self.fields.isdisjoint(MODEL_FIELDS)
+
+
+def read(hearth: Hearth) -> Settings:
+    """A copy of the settings in effect, for a form to fill itself from."""
+    return hearth.settings.model_copy(deep=True)
+
+
+def save(hearth: Hearth, **changes: object) -> Saved:
+    """Validate and store ``changes`` (field name to value), then apply them. Raises
+    ``pydantic.ValidationError`` for a value out of range and ``HearthError`` when the
+    settings file cannot be written; nothing is applied then."""
+    updated = hearth.settings.model_validate({**hearth.settings.model_dump(), **changes})
+    save_settings(hearth.paths, {name: getattr(updated, name) for name in changes})
+    for name in changes:
+        setattr(hearth.settings, name, getattr(updated, name))
+    domains = {Domain.SETTINGS}
+    if "dream_time" in changes:
+        domains.add(Domain.SCHEDULE)
+    return Saved(frozenset(changes), Changes(frozenset(domains)))
