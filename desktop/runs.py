@@ -114,7 +114,8 @@ class RunController:
     def _mark_reviewed(self, run_ids: list[int]) -> None:
         storage = self.ctx.hearth.storage
         self.ctx.workers.start("Noting what you have seen",
-                               lambda _task: changelog.mark_reviewed(storage, run_ids))
+                               lambda _task: changelog.mark_reviewed(storage, run_ids),
+                               writes=True)
 
     def _failed(self, kind: str, task: Task, message: str, hint: str) -> None:
         """A cancelled reflection ends with ``LLMCancelled``: the dialog says "cancelled"

@@ -238,7 +238,7 @@ class LearningNotes(QObject):
         hearth = self._ctx.hearth
         self._ctx.workers.start(
             "Undoing what was learned", lambda _task: undo(hearth, item.event_id),
-            on_done=self._undone_now, on_failed=self._failed)
+            on_done=self._undone_now, on_failed=self._failed, writes=True)
 
     def _undone_now(self, item: LearnedFact) -> None:
         self._undone[item.event_id] = item
@@ -258,7 +258,7 @@ class LearningNotes(QObject):
         self._ctx.workers.start(
             "Saving your correction", save,
             on_done=lambda _none: self._changed(f"Saved: {fact_phrase(item.key, value)}."),
-            on_failed=self._failed)
+            on_failed=self._failed, writes=True)
 
     def _changed(self, message: str) -> None:
         self._ctx.hub.status_message.emit(message)

@@ -78,7 +78,7 @@ class ChatLearningSwitch(QWidget):
             "Saving the chat's learning choice",
             lambda _task: conversation.set_learning(chat.id, learn),
             on_done=lambda _stored: self._ctx.hub.conversations_changed.emit(),
-            on_failed=self._failed)
+            on_failed=self._failed, writes=True)
 
     def _failed(self, message: str, hint: str) -> None:
         self._refresh()  # back to what is stored

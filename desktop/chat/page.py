@@ -392,7 +392,7 @@ class ChatPage(Page):
         if conversation is not None:
             self.run("Deleting the incognito chat",
                      lambda _task: conversation.discard_incognito(keep=keep),
-                     lambda _count: self.ctx.hub.conversations_changed.emit())
+                     lambda _count: self.ctx.hub.conversations_changed.emit(), writes=True)
 
     def _show_history(self, session_id: str, exchanges: list[Exchange]) -> None:
         if session_id != self.current_session:
@@ -432,14 +432,14 @@ class ChatPage(Page):
             self.ctx.hub.conversations_changed.emit()  # the list reloads, selecting it
             self.composer.edit.setFocus()
 
-        self.run("Starting a chat", start, started)
+        self.run("Starting a chat", start, started, writes=True)
 
     def rename_session(self, session_id: str, title: str) -> None:
         conversation = self.conversation
         if conversation is None:
             return
         self.run("Renaming the chat", lambda _task: conversation.rename_session(session_id, title),
-                 lambda _stored: self.ctx.hub.conversations_changed.emit())
+                 lambda _stored: self.ctx.hub.conversations_changed.emit(), writes=True)
 
     def delete_session(self, session_id: str) -> None:
         """Delete a chat after asking; a reply streaming in it is stopped first."""
@@ -458,7 +458,7 @@ class ChatPage(Page):
                 f"{count(removed.summaries, 'summary', 'summaries')}). Facts learned from it are still in Facts.")
 
         self.run("Deleting the chat", lambda _task: conversation.delete_session(session_id),
-                 deleted)
+                 deleted, writes=True)
 
     # --- a turn ------------------------------------------------------------------------------
 
