@@ -13,7 +13,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QMetaMethod, QObject, Signal, Slot
 
 from typing import TYPE_CHECKING
 
@@ -113,7 +113,10 @@ class CrossThreadConfirm(QObject):
             return False
 
     def receivers_connected(self) -> bool:
-        return self.receivers(self.asked) > 0  # type: ignore[arg-type]
+        """Whether a window listens. (``QObject.receivers`` takes a signature string in
+        PySide6, not the signal: given the signal it raised TypeError, and every forget
+        asked from the window failed as a broken tool.)"""
+        return self.isSignalConnected(QMetaMethod.fromSignal(self.asked))
 
     @Slot(int, bool)
     def answer(self, question_id: int, yes: bool) -> None:
