@@ -262,7 +262,7 @@ class ActivityPage(InspectorPage):
         lower_layout.addWidget(self.run_summary)
         lower_layout.addWidget(self.changes, 2)
         lower_layout.addWidget(self.stage_details, 1)
-        lower_layout.addWidget(self.failure_details, 1)
+        lower_layout.addWidget(self.failure_details)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.runs_view)
         split.addWidget(lower)
