@@ -15,7 +15,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QMetaMethod, QObject, Signal, Slot
 
 from typing import TYPE_CHECKING
 
@@ -35,13 +35,22 @@ log = logging.getLogger(__name__)
 
 ProviderFactory = Callable[[], LLMProvider]
 
+CONFIRM_TIMEOUT_S = 120.0
+"""How long a tool's question ("Forget the fact …?") waits for an answer before it is taken
+as no: long enough to read and decide, short enough that a reply never hangs on a dialog
+left behind."""
+
 QUIT_WAIT_S = 0.8
 """How long quitting waits for learning, then for the other jobs, to stop: together well
 under the 2 seconds a person waits for a window to go away."""
 
 
 class Hub(QObject):
-    """Change notices between views (all emitted on the UI thread)."""
+    """Change notices between views. Most are emitted on the UI thread, but not all:
+    ``notify`` comes from the schedule's thread (``HearthScheduler(notify=...)``). Every
+    receiver still runs on the UI thread, where the hub lives: a method of a widget by Qt's
+    rule for a receiver object, and a plain callable because PySide (6.12, checked by
+    ``tests/desktop/test_workers``) runs it in the thread of the sender, queued."""
 
     changed = Signal(object)          # a ``core.operations.changes.Changes``: what moved
     memory_changed = Signal()        # facts, memories, profile, learnings or intentions moved
@@ -55,38 +64,82 @@ class Hub(QObject):
     status_message = Signal(str)
 
 
+def _duration(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    if minutes >= 1:
+        return f"{minutes} minute{'s' * (minutes != 1)}"
+    return f"{seconds:g} second{'s' * (seconds != 1)}"
+
+
 class CrossThreadConfirm(QObject):
     """The conversation's ``confirm(question) -> bool`` for tools such as forget: called on
     a worker thread, answered by a dialog on the UI thread, the worker waiting meanwhile.
 
-    The window connects ``asked`` to a slot that shows the question and calls ``answer``.
-    With nobody connected (headless use) the answer is no: nothing is forgotten unasked."""
+    The window connects ``asked(question_id, question)`` to a slot that shows the question
+    and calls ``answer(question_id, yes)``. With nobody connected (headless use) the answer
+    is no: nothing is forgotten unasked. Nor does the worker wait forever: a question left
+    unanswered for ``timeout_s`` (the person went away) is answered no, ``withdrawn``
+    says so (the window closes its dialog and shows why), and a late answer is ignored. So
+    does quitting (``withdraw``), which must not wait for a dialog nobody will click."""
 
-    asked = Signal(str)
+    asked = Signal(int, str)
+    withdrawn = Signal(int, str)  # (question id, what happened, in a sentence)
 
-    def __init__(self) -> None:
+    def __init__(self, timeout_s: float = CONFIRM_TIMEOUT_S) -> None:
         super().__init__()
+        self.timeout_s = timeout_s
         self._answered = threading.Event()
         self._answer = False
-        self._lock = threading.Lock()
+        self._asking: int | None = None
+        self._asked = 0
+        self._state = threading.Lock()  # guards the three above
+        self._one_at_a_time = threading.Lock()
 
     def __call__(self, question: str) -> bool:
-        with self._lock:  # one question at a time
+        with self._one_at_a_time:
             if not self.receivers_connected():
                 return False
-            self._answered.clear()
-            self._answer = False
-            self.asked.emit(question)
-            self._answered.wait()
-            return self._answer
+            with self._state:
+                self._asked += 1
+                question_id = self._asking = self._asked
+                self._answer = False
+                self._answered.clear()
+            self.asked.emit(question_id, question)
+            self._answered.wait(self.timeout_s)
+            with self._state:  # an answer may land between the wait and here: it counts
+                if self._answered.is_set():
+                    return self._answer
+                self._asking = None
+            why = f"Taken as no after {_duration(self.timeout_s)} without an answer: {question}"
+            log.info("confirmation %s unanswered after %.0f s: answered no", question_id,
+                     self.timeout_s)
+            self.withdrawn.emit(question_id, why)
+            return False
 
     def receivers_connected(self) -> bool:
-        return self.receivers(self.asked) > 0  # type: ignore[arg-type]
+        """Whether a window listens. (``QObject.receivers`` takes a signature string in
+        PySide6, not the signal: given the signal it raised TypeError, and every forget
+        asked from the window failed as a broken tool.)"""
+        return self.isSignalConnected(QMetaMethod.fromSignal(self.asked))
 
-    @Slot(bool)
-    def answer(self, yes: bool) -> None:
-        self._answer = yes
-        self._answered.set()
+    @Slot(int, bool)
+    def answer(self, question_id: int, yes: bool) -> None:
+        """The person's answer to ``question_id``; ignored if that question is no longer
+        asked (it timed out, or the window is quitting)."""
+        with self._state:
+            if question_id != self._asking:
+                log.info("a late answer to confirmation %s was ignored", question_id)
+                return
+            self._answer, self._asking = yes, None
+            self._answered.set()
+
+    def withdraw(self) -> None:
+        """Answer no to the question being asked, if any (quitting)."""
+        with self._state:
+            if self._asking is None:
+                return
+            self._answer, self._asking = False, None
+            self._answered.set()
 
 
 class AppContext(QObject):
@@ -99,6 +152,7 @@ class AppContext(QObject):
         self.hub = Hub()
         self.workers = workers or Workers(parent=self)
         self.confirm = CrossThreadConfirm()
+        self.confirm.withdrawn.connect(lambda _question, why: self.hub.status_message.emit(why))
         self.assistant: Assistant | None = None
         self.scheduler: HearthScheduler | None = None
         # "not started", "starting", "running", or why another process runs it (the tray
@@ -220,6 +274,7 @@ class AppContext(QObject):
         stops firing without waiting for a job. Jobs still ending after the wait (a child
         reaching its safe point) finish while the process exits."""
         self.workers.cancel_all()
+        self.confirm.withdraw()  # a reply waiting on a question ends now, with "no"
         if self.scheduler is not None:
             self.scheduler.stop_jobs()
         if self.assistant is not None:

@@ -197,9 +197,24 @@ class MainWindow(QMainWindow):
                           f"it knows lives in <code>{self.ctx.hearth.paths.home}</code> on this "
                           "machine; no network call goes anywhere but your own Ollama.</p>")
 
-    def _confirm(self, question: str) -> None:
-        answer = QMessageBox.question(self, "Hearth", question)
-        self.ctx.confirm.answer(answer == QMessageBox.StandardButton.Yes)
+    def _confirm(self, question_id: int, question: str) -> None:
+        """A tool's question (``CrossThreadConfirm``); the dialog closes by itself when the
+        question is withdrawn (unanswered too long: it was taken as no)."""
+        buttons = QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
+        box = QMessageBox(QMessageBox.Icon.Question, "Hearth", question, buttons, self)
+
+        def withdrawn(withdrawn_id: int, _why: str) -> None:
+            if withdrawn_id == question_id:
+                box.reject()
+
+        self.ctx.confirm.withdrawn.connect(withdrawn)
+        try:
+            box.exec()
+        finally:
+            self.ctx.confirm.withdrawn.disconnect(withdrawn)
+        yes = box.clickedButton() is box.button(QMessageBox.StandardButton.Yes)
+        box.deleteLater()
+        self.ctx.confirm.answer(question_id, yes)
 
     # --- closing -----------------------------------------------------------------------------
 

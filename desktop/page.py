@@ -33,12 +33,15 @@ class Page(QWidget):
         """The page came to the front: reload (default: nothing to do)."""
 
     def run(self, name: str, job: Job, on_done: Callable[[Any], None] | None = None, *,
-            on_progress: Callable[[int, int, str], None] | None = None) -> Task:
+            on_progress: Callable[[int, int, str], None] | None = None,
+            writes: bool = False) -> Task:
         """Run ``job`` off the UI thread; a failure is shown on the status bar as a sentence
         (the message, then the hint), never swallowed. The callbacks are skipped if the page
-        is gone by the time the job ends (the window closed meanwhile)."""
+        is gone by the time the job ends (the window closed meanwhile). A job that
+        ``writes`` (a save, a delete) runs after the window's earlier writes, one at a time
+        (``desktop.workers``)."""
         return self.ctx.workers.start(name, job, on_done=on_done, on_progress=on_progress,
-                                      on_failed=self.show_error, owner=self)
+                                      on_failed=self.show_error, owner=self, writes=writes)
 
     def show_error(self, message: str, hint: str = "") -> None:
         self.ctx.hub.status_message.emit(f"{message} {hint}".strip())

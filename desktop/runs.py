@@ -114,7 +114,7 @@ class RunController:
         hearth = self.ctx.hearth
         self.ctx.workers.start("Noting what you have seen",
                                lambda _task: consolidation.mark_reviewed(hearth, run_ids),
-                               on_done=self.ctx.hub.changed.emit)
+                               on_done=self.ctx.hub.changed.emit, writes=True)
 
     def _failed(self, kind: str, task: Task, message: str, hint: str) -> None:
         """A cancelled reflection ends with ``LLMCancelled``: the dialog says "cancelled"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -284,14 +285,20 @@ class QueriesFail:
 
 
 def test_semantic_history_falls_back_to_chronological_when_retrieval_fails(
-        open_hearth, embedder) -> None:
+        open_hearth, embedder, caplog) -> None:
     hearth = open_hearth(semantic_history=True, embedder_override=QueriesFail(embedder))
     llm = ScriptedLLM(["Still here."])
     conversation = service(hearth, llm)
     session_id = conversation.new_session()
     for question in UNRELATED:
         add_exchange(hearth, session_id, question, "Here is how.")
-    done = finished(run(conversation, session_id, "Where were we?"))
+    with caplog.at_level(logging.WARNING, logger="core.conversation"):
+        done = finished(run(conversation, session_id, "Where were we?"))
+    # both fallbacks are told in a sentence (the Why panel) and keep where they raised
+    fallbacks = {r.name: r.exc_info for r in caplog.records if r.name in
+                 ("core.conversation.history", "core.conversation.assembly")}
+    assert set(fallbacks) == {"core.conversation.history", "core.conversation.assembly"}
+    assert all(info and isinstance(info[1], RuntimeError) for info in fallbacks.values())
     assert history_users(chat_requests(llm)[0].messages) == UNRELATED
     meta = next(i for i in row(hearth, ContextLog, done.context_log_id).items
                 if i["type"] == "meta")

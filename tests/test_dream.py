@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
 import shutil
 import signal
@@ -233,16 +234,26 @@ def test_a_hard_interrupt_fails_the_run_which_resumes_only_within_the_window(
 
 
 def test_a_failing_stage_is_recorded_and_the_independent_ones_still_run(
-        hearth: Hearth) -> None:
+        hearth: Hearth, caplog: pytest.LogCaptureFixture) -> None:
     def broken(*_: Any) -> dict[str, Any]:
         raise RuntimeError("disk on fire")
 
-    report = DreamCycle(hearth, model_down(), stages={"decay": broken}).run()
+    with caplog.at_level(logging.ERROR, logger="core.consolidation.dream"):
+        report = DreamCycle(hearth, model_down(), stages={"decay": broken}).run()
     assert report.status == "partial"
     assert report.stages["decay"].status == "failed"
     assert report.stages["decay"].error == "RuntimeError: disk on fire"
     assert all(report.stages[name].status == "done" for name in MODEL_FREE if name != "decay")
-    assert run_row(hearth, report.run_id).status == "partial"
+    run = run_row(hearth, report.run_id)
+    assert run.status == "partial"
+    # where it raised is kept twice: with the run (for the Activity view) and in the log
+    stored = run.stages["decay"]["traceback"]
+    assert stored.startswith("Traceback (most recent call last):")
+    assert 'raise RuntimeError("disk on fire")' in stored
+    assert "in broken" in stored
+    logged = [r for r in caplog.records if r.exc_info and "decay" in r.getMessage()]
+    assert len(logged) == 1 and logged[0].exc_info[1].args == ("disk on fire",)
+    assert "traceback" not in run.stages["link"]  # only a failure carries one
 
 
 def test_sigkill_mid_stage_then_the_next_run_resumes_with_nothing_lost_or_duplicated(

@@ -247,6 +247,7 @@ def test_runs_are_listed_newest_first_with_their_stages(hearth: Hearth) -> None:
     assert (profile.name, profile.status, profile.counts) == ("profile", "done", {"facts": 4})
     (link,) = runs[1].stages
     assert link.status == "failed" and "disk full" in (link.error or "")
+    assert "RuntimeError: disk full" in (link.traceback or "")  # where it raised, kept
     assert [r.id for r in activity.list_runs(hearth.storage, "dream")] == [second.run_id]
 
 
@@ -263,6 +264,7 @@ def test_the_command_line_lists_runs_through_the_same_view(
     listed = json.loads(CliRunner().invoke(app, ["runs", "--json"]).stdout)
     assert listed[0]["stages"]["profile"]["counts"] == {"facts": 2}
     assert "error" not in listed[0]["stages"]["profile"]
+    assert "traceback" not in listed[0]["stages"]["profile"]
 
 
 # --- stats ----------------------------------------------------------------------------------

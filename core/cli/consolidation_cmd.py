@@ -193,9 +193,11 @@ def _event_dict(event: ContextEvent, max_attempts: int) -> dict[str, Any]:
 
 
 def _run_dict(run: RunView) -> dict[str, Any]:
-    """The run as JSON: its stages keyed by name, as `hearth runs --json` has always shown."""
+    """The run as JSON: its stages keyed by name, as `hearth runs --json` has always shown
+    (a failed stage's error and traceback only where there is one)."""
     stages = {stage.name: {key: value for key, value in asdict(stage).items()
-                           if key != "name" and (key != "error" or value is not None)}
+                           if key != "name"
+                           and (key not in ("error", "traceback") or value is not None)}
               for stage in run.stages}
     return {**asdict(run), "stages": stages}
 

@@ -26,6 +26,7 @@ Decisions (documented in docs/consolidation.md, "The dream cycle"):
 from __future__ import annotations
 
 import importlib
+import logging
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -52,6 +53,8 @@ from core.llm.protocol import (
     LLMUnavailableError,
 )
 from core.storage.orm import Run, utcnow
+
+log = logging.getLogger(__name__)
 
 STAGES = ("process", "triage", "distil", "enrich", "decay", "merge", "link", "rem",
           "reflect")
@@ -250,7 +253,9 @@ class DreamCycle:
             except CANCELLED:
                 report.status = "cancelled"
                 return
-            except Exception:  # recorded by recorder.stage; independent stages go on
+            except Exception:  # recorded (with its traceback) by recorder.stage; the
+                # independent stages go on, and the log keeps the traceback too
+                log.exception("dream stage %s failed (run %s)", name, recorder.run_id)
                 report.status = "partial"
 
     def _backup(self, recorder: RunRecorder, report: DreamReport) -> None:

@@ -2,7 +2,10 @@
 run, with per-stage counts and timings (shown by `hearth runs` and the Activity tab).
 
 Each stage's result is committed as soon as the stage ends, so a run that is killed keeps
-the record of what it finished; ``finish`` or ``fail`` closes it. While it runs, the row is
+the record of what it finished; ``finish`` or ``fail`` closes it. A stage that fails keeps
+its traceback in its entry (``stages[name]["traceback"]``): the one-line error is what the
+Activity view shows first, the traceback is what a bug report needs, and the log of a
+scheduled night may be long gone by the time someone looks. While it runs, the row is
 claimed by this process (``core.home.liveness``), so the next ``Hearth.open`` after a kill marks
 it ``interrupted`` while a live run is left alone.
 """
@@ -10,6 +13,7 @@ it ``interrupted`` while a live run is left alone.
 from __future__ import annotations
 
 import time
+import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -42,7 +46,7 @@ class RunRecorder:
     def stage(self, name: str) -> Iterator[dict[str, Any]]:
         """Time a stage; the dict it yields collects the stage's counts. A stage that
         raises is recorded as failed (with its error), or as cancelled when it was asked
-        to stop, and the error propagates. Entering
+        to stop, and the error propagates (a failure with its traceback). Entering
         the same stage again (once per batch) adds to its seconds; its counts are the
         caller's (the processor keeps running totals)."""
         counts: dict[str, Any] = {}
@@ -54,16 +58,18 @@ class RunRecorder:
             raise
         except BaseException as exc:
             self._record_stage(name, counts, started, f"{type(exc).__name__}: {exc}",
-                               status="failed")
+                               status="failed", trace="".join(traceback.format_exception(exc)))
             raise
         self._record_stage(name, counts, started, None, status="done")
 
     def _record_stage(self, name: str, counts: dict[str, Any], started: float,
-                      error: str | None, *, status: str) -> None:
+                      error: str | None, *, status: str, trace: str | None = None) -> None:
         entry = {"counts": counts, "seconds": round(time.perf_counter() - started, 3),
                  "status": status}
         if error:
             entry["error"] = error
+        if trace:
+            entry["traceback"] = trace
         with self._storage.write() as session:
             run = session.get(Run, self.run_id)
             assert run is not None

@@ -110,7 +110,8 @@ def draft(storage: StoragePort, recall: RecallService, settings: Settings,
                  or (ITEM_TYPE[item.block], item.id) != (left_out.kind, left_out.id)]
         context = select_context(found, settings.context_token_budget)
     except Exception as exc:  # retrieval is a help, never a reason to fail the reply
-        log.warning("retrieval for the user turn failed; answering without it: %s", exc)
+        log.warning("retrieval for the user turn failed; answering without it: %s", exc,
+                    exc_info=True)
         retrieval_error = f"{type(exc).__name__}: {exc}"
         context = ContextSelection("", (), 0)
     room = (window - reply_reserve(window) - system.tokens - context.tokens

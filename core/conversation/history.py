@@ -173,7 +173,8 @@ def select_history(storage: StoragePort, recall: RecallService, *, session_id: s
             excluded.append(exclude_id)
         older = relevant_older(storage, recall, query, excluded, session_id, compacted_through)
     except Exception as exc:  # any retrieval failure: chronological history instead
-        log.warning("semantic history failed, using chronological history: %s", exc)
+        log.warning("semantic history failed, using chronological history: %s", exc,
+                    exc_info=True)
         return HistorySelection(tuple(within_budget(recent, budget_tokens)), "chronological",
                                 fallback_reason=f"{type(exc).__name__}: {exc}")
     merged = sorted([*older, *newest], key=lambda t: (t.created_at, t.interaction_id))

@@ -6,6 +6,7 @@ Checks report problems as values (``Check.ok`` false with a fix); they never rai
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -15,6 +16,8 @@ from core.errors import HearthError
 from core.llm.ollama import OllamaProvider
 from core.storage.sqlite.adapter import SqliteStorage
 from core.storage.sqlite.engine import dbapi_module
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,7 @@ def run_checks(paths: HearthPaths, settings: Settings) -> list[Check]:
         except HearthError as exc:
             results.append(Check(name, False, exc.message, exc.hint))
         except Exception as exc:  # a doctor reports every failure instead of stopping
+            log.exception("the %s check failed unexpectedly", name)
             results.append(Check(name, False, f"{type(exc).__name__}: {exc}",
                                  "Reinstall with `make setup`; if it persists, report it."))
     return results

@@ -194,15 +194,10 @@ def undo_learned(hearth: Hearth, event_id: int) -> Unlearned:
     return Unlearned(undo(hearth, event_id))
 
 
-def wait_for_learning(assistant: Assistant, cancelled: Callable[[], bool],
-                      poll_seconds: float = 0.25) -> Changes:
-    """Block (off the UI thread) until learning has digested every exchange: then any of
-    the user's knowledge may have moved. Nothing, if ``cancelled()`` first (quitting must
-    not wait for learning); it is polled every ``poll_seconds``."""
-    while not assistant.learning.drain(timeout=poll_seconds):
-        if cancelled():
-            return Changes()
-    return Changes.knowledge()
+def learning_settled(assistant: Assistant) -> bool:
+    """Whether learning has digested every exchange handed to it. Answers at once (never
+    waits), so the window can ask it on a timer without holding a thread."""
+    return assistant.learning.drain(timeout=0)
 
 
 def reply_context(hearth: Hearth, interaction_id: int) -> list[UsedItem] | None:

@@ -54,6 +54,9 @@ class StageView:
     seconds: float | None
     counts: dict[str, Any]
     error: str | None
+    traceback: str | None = None
+    """Where a failed stage raised (``core.consolidation.runs``): for a bug report, one
+    click away in the Activity view."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +112,7 @@ def run_view(run: Run) -> RunView:
         seconds = round((run.finished_at - run.started_at).total_seconds(), 3)
     stages = [StageView(name=name, status=str(entry.get("status", "")),
                         seconds=entry.get("seconds"), counts=dict(entry.get("counts", {})),
-                        error=entry.get("error"))
+                        error=entry.get("error"), traceback=entry.get("traceback"))
               for name, entry in (run.stages or {}).items()]
     return RunView(id=run.id, kind=run.kind, trigger=run.trigger, status=run.status,
                    started_at=run.started_at, finished_at=run.finished_at, seconds=seconds,

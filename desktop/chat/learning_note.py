@@ -240,7 +240,7 @@ class LearningNotes(QObject):
         self._ctx.workers.start(
             "Undoing what was learned",
             lambda _task: chats.undo_learned(hearth, item.event_id),
-            on_done=self._undone_now, on_failed=self._failed)
+            on_done=self._undone_now, on_failed=self._failed, writes=True)
 
     def _undone_now(self, unlearned: Unlearned) -> None:
         item = unlearned.item
@@ -262,7 +262,7 @@ class LearningNotes(QObject):
         self._ctx.workers.start(
             "Saving your correction", save,
             on_done=lambda _none: self._changed(f"Saved: {fact_phrase(item.key, value)}."),
-            on_failed=self._failed)
+            on_failed=self._failed, writes=True)
 
     def _changed(self, message: str) -> None:
         self._ctx.hub.status_message.emit(message)

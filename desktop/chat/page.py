@@ -400,7 +400,7 @@ class ChatPage(Page):
         if assistant is not None:
             self.run("Deleting the incognito chat",
                      lambda _task: chats.discard_incognito(assistant, keep),
-                     lambda stored: self._chats_changed(stored.changes))
+                     lambda stored: self._chats_changed(stored.changes), writes=True)
 
     def _show_history(self, session_id: str, exchanges: list[Exchange]) -> None:
         if session_id != self.current_session:
@@ -436,14 +436,14 @@ class ChatPage(Page):
 
         self.run("Starting a chat",
                  lambda _task: chats.start(assistant, incognito=incognito, finished=finished),
-                 started)
+                 started, writes=True)
 
     def rename_session(self, session_id: str, title: str) -> None:
         assistant = self.assistant
         if assistant is None:
             return
         self.run("Renaming the chat", lambda _task: chats.rename(assistant, session_id, title),
-                 lambda stored: self._chats_changed(stored.changes))
+                 lambda stored: self._chats_changed(stored.changes), writes=True)
 
     def delete_session(self, session_id: str) -> None:
         """Delete a chat after asking; a reply streaming in it is stopped first."""
@@ -463,7 +463,7 @@ class ChatPage(Page):
                 f"{count(removed.summaries, 'summary', 'summaries')}). Facts learned from it are still in Facts.")
 
         self.run("Deleting the chat", lambda _task: chats.delete(assistant, session_id),
-                 deleted)
+                 deleted, writes=True)
 
     def _chats_changed(self, changes: Changes) -> None:
         """Tell the views what a chat operation changed (the old notice too, for the views

@@ -159,4 +159,5 @@ class ChangesView(QWidget):
             show_status(self.result, f"{message} {hint}".strip(), ok=False)
             self.load(run_id)
 
-        self.ctx.workers.start("Undoing", lambda _task: work(), on_done=done, on_failed=failed)
+        self.ctx.workers.start("Undoing", lambda _task: work(), on_done=done, on_failed=failed,
+                               writes=True)

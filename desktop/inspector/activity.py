@@ -4,7 +4,8 @@ The event queue lists every observation not yet consolidated: pending ones (with
 wait for when the model could not answer), and failed ones with their attempts and last
 error, which the user can retry, one or all at once, once the cause is fixed (a larger
 model is chosen). The run history lists reflection, dream, processor
-and decay runs; selecting one shows its stages with their counts, seconds and errors.
+and decay runs; selecting one shows its stages with their counts, seconds and errors, and,
+behind "Error details…", where a failed stage raised (its traceback, for a bug report).
 
 The page refreshes when memory changes, when a run finishes, and every few seconds while it
 is in front (the schedule runs the processor and decay without telling anyone).
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFontDatabase
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -208,6 +209,12 @@ class ActivityPage(InspectorPage):
         self.stage_details = Disclosure(self.stages_view)
         self.stage_details.toggle.setToolTip("Each step of the run, with its counts, timings "
                                              "and errors")
+        self.failure_text = QPlainTextEdit(readOnly=True)
+        self.failure_text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.failure_details = Disclosure(self.failure_text, "Error details…")
+        self.failure_details.toggle.setToolTip("Where each failed step stopped (its "
+                                               "traceback), to copy into a bug report")
+        self.failure_details.hide()
         self._changes_of: int | None = None
 
         self.tabs = QTabWidget()
@@ -255,6 +262,7 @@ class ActivityPage(InspectorPage):
         lower_layout.addWidget(self.run_summary)
         lower_layout.addWidget(self.changes, 2)
         lower_layout.addWidget(self.stage_details, 1)
+        lower_layout.addWidget(self.failure_details)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.runs_view)
         split.addWidget(lower)
@@ -361,6 +369,7 @@ class ActivityPage(InspectorPage):
         run = self.selected_run()
         self.stages.set_rows(run.stages if run else [])
         _fit(self.stages_view, range(4))
+        self._show_failures(run)
         self._show_changes(run)
         if run is None:
             self.run_summary.setText("Select a run to see what it did.")
@@ -373,6 +382,15 @@ class ActivityPage(InspectorPage):
         if run.kind in changelog.REVIEWED_KINDS and not reviewed(run):
             lines.append("What it changed is listed with the dream it was part of.")
         self.run_summary.setText("\n".join(lines))
+
+    def _show_failures(self, run: RunView | None) -> None:
+        """The tracebacks of the run's failed steps, behind a closed "Error details…"
+        (shown only when there is one)."""
+        traces = [f"{stage_name(stage.name)}:\n{stage.traceback}"
+                  for stage in (run.stages if run else []) if stage.traceback]
+        if self.failure_text.toPlainText() != "\n".join(traces):  # a poll keeps the scroll
+            self.failure_text.setPlainText("\n".join(traces))
+        self.failure_details.setVisible(bool(traces))
 
     def _show_changes(self, run: RunView | None) -> None:
         """A dream's or reflection's changelog with Undo; read again only when another run

@@ -142,4 +142,4 @@ class InspectorPage(Page):
             self.reload()
 
         return self.ctx.workers.start(name, lambda _task: job(), on_done=succeeded,
-                                      on_failed=failed)
+                                      on_failed=failed, writes=True)

@@ -1,5 +1,6 @@
 """Background jobs: callbacks on the UI thread, progress and streamed items in order,
-failures as sentences, cancellation, and a loop that keeps turning meanwhile."""
+failures as sentences, cancellation, and a loop that keeps turning meanwhile; writes one at
+a time; watches that wait without holding a thread."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ import threading
 import time
 
 import shiboken6
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QLabel
 from support.freezes import FROZEN_MS
 from support.qt_waits import wait_for_task
 
 from core.errors import InvalidInputError
+from desktop.context import Hub
 from desktop.stall import StallMeter
 from desktop.workers import PROGRESS_INTERVAL_S, Task, Workers
 
@@ -131,3 +134,131 @@ def test_a_job_that_outlives_its_widget_does_not_call_back_into_it(qtbot) -> Non
     release.set()
     wait_for_task(qtbot, task)
     assert seen == []  # without the owner, owner.text() raised "already deleted" here
+
+
+# --- which thread a callback runs on (what the module docstring says) ------------------------
+
+
+class _Sender(QObject):
+    said = Signal(object)
+
+
+def test_a_plain_callable_runs_in_the_thread_its_sender_lives_in(qtbot) -> None:
+    """PySide 6.12: a bare callable connected to a signal runs where the *sender* lives
+    (queued there when another thread emits), not in the emitting thread. The Hub relies on
+    it for ``notify`` from the schedule's thread; if a PySide update changes it, this says so."""
+    ui_thread = threading.current_thread()
+    on_ui = _Sender()  # lives on the UI thread
+    ran_on: dict[str, threading.Thread] = {}
+    on_ui.said.connect(lambda who: ran_on.__setitem__(who, threading.current_thread()))
+
+    def job(_task: Task) -> None:
+        on_ui.said.emit("sender on the UI thread")
+        made_here = _Sender()  # lives on this pool thread
+        made_here.said.connect(lambda who: ran_on.__setitem__(who, threading.current_thread()))
+        made_here.said.emit("sender on the pool thread")
+        assert ran_on["sender on the pool thread"] is threading.current_thread()
+
+    wait_for_task(qtbot, Workers().start("emitting", job))
+    qtbot.waitUntil(lambda: "sender on the UI thread" in ran_on)
+    assert ran_on["sender on the UI thread"] is ui_thread
+    assert ran_on["sender on the pool thread"] is not ui_thread
+
+
+def test_a_hub_notice_from_another_thread_reaches_its_receivers_on_the_ui_thread(
+        qtbot) -> None:
+    hub = Hub()
+    ui_thread = threading.current_thread()
+    seen: list[tuple[str, bool]] = []
+    hub.notify.connect(lambda title, _text: seen.append((title, threading.current_thread()
+                                                          is ui_thread)))
+    scheduler_like = threading.Thread(target=hub.notify.emit, args=("Dream done", "3 merged"))
+    scheduler_like.start()
+    scheduler_like.join()
+    qtbot.waitUntil(lambda: bool(seen))
+    assert seen == [("Dream done", True)]
+
+
+# --- writes: one at a time, in order; reads beside them --------------------------------------
+
+
+def test_writes_run_one_at_a_time_in_order_while_reads_go_on_beside_them(qtbot) -> None:
+    workers = Workers()
+    release = threading.Event()
+    log: list[str] = []
+    busy = threading.Semaphore(1)
+
+    def write(name: str, hold: bool):  # noqa: ANN202
+        def job(_task: Task) -> None:
+            assert busy.acquire(blocking=False), f"{name} overlapped another write"
+            try:
+                log.append(f"{name} started")
+                if hold:
+                    release.wait(10)
+                time.sleep(0.02)
+                log.append(f"{name} ended")
+            finally:
+                busy.release()
+        return job
+
+    first = workers.start("delete", write("delete", hold=True), writes=True)
+    second = workers.start("undo", write("undo", hold=False), writes=True)
+    qtbot.waitUntil(lambda: log == ["delete started"])
+    read = workers.start("load", lambda _t: log.append("read ran"))
+    wait_for_task(qtbot, read)  # a read is not queued behind a write
+    assert log == ["delete started", "read ran"] and second.running
+    release.set()
+    for task in (first, second):
+        wait_for_task(qtbot, task)
+    assert log == ["delete started", "read ran", "delete ended", "undo started", "undo ended"]
+
+
+def test_wait_at_quit_waits_for_the_writes_too(qtbot) -> None:
+    workers = Workers()
+    saved = threading.Event()
+    workers.start("saving", lambda _t: (time.sleep(0.2), saved.set()), writes=True)
+    assert workers.wait(5_000)
+    assert saved.is_set()
+
+
+# --- watches: waiting without a thread ---------------------------------------------------------
+
+
+def test_a_watch_holds_no_thread_and_reports_when_ready_on_the_ui_thread(qtbot) -> None:
+    workers = Workers(max_threads=2)
+    ready = threading.Event()
+    outcomes: list[tuple[bool, bool]] = []
+    ui_thread = threading.current_thread()
+    watches = [workers.watch(f"watching {n}", ready.is_set, interval_ms=20,
+                             on_done=lambda done: outcomes.append(
+                                 (done, threading.current_thread() is ui_thread)))
+               for n in range(3)]  # more watches than threads
+    both = threading.Barrier(2, timeout=5)  # needs both pool threads at once
+    jobs = [workers.start(f"job {n}", lambda _t: both.wait()) for n in range(2)]
+    for job in jobs:
+        wait_for_task(qtbot, job)
+    assert not both.broken and all(watch.running for watch in watches)
+    threading.Thread(target=ready.set).start()  # what it waits for happens elsewhere
+    for watch in watches:
+        wait_for_task(qtbot, watch)
+    assert outcomes == [(True, True)] * 3
+    assert workers.active == []
+
+
+def test_a_cancelled_watch_ends_false_and_a_failing_one_as_a_sentence(qtbot) -> None:
+    workers = Workers()
+    ended: list[object] = []
+    patient = workers.watch("waiting forever", lambda: False, on_done=ended.append,
+                            interval_ms=20)
+    qtbot.wait(60)
+    patient.cancel()
+    wait_for_task(qtbot, patient)
+
+    def broken() -> bool:
+        raise ZeroDivisionError("division by zero")
+
+    failing = workers.watch("checking", broken, interval_ms=20,
+                            on_failed=lambda message, hint: ended.append((message, hint)))
+    wait_for_task(qtbot, failing)
+    assert ended == [False, ("checking failed: ZeroDivisionError: division by zero",
+                             "See the log for details.")]
