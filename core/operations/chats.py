@@ -44,7 +44,7 @@ __all__ = [
     "TurnFailed", "TurnFinished", "TurnResult", "Unlearned", "UsedItem", "answer_again",
     "answer_without", "delete", "discard_incognito", "group_title", "history", "kinds_in",
     "learned", "recent", "rename", "reply_context", "search", "send", "set_learning",
-    "start", "undo_learned", "wait_for_learning",
+    "start", "undo_learned", "learning_settled",
 ]
 
 CHATS = Changes.of(Domain.CHATS)
