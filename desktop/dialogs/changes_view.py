@@ -128,16 +128,16 @@ class ChangesView(QWidget):
     def undo(self, change: Change) -> None:
         if self.run is None:
             return
-        run_id, storage = self.run.run_id, self.ctx.hearth.storage
-        self._start(lambda: f"Undone: {undo.undo_change(storage, run_id, change.index).text}")
+        run_id, hearth = self.run.run_id, self.ctx.hearth
+        self._start(lambda: undo.undo_change(hearth, run_id, change.index).message)
 
     def undo_all(self) -> None:
         if self.run is None:
             return
-        run_id, storage = self.run.run_id, self.ctx.hearth.storage
+        run_id, hearth = self.run.run_id, self.ctx.hearth
 
         def job() -> str:
-            result = undo.undo_run(storage, run_id)
+            result = undo.undo_run(hearth, run_id)
             kept = "".join(f" Kept: {why}" for _change, why in result.kept)
             return f"Undid {count(len(result.undone), 'change')}.{kept}"
 
