@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from core.errors import InvalidInputError
 from core.forgetting import wording
-from core.forgetting.service import MemoryDeleteReport
+from core.forgetting.service import MemoriesDeleted
 from core.storage.orm import MemoryTier
 from core.views import memory_browse, memory_detail
 from core.views.memory_browse import Cursor, MemoryFilter, MemoryRow
@@ -44,6 +44,7 @@ from core.views.memory_detail import MemoryDetail
 from desktop.context import AppContext
 from desktop.inspector import confirm
 from desktop.inspector.base import InspectorPage
+from desktop.inspector.forget_dialog import ForgetResultDialog
 from desktop.inspector.memory_detail import MemoryDetailPane
 from desktop.inspector.memory_filters import MemoryFilterBar
 from desktop.inspector.memory_table import (
@@ -92,6 +93,9 @@ class MemoriesPage(InspectorPage):
         self._searching = False
         self._hidden_columns = set(HIDDEN_AT_FIRST)
         """Columns the user has not asked for (the header's context menu)."""
+        self.delete_result: ForgetResultDialog | None = None
+        """The last delete's offer to clean the backups, while it is shown (it holds the
+        deleted texts until closed)."""
         self.search_box = QLineEdit()
         self.search_box.setPlaceholderText("Search memories by words and meaning (Ctrl+F); "
                                            "empty lists the newest first")
@@ -319,7 +323,15 @@ class MemoriesPage(InspectorPage):
             self._clear_detail()
         forgetting = self.ctx.hearth.forgetting
         return self.change("Deleting memories", lambda: forgetting.delete_memories(ids),
-                           _deleted)
+                           self._deleted)
+
+    def _deleted(self, deleted: MemoriesDeleted) -> str:
+        """Say what went; when backups taken before still hold it, show them with the offer
+        to remove it from them too (the dialog keeps the texts until it is closed)."""
+        if deleted.report.backups:
+            self.delete_result = ForgetResultDialog.deleted(deleted, self.ctx.workers, self)
+            self.delete_result.open()
+        return " ".join(wording.memories_deleted(deleted.report))
 
     # --- widgets -------------------------------------------------------------------------------
 
@@ -373,7 +385,3 @@ def _delete_question(ids: list[int], shown: MemoryDetail | None) -> str:
     return (f"{what}\n\n{its} words, links and place in search are removed from this "
             "computer and cannot be brought back. To keep a memory but stop Hearth using "
             "it, choose Invalidate instead.")
-
-
-def _deleted(report: MemoryDeleteReport) -> str:
-    return " ".join(wording.memories_deleted(report))
