@@ -111,7 +111,7 @@ def test_the_command_asks_first_and_deletes_with_yes(capsys, hearth: Hearth) -> 
 
 def test_backups_that_still_hold_a_deleted_memory_are_named_and_rewritten_when_asked(
         hearth: Hearth) -> None:
-    secret, kept = memory_with_traces(hearth)
+    secret, _kept = memory_with_traces(hearth)
     taken = hearth.backup().path
     hearth.backup()  # a second backup: both hold it
 

@@ -56,7 +56,15 @@ from core.consolidation.merge import EDGE_KIND
 from core.consolidation.triage import FORGOTTEN_REASON
 from core.errors import InvalidInputError, NotFoundError
 from core.knowledge.learnings import LearningState
-from core.storage.orm import AuditEntry, Memory, MemoryEdge, MemoryTier, Run, UserFact, utcnow
+from core.storage.orm import (
+    AuditEntry,
+    Memory,
+    MemoryEdge,
+    MemoryTier,
+    Run,
+    UserFact,
+    utcnow,
+)
 
 if TYPE_CHECKING:
     from core.app import Hearth

@@ -57,8 +57,9 @@ class CopyErasure(Protocol):
     """What a forget or a delete took away, as a backup must lose it too. Its texts live in
     memory only, for as long as the user's action that made it."""
 
-    matcher: ValueMatcher
-    """The texts that went, for the byte search."""
+    @property
+    def matcher(self) -> ValueMatcher:
+        """The texts that went, for the byte search."""
 
     def erase(self, storage: StoragePort) -> None:
         """Take it out of the copy opened as ``storage``, in one transaction, unaudited."""
