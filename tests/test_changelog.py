@@ -83,11 +83,11 @@ def test_undoing_one_change_restores_just_those_memories(hearth) -> None:
     merged, set_aside = by_kind(run, "merged"), by_kind(run, "set_aside")
     assert not hearth.memories.get(ids["greeting"]).is_valid
 
-    undone = undo.undo_change(hearth.storage, run.run_id, set_aside.index)
-    assert undone.undone and hearth.memories.get(ids["greeting"]).is_valid
+    undone = undo.undo_change(hearth, run.run_id, set_aside.index)
+    assert undone.change.undone and hearth.memories.get(ids["greeting"]).is_valid
     assert all(hearth.memories.get(i).tier == "source" for i in ids["marathon"])  # untouched
 
-    undo.undo_change(hearth.storage, run.run_id, merged.index)
+    undo.undo_change(hearth, run.run_id, merged.index)
     assert all(hearth.memories.get(i).tier == "recall" for i in ids["marathon"])
     summary = hearth.memories.get(merged.data["summary"])
     assert not summary.is_valid and summary.invalid_reason == undo.UNMERGED_REASON
@@ -108,7 +108,7 @@ def test_undoing_the_whole_night_brings_memory_back_and_keeps_what_came_after(
     assert states(hearth) != before
     said_since = hearth.memories.add("The race is on the 12th of May.", source="user")
 
-    result = undo.undo_run(hearth.storage, run.run_id)
+    result = undo.undo_run(hearth, run.run_id)
     assert [change.kind for change in result.undone] == ["merged", "set_aside", "profile"]
     assert result.kept == []
     after = states(hearth)
@@ -119,7 +119,7 @@ def test_undoing_the_whole_night_brings_memory_back_and_keeps_what_came_after(
     assert all(found(hearth, text) for text in texts if text != "Hello there!")
     assert hearth.profile.current().content == PROFILE_BEFORE
     assert hearth.profile.current().source == "restore"   # a new version: undo can be undone
-    assert undo.undo_run(hearth.storage, run.run_id).undone == []  # nothing left to undo
+    assert undo.undo_run(hearth, run.run_id).undone == []  # nothing left to undo
 
 
 def test_a_profile_changed_since_the_run_is_not_put_back(hearth) -> None:
@@ -128,8 +128,8 @@ def test_a_profile_changed_since_the_run_is_not_put_back(hearth) -> None:
     hearth.profile.save(PROFILE_BEFORE + "\nTrains on Sundays.", "user")
     profile = by_kind(run, "profile")
     with pytest.raises(InvalidInputError, match="changed since this run"):
-        undo.undo_change(hearth.storage, run.run_id, profile.index)
-    result = undo.undo_run(hearth.storage, run.run_id)
+        undo.undo_change(hearth, run.run_id, profile.index)
+    result = undo.undo_run(hearth, run.run_id)
     assert [c.kind for c in result.undone] == ["merged", "set_aside"]
     assert [c.kind for c, _why in result.kept] == ["profile"]
     assert hearth.profile.current().content.endswith("Trains on Sundays.")
@@ -166,10 +166,12 @@ def test_a_reflections_changelog_names_the_fact_and_forgetting_it_scrubs_the_log
     report = ReflectionEngine(hearth, ScriptedLLM([reflection])).run()
     run = changelog.changes_of(hearth.storage, report.run_id)
     assert [c.text for c in run.changes] == ["Learned that your locker code is “4471”"]
-    assert not run.changes[0].undoable   # changed in Facts, where its history is
+    assert run.changes[0].undoable and "4471" not in json.dumps(run.changes[0].data)
     hearth.forgetting.forget("locker_code")
     (text,) = [c.text for c in changelog.changes_of(hearth.storage, report.run_id).changes]
     assert "4471" not in text
+    with pytest.raises(InvalidInputError, match="no longer there"):
+        undo.undo_change(hearth, report.run_id, 0)
 
 
 SISTER, SISTER_NOW = "User's sister Maria lives in Madrid.", \
@@ -201,8 +203,8 @@ def test_memories_replaced_or_contradicted_in_the_night_are_listed_and_come_back
     assert contradicted.text == f"Stopped believing “{ALLERGY}”, because of “{NO_ALLERGY}”"
     assert not found(hearth, SISTER) and not found(hearth, ALLERGY)
 
-    undo.undo_change(hearth.storage, run.run_id, replaced.index)
-    undo.undo_change(hearth.storage, run.run_id, contradicted.index)
+    undo.undo_change(hearth, run.run_id, replaced.index)
+    undo.undo_change(hearth, run.run_id, contradicted.index)
     assert hearth.memories.get(sister).superseded_by is None
     assert hearth.memories.get(allergy).is_valid
     assert found(hearth, SISTER) and found(hearth, ALLERGY)

@@ -1,10 +1,12 @@
 """A user's delete of memories (``ForgetService.delete_memories``, ``hearth memories delete``):
 the rows, their index entries, vectors, links and the traces of their words are gone, down to
-the bytes of every file in the data folder; nothing else is touched."""
+the bytes of every file in the data folder, backups taken before included when asked;
+nothing else is touched."""
 
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ from sqlalchemy import select, text
 from core.app import Hearth
 from core.cli.main import run
 from core.errors import NotFoundError
+from core.forgetting import wording
 from core.forgetting.matching import PLACEHOLDER
 from core.forgetting.service import FileCheck
 from core.learning.events import add_event
@@ -55,7 +58,7 @@ def test_a_deleted_memory_is_gone_from_search_the_tables_and_every_file(
     assert any(WORD in found for found in found_by_search(hearth, QUESTION))
     assert files_holding(hearth.paths.home, WORD)
 
-    report = hearth.forgetting.delete_memories([secret])
+    report = hearth.forgetting.delete_memories([secret]).report
 
     assert report.deleted == 1
     assert report.files is FileCheck.VERIFIED
@@ -84,7 +87,7 @@ def test_several_memories_go_together_or_none_does(hearth: Hearth) -> None:
         hearth.forgetting.delete_memories([first, 9999])
     assert hearth.memories.count() == 2
 
-    assert hearth.forgetting.delete_memories([first, second, first]).deleted == 2
+    assert hearth.forgetting.delete_memories([first, second, first]).report.deleted == 2
     assert hearth.memories.count() == 0
 
 
@@ -104,3 +107,59 @@ def test_the_command_asks_first_and_deletes_with_yes(capsys, hearth: Hearth) -> 
     assert files_holding(Path(home), WORD) == []
     with Hearth.open(home) as reopened:
         assert reopened.memories.count() == 1
+
+
+def test_backups_that_still_hold_a_deleted_memory_are_named_and_rewritten_when_asked(
+        hearth: Hearth) -> None:
+    secret, _kept = memory_with_traces(hearth)
+    taken = hearth.backup().path
+    hearth.backup()  # a second backup: both hold it
+
+    deleted = hearth.forgetting.delete_memories([secret])
+
+    held = deleted.report.backups
+    assert taken in held and len(held) == 2
+    assert "2 backups taken before still hold it." in wording.memories_deleted(deleted.report)
+    assert {path.relative_to(hearth.paths.home).parts[0]
+            for path in files_holding(hearth.paths.home, WORD)} == {"backups"}
+
+    rewrites = deleted.remove_from_backups()
+
+    assert [(rewrite.path, rewrite.ok) for rewrite in rewrites] == [(path, True) for path in held]
+    assert wording.rewritten(rewrites, what="it") == ["Removed it from 2 backups."]
+    assert files_holding(hearth.paths.home, WORD) == []
+    with sqlite3.connect(f"file:{taken}?mode=ro", uri=True) as copy:
+        assert copy.execute("SELECT content FROM memories").fetchall() == [(KEPT,)]
+        assert copy.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert KEPT in found_by_search(hearth, "half marathon")
+
+
+def test_the_command_removes_deleted_memories_from_backups_with_from_backups(
+        capsys, hearth: Hearth) -> None:
+    first = hearth.memories.add(SECRET).id
+    second = hearth.memories.add(f"The {WORD} flowerpot is blue.").id
+    hearth.memories.add(KEPT)
+    hearth.backup()
+    home = hearth.paths.home
+    hearth.close()
+
+    assert run(["--home", str(home), "memories", "delete", str(first), str(second), "--yes",
+                "--from-backups", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["deleted"] == 2 and len(report["backups_holding"]) == 1
+    assert [item["ok"] for item in report["backups"]] == [True]
+    assert files_holding(home, WORD) == []
+
+
+def test_without_from_backups_the_command_names_the_backups_and_leaves_them(
+        capsys, hearth: Hearth) -> None:
+    secret = hearth.memories.add(SECRET).id
+    backup = hearth.backup().path
+    home = hearth.paths.home
+    hearth.close()
+
+    assert run(["--home", str(home), "memories", "delete", str(secret), "--yes"]) == 0
+    out = capsys.readouterr().out
+    assert "1 backup taken before still holds it." in out and str(backup) in out
+    assert "give --from-backups with the delete" in out
+    assert [path.name for path in files_holding(home, WORD)] == [backup.name]

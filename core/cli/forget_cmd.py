@@ -48,17 +48,23 @@ def forget(key: str,
             rewrites = hearth.forgetting.remove_from_backups(key)
             _say(as_json, {"key": key, "forgotten": False, "backups": rewrites},
                  *wording.rewritten(rewrites))
-            _fail_if_any_failed(rewrites)
+            fail_if_any_failed(rewrites)
             return
         report = forgotten.report
         if not as_json:
             _print_report(report, offer_flag=not from_backups)
-        rewrite = bool(report.backups) and (from_backups or (
-            not as_json and _interactive() and typer.confirm(
-                "Remove it from those backups too?", default=False, err=True)))
+        rewrite = rewrite_asked(bool(report.backups), from_backups, as_json,
+                                "Remove it from those backups too?")
         rewrites = forgotten.remove_from_backups() if rewrite else ()
     _say(as_json, {**_report_dict(report), "backups": rewrites}, *wording.rewritten(rewrites))
-    _fail_if_any_failed(rewrites)
+    fail_if_any_failed(rewrites)
+
+
+def rewrite_asked(held: bool, from_backups: bool, as_json: bool, question: str) -> bool:
+    """Whether to rewrite the backups that still hold what went (a forget's or a delete's):
+    asked for with ``--from-backups``, or by a yes to ``question`` in a terminal."""
+    return held and (from_backups or (not as_json and _interactive() and typer.confirm(
+        question, default=False, err=True)))
 
 
 def _interactive() -> bool:
@@ -94,10 +100,11 @@ def _print_report(report: ForgetReport, *, offer_flag: bool) -> None:
     _say(False, None, *lines)
 
 
-def _fail_if_any_failed(rewrites: tuple[BackupRewrite, ...]) -> None:
+def fail_if_any_failed(rewrites: tuple[BackupRewrite, ...], what: str = "it") -> None:
+    """Exit 1 with a sentence when a backup could not be rewritten (each said why above)."""
     failed = [rewrite for rewrite in rewrites if not rewrite.ok]
     if failed:
         several = len(failed) > 1
         raise HearthError(f"{len(failed)} backup{'s' if several else ''} could not be "
-                          f"rewritten and still hold{'' if several else 's'} it.",
+                          f"rewritten and still hold{'' if several else 's'} {what}.",
                           "See the reason above; run the same command again once it is fixed.")

@@ -48,7 +48,9 @@ HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 
 MERGED, SET_ASIDE, REPLACED, CONTRADICTED_KIND, PROFILE = (
     "merged", "set_aside", "replaced", "contradicted", "profile")
-UNDOABLE = frozenset({MERGED, SET_ASIDE, REPLACED, CONTRADICTED_KIND, PROFILE})
+FACT, FOLLOW_UPS, HABITS, HABITS_SEEN = "fact", "follow_ups", "habits", "habits_seen"
+UNDOABLE = frozenset({MERGED, SET_ASIDE, REPLACED, CONTRADICTED_KIND, PROFILE, FACT,
+                      FOLLOW_UPS, HABITS, HABITS_SEEN})
 ROUTINE = frozenset({"links", "nothing_forgotten"})
 """Lines every night has: listed, but not a reason to open "While you were away…"."""
 
@@ -144,8 +146,10 @@ def record(storage: StoragePort, run_id: int) -> RunChanges:
         entries: list[dict[str, Any]] = []
         if run.kind == "dream":
             entries += _memory_changes(session, start, end)
-        entries += _profile_change(session, _reflection_run(run))
+        reflection_id = _reflection_run(run)
+        entries += _profile_change(session, reflection_id)
         entries += _reflection_changes(session, start, end)
+        entries += _habits_seen(session, reflection_id)
         if run.kind == "dream":
             entries += _link_changes(run.stages or {})
             if not any(entry["kind"] in (SET_ASIDE, CONTRADICTED_KIND) for entry in entries):
@@ -262,31 +266,63 @@ def _sections(text: str) -> dict[str, str]:
 
 def _reflection_changes(session: Session, start: datetime,
                         end: datetime) -> list[dict[str, Any]]:
-    """Facts, follow-ups and habits a reflection wrote: listed, changed in their own
-    views (Facts, Follow-ups, Habits)."""
+    """Facts, follow-ups and habits a reflection wrote. Each entry keeps ids and the time
+    the run set the fact (never a value: a forget must not have more copies to find), so
+    undoing can tell whether it is still as the run left it."""
     entries: list[dict[str, Any]] = []
     for fact in session.scalars(select(UserFact).where(
             UserFact.source == "reflection", UserFact.created_at >= start,
             UserFact.created_at <= end).order_by(UserFact.id)):
-        entries.append(_entry("fact", f"Learned that your {fact.key.replace('_', ' ')} is "
-                                      f"{_quote(fact.value)}"))
+        entries.append(_entry(FACT, f"Learned that your {fact.key.replace('_', ' ')} is "
+                                    f"{_quote(fact.value)}",
+                              fact=fact.id, set_at=fact.updated_at.isoformat()))
     for old, fact in session.execute(select(FactHistory, UserFact).join(
             UserFact, FactHistory.fact_id == UserFact.id).where(
             UserFact.source == "reflection", FactHistory.replaced_at >= start,
             FactHistory.replaced_at <= end).order_by(FactHistory.id)).all():
-        entries.append(_entry("fact", f"Changed your {fact.key.replace('_', ' ')} from "
-                                      f"{_quote(old.value)} to {_quote(fact.value)}"))
+        entries.append(_entry(FACT, f"Changed your {fact.key.replace('_', ' ')} from "
+                                    f"{_quote(old.value)} to {_quote(fact.value)}",
+                              fact=fact.id, previous=old.id,
+                              set_at=fact.updated_at.isoformat()))
     intentions = session.scalars(select(PendingIntention).where(
-        PendingIntention.created_at >= start, PendingIntention.created_at <= end)).all()
+        PendingIntention.created_at >= start, PendingIntention.created_at <= end)
+        .order_by(PendingIntention.id)).all()
     if intentions:
-        entries.append(_entry("follow_ups", f"Will follow up on "
-                              f"{'; '.join(_quote(item.text) for item in intentions)}"))
+        entries.append(_entry(FOLLOW_UPS, f"Will follow up on "
+                              f"{'; '.join(_quote(item.text) for item in intentions)}",
+                              intentions=[item.id for item in intentions]))
     habits = session.scalars(select(AgentLearning).where(
-        AgentLearning.first_seen >= start, AgentLearning.first_seen <= end)).all()
+        AgentLearning.first_seen >= start, AgentLearning.first_seen <= end)
+        .order_by(AgentLearning.id)).all()
     if habits:
-        entries.append(_entry("habits", f"Noticed {plural(len(habits), 'new habit')}: "
-                              f"{'; '.join(_quote(item.rule) for item in habits)}"))
+        entries.append(_entry(HABITS, f"Noticed {plural(len(habits), 'new habit')}: "
+                              f"{'; '.join(_quote(item.rule) for item in habits)}",
+                              habits=[{"id": item.id, "last_seen": item.last_seen.isoformat()}
+                                      for item in habits]))
     return entries
+
+
+def _habits_seen(session: Session, reflection_id: int | None) -> list[dict[str, Any]]:
+    """Habits the reflection saw again: one more sighting, and maybe followed from now on.
+    Their earlier states are what the reflection kept with its ``apply`` stage."""
+    reflection = session.get(Run, reflection_id) if reflection_id is not None else None
+    if reflection is None:
+        return []
+    before = (reflection.stages or {}).get("apply", {}).get("learnings_before", [])
+    seen = {item.id: item for item in session.scalars(select(AgentLearning).where(
+        AgentLearning.id.in_([state["id"] for state in before])))}
+    kept = [state for state in before if state["id"] in seen]
+    if not kept:
+        return []
+    promoted = [seen[state["id"]] for state in kept if state["status"] != "active"
+                and seen[state["id"]].status == "active"]
+    text = (f"Saw {plural(len(kept), 'habit')} again: "
+            f"{'; '.join(_quote(seen[state['id']].rule) for state in kept)}")
+    if promoted:
+        text += (f"; now follows {'; '.join(_quote(item.rule) for item in promoted)} "
+                 "in every chat")
+    return [_entry(HABITS_SEEN, text, habits=[
+        {**state, "set_last_seen": seen[state["id"]].last_seen.isoformat()} for state in kept])]
 
 
 def _link_changes(stages: dict[str, Any]) -> list[dict[str, Any]]:

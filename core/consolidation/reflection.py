@@ -71,6 +71,10 @@ class ReflectionReport:
     intentions_added: int = 0
     learnings_added: int = 0
     learnings_promoted: int = 0
+    learnings_before: list[dict[str, Any]] = field(default_factory=list)
+    """Rules seen again (and maybe promoted), each with its state before the run: what
+    undoing the run puts back (``core.consolidation.changelog``); kept with the ``apply``
+    stage, not among the counts."""
     profile_changed: bool = False
     profile_truncated: bool = False
     excluded: int = 0
@@ -81,10 +85,10 @@ class ReflectionReport:
     """What the run changed, in plain words (``core.consolidation.changelog``)."""
 
     def counts(self) -> dict[str, Any]:
-        """The run record's counts (everything but the diff, which can be long, and the
-        changelog, which is stored on its own)."""
+        """The run record's counts (everything but the diff, which can be long, the
+        changelog, which is stored on its own, and the rules' earlier states)."""
         return {name: value for name, value in vars(self).items()
-                if name not in ("diff", "changes")}
+                if name not in ("diff", "changes", "learnings_before")}
 
 
 @dataclass(frozen=True)
@@ -114,12 +118,12 @@ class ReflectionEngine:
         """Reflect once. With ``review`` (not when a dream reflects: the dream's own
         changelog lists what its reflection did) the run's changelog is recorded for the
         user to review and undo (``core.consolidation.changelog``)."""
-        now = now or utcnow()
-        if now.tzinfo is None:
+        if now is not None and now.tzinfo is None:
             raise InvalidInputError("A reflection time needs a time zone.",
                                     "Pass an aware datetime, or none for now.")
         gate = ExclusionGate(self._hearth.settings.exclusions)
         recorder = RunRecorder(self._hearth.storage, "reflection", trigger)
+        now = now or utcnow()  # after the run began: what it writes is in its changelog
         report = ReflectionReport(run_id=recorder.run_id)
         try:
             with recorder.stage("gather") as counts:
@@ -144,6 +148,8 @@ class ReflectionEngine:
             with recorder.stage("apply") as counts:
                 self._apply(parsed, report, gate, now)
                 counts.update(report.counts())
+            if report.learnings_before:
+                recorder.keep("apply", learnings_before=report.learnings_before)
         except LLMCancelled:
             recorder.finish(report.counts(), status="cancelled")
             raise
@@ -244,6 +250,11 @@ class ReflectionEngine:
                                                  run_started_at=now, now=now)
             report.learnings_added += observation.action == "added"
             report.learnings_promoted += observation.action == "promoted"
+            if observation.before is not None:
+                report.learnings_before.append(
+                    {"id": observation.learning.id, "status": observation.before.status,
+                     "recurrence_count": observation.before.recurrence_count,
+                     "last_seen": observation.before.last_seen.isoformat()})
 
     def _apply_facts(self, parsed: ParsedReflection, report: ReflectionReport,
                      gate: ExclusionGate) -> None:

@@ -77,6 +77,14 @@ class RunRecorder:
             entry["seconds"] = round(earlier.get("seconds", 0.0) + entry["seconds"], 3)
             run.stages = {**run.stages, name: entry}
 
+    def keep(self, stage: str, **records: Any) -> None:
+        """Keep ``records`` in a finished stage's entry beside (not among) its counts: what
+        undoing the run needs (``core.consolidation.changelog``) and no listing shows."""
+        with self._storage.write() as session:
+            run = session.get(Run, self.run_id)
+            assert run is not None
+            run.stages = {**run.stages, stage: {**run.stages.get(stage, {}), **records}}
+
     def finish(self, counts: dict[str, Any] | None = None, status: str = "done",
                error: str | None = None) -> None:
         """Close the run: ``done``, ``skipped`` (nothing to do), ``cancelled``, or

@@ -14,13 +14,26 @@ its change names, and only while it is still as the run left it:
   changed after the run, the undo is refused rather than dropping that later version from
   the top.
 
-Nothing is physically deleted. Each undo is audited (``run.undo``, with the run and the
-change number, not the text).
+* a fact the reflection added: retired through the facts service (``FactService.retire``);
+  one it changed: its earlier value made current again (``FactService.restore``), so the
+  fact's history keeps the value the run had set. Only while the fact is as the run left
+  it: a fact set again since (by the user or a later run) is kept, and the undo says so;
+* follow-ups the reflection noted: dismissed (the Follow-ups view keeps them under
+  Dismissed), those the user has not answered yet;
+* habits it noticed: deleted, as in the Habits view; habits it saw again: their status,
+  count and last sighting as before the run (``LearningService.restore``), unless seen
+  again since.
+
+Memories are never physically deleted. Each undo is audited (``run.undo``, with the run and
+the change number, not the text); a second undo of the same change changes nothing and says
+the change is already undone.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, select
@@ -28,6 +41,10 @@ from sqlalchemy.orm import Session
 
 from core.consolidation.changelog import (
     CONTRADICTED_KIND,
+    FACT,
+    FOLLOW_UPS,
+    HABITS,
+    HABITS_SEEN,
     MERGED,
     PROFILE,
     REPLACED,
@@ -37,19 +54,40 @@ from core.consolidation.changelog import (
 )
 from core.consolidation.merge import EDGE_KIND
 from core.consolidation.triage import FORGOTTEN_REASON
-from core.errors import InvalidInputError
-from core.knowledge.profile import ProfileService
-from core.storage.orm import AuditEntry, Memory, MemoryEdge, MemoryTier, Run, utcnow
+from core.errors import InvalidInputError, NotFoundError
+from core.knowledge.learnings import LearningState
+from core.storage.orm import (
+    AuditEntry,
+    Memory,
+    MemoryEdge,
+    MemoryTier,
+    Run,
+    UserFact,
+    utcnow,
+)
 
 if TYPE_CHECKING:
-    from core.storage.port import StoragePort
+    from core.app import Hearth
 
 UNMERGED_REASON = "Separated again by you: the memories it combined are back on their own."
 
 
-def undo_change(storage: StoragePort, run_id: int, index: int) -> Change:
-    """Undo change ``index`` of run ``run_id``; returns it marked undone."""
-    changes = changes_of(storage, run_id).changes
+@dataclass(frozen=True)
+class Undone:
+    """One change after an undo; ``already``: it had been undone before, so nothing moved."""
+
+    change: Change
+    already: bool = False
+
+    @property
+    def message(self) -> str:
+        return f"{'Already undone' if self.already else 'Undone'}: {self.change.text}"
+
+
+def undo_change(hearth: Hearth, run_id: int, index: int) -> Undone:
+    """Undo change ``index`` of run ``run_id``. Undoing it again changes nothing and says it
+    is already undone."""
+    changes = changes_of(hearth.storage, run_id).changes
     if not 0 <= index < len(changes):
         raise InvalidInputError(f"Run {run_id} has no change {index + 1}.",
                                 f"See its changes with `hearth runs {run_id}`.")
@@ -58,34 +96,35 @@ def undo_change(storage: StoragePort, run_id: int, index: int) -> Change:
         raise InvalidInputError(f"“{change.text}” cannot be undone here.",
                                 "Change it in its own view (Facts, Follow-ups, Habits).")
     if change.undone:
-        return change
-    if change.kind == PROFILE:
-        _undo_profile(storage, change)
-    with storage.write() as session:
-        if change.kind != PROFILE:
-            _UNDO[change.kind](session, change.data)
+        return Undone(change, already=True)
+    if change.kind in _BY_SERVICE:
+        _BY_SERVICE[change.kind](hearth, change.data)
+    with hearth.storage.write() as session:
+        if change.kind in _IN_SESSION:
+            _IN_SESSION[change.kind](session, change.data)
         _mark_undone(session, run_id, index)
-    return changes_of(storage, run_id).changes[index]
+    return Undone(changes_of(hearth.storage, run_id).changes[index])
 
 
 @dataclass(frozen=True)
 class RunUndone:
-    """What undoing a whole run did: the changes undone, and those kept with why (the
-    profile changed since the run)."""
+    """What undoing a whole run did: the changes undone, and those kept with why (changed
+    since the run)."""
 
     undone: list[Change]
     kept: list[tuple[Change, str]]
 
 
-def undo_run(storage: StoragePort, run_id: int) -> RunUndone:
+def undo_run(hearth: Hearth, run_id: int) -> RunUndone:
     """Undo every change of the run still in effect, newest first. Memory comes back as it
     was before the run: every memory it set aside, replaced, contradicted or combined is
-    findable again on its own."""
+    findable again on its own, and every fact, follow-up and habit it wrote is as before
+    unless changed since."""
     undone: list[Change] = []
     kept: list[tuple[Change, str]] = []
-    for change in reversed(changes_of(storage, run_id).open_changes):
+    for change in reversed(changes_of(hearth.storage, run_id).open_changes):
         try:
-            undone.append(undo_change(storage, run_id, change.index))
+            undone.append(undo_change(hearth, run_id, change.index).change)
         except InvalidInputError as exc:
             kept.append((change, exc.message))
     return RunUndone(undone[::-1], kept[::-1])
@@ -137,15 +176,80 @@ def _uncontradict(session: Session, data: dict[str, Any]) -> None:
         memory.updated_at = utcnow()
 
 
-def _undo_profile(storage: StoragePort, change: Change) -> None:
-    profiles = ProfileService(storage)
-    current = profiles.current()
-    if current is None or current.id != change.data["version"]:
+def _undo_profile(hearth: Hearth, data: dict[str, Any]) -> None:
+    current = hearth.profile.current()
+    if current is None or current.id != data["version"]:
         raise InvalidInputError(
             "Your profile has changed since this run, so it was not put back.",
             "Open About you and restore the version you want from its history.")
-    profiles.restore(change.data["before"])
+    hearth.profile.restore(data["before"])
 
 
-_UNDO = {MERGED: _unmerge, SET_ASIDE: _keep_again, REPLACED: _unreplace,
-         CONTRADICTED_KIND: _uncontradict}
+def _undo_fact(hearth: Hearth, data: dict[str, Any]) -> None:
+    """Retire the fact the run added, or put back the value it replaced."""
+    with hearth.storage.read() as session:
+        fact = session.get(UserFact, data["fact"])
+        key = fact.key if fact is not None else None
+        unchanged = fact is not None and fact.updated_at.isoformat() == data["set_at"]
+    if key is None:
+        raise InvalidInputError("That fact is no longer there (it was forgotten or removed "
+                                "since this run).", "Nothing needed putting back.")
+    if not unchanged:
+        raise InvalidInputError(
+            f"Your {key.replace('_', ' ')} has been set again since this run, so it was kept.",
+            "Change it in Facts, where its history is.")
+    if "previous" in data:
+        try:
+            hearth.facts.restore(key, data["previous"])
+        except NotFoundError as exc:  # its history was forgotten since
+            raise InvalidInputError(exc.message, "Change it in Facts.") from exc
+    else:
+        hearth.facts.retire(key)
+
+
+def _dismiss_follow_ups(hearth: Hearth, data: dict[str, Any]) -> None:
+    """Dismiss the run's follow-ups the user has not answered (they stay under Dismissed)."""
+    still_open = [item.id for item in hearth.intentions.list("open")
+                  if item.id in set(data["intentions"])]
+    if not still_open:
+        raise InvalidInputError("You have answered these follow-ups since this run, so "
+                                "they were kept as you left them.",
+                                "See them in Follow-ups.")
+    for intention_id in still_open:
+        hearth.intentions.dismiss(intention_id)
+
+
+def _drop_habits(hearth: Hearth, data: dict[str, Any]) -> None:
+    """Delete the habits the run noticed, those not seen again since."""
+    for learning_id in _as_run_left(hearth, data["habits"]):
+        hearth.learnings.delete(learning_id)
+
+
+def _unsee_habits(hearth: Hearth, data: dict[str, Any]) -> None:
+    """Put the habits the run saw again back as they were before it."""
+    states = {state["id"]: state for state in data["habits"]}
+    for learning_id in _as_run_left(hearth, data["habits"], key="set_last_seen"):
+        state = states[learning_id]
+        hearth.learnings.restore(learning_id, LearningState(
+            state["status"], state["recurrence_count"],
+            datetime.fromisoformat(state["last_seen"])))
+
+
+def _as_run_left(hearth: Hearth, habits: list[dict[str, Any]],
+                 key: str = "last_seen") -> list[int]:
+    """The ids of ``habits`` last seen when the run saw them (``key``: that time); a habit
+    deleted or seen again since is left alone, and if that is every one, the undo says so."""
+    current = {item.id: item.last_seen.isoformat() for item in hearth.learnings.list()}
+    ids = [habit["id"] for habit in habits if current.get(habit["id"]) == habit[key]]
+    if not ids:
+        raise InvalidInputError("These habits were seen again or removed since this run, "
+                                "so they were kept as they are.", "See them in Habits.")
+    return ids
+
+
+_IN_SESSION: dict[str, Callable[[Session, dict[str, Any]], None]] = {
+    MERGED: _unmerge, SET_ASIDE: _keep_again, REPLACED: _unreplace,
+    CONTRADICTED_KIND: _uncontradict}
+_BY_SERVICE: dict[str, Callable[[Hearth, dict[str, Any]], None]] = {
+    PROFILE: _undo_profile, FACT: _undo_fact, FOLLOW_UPS: _dismiss_follow_ups,
+    HABITS: _drop_habits, HABITS_SEEN: _unsee_habits}

@@ -1,22 +1,23 @@
-"""Backups taken before a forget: which still hold the value, and rewriting them without it.
+"""Backups taken before a forget or a delete: which still hold what went, and rewriting
+them without it.
 
 Copies of the database in the data folder are the backups (``core.home.backups``) and the
 databases a restore moved aside (``hearth.db.before-restore-*``).
 
-A copy holds a forgotten value when its bytes contain it (which also catches freed pages and
-full-text index entries that no table shows), or when one of its tables does (for values too
-short for a byte search to mean anything, ``matching.MIN_SCAN_BYTES``), or when it still has
-the fact itself.
+What went is a ``CopyErasure``: a forgotten fact (``FactErasure``, here) or deleted memories
+(``core.forgetting.memories.MemoriesErasure``). A copy holds it when its bytes contain one
+of its texts (which also catches freed pages and full-text index entries that no table
+shows), or when one of its tables does (for texts too short for a byte search to mean
+anything, ``matching.MIN_SCAN_BYTES``), or when it still has the fact or memory itself.
 
 Rewriting one never touches it until the rewritten copy is proven good: the copy is made
-beside it, the fact is erased from the copy as from the live database
-(``database.erase_fact``, without re-embedding: the redacted rows lose their vectors and
+beside it, what went is erased from the copy as from the live database (for a fact
+``database.erase_fact``, without re-embedding: the redacted rows lose their vectors and
 ``hearth reembed`` makes new ones after a restore), the copy is ``VACUUM``-ed so no free
-page keeps old bytes, checked (``PRAGMA integrity_check``, and none of its tables holds the
-fact or a value), and only then
-atomically renamed over the original, with the original's modification time. A copy opened
-this way is brought to the current schema, as a restore would. Any failure removes the copy
-and leaves the original as it was, and says so.
+page keeps old bytes, checked (``PRAGMA integrity_check``, and none of its tables holds
+what went), and only then atomically renamed over the original, with the original's
+modification time. A copy opened this way is brought to the current schema, as a restore
+would. Any failure removes the copy and leaves the original as it was, and says so.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from sqlalchemy import create_engine
 from sqlalchemy.exc import SQLAlchemyError
@@ -40,6 +42,7 @@ from core.errors import HearthError
 from core.forgetting.database import erase_fact, fact_exists, fact_values, find, redactor_for
 from core.forgetting.files import file_holds
 from core.forgetting.matching import ValueMatcher
+from core.storage.port import StoragePort
 from core.storage.sqlite.adapter import SqliteStorage
 from core.storage.sqlite.engine import dbapi_module
 
@@ -48,6 +51,40 @@ log = logging.getLogger(__name__)
 SIDECARS = ("-wal", "-shm", "-journal")
 REWRITING = ".forgetting"
 """Suffix of a copy being rewritten (not ``.db``: backup listings never show it)."""
+
+
+class CopyErasure(Protocol):
+    """What a forget or a delete took away, as a backup must lose it too. Its texts live in
+    memory only, for as long as the user's action that made it."""
+
+    @property
+    def matcher(self) -> ValueMatcher:
+        """The texts that went, for the byte search."""
+
+    def erase(self, storage: StoragePort) -> None:
+        """Take it out of the copy opened as ``storage``, in one transaction, unaudited."""
+
+    def held_in(self, session: Session) -> bool:
+        """Whether a table of the copy still holds it."""
+
+
+@dataclass(frozen=True)
+class FactErasure:
+    """A forgotten fact: its key and every value it had."""
+
+    key: str
+    values: Sequence[str]
+
+    @property
+    def matcher(self) -> ValueMatcher:
+        return ValueMatcher(self.values)
+
+    def erase(self, storage: StoragePort) -> None:
+        erase_fact(storage, self.key, known_values=self.values, audit=False)
+
+    def held_in(self, session: Session) -> bool:
+        return fact_exists(session, self.key) or bool(
+            find(session, redactor_for(session, self.key, self.values)))
 
 
 @dataclass(frozen=True)
@@ -98,31 +135,30 @@ def values_in(path: Path, key: str) -> list[str]:
         return []
 
 
-def holds(path: Path, key: str, values: Sequence[str]) -> bool:
-    """Whether the copy at ``path`` still holds the fact ``key`` or one of ``values``. A
-    copy that cannot be read is counted as holding it: the user is told about it, and a
-    rewrite says what is wrong with it."""
-    matcher = ValueMatcher(values)
+def holds(path: Path, erasure: CopyErasure) -> bool:
+    """Whether the copy at ``path`` still holds what ``erasure`` took away. A copy that
+    cannot be read is counted as holding it: the user is told about it, and a rewrite says
+    what is wrong with it."""
+    matcher = erasure.matcher
     if matcher.verifiable and any(file_holds(part, matcher) for part in _with_sidecars(path)):
         return True
     try:
         with _read_only(path) as session:
-            return fact_exists(session, key) or bool(
-                find(session, redactor_for(session, key, values)))
+            return erasure.held_in(session)
     except (OSError, SQLAlchemyError):
-        log.warning("could not read %s to see whether it holds a forgotten fact", path,
+        log.warning("could not read %s to see whether it holds what was forgotten", path,
                     exc_info=True)
         return True
 
 
-def rewrite(path: Path, key: str, values: Sequence[str]) -> BackupRewrite:
-    """Rewrite the copy at ``path`` without the fact ``key`` and ``values``; see the module
+def rewrite(path: Path, erasure: CopyErasure) -> BackupRewrite:
+    """Rewrite the copy at ``path`` without what ``erasure`` took away; see the module
     docstring. The original is replaced only by a checked copy."""
     working = path.with_name(path.name + REWRITING)
     try:
         _copy_with_wal(path, working)
-        _erase_in(working, key, values)
-        _check(working, key, values)
+        _erase_in(working, erasure)
+        _check(working, erasure)
         _replace(working, path)
     except HearthError as error:
         _remove(working)
@@ -132,7 +168,7 @@ def rewrite(path: Path, key: str, values: Sequence[str]) -> BackupRewrite:
         return BackupRewrite(path, False, f"A rewritten copy could not be written beside it "
                                           f"({error.strerror or error}). It was left as it was.")
     except Exception as error:  # a bug or a full disk: the original stays, the user is told
-        log.exception("rewriting a backup without a forgotten fact failed")
+        log.exception("rewriting a backup without what was forgotten failed")
         _remove(working)
         return BackupRewrite(path, False, f"{type(error).__name__}: {error}. "
                                           "It was left as it was.")
@@ -148,10 +184,10 @@ def _copy_with_wal(source: Path, target: Path) -> None:
         shutil.copy2(wal, target.with_name(target.name + "-wal"))
 
 
-def _erase_in(working: Path, key: str, values: Sequence[str]) -> None:
+def _erase_in(working: Path, erasure: CopyErasure) -> None:
     storage = SqliteStorage(working)
     try:
-        erase_fact(storage, key, known_values=values, audit=False)
+        erasure.erase(storage)
         if not storage.erase_deleted(compact=True):
             raise HearthError("The rewritten copy was still in use.",
                               "Close other programs using the backups folder and try again.")
@@ -159,14 +195,14 @@ def _erase_in(working: Path, key: str, values: Sequence[str]) -> None:
         storage.close()
 
 
-def _check(working: Path, key: str, values: Sequence[str]) -> None:
-    """The rewritten copy is sound and no table of it holds the fact or a value. (Its bytes
-    are not a test: a fact's key or Hearth's own ids may share them, and ``VACUUM`` already
-    left no free space.)"""
+def _check(working: Path, erasure: CopyErasure) -> None:
+    """The rewritten copy is sound and no table of it holds what went. (Its bytes are not a
+    test: a fact's key or Hearth's own ids may share them, and ``VACUUM`` already left no
+    free space.)"""
     verify_backup(working)
     with _read_only(working) as session:
-        if fact_exists(session, key) or find(session, redactor_for(session, key, values)):
-            raise HearthError("The rewritten copy still held the value.",
+        if erasure.held_in(session):
+            raise HearthError("The rewritten copy still held it.",
                               "Please report this; the backup was not changed.")
 
 

@@ -15,7 +15,9 @@ restored); a delete is the user's "this must not be kept". In one write transact
   not a forget of the conversation it came from (``hearth facts forget`` is);
 * records the delete in the audit log by ids and count, never by text.
 
-The caller then makes the bytes go from the files (``service.erase_from_files``).
+The caller then makes the bytes go from the files (``service.erase_from_files``) and, when
+the user asks, from the backups taken before (``MemoriesErasure``, for
+``core.forgetting.backups``: the same delete, in a copy).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
 
 from core.errors import InvalidInputError, NotFoundError
 from core.forgetting.database import Redactor, apply, find
@@ -41,16 +44,39 @@ MAX_IDS_AUDITED = 50
 
 
 @dataclass(frozen=True)
-class MemoryErasure:
+class MemoriesErasure:
+    """Deleted memories as a backup taken before must lose them too
+    (``core.forgetting.backups.CopyErasure``): their texts, in memory only. In a copy the
+    memories are found by their text, since a number may have been given again since."""
+
+    texts: tuple[str, ...]
+
+    @property
+    def matcher(self) -> ValueMatcher:
+        return ValueMatcher(self.texts)
+
+    def erase(self, storage: StoragePort) -> None:
+        with storage.write() as session:
+            _delete(session, _ids_of(session, self.texts), self.matcher)
+
+    def held_in(self, session: Session) -> bool:
+        matcher = self.matcher
+        return bool(_ids_of(session, self.texts)) or bool(
+            find(session, Redactor(matcher, matcher), TRACES))
+
+
+@dataclass(frozen=True)
+class MemoriesErased:
     """What ``erase_memories`` did: the memories deleted, and the traces redacted per place
-    label. ``matcher`` holds the deleted texts, in memory only, for the file check."""
+    label. ``erasure`` holds the deleted texts, in memory only, for the file check and the
+    backups."""
 
     deleted: int
     places: Counter[str]
-    matcher: ValueMatcher
+    erasure: MemoriesErasure
 
 
-def erase_memories(storage: StoragePort, memory_ids: Sequence[int]) -> MemoryErasure:
+def erase_memories(storage: StoragePort, memory_ids: Sequence[int]) -> MemoriesErased:
     """Delete the memories ``memory_ids`` and redact their traces, all in one transaction
     (see the module docstring). All or nothing: an unknown id raises ``NotFoundError`` and
     nothing is deleted."""
@@ -67,13 +93,22 @@ def erase_memories(storage: StoragePort, memory_ids: Sequence[int]) -> MemoryEra
             listed = ", ".join(f"#{memory_id}" for memory_id in missing[:10])
             raise NotFoundError(f"There is no memory {listed}.",
                                 "It may have been deleted already; nothing was deleted.")
-        matcher = ValueMatcher(contents.values())
-        for chunk in batched(wanted, 500):
-            session.execute(delete(Memory).where(Memory.id.in_(chunk)))
-        places = apply(session, find(session, Redactor(matcher, matcher), TRACES))
+        erasure = MemoriesErasure(tuple(dict.fromkeys(contents.values())))
+        places = _delete(session, wanted, erasure.matcher)
         session.add(AuditEntry(
             action=AUDIT_ACTION, actor="user",
             arguments={"ids": wanted[:MAX_IDS_AUDITED], "count": len(wanted)},
             result_summary=f"deleted {len(wanted)}; redacted {sum(places.values())} places"))
-    return MemoryErasure(len(wanted), places, matcher)
+    return MemoriesErased(len(wanted), places, erasure)
 
+
+def _delete(session: Session, ids: Sequence[int], matcher: ValueMatcher) -> Counter[str]:
+    """Delete the memory rows ``ids`` and replace their words in ``TRACES``."""
+    for chunk in batched(list(ids), 500):
+        session.execute(delete(Memory).where(Memory.id.in_(chunk)))
+    return apply(session, find(session, Redactor(matcher, matcher), TRACES))
+
+
+def _ids_of(session: Session, texts: Sequence[str]) -> list[int]:
+    return [memory_id for chunk in batched(list(texts), 500)
+            for memory_id in session.scalars(select(Memory.id).where(Memory.content.in_(chunk)))]

@@ -22,7 +22,11 @@ all call ``forget``. It:
 fact is gone): the values are then read from the backups' own records of the fact.
 
 ``delete_memories`` is the user's delete of memories (the Memories view, ``hearth memories
-delete``): the rows go (``core.forgetting.memories``), then steps 2 and 3 as for a fact.
+delete``): the rows go (``core.forgetting.memories``), then steps 2 to 4 as for a fact: the
+returned ``MemoriesDeleted`` names the backups that still hold one of them and keeps their
+texts in memory only, so the same action can rewrite those backups
+(``MemoriesDeleted.remove_from_backups``), by the same code as a fact's
+(``core.forgetting.backups``).
 
 ``preview`` counts what a forget would change, without changing anything, so a
 confirmation can say it. Results are plain data: front ends get no database rows.
@@ -42,9 +46,9 @@ from core.errors import DatabaseLockedError, NotFoundError
 from core.knowledge.facts import normalise_key
 from core.forgetting import backups
 from core.forgetting.database import erase_fact, fact_values, find_elsewhere, redactor_for
-from core.forgetting.files import file_holds, files_holding, mask_in_logs
+from core.forgetting.files import files_holding, mask_in_logs
 from core.forgetting.matching import ValueMatcher
-from core.forgetting.memories import erase_memories
+from core.forgetting.memories import MemoriesErasure, erase_memories
 from core.storage.port import StoragePort
 
 LOG_FILES = "log files"
@@ -105,7 +109,8 @@ class ForgetReport:
 class MemoryDeleteReport:
     """What a user's delete of memories did: how many went, the traces of their words
     redacted per kind of place (log files included), what is known of the database files,
-    and the backups taken before that still hold one of them (they are not rewritten)."""
+    and the backups taken before that still hold one of them (rewritten only when asked:
+    ``MemoriesDeleted.remove_from_backups``)."""
 
     deleted: int
     places: Mapping[str, int]
@@ -124,13 +129,27 @@ class Forgotten:
 
     def remove_from_backups(self) -> tuple[backups.BackupRewrite, ...]:
         """Rewrite every backup that held the fact without it (see ``core.forgetting.backups``)."""
-        return tuple(backups.rewrite(path, self.report.key, self._values)
-                     for path in self.report.backups)
+        erasure = backups.FactErasure(self.report.key, self._values)
+        return tuple(backups.rewrite(path, erasure) for path in self.report.backups)
 
     def redact(self, text: str) -> str:
         """``text`` with the forgotten values replaced, by the same rule: for words written
         in the same action that are not stored yet (the rest of the assistant's reply)."""
         return ValueMatcher(self._values).redact(text)
+
+
+@dataclass(frozen=True)
+class MemoriesDeleted:
+    """A finished delete of memories, and what the same user action can still do with it:
+    remove them from the backups that hold them. Their texts live here, in memory, and
+    nowhere else."""
+
+    report: MemoryDeleteReport
+    _erasure: MemoriesErasure = field(repr=False, default=MemoriesErasure(()))
+
+    def remove_from_backups(self) -> tuple[backups.BackupRewrite, ...]:
+        """Rewrite every backup that held one of them without them."""
+        return tuple(backups.rewrite(path, self._erasure) for path in self.report.backups)
 
 
 class ForgetService:
@@ -172,23 +191,26 @@ class ForgetService:
             erasure.redactor.searched_everywhere,
             erase_from_files(self._storage, erasure.redactor.recorded),
             tuple(path for path in backups.database_copies(self._paths)
-                  if backups.holds(path, key, values)), tuple(unmasked))
+                  if backups.holds(path, backups.FactErasure(key, values))),
+            tuple(unmasked))
         return Forgotten(report, values)
 
-    def delete_memories(self, memory_ids: Sequence[int]) -> MemoryDeleteReport:
+    def delete_memories(self, memory_ids: Sequence[int]) -> MemoriesDeleted:
         """Delete the memories ``memory_ids`` for good: the rows, their index entries,
         vectors and links, the traces of their words (``core.forgetting.memories``), then
-        their bytes from the database files and the logs. NotFoundError (nothing deleted)
-        if one of them does not exist."""
-        erasure = erase_memories(self._storage, memory_ids)
-        places = dict(erasure.places)
-        masked, unmasked = mask_in_logs(self._paths.home / "logs", erasure.matcher)
+        their bytes from the database files and the logs; and say which backups still hold
+        one of them. NotFoundError (nothing deleted) if one of them does not exist."""
+        erased = erase_memories(self._storage, memory_ids)
+        matcher = erased.erasure.matcher
+        places = dict(erased.places)
+        masked, unmasked = mask_in_logs(self._paths.home / "logs", matcher)
         if masked:
             places[LOG_FILES] = masked
-        files = erase_from_files(self._storage, erasure.matcher)
+        files = erase_from_files(self._storage, matcher)
         held = tuple(path for path in backups.database_copies(self._paths)
-                     if erasure.matcher.verifiable and file_holds(path, erasure.matcher))
-        return MemoryDeleteReport(erasure.deleted, places, files, held, tuple(unmasked))
+                     if backups.holds(path, erased.erasure))
+        return MemoriesDeleted(MemoryDeleteReport(erased.deleted, places, files, held,
+                                                  tuple(unmasked)), erased.erasure)
 
     def remove_from_backups(self, key: str) -> tuple[backups.BackupRewrite, ...]:
         """Rewrite the backups that still hold the fact ``key`` without it, once the fact is
@@ -202,8 +224,9 @@ class ForgetService:
             raise NotFoundError(f"Neither the database nor any backup has a fact called "
                                 f"{key!r}.", "It is gone from both, or it never existed: see "
                                              "the keys with `hearth facts list`.")
-        return tuple(backups.rewrite(path, key, values) for path in copies
-                     if backups.holds(path, key, values))
+        erasure = backups.FactErasure(key, values)
+        return tuple(backups.rewrite(path, erasure) for path in copies
+                     if backups.holds(path, erasure))
 
 
 def erase_from_files(storage: StoragePort, matcher: ValueMatcher) -> FileCheck:

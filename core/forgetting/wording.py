@@ -57,17 +57,19 @@ def redactions(report: ForgetReport | ForgetPreview, *, done: bool = True) -> st
             f"{places_list(report.places)}.{narrow}")
 
 
-def backups_held(count: int) -> str:
+def backups_held(count: int, what: str = "it") -> str:
     if not count:
         return ""
     return (f"{count} backup{'s' if count > 1 else ''} taken before still "
-            f"hold{'s' if count == 1 else ''} it.")
+            f"hold{'s' if count == 1 else ''} {what}.")
 
 
-def rewritten(rewrites: Sequence[BackupRewrite], name: Callable[[Path], str] = str) -> list[str]:
-    """What rewriting the backups did: how many lost it, and why each other one did not."""
+def rewritten(rewrites: Sequence[BackupRewrite], name: Callable[[Path], str] = str,
+              what: str = "it") -> list[str]:
+    """What rewriting the backups did: how many lost ``what`` (a fact: "it"; memories:
+    "it" or "them"), and why each other one did not."""
     done = sum(rewrite.ok for rewrite in rewrites)
-    lines = [f"Removed it from {done} backup{'s' if done != 1 else ''}."] if done else []
+    lines = [f"Removed {what} from {done} backup{'s' if done != 1 else ''}."] if done else []
     return lines + [f"Could not rewrite {name(rewrite.path)}: {rewrite.message}"
                     for rewrite in rewrites if not rewrite.ok]
 
@@ -90,8 +92,5 @@ def memories_deleted(report: MemoryDeleteReport) -> list[str]:
     lines.append(FILES[report.files])
     lines += [f"Could not rewrite {path} (see the log); it may still hold "
               f"{'it' if count == 1 else 'them'}." for path in report.unmasked_logs]
-    if report.backups:
-        held = len(report.backups)
-        lines.append(f"{held} backup{'s' if held > 1 else ''} taken before still "
-                     f"hold{'s' if held == 1 else ''} {'it' if count == 1 else 'them'}.")
+    lines.append(backups_held(len(report.backups), "it" if count == 1 else "them"))
     return [line for line in lines if line]

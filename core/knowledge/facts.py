@@ -163,6 +163,37 @@ class FactService:
                                    result_summary="updated"))
             return FactChange(key, "updated", fact.value, fact.value)
 
+    def restore(self, key: str, history_id: int) -> FactChange:
+        """Make an earlier value of the fact (its ``fact_history`` row ``history_id``) the
+        current one again, with the category, source and confidence it had: a change like
+        any other, so the value it replaces joins the history (undoing a run that changed
+        the fact; ``core.consolidation.undo``)."""
+        key = normalise_key(key)
+        with self._storage.read() as session:
+            earlier = session.scalars(select(FactHistory).join(UserFact).where(
+                FactHistory.id == history_id, UserFact.key == key)).one_or_none()
+            if earlier is None:
+                raise NotFoundError(f"The fact {key!r} has no such earlier value.",
+                                    f"See its history with `hearth facts history {key}`.")
+            session.expunge(earlier)
+        return self.remember(key, earlier.value, category=earlier.category,
+                             source=earlier.source, confidence=earlier.confidence)
+
+    def retire(self, key: str) -> None:
+        """Remove a fact a run added when the user undoes that run's change: the row, its
+        vector (by trigger) and its history go. Not a forget (``core.forgetting``): the
+        chats it was learned from are untouched. Audited by key, never by value."""
+        key = normalise_key(key)
+        with self._storage.write() as session:
+            fact = self._find(session, key)
+            if fact is None:
+                raise NotFoundError(f"There is no fact called {key!r}.",
+                                    "List facts with `hearth facts list`.")
+            session.delete(fact)
+            session.add(AuditEntry(action="fact.retire", actor="user",
+                                   arguments={"key": key, "category": fact.category},
+                                   result_summary="retired"))
+
     # --- reading -----------------------------------------------------------------------
 
     def get(self, key: str) -> UserFact | None:

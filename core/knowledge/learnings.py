@@ -8,7 +8,8 @@ not count twice: a sighting counts only when the rule was last seen before the r
 
 Rules are normalised (lowercase, single spaces, no final full stop) so that one rule has
 one row whoever spells it. The user has the last word: promote, demote (back to candidate,
-with the count reset so one more sighting is needed) and delete. A delete really deletes,
+with the count reset so one more sighting is needed) and delete; undoing a reflection
+that saw a rule again puts back its status, count and last sighting (``restore``). A delete really deletes,
 and its audit entry names the id and category but not the rule: the user wanted it gone.
 """
 
@@ -37,11 +38,23 @@ Observed = Literal["added", "seen", "promoted", "unchanged"]
 
 
 @dataclass(frozen=True)
+class LearningState:
+    """What a sighting changes in a rule: kept by the reflection for a rule it saw again, so
+    undoing that run can put the rule back as it was (``restore``)."""
+
+    status: str
+    recurrence_count: int
+    last_seen: datetime
+
+
+@dataclass(frozen=True)
 class Observation:
-    """What one ``observe`` did (the reflection counts these)."""
+    """What one ``observe`` did (the reflection counts these); ``before`` is the rule's
+    state before a sighting that changed it ("seen", "promoted"), else None."""
 
     learning: AgentLearning
     action: Observed
+    before: LearningState | None = None
 
 
 def normalise_rule(rule: str) -> str:
@@ -78,6 +91,7 @@ class LearningService:
             learning = session.scalars(
                 select(AgentLearning).where(AgentLearning.rule == rule)).one_or_none()
             action: Observed
+            before = None
             if learning is None:
                 learning = AgentLearning(rule=rule, category=category, recurrence_count=1,
                                          status="candidate", first_seen=now, last_seen=now)
@@ -86,6 +100,8 @@ class LearningService:
             elif learning.last_seen >= run_started_at:
                 action = "unchanged"
             else:
+                before = LearningState(learning.status, learning.recurrence_count,
+                                       learning.last_seen)
                 learning.recurrence_count += 1
                 learning.last_seen = now
                 action = "seen"
@@ -94,7 +110,7 @@ class LearningService:
                     action = "promoted"
             session.flush()
             session.expunge(learning)
-        return Observation(learning, action)
+        return Observation(learning, action, before)
 
     def get(self, learning_id: int) -> AgentLearning:
         with self._storage.read() as session:
@@ -135,6 +151,21 @@ class LearningService:
                                    arguments={"id": learning_id, "category": learning.category},
                                    result_summary="deleted"))
             session.delete(learning)
+
+    def restore(self, learning_id: int, state: LearningState) -> AgentLearning:
+        """Put a rule back as it was before a reflection saw it again (undoing that run):
+        its status, count and when it was last seen."""
+        with self._storage.write() as session:
+            learning = self._find(session, learning_id)
+            previous = learning.status
+            learning.status, learning.recurrence_count = state.status, state.recurrence_count
+            learning.last_seen = state.last_seen
+            session.add(AuditEntry(action="learning.restore", actor="user",
+                                   arguments={"id": learning_id},
+                                   result_summary=f"{previous} -> {state.status}"))
+            session.flush()
+            session.expunge(learning)
+        return learning
 
     def _set_status(self, learning_id: int, status: str, audit: str) -> AgentLearning:
         with self._storage.write() as session:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.consolidation import changelog, undo
 from core.consolidation.changelog import REVIEWED_KINDS, Change, RunChanges
-from core.consolidation.wording import stage_name, stage_status
+from core.consolidation.wording import plural, stage_name, stage_status
 from core.operations.changes import KNOWLEDGE, Changes, Domain
 from core.views import activity
 from core.views.activity import RUN_KINDS, EventView, RunView
@@ -78,6 +78,8 @@ class Undone:
     undone: tuple[Change, ...]
     kept: tuple[str, ...]
     run: RunChanges
+    message: str
+    """What to tell the user: what was undone (or that it already was) and what was kept."""
     changes: Changes = UNDO_CHANGES
 
 
@@ -168,15 +170,17 @@ def mark_reviewed(hearth: Hearth, run_ids: list[int]) -> Changes:
 def undo_change(hearth: Hearth, run_id: int, index: int) -> Undone:
     """Undo one line of a run's changelog (by the run's record: what happened since is
     kept)."""
-    change = undo.undo_change(hearth.storage, run_id, index)
-    return Undone((change,), (), changes_of(hearth, run_id))
+    result = undo.undo_change(hearth, run_id, index)
+    return Undone((result.change,), (), changes_of(hearth, run_id), result.message)
 
 
 def undo_run(hearth: Hearth, run_id: int) -> Undone:
     """Undo every change of the run still in effect; those kept say why."""
-    result = undo.undo_run(hearth.storage, run_id)
-    return Undone(tuple(result.undone), tuple(why for _change, why in result.kept),
-                  changes_of(hearth, run_id))
+    result = undo.undo_run(hearth, run_id)
+    kept = tuple(why for _change, why in result.kept)
+    message = f"Undid {plural(len(result.undone), 'change')}." + "".join(
+        f" Kept: {why}" for why in kept)
+    return Undone(tuple(result.undone), kept, changes_of(hearth, run_id), message)
 
 
 # --- runs and the event queue ------------------------------------------------------------------

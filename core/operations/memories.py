@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.app import Hearth
-from core.forgetting.service import MemoryDeleteReport
+from core.forgetting.service import MemoriesDeleted, MemoryDeleteReport
 from core.forgetting.wording import memories_deleted
 from core.knowledge.memories import said_by_assistant
 from core.operations.changes import Changes, Domain
@@ -27,7 +27,7 @@ from core.views.memory_detail import ChainLink, Edge, MemoryDetail, MemoryRef
 from core.views.stats import Histogram, Stats
 
 __all__ = ["DEFAULT_LIMIT", "ChainLink", "Codes", "Cursor", "Edge", "GraphSnapshot",
-           "Histogram", "Listing", "MemoryDeleteReport", "MemoryDetail", "MemoryFilter", "MemoryRef",
+           "Histogram", "Listing", "MemoriesDeleted", "MemoryDeleteReport", "MemoryDetail", "MemoryFilter", "MemoryRef",
            "MemoryRow", "MemoryTier", "MemoryType", "Neighbour", "NodeDetails", "Page",
            "Stats", "Validity", "delete", "invalidate", "list_memories", "map_node", "memories_deleted",
            "memory_map", "memory_stats", "more_memories", "pin", "read_memory", "recalled_ids", "restore",
@@ -94,8 +94,9 @@ def pin(hearth: Hearth, memory_id: int) -> Changes:
     return MEMORIES
 
 
-def delete(hearth: Hearth, memory_ids: list[int]) -> Done[MemoryDeleteReport]:
-    """Delete memories for good, with every trace of their words Hearth derived."""
+def delete(hearth: Hearth, memory_ids: list[int]) -> Done[MemoriesDeleted]:
+    """Delete memories for good, with every trace of their words Hearth derived; the result
+    can also remove them from the backups that still hold them."""
     return Done(hearth.forgetting.delete_memories(memory_ids), DELETE_CHANGES)
 
 

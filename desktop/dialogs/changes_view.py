@@ -129,20 +129,17 @@ class ChangesView(QWidget):
         if self.run is None:
             return
         run_id, hearth = self.run.run_id, self.ctx.hearth
-        self._start(lambda: consolidation.undo_change(hearth, run_id, change.index),
-                    lambda undone: f"Undone: {undone.undone[0].text}")
+        self._start(lambda: consolidation.undo_change(hearth, run_id, change.index))
 
     def undo_all(self) -> None:
         if self.run is None:
             return
         run_id, hearth = self.run.run_id, self.ctx.hearth
-        self._start(lambda: consolidation.undo_run(hearth, run_id),
-                    lambda undone: f"Undid {count(len(undone.undone), 'change')}."
-                                   + "".join(f" Kept: {why}" for why in undone.kept))
+        self._start(lambda: consolidation.undo_run(hearth, run_id))
 
-    def _start(self, work: Callable[[], Undone], say: Callable[[Undone], str]) -> None:
-        """Run ``work`` (an undo) in the background, then show the run again and ``say``
-        what it did."""
+    def _start(self, work: Callable[[], Undone]) -> None:
+        """Run ``work`` (an undo) in the background, then show the run again and say what
+        it did."""
         run_id = self.run.run_id  # type: ignore[union-attr]
         for row in self.rows:
             row.undo_button.setEnabled(False)
@@ -150,7 +147,7 @@ class ChangesView(QWidget):
 
         def done(undone: Undone) -> None:
             self.show_run(undone.run)
-            show_status(self.result, say(undone), ok=True)
+            show_status(self.result, undone.message, ok=True)
             self.ctx.hub.memory_changed.emit()
             self.ctx.hub.changed.emit(undone.changes)
             self.changed.emit()

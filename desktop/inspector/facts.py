@@ -188,7 +188,7 @@ class FactsPage(TablePage):
         """Show what was removed, with the offer to remove it from backups too; chats
         changed as well (titles and messages that held the value)."""
         self.ctx.hub.conversations_changed.emit()
-        self.forget_result = ForgetResultDialog(forgotten, self.ctx.workers, self)
+        self.forget_result = ForgetResultDialog.forgotten(forgotten, self.ctx.workers, self)
         self.forget_result.open()
         return f"Fact “{spaced(forgotten.report.key)}” forgotten."
 

@@ -1,15 +1,27 @@
-"""After a fact is forgotten: what was removed, and "Remove it from backups too".
+"""After a fact is forgotten or memories are deleted: what was removed, and "Remove it from
+backups too".
 
-The dialog is the only thing that keeps the forgotten values after the forget (inside the
-``Forgotten`` it was given, in memory), so that the same action can rewrite the backups that
-still hold them; closing the dialog lets them go. The rewrite runs on a worker and the
-dialog cannot be closed until it has finished, so its answer always has somewhere to go.
+The dialog is the only thing that keeps the removed texts after the action (inside the
+``Forgotten`` or ``MemoriesDeleted`` it was given, in memory), so that the same action can
+rewrite the backups that still hold them; closing the dialog lets them go. The rewrite runs
+on a worker and the dialog cannot be closed until it has finished, so its answer always has
+somewhere to go.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.operations.facts import (
     FILES,
@@ -20,64 +32,92 @@ from core.operations.facts import (
     rewritten,
     unmasked,
 )
+from core.operations.memories import MemoriesDeleted, memories_deleted
 from desktop.words import count, spaced
 from desktop.workers import Workers
 
+Rewrite = Callable[[], tuple[BackupRewrite, ...]]
+
 
 class ForgetResultDialog(QDialog):
-    def __init__(self, forgotten: Forgotten, workers: Workers,
-                 parent: QWidget | None = None) -> None:
+    """``summary``: what went; ``backups``: the copies that still hold it, rewritten by
+    ``remove`` when the user asks; ``what``: "it" or "them", as the sentences say it."""
+
+    def __init__(self, title: str, summary: str, backups: tuple[Path, ...], remove: Rewrite,
+                 workers: Workers, parent: QWidget | None = None, what: str = "it") -> None:
         super().__init__(parent)
-        self._forgotten: Forgotten | None = forgotten
+        self._rewrite: Rewrite | None = remove
+        self._held = backups
+        self._what = what
         self._workers = workers
-        report = forgotten.report
-        self.setWindowTitle("Fact forgotten")
-        self.summary = QLabel(" ".join(filter(None, (
-            f"“{spaced(report.key)}” is forgotten.", redactions(report),
-            FILES[report.files], *unmasked(report)))))
-        self.backups = QLabel("\n".join([backups_held(len(report.backups)),
-                                         *(f"  {path.name}" for path in report.backups)]))
+        self.setWindowTitle(title)
+        self.summary = QLabel(summary)
+        self.backups = QLabel("\n".join([backups_held(len(backups), what),
+                                         *(f"  {path.name}" for path in backups)]))
         self.outcome = QLabel()
         for label in (self.summary, self.backups, self.outcome):
             label.setWordWrap(True)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        self.remove = QPushButton("&Remove it from backups too")
-        self.remove.setToolTip("Rewrite those backups without it (each is checked before it "
-                               "replaces the original)")
+        self.remove = QPushButton(f"&Remove {what} from backups too")
+        self.remove.setToolTip(f"Rewrite those backups without {what} (each is checked "
+                               "before it replaces the original)")
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addWidget(self.backups)
         layout.addWidget(self.remove, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.outcome)
         layout.addWidget(self.buttons)
-        self.backups.setVisible(bool(report.backups))
-        self.remove.setVisible(bool(report.backups))
+        self.backups.setVisible(bool(backups))
+        self.remove.setVisible(bool(backups))
         self.outcome.hide()
         self.remove.clicked.connect(self.remove_from_backups)
         self.buttons.rejected.connect(self.reject)
         self.setMinimumWidth(460)
 
+    @classmethod
+    def forgotten(cls, forgotten: Forgotten, workers: Workers,
+                  parent: QWidget | None = None) -> ForgetResultDialog:
+        report = forgotten.report
+        summary = " ".join(filter(None, (
+            f"“{spaced(report.key)}” is forgotten.", redactions(report),
+            FILES[report.files], *unmasked(report))))
+        return cls("Fact forgotten", summary, report.backups, forgotten.remove_from_backups,
+                   workers, parent)
+
+    @classmethod
+    def deleted(cls, deleted: MemoriesDeleted, workers: Workers,
+                parent: QWidget | None = None) -> ForgetResultDialog:
+        """The backups line is the dialog's own (with the names), not the summary's."""
+        report = deleted.report
+        what = "it" if report.deleted == 1 else "them"
+        held = backups_held(len(report.backups), what)
+        lines = [line for line in memories_deleted(report) if line != held]
+        title = "Memory deleted" if report.deleted == 1 else "Memories deleted"
+        return cls(title, " ".join(lines), report.backups, deleted.remove_from_backups,
+                   workers, parent, what)
+
     def remove_from_backups(self) -> None:
-        forgotten = self._forgotten
-        if forgotten is None:
+        rewrite = self._rewrite
+        if rewrite is None:
             return
         self.remove.setEnabled(False)
         self.buttons.setEnabled(False)
-        self.outcome.setText(f"Rewriting {count(len(forgotten.report.backups), 'backup')}…")
+        self.outcome.setText(f"Rewriting {count(len(self._held), 'backup')}…")
         self.outcome.show()
-        self._workers.start("Removing a forgotten fact from backups",
-                            lambda _task: forgotten.remove_from_backups(),
-                            on_done=self._rewritten, on_failed=self._failed)
+        self._workers.start("Removing what was forgotten from backups",
+                            lambda _task: rewrite(), on_done=self._rewritten,
+                            on_failed=self._failed)
 
     def reject(self) -> None:
         """Close, unless the backups are being rewritten (their outcome must be shown)."""
         if self.buttons.isEnabled():
-            self._forgotten = None
+            self._rewrite = None
             super().reject()
 
     def _rewritten(self, rewrites: tuple[BackupRewrite, ...]) -> None:
-        self.outcome.setText("\n".join(rewritten(rewrites, lambda path: path.name)))
+        self.outcome.setText("\n".join(rewritten(rewrites, lambda path: path.name,
+                                                          self._what)))
         self.remove.setVisible(not all(rewrite.ok for rewrite in rewrites))
         self.remove.setEnabled(True)
         self.buttons.setEnabled(True)

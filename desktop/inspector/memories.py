@@ -39,7 +39,7 @@ from core.operations.changes import Domain
 from core.operations.memories import (
     Cursor,
     Listing,
-    MemoryDeleteReport,
+    MemoriesDeleted,
     MemoryDetail,
     MemoryFilter,
     MemoryRow,
@@ -48,6 +48,7 @@ from core.operations.memories import (
 from desktop.context import AppContext
 from desktop.inspector import confirm
 from desktop.inspector.base import InspectorPage
+from desktop.inspector.forget_dialog import ForgetResultDialog
 from desktop.inspector.memory_detail import MemoryDetailPane
 from desktop.inspector.memory_filters import MemoryFilterBar
 from desktop.inspector.memory_table import (
@@ -84,6 +85,9 @@ class MemoriesPage(InspectorPage):
         self._searching = False
         self._hidden_columns = set(HIDDEN_AT_FIRST)
         """Columns the user has not asked for (the header's context menu)."""
+        self.delete_result: ForgetResultDialog | None = None
+        """The last delete's offer to clean the backups, while it is shown (it holds the
+        deleted texts until closed)."""
         self.search_box = QLineEdit()
         self.search_box.setPlaceholderText("Search memories by words and meaning (Ctrl+F); "
                                            "empty lists the newest first")
@@ -299,7 +303,15 @@ class MemoriesPage(InspectorPage):
             self._clear_detail()
         hearth = self.ctx.hearth
         return self.change("Deleting memories", lambda: memories.delete(hearth, ids),
-                           _deleted)
+                           self._deleted)
+
+    def _deleted(self, deleted: MemoriesDeleted) -> str:
+        """Say what went; when backups taken before still hold it, show them with the offer
+        to remove it from them too (the dialog keeps the texts until it is closed)."""
+        if deleted.report.backups:
+            self.delete_result = ForgetResultDialog.deleted(deleted, self.ctx.workers, self)
+            self.delete_result.open()
+        return " ".join(memories.memories_deleted(deleted.report))
 
     # --- widgets -------------------------------------------------------------------------------
 
@@ -353,7 +365,3 @@ def _delete_question(ids: list[int], shown: MemoryDetail | None) -> str:
     return (f"{what}\n\n{its} words, links and place in search are removed from this "
             "computer and cannot be brought back. To keep a memory but stop Hearth using "
             "it, choose Invalidate instead.")
-
-
-def _deleted(report: MemoryDeleteReport) -> str:
-    return " ".join(memories.memories_deleted(report))

@@ -1,17 +1,24 @@
 """A dream you can review, in the window: the run dialog lists what a dream changed, the
 next start shows "While you were away…" once, Activity keeps each run's changelog, and
-Undo there really puts the memories back."""
+Undo there really puts the memories (and a reflection's facts) back."""
 
 from __future__ import annotations
+
+from datetime import timedelta
 
 import pytest
 from support.dream_folder import SUMMARY, dreaming_model, prepare
 from support.qt_waits import wait_for_task, wait_idle
+from support.scripted_llm import ScriptedLLM
 
 from core.consolidation import changelog
 from core.consolidation.dream import DreamCycle
+from core.consolidation.reflection import ReflectionEngine
+from core.storage.orm import Interaction, utcnow
 from desktop.app import DesktopApp
+from desktop.dialogs.changes_view import ChangesView
 from desktop.inspector.activity import ActivityPage
+from desktop.inspector.facts import FactsPage
 from desktop.main_window import MainWindow
 from desktop.runs import DREAM
 
@@ -118,3 +125,42 @@ def test_a_dream_from_the_menu_lists_its_changes_in_its_dialog(qtbot, make_ctx) 
     assert "All 9 steps done. 3 changes to review." in dialog.state.text()
     assert MERGE_LINE in dialog.changes.texts()
     assert changelog.unreviewed(ctx.hearth.storage) == []  # seen here, not again at start
+
+
+def test_undo_of_a_fact_a_reflection_changed_shows_the_old_value_in_facts(
+        qtbot, make_ctx) -> None:
+    ctx = make_ctx()
+    ctx.hearth.facts.remember("home_city", "Lisbon", source="chat")
+    with ctx.hearth.storage.write() as session:
+        session.add(Interaction(user_message="We moved!", agent_response="Noted.",
+                                created_at=utcnow() - timedelta(hours=1)))
+    reply = ("---PROFILE---\n(keep)\n---FACTS---\n"
+             '[{"key": "home_city", "value": "Porto"}]\n'
+             "---INTENTIONS---\n[]\n---LEARNINGS---\n[]\n")
+    run_id = ReflectionEngine(ctx.hearth, ScriptedLLM([reply])).run().run_id
+    facts = FactsPage(ctx)
+    qtbot.addWidget(facts)
+    facts.show()
+    facts.activate()
+    wait_idle(qtbot, ctx)
+    assert [(f.key, f.value) for f in facts.model.records()] == [("home_city", "Porto")]
+    view, stale = ChangesView(ctx), ChangesView(ctx)  # the run shown in two places
+    for shown in (view, stale):
+        qtbot.addWidget(shown)
+        shown.load(run_id)
+    wait_idle(qtbot, ctx)
+
+    line = "Changed your home city from “Lisbon” to “Porto”"
+    row(view, line).undo_button.click()
+    wait_idle(qtbot, ctx)
+    assert view.result.text() == f"Undone: {line}"
+    assert row(view, line).undo_button.text() == "Undone"
+    qtbot.waitUntil(lambda: [(f.key, f.value) for f in facts.model.records()]
+                    == [("home_city", "Lisbon")])
+    assert [entry.value for entry in ctx.hearth.facts.history("home_city")] == [
+        "Lisbon", "Porto"]
+
+    row(stale, line).undo_button.click()  # still offered there: a second undo
+    wait_idle(qtbot, ctx)
+    assert stale.result.text() == f"Already undone: {line}"
+    assert ctx.hearth.facts.get("home_city").value == "Lisbon"

@@ -311,6 +311,38 @@ def test_delete_asks_then_deletes_every_selected_memory_for_good(
     assert page.detail_pane.detail is None
 
 
+def test_a_deleted_memory_still_in_a_backup_is_removed_from_it_when_asked(
+        qtbot, ctx: AppContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    word = "Quillimondo"
+    secret = ctx.hearth.memories.add(f"The spare key is under the {word} stone.").id
+    ctx.hearth.memories.add("The user plays the cello on Sundays.")
+    backup = ctx.hearth.backup().path
+    page = shown(qtbot, ctx, MemoriesPage)
+    page.select(secret)
+    wait_idle(qtbot, ctx)
+    monkeypatch.setattr(confirm, "ask", lambda *_a: True)
+    page.delete_selected()
+    wait_idle(qtbot, ctx)
+
+    dialog = page.delete_result
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.windowTitle() == "Memory deleted"
+    assert "Deleted 1 memory." in dialog.summary.text()
+    assert "1 backup taken before still holds it." in dialog.backups.text()
+    assert backup.name in dialog.backups.text()
+    assert dialog.remove.text() == "&Remove it from backups too"
+    assert word.encode() in backup.read_bytes()
+
+    qtbot.mouseClick(dialog.remove, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, ctx)
+    assert dialog.outcome.text() == "Removed it from 1 backup."
+    held = [path for path in ctx.hearth.paths.home.rglob("*")
+            if path.is_file() and word.lower().encode() in path.read_bytes().lower()]
+    assert held == []
+    assert dialog.remove.isHidden()
+    dialog.reject()
+
+
 # --- Activity -----------------------------------------------------------------------------
 
 
