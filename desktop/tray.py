@@ -68,7 +68,7 @@ class Tray(QObject):
         self.icon.showMessage(title, text, icon("hearth"), 8_000)
 
     def _remember_result(self, _kind: str, outcome: object) -> None:
-        from desktop.runs import summary
+        from desktop.run_summary import summary
 
         title, line = summary(outcome)  # type: ignore[arg-type]
         self._last_here = (now(), f"{title}: {line}")

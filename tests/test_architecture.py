@@ -1,9 +1,13 @@
-"""Layer rules, checked rather than hoped for: ``core`` never imports Qt or ``desktop``."""
+"""Layer rules, checked rather than hoped for: ``core`` never imports Qt or ``desktop``; the
+window reaches core through ``core.operations``; no import cycles; SQLite stays behind its
+adapter. ``make lint`` checks the same layers with import-linter (``[tool.importlinter]``)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import grimp
 
 ROOT = Path(__file__).resolve().parents[1]
 FORBIDDEN_IN_CORE = ("PySide6", "PyQt5", "PyQt6", "pyqtgraph", "desktop", "shiboken6")
@@ -37,17 +41,17 @@ def test_the_checker_sees_imports() -> None:
 
 # --- the window's doorway ------------------------------------------------------------------------
 
-BELOW_THE_DOORWAY = ("core.storage", "core.views", "core.knowledge", "core.forgetting")
-"""What the window reaches only through ``core.operations``."""
-
-NOT_MOVED_YET = {
-    # The window's modules that still reach below, by the domain they are in. It only
-    # shrinks: when a module stops reaching below, the test fails until its line goes.
-    "desktop/chat/page.py",                        # chats (what a reply was given)
-    "desktop/chat/why_panel.py",                   # chats (what a reply was given)
-    "desktop/dialogs/settings_embedding_page.py",  # settings (the indexed kinds)
-    "desktop/inspector/activity.py",               # runs (the event queue and runs)
-}
+WINDOW_MAY_IMPORT = (
+    "core.operations",  # the per-domain operations and the plain data they return
+    "core.errors",      # the errors operations raise, with their sentence and hint
+    "core.config",      # the settings the window edits
+    "core.app",         # opening the data folder (``Hearth.open``) at start
+    "core.assistant",   # starting and stopping the assistant the chat talks to
+    "core.scheduling",  # the tray's schedule: started and stopped with the window
+    "core.clock",       # the one "now" the window and core agree on
+    "core.version",     # About
+)
+"""All of core the window may import; everything else is reached through operations."""
 
 
 def imported_names(path: Path) -> set[str]:
@@ -61,25 +65,117 @@ def imported_names(path: Path) -> set[str]:
     return names
 
 
+def _within(name: str, packages: tuple[str, ...]) -> bool:
+    return any(name == package or name.startswith(package + ".") for package in packages)
+
+
 def reaches_below(path: Path) -> set[str]:
-    """What ``path`` imports from below the doorway."""
-    return {name for name in imported_names(path)
-            if any(name == layer or name.startswith(layer + ".") for layer in BELOW_THE_DOORWAY)}
+    """What ``path`` imports from core beyond what the window may import."""
+    return {name for name in imported_modules(path)
+            if _within(name, ("core",)) and name != "core"
+            and not _within(name, WINDOW_MAY_IMPORT)} | {
+        name for name in imported_names(path) - imported_modules(path)
+        if name.startswith("core.") and name.count(".") == 1
+        and not _within(name, WINDOW_MAY_IMPORT)}
 
 
 def test_the_window_reaches_core_only_through_operations() -> None:
     offenders = {path.relative_to(ROOT).as_posix(): sorted(below)
                  for path in sorted((ROOT / "desktop").rglob("*.py"))
                  if (below := reaches_below(path))}
-    new = {path: names for path, names in offenders.items() if path not in NOT_MOVED_YET}
-    assert new == {}, "use core.operations instead"
-    assert set(offenders) == NOT_MOVED_YET, "moved: take it off NOT_MOVED_YET"
+    assert offenders == {}, "use core.operations instead"
 
 
 def test_the_doorway_check_sees_a_reach_below(tmp_path: Path) -> None:
     sample = tmp_path / "view.py"
     sample.write_text("def load():\n    from core.views.graph import load_graph\n"
                       "from core.operations import facts\nimport core.storage.orm\n"
-                      "from core import forgetting\n", encoding="utf-8")
-    assert reaches_below(sample) == {"core.views.graph", "core.views.graph.load_graph",
-                                     "core.storage.orm", "core.forgetting"}
+                      "from core import forgetting\nfrom core.errors import HearthError\n",
+                      encoding="utf-8")
+    assert reaches_below(sample) == {"core.views.graph", "core.storage.orm",
+                                     "core.forgetting"}
+
+
+# --- the whole import graph ----------------------------------------------------------------------
+
+
+def runtime_import_graph() -> dict[str, set[str]]:
+    """Who imports whom in ``core`` and ``desktop``, function-level imports included and
+    ``if TYPE_CHECKING:`` ones left out (they never run)."""
+    graph = grimp.build_graph("core", "desktop", exclude_type_checking_imports=True)
+    return {module: graph.find_modules_directly_imported_by(module)
+            for module in graph.modules}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The strongly connected groups of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[set[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.add(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    found.append(group)
+    return found
+
+
+def test_no_module_imports_itself_round_a_cycle() -> None:
+    assert cycles(runtime_import_graph()) == []
+
+
+def test_the_cycle_check_finds_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
+
+
+# --- storage adapters --------------------------------------------------------------------------
+
+SQLITE_BEYOND_THE_ADAPTER = {
+    # Modules outside ``core/storage/sqlite/`` that still use SQLite's adapter directly
+    # (its backup API, its vector tables, its open). The PostgreSQL adapter moves each
+    # behind the storage port; the list only shrinks: a module that stops fails the test
+    # until its line goes.
+    "core/app.py",                   # opens the SQLite adapter (the storage factory)
+    "core/forgetting/backups.py",
+    "core/home/backups.py",
+    "core/home/doctor.py",
+    "core/storage/migrate.py",
+}
+
+
+def test_only_the_storage_factory_uses_the_sqlite_adapter() -> None:
+    users = {path.relative_to(ROOT).as_posix()
+             for path in sorted((ROOT / "core").rglob("*.py"))
+             if "core/storage/sqlite/" not in path.as_posix()
+             and any(_within(name, ("core.storage.sqlite",)) for name in imported_names(path))}
+    assert users - SQLITE_BEYOND_THE_ADAPTER == set(), "reach SQLite through the storage port"
+    assert SQLITE_BEYOND_THE_ADAPTER - users == set(), "no longer uses it: take it off the list"

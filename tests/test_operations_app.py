@@ -21,6 +21,7 @@ from core.config import load_settings
 from core.errors import HearthError, InvalidInputError
 from core.operations import chats, consolidation, data, models, settings
 from core.operations.changes import KNOWLEDGE, Changes, Domain
+from core.operations.done import Done
 from core.storage.orm import Base, Memory
 
 MODULES = (chats, consolidation, models, settings, data)
@@ -169,7 +170,7 @@ def test_a_reflection_by_its_operation_reports_the_profile_it_changed(hearth: He
 def test_the_event_queue_and_its_retry(hearth: Hearth) -> None:
     queue = consolidation.queue(hearth)
     assert queue == consolidation.Queue((), 0)
-    assert consolidation.retry_failed_events(hearth) == consolidation.Retried(0, Changes())
+    assert consolidation.retry_failed_events(hearth) == Done(0, Changes())
     with pytest.raises(HearthError):
         consolidation.retry_event(hearth, 12345)
 

@@ -134,10 +134,10 @@ def test_invalidate_restore_pin_and_delete_move_memories(hearth: Hearth, three: 
     assert memories.read_memory(hearth, cat).tier == memories.MemoryTier.CORE.value
 
     done = memories.delete(hearth, [work])
-    assert_plain(done.value)
-    assert done.value.deleted == 1 and done.changes.touches(Domain.MEMORIES)
+    assert_plain(done.value.report)
+    assert done.value.report.deleted == 1 and done.changes.touches(Domain.MEMORIES)
     assert not done.changes.touches(Domain.FACTS, Domain.PROFILE)
-    assert memories.memories_deleted(done.value)[0] == "Deleted 1 memory."
+    assert memories.memories_deleted(done.value.report)[0] == "Deleted 1 memory."
     with pytest.raises(NotFoundError):
         memories.read_memory(hearth, work)
 

@@ -13,7 +13,7 @@ reply while it is written and still receive a single result with its ``Changes``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 

@@ -15,18 +15,19 @@ from typing import TYPE_CHECKING, Any
 
 from core.consolidation import changelog, undo
 from core.consolidation.changelog import REVIEWED_KINDS, Change, RunChanges
-from core.consolidation.wording import plural, stage_name, stage_status
+from core.consolidation.wording import plural, run_kind, run_status, stage_name, stage_status
 from core.operations.changes import KNOWLEDGE, Changes, Domain
+from core.operations.done import Done
 from core.views import activity
-from core.views.activity import RUN_KINDS, EventView, RunView
+from core.views.activity import RUN_KINDS, EventView, RunView, StageView
 
 if TYPE_CHECKING:
     from core.app import Hearth
     from core.llm.protocol import CancelToken, LLMProvider
 
 __all__ = [
-    "REVIEWED_KINDS", "RUN_KINDS", "Change", "EventView",
-    "Queue", "Retried", "RunOutcome", "RunChanges", "RunView", "Undone", "changes_of",
+    "REVIEWED_KINDS", "RUN_KINDS", "Change", "EventView", "Queue", "RunChanges",
+    "RunOutcome", "RunView", "StageView", "Undone", "changes_of", "run_kind", "run_status",
     "dream", "mark_reviewed", "queue", "reflect", "retry_event", "retry_failed_events",
     "runs", "stage_name", "stage_status", "undo_change", "undo_run", "unreviewed",
 ]
@@ -90,12 +91,6 @@ class Queue:
 
     events: tuple[EventView, ...]
     waiting: int
-
-
-@dataclass(frozen=True)
-class Retried:
-    count: int
-    changes: Changes = Changes.of(Domain.RUNS)
 
 
 # --- running ---------------------------------------------------------------------------------
@@ -198,17 +193,17 @@ def queue(hearth: Hearth, limit: int = 1000) -> Queue:
     return Queue(tuple(events), activity.queue_size(hearth.storage))
 
 
-def retry_event(hearth: Hearth, event_id: int) -> Retried:
+def retry_event(hearth: Hearth, event_id: int) -> Changes:
     """Give one failed event a fresh set of attempts (after its cause was fixed)."""
     from core.consolidation.processor import retry_event as retry
 
     retry(hearth.storage, event_id)
-    return Retried(1)
+    return Changes.of(Domain.RUNS)
 
 
-def retry_failed_events(hearth: Hearth) -> Retried:
-    """Give every failed event a fresh set of attempts."""
+def retry_failed_events(hearth: Hearth) -> Done[int]:
+    """Give every failed event a fresh set of attempts; the value is how many."""
     from core.consolidation.processor import retry_failed_events as retry_all
 
     retried = retry_all(hearth.storage)
-    return Retried(retried, Changes.of(Domain.RUNS) if retried else Changes())
+    return Done(retried, Changes.of(Domain.RUNS) if retried else Changes())

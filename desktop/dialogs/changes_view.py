@@ -27,7 +27,6 @@ from core.operations import consolidation
 from core.operations.consolidation import Change, RunChanges, Undone
 from desktop.context import AppContext
 from desktop.dialogs.settings_form import show_status, status_label
-from desktop.words import count
 
 
 class ChangeRow(QWidget):

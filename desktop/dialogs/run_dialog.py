@@ -28,6 +28,7 @@ from desktop.context import AppContext
 from desktop.dialogs.changes_view import ChangesView
 from desktop.dialogs.disclosure import Disclosure
 from desktop.inspector.diff_view import DiffView
+from desktop.run_summary import cancelled_summary, summary
 from desktop.workers import Task
 
 
@@ -108,8 +109,6 @@ class RunDialog(QDialog):
             self.state.setText(label)
 
     def _failed(self, message: str, hint: str) -> None:
-        from desktop.runs import cancelled_summary
-
         if self.cancelled:
             self._stop(full=False)
             self._headline(*cancelled_summary(self.kind))
@@ -132,9 +131,7 @@ class RunDialog(QDialog):
         self.state.setText(f"<b>{title}</b><br>{line}")
 
     def show_result(self, outcome: Any) -> None:
-        """``outcome`` is a ``desktop.runs.RunOutcome``."""
-        from desktop.runs import summary
-
+        """``outcome`` is a ``desktop.isolated.RunOutcome``."""
         self._stop(full=not outcome.cancelled)
         self._headline(*summary(outcome))
         headers, rows = _table(outcome.report)

@@ -32,16 +32,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.consolidation import changelog
-from core.consolidation.processor import retry_event, retry_failed_events
-from core.consolidation.wording import (
+from core.operations import consolidation
+from core.operations.consolidation import (
+    REVIEWED_KINDS,
+    RUN_KINDS,
+    EventView,
+    RunView,
+    StageView,
     run_kind,
     run_status,
     stage_name,
     stage_status,
 )
-from core.views import activity
-from core.views.activity import EventView, RunView, StageView
 from desktop.context import AppContext
 from desktop.dialogs.changes_view import ChangesView
 from desktop.dialogs.disclosure import Disclosure
@@ -111,7 +113,7 @@ def trigger_text(trigger: str) -> str:
 
 def reviewed(run: RunView) -> bool:
     """Runs with a changelog of their own: a dream's reflection is listed with its dream."""
-    return run.kind in changelog.REVIEWED_KINDS and run.trigger != "dream"
+    return run.kind in REVIEWED_KINDS and run.trigger != "dream"
 
 
 def changes_text(run: RunView) -> str:
@@ -198,7 +200,7 @@ class ActivityPage(InspectorPage):
         self.event_text.setPlaceholderText("Select an event to read it and its last error.")
         self.kind = QComboBox()
         self.kind.addItem("All kinds", None)
-        for kind in activity.RUN_KINDS:
+        for kind in RUN_KINDS:
             self.kind.addItem(run_kind(kind), kind)
         self.kind.setToolTip("Show runs of one kind")
         self.run_summary = QLabel()
@@ -289,13 +291,12 @@ class ActivityPage(InspectorPage):
 
     def loader(self) -> Callable[[], Snapshot]:
         kind = self.kind.currentData()
-        storage = self.ctx.hearth.storage
-        max_attempts = self.ctx.settings.event_max_attempts
+        hearth = self.ctx.hearth
 
         def load() -> Snapshot:
-            return Snapshot(events=activity.queued_events(storage, max_attempts, EVENTS_SHOWN),
-                            waiting=activity.queue_size(storage),
-                            runs=activity.list_runs(storage, kind, RUNS_SHOWN))
+            queued = consolidation.queue(hearth, EVENTS_SHOWN)
+            return Snapshot(events=list(queued.events), waiting=queued.waiting,
+                            runs=consolidation.runs(hearth, kind, RUNS_SHOWN))
 
         return load
 
@@ -379,7 +380,7 @@ class ActivityPage(InspectorPage):
                  f"{duration_text(run.seconds)}."]
         if run.error:
             lines.append(f"What went wrong: {run.error}")
-        if run.kind in changelog.REVIEWED_KINDS and not reviewed(run):
+        if run.kind in REVIEWED_KINDS and not reviewed(run):
             lines.append("What it changed is listed with the dream it was part of.")
         self.run_summary.setText("\n".join(lines))
 
@@ -414,13 +415,13 @@ class ActivityPage(InspectorPage):
         event = self.selected_event()
         if event is None or not event.failed:
             return
-        storage = self.ctx.hearth.storage
-        self.change("Retrying an event", lambda: retry_event(storage, event.id),
+        hearth = self.ctx.hearth
+        self.change("Retrying an event", lambda: consolidation.retry_event(hearth, event.id),
                     lambda _e: f"Event {event.id} will be tried again by the next "
                                "consolidation run.")
 
     def retry_all(self) -> None:
-        storage = self.ctx.hearth.storage
-        self.change("Retrying failed events", lambda: retry_failed_events(storage),
+        hearth = self.ctx.hearth
+        self.change("Retrying failed events", lambda: consolidation.retry_failed_events(hearth),
                     lambda count: f"{count} failed event{'s' * (count != 1)} will be tried "
                                   "again by the next consolidation run.")
