@@ -14,7 +14,7 @@ import io
 import sys
 import threading
 from collections.abc import Iterator
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -129,7 +129,7 @@ def _readable_line(line: str) -> str:
 
 
 def ask(message: Annotated[str, typer.Argument(help="What to ask or tell Hearth.")],
-        session: Annotated[Optional[str], typer.Option(
+        session: Annotated[str | None, typer.Option(
             help="Continue this conversation (an id from an earlier --json answer).")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print JSON at the end.")] = False,
         ) -> None:

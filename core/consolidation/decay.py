@@ -94,8 +94,8 @@ def run_decay(storage: StoragePort, settings: Settings, *,
         with pacer.write() as session:
             rows = session.execute(
                 select(Memory.id, Memory.created_at, Memory.last_accessed_at,
-                       Memory.learned_at, Memory.category, Memory.importance, Memory.priority, Memory.tier,
-                       Memory.strength, Memory.freshness)
+                       Memory.learned_at, Memory.category, Memory.importance, Memory.priority,
+                       Memory.tier, Memory.strength, Memory.freshness)
                 .where(Memory.is_valid.is_(True), Memory.superseded_by.is_(None),
                        Memory.id > after)
                 .order_by(Memory.id).limit(pacer.size)).all()
@@ -112,10 +112,11 @@ def _decay_page(session: Session, rows: list[Any], settings: Settings, now: date
     general = half_lives.get("general", 30.0)
     stamp = now.timestamp()
     (ids, created_at, accessed_at, learned_at, category, importance, priority, tier,
-     old_strength, old_freshness) = (np.array(column) for column in zip(*rows))
+     old_strength, old_freshness) = (np.array(column) for column in zip(*rows, strict=True))
     created = np.fromiter((t.timestamp() for t in created_at), float, len(rows))
     last_used = np.fromiter(((a or learned or c).timestamp()
-                             for a, learned, c in zip(accessed_at, learned_at, created_at)),
+                             for a, learned, c in zip(accessed_at, learned_at, created_at,
+                                                      strict=True)),
                             float, len(rows))
     half_life = np.fromiter((half_lives.get(c, general) for c in category), float, len(rows))
     importance = importance.astype(np.float64)

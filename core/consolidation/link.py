@@ -207,7 +207,7 @@ def run_link(storage: StoragePort, settings: Settings, *,
             raise LinkCancelled("Linking was cancelled.")
         wanted = {(int(ids[row]), int(ids[j])): float(s)
                   for row in rows
-                  for j, s in zip(found.index[row], found.similarity[row]) if j >= 0}
+                  for j, s in zip(found.index[row], found.similarity[row], strict=True) if j >= 0}
         counts["edges"] += len(wanted)
         with pacer.write() as session:
             replace_edges(session, ids[rows.start:rows.stop].tolist(), wanted, KIND, counts)

@@ -28,7 +28,8 @@ row is reused, so the new reply replaces the old one everywhere (the transcript,
 full-text index, whose trigger also drops the row's stale vector for the backfill to redo,
 and the summary written when the chat closes) and its old context log goes. The learner is
 told again only when the message was edited: learning reads the user's words (the reply is
-only context), so a regenerated reply must not make Hearth learn the same message twice. The listener and the access marking cannot break a turn. Exclusions are
+only context), so a regenerated reply must not make Hearth learn the same message twice. The
+listener and the access marking cannot break a turn. Exclusions are
 read from ``hearth.settings`` at every turn, so a term added while Hearth runs applies at
 once. One turn per session at a time. While the reply is produced the exchange is claimed
 by this process (``core.home.liveness``): if the process is killed, the next ``Hearth.open``

@@ -42,12 +42,12 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, NotRequired
 
 from pydantic import ConfigDict, Field, Strict, StringConstraints, TypeAdapter, ValidationError
 from sqlalchemy import JSON, Column, Table, UniqueConstraint, bindparam, exc, insert, select, update
 from sqlalchemy.orm import Session
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from core.embedding import CancelCheck, Embedder, ProgressCallback
 from core.errors import InvalidInputError, translated_os_errors
@@ -232,7 +232,7 @@ def _column_type(column: Column[Any]) -> Any:
         kind = Annotated[str, Strict(), StringConstraints(max_length=length)]
     else:
         kind = Annotated[column.type.python_type, Strict()]
-    return Optional[kind] if column.nullable else kind
+    return kind | None if column.nullable else kind
 
 
 def _json_shape(column: Column[Any]) -> Any:

@@ -161,16 +161,16 @@ def load_graph(storage: StoragePort, *, limit: int = DEFAULT_LIMIT,
 
 
 def _pack(nodes: list, edges: list, total: int) -> GraphSnapshot:
-    columns = list(zip(*nodes)) if nodes else [()] * 7
+    columns = list(zip(*nodes, strict=True)) if nodes else [()] * 7
     ids = np.asarray(columns[0], dtype=np.int64)
-    ends = list(zip(*edges)) if edges else [()] * 4
+    ends = list(zip(*edges, strict=True)) if edges else [()] * 4
     from_ids = np.asarray(ends[0], dtype=np.int64)
     to_ids = np.asarray(ends[1], dtype=np.int64)
     inside = np.isin(to_ids, ids)
     # ``ids`` is sorted (ORDER BY id), so searchsorted maps memory ids to positions.
     source = np.searchsorted(ids, from_ids[inside]).astype(np.int32)
     target = np.searchsorted(ids, to_ids[inside]).astype(np.int32)
-    kinds = Codes.of([kind for kind, keep in zip(ends[3], inside) if keep])
+    kinds = Codes.of([kind for kind, keep in zip(ends[3], inside, strict=True) if keep])
     weight = np.asarray(ends[2], dtype=np.float32)[inside]
     return GraphSnapshot(
         ids=ids,
