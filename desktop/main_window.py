@@ -3,6 +3,8 @@ which model answers, whether Ollama is up, and what learning and the schedule ar
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
@@ -114,8 +116,9 @@ class MainWindow(QMainWindow):
 
     # --- menus -------------------------------------------------------------------------------
 
-    def _action(self, text: str, slot, shortcut: str | QKeySequence.StandardKey | None = None,
-                icon_name: str | None = None) -> QAction:  # noqa: ANN001
+    def _action(self, text: str, slot: Callable[[], object],
+                shortcut: str | QKeySequence.StandardKey | None = None,
+                icon_name: str | None = None) -> QAction:
         action = QAction(text, self)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
@@ -193,7 +196,8 @@ class MainWindow(QMainWindow):
 
     def _about(self) -> None:
         QMessageBox.about(self, "About Hearth",
-                          f"<b>Hearth {app_version()}</b><p>A private assistant that remembers you. Everything "
+                          f"<b>Hearth {app_version()}</b><p>A private assistant that remembers "
+                          "you. Everything "
                           f"it knows lives in <code>{self.ctx.hearth.paths.home}</code> on this "
                           "machine; no network call goes anywhere but your own Ollama.</p>")
 

@@ -455,7 +455,8 @@ class ChatPage(Page):
             self.ctx.hub.conversations_changed.emit()
             self.ctx.hub.status_message.emit(
                 f"Deleted “{info.title or UNTITLED}” ({count(removed.exchanges, 'exchange')}, "
-                f"{count(removed.summaries, 'summary', 'summaries')}). Facts learned from it are still in Facts.")
+                f"{count(removed.summaries, 'summary', 'summaries')}). "
+                "Facts learned from it are still in Facts.")
 
         self.run("Deleting the chat", lambda _task: conversation.delete_session(session_id),
                  deleted)

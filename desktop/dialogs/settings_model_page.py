@@ -5,7 +5,8 @@ that address, pulling another model, and the embedded model's GGUF file.
 The installed models are read from the address in the field, not the saved one, so the
 user can check a new address before saving it; a click on one picks it. When Ollama runs
 without the chosen model, the tab says so and offers what this window can do (pick an
-installed one, or Pull), and that Automatic answers with the embedded model until then. Saving a different provider, address or
+installed one, or Pull), and that Automatic answers with the embedded model until then. Saving a
+different provider, address or
 model rebuilds the assistant (``AppContext.save_settings``) without a restart.
 """
 

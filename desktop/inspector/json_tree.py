@@ -80,7 +80,8 @@ def show_scalar(value: Any) -> str:
 
 @dataclass(eq=False)
 class Node:
-    """One entry. ``key`` is None for the root and for list items (shown as "item 1", "item 2", …)."""
+    """One entry. ``key`` is None for the root and for list items (shown as "item 1", "item 2",
+    …)."""
 
     key: str | None
     kind: str

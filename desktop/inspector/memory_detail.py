@@ -52,7 +52,8 @@ def _preview(text: str) -> str:
 
 
 def _link(ref: MemoryRef) -> str:
-    state = "" if ref.state == Validity.VALID.value else f" <i>({escape(_state_word(ref.state))})</i>"
+    state = ("" if ref.state == Validity.VALID.value
+             else f" <i>({escape(_state_word(ref.state))})</i>")
     return (f'<a href="{LINK_SCHEME}:{ref.id}">#{ref.id}</a> {escape(_preview(ref.content))}'
             f"{state}")
 

@@ -7,7 +7,8 @@ Tab back to the key of the same row and open it again, so what the user typed as
 renamed the key.
 
 Changes stay in the tree until Save, which stores the whole tree as a new scaffold version
-from the user (``core.knowledge.scaffold.save_scaffold``); Revert drops them. While there are unsaved
+from the user (``core.knowledge.scaffold.save_scaffold``); Revert drops them. While there are
+unsaved
 changes a new version from the processor is not loaded over them: the view says one arrived,
 and Revert shows it.
 """
@@ -271,7 +272,8 @@ class ScaffoldPage(InspectorPage):
             self._set_dirty(False)
             return f"Notes about you saved as version {version.id}."
 
-        self.change("Saving the notes about you", lambda: save_scaffold(storage, data, "user"), saved)
+        self.change("Saving the notes about you",
+                    lambda: save_scaffold(storage, data, "user"), saved)
 
     def revert(self) -> None:
         self._set_dirty(False)
