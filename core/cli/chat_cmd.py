@@ -14,7 +14,7 @@ import io
 import sys
 import threading
 from collections.abc import Iterator
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -160,8 +160,8 @@ def _collect(assistant: Assistant, session_id: str, text: str) -> TurnFinished |
 
 
 def _answer(assistant: Assistant, session_id: str, last: TurnFinished | TurnFailed | None,
-            learning_finished: bool) -> dict:
-    answer: dict = {"session_id": session_id, "provider": assistant.provider.name,
+            learning_finished: bool) -> dict[str, Any]:
+    answer: dict[str, Any] = {"session_id": session_id, "provider": assistant.provider.name,
                     "model": assistant.provider.model,
                     "learning": {**assistant.learning.stats.__dict__,
                                  "finished": learning_finished}}

@@ -394,8 +394,8 @@ def run(argv: list[str] | None = None) -> int:
         output.print_error("Interrupted.")
         return 130
     except typer.TyperException as exc:  # usage errors: typer's own click exceptions
-        exc.show()  # type: ignore[attr-defined]
-        return exc.exit_code  # type: ignore[attr-defined]
+        exc.show()  # type: ignore[attr-defined]  # click's exceptions have it; typer's type does not say
+        return exc.exit_code
     except HearthError as exc:
         output.print_error(exc.message, exc.hint)
         return exc.exit_code

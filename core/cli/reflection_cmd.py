@@ -164,7 +164,7 @@ def profile(history: Annotated[bool, typer.Option("--history", help="List versio
                 output.stdout.print(text or "(no differences)", markup=False, highlight=False,
                                     end="" if text else "\n")
             return
-        version = service.restore(restore) if action == "restore" else service.current()
+        version = service.restore(restore) if restore is not None else service.current()
     if version is None:
         raise InvalidInputError("There is no profile yet.",
                                 "It is written by `hearth reflect` after some conversations.")

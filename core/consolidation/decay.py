@@ -37,11 +37,12 @@ simply run again.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.orm import Session
 
 from core.config import Settings
@@ -59,7 +60,7 @@ FIRST_PAGE = 1_000
 CHANGE_EPSILON = 1e-9
 """Values closer than this to the stored ones are not rewritten (a rerun writes nothing)."""
 _DAY = 86_400.0
-_TABLE = Memory.__table__
+_TABLE = cast(Table, Memory.__table__)
 _SET_DECAY = update(_TABLE).where(_TABLE.c.id == bindparam("m_id")).values(
     strength=bindparam("m_strength"), freshness=bindparam("m_freshness"))
 """A Core executemany by id: the ORM's bulk update costs ~1 s more per 100k rows."""
@@ -68,13 +69,13 @@ _SET_DECAY = update(_TABLE).where(_TABLE.c.id == bindparam("m_id")).values(
 def freshness(age_days: np.ndarray, half_life_days: np.ndarray) -> np.ndarray:
     """``exp(-age / tau)`` with ``tau = half_life / ln 2`` (so 0.5 at one half-life)."""
     tau = half_life_days / math.log(2)
-    return np.exp(-np.maximum(age_days, 0.0) / tau)
+    return np.asarray(np.exp(-np.maximum(age_days, 0.0) / tau))
 
 
 def strength(days_since_access: np.ndarray, importance: np.ndarray) -> np.ndarray:
     """``0.95 ** (days / (0.5 + importance))`` (see the module docstring)."""
     stretch = IMPORTANCE_PIVOT + np.clip(importance, 0.0, 1.0)
-    return np.power(EBBINGHAUS_BASE, np.maximum(days_since_access, 0.0) / stretch)
+    return np.asarray(np.power(EBBINGHAUS_BASE, np.maximum(days_since_access, 0.0) / stretch))
 
 
 def run_decay(storage: StoragePort, settings: Settings, *,
@@ -106,7 +107,7 @@ def run_decay(storage: StoragePort, settings: Settings, *,
         after = rows[-1].id
 
 
-def _decay_page(session: Session, rows: list[Any], settings: Settings, now: datetime,
+def _decay_page(session: Session, rows: Sequence[Any], settings: Settings, now: datetime,
                 counts: dict[str, int]) -> None:
     half_lives = settings.decay_half_life_days
     general = half_lives.get("general", 30.0)

@@ -162,7 +162,8 @@ def load_pluggable(name: str) -> StageFn | None:
 
     def stage(hearth: Hearth, provider: LLMProvider, progress: StageProgress,
               cancel: CancelToken) -> dict[str, Any]:
-        return module.run(hearth, provider, progress=progress, cancel=cancel)
+        counts: dict[str, Any] = module.run(hearth, provider, progress=progress, cancel=cancel)
+        return counts
 
     return stage
 

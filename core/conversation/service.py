@@ -76,6 +76,7 @@ from core.learning.exclusions import ExclusionGate
 from core.home.liveness import INTERACTION, Claim, claim_new_row
 from core.llm import CancelToken, LLMCancelled, LLMProvider, Message, ToolCall
 from core.knowledge.notes import SUMMARY_PREFIX
+from core.storage.affected import affected
 from core.storage.orm import (
     AuditEntry,
     ChatSession,
@@ -340,14 +341,14 @@ class ConversationService:
         with self._hearth.storage.write() as session:
             self._require_session(session, session_id)
             exchange_ids = select(Interaction.id).where(Interaction.session_id == session_id)
-            logs = session.execute(delete(ContextLog).where(
+            logs = affected(session.execute(delete(ContextLog).where(
                 (ContextLog.session_id == session_id)
-                | ContextLog.interaction_id.in_(exchange_ids))).rowcount
-            summaries = session.execute(delete(Note).where(
+                | ContextLog.interaction_id.in_(exchange_ids))))
+            summaries = affected(session.execute(delete(Note).where(
                 Note.session_id == session_id,
-                Note.title.startswith(SUMMARY_PREFIX, autoescape=True))).rowcount
-            exchanges = session.execute(delete(Interaction).where(
-                Interaction.session_id == session_id)).rowcount
+                Note.title.startswith(SUMMARY_PREFIX, autoescape=True))))
+            exchanges = affected(session.execute(delete(Interaction).where(
+                Interaction.session_id == session_id)))
             session.execute(delete(ChatSession).where(ChatSession.id == session_id))
             removed = SessionDeletion(exchanges, logs, summaries)
             session.add(AuditEntry(

@@ -27,7 +27,7 @@ from core.transfer.turn_views import views_from_store
 DEFAULT_BATCH_SIZE = 64
 
 # The ORM model behind each indexed kind; each has an ``embedding_model`` column.
-INDEXED_MODELS = {
+INDEXED_MODELS: dict[IndexedKind, type[Memory | Note | Interaction | UserFact]] = {
     IndexedKind.MEMORY: Memory,
     IndexedKind.NOTE: Note,
     IndexedKind.INTERACTION: Interaction,

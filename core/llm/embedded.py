@@ -184,7 +184,7 @@ class EmbeddedProvider:
         self._threads = threads
         self._lock = threading.Lock()
         self._server: Any | None = None
-        self._cleanup: weakref.finalize | None = None
+        self._cleanup: weakref.finalize[..., Any] | None = None
         self._running: dict[threading.Event, threading.Thread] = {}
 
     @classmethod

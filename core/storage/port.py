@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 from sqlalchemy import Engine
@@ -185,7 +185,10 @@ class StoragePort(Protocol):
     def close(self) -> None: ...
 
 
-def batched(items: Sequence[int], size: int) -> Iterator[Sequence[int]]:
+T = TypeVar("T")
+
+
+def batched(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     """Slices of at most ``size``: keeps IN (...) lists under driver parameter limits."""
     for start in range(0, len(items), size):
         yield items[start:start + size]

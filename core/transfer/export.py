@@ -208,7 +208,7 @@ def _rows_adapter(table_name: str, older: bool) -> TypeAdapter[list[Row]]:
               for column in exported_columns(table)}
     row = TypedDict(f"{table_name}_row", fields)  # type: ignore[misc]  # built at run time
     row.__pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[attr-defined]
-    return TypeAdapter(list[row])
+    return TypeAdapter(list[row])  # type: ignore[arg-type]  # a row type built at run time
 
 
 def _may_be_absent(column: Column[Any]) -> bool:
@@ -320,7 +320,7 @@ def _self_references(table: Table) -> list[str]:
             if any(fk.column.table is table for fk in column.foreign_keys)]
 
 
-def _is_exported(stored: Mapping[str, Any], wanted: Row, late: Sequence[str]) -> bool:
+def _is_exported(stored: Mapping[Any, Any], wanted: Row, late: Sequence[str]) -> bool:
     """Whether a stored row is the export's own (its ``late`` self-references may still be
     unset, if the import stopped between its two passes)."""
     return all(stored[name] == wanted[name] or (name in late and stored[name] is None)
