@@ -96,7 +96,7 @@ def _turn(row: Any, source: Literal["recent", "relevant"] = "recent",
 
 
 def _session_rows(session_id: str, after_id: int,
-                  exclude_id: int | None) -> Select:  # type: ignore[type-arg]
+                  exclude_id: int | None) -> Select[int, str, str, datetime]:
     query = select(Interaction.id, Interaction.user_message, Interaction.agent_response,
                    Interaction.created_at).where(Interaction.session_id == session_id,
                                                  Interaction.id > after_id)

@@ -207,7 +207,7 @@ def _rows_adapter(table_name: str, older: bool) -> TypeAdapter[list[Row]]:
                             if older and _may_be_absent(column) else _column_type(column))
               for column in exported_columns(table)}
     row = TypedDict(f"{table_name}_row", fields)  # type: ignore[misc]  # built at run time
-    row.__pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[attr-defined]
+    row.__pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[attr-defined]  # pydantic reads it
     return TypeAdapter(list[row])  # type: ignore[arg-type]  # a row type built at run time
 
 
