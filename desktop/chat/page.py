@@ -322,7 +322,7 @@ class ChatPage(Page):
                 self._show_chat(None)  # the open chat is gone (deleted elsewhere)
             return
         self._mark_in_list(row)
-        if wanted != self.current_session:
+        if wanted is not None and wanted != self.current_session:
             self.open_session(wanted)
 
     def _mark_in_list(self, row: int) -> None:

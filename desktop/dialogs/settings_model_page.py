@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHeaderView,
+    QLabel,
     QLineEdit,
     QPushButton,
     QTableView,
@@ -94,7 +95,7 @@ class ModelSection(SettingsSection):
         self.host.textEdited.connect(lambda _text: show_status(self.ollama_state, ""))
         self.add_row(form, "A&ddress:", beside(self.host, self.check_button), field="ollama_host",
                      help_text="Your own Ollama; Hearth sends nothing anywhere else.")
-        self.ollama_state = status_label()
+        self.ollama_state: QLabel = status_label()
         self.ollama_state.setObjectName("ollama-state")
         form.addRow(self.ollama_state)
         self.model = QComboBox()
@@ -103,7 +104,7 @@ class ModelSection(SettingsSection):
         self.add_row(form, "&Model:", self.model, field="ollama_model",
                      help_text="Pick an installed model or type the name of one to pull.")
         self.installed = InstalledModels()
-        sorted_models = QSortFilterProxyModel(self)
+        self.sorted_models = sorted_models = QSortFilterProxyModel(self)
         sorted_models.setSourceModel(self.installed)
         sorted_models.setSortRole(SORT_ROLE)
         self.table = QTableView()
@@ -228,8 +229,8 @@ class ModelSection(SettingsSection):
         show_status(self.ollama_state, "")
         self.set_error("ollama_host", f"{message} {hint}".strip())
 
-    def _use_row(self, index) -> None:  # noqa: ANN001 (a proxy index)
-        source = self.table.model().mapToSource(index)  # type: ignore[attr-defined]
+    def _use_row(self, index: QModelIndex) -> None:
+        source = self.sorted_models.mapToSource(index)
         name = self.installed.model_at(source.row()).name
         self.model.setEditText(name)
         self.puller.set_name(name)

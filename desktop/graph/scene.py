@@ -17,6 +17,7 @@ zoom (a label over a label helps no one).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import SupportsInt
 
 import numpy as np
 import pyqtgraph as pg
@@ -332,7 +333,7 @@ class GraphView(pg.PlotWidget):
 
     # --- events --------------------------------------------------------------------------
 
-    def _tip(self, x: float, y: float, data: object) -> str:
+    def _tip(self, x: float, y: float, data: SupportsInt) -> str:
         return self._label_of(int(data))
 
     def _clicked(self, _item: pg.ScatterPlotItem, points: list, _event: object) -> None:

@@ -150,7 +150,7 @@ class JsonTreeModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(row, column, owner.children[row])
 
-    def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
+    def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008 (Qt's overloads; a shared default index)
         if not index.isValid():
             return QModelIndex()
         owner = self.node(index).parent
