@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from core.app import Hearth
 from core.config import save_settings
 from core.llm import CancelToken, LLMProvider
-from desktop.workers import Task, Workers
+from desktop.workers import Workers
 
 if TYPE_CHECKING:  # imported when first used: they pull in the HTTP client and APScheduler,
     # a good part of the window's cold start
@@ -77,7 +77,7 @@ class CrossThreadConfirm(QObject):
             return self._answer
 
     def receivers_connected(self) -> bool:
-        return self.receivers(self.asked) > 0  # type: ignore[arg-type]  # PySide takes the signal
+        return self.receivers(self.asked) > 0  # type: ignore[arg-type]
 
     @Slot(bool)
     def answer(self, yes: bool) -> None:
@@ -125,7 +125,7 @@ class AppContext(QObject):
         take seconds when it is down); ``hub.assistant_ready`` says when chat can start."""
         previous, self.assistant = self.assistant, None
 
-        def build(_task: Task) -> Assistant:
+        def build(_task: object) -> Assistant:
             from core.assistant import Assistant
 
             if previous is not None:
@@ -155,7 +155,7 @@ class AppContext(QObject):
         already running the schedule is not an error: ``schedule_state`` says so."""
         self.schedule_state = "starting"
 
-        def start(_task: Task) -> HearthScheduler:
+        def start(_task: object) -> HearthScheduler:
             from core.scheduling import HearthScheduler
 
             scheduler = HearthScheduler(self.hearth, self._provider_factory,

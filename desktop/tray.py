@@ -71,7 +71,7 @@ class Tray(QObject):
     def _remember_result(self, _kind: str, outcome: object) -> None:
         from desktop.runs import summary
 
-        title, line = summary(outcome)  # type: ignore[arg-type]  # a run's outcome
+        title, line = summary(outcome)  # type: ignore[arg-type]
         self._last_here = (utcnow(), f"{title}: {line}")
         self.refresh_tooltip()
 

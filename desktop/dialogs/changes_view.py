@@ -145,7 +145,7 @@ class ChangesView(QWidget):
 
     def _start(self, work: Callable[[], str]) -> None:
         """Run ``work`` (an undo, returning what to say) in the background, then reload."""
-        run_id, storage = self.run.run_id, self.ctx.hearth.storage  # type: ignore[union-attr]  # a run is shown
+        run_id, storage = self.run.run_id, self.ctx.hearth.storage  # type: ignore[union-attr]
         for row in self.rows:
             row.undo_button.setEnabled(False)
         self.undo_all_button.setEnabled(False)
