@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.hearth-installed
 
-.PHONY: setup models run test bench package screenshots clean
+.PHONY: setup models run lint test bench package screenshots clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,8 +26,13 @@ run: setup
 	bash tools/ensure_qt_libs.sh --window
 	$(BIN)/hearth-desktop
 
+# The linter and the type checker (both configured in pyproject.toml); `make test` runs them first.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
 # One worker per core; each test file stays on one worker, so its module fixtures are built once.
-test: setup
+test: setup lint
 	bash tools/ensure_test_tools.sh
 	$(BIN)/python -m pytest -n auto --dist loadfile
 

@@ -141,7 +141,7 @@ def bench_graph_view() -> list[dict[str, str]]:
     ]
 
 
-def _frame_times(snapshot, positions: np.ndarray) -> list[float]:  # noqa: ANN001
+def _frame_times(snapshot, positions: np.ndarray) -> list[float]:
     from PySide6.QtWidgets import QApplication
 
     from desktop.graph.scene import GraphView

@@ -1,7 +1,8 @@
 """``Hearth``: the public service API of the memory engine.
 
 The desktop app and the CLI talk to ``core`` only through this object: it opens a data
-folder (taking the shared folder lock, closing it to other users), wires storage, the embedder and the services, and
+folder (taking the shared folder lock, closing it to other users), wires storage, the embedder and
+the services, and
 owns their lifetime. Nothing here knows about Qt or terminals.
 
 A data folder this process cannot write is refused at once with a sentence, unless it is

@@ -54,7 +54,7 @@ class ReadOnlyError(HearthError):
     permissions, an immutable file."""
 
     @classmethod
-    def at(cls, path: Path | str, reason: str = "") -> ReadOnlyError:
+    def at(cls, path: Path | str, reason: str | None = "") -> ReadOnlyError:
         detail = f" ({reason})" if reason else ""
         return cls(f"{path} is read-only{detail}.",
                    "Make it writable to change anything; the commands that only read "

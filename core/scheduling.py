@@ -221,7 +221,7 @@ class HearthScheduler:
 
     @property
     def running(self) -> bool:
-        return self._scheduler.running
+        return bool(self._scheduler.running)
 
     # --- session-quiet timers ---------------------------------------------------------------
 

@@ -11,6 +11,7 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+from typing import cast
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
@@ -30,7 +31,7 @@ log = logging.getLogger(__name__)
 def make_application(argv: Sequence[str] = ()) -> QApplication:
     """The QApplication with Hearth's names, icon and a palette that follows the system's
     light or dark scheme (icons are re-tinted when it changes)."""
-    app = QApplication.instance() or QApplication([sys.argv[0], *argv])
+    app = cast(QApplication, QApplication.instance() or QApplication([sys.argv[0], *argv]))
     app.setApplicationName("Hearth")
     app.setOrganizationName("Hearth")
     app.setDesktopFileName("hearth")
@@ -38,7 +39,7 @@ def make_application(argv: Sequence[str] = ()) -> QApplication:
     app.setWindowIcon(icons.icon("hearth"))
     app.setQuitOnLastWindowClosed(False)  # the tray keeps the schedule; Quit quits
     app.styleHints().colorSchemeChanged.connect(lambda _scheme: icons.clear_cache())
-    return app  # type: ignore[return-value]
+    return app
 
 
 class DesktopApp:

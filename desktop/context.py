@@ -181,7 +181,7 @@ class AppContext(QObject):
         take seconds when it is down); ``hub.assistant_ready`` says when chat can start."""
         previous, self.assistant = self.assistant, None
 
-        def build(_task) -> Assistant:  # noqa: ANN001
+        def build(_task: object) -> Assistant:
             from core.assistant import Assistant
 
             if previous is not None:
@@ -211,7 +211,7 @@ class AppContext(QObject):
         already running the schedule is not an error: ``schedule_state`` says so."""
         self.schedule_state = "starting"
 
-        def start(_task) -> HearthScheduler:  # noqa: ANN001
+        def start(_task: object) -> HearthScheduler:
             from core.scheduling import HearthScheduler
 
             scheduler = HearthScheduler(self.hearth, self._provider_factory,

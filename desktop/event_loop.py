@@ -22,7 +22,12 @@ def wait_until(done: Callable[[], bool], timeout_s: float = 60.0) -> bool:
     loop = QEventLoop()
     timer = QTimer()
     timer.setInterval(CHECK_MS)
-    timer.timeout.connect(lambda: (done() or time.monotonic() > deadline) and loop.quit())
+
+    def check() -> None:
+        if done() or time.monotonic() > deadline:
+            loop.quit()
+
+    timer.timeout.connect(check)
     timer.start()
     if not done():
         loop.exec()

@@ -24,8 +24,8 @@ APP_ICON = "hearth"
 
 def icon(name: str) -> QIcon:
     """The named icon in the palette's text colour (the app icon in its own colours)."""
-    app = QApplication.instance()
-    colour = app.palette().color(QPalette.ColorRole.WindowText).name() if app else INK
+    colour = (QApplication.palette().color(QPalette.ColorRole.WindowText).name()
+              if QApplication.instance() else INK)
     return _tinted(name, INK if name == APP_ICON else colour)
 
 

@@ -106,7 +106,12 @@ def _child_main(kind: str, home: str, trigger: str, only: str | None,
     restrict_new_files()  # the window's umask is inherited, but anyone may call run_in_child
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     cancel = CancelToken()
-    threading.Thread(target=lambda: (stop.wait(), cancel.cancel()), daemon=True).start()
+
+    def cancel_when_stopped() -> None:
+        stop.wait()
+        cancel.cancel()
+
+    threading.Thread(target=cancel_when_stopped, daemon=True).start()
     try:
         with Hearth.open(home) as hearth:
             provider = provider_factory() if provider_factory else configured_provider(

@@ -3,6 +3,8 @@ which model answers, whether Ollama is up, and what learning and the schedule ar
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
@@ -49,6 +51,8 @@ class MainWindow(QMainWindow):
     """Sidebar + stacked pages; owns the menus and the shortcuts that work everywhere."""
 
     quit_requested = Signal()
+    tray_available = False
+    """Set by the app when a system tray exists: closing the window then keeps Hearth running."""
 
     def __init__(self, ctx: AppContext) -> None:
         super().__init__()
@@ -114,8 +118,9 @@ class MainWindow(QMainWindow):
 
     # --- menus -------------------------------------------------------------------------------
 
-    def _action(self, text: str, slot, shortcut: str | QKeySequence.StandardKey | None = None,
-                icon_name: str | None = None) -> QAction:  # noqa: ANN001
+    def _action(self, text: str, slot: Callable[..., object],
+                shortcut: str | QKeySequence.StandardKey | None = None,
+                icon_name: str | None = None) -> QAction:
         action = QAction(text, self)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
@@ -162,11 +167,11 @@ class MainWindow(QMainWindow):
 
     def _new_chat(self) -> None:
         page = self.show_page("chat")
-        page.new_conversation()  # type: ignore[attr-defined]
+        page.new_conversation()  # type: ignore[attr-defined]  # the chat page's own
 
     def _new_incognito_chat(self) -> None:
         page = self.show_page("chat")
-        page.new_incognito_chat()  # type: ignore[attr-defined]
+        page.new_incognito_chat()  # type: ignore[attr-defined]  # the chat page's own
 
     def _toggle_pause(self, paused: bool) -> None:
         """Store the choice; when it cannot be stored (settings.json broken by hand, a
@@ -193,7 +198,8 @@ class MainWindow(QMainWindow):
 
     def _about(self) -> None:
         QMessageBox.about(self, "About Hearth",
-                          f"<b>Hearth {app_version()}</b><p>A private assistant that remembers you. Everything "
+                          f"<b>Hearth {app_version()}</b><p>A private assistant that remembers "
+                          "you. Everything "
                           f"it knows lives in <code>{self.ctx.hearth.paths.home}</code> on this "
                           "machine; no network call goes anywhere but your own Ollama.</p>")
 
@@ -221,7 +227,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
         """Closing hides to the tray when there is one and the setting says so; otherwise
         it quits (learning finishes first)."""
-        if self.ctx.settings.keep_running_in_tray and getattr(self, "tray_available", False):
+        if self.ctx.settings.keep_running_in_tray and self.tray_available:
             event.ignore()
             self.hide()
             self.ctx.hub.notify.emit("Hearth is still running",

@@ -22,11 +22,15 @@ class ShrinkingScrollArea(QScrollArea):
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
         """The panel's own size hint (QScrollArea caps it at 24 lines of text)."""
-        hint = self.widget().sizeHint()
+        panel = self.widget()
+        assert panel is not None  # set in __init__
+        hint = panel.sizeHint()
         return QSize(self.minimumSizeHint().width(), hint.height())
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
         """As wide as the panel and its scroll bar must be; a few lines high."""
-        width = (self.widget().minimumSizeHint().width()
+        panel = self.widget()
+        assert panel is not None  # set in __init__
+        width = (panel.minimumSizeHint().width()
                  + self.verticalScrollBar().sizeHint().width())
         return QSize(width, 4 * self.fontMetrics().height())

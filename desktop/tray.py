@@ -6,6 +6,7 @@ schedule runs all the same (the window then quits when closed)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from PySide6.QtCore import QObject, QTimer
@@ -49,7 +50,7 @@ class Tray(QObject):
         QTimer.singleShot(0, self.refresh_tooltip)
         self.icon.show()
 
-    def _add(self, text: str, slot) -> QAction:  # noqa: ANN001
+    def _add(self, text: str, slot: Callable[[], object]) -> QAction:
         action = QAction(text, self.menu)
         action.triggered.connect(lambda _=False: slot())
         self.menu.addAction(action)

@@ -108,7 +108,7 @@ class Task(QObject):
             self._last_step = step
         self._emitter.progress.emit(int(done), int(total), label)
 
-    def emit(self, item: object) -> None:
+    def emit(self, item: object) -> None:  # type: ignore[override]  # a job's items, not QObject.emit
         self._emitter.item.emit(item)
 
     @property

@@ -49,7 +49,7 @@ def settings() -> Settings:
 
 
 @pytest.fixture
-def storage(tmp_path: Path) -> Iterator["SqliteStorage"]:  # noqa: F821
+def storage(tmp_path: Path) -> Iterator[SqliteStorage]:  # noqa: F821
     """A fresh, migrated database file for one test."""
     from core.storage.sqlite.adapter import SqliteStorage
 
@@ -59,7 +59,7 @@ def storage(tmp_path: Path) -> Iterator["SqliteStorage"]:  # noqa: F821
 
 
 @pytest.fixture
-def hearth(isolated_home: Path, embedder) -> Iterator["Hearth"]:  # noqa: ANN001, F821
+def hearth(isolated_home: Path, embedder) -> Iterator[Hearth]:  # noqa: F821
     """An open data folder in the test's home with the real embedder (modules that need
     other settings or seeded data define their own ``hearth``)."""
     from core.app import Hearth

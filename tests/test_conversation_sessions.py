@@ -24,7 +24,7 @@ from core.views.reply_context import reply_context
 
 
 @pytest.fixture
-def hearth(tmp_path: Path, embedder) -> Iterator[Hearth]:  # noqa: ANN001
+def hearth(tmp_path: Path, embedder) -> Iterator[Hearth]:
     opened = Hearth.open(tmp_path / "home", settings=Settings(), embedder=embedder)
     yield opened
     opened.close()
@@ -36,13 +36,13 @@ def turn(conversation: ConversationService, session_id: str, text_: str) -> Turn
     return events[-1]
 
 
-def count(hearth: Hearth, model: type, *where) -> int:  # noqa: ANN002
+def count(hearth: Hearth, model: type, *where) -> int:
     with hearth.storage.read() as session:
         return session.scalar(select(func.count()).select_from(model).where(*where))
 
 
 def test_rename_persists_and_refuses_an_empty_title(hearth: Hearth, tmp_path: Path,
-                                                     embedder) -> None:  # noqa: ANN001
+                                                     embedder) -> None:
     conversation = ConversationService(hearth, ScriptedLLM())
     session_id = conversation.new_session("First")
 

@@ -1,4 +1,5 @@
-"""Decay: exact arithmetic, idempotence, exemptions, and that age never invalidates (real SQLite)."""
+"""Decay: exact arithmetic, idempotence, exemptions, and that age never invalidates (real
+SQLite)."""
 
 from __future__ import annotations
 

@@ -93,7 +93,8 @@ def test_triage_forgets_promotes_and_flags_and_a_rerun_changes_nothing(hearth) -
     promoted = hearth.settings.triage_promoted_importance
     assert memories[ids["stated"]].importance == promoted
     assert memories[ids["useful"]].importance == promoted
-    assert memories[ids["unsure"]].tags == ["triaged", "review"] and memories[ids["unsure"]].is_valid
+    assert memories[ids["unsure"]].tags == ["triaged", "review"]
+    assert memories[ids["unsure"]].is_valid
     for name in ("user_own", "imported"):  # not drafts: untouched
         assert memories[ids[name]].tags == [] and memories[ids[name]].importance == 0.5
     before = snapshot(hearth)

@@ -229,5 +229,5 @@ def test_token_offsets_of_a_long_text_are_those_of_one_pass(embedder: OnnxEmbedd
     words = ["naïve", "café", "Dr.", "日本語", "x" * 5000, "well-known", "e-mail:",
              "a@b.org", "\n\n", "🙂", "tab\tseparated", "end."]
     text = " ".join(words[n % len(words)] for n in range(6000))
-    whole = embedder._load().untruncated.encode(text, add_special_tokens=False)  # noqa: SLF001
+    whole = embedder._load().untruncated.encode(text, add_special_tokens=False)
     assert embedder.token_offsets(text) == list(whole.offsets)

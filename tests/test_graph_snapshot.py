@@ -25,7 +25,7 @@ TIERS = ("recall", "archival", "source", "core")
 CATEGORIES = ("general", "health", "work", "people", "hobbies")
 
 
-def add_memories(storage, rows: list[dict]) -> list[int]:  # noqa: ANN001
+def add_memories(storage, rows: list[dict]) -> list[int]:
     now = utcnow()
     with storage.write() as session:
         return list(session.scalars(
@@ -33,14 +33,14 @@ def add_memories(storage, rows: list[dict]) -> list[int]:  # noqa: ANN001
             [{"created_at": now, "updated_at": now, **row} for row in rows]).all())
 
 
-def add_edges(storage, edges: list[tuple[int, int, str, float]]) -> None:  # noqa: ANN001
+def add_edges(storage, edges: list[tuple[int, int, str, float]]) -> None:
     with storage.write() as session:
         session.execute(insert(MemoryEdge), [
             {"from_id": a, "to_id": b, "kind": kind, "weight": weight, "created_at": utcnow()}
             for a, b, kind, weight in edges])
 
 
-def seed_store(storage, nodes: int, edges: int, seed: int = 0) -> None:  # noqa: ANN001
+def seed_store(storage, nodes: int, edges: int, seed: int = 0) -> None:
     """``nodes`` memories of varied tier, category, importance and validity (3% invalid)
     and exactly ``edges`` distinct edges between random pairs, mostly kNN."""
     rng = np.random.default_rng(seed)
@@ -57,7 +57,7 @@ def seed_store(storage, nodes: int, edges: int, seed: int = 0) -> None:  # noqa:
 
 
 @pytest.fixture
-def small(storage):  # noqa: ANN001, ANN201
+def small(storage):
     """Four memories (one invalid) and one edge of each kind, plus one to the invalid one."""
     ids = add_memories(storage, [
         {"content": "Knee physio on Tuesdays\nat the clinic", "tier": "recall",
@@ -75,7 +75,7 @@ def small(storage):  # noqa: ANN001, ANN201
     return ids
 
 
-def test_snapshot_holds_the_databases_nodes_and_edges_with_kinds_apart(storage, small):  # noqa: ANN001
+def test_snapshot_holds_the_databases_nodes_and_edges_with_kinds_apart(storage, small):
     a, b, c, d = small
     everything = load_graph(storage, valid_only=False)
     assert everything.ids.tolist() == [a, b, c, d]
@@ -84,7 +84,7 @@ def test_snapshot_holds_the_databases_nodes_and_edges_with_kinds_apart(storage, 
     kinds = [everything.kinds.names[code] for code in everything.kinds.codes]
     ends = [(int(everything.ids[s]), int(everything.ids[t]), kind, round(float(w), 2))
             for s, t, kind, w in zip(everything.source, everything.target, kinds,
-                                     everything.weight)]
+                                     everything.weight, strict=True)]
     assert ends == [(a, b, "knn", 0.82), (a, b, "dream", 0.22), (c, a, "summary_of", 1.0),
                     (b, d, "knn", 0.75)]
     assert everything.valid.tolist() == [True, True, True, False]
@@ -97,7 +97,7 @@ def test_snapshot_holds_the_databases_nodes_and_edges_with_kinds_apart(storage, 
     assert not valid.capped
 
 
-def test_the_cap_keeps_the_most_important_and_says_how_many_there_were(storage, small):  # noqa: ANN001
+def test_the_cap_keeps_the_most_important_and_says_how_many_there_were(storage, small):
     a, b, c, _ = small
     capped = load_graph(storage, limit=2, valid_only=False)
     assert capped.ids.tolist() == [a, c]  # importance 0.9 and 0.8
@@ -107,14 +107,14 @@ def test_the_cap_keeps_the_most_important_and_says_how_many_there_were(storage, 
         load_graph(storage, limit=0)
 
 
-def test_labels_are_short_and_an_empty_store_is_an_empty_graph(storage):  # noqa: ANN001
+def test_labels_are_short_and_an_empty_store_is_an_empty_graph(storage):
     empty = load_graph(storage)
     assert empty.node_count == empty.edge_count == empty.total_nodes == 0
     add_memories(storage, [{"content": "x" * 500}])
     assert len(load_graph(storage).labels[0]) == 80
 
 
-def test_node_details_list_every_edge_from_the_memorys_side(storage, small):  # noqa: ANN001
+def test_node_details_list_every_edge_from_the_memorys_side(storage, small):
     a, b, c, d = small
     details = node_details(storage, b)
     assert details.content == "Trail running in the hills"
@@ -131,7 +131,7 @@ def test_node_details_list_every_edge_from_the_memorys_side(storage, small):  # 
         node_details(storage, 9_999)
 
 
-def test_two_memories_linked_both_ways_are_one_link_in_the_details(storage, small):  # noqa: ANN001
+def test_two_memories_linked_both_ways_are_one_link_in_the_details(storage, small):
     """Linking writes a kNN edge from each memory to its neighbours: A→B and B→A. The
     details used to list that link twice."""
     a, b, _c, _d = small
@@ -143,18 +143,18 @@ def test_two_memories_linked_both_ways_are_one_link_in_the_details(storage, smal
     assert (b, "dream", True, False, 0.22) in links  # another kind stays its own link
 
 
-def test_a_larger_store_loads_with_every_edge(storage):  # noqa: ANN001
+def test_a_larger_store_loads_with_every_edge(storage):
     seed_store(storage, 600, 2_400, seed=3)
     snapshot = load_graph(storage, valid_only=False)
     assert snapshot.node_count == 600 and snapshot.edge_count == 2_400
-    counts = dict(zip(snapshot.kinds.names, np.bincount(snapshot.kinds.codes)))
+    counts = dict(zip(snapshot.kinds.names, np.bincount(snapshot.kinds.codes), strict=True))
     assert counts["knn"] > counts["dream"] > 0 and counts["summary_of"] > 0
 
 
 # --- filters -------------------------------------------------------------------------------
 
 
-def test_filters_narrow_nodes_and_edges(storage, small):  # noqa: ANN001
+def test_filters_narrow_nodes_and_edges(storage, small):
     snapshot = load_graph(storage, valid_only=False)
     everything = GraphFilter.everything(snapshot)
     nodes, edges = everything.masks(snapshot)
@@ -241,7 +241,7 @@ def test_a_changed_graph_continues_from_the_old_picture():
 # --- cache ---------------------------------------------------------------------------------
 
 
-def test_layout_cache_survives_a_restart_and_ignores_other_graphs(storage, small, tmp_path):  # noqa: ANN001
+def test_layout_cache_survives_a_restart_and_ignores_other_graphs(storage, small, tmp_path):
     snapshot = load_graph(storage, valid_only=False)
     key = layout_key(snapshot, LayoutParams())
     positions = np.arange(8, dtype=np.float32).reshape(4, 2)
@@ -253,7 +253,7 @@ def test_layout_cache_survives_a_restart_and_ignores_other_graphs(storage, small
     assert layout_key(load_graph(storage, valid_only=False), LayoutParams()) != key
 
 
-def test_an_unreadable_cache_file_means_laying_out_again(tmp_path, caplog):  # noqa: ANN001
+def test_an_unreadable_cache_file_means_laying_out_again(tmp_path, caplog):
     (tmp_path / "graph-layout.npz").write_bytes(b"not a zip file")
     assert LayoutCache(tmp_path).get("anything") is None
     assert "unreadable graph layout" in caplog.text
@@ -270,5 +270,6 @@ def test_labels_go_to_the_most_important_memories_spread_apart() -> None:
     assert importance[chosen[0]] == importance[shown].max()
     gaps = [np.hypot(*(positions[a] - positions[b])) for a in chosen for b in chosen if a < b]
     assert min(gaps) >= LABEL_GAP * np.ptp(positions[shown], axis=0).max()
-    assert short_label("Maya is training for the Porto half marathon") == "Maya is training for the Porto…"
+    assert (short_label("Maya is training for the Porto half marathon")
+            == "Maya is training for the Porto…")
     assert short_label("Knee physio") == "Knee physio"

@@ -52,7 +52,7 @@ class StallingLLM(ScriptedLLM):
 
 
 @pytest.fixture
-def hearth(tmp_path: Path, embedder) -> Iterator[Hearth]:  # noqa: ANN001
+def hearth(tmp_path: Path, embedder) -> Iterator[Hearth]:
     with Hearth.open(tmp_path / "home", embedder=embedder) as opened:
         yield opened
 
@@ -79,13 +79,13 @@ def due(hearth: Hearth) -> list[int]:
             Interaction.learning_due.is_(True)).order_by(Interaction.id)))
 
 
-def closed_at(hearth: Hearth, session_id: str):  # noqa: ANN201
+def closed_at(hearth: Hearth, session_id: str):
     with hearth.storage.read() as session:
         return session.get(ChatSession, session_id).closed_at
 
 
 def test_stopping_mid_extraction_keeps_exchanges_due_and_the_next_start_learns_them(
-        hearth) -> None:  # noqa: ANN001
+        hearth) -> None:
     ids = said(hearth, "s1", "My sister Priya lives in Lisbon", "I moved to Porto last week")
     stalling = StallingLLM()
     pipeline = LearningPipeline(hearth, stalling, quiet_seconds=QUIET)
@@ -113,7 +113,7 @@ def test_stopping_mid_extraction_keeps_exchanges_due_and_the_next_start_learns_t
 
 
 def test_an_exchange_learned_or_whose_answer_was_unusable_is_no_longer_due(
-        hearth) -> None:  # noqa: ANN001
+        hearth) -> None:
     ids = said(hearth, "s1", "I moved to Porto last week", "My dog is called Biscuit")
     pipeline = LearningPipeline(hearth, ScriptedLLM([NOTHING, "not json at all",
                                                      "still not json"]),
@@ -126,7 +126,7 @@ def test_an_exchange_learned_or_whose_answer_was_unusable_is_no_longer_due(
 
 
 def test_a_summary_cut_short_reopens_its_chat_and_the_next_start_summarises_it(
-        hearth) -> None:  # noqa: ANN001
+        hearth) -> None:
     said(hearth, "s1", "My sister Priya lives in Lisbon", "She moved there in May",
          ago=timedelta(hours=2))
     with hearth.storage.write() as session:  # learned already: only the closing is left
@@ -149,7 +149,7 @@ def test_a_summary_cut_short_reopens_its_chat_and_the_next_start_summarises_it(
         "Summary: Family"]
 
 
-def test_a_chat_still_within_its_quiet_time_is_left_open(hearth) -> None:  # noqa: ANN001
+def test_a_chat_still_within_its_quiet_time_is_left_open(hearth) -> None:
     said(hearth, "recent", "Hello", "How are you", ago=timedelta(minutes=5))
     with hearth.storage.write() as session:
         for row in session.scalars(select(Interaction)):
@@ -161,7 +161,7 @@ def test_a_chat_still_within_its_quiet_time_is_left_open(hearth) -> None:  # noq
     assert closed_at(hearth, "recent") is None
 
 
-def test_an_exchange_a_live_process_has_queued_is_left_to_it(hearth) -> None:  # noqa: ANN001
+def test_an_exchange_a_live_process_has_queued_is_left_to_it(hearth) -> None:
     (interaction_id,) = said(hearth, "s1", "I moved to Porto last week")
     claim = Claims.beside(hearth.storage).hold(LEARNING, interaction_id)  # another window
     try:

@@ -109,7 +109,7 @@ def test_the_clustered_path_finds_nearly_all_true_neighbours(
     found = nearest_neighbours(matrix, 5, 0.0)
     expected = brute_force(matrix, 5, 0.0)
     hits = sum(len({int(j) for j in row if j >= 0} & truth)
-               for row, truth in zip(found.index, expected))
+               for row, truth in zip(found.index, expected, strict=True))
     assert hits / sum(len(truth) for truth in expected) >= 0.95
     assert not any(i in {int(j) for j in row} for i, row in enumerate(found.index))
 

@@ -27,7 +27,7 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_nothing_behind(tmp_path: P
     target = tmp_path / "settings.json"
     write_privately(target, lambda handle: handle.write('{"a": 1}'))
 
-    def fail_halfway(handle) -> None:  # noqa: ANN001
+    def fail_halfway(handle) -> None:
         handle.write('{"a": ')
         raise RuntimeError("the disk is full")
 

@@ -12,12 +12,12 @@ from core.knowledge.scaffold import current_version, save_scaffold
 from core.storage.orm import AuditEntry, ScaffoldVersion
 
 
-def _versions(storage) -> list[ScaffoldVersion]:  # noqa: ANN001
+def _versions(storage) -> list[ScaffoldVersion]:
     with storage.read() as session:
         return list(session.query(ScaffoldVersion).order_by(ScaffoldVersion.id))
 
 
-def test_save_adds_a_version_that_becomes_current(storage) -> None:  # noqa: ANN001
+def test_save_adds_a_version_that_becomes_current(storage) -> None:
     assert current_version(storage) is None
     first = save_scaffold(storage, {"Family": {"sister": "Rita"}}, "processor")
     second = save_scaffold(storage, {"Family": {"sister": "Rita", "partner": "Ana"}}, "user")
@@ -30,7 +30,7 @@ def test_save_adds_a_version_that_becomes_current(storage) -> None:  # noqa: ANN
     assert [entry.arguments["version_id"] for entry in audit] == [first.id, second.id]
 
 
-def test_saving_the_current_data_writes_nothing(storage) -> None:  # noqa: ANN001
+def test_saving_the_current_data_writes_nothing(storage) -> None:
     first = save_scaffold(storage, {"Running": {"weekly_km": 25}}, "user")
     again = save_scaffold(storage, {"Running": {"weekly_km": 25}}, "user")
     assert again.id == first.id
@@ -45,7 +45,7 @@ def test_saving_the_current_data_writes_nothing(storage) -> None:  # noqa: ANN00
     ({"Family": {"  ": "Rita"}}, "blank"),
 ])
 def test_out_of_bounds_scaffolds_are_refused_and_nothing_is_written(
-        storage, data, words) -> None:  # noqa: ANN001
+        storage, data, words) -> None:
     save_scaffold(storage, {"kept": True}, "processor")
     with pytest.raises(InvalidInputError, match=words):
         save_scaffold(storage, data, "user")
@@ -53,13 +53,13 @@ def test_out_of_bounds_scaffolds_are_refused_and_nothing_is_written(
     assert len(_versions(storage)) == 1
 
 
-def test_depth_limit_matches_the_processor(storage) -> None:  # noqa: ANN001
+def test_depth_limit_matches_the_processor(storage) -> None:
     data: dict = {"leaf": 1}
     for level in range(SCAFFOLD_MAX_DEPTH - 1):
         data = {f"level{level}": data}
     assert save_scaffold(storage, data, "user").data == data
 
 
-def test_a_source_is_required(storage) -> None:  # noqa: ANN001
+def test_a_source_is_required(storage) -> None:
     with pytest.raises(InvalidInputError, match="source"):
         save_scaffold(storage, {"a": 1}, "  ")

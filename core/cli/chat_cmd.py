@@ -14,7 +14,7 @@ import io
 import sys
 import threading
 from collections.abc import Iterator
-from typing import Annotated, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -129,7 +129,7 @@ def _readable_line(line: str) -> str:
 
 
 def ask(message: Annotated[str, typer.Argument(help="What to ask or tell Hearth.")],
-        session: Annotated[Optional[str], typer.Option(
+        session: Annotated[str | None, typer.Option(
             help="Continue this conversation (an id from an earlier --json answer).")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print JSON at the end.")] = False,
         ) -> None:
@@ -160,8 +160,8 @@ def _collect(assistant: Assistant, session_id: str, text: str) -> TurnFinished |
 
 
 def _answer(assistant: Assistant, session_id: str, last: TurnFinished | TurnFailed | None,
-            learning_finished: bool) -> dict:
-    answer: dict = {"session_id": session_id, "provider": assistant.provider.name,
+            learning_finished: bool) -> dict[str, Any]:
+    answer: dict[str, Any] = {"session_id": session_id, "provider": assistant.provider.name,
                     "model": assistant.provider.model,
                     "learning": {**assistant.learning.stats.__dict__,
                                  "finished": learning_finished}}

@@ -11,7 +11,7 @@ show what they wait for. Nothing on the event bus is ever dropped.
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -31,7 +31,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of 
 CONTENT_CHARS = 80   # of an event's content in the table (--json has all of it)
 
 
-def events(event_id: Annotated[Optional[int], typer.Argument(
+def events(event_id: Annotated[int | None, typer.Argument(
                metavar="[ID]", help="The event to retry (with --retry).")] = None,
            failed: Annotated[bool, typer.Option(
                "--failed", help="Events that failed at least once, poisoned ones included.")
@@ -98,14 +98,14 @@ def _retry(event_id: int | None, every: bool, as_json: bool) -> None:
                             "consolidation run.", highlight=False)
 
 
-def runs(run_id: Annotated[Optional[int], typer.Argument(
+def runs(run_id: Annotated[int | None, typer.Argument(
              metavar="[ID]", help="One run: what it changed, numbered (and --undo).")] = None,
-         kind: Annotated[Optional[str], typer.Option(
+         kind: Annotated[str | None, typer.Option(
              help="Only runs of this kind (processor, dream, reflection).")] = None,
          undo: Annotated[bool, typer.Option(
              "--undo", help="With ID: undo everything the run changed that is still in "
                             "effect (or, with --change N, change N only).")] = False,
-         change: Annotated[Optional[int], typer.Option(
+         change: Annotated[int | None, typer.Option(
              "--change", min=1, help="With ID --undo: the number of the change to undo.")
          ] = None,
          limit: Annotated[int, typer.Option(min=1, help="Show at most this many.")] = 20,

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -43,7 +43,7 @@ EXIT_STUCK = 1
 log = logging.getLogger(__name__)
 
 
-def daemon(once: Annotated[Optional[str], typer.Option(
+def daemon(once: Annotated[str | None, typer.Option(
                "--once", metavar="JOB",
                help=f"Run one job now and exit ({', '.join(ON_DEMAND_JOBS)}).")] = None,
            stop_timeout: Annotated[float, typer.Option(
@@ -134,7 +134,7 @@ def _logging_to(log_file: Path) -> Iterator[None]:
     try:
         yield
     finally:
-        for logger, level in zip(loggers, levels):
+        for logger, level in zip(loggers, levels, strict=True):
             logger.setLevel(level)
             for handler in handlers:
                 logger.removeHandler(handler)

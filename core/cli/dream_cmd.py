@@ -10,7 +10,7 @@ from __future__ import annotations
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -42,7 +42,7 @@ def _ctrl_c_cancels(cancel: CancelToken) -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def dream(stage: Annotated[Optional[str], typer.Option(
+def dream(stage: Annotated[str | None, typer.Option(
               "--stage", metavar="NAME",
               help=f"Run only this stage: {', '.join(STAGES)}.")] = None,
           as_json: JsonOption = False) -> None:

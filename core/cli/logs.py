@@ -11,6 +11,7 @@ said once on stderr, never the command.
 from __future__ import annotations
 
 import logging
+from io import TextIOWrapper
 from pathlib import Path
 
 from core.cli import output
@@ -29,7 +30,7 @@ class _LogFile(logging.FileHandler):
         self.setLevel(logging.WARNING)
         self._failed = False
 
-    def _open(self):  # type: ignore[no-untyped-def]  # logging's own signature
+    def _open(self) -> TextIOWrapper:
         Path(self.baseFilename).parent.mkdir(parents=True, exist_ok=True)
         return super()._open()
 

@@ -13,7 +13,7 @@ import logging
 import sys
 import traceback
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -37,6 +37,12 @@ from core.cli.progress import progress_bar
 from core.errors import HearthError, InvalidInputError
 from core.home.private_files import exposure_warning, restrict_new_files, secure_home
 from core.user_input import read_text_file
+
+if TYPE_CHECKING:  # imported where used, to keep the command's start quick
+    from core.config import Settings
+    from core.recall import RecallResult
+    from core.storage.orm import UserFact
+    from core.storage.port import SearchFilters
 
 app = typer.Typer(
     name="hearth",
@@ -68,7 +74,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of 
 
 
 @app.callback()
-def main(home: Annotated[Optional[Path], typer.Option(
+def main(home: Annotated[Path | None, typer.Option(
         "--home", help="Data folder (default: $HEARTH_HOME or the platform's user data folder).",
         )] = None) -> None:
     state.home = home
@@ -107,7 +113,7 @@ def status(as_json: JsonOption = False) -> None:
     output.stdout.print("Run `hearth --help` for the commands; `hearth chat` to talk.")
 
 
-def _llm_status(settings) -> dict:
+def _llm_status(settings: Settings) -> dict[str, Any]:
     """Which provider and model would answer now, and why (the same choice `chat` makes)."""
     from core.llm.selection import build_provider, describe_active
 
@@ -155,7 +161,7 @@ def stats(as_json: JsonOption = False) -> None:
 # --- facts -------------------------------------------------------------------------------
 
 
-def _fact_dict(fact) -> dict:
+def _fact_dict(fact: UserFact) -> dict[str, Any]:
     return {"key": fact.key, "value": fact.value, "category": fact.category,
             "source": fact.source, "confidence": fact.confidence,
             "updated_at": fact.updated_at}
@@ -163,7 +169,7 @@ def _fact_dict(fact) -> dict:
 
 @facts_app.command("list")
 def facts_list(query: Annotated[str, typer.Argument(help="Search keys and values.")] = "",
-               category: Annotated[Optional[str], typer.Option(help="Only this category.")] = None,
+               category: Annotated[str | None, typer.Option(help="Only this category.")] = None,
                as_json: JsonOption = False) -> None:
     """List facts, or search them."""
     with opened(only_reads=True) as hearth:
@@ -213,7 +219,7 @@ def facts_history(key: str, as_json: JsonOption = False) -> None:
 # --- search ------------------------------------------------------------------------------
 
 
-def _result_dict(result) -> dict:
+def _result_dict(result: RecallResult) -> dict[str, Any]:
     return {"kind": result.kind.value, "id": result.id, "score": round(result.score, 6),
             "text": result.text, "excerpt": result.excerpt, "signals": result.signals,
             "provenance": result.provenance}
@@ -221,14 +227,14 @@ def _result_dict(result) -> dict:
 
 @app.command()
 def search(
-    query: Annotated[Optional[str], typer.Argument(help="What to look for.")] = None,
+    query: Annotated[str | None, typer.Argument(help="What to look for.")] = None,
     k: Annotated[int, typer.Option("--k", min=1, max=200, help="How many results.")] = 10,
-    batch: Annotated[Optional[Path], typer.Option(
+    batch: Annotated[Path | None, typer.Option(
         help="A file with one query per line; prints one JSON line of results per query.")] = None,
-    memory_type: Annotated[Optional[list[str]], typer.Option(
+    memory_type: Annotated[list[str] | None, typer.Option(
         "--type", help="semantic, episodic or procedural (repeatable).")] = None,
-    tier: Annotated[Optional[list[str]], typer.Option(help="Tier filter (repeatable).")] = None,
-    namespace: Annotated[Optional[list[str]], typer.Option(
+    tier: Annotated[list[str] | None, typer.Option(help="Tier filter (repeatable).")] = None,
+    namespace: Annotated[list[str] | None, typer.Option(
         help="Namespace prefix, e.g. user/health (repeatable).")] = None,
     include_invalid: Annotated[bool, typer.Option(help="Also show invalidated memories.")] = False,
     as_json: JsonOption = False,
@@ -259,7 +265,7 @@ def search(
                         for r in results])
 
 
-def _search_batch(hearth: Hearth, batch: Path, k: int, filters) -> None:
+def _search_batch(hearth: Hearth, batch: Path, k: int, filters: SearchFilters) -> None:
     from core.recall import RecallQuery
 
     for line in read_text_file(batch).splitlines():
@@ -388,8 +394,8 @@ def run(argv: list[str] | None = None) -> int:
         output.print_error("Interrupted.")
         return 130
     except typer.TyperException as exc:  # usage errors: typer's own click exceptions
-        exc.show()  # type: ignore[attr-defined]
-        return exc.exit_code  # type: ignore[attr-defined]
+        exc.show()  # type: ignore[attr-defined]  # click's exceptions have it; typer's type does not say
+        return exc.exit_code
     except HearthError as exc:
         output.print_error(exc.message, exc.hint)
         return exc.exit_code

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.progress import (
@@ -44,7 +44,7 @@ def list_models(as_json: Annotated[bool, typer.Option(
     marked = [same_model(configured, m.name) for m in models]
     if as_json:
         output.print_json([{"name": m.name, "size_bytes": m.size_bytes, "details": m.details,
-                            "configured": mark} for m, mark in zip(models, marked)])
+                            "configured": mark} for m, mark in zip(models, marked, strict=True)])
         return
     output.print_table(
         f"Models in Ollama at {provider.host}", ["", "name", "size (GB)", "parameters",
@@ -52,7 +52,7 @@ def list_models(as_json: Annotated[bool, typer.Option(
         [("*" if mark else "", m.name,
           f"{m.size_bytes / 1e9:.1f}" if m.size_bytes is not None else "",
           m.details.get("parameter_size", ""), m.details.get("quantization_level", ""))
-         for m, mark in zip(models, marked)])
+         for m, mark in zip(models, marked, strict=True)])
     if not any(marked):
         output.stderr.print(f"The configured model {configured} is not installed; "
                             f"pull it with `hearth models pull {configured}`.",
@@ -60,7 +60,7 @@ def list_models(as_json: Annotated[bool, typer.Option(
 
 
 @models_app.command("pull")
-def pull(name: Annotated[Optional[str], typer.Argument(
+def pull(name: Annotated[str | None, typer.Argument(
         help="Model to download, e.g. llama3.2:3b (default: the configured model).")] = None,
          ) -> None:
     """Download a model into Ollama, with progress; Ctrl-C stops (run again to resume)."""

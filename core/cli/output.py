@@ -94,5 +94,5 @@ def notices_paused(logger_name: str) -> Iterator[None]:
     try:
         yield
     finally:
-        for handler, level in zip(notices, levels):
+        for handler, level in zip(notices, levels, strict=True):
             handler.setLevel(level)

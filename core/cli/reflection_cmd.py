@@ -9,7 +9,7 @@ person always knows which one failed.
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -26,7 +26,7 @@ from core.knowledge.profile import ProfileService
 from core.storage.orm import AgentLearning, PendingIntention, utcnow
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-IdOption = Annotated[Optional[int], typer.Option(metavar="ID")]
+IdOption = Annotated[int | None, typer.Option(metavar="ID")]
 
 
 def _one_action(**chosen: object) -> str | None:
@@ -74,7 +74,7 @@ def intentions(
         snooze: IdOption = None,
         days: Annotated[int, typer.Option(min=1, max=365, help="With --snooze.")] = 1,
         resolve: IdOption = None, dismiss: IdOption = None,
-        status: Annotated[Optional[str], typer.Option(
+        status: Annotated[str | None, typer.Option(
             help="open, resolved or dismissed (default: all).")] = None,
         as_json: JsonOption = False) -> None:
     """Things you said you would do: list them, or snooze, resolve or dismiss one."""
@@ -138,7 +138,7 @@ def learnings(promote: IdOption = None, demote: IdOption = None, delete: IdOptio
 
 
 def profile(history: Annotated[bool, typer.Option("--history", help="List versions.")] = False,
-            diff: Annotated[Optional[tuple[int, int]], typer.Option(
+            diff: Annotated[tuple[int, int] | None, typer.Option(
                 metavar="A B", help="Unified diff from version A to B.")] = None,
             restore: IdOption = None, as_json: JsonOption = False) -> None:
     """Hearth's narrative picture of you: show it, its history, a diff, or restore a version."""
@@ -164,7 +164,7 @@ def profile(history: Annotated[bool, typer.Option("--history", help="List versio
                 output.stdout.print(text or "(no differences)", markup=False, highlight=False,
                                     end="" if text else "\n")
             return
-        version = service.restore(restore) if action == "restore" else service.current()
+        version = service.restore(restore) if restore is not None else service.current()
     if version is None:
         raise InvalidInputError("There is no profile yet.",
                                 "It is written by `hearth reflect` after some conversations.")

@@ -186,7 +186,7 @@ def _memory_changes(session: Session, start: datetime, end: datetime) -> list[di
                 Memory.superseded_by.in_(list(new))).order_by(Memory.id)):
             entries.append(_entry(
                 REPLACED, f"Replaced {_quote(old.content)} with "
-                          f"{_quote(new[old.superseded_by].content)}",  # type: ignore[index]
+                          f"{_quote(new[old.superseded_by].content)}",  # type: ignore[index]  # matched in new
                 memory=old.id, by=old.superseded_by))
         for old in session.scalars(select(Memory).where(
                 Memory.is_valid.is_(False),
@@ -203,7 +203,7 @@ def _memory_changes(session: Session, start: datetime, end: datetime) -> list[di
 
 
 def _merge_entry(session: Session, summary: Memory) -> dict[str, Any]:
-    originals = list(summary.origin["merged"])  # type: ignore[index]
+    originals = list(summary.origin["merged"])  # type: ignore[index]  # a merge has one
     topics = (summary.entities or {}).get("topics") or []
     about = f" about {' and '.join(topics[:2])}" if topics else ""
     return _entry(MERGED, f"Combined {plural(len(originals), 'memory')}{about} into one "

@@ -37,11 +37,12 @@ simply run again.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.orm import Session
 
 from core.config import Settings
@@ -59,7 +60,7 @@ FIRST_PAGE = 1_000
 CHANGE_EPSILON = 1e-9
 """Values closer than this to the stored ones are not rewritten (a rerun writes nothing)."""
 _DAY = 86_400.0
-_TABLE = Memory.__table__
+_TABLE = cast(Table, Memory.__table__)
 _SET_DECAY = update(_TABLE).where(_TABLE.c.id == bindparam("m_id")).values(
     strength=bindparam("m_strength"), freshness=bindparam("m_freshness"))
 """A Core executemany by id: the ORM's bulk update costs ~1 s more per 100k rows."""
@@ -68,13 +69,13 @@ _SET_DECAY = update(_TABLE).where(_TABLE.c.id == bindparam("m_id")).values(
 def freshness(age_days: np.ndarray, half_life_days: np.ndarray) -> np.ndarray:
     """``exp(-age / tau)`` with ``tau = half_life / ln 2`` (so 0.5 at one half-life)."""
     tau = half_life_days / math.log(2)
-    return np.exp(-np.maximum(age_days, 0.0) / tau)
+    return np.asarray(np.exp(-np.maximum(age_days, 0.0) / tau))
 
 
 def strength(days_since_access: np.ndarray, importance: np.ndarray) -> np.ndarray:
     """``0.95 ** (days / (0.5 + importance))`` (see the module docstring)."""
     stretch = IMPORTANCE_PIVOT + np.clip(importance, 0.0, 1.0)
-    return np.power(EBBINGHAUS_BASE, np.maximum(days_since_access, 0.0) / stretch)
+    return np.asarray(np.power(EBBINGHAUS_BASE, np.maximum(days_since_access, 0.0) / stretch))
 
 
 def run_decay(storage: StoragePort, settings: Settings, *,
@@ -94,8 +95,8 @@ def run_decay(storage: StoragePort, settings: Settings, *,
         with pacer.write() as session:
             rows = session.execute(
                 select(Memory.id, Memory.created_at, Memory.last_accessed_at,
-                       Memory.learned_at, Memory.category, Memory.importance, Memory.priority, Memory.tier,
-                       Memory.strength, Memory.freshness)
+                       Memory.learned_at, Memory.category, Memory.importance, Memory.priority,
+                       Memory.tier, Memory.strength, Memory.freshness)
                 .where(Memory.is_valid.is_(True), Memory.superseded_by.is_(None),
                        Memory.id > after)
                 .order_by(Memory.id).limit(pacer.size)).all()
@@ -106,16 +107,17 @@ def run_decay(storage: StoragePort, settings: Settings, *,
         after = rows[-1].id
 
 
-def _decay_page(session: Session, rows: list[Any], settings: Settings, now: datetime,
+def _decay_page(session: Session, rows: Sequence[Any], settings: Settings, now: datetime,
                 counts: dict[str, int]) -> None:
     half_lives = settings.decay_half_life_days
     general = half_lives.get("general", 30.0)
     stamp = now.timestamp()
     (ids, created_at, accessed_at, learned_at, category, importance, priority, tier,
-     old_strength, old_freshness) = (np.array(column) for column in zip(*rows))
+     old_strength, old_freshness) = (np.array(column) for column in zip(*rows, strict=True))
     created = np.fromiter((t.timestamp() for t in created_at), float, len(rows))
     last_used = np.fromiter(((a or learned or c).timestamp()
-                             for a, learned, c in zip(accessed_at, learned_at, created_at)),
+                             for a, learned, c in zip(accessed_at, learned_at, created_at,
+                                                      strict=True)),
                             float, len(rows))
     half_life = np.fromiter((half_lives.get(c, general) for c in category), float, len(rows))
     importance = importance.astype(np.float64)

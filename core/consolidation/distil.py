@@ -156,7 +156,8 @@ def _recheck_earlier(hearth: Hearth) -> int:
     if not written:  # nothing to check: the audit log records only a check that was made
         return 0
     wrong = [memory_id for memory_id, content, session_id in written
-             if _rests_on_assistant(content, _exchanges(hearth, session_id))]
+             if session_id is not None
+             and _rests_on_assistant(content, _exchanges(hearth, session_id))]
     with hearth.storage.write() as session:
         for memory_id in wrong:
             memory = session.get(Memory, memory_id)

@@ -11,7 +11,8 @@ Decisions (documented in docs/consolidation.md, "The dream cycle"):
 * **Backup first.** ``create_backup`` runs before any stage writes; its path is recorded.
 * **Resume, never redo.** A dream run still marked ``running`` while we hold the lock was
   killed: it is marked ``interrupted``. If the newest full run ended unfinished (killed,
-  cancelled, failed) and started less than ``RESUME_WINDOW`` ago, the stages it finished are carried over (recorded with ``resumed_from``) and not run again,
+  cancelled, failed) and started less than ``RESUME_WINDOW`` ago, the stages it finished are carried
+  over (recorded with ``resumed_from``) and not run again,
   because reflection is not safe to repeat within a night (a learning seen in "two runs"
   would be promoted by one night twice). Otherwise every stage runs again: each stage is
   idempotent, so nothing is duplicated. The stage that was cut short always runs again.
@@ -164,7 +165,8 @@ def load_pluggable(name: str) -> StageFn | None:
 
     def stage(hearth: Hearth, provider: LLMProvider, progress: StageProgress,
               cancel: CancelToken) -> dict[str, Any]:
-        return module.run(hearth, provider, progress=progress, cancel=cancel)
+        counts: dict[str, Any] = module.run(hearth, provider, progress=progress, cancel=cancel)
+        return counts
 
     return stage
 

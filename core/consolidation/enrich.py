@@ -48,7 +48,7 @@ class Entities(BaseModel):
     def _names(cls, values: list[str]) -> list[str]:
         """Each name once, trimmed, at most ``NAME_CHARS``, no quotes (the grammar's rule,
         enforced here too for providers that ignore patterns)."""
-        cleaned = []
+        cleaned: list[str] = []
         for value in values:
             name = " ".join(str(value).replace('"', " ").replace("\\", " ").split())
             if name and name.lower() not in {seen.lower() for seen in cleaned}:

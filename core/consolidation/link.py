@@ -37,12 +37,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
-from sqlalchemy import bindparam, delete, insert, or_, select, update
+from sqlalchemy import Table, bindparam, delete, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from core.config import Settings
+from core.storage.affected import affected
 from core.storage.orm import Memory, MemoryEdge, utcnow
 from core.storage.pacing import WritePacer
 from core.storage.port import IndexedKind, StoragePort, batched
@@ -61,7 +63,7 @@ FIRST_WRITE = 256
 WEIGHT_EPSILON = 1e-6
 SEED = 20261122
 
-_EDGES = MemoryEdge.__table__
+_EDGES = cast(Table, MemoryEdge.__table__)
 _SET_WEIGHT = update(_EDGES).where(_EDGES.c.id == bindparam("e_id")).values(
     weight=bindparam("e_weight"))
 
@@ -86,7 +88,8 @@ def normalised(matrix: np.ndarray) -> np.ndarray:
     """``matrix`` with unit rows, divided in place (a copy of 100k vectors is 154 MB). The
     embedder already normalises; this guards vectors from other sources."""
     norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))[:, None]  # no n x d temporary
-    return np.divide(matrix, np.where(norms == 0, 1.0, norms), out=matrix)
+    np.divide(matrix, np.where(norms == 0, 1.0, norms), out=matrix)
+    return matrix
 
 
 def nearest_neighbours(matrix: np.ndarray, k: int, floor: float, *,
@@ -141,7 +144,7 @@ def _kmeans(matrix: np.ndarray, clusters: int) -> np.ndarray:
     rng = np.random.default_rng(SEED)
     sample = matrix[np.sort(rng.choice(matrix.shape[0], min(KMEANS_SAMPLE, matrix.shape[0]),
                                        replace=False))]
-    centroids = sample[rng.choice(sample.shape[0], clusters, replace=False)].copy()
+    centroids: np.ndarray = sample[rng.choice(sample.shape[0], clusters, replace=False)].copy()
     for _ in range(KMEANS_ITERATIONS):
         labels = _assign(sample, centroids)
         sums = np.zeros_like(centroids)
@@ -207,7 +210,7 @@ def run_link(storage: StoragePort, settings: Settings, *,
             raise LinkCancelled("Linking was cancelled.")
         wanted = {(int(ids[row]), int(ids[j])): float(s)
                   for row in rows
-                  for j, s in zip(found.index[row], found.similarity[row]) if j >= 0}
+                  for j, s in zip(found.index[row], found.similarity[row], strict=True) if j >= 0}
         counts["edges"] += len(wanted)
         with pacer.write() as session:
             replace_edges(session, ids[rows.start:rows.stop].tolist(), wanted, KIND, counts)
@@ -250,4 +253,4 @@ def drop_edges_of_invalid(session: Session, kind: str) -> int:
     result = session.execute(delete(MemoryEdge).where(
         MemoryEdge.kind == kind,
         or_(MemoryEdge.from_id.in_(gone), MemoryEdge.to_id.in_(gone))))
-    return int(result.rowcount or 0)
+    return affected(result) or 0

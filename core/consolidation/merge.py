@@ -99,7 +99,8 @@ def _stale_vectors(hearth: Hearth, rule: ClusterRule) -> tuple[np.ndarray, np.nd
     with storage.read() as session:
         stale = np.array(session.scalars(select(Memory.id).where(
             Memory.tier == MemoryTier.RECALL.value, Memory.is_valid.is_(True),
-            Memory.superseded_by.is_(None), Memory.freshness < hearth.settings.merge_stale_freshness,
+            Memory.superseded_by.is_(None),
+            Memory.freshness < hearth.settings.merge_stale_freshness,
             Memory.priority != Priority.HIGHEST.value).order_by(Memory.id)).all(),
             dtype=np.int64)
         if stale.size < rule.min_cluster:
@@ -178,7 +179,7 @@ def _summary_row(text: str, originals: Sequence[Memory]) -> Memory:
     most common category, the highest importance, the people/places/topics of all."""
     namespaces = [memory.namespace.split("/") for memory in originals]
     common: list[str] = []
-    for parts in zip(*namespaces):
+    for parts in zip(*namespaces, strict=False):
         if len(set(parts)) != 1:
             break
         common.append(parts[0])

@@ -108,7 +108,7 @@ class ProcessorOutput(BaseModel):
     @field_validator("updated_scaffold")
     @classmethod
     def _normalised_and_bounded(cls, scaffold: dict[str, Any]) -> dict[str, Any]:
-        unwrapped = unwrap_stringified(scaffold)
+        unwrapped: dict[str, Any] = unwrap_stringified(scaffold)
         depth = nesting_depth(unwrapped)
         if depth > SCAFFOLD_MAX_DEPTH:
             raise ValueError(f"the scaffold nests {depth} levels deep; use at most "

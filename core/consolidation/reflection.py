@@ -7,7 +7,8 @@ small models handle the marker format better than one big schema), and applies w
 ``reflection_parse`` could read:
 
 * the profile: accepted only when it looks like one (see ``reflection_parse``), capped at
-  550 words by cutting every section proportionally (``core.knowledge.profile.cap_words``), saved as a
+  550 words by cutting every section proportionally (``core.knowledge.profile.cap_words``), saved as
+  a
   new version only when it changed; the run returns the unified diff;
 * facts: through ``FactService.remember(source="reflection")`` (unchanged values are
   skipped, changed ones keep their history). **User-stated facts win**: a fact whose current

@@ -9,7 +9,8 @@ ones 0.79 and up; the band sits between the noise and the kNN floor (0.70).
 
 Each run samples ``ANCHORS`` anchor memories (seeded), takes each anchor's most similar
 in-band distant partner that is not already linked, and keeps the ``EDGES_PER_RUN`` most
-similar of those pairs, at most ``PER_MEMORY`` per memory. The edge goes from the lower id to the higher (an association has
+similar of those pairs, at most ``PER_MEMORY`` per memory. The edge goes from the lower id to the
+higher (an association has
 no direction), with weight ``WEIGHT_SCALE x cosine`` (at most 0.27, below every kNN edge)
 so recall trusts it less. Pairs are upserted: the same seed proposes the same pairs and a
 rerun adds nothing; another seed may add up to ``EDGES_PER_RUN`` more.
@@ -84,7 +85,7 @@ def _proposals(matrix: np.ndarray, anchors: np.ndarray, namespaces: np.ndarray,
         value = scores[np.arange(anchors.size), column]
         better = value > best_s
         best[better], best_s[better] = start + column[better], value[better]
-    found = [(int(a), int(b), float(s)) for a, b, s in zip(anchors, best, best_s)
+    found = [(int(a), int(b), float(s)) for a, b, s in zip(anchors, best, best_s, strict=True)
              if b >= 0 and np.isfinite(s)]
     chosen: dict[tuple[int, int], tuple[int, int, float]] = {}
     degree: dict[int, int] = {}
@@ -113,7 +114,7 @@ def _linked_cells(linked: set[tuple[int, int]], ids: np.ndarray,
                 cells.append((position[mine], row))
     if not cells:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    rows, columns = zip(*cells)
+    rows, columns = zip(*cells, strict=True)
     return np.array(rows, dtype=np.int64), np.array(columns, dtype=np.int64)
 
 

@@ -96,7 +96,7 @@ def _turn(row: Any, source: Literal["recent", "relevant"] = "recent",
 
 
 def _session_rows(session_id: str, after_id: int,
-                  exclude_id: int | None) -> Select:  # type: ignore[type-arg]
+                  exclude_id: int | None) -> Select[int, str, str, datetime]:
     query = select(Interaction.id, Interaction.user_message, Interaction.agent_response,
                    Interaction.created_at).where(Interaction.session_id == session_id,
                                                  Interaction.id > after_id)
@@ -120,7 +120,7 @@ def uncompacted_tokens(session: Session, session_id: str, after_id: int,
         func.coalesce(func.sum(func.length(rows.c.user_message)
                                + func.length(rows.c.agent_response)), 0),
         func.count())).one()
-    return tokens_for_chars(int(chars)) + 2 * MESSAGE_OVERHEAD_TOKENS * count
+    return tokens_for_chars(int(chars)) + 2 * MESSAGE_OVERHEAD_TOKENS * int(count)
 
 
 def within_budget(turns: Iterable[HistoryTurn], budget_tokens: int) -> list[HistoryTurn]:

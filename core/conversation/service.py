@@ -28,7 +28,8 @@ row is reused, so the new reply replaces the old one everywhere (the transcript,
 full-text index, whose trigger also drops the row's stale vector for the backfill to redo,
 and the summary written when the chat closes) and its old context log goes. The learner is
 told again only when the message was edited: learning reads the user's words (the reply is
-only context), so a regenerated reply must not make Hearth learn the same message twice. The listener and the access marking cannot break a turn. Exclusions are
+only context), so a regenerated reply must not make Hearth learn the same message twice. The
+listener and the access marking cannot break a turn. Exclusions are
 read from ``hearth.settings`` at every turn, so a term added while Hearth runs applies at
 once. One turn per session at a time. While the reply is produced the exchange is claimed
 by this process (``core.home.liveness``): if the process is killed, the next ``Hearth.open``
@@ -75,6 +76,7 @@ from core.learning.exclusions import ExclusionGate
 from core.home.liveness import INTERACTION, Claim, claim_new_row
 from core.llm import CancelToken, LLMCancelled, LLMProvider, Message, ToolCall
 from core.knowledge.notes import SUMMARY_PREFIX
+from core.storage.affected import affected
 from core.storage.orm import (
     AuditEntry,
     ChatSession,
@@ -339,14 +341,14 @@ class ConversationService:
         with self._hearth.storage.write() as session:
             self._require_session(session, session_id)
             exchange_ids = select(Interaction.id).where(Interaction.session_id == session_id)
-            logs = session.execute(delete(ContextLog).where(
+            logs = affected(session.execute(delete(ContextLog).where(
                 (ContextLog.session_id == session_id)
-                | ContextLog.interaction_id.in_(exchange_ids))).rowcount
-            summaries = session.execute(delete(Note).where(
+                | ContextLog.interaction_id.in_(exchange_ids))))
+            summaries = affected(session.execute(delete(Note).where(
                 Note.session_id == session_id,
-                Note.title.startswith(SUMMARY_PREFIX, autoescape=True))).rowcount
-            exchanges = session.execute(delete(Interaction).where(
-                Interaction.session_id == session_id)).rowcount
+                Note.title.startswith(SUMMARY_PREFIX, autoescape=True))))
+            exchanges = affected(session.execute(delete(Interaction).where(
+                Interaction.session_id == session_id)))
             session.execute(delete(ChatSession).where(ChatSession.id == session_id))
             removed = SessionDeletion(exchanges, logs, summaries)
             session.add(AuditEntry(

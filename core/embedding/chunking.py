@@ -357,7 +357,8 @@ def embed_documents_with_chunks(embedder: Embedder, texts: Sequence[str], *,
     workers stay busy. A text's whole-text vector is ``embed_documents([text])``, unless
     ``views`` gives it views: then it is their normalised mean and the text itself is not
     embedded (an imported turn, ``core.transfer.turn_views``), and the text, a turn of a
-    conversation, gets its sentence windows. ``progress`` counts texts (views and windows are weighted in), ``cancel``
+    conversation, gets its sentence windows. ``progress`` counts texts (views and windows are
+    weighted in), ``cancel``
     stops as ``Embedder.embed_documents`` does.
     """
     if isinstance(texts, str):

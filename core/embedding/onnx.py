@@ -151,13 +151,14 @@ class OnnxEmbedder:
             raise TypeError("token_offsets takes one string")
         cleaned = _SURROGATE.sub("\ufffd", text)
         starts = _slice_starts(cleaned)
-        slices = [cleaned[start:end] for start, end in zip(starts, [*starts[1:], len(cleaned)])]
+        slices = [cleaned[start:end]
+                  for start, end in zip(starts, [*starts[1:], len(cleaned)], strict=True)]
         # One ``encode`` of a long text holds the interpreter lock throughout (360 ms for a
         # 540 KB paste, a frozen window); ``encode_batch`` releases it. Slices end at
         # whitespace, where the tokenizer splits anyway, so the tokens are the same.
         encodings = self._load().untruncated.encode_batch(slices, add_special_tokens=False)
         return [(start + begin, start + end)
-                for start, encoding in zip(starts, encodings)
+                for start, encoding in zip(starts, encodings, strict=True)
                 for begin, end in encoding.offsets]
 
     def embed_documents(

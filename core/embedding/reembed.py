@@ -4,7 +4,8 @@ Used by ``hearth reembed``, after an import (exports carry no vectors), after a 
 change, and once after the upgrade that added the windows of long texts (rows that may be
 long are queued then; see ``core.storage.sqlite.search``). Long texts get their further
 windows here as on every other write (``core.embedding.chunking``), in the transaction that
-stores their whole-text vector, and imported turns their views (``core.transfer.turn_views``). It is resumable by construction: it asks the search index
+stores their whole-text vector, and imported turns their views (``core.transfer.turn_views``). It is
+resumable by construction: it asks the search index
 for "rows whose embedding is missing or from another model", embeds one batch outside any
 transaction, and commits that batch before taking the next. An interrupted run (cancel,
 crash, power cut) loses at most one batch, and the next run picks up exactly what is still
@@ -26,7 +27,7 @@ from core.transfer.turn_views import views_from_store
 DEFAULT_BATCH_SIZE = 64
 
 # The ORM model behind each indexed kind; each has an ``embedding_model`` column.
-INDEXED_MODELS = {
+INDEXED_MODELS: dict[IndexedKind, type[Memory | Note | Interaction | UserFact]] = {
     IndexedKind.MEMORY: Memory,
     IndexedKind.NOTE: Note,
     IndexedKind.INTERACTION: Interaction,

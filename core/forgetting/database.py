@@ -36,6 +36,7 @@ from core.knowledge.facts import normalise_key
 from core.forgetting.matching import ValueMatcher, is_distinctive
 from core.forgetting.places import PLACES, Place
 from core.embedding.reembed import backfill_embeddings
+from core.storage.affected import affected
 from core.storage.orm import (
     AuditEntry,
     Base,
@@ -266,7 +267,7 @@ def delete_fact(session: Session, key: str) -> int:
     """Delete the fact (its history cascades) and the events that carried it; returns how
     many events went."""
     session.execute(delete(UserFact).where(UserFact.key == key))
-    return session.execute(delete(ContextEvent).where(_fact_events(key))).rowcount or 0
+    return affected(session.execute(delete(ContextEvent).where(_fact_events(key)))) or 0
 
 
 # --- re-embedding ----------------------------------------------------------------------------
@@ -317,7 +318,8 @@ def _turns_beside(session: Session, memory_ids: set[Any]) -> set[Any]:
         Memory.session_id.in_(sessions), Memory.source == IMPORTED_SOURCE)))
 
 
-def _indexed_texts(session: Session, place: Place, ids: Sequence[Any]) -> dict[Any, tuple]:
+def _indexed_texts(session: Session, place: Place, ids: Sequence[Any]
+                   ) -> dict[Any, tuple[Any, ...]]:
     """The indexed columns (``INDEXED_COLUMNS``) of these rows, by id."""
     assert place.kind is not None
     table = Base.metadata.tables[place.table]

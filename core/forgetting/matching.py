@@ -103,7 +103,7 @@ class ValueMatcher:
     # --- text ----------------------------------------------------------------------------
 
     def found(self, text: str | None) -> bool:
-        return bool(text) and self._regex is not None and self._regex.search(text) is not None
+        return bool(text and self._regex is not None and self._regex.search(text) is not None)
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Where the values are in ``text``, as (start, end) character offsets."""

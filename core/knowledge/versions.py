@@ -55,6 +55,7 @@ def append_version(storage: StoragePort, newest: Callable[[Session], Version | N
     return version
 
 
-def newest_version(session: Session, model: type[Any]) -> Any:
+def newest_version(session: Session, model: type[Version]) -> Version | None:
     """The current version of a versioned tier (its newest row), or None before the first."""
-    return session.scalars(select(model).order_by(model.id.desc()).limit(1)).first()
+    mapped: Any = model  # the ORM class: its ``id`` is a column here, not an int
+    return session.scalars(select(model).order_by(mapped.id.desc()).limit(1)).first()

@@ -43,6 +43,7 @@ import queue
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from datetime import timedelta
 from typing import Literal
 
@@ -188,7 +189,7 @@ class LearningPipeline:
                 self._queue_exchange(interaction_id, session_id)
                 queued += 1
         for session_id in quiet:
-            self._submit(lambda session_id=session_id: self._close_session(session_id))
+            self._submit(partial(self._close_session, session_id))
         if queued or quiet:
             log.info("resuming learning left unfinished: %d exchanges, %d chats to close",
                      queued, len(quiet))
@@ -377,7 +378,7 @@ class LearningPipeline:
         if change.action == "unchanged":
             self._count(facts_unchanged=1)
             return False
-        self._count(**{f"facts_{change.action}": 1})
+        self._count(**{f"facts_{change.action}": 1})  # type: ignore[arg-type]  # counter names only
         add_event(self._hearth.storage, "fact", f"{change.key}: {change.new_value}", {
             "source": "explicit_rule" if candidate.source == "user" else "extraction",
             "rule": candidate.rule, "correction": candidate.is_correction,
@@ -393,7 +394,7 @@ class LearningPipeline:
         self._last_fact_key.pop(session_id, None)
         counts = close_session(self._hearth, session_id, lambda: self._provider,
                                cancel=self._stopping)
-        self._count(**counts)
+        self._count(**counts)  # type: ignore[arg-type]  # counter names only
 
 
 def close_session(hearth: Hearth, session_id: str, provider: ProviderSource, *,

@@ -42,7 +42,8 @@ as the library allows, with no TCP port at all where the platform allows and not
 disk however the process ends: on Linux it listens on an abstract Unix socket
 (``@hearth-llm-<pid>-<random>.sock``: a name with no file, gone with the socket, so a
 SIGKILL leaves nothing behind; having no file, it has no file permissions either, so the
-key below is what keeps other local users out, as on loopback); on other POSIX systems on a Unix socket inside a private
+key below is what keeps other local users out, as on loopback); on other POSIX systems on a Unix
+socket inside a private
 (0700) temporary folder ``hearth-llm-<pid>-…``, removed on close, and by the next load when
 its process was killed; elsewhere on 127.0.0.1 on a random port. Every endpoint except
 ``/health`` requires a random API key that lives only in memory. The web UI and the slots
@@ -183,7 +184,7 @@ class EmbeddedProvider:
         self._threads = threads
         self._lock = threading.Lock()
         self._server: Any | None = None
-        self._cleanup: weakref.finalize | None = None
+        self._cleanup: weakref.finalize[..., Any] | None = None
         self._running: dict[threading.Event, threading.Thread] = {}
 
     @classmethod

@@ -250,7 +250,7 @@ def _combine(text: str, found: list[_Found]) -> Any:
         return _NOTHING
     if len(found) == 1:
         return found[0].value
-    gaps = (text[a.end:b.start] for a, b in zip(found, found[1:]))
+    gaps = (text[a.end:b.start] for a, b in zip(found, found[1:], strict=False))
     if all(not gap.strip(" \t\r\n,") for gap in gaps):
         return [item.value for item in found]
     longest = max(found, key=lambda item: item.end - item.start)

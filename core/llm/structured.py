@@ -83,6 +83,7 @@ def ask_structured(provider: LLMProvider, messages: Sequence[Message], output: t
                          f"(got {max_tokens}, {retries})")
     schema = json_schema_for(output)
     conversation = list(messages)
+    error: str | None
     raw, error, attempts = "", "no request was made", 0
     for _ in range(1 + retries):
         if cancel is not None and cancel.cancelled:
@@ -142,7 +143,8 @@ def json_schema_for(output: type[BaseModel]) -> dict[str, Any]:
     """
     schema = output.model_json_schema()
     definitions = schema.pop("$defs", {})
-    return _inline(schema, definitions, ())
+    inlined: dict[str, Any] = _inline(schema, definitions, ())
+    return inlined
 
 
 def summarise_validation_error(error: ValidationError) -> str:

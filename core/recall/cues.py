@@ -114,7 +114,7 @@ def date_ranges(question: str, now: datetime) -> list[DateRange]:
 def _span(parts: dict[str, str | None], now: datetime) -> DateRange | None:
     if parts.get("y"):
         return _day_span(int(parts["y"] or 0), int(parts["m"] or 0), int(parts["d"] or 0))
-    year = int(parts["year"]) if parts.get("year") else None
+    year = int(parts["year"] or 0) if parts.get("year") else None
     month_name = (parts.get("month") or "").lower().rstrip(".")
     if not month_name:
         if year is None:

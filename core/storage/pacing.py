@@ -26,7 +26,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import TypeVar, overload
 
 from sqlalchemy.orm import Session
 
@@ -68,6 +68,11 @@ class WritePacer:
         """Start sizing afresh, for work with another cost per item (the next table); the
         pause after the last transaction still applies."""
         self._size = max(1, min(first_size, self._max_size))
+
+    @overload
+    def slices(self, items: range) -> Iterator[range]: ...
+    @overload
+    def slices(self, items: Sequence[T]) -> Iterator[Sequence[T]]: ...
 
     def slices(self, items: Sequence[T]) -> Iterator[Sequence[T]]:
         """Consecutive slices of ``items``, each as long as ``size`` is when it is taken:

@@ -46,7 +46,8 @@ def document_text(kind: IndexedKind, fields: Sequence[str | None]) -> str:
     """The text embedded for a row, from its ``INDEXED_COLUMNS`` in order.
 
     One definition for every writer and the backfill, so a row's vector never depends on
-    which path embedded it. Facts read as "favourite colour: green" rather than "favourite_colour green", which
+    which path embedded it. Facts read as "favourite colour: green" rather than "favourite_colour
+    green", which
     embeds closer to how people ask about them.
     """
     values = [value or "" for value in fields]

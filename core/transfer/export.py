@@ -42,12 +42,12 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, NotRequired
 
 from pydantic import ConfigDict, Field, Strict, StringConstraints, TypeAdapter, ValidationError
 from sqlalchemy import JSON, Column, Table, UniqueConstraint, bindparam, exc, insert, select, update
 from sqlalchemy.orm import Session
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from core.embedding import CancelCheck, Embedder, ProgressCallback
 from core.errors import InvalidInputError, translated_os_errors
@@ -207,8 +207,8 @@ def _rows_adapter(table_name: str, older: bool) -> TypeAdapter[list[Row]]:
                             if older and _may_be_absent(column) else _column_type(column))
               for column in exported_columns(table)}
     row = TypedDict(f"{table_name}_row", fields)  # type: ignore[misc]  # built at run time
-    row.__pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[attr-defined]
-    return TypeAdapter(list[row])
+    row.__pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[attr-defined]  # pydantic reads it
+    return TypeAdapter(list[row])  # type: ignore[arg-type]  # a row type built at run time
 
 
 def _may_be_absent(column: Column[Any]) -> bool:
@@ -232,7 +232,7 @@ def _column_type(column: Column[Any]) -> Any:
         kind = Annotated[str, Strict(), StringConstraints(max_length=length)]
     else:
         kind = Annotated[column.type.python_type, Strict()]
-    return Optional[kind] if column.nullable else kind
+    return kind | None if column.nullable else kind
 
 
 def _json_shape(column: Column[Any]) -> Any:
@@ -320,7 +320,7 @@ def _self_references(table: Table) -> list[str]:
             if any(fk.column.table is table for fk in column.foreign_keys)]
 
 
-def _is_exported(stored: Mapping[str, Any], wanted: Row, late: Sequence[str]) -> bool:
+def _is_exported(stored: Mapping[Any, Any], wanted: Row, late: Sequence[str]) -> bool:
     """Whether a stored row is the export's own (its ``late`` self-references may still be
     unset, if the import stopped between its two passes)."""
     return all(stored[name] == wanted[name] or (name in late and stored[name] is None)

@@ -108,8 +108,8 @@ def _consistency_problems(transcript: TranscriptIn) -> list[str]:
     times that fit a datetime."""
     problems = []
     conversation = transcript.conversation_id
-    sessions = {}
-    turns = {}
+    sessions: dict[str, str] = {}
+    turns: dict[str, str] = {}
     for s_index, session in enumerate(transcript.sessions):
         where = f"sessions[{s_index}].session_id"
         if session.session_id in sessions:
@@ -264,6 +264,7 @@ def _write_sessions_and_interactions(
             for external_id, row_id in session.execute(
                     select(Interaction.external_id, Interaction.id)
                     .where(Interaction.external_id.in_(chunk))):
+                assert external_id is not None  # it matched the IN list
                 ids[by_external[external_id].turn.turn_id] = row_id
     return created, ids
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -79,7 +80,7 @@ def views_from_store(session: Session, memory_ids: Iterable[int]) -> dict[int, t
     return views
 
 
-def _spoken(content: str, origin: dict | None, started: datetime) -> SpokenTurn:
+def _spoken(content: str, origin: dict[str, Any] | None, started: datetime) -> SpokenTurn:
     """The turn as imported: its speaker and text (the content is ``speaker: text``)."""
     speaker = str((origin or {}).get("speaker") or "")
     text = content.removeprefix(f"{speaker}: ") if speaker else content

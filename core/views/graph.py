@@ -14,11 +14,13 @@ are those with both ends among the chosen memories, of every kind (``knn`` from 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 import numpy as np
-from sqlalchemy import and_, func, or_, select, true
+from sqlalchemy import ColumnElement, and_, func, or_, select, true
 from sqlalchemy.orm import Session, aliased
 
 from core.storage.orm import Memory, MemoryEdge
@@ -130,7 +132,7 @@ class NodeDetails:
     neighbours: tuple[Neighbour, ...]
 
 
-def _is_valid():  # noqa: ANN202 (a SQL expression)
+def _is_valid() -> ColumnElement[bool]:
     return and_(Memory.is_valid.is_(True), Memory.superseded_by.is_(None))
 
 
@@ -160,17 +162,17 @@ def load_graph(storage: StoragePort, *, limit: int = DEFAULT_LIMIT,
     return _pack(nodes, edges, int(total))
 
 
-def _pack(nodes: list, edges: list, total: int) -> GraphSnapshot:
-    columns = list(zip(*nodes)) if nodes else [()] * 7
+def _pack(nodes: Sequence[Any], edges: Sequence[Any], total: int) -> GraphSnapshot:
+    columns = list(zip(*nodes, strict=True)) if nodes else [()] * 7
     ids = np.asarray(columns[0], dtype=np.int64)
-    ends = list(zip(*edges)) if edges else [()] * 4
+    ends = list(zip(*edges, strict=True)) if edges else [()] * 4
     from_ids = np.asarray(ends[0], dtype=np.int64)
     to_ids = np.asarray(ends[1], dtype=np.int64)
     inside = np.isin(to_ids, ids)
     # ``ids`` is sorted (ORDER BY id), so searchsorted maps memory ids to positions.
     source = np.searchsorted(ids, from_ids[inside]).astype(np.int32)
     target = np.searchsorted(ids, to_ids[inside]).astype(np.int32)
-    kinds = Codes.of([kind for kind, keep in zip(ends[3], inside) if keep])
+    kinds = Codes.of([kind for kind, keep in zip(ends[3], inside, strict=True) if keep])
     weight = np.asarray(ends[2], dtype=np.float32)[inside]
     return GraphSnapshot(
         ids=ids,

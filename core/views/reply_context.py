@@ -96,7 +96,7 @@ def reply_context(storage: StoragePort, interaction_id: int) -> list[UsedItem] |
 def _describe(session: Session, item: dict[str, Any], replied_at: datetime,
               session_id: str | None, chat: ChatSession | None) -> UsedItem:
     kind, item_id = str(item["type"]), item.get("id")
-    base = {"kind": kind, "id": item_id, "score": item.get("score"),
+    base: dict[str, Any] = {"kind": kind, "id": item_id, "score": item.get("score"),
             "tokens": int(item.get("tokens") or 0)}
     if kind == "compaction_summary":
         text = (chat.compaction_summary or "") if chat is not None else ""

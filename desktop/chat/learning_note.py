@@ -14,6 +14,8 @@ and is attached when the page shows the replies (``attach_waiting``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
@@ -100,8 +102,8 @@ class LearningNote(QFrame):
             return
         self.items = items
         while (child := self._layout.takeAt(0)) is not None:
-            if child.widget() is not None:
-                child.widget().deleteLater()
+            if (widget := child.widget()) is not None:
+                widget.deleteLater()
         for item in items:
             self._layout.addWidget(self._row(item))
         self.setVisible(bool(items))
@@ -222,7 +224,7 @@ class LearningNotes(QObject):
                 note = LearningNote(reply)
                 note.undo_requested.connect(self._undo)
                 note.edit_requested.connect(self._edit)
-                reply.layout().addWidget(note)
+                reply.column.addWidget(note)
             note.show_items(self._notes.get(interaction_id, ()))
             self._waiting.discard(interaction_id)
         if self._waiting and self._transcript.loading:
@@ -256,8 +258,8 @@ class LearningNotes(QObject):
 
         def save(_task: Task) -> None:
             known = facts.get(item.key)
-            facts.remember(item.key, value, source="user",
-                           **({"category": known.category} if known is not None else {}))
+            kept: dict[str, Any] = {"category": known.category} if known is not None else {}
+            facts.remember(item.key, value, source="user", **kept)
 
         self._ctx.workers.start(
             "Saving your correction", save,

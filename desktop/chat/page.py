@@ -330,7 +330,7 @@ class ChatPage(Page):
                 self._show_chat(None)  # the open chat is gone (deleted elsewhere)
             return
         self._mark_in_list(row)
-        if wanted != self.current_session:
+        if wanted is not None and wanted != self.current_session:
             self.open_session(wanted)
 
     def _mark_in_list(self, row: int) -> None:
@@ -460,7 +460,8 @@ class ChatPage(Page):
             self._chats_changed(result.changes)
             self.ctx.hub.status_message.emit(
                 f"Deleted “{info.title or UNTITLED}” ({count(removed.exchanges, 'exchange')}, "
-                f"{count(removed.summaries, 'summary', 'summaries')}). Facts learned from it are still in Facts.")
+                f"{count(removed.summaries, 'summary', 'summaries')}). "
+                "Facts learned from it are still in Facts.")
 
         self.run("Deleting the chat", lambda _task: chats.delete(assistant, session_id),
                  deleted, writes=True)

@@ -114,7 +114,7 @@ class MessageView(QFrame):
         header.addWidget(self.meta)
         header.addStretch(1)
         self.header = header
-        layout = QVBoxLayout(self)
+        self.column = layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
         layout.setSpacing(2)
         layout.addLayout(header)
@@ -134,9 +134,9 @@ class UserMessage(MessageView):
         super().__init__("You", local_time(when or datetime.now().astimezone()), parent)
         self.setObjectName("user-message")
         self.full_text = text
-        self.actions = MessageActions(lambda: self.full_text, again="Edit",
+        self.message_actions = MessageActions(lambda: self.full_text, again="Edit",
                                       again_tip="Change this message and send it again")
-        self.header.addWidget(self.actions)
+        self.header.addWidget(self.message_actions)
         self.setAutoFillBackground(True)
         self.setBackgroundRole(QPalette.ColorRole.AlternateBase)
         self.setFrameShape(QFrame.Shape.StyledPanel)
@@ -146,7 +146,7 @@ class UserMessage(MessageView):
             more = QLabel(f"… and {len(text) - DISPLAY_CHARS:,} more characters (all of it "
                           "was sent and saved).")
             more.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-            self.layout().addWidget(more)
+            self.column.addWidget(more)
 
 
 class SpokenTurn(MessageView):
@@ -176,9 +176,9 @@ class ReplyMessage(MessageView):
         self._markdown = ""
         self.code_texts: list[str] = []
         """The code blocks shown, for their "Copy code" links (``code_copy``)."""
-        self.actions = MessageActions(lambda: self._markdown, again="Regenerate",
+        self.message_actions = MessageActions(lambda: self._markdown, again="Regenerate",
                                       again_tip="Write this reply again")
-        self.header.addWidget(self.actions)
+        self.header.addWidget(self.message_actions)
         self.body.setOpenLinks(False)  # links are followed here: some are "Copy code"
         self.body.anchorClicked.connect(self._follow_link)
         self._render_timer = QTimer(self)
@@ -201,12 +201,12 @@ class ReplyMessage(MessageView):
         self.activity.setWordWrap(True)
         self.activity.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.activity.setVisible(False)
-        self.layout().insertWidget(1, self.activity)
+        self.column.insertWidget(1, self.activity)
         footer = QHBoxLayout()
         footer.addWidget(self.footer, 1)  # a long failure note gets the whole line...
         footer.addStretch(0)  # ...and with no note, "Why?" still sits on the right
         footer.addWidget(self.why_button)
-        self.layout().addLayout(footer)
+        self.column.addLayout(footer)
 
     @property
     def markdown(self) -> str:
@@ -398,7 +398,7 @@ class Transcript(QScrollArea):
                  and reply.status != "pending")  # still being answered (elsewhere)
         for message in self.messages:
             if isinstance(message, (UserMessage, ReplyMessage)):
-                message.actions.offer_again(ready and message in (user, reply))
+                message.message_actions.offer_again(ready and message in (user, reply))
 
     def start_reply(self, model: str, when: datetime | None = None) -> ReplyMessage:
         reply = self._connect(ReplyMessage(model, when))
@@ -407,11 +407,11 @@ class Transcript(QScrollArea):
 
     def _connect(self, reply: ReplyMessage) -> ReplyMessage:
         reply.why_requested.connect(self.why_requested)
-        reply.actions.again_requested.connect(lambda: self._regenerate(reply))
+        reply.message_actions.again_requested.connect(lambda: self._regenerate(reply))
         return reply
 
     def _connect_user(self, message: UserMessage) -> UserMessage:
-        message.actions.again_requested.connect(self._edit)
+        message.message_actions.again_requested.connect(self._edit)
         return message
 
     def _regenerate(self, reply: ReplyMessage) -> None:

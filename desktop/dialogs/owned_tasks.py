@@ -9,6 +9,8 @@ outcome to the status bar).
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QObject, Signal
 
 from desktop.workers import Job, Task, Workers
@@ -22,9 +24,9 @@ class OwnedTasks(QObject):
         self._workers = workers
         self._tasks: set[Task] = set()
 
-    def start(self, name: str, job: Job, **callbacks: object) -> Task:
+    def start(self, name: str, job: Job, **callbacks: Any) -> Task:
         """``Workers.start`` (same callbacks), remembering the task until it finishes."""
-        task = self._workers.start(name, job, **callbacks)  # type: ignore[arg-type]
+        task = self._workers.start(name, job, **callbacks)
         self._tasks.add(task)
         task.finished.connect(self._finished)
         return task

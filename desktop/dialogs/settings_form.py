@@ -10,7 +10,7 @@ half-applies the others.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, SupportsInt, cast
 
 from annotated_types import Ge, Gt, Le, Lt
 from pydantic_core import ValidationError  # pydantic's own class, imported where it lives:
@@ -87,13 +87,13 @@ def spin_box(field: str, *, suffix: str = "", step: int = 1, maximum: int = 1_00
     low, high = 0, maximum
     for rule in Settings.model_fields[field].metadata:
         if isinstance(rule, Ge):
-            low = int(rule.ge)
+            low = int(cast(SupportsInt, rule.ge))
         elif isinstance(rule, Gt):
-            low = int(rule.gt) + 1
+            low = int(cast(SupportsInt, rule.gt)) + 1
         elif isinstance(rule, Le):
-            high = min(high, int(rule.le))
+            high = min(high, int(cast(SupportsInt, rule.le)))
         elif isinstance(rule, Lt):
-            high = min(high, int(rule.lt) - 1)
+            high = min(high, int(cast(SupportsInt, rule.lt)) - 1)
     box = QSpinBox()
     box.setRange(low, high)
     box.setSingleStep(step)

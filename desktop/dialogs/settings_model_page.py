@@ -5,7 +5,8 @@ that address, pulling another model, and the embedded model's GGUF file.
 The installed models are read from the address in the field, not the saved one, so the
 user can check a new address before saving it; a click on one picks it. When Ollama runs
 without the chosen model, the tab says so and offers what this window can do (pick an
-installed one, or Pull), and that Automatic answers with the embedded model until then. Saving a different provider, address or
+installed one, or Pull), and that Automatic answers with the embedded model until then. Saving a
+different provider, address or
 model rebuilds the assistant (``AppContext.save_settings``) without a restart.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHeaderView,
+    QLabel,
     QLineEdit,
     QPushButton,
     QTableView,
@@ -91,7 +93,7 @@ class ModelSection(SettingsSection):
         self.host.textEdited.connect(lambda _text: show_status(self.ollama_state, ""))
         self.add_row(form, "A&ddress:", beside(self.host, self.check_button), field="ollama_host",
                      help_text="Your own Ollama; Hearth sends nothing anywhere else.")
-        self.ollama_state = status_label()
+        self.ollama_state: QLabel = status_label()
         self.ollama_state.setObjectName("ollama-state")
         form.addRow(self.ollama_state)
         self.model = QComboBox()
@@ -100,7 +102,7 @@ class ModelSection(SettingsSection):
         self.add_row(form, "&Model:", self.model, field="ollama_model",
                      help_text="Pick an installed model or type the name of one to pull.")
         self.installed = InstalledModels()
-        sorted_models = QSortFilterProxyModel(self)
+        self.sorted_models = sorted_models = QSortFilterProxyModel(self)
         sorted_models.setSourceModel(self.installed)
         sorted_models.setSortRole(SORT_ROLE)
         self.table = QTableView()
@@ -223,8 +225,8 @@ class ModelSection(SettingsSection):
         show_status(self.ollama_state, "")
         self.set_error("ollama_host", f"{message} {hint}".strip())
 
-    def _use_row(self, index) -> None:  # noqa: ANN001 (a proxy index)
-        source = self.table.model().mapToSource(index)  # type: ignore[attr-defined]
+    def _use_row(self, index: QModelIndex) -> None:
+        source = self.sorted_models.mapToSource(index)
         name = self.installed.model_at(source.row()).name
         self.model.setEditText(name)
         self.puller.set_name(name)

@@ -153,7 +153,9 @@ class WelcomeDialog(QDialog):
         QTimer.singleShot(0, self._fit_now)
 
     def _fit_now(self) -> None:
-        self.resize(self.width(), self.layout().totalHeightForWidth(self.width()))
+        layout = self.layout()
+        assert layout is not None  # set in __init__
+        self.resize(self.width(), layout.totalHeightForWidth(self.width()))
 
     def done(self, result: int) -> None:
         """However it is closed, the welcome has been seen."""

@@ -107,7 +107,8 @@ class DetailsPanel(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.edges.activated.connect(
-            lambda index: self.neighbour_activated.emit(self.model.neighbour(index.row()).memory_id))
+            lambda index: self.neighbour_activated.emit(
+                self.model.neighbour(index.row()).memory_id))
         self.edges.setToolTip("Enter or double-click goes to that memory.")
         self.edges.setMinimumHeight(100)
         layout = QVBoxLayout(self)

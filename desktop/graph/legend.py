@@ -90,7 +90,7 @@ class CheckList(QListView):
                   if self._model.item(row).checkState() != Qt.CheckState.Checked}
         self._filling = True  # not blockSignals: the view must still hear of the new rows
         self._model.clear()
-        for name, count, swatch in zip(names, counts, icons):
+        for name, count, swatch in zip(names, counts, icons, strict=True):
             item = QStandardItem(f"{words(name)}  ({int(count):,})")
             item.setData(name)
             item.setCheckable(True)

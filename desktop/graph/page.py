@@ -163,7 +163,7 @@ class GraphPage(Page):
 
         self.colour_by.currentIndexChanged.connect(self._recolour)
         self.search.returnPressed.connect(self.run_search)
-        self.search.textChanged.connect(lambda text: text.strip() or self._clear_search())
+        self.search.textChanged.connect(self._search_edited)
         self.cap.editingFinished.connect(self._cap_changed)
         self.valid_only.toggled.connect(lambda _on: self.reload())
         self.fit_button.clicked.connect(self.view.fit)
@@ -203,7 +203,7 @@ class GraphPage(Page):
             key = layout_key(snapshot, LAYOUT)
             positions = cache.get(key)
             from_cache = positions is not None and positions.shape == (snapshot.node_count, 2)
-            if not from_cache:
+            if positions is None or not from_cache:
                 # A graph that changed a little keeps its picture: continue from it.
                 start = None if previous is None else carried_over(*previous, snapshot.ids)
                 try:
@@ -384,6 +384,10 @@ class GraphPage(Page):
         if drawn:  # recall's order: the best drawn match first
             self.view.centre_on(drawn[0])
             self.select_node(drawn[0])
+
+    def _search_edited(self, text: str) -> None:
+        if not text.strip():
+            self._clear_search()
 
     def _clear_search(self) -> None:
         self.view.set_matches(np.zeros(0, dtype=np.int64))

@@ -17,6 +17,7 @@ zoom (a label over a label helps no one).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import SupportsInt
 
 import numpy as np
 import pyqtgraph as pg
@@ -259,7 +260,7 @@ class GraphView(pg.PlotWidget):
         node_codes, valid = codes.codes[shown], snapshot.valid[shown]
         self._nodes.setData(
             pos=self._positions[shown], size=node_sizes(snapshot.importance[shown]),
-            brush=[brushes[(int(c), bool(v))] for c, v in zip(node_codes, valid)],
+            brush=[brushes[(int(c), bool(v))] for c, v in zip(node_codes, valid, strict=True)],
             pen=None, data=shown)
 
     def _draw_edges(self) -> None:
@@ -332,7 +333,7 @@ class GraphView(pg.PlotWidget):
 
     # --- events --------------------------------------------------------------------------
 
-    def _tip(self, x: float, y: float, data: object) -> str:  # noqa: ARG002 (pyqtgraph's call)
+    def _tip(self, x: float, y: float, data: SupportsInt) -> str:
         return self._label_of(int(data))
 
     def _clicked(self, _item: pg.ScatterPlotItem, points: list, _event: object) -> None:

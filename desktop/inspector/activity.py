@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
-from PySide6.QtGui import QColor, QFontDatabase
+from PySide6.QtGui import QColor, QFontDatabase, QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -279,11 +279,11 @@ class ActivityPage(InspectorPage):
 
     # --- visibility ----------------------------------------------------------------------------
 
-    def showEvent(self, event) -> None:  # noqa: ANN001, N802
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
         super().showEvent(event)
         self._poll.start()
 
-    def hideEvent(self, event) -> None:  # noqa: ANN001, N802
+    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802
         super().hideEvent(event)
         self._poll.stop()
 
@@ -398,12 +398,12 @@ class ActivityPage(InspectorPage):
         is selected (or the list was refreshed after a run), not on every poll."""
         shown = run is not None and reviewed(run)
         self.changes.setVisible(shown)
-        if not shown:
+        if run is None or not shown:
             self._changes_of = None
             return
-        if self._changes_of != run.id:  # type: ignore[union-attr]
-            self._changes_of = run.id  # type: ignore[union-attr]
-            self.changes.load(run.id)  # type: ignore[union-attr]
+        if self._changes_of != run.id:
+            self._changes_of = run.id
+            self.changes.load(run.id)
 
     def _run_finished(self) -> None:
         self._changes_of = None  # the selected run's changelog may be new

@@ -77,7 +77,7 @@ class InspectorPage(Page):
         if self.isVisible():
             self.reload()
 
-    def reload(self) -> Task:
+    def reload(self) -> Task | None:
         self._stale = False
         self._generation += 1
         generation = self._generation

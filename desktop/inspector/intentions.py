@@ -31,7 +31,8 @@ def due_text(item: FollowUp) -> str:
 
 
 STATUS_WORDS = {"open": "open", "resolved": "done", "dismissed": "dismissed"}
-"""An intention's status as the view says it (``core.knowledge.intentions`` stores the left side)."""
+"""An intention's status as the view says it (``core.knowledge.intentions`` stores the left
+side)."""
 
 INTENTION_COLUMNS: tuple[Column[FollowUp], ...] = (
     Column("Status", lambda item: STATUS_WORDS.get(item.status, item.status)),

@@ -80,7 +80,8 @@ def show_scalar(value: Any) -> str:
 
 @dataclass(eq=False)
 class Node:
-    """One entry. ``key`` is None for the root and for list items (shown as "item 1", "item 2", …)."""
+    """One entry. ``key`` is None for the root and for list items (shown as "item 1", "item 2",
+    …)."""
 
     key: str | None
     kind: str
@@ -149,7 +150,7 @@ class JsonTreeModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(row, column, owner.children[row])
 
-    def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
+    def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008 (Qt's overloads; a shared default index)
         if not index.isValid():
             return QModelIndex()
         owner = self.node(index).parent

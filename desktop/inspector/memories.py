@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QItemSelectionModel, QPoint, Qt, QTimer
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -234,7 +234,7 @@ class MemoriesPage(InspectorPage):
             return [self.model.record(row).id for row in rows]
         return [self.detail_pane.detail.id] if self.detail_pane.detail is not None else []
 
-    def _current_changed(self, current, _previous) -> None:  # noqa: ANN001
+    def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():
             self._load_detail(self.model.record(current.row()).id)
 

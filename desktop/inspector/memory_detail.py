@@ -13,7 +13,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import QUrl, Signal
+from PySide6.QtCore import QUrl, Signal, SignalInstance
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from core.operations.memories import (
@@ -58,7 +58,8 @@ def _preview(text: str) -> str:
 
 
 def _link(ref: MemoryRef) -> str:
-    state = "" if ref.state == Validity.VALID.value else f" <i>({escape(_state_word(ref.state))})</i>"
+    state = ("" if ref.state == Validity.VALID.value
+             else f" <i>({escape(_state_word(ref.state))})</i>")
     return (f'<a href="{LINK_SCHEME}:{ref.id}">#{ref.id}</a> {escape(_preview(ref.content))}'
             f"{state}")
 
@@ -280,9 +281,9 @@ class MemoryDetailPane(QWidget):
         if self.detail is not None:
             self.show_detail(self.detail, self._row)
 
-    def _request(self, signal: Signal) -> None:
+    def _request(self, signal: SignalInstance) -> None:
         if self.detail is not None:
-            signal.emit(self.detail.id)  # type: ignore[attr-defined]
+            signal.emit(self.detail.id)
 
     def _follow(self, url: QUrl) -> None:
         if url.toString() == DETAILS_LINK:

@@ -39,7 +39,7 @@ def _combo(all_label: str, values: list[str], words: dict[str, str],
 
 def _local_midnight(day: QDate) -> datetime:
     """The start of a calendar day in the user's time zone, as an aware datetime."""
-    naive = datetime.combine(day.toPython(), time())
+    naive = datetime(day.year(), day.month(), day.day())
     return naive.astimezone()
 
 
@@ -72,8 +72,10 @@ class MemoryFilterBar(QWidget):
         for label, days in TIME_CHOICES:
             self.period.addItem(label, days)
         today = QDate.currentDate()
-        self.since = QDateEdit(today.addDays(-30), calendarPopup=True)
-        self.until = QDateEdit(today, calendarPopup=True)
+        self.since = QDateEdit(today.addDays(-30))
+        self.since.setCalendarPopup(True)
+        self.until = QDateEdit(today)
+        self.until.setCalendarPopup(True)
         self.until_label = QLabel("to")
         for widget in (self.since, self.until_label, self.until):
             widget.hide()
@@ -82,9 +84,9 @@ class MemoryFilterBar(QWidget):
 
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        for widget in (self.types, self.tiers, self.namespace, self.validity, self.period,
-                       self.since, self.until_label, self.until):
-            layout.addWidget(widget)
+        for part in (self.types, self.tiers, self.namespace, self.validity, self.period,
+                     self.since, self.until_label, self.until):
+            layout.addWidget(part)
         layout.addStretch(1)
 
         for combo in (self.types, self.tiers, self.validity):

@@ -21,6 +21,6 @@ class Notice(QLabel):
         self.setText(f"{message} {hint}".strip())
         self.show()
 
-    def clear(self) -> None:  # type: ignore[override]
+    def clear(self) -> None:
         super().clear()
         self.hide()

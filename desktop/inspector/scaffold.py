@@ -7,7 +7,8 @@ Tab back to the key of the same row and open it again, so what the user typed as
 renamed the key.
 
 Changes stay in the tree until Save, which stores the whole tree as a new scaffold version
-from the user (``core.knowledge.scaffold.save_scaffold``); Revert drops them. While there are unsaved
+from the user (``core.knowledge.scaffold.save_scaffold``); Revert drops them. While there are
+unsaved
 changes a new version from the processor is not loaded over them: the view says one arrived,
 and Revert shows it.
 """

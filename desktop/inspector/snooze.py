@@ -5,6 +5,7 @@ core as aware datetimes."""
 from __future__ import annotations
 
 from datetime import datetime, time, timedelta
+from typing import cast
 
 from PySide6.QtCore import QDateTime
 from PySide6.QtWidgets import QDateTimeEdit, QDialog, QDialogButtonBox, QFormLayout, QWidget
@@ -47,4 +48,4 @@ class SnoozeDialog(QDialog):
         self.setMinimumWidth(340)
 
     def until(self) -> datetime:
-        return self.when.dateTime().toPython().astimezone()
+        return cast(datetime, self.when.dateTime().toPython()).astimezone()

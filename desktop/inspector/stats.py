@@ -31,7 +31,7 @@ VALID_ALPHA = 110
 """The "still valid" area under the growth line is a translucent version of the line."""
 
 
-def _day_seconds(days: list) -> np.ndarray:  # noqa: ANN001 (list[date])
+def _day_seconds(days: list) -> np.ndarray:
     """Midnight UTC of each day as epoch seconds (the date axis's unit)."""
     return np.array([datetime.combine(day, time(), timezone.utc).timestamp() for day in days],
                     dtype=float)

@@ -11,17 +11,17 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from collections.abc import Callable, Iterator  # noqa: E402
+from collections.abc import Callable, Iterator
 
-import pytest  # noqa: E402
+import pytest
 
-from core.app import Hearth  # noqa: E402
-from core.llm import LLMProvider  # noqa: E402
-from desktop.context import AppContext  # noqa: E402
-from support.scripted_llm import ScriptedLLM  # noqa: E402
+from core.app import Hearth
+from core.llm import LLMProvider
+from desktop.context import AppContext
+from support.scripted_llm import ScriptedLLM
 
 @pytest.fixture
-def make_ctx(qapp, isolated_home, embedder) -> Iterator[Callable[..., AppContext]]:  # noqa: ANN001
+def make_ctx(qapp, isolated_home, embedder) -> Iterator[Callable[..., AppContext]]:
     """``make_ctx(provider_factory=...)``: an AppContext on the test's data folder (opened
     with the session's embedder). Closed at the end of the test."""
     made: list[AppContext] = []
@@ -38,6 +38,6 @@ def make_ctx(qapp, isolated_home, embedder) -> Iterator[Callable[..., AppContext
 
 
 @pytest.fixture
-def ctx(make_ctx) -> AppContext:  # noqa: ANN001
+def ctx(make_ctx) -> AppContext:
     """A context with a scripted model that answers nothing unless a test scripts it."""
     return make_ctx()

@@ -29,7 +29,7 @@ def umask_022() -> Iterator[None]:
     os.umask(previous)
 
 
-def test_a_bad_environment_value_is_a_message_box_not_a_crash(qapp, isolated_home: Path,  # noqa: ANN001
+def test_a_bad_environment_value_is_a_message_box_not_a_crash(qapp, isolated_home: Path,
                                                               monkeypatch, umask_022) -> None:
     monkeypatch.setenv("HEARTH_EMBEDDING_THREADS", "abc")
     shown: list[str] = []
@@ -51,7 +51,7 @@ def test_a_bad_environment_value_is_a_message_box_not_a_crash(qapp, isolated_hom
     assert "Correct or unset HEARTH_EMBEDDING_THREADS." in shown[0]
 
 
-def test_what_the_child_process_writes_is_private(ctx, umask_022) -> None:  # noqa: ANN001
+def test_what_the_child_process_writes_is_private(ctx, umask_022) -> None:
     run_in_child(DREAM, ctx.hearth.paths.home, only="decay", provider_factory=ScriptedLLM)
 
     made = list_backups(ctx.hearth.paths)

@@ -105,7 +105,7 @@ def test_a_list_read_that_answers_late_does_not_close_the_chat_just_started(
     read = conversation.recent_sessions
     gate, calls = threading.Event(), []
 
-    def slow_first_read(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+    def slow_first_read(*args, **kwargs):
         calls.append(1)
         sessions = read(*args, **kwargs)
         if len(calls) == 1:

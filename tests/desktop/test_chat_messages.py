@@ -24,10 +24,10 @@ def test_copy_puts_the_message_and_the_reply_source_on_the_clipboard(qtbot, make
     user = page.transcript.messages[0]
     assert isinstance(user, UserMessage)
 
-    user.actions.copy_button.click()
+    user.message_actions.copy_button.click()
     assert QGuiApplication.clipboard().text() == "How do I start running?"
-    assert user.actions.copy_button.text() == "Copied"
-    reply.actions.copy_button.click()
+    assert user.message_actions.copy_button.text() == "Copied"
+    reply.message_actions.copy_button.click()
     assert QGuiApplication.clipboard().text() == "Run **slowly** at first."
 
 
@@ -59,12 +59,12 @@ def test_regenerate_replaces_the_last_reply_on_screen_and_in_the_chat(qtbot, mak
     first = wait_reply(qtbot, page)
     type_and_send(qtbot, page, "Another one")
     second = wait_reply(qtbot, page)
-    assert not first.actions.again_button.isVisible()  # only the last exchange
-    assert second.actions.again_button.isVisible()
-    assert second.actions.again_button.text() == "Regenerate"
+    assert not first.message_actions.again_button.isVisible()  # only the last exchange
+    assert second.message_actions.again_button.isVisible()
+    assert second.message_actions.again_button.text() == "Regenerate"
 
-    second.actions.again_button.click()
-    assert not any(m.actions.again_button.isVisible() for m in page.transcript.messages
+    second.message_actions.again_button.click()
+    assert not any(m.message_actions.again_button.isVisible() for m in page.transcript.messages
                    if isinstance(m, (UserMessage, ReplyMessage)))  # not while it runs
     again = wait_reply(qtbot, page)
 
@@ -75,7 +75,7 @@ def test_regenerate_replaces_the_last_reply_on_screen_and_in_the_chat(qtbot, mak
     assert [(e.user_message, e.agent_response) for e in saved] == [
         ("Name a colour", "First answer."), ("Another one", "Third answer.")]
     assert again.interaction_id == second.interaction_id
-    assert again.actions.again_button.isVisible()
+    assert again.message_actions.again_button.isVisible()
 
 
 def test_edit_puts_the_last_message_in_the_composer_and_resends_it(qtbot, make_ctx) -> None:
@@ -84,17 +84,17 @@ def test_edit_puts_the_last_message_in_the_composer_and_resends_it(qtbot, make_c
     type_and_send(qtbot, page, "Weather in Lisbon?")
     wait_reply(qtbot, page)
     user = page.transcript.messages[0]
-    assert isinstance(user, UserMessage) and user.actions.again_button.text() == "Edit"
+    assert isinstance(user, UserMessage) and user.message_actions.again_button.text() == "Edit"
 
     # reached with the keyboard: the Edit button takes focus and Space presses it
-    user.actions.again_button.setFocus()
-    qtbot.keyClick(user.actions.again_button, Qt.Key.Key_Space)
+    user.message_actions.again_button.setFocus()
+    qtbot.keyClick(user.message_actions.again_button, Qt.Key.Key_Space)
     assert page.edit_bar.isVisible()
     assert page.composer.edit.toPlainText() == "Weather in Lisbon?"
     qtbot.keyClick(page.composer.edit, Qt.Key.Key_Escape)  # Esc leaves editing
     assert not page.edit_bar.isVisible() and page.composer.edit.toPlainText() == ""
 
-    user.actions.again_button.click()
+    user.message_actions.again_button.click()
     type_and_send(qtbot, page, "Weather in Porto?")
     reply = wait_reply(qtbot, page)
 

@@ -78,7 +78,7 @@ def ollama() -> Iterator[ChatServer]:
         yield chat
 
 
-def type_and_send(qtbot, page: ChatPage, text: str) -> None:  # noqa: ANN001
+def type_and_send(qtbot, page: ChatPage, text: str) -> None:
     page.composer.edit.setPlainText(text)
     qtbot.keyClick(page.composer.edit, Qt.Key.Key_Return)
 
@@ -93,7 +93,7 @@ EMBEDDED_REPLY_MS = 240_000
 """The built-in model writes a reply on the processor: tens of seconds on a busy machine."""
 
 
-def wait_reply(qtbot, page: ChatPage, timeout: int = 60_000) -> ReplyMessage:  # noqa: ANN001
+def wait_reply(qtbot, page: ChatPage, timeout: int = 60_000) -> ReplyMessage:
     qtbot.waitUntil(lambda: not page.busy, timeout=timeout)
     return last_reply(page)
 
@@ -106,7 +106,7 @@ def history(ctx: AppContext, session_id: str) -> list[Any]:
 # --- streaming through the real ollama client -----------------------------------------------
 
 
-def test_a_reply_streams_in_and_is_rendered_as_markdown(qtbot, make_ctx, ollama) -> None:  # noqa: ANN001
+def test_a_reply_streams_in_and_is_rendered_as_markdown(qtbot, make_ctx, ollama) -> None:
     pieces = ["Here is ", "a **bold** plan", " for you.", "\n\n```python\n",
               "print('run')\n", "```\n"]
     ollama.replies.append(FakeReply(chunks=pieces, delay=0.08))
@@ -115,9 +115,9 @@ def test_a_reply_streams_in_and_is_rendered_as_markdown(qtbot, make_ctx, ollama)
     seen: list[tuple[bool, str, str]] = []
 
     type_and_send(qtbot, page, "Plan my run please")
-    assert page.busy and page._turn is not None  # noqa: SLF001 (the running turn)
+    assert page.busy and page._turn is not None
     reply = last_reply(page)
-    page._turn.streamed.connect(  # noqa: SLF001
+    page._turn.streamed.connect(
         lambda _event: seen.append((page.busy, reply.markdown, reply.text)))
     with qtbot.waitSignal(ctx.hub.memory_changed, timeout=60_000):  # learning caught up
         wait_reply(qtbot, page)
@@ -143,7 +143,7 @@ def test_a_reply_streams_in_and_is_rendered_as_markdown(qtbot, make_ctx, ollama)
     assert saved.status == "completed" and saved.agent_response == "".join(pieces)
 
 
-def test_stop_keeps_the_partial_reply_and_says_stopped(qtbot, make_ctx, ollama) -> None:  # noqa: ANN001
+def test_stop_keeps_the_partial_reply_and_says_stopped(qtbot, make_ctx, ollama) -> None:
     words = [f"word{i} " for i in range(30)]
     ollama.replies.append(FakeReply(chunks=words, delay=0.15))
     ctx = make_ctx(provider_factory=ollama.provider_factory())
@@ -170,7 +170,7 @@ def test_stop_keeps_the_partial_reply_and_says_stopped(qtbot, make_ctx, ollama) 
     ("no model", MODEL),
 ])
 def test_a_failure_shows_the_message_and_keeps_what_the_user_typed(
-        qtbot, make_ctx, server_state: str, says: str) -> None:  # noqa: ANN001
+        qtbot, make_ctx, server_state: str, says: str) -> None:
     chat = ChatServer(models=() if server_state == "no model" else (MODEL,))
     chat.server.start()
     factory = chat.provider_factory()
@@ -196,7 +196,7 @@ def test_a_failure_shows_the_message_and_keeps_what_the_user_typed(
 # --- the list of chats ----------------------------------------------------------------------
 
 
-def test_new_rename_and_delete_persist(qtbot, make_ctx, monkeypatch) -> None:  # noqa: ANN001
+def test_new_rename_and_delete_persist(qtbot, make_ctx, monkeypatch) -> None:
     ctx = make_ctx(provider_factory=scripted("Noted.", "Sure."))
     page = open_page(qtbot, ctx)
     page.new_conversation()
@@ -250,7 +250,7 @@ def test_new_rename_and_delete_persist(qtbot, make_ctx, monkeypatch) -> None:  #
 # --- why -------------------------------------------------------------------------------------
 
 
-def test_the_why_panel_lists_what_the_reply_was_given(qtbot, make_ctx) -> None:  # noqa: ANN001
+def test_the_why_panel_lists_what_the_reply_was_given(qtbot, make_ctx) -> None:
     ctx = make_ctx(provider_factory=scripted("Your bees are on the roof."))
     ctx.hearth.facts.remember("home_city", "Lisbon", category="location")
     memory = ctx.hearth.memories.add("The user keeps bees on the roof of their building.")
@@ -278,7 +278,7 @@ def test_the_why_panel_lists_what_the_reply_was_given(qtbot, make_ctx) -> None: 
 
 
 def test_the_why_panel_shows_the_part_of_a_long_memory_the_reply_was_given(
-        qtbot, make_ctx) -> None:  # noqa: ANN001
+        qtbot, make_ctx) -> None:
     ctx = make_ctx(provider_factory=scripted("Ninety pounds more from March."))
     rent = ("My landlord wrote about the flat today: he is putting the rent up by ninety "
             "pounds from March, so the rent for the flat will be 1,190 pounds a month.")
@@ -308,7 +308,7 @@ def test_the_why_panel_shows_the_part_of_a_long_memory_the_reply_was_given(
 
 
 def test_the_composer_waits_for_the_assistant_and_says_why_it_cannot_chat(
-        qtbot, make_ctx) -> None:  # noqa: ANN001
+        qtbot, make_ctx) -> None:
     ctx = make_ctx()
     page = ChatPage(ctx)
     qtbot.addWidget(page)
@@ -337,7 +337,7 @@ def test_the_composer_waits_for_the_assistant_and_says_why_it_cannot_chat(
 # --- a huge paste ---------------------------------------------------------------------------
 
 
-def test_a_huge_paste_is_sent_whole_without_freezing_the_window(qtbot, make_ctx) -> None:  # noqa: ANN001
+def test_a_huge_paste_is_sent_whole_without_freezing_the_window(qtbot, make_ctx) -> None:
     # ~540 KB, a book's worth: laid out whole it would freeze the window for seconds
     huge = ("All work and no play makes a dull afternoon. " * 12_000).strip()
     ctx = make_ctx(provider_factory=scripted("That is a long text."))
@@ -348,8 +348,8 @@ def test_a_huge_paste_is_sent_whole_without_freezing_the_window(qtbot, make_ctx)
     started = time.perf_counter()
     page.composer.submit()
     submit_ms = (time.perf_counter() - started) * 1000
-    assert page._turn is not None  # noqa: SLF001
-    wait_for_task(qtbot, page._turn)  # noqa: SLF001
+    assert page._turn is not None
+    wait_for_task(qtbot, page._turn)
     wait_idle(qtbot, ctx, timeout=180_000)  # learning reads and embeds the whole paste
     longest = meter.stop()
 
@@ -366,7 +366,7 @@ def test_a_huge_paste_is_sent_whole_without_freezing_the_window(qtbot, make_ctx)
 
 
 @pytest.mark.slow
-def test_the_page_chats_with_the_embedded_model_and_no_ollama(qtbot, make_ctx) -> None:  # noqa: ANN001
+def test_the_page_chats_with_the_embedded_model_and_no_ollama(qtbot, make_ctx) -> None:
     ctx = make_ctx(provider_factory=lambda: EmbeddedProvider.from_settings(Settings()))
     ctx.hearth.settings.learning_paused = True  # one short turn: no extraction passes after it
     page = open_page(qtbot, ctx)
@@ -381,7 +381,7 @@ def test_the_page_chats_with_the_embedded_model_and_no_ollama(qtbot, make_ctx) -
     assert saved.provider == "embedded" and saved.agent_response == reply.markdown
 
 
-def test_opening_a_long_chat_never_freezes_and_ends_at_the_bottom(qtbot, make_ctx) -> None:  # noqa: ANN001
+def test_opening_a_long_chat_never_freezes_and_ends_at_the_bottom(qtbot, make_ctx) -> None:
     ctx = make_ctx(provider_factory=scripted())
     reply = ("Here is a plan for **this week**:\n\n1. Tuesday: 6 km easy\n2. Thursday: "
              "intervals\n\n```python\nlog_run(distance_km=16)\n```\n\nKeep it *easy*.")

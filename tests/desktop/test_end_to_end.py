@@ -24,7 +24,7 @@ def system_prompt_of_last_turn(server: ChatServer) -> str:
     return chats[-1]["messages"][0]["content"]
 
 
-def say(qtbot, window: MainWindow, server: ChatServer, text: str) -> None:  # noqa: ANN001
+def say(qtbot, window: MainWindow, server: ChatServer, text: str) -> None:
     server.replies.append(FakeReply("Noted."))
     chat = window.show_page("chat")
     assert isinstance(chat, ChatPage)
@@ -34,7 +34,7 @@ def say(qtbot, window: MainWindow, server: ChatServer, text: str) -> None:  # no
 
 
 def test_a_fact_said_in_chat_is_shown_corrected_and_forgotten(
-        qtbot, make_ctx, ollama, answers) -> None:  # noqa: ANN001, F811
+        qtbot, make_ctx, ollama, answers) -> None:  # noqa: F811
     ctx = make_ctx(provider_factory=ollama.provider_factory())
     window = MainWindow(ctx)
     qtbot.addWidget(window)

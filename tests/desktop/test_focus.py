@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication
 from desktop.main_window import MainWindow
 
 
-def shown_window(qtbot, ctx) -> MainWindow:  # noqa: ANN001
+def shown_window(qtbot, ctx) -> MainWindow:
     window = MainWindow(ctx)
     qtbot.addWidget(window)
     window.show()
@@ -18,7 +18,7 @@ def shown_window(qtbot, ctx) -> MainWindow:  # noqa: ANN001
     return window
 
 
-def test_at_launch_typing_goes_into_the_message_box(qtbot, ctx) -> None:  # noqa: ANN001
+def test_at_launch_typing_goes_into_the_message_box(qtbot, ctx) -> None:
     window = shown_window(qtbot, ctx)  # the assistant is still starting
     chat = window.pages["chat"]
     qtbot.waitUntil(lambda: QApplication.focusWidget() is chat.composer.edit, timeout=2000)
@@ -27,7 +27,7 @@ def test_at_launch_typing_goes_into_the_message_box(qtbot, ctx) -> None:  # noqa
     assert chat.composer.edit.toPlainText() == "My sister Priya lives in Lisbon"
 
 
-def test_letters_typed_in_the_list_of_views_do_not_switch_views(qtbot, ctx) -> None:  # noqa: ANN001
+def test_letters_typed_in_the_list_of_views_do_not_switch_views(qtbot, ctx) -> None:
     window = shown_window(qtbot, ctx)
     sidebar = window.findChild(type(window._sidebar), "sidebar")
     sidebar.setFocus()
@@ -37,7 +37,7 @@ def test_letters_typed_in_the_list_of_views_do_not_switch_views(qtbot, ctx) -> N
     assert window.current_page() is window.pages["facts"]
 
 
-def test_back_to_chat_and_new_chat_put_the_focus_in_the_message_box(qtbot, ctx) -> None:  # noqa: ANN001
+def test_back_to_chat_and_new_chat_put_the_focus_in_the_message_box(qtbot, ctx) -> None:
     window = shown_window(qtbot, ctx)
     window.show_page("facts")
     window.pages["facts"].setFocus()

@@ -35,7 +35,7 @@ def drawn_segments(page: GraphPage) -> dict[str, int]:
     return counts
 
 
-def open_page(qtbot, ctx, *, valid_only: bool = True) -> GraphPage:  # noqa: ANN001
+def open_page(qtbot, ctx, *, valid_only: bool = True) -> GraphPage:
     page = GraphPage(ctx)
     qtbot.addWidget(page)
     page.resize(1100, 700)
@@ -49,7 +49,7 @@ def open_page(qtbot, ctx, *, valid_only: bool = True) -> GraphPage:  # noqa: ANN
 
 
 @pytest.fixture
-def people(ctx):  # noqa: ANN001, ANN201
+def people(ctx):
     """Four real (embedded) memories far apart in meaning, linked by one edge of each kind."""
     memories = ctx.hearth.memories
     ids = [memories.add(text, tier=tier, category=category, importance=importance).id
@@ -64,7 +64,7 @@ def people(ctx):  # noqa: ANN001, ANN201
     return ids
 
 
-def test_the_view_draws_the_databases_nodes_and_edges(qtbot, ctx):  # noqa: ANN001
+def test_the_view_draws_the_databases_nodes_and_edges(qtbot, ctx):
     seed_store(ctx.hearth.storage, 300, 1_200, seed=5)
     page = open_page(qtbot, ctx, valid_only=False)
     stats = ctx.hearth.stats()["counts"]
@@ -84,7 +84,7 @@ def test_the_view_draws_the_databases_nodes_and_edges(qtbot, ctx):  # noqa: ANN0
     assert sum(drawn_segments(page).values()) < page.snapshot.edge_count
 
 
-def test_clicking_a_node_shows_the_memory_and_its_edges(qtbot, ctx, people):  # noqa: ANN001
+def test_clicking_a_node_shows_the_memory_and_its_edges(qtbot, ctx, people):
     a, b, _c, d = people
     page = open_page(qtbot, ctx)
     position = page.snapshot.position(a)
@@ -115,7 +115,7 @@ def test_clicking_a_node_shows_the_memory_and_its_edges(qtbot, ctx, people):  # 
     assert page.view.selected_position == page.snapshot.position(d)
 
 
-def test_filters_narrow_what_is_drawn(qtbot, ctx, people):  # noqa: ANN001
+def test_filters_narrow_what_is_drawn(qtbot, ctx, people):
     page = open_page(qtbot, ctx)
     assert page.view.drawn_node_count == 4
     assert drawn_segments(page) == {"knn": 1, "dream": 1, "summary_of": 1}
@@ -134,7 +134,7 @@ def test_filters_narrow_what_is_drawn(qtbot, ctx, people):  # noqa: ANN001
     assert "Drawing 2 of 4 memories and 0 of 3 links" in page.summary.text()
 
 
-def test_search_rings_what_hybrid_recall_finds(qtbot, ctx, people):  # noqa: ANN001
+def test_search_rings_what_hybrid_recall_finds(qtbot, ctx, people):
     a, *_ = people
     page = open_page(qtbot, ctx)
     qtbot.keyClicks(page.search, "physiotherapy for my knee")
@@ -151,7 +151,7 @@ def test_search_rings_what_hybrid_recall_finds(qtbot, ctx, people):  # noqa: ANN
     assert page.search_result.isHidden()
 
 
-def test_reopening_uses_the_cached_layout(qtbot, ctx, people):  # noqa: ANN001
+def test_reopening_uses_the_cached_layout(qtbot, ctx, people):
     page = open_page(qtbot, ctx)
     assert "read and laid out in" in page.summary.text()
     first = page.view.positions.copy()
@@ -163,7 +163,7 @@ def test_reopening_uses_the_cached_layout(qtbot, ctx, people):  # noqa: ANN001
     assert np.array_equal(again.view.positions, first)
 
 
-def test_the_cap_is_announced(qtbot, ctx):  # noqa: ANN001
+def test_the_cap_is_announced(qtbot, ctx):
     seed_store(ctx.hearth.storage, 120, 300, seed=9)
     page = open_page(qtbot, ctx, valid_only=False)
     page.cap.setValue(100)
@@ -172,29 +172,29 @@ def test_the_cap_is_announced(qtbot, ctx):  # noqa: ANN001
     assert "the 100 most important of 120 memories" in page.summary.text()
 
 
-def test_a_memory_change_reloads_the_visible_graph_and_keeps_the_picture(qtbot, ctx):  # noqa: ANN001
+def test_a_memory_change_reloads_the_visible_graph_and_keeps_the_picture(qtbot, ctx):
     seed_store(ctx.hearth.storage, 200, 800, seed=11)
     page = open_page(qtbot, ctx)
     count = page.snapshot.node_count
-    before = dict(zip(page.snapshot.ids.tolist(), page.view.positions.tolist()))
+    before = dict(zip(page.snapshot.ids.tolist(), page.view.positions.tolist(), strict=True))
     # The first memory goes: a layout from scratch would start every other node elsewhere.
     ctx.hearth.memories.invalidate(int(page.snapshot.ids[0]), "no longer true")
     ctx.hub.memory_changed.emit()
     qtbot.waitUntil(lambda: page.snapshot is not None and page.snapshot.node_count == count - 1)
     assert page.view.drawn_node_count == count - 1
-    after = dict(zip(page.snapshot.ids.tolist(), page.view.positions.tolist()))
+    after = dict(zip(page.snapshot.ids.tolist(), page.view.positions.tolist(), strict=True))
     extent = np.ptp(np.array(list(before.values())), axis=0).max()
     moved = [np.hypot(*np.subtract(after[i], before[i])) for i in after]
     assert np.median(moved) < 0.05 * extent  # continued from the old picture, not redrawn
 
 
-def test_an_empty_store_says_what_will_appear(qtbot, ctx):  # noqa: ANN001
+def test_an_empty_store_says_what_will_appear(qtbot, ctx):
     page = open_page(qtbot, ctx)
     assert page.view.drawn_node_count == 0
     assert "No memories yet" in page.summary.text()
 
 
-def test_memories_without_links_say_why_they_are_an_even_spread(qtbot, ctx):  # noqa: ANN001
+def test_memories_without_links_say_why_they_are_an_even_spread(qtbot, ctx):
     """With no links the layout is a uniform disc of dots; the page says what that means."""
     for text in ("Knee physio every Tuesday", "The boiler service is due in March",
                  "Sister Priya lives in Lisbon"):
@@ -206,7 +206,7 @@ def test_memories_without_links_say_why_they_are_an_even_spread(qtbot, ctx):  # 
     assert "3 memories" in page.summary.text()
 
 
-def test_the_most_important_memories_are_named_on_the_plot(qtbot, ctx, people):  # noqa: ANN001
+def test_the_most_important_memories_are_named_on_the_plot(qtbot, ctx, people):
     page = open_page(qtbot, ctx)
     labels = page.view.labels()
     first = page.snapshot.position(people[0])  # importance 0.9, the most important
@@ -216,7 +216,7 @@ def test_the_most_important_memories_are_named_on_the_plot(qtbot, ctx, people): 
     assert first not in page.view.labels()
 
 
-def test_a_link_stored_both_ways_is_listed_and_drawn_once(qtbot, ctx, people):  # noqa: ANN001
+def test_a_link_stored_both_ways_is_listed_and_drawn_once(qtbot, ctx, people):
     a, b, _c, _d = people
     add_edges(ctx.hearth.storage, [(b, a, "knn", 0.79)])  # linking writes both directions
     page = open_page(qtbot, ctx)

@@ -47,7 +47,7 @@ def answers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return asked
 
 
-def open_page(qtbot, ctx: AppContext, cls: type[P]) -> P:  # noqa: ANN001
+def open_page(qtbot, ctx: AppContext, cls: type[P]) -> P:
     page = cls(ctx)
     qtbot.addWidget(page)
     page.resize(1000, 600)
@@ -57,7 +57,7 @@ def open_page(qtbot, ctx: AppContext, cls: type[P]) -> P:  # noqa: ANN001
     return page
 
 
-def settle(qtbot, ctx: AppContext) -> None:  # noqa: ANN001
+def settle(qtbot, ctx: AppContext) -> None:
     """Wait for the change job and for the reloads it set off."""
     wait_idle(qtbot, ctx)
     qtbot.wait(10)
@@ -104,7 +104,7 @@ def answer_dialog(act: Callable[[QDialog], None]) -> None:
 # --- facts ------------------------------------------------------------------------------------
 
 
-def test_editing_a_value_persists_and_reaches_the_next_prompt(qtbot, ctx) -> None:  # noqa: ANN001
+def test_editing_a_value_persists_and_reaches_the_next_prompt(qtbot, ctx) -> None:
     ctx.hearth.facts.remember("home_city", "Lisbon", "location")
     page = open_page(qtbot, ctx, FactsPage)
     assert "- home_city: Lisbon" in system_prompt_text(ctx)
@@ -123,7 +123,7 @@ def test_editing_a_value_persists_and_reaches_the_next_prompt(qtbot, ctx) -> Non
     assert page.model.records()[0].value == "Porto"
 
 
-def test_an_empty_value_is_refused_with_a_reason_and_loses_nothing(qtbot, ctx) -> None:  # noqa: ANN001
+def test_an_empty_value_is_refused_with_a_reason_and_loses_nothing(qtbot, ctx) -> None:
     ctx.hearth.facts.remember("home_city", "Lisbon", "location")
     page = open_page(qtbot, ctx, FactsPage)
     edit_cell(page, "home_city", 1, "   ")
@@ -134,7 +134,7 @@ def test_an_empty_value_is_refused_with_a_reason_and_loses_nothing(qtbot, ctx) -
 
 
 def test_deleting_a_fact_asks_first_and_removes_it_from_recall(
-        qtbot, ctx, answers) -> None:  # noqa: ANN001
+        qtbot, ctx, answers) -> None:
     ctx.hearth.facts.remember("dentist", "Dr Sousa on Rua Augusta", "health")
     ctx.hearth.facts.remember("coffee", "black, no sugar", "preference")
     query = RecallQuery(text="who is my dentist", kinds=(IndexedKind.FACT,))
@@ -159,7 +159,7 @@ def test_deleting_a_fact_asks_first_and_removes_it_from_recall(
 
 
 def test_forgetting_a_fact_says_what_it_removed_and_removes_it_from_backups_too(
-        qtbot, ctx, answers) -> None:  # noqa: ANN001
+        qtbot, ctx, answers) -> None:
     value = "ZQX-passport-93817446"
     ctx.hearth.facts.remember("passport", value, "personal")
     held = ctx.hearth.memories.add(f"My passport {value} is in the blue drawer.")
@@ -193,7 +193,7 @@ def test_forgetting_a_fact_says_what_it_removed_and_removes_it_from_backups_too(
     assert not dialog.isVisible()
 
 
-def test_adding_a_fact_through_the_dialog(qtbot, ctx) -> None:  # noqa: ANN001
+def test_adding_a_fact_through_the_dialog(qtbot, ctx) -> None:
     page = open_page(qtbot, ctx, FactsPage)
 
     def fill(dialog: QDialog) -> None:
@@ -213,7 +213,7 @@ def test_adding_a_fact_through_the_dialog(qtbot, ctx) -> None:  # noqa: ANN001
     assert shown_keys(page) == ["partner s name"]  # as words, not partner_s_name
 
 
-def test_the_fact_dialog_refuses_a_key_without_letters(qapp) -> None:  # noqa: ANN001
+def test_the_fact_dialog_refuses_a_key_without_letters(qapp) -> None:
     dialog = FactDialog(["home_city"])
     save = dialog.buttons.button(dialog.buttons.StandardButton.Save)
     dialog.key.setText("!!!")
@@ -223,7 +223,7 @@ def test_the_fact_dialog_refuses_a_key_without_letters(qapp) -> None:  # noqa: A
     assert save.isEnabled() and "will be replaced" in dialog.hint.text()
 
 
-def test_keyboard_f2_edits_the_value_and_ctrl_f_finds(qtbot, ctx) -> None:  # noqa: ANN001
+def test_keyboard_f2_edits_the_value_and_ctrl_f_finds(qtbot, ctx) -> None:
     ctx.hearth.facts.remember("home_city", "Lisbon", "location")
     page = open_page(qtbot, ctx, FactsPage)
     page.activateWindow()
@@ -241,7 +241,7 @@ def test_keyboard_f2_edits_the_value_and_ctrl_f_finds(qtbot, ctx) -> None:  # no
     assert page.search.hasFocus()
 
 
-def test_a_reload_waits_for_the_open_editor(qtbot, ctx) -> None:  # noqa: ANN001
+def test_a_reload_waits_for_the_open_editor(qtbot, ctx) -> None:
     ctx.hearth.facts.remember("home_city", "Lisbon", "location")
     page = open_page(qtbot, ctx, FactsPage)
     page.select(key_id(page, "home_city"))
@@ -257,7 +257,7 @@ def test_a_reload_waits_for_the_open_editor(qtbot, ctx) -> None:  # noqa: ANN001
     qtbot.waitUntil(lambda: shown_keys(page) == ["coffee", "home city"])
 
 
-def test_category_filter_and_search(qtbot, ctx) -> None:  # noqa: ANN001
+def test_category_filter_and_search(qtbot, ctx) -> None:
     facts = ctx.hearth.facts
     facts.remember("home_address", "12 Rua Nova, Lisbon", "location")
     facts.remember("work_address", "Avenida da Liberdade 3", "work")
@@ -278,7 +278,7 @@ def test_category_filter_and_search(qtbot, ctx) -> None:  # noqa: ANN001
     qtbot.waitUntil(lambda: shown_keys(page) == [])
 
 
-def test_the_selected_fact_shows_its_earlier_values(qtbot, ctx) -> None:  # noqa: ANN001
+def test_the_selected_fact_shows_its_earlier_values(qtbot, ctx) -> None:
     facts = ctx.hearth.facts
     facts.remember("home_city", "Lisbon", "location")
     facts.remember("home_city", "Porto", "location")
@@ -298,7 +298,7 @@ def test_the_selected_fact_shows_its_earlier_values(qtbot, ctx) -> None:  # noqa
 
 
 def test_profile_edit_makes_a_version_shows_the_diff_and_restores(
-        qtbot, ctx, answers) -> None:  # noqa: ANN001
+        qtbot, ctx, answers) -> None:
     first = ctx.hearth.profile.save("# Personal\nLives in Lisbon.", "reflection")
     page = open_page(qtbot, ctx, ProfilePage)
     qtbot.waitUntil(lambda: "Lisbon" in page.viewer.toPlainText())
@@ -339,7 +339,7 @@ def test_profile_edit_makes_a_version_shows_the_diff_and_restores(
     assert page.versions.rowCount() == 3
 
 
-def test_two_selected_versions_are_compared(qtbot, ctx) -> None:  # noqa: ANN001
+def test_two_selected_versions_are_compared(qtbot, ctx) -> None:
     profile = ctx.hearth.profile
     one = profile.save("# Notes\nalpha", "reflection")
     profile.save("# Notes\nbeta", "reflection")
@@ -354,7 +354,7 @@ def test_two_selected_versions_are_compared(qtbot, ctx) -> None:  # noqa: ANN001
     assert f"profile v{one.id}" in text and f"profile v{three.id}" in text
 
 
-def test_an_empty_profile_says_how_one_comes_about_whole(qtbot, ctx) -> None:  # noqa: ANN001
+def test_an_empty_profile_says_how_one_comes_about_whole(qtbot, ctx) -> None:
     """The text used to be a text box's placeholder, cut off at the box's edge."""
     page = open_page(qtbot, ctx, ProfilePage)
     assert page.empty.isVisible() and not page.tabs.isVisible()
@@ -370,7 +370,7 @@ def test_an_empty_profile_says_how_one_comes_about_whole(qtbot, ctx) -> None:  #
 # --- scaffold ---------------------------------------------------------------------------------
 
 
-def test_scaffold_edits_are_saved_as_a_new_user_version(qtbot, ctx, answers) -> None:  # noqa: ANN001
+def test_scaffold_edits_are_saved_as_a_new_user_version(qtbot, ctx, answers) -> None:
     storage = ctx.hearth.storage
     first = save_scaffold(storage, {"Running": {"weekly_km": 25, "goal": "10k"},
                                     "Projects": ["shed", "guitar"]}, "processor")
@@ -406,7 +406,7 @@ def test_scaffold_edits_are_saved_as_a_new_user_version(qtbot, ctx, answers) -> 
     assert f"Version {newest.id}" in page.caption.text()
 
 
-def test_unsaved_scaffold_edits_are_not_overwritten_by_a_reload(qtbot, ctx) -> None:  # noqa: ANN001
+def test_unsaved_scaffold_edits_are_not_overwritten_by_a_reload(qtbot, ctx) -> None:
     storage = ctx.hearth.storage
     save_scaffold(storage, {"mood": "calm"}, "processor")
     page = open_page(qtbot, ctx, ScaffoldPage)
@@ -421,7 +421,7 @@ def test_unsaved_scaffold_edits_are_not_overwritten_by_a_reload(qtbot, ctx) -> N
     assert page.model.to_data() == {"mood": "calm", "sleep": "poor"}
 
 
-def test_tab_after_a_new_key_goes_to_its_value(qtbot, ctx) -> None:  # noqa: ANN001
+def test_tab_after_a_new_key_goes_to_its_value(qtbot, ctx) -> None:
     """Typing key, Tab, value: the value used to land in the key (Qt reopened the key)."""
     page = open_page(qtbot, ctx, ScaffoldPage)
     page.add_entry()
@@ -436,7 +436,7 @@ def test_tab_after_a_new_key_goes_to_its_value(qtbot, ctx) -> None:  # noqa: ANN
     qtbot.waitUntil(lambda: page.model.to_data() == {"hobby": "chess"})
 
 
-def test_the_type_column_names_types_in_words_and_fits_its_picker(qtbot, ctx) -> None:  # noqa: ANN001
+def test_the_type_column_names_types_in_words_and_fits_its_picker(qtbot, ctx) -> None:
     save_scaffold(ctx.hearth.storage, {"Running": {"goal": "10k", "races": 2, "ok": True},
                                        "Projects": ["shed"]}, "processor")
     page = open_page(qtbot, ctx, ScaffoldPage)
@@ -467,7 +467,7 @@ def _learning(service: LearningService, rule: str) -> int:
     return service.observe(rule, "style", run_started_at=datetime.now(UTC)).learning.id
 
 
-def test_learnings_promote_demote_delete(qtbot, ctx, answers) -> None:  # noqa: ANN001
+def test_learnings_promote_demote_delete(qtbot, ctx, answers) -> None:
     learnings = ctx.hearth.learnings
     brief = _learning(learnings, "Keep answers short")
     confirm_first = _learning(learnings, "Confirm before deleting anything")
@@ -504,7 +504,7 @@ def test_learnings_promote_demote_delete(qtbot, ctx, answers) -> None:  # noqa: 
 # --- intentions -------------------------------------------------------------------------------
 
 
-def test_intentions_resolve_snooze_dismiss(qtbot, ctx, answers) -> None:  # noqa: ANN001
+def test_intentions_resolve_snooze_dismiss(qtbot, ctx, answers) -> None:
     intentions = ctx.hearth.intentions
     yesterday = datetime.now(UTC) - timedelta(days=1)
     dentist, _ = intentions.add("Call the dentist", context="tooth ache", follow_up_at=yesterday)
@@ -541,7 +541,7 @@ def test_intentions_resolve_snooze_dismiss(qtbot, ctx, answers) -> None:  # noqa
     assert page.model.rowCount() == 3  # nothing is deleted
 
 
-def test_the_snooze_menu_offers_times_from_now(qtbot, ctx) -> None:  # noqa: ANN001
+def test_the_snooze_menu_offers_times_from_now(qtbot, ctx) -> None:
     intention, _ = ctx.hearth.intentions.add("Water the plants")
     page = open_page(qtbot, ctx, IntentionsPage)
     page.select(intention.id)
@@ -555,7 +555,7 @@ def test_the_snooze_menu_offers_times_from_now(qtbot, ctx) -> None:  # noqa: ANN
     assert follow_up.date() == (datetime.now().astimezone() + timedelta(days=1)).date()
 
 
-def test_a_category_edit_moves_the_fact_and_keeps_its_value(qtbot, ctx) -> None:  # noqa: ANN001
+def test_a_category_edit_moves_the_fact_and_keeps_its_value(qtbot, ctx) -> None:
     ctx.hearth.facts.remember("coffee", "black", "general")
     page = open_page(qtbot, ctx, FactsPage)
     edit_cell(page, "coffee", 2, "preference")
@@ -566,7 +566,7 @@ def test_a_category_edit_moves_the_fact_and_keeps_its_value(qtbot, ctx) -> None:
     assert ctx.hearth.facts.history("coffee") == []  # the value did not change
 
 
-def test_the_tree_converts_types_only_where_nothing_is_lost(qapp) -> None:  # noqa: ANN001
+def test_the_tree_converts_types_only_where_nothing_is_lost(qapp) -> None:
     from desktop.inspector.json_tree import JsonTreeModel
 
     model = JsonTreeModel()

@@ -29,7 +29,7 @@ from test_views import NOW, Seeded, seed
 
 
 
-def shown(qtbot, ctx: AppContext, page_class: Callable[[AppContext], object]):  # noqa: ANN001, ANN201
+def shown(qtbot, ctx: AppContext, page_class: Callable[[AppContext], object]):
     page = page_class(ctx)
     qtbot.addWidget(page)
     page.resize(1100, 700)

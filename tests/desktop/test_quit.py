@@ -70,7 +70,7 @@ class Quits:
 
 
 @pytest.fixture
-def quits(monkeypatch) -> Quits:  # noqa: ANN001
+def quits(monkeypatch) -> Quits:
     stand_in = Quits()
     monkeypatch.setattr(desktop_app, "QApplication", stand_in)
     return stand_in
@@ -80,7 +80,7 @@ def asked(home: Path) -> bool:
     return (home / "model-asked").exists()
 
 
-def quit_timed(qtbot, desktop: DesktopApp, quits: Quits) -> float:  # noqa: ANN001
+def quit_timed(qtbot, desktop: DesktopApp, quits: Quits) -> float:
     started = time.monotonic()
     desktop.quit()
     took = time.monotonic() - started
@@ -95,7 +95,7 @@ def due(hearth: Hearth) -> list[int]:
 
 
 def test_quit_takes_under_two_seconds_with_learning_queued_and_loses_nothing(
-        qtbot, make_ctx, quits) -> None:  # noqa: ANN001
+        qtbot, make_ctx, quits) -> None:
     ctx = make_ctx(provider_factory=stalling_model)
     desktop = DesktopApp(ctx, start_background=False)
     qtbot.addWidget(desktop.window)
@@ -126,7 +126,7 @@ def test_quit_takes_under_two_seconds_with_learning_queued_and_loses_nothing(
 
 @pytest.mark.parametrize("started_by", ["the Memory menu", "the schedule"])
 def test_quit_cancels_a_running_dream_in_its_child_process(
-        qtbot, make_ctx, quits, started_by: str) -> None:  # noqa: ANN001
+        qtbot, make_ctx, quits, started_by: str) -> None:
     ctx = make_ctx(provider_factory=stalling_model)
     add_event(ctx.hearth.storage, "fact", "sister_name: Priya", {"source": "test"})
     desktop = DesktopApp(ctx, start_background=False)

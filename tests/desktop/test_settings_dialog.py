@@ -55,14 +55,14 @@ def ollama() -> Iterator[FakeOllama]:
 
 
 @pytest.fixture
-def ctx(make_ctx, ollama: FakeOllama) -> AppContext:  # noqa: ANN001
+def ctx(make_ctx, ollama: FakeOllama) -> AppContext:
     """A context whose settings point at the fake Ollama (no request leaves 127.0.0.1)."""
     made = make_ctx()
     made.save_settings(ollama_host=ollama.url)
     return made
 
 
-def open_dialog(qtbot, ctx: AppContext) -> SettingsDialog:  # noqa: ANN001
+def open_dialog(qtbot, ctx: AppContext) -> SettingsDialog:
     """The dialog after its background loading (models, vector counts) has finished."""
     dialog = SettingsDialog(ctx)
     qtbot.addWidget(dialog)
@@ -95,7 +95,7 @@ def stored_settings(ctx: AppContext) -> dict:
 # --- saving ----------------------------------------------------------------------------------
 
 
-def test_changed_settings_persist_across_a_restart(qtbot, make_ctx, ctx) -> None:  # noqa: ANN001
+def test_changed_settings_persist_across_a_restart(qtbot, make_ctx, ctx) -> None:
     dialog = open_dialog(qtbot, ctx)
     general = dialog.section("General")
     assert isinstance(general, GeneralSection)
@@ -124,7 +124,7 @@ def test_changed_settings_persist_across_a_restart(qtbot, make_ctx, ctx) -> None
     assert model_tab(again).model.currentText() == "qwen2.5:7b"
 
 
-def test_a_new_model_rebuilds_the_assistant_without_a_restart(qtbot, make_ctx,  # noqa: ANN001
+def test_a_new_model_rebuilds_the_assistant_without_a_restart(qtbot, make_ctx,
                                                               ollama: FakeOllama) -> None:
     built: list[str] = []
 
@@ -141,7 +141,7 @@ def test_a_new_model_rebuilds_the_assistant_without_a_restart(qtbot, make_ctx,  
     assert built and ctx.assistant is not None
 
 
-def test_only_what_the_user_changed_is_stored(qtbot, make_ctx, ollama,  # noqa: ANN001
+def test_only_what_the_user_changed_is_stored(qtbot, make_ctx, ollama,
                                              monkeypatch) -> None:
     """An environment override stays temporary, and defaults (absolute model paths among
     them) are not frozen into settings.json: a later version's defaults still apply."""
@@ -164,7 +164,7 @@ def test_only_what_the_user_changed_is_stored(qtbot, make_ctx, ollama,  # noqa: 
     assert stored_settings(ctx)["ollama_model"] == "llama3.2:1b"
 
 
-def test_a_settings_file_broken_meanwhile_is_a_sentence_not_overwritten(  # noqa: ANN001
+def test_a_settings_file_broken_meanwhile_is_a_sentence_not_overwritten(
         qtbot, ctx) -> None:
     dialog = open_dialog(qtbot, ctx)
     ctx.hearth.paths.settings_file.write_text('{"session_quiet_minutes": ', encoding="utf-8")
@@ -177,7 +177,7 @@ def test_a_settings_file_broken_meanwhile_is_a_sentence_not_overwritten(  # noqa
     assert ctx.hearth.paths.settings_file.read_text(encoding="utf-8").endswith(": ")
 
 
-def test_invalid_input_is_explained_next_to_its_field_and_nothing_is_saved(  # noqa: ANN001
+def test_invalid_input_is_explained_next_to_its_field_and_nothing_is_saved(
         qtbot, ctx) -> None:
     before = stored_settings(ctx)
     dialog = open_dialog(qtbot, ctx)
@@ -218,7 +218,7 @@ def test_validation_errors_become_sentences() -> None:
     assert messages["llm_provider"].startswith("Choose one of 'auto', 'ollama'")
 
 
-def test_exclusions_are_saved_one_per_line(qtbot, ctx) -> None:  # noqa: ANN001
+def test_exclusions_are_saved_one_per_line(qtbot, ctx) -> None:
     dialog = open_dialog(qtbot, ctx)
     privacy = dialog.section("Privacy")
     assert isinstance(privacy, PrivacySection)
@@ -234,7 +234,7 @@ def test_exclusions_are_saved_one_per_line(qtbot, ctx) -> None:  # noqa: ANN001
 # --- Ollama ----------------------------------------------------------------------------------
 
 
-def test_installed_models_are_listed_from_the_server(qtbot, ctx, ollama) -> None:  # noqa: ANN001
+def test_installed_models_are_listed_from_the_server(qtbot, ctx, ollama) -> None:
     dialog = open_dialog(qtbot, ctx)
     model = model_tab(dialog)
 
@@ -249,7 +249,7 @@ def test_installed_models_are_listed_from_the_server(qtbot, ctx, ollama) -> None
     assert ollama.requests_to("/api/tags")
 
 
-def test_another_address_is_checked_before_it_is_saved(qtbot, ctx) -> None:  # noqa: ANN001
+def test_another_address_is_checked_before_it_is_saved(qtbot, ctx) -> None:
     dialog = open_dialog(qtbot, ctx)
     model = model_tab(dialog)
     with FakeOllama(models=["mistral:7b"]) as other:
@@ -261,7 +261,7 @@ def test_another_address_is_checked_before_it_is_saved(qtbot, ctx) -> None:  # n
     assert ctx.settings.ollama_host != address  # not saved until OK or Apply
 
 
-def test_a_click_on_an_installed_model_picks_it(qtbot, ctx) -> None:  # noqa: ANN001
+def test_a_click_on_an_installed_model_picks_it(qtbot, ctx) -> None:
     dialog = open_dialog(qtbot, ctx)
     dialog.show()
     model = model_tab(dialog)
@@ -276,7 +276,7 @@ def test_a_click_on_an_installed_model_picks_it(qtbot, ctx) -> None:  # noqa: AN
     assert model.puller.name_edit.text() == "qwen2.5:7b"
 
 
-def test_a_missing_model_is_offered_in_this_window_not_as_a_command(  # noqa: ANN001
+def test_a_missing_model_is_offered_in_this_window_not_as_a_command(
         qtbot, ctx) -> None:
     ctx.save_settings(ollama_model="mistral:7b")
     dialog = open_dialog(qtbot, ctx)
@@ -289,7 +289,7 @@ def test_a_missing_model_is_offered_in_this_window_not_as_a_command(  # noqa: AN
     assert model.puller.name_edit.text() == "mistral:7b"  # the Pull button pulls it
 
 
-def test_not_a_url_is_refused_as_the_address_with_a_sentence(qtbot, ctx) -> None:  # noqa: ANN001
+def test_not_a_url_is_refused_as_the_address_with_a_sentence(qtbot, ctx) -> None:
     before = stored_settings(ctx)
     dialog = open_dialog(qtbot, ctx)
     model = model_tab(dialog)
@@ -302,7 +302,7 @@ def test_not_a_url_is_refused_as_the_address_with_a_sentence(qtbot, ctx) -> None
     assert stored_settings(ctx) == before
 
 
-def test_the_status_bar_checks_a_new_address_at_once(qtbot, ctx, ollama) -> None:  # noqa: ANN001
+def test_the_status_bar_checks_a_new_address_at_once(qtbot, ctx, ollama) -> None:
     with FakeOllama(models=[]) as gone:
         dead = gone.url
     ctx.save_settings(ollama_host=dead)
@@ -314,7 +314,7 @@ def test_the_status_bar_checks_a_new_address_at_once(qtbot, ctx, ollama) -> None
     assert bar.ollama_label.text() == "Ollama: running"
 
 
-def test_the_status_bar_offers_the_installed_models_when_the_chosen_one_is_missing(  # noqa: ANN001
+def test_the_status_bar_offers_the_installed_models_when_the_chosen_one_is_missing(
         qtbot, ctx) -> None:
     ctx.save_settings(ollama_model="mistral:7b")
     bar = StatusBar(ctx)
@@ -327,7 +327,7 @@ def test_the_status_bar_offers_the_installed_models_when_the_chosen_one_is_missi
         bar.ollama_label.linkActivated.emit(CHOOSE_MODEL)
 
 
-def test_a_pull_shows_progress_and_the_model_then_appears(qtbot, ctx,  # noqa: ANN001
+def test_a_pull_shows_progress_and_the_model_then_appears(qtbot, ctx,
                                                           ollama) -> None:
     dialog = open_dialog(qtbot, ctx)
     model = model_tab(dialog)
@@ -349,7 +349,7 @@ def test_a_pull_shows_progress_and_the_model_then_appears(qtbot, ctx,  # noqa: A
     assert ollama.installed("qwen2.5:0.5b") is not None
 
 
-def test_a_pull_can_be_stopped(qtbot, ctx, ollama) -> None:  # noqa: ANN001
+def test_a_pull_can_be_stopped(qtbot, ctx, ollama) -> None:
     ollama.pull_steps, ollama.pull_delay = 50, 0.1
     dialog = open_dialog(qtbot, ctx)
     puller = model_tab(dialog).puller
@@ -367,7 +367,7 @@ def test_a_pull_can_be_stopped(qtbot, ctx, ollama) -> None:  # noqa: ANN001
     assert puller.pull_button.isEnabled()
 
 
-def test_a_refused_pull_is_explained(qtbot, ctx, ollama) -> None:  # noqa: ANN001
+def test_a_refused_pull_is_explained(qtbot, ctx, ollama) -> None:
     ollama.unpullable.add("no-such-model:1b")
     dialog = open_dialog(qtbot, ctx)
     puller = model_tab(dialog).puller
@@ -384,7 +384,7 @@ def test_a_refused_pull_is_explained(qtbot, ctx, ollama) -> None:  # noqa: ANN00
 # --- data ------------------------------------------------------------------------------------
 
 
-def test_backup_now_creates_a_backup(qtbot, ctx) -> None:  # noqa: ANN001
+def test_backup_now_creates_a_backup(qtbot, ctx) -> None:
     ctx.hearth.facts.remember("city", "Lisbon")
     dialog = open_dialog(qtbot, ctx)
 
@@ -395,7 +395,7 @@ def test_backup_now_creates_a_backup(qtbot, ctx) -> None:  # noqa: ANN001
     assert f"Backed up to {made[0].path.name}" in data_tab(dialog).backup_progress.result.text()
 
 
-def test_export_then_import_round_trips(qtbot, ctx, embedder, tmp_path) -> None:  # noqa: ANN001
+def test_export_then_import_round_trips(qtbot, ctx, embedder, tmp_path) -> None:
     ctx.hearth.facts.remember("city", "Lisbon", category="location")
     ctx.hearth.memories.add("Ana swims in the sea every morning before work.")
     exported = tmp_path / "everything.json"
@@ -426,7 +426,7 @@ def test_export_then_import_round_trips(qtbot, ctx, embedder, tmp_path) -> None:
         fresh.close()
 
 
-def test_an_export_others_could_replace_says_so(qtbot, ctx, tmp_path) -> None:  # noqa: ANN001
+def test_an_export_others_could_replace_says_so(qtbot, ctx, tmp_path) -> None:
     shared = tmp_path / "shared"
     shared.mkdir()
     shared.chmod(0o777)  # anyone may write here, and there is no sticky bit
@@ -439,7 +439,7 @@ def test_an_export_others_could_replace_says_so(qtbot, ctx, tmp_path) -> None:  
     assert stat.S_IMODE((shared / "everything.json").stat().st_mode) == 0o600
 
 
-def test_the_data_folder_is_chosen_for_the_next_start(qtbot, ctx, tmp_path,  # noqa: ANN001
+def test_the_data_folder_is_chosen_for_the_next_start(qtbot, ctx, tmp_path,
                                                       monkeypatch) -> None:
     dialog = open_dialog(qtbot, ctx)
     data = data_tab(dialog)
@@ -465,7 +465,7 @@ def test_the_data_folder_is_chosen_for_the_next_start(qtbot, ctx, tmp_path,  # n
     assert locations.chosen_home() is None
 
 
-def test_an_embedding_folder_is_checked_before_it_is_saved(qtbot, ctx,  # noqa: ANN001
+def test_an_embedding_folder_is_checked_before_it_is_saved(qtbot, ctx,
                                                            tmp_path) -> None:
     dialog = open_dialog(qtbot, ctx)
     embeddings = embedding_tab(dialog)
@@ -490,7 +490,7 @@ def test_an_embedding_folder_is_checked_before_it_is_saved(qtbot, ctx,  # noqa: 
     assert "until the next start" in embeddings.folder_state.text()
 
 
-def test_missing_vectors_are_counted_and_rebuilt(qtbot, ctx) -> None:  # noqa: ANN001
+def test_missing_vectors_are_counted_and_rebuilt(qtbot, ctx) -> None:
     ctx.hearth.memories.add("Ana swims in the sea every morning before work.")
     ctx.hearth.memories.add("Ana's sister Marta lives in Porto.")
     with ctx.hearth.storage.write() as session:  # as after an interrupted import

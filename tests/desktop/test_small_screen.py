@@ -25,7 +25,7 @@ SMALLEST = QSize(1000, 640)
 
 
 @pytest.fixture(params=[9.0, 11.0], ids=["small font", "laptop font"])
-def font_size(request, qapp) -> Iterator[float]:  # noqa: ANN001
+def font_size(request, qapp) -> Iterator[float]:
     """The desktop's font: Qt's default, and the larger one of a typical laptop desktop
     (at which the window used to need 744 pixels of height)."""
     font = qapp.font()
@@ -99,7 +99,7 @@ def _scrolls(widget: QWidget, root: QWidget) -> bool:
 
 
 def test_the_window_fits_a_small_laptop_and_no_view_is_squeezed(
-        qtbot, ctx, font_size) -> None:  # noqa: ANN001
+        qtbot, ctx, font_size) -> None:
     window = MainWindow(ctx)
     qtbot.addWidget(window)
     hint = window.minimumSizeHint()
@@ -110,12 +110,12 @@ def test_the_window_fits_a_small_laptop_and_no_view_is_squeezed(
     for key in window.pages:
         window.show_page(key)
         wait_idle(qtbot, ctx)
-        qtbot.waitUntil(lambda: nothing_squeezed(window, key), timeout=2000)
+        qtbot.waitUntil(lambda key=key: nothing_squeezed(window, key), timeout=2000)
     window.show_page("chat").why_panel.setVisible(True)  # the widest the chat gets
     qtbot.waitUntil(lambda: nothing_squeezed(window, "chat with Why?"), timeout=2000)
 
 
-def test_every_settings_page_fits_a_small_laptop(qtbot, ctx, font_size) -> None:  # noqa: ANN001
+def test_every_settings_page_fits_a_small_laptop(qtbot, ctx, font_size) -> None:
     dialog = SettingsDialog(ctx)
     qtbot.addWidget(dialog)
     hint = dialog.minimumSizeHint()
@@ -125,7 +125,7 @@ def test_every_settings_page_fits_a_small_laptop(qtbot, ctx, font_size) -> None:
     qtbot.waitExposed(dialog)
     for index in range(dialog.tabs.count()):
         dialog.tabs.setCurrentIndex(index)
-        qtbot.waitUntil(lambda: nothing_squeezed(dialog, dialog.tabs.tabText(index)),
+        qtbot.waitUntil(lambda index=index: nothing_squeezed(dialog, dialog.tabs.tabText(index)),
                         timeout=2000)
 
 

@@ -17,7 +17,7 @@ def ink_of(name: str) -> int:
     return min(colour.lightness() for colour in inked)
 
 
-def test_dark_then_light_switches_palette_and_icon_ink(qapp) -> None:  # noqa: ANN001
+def test_dark_then_light_switches_palette_and_icon_ink(qapp) -> None:
     try:
         apply_scheme(qapp, "dark")
         assert is_dark(qapp.palette())

@@ -31,7 +31,7 @@ def closed_port_url() -> str:
     return f"http://127.0.0.1:{port}"
 
 
-def open_welcome(qtbot, ctx: AppContext, host: str) -> WelcomeDialog:  # noqa: ANN001
+def open_welcome(qtbot, ctx: AppContext, host: str) -> WelcomeDialog:
     ctx.save_settings(ollama_host=host)
     dialog = WelcomeDialog(ctx)
     qtbot.addWidget(dialog)
@@ -39,7 +39,7 @@ def open_welcome(qtbot, ctx: AppContext, host: str) -> WelcomeDialog:  # noqa: A
     return dialog
 
 
-def test_a_running_ollama_with_the_model_is_found(qtbot, ctx, ollama) -> None:  # noqa: ANN001
+def test_a_running_ollama_with_the_model_is_found(qtbot, ctx, ollama) -> None:
     dialog = open_welcome(qtbot, ctx, ollama.url)
 
     assert "Ollama 0.6.8" in dialog.state.text()
@@ -49,7 +49,7 @@ def test_a_running_ollama_with_the_model_is_found(qtbot, ctx, ollama) -> None:  
     assert ollama.requests_to("/api/version")  # status() asked
 
 
-def test_a_missing_model_is_offered_and_pulled(qtbot, ctx, ollama) -> None:  # noqa: ANN001
+def test_a_missing_model_is_offered_and_pulled(qtbot, ctx, ollama) -> None:
     ctx.save_settings(ollama_model="qwen2.5:3b")
     dialog = open_welcome(qtbot, ctx, ollama.url)
     assert "qwen2.5:3b is not installed yet" in dialog.state.text()
@@ -69,7 +69,7 @@ def test_a_missing_model_is_offered_and_pulled(qtbot, ctx, ollama) -> None:  # n
     assert ctx.assistant is not None  # rebuilt to answer with the model just pulled
 
 
-def test_no_ollama_is_fine(qtbot, ctx) -> None:  # noqa: ANN001
+def test_no_ollama_is_fine(qtbot, ctx) -> None:
     dialog = open_welcome(qtbot, ctx, closed_port_url())
 
     assert "Ollama is not running at" in dialog.state.text()
@@ -78,7 +78,7 @@ def test_no_ollama_is_fine(qtbot, ctx) -> None:  # noqa: ANN001
     assert dialog.puller.isHidden()
 
 
-def test_check_again_finds_ollama_once_it_runs(qtbot, ctx) -> None:  # noqa: ANN001
+def test_check_again_finds_ollama_once_it_runs(qtbot, ctx) -> None:
     with FakeOllama(models=["llama3.2:3b"]) as server:
         address = server.url
     dialog = open_welcome(qtbot, ctx, address)
@@ -90,7 +90,7 @@ def test_check_again_finds_ollama_once_it_runs(qtbot, ctx) -> None:  # noqa: ANN
         assert "Hearth answers with it" in dialog.state.text()
 
 
-def test_a_bad_address_is_explained(qtbot, ctx) -> None:  # noqa: ANN001
+def test_a_bad_address_is_explained(qtbot, ctx) -> None:
     dialog = open_welcome(qtbot, ctx, "localhost:notaport")
 
     assert "is not a usable address" in dialog.state.text()
@@ -98,7 +98,7 @@ def test_a_bad_address_is_explained(qtbot, ctx) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("close", ["accept", "reject"])
-def test_closing_records_that_the_welcome_was_seen(qtbot, ctx, close: str) -> None:  # noqa: ANN001
+def test_closing_records_that_the_welcome_was_seen(qtbot, ctx, close: str) -> None:
     dialog = open_welcome(qtbot, ctx, closed_port_url())
     assert ctx.settings.welcome_shown is False
 

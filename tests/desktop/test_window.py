@@ -82,25 +82,25 @@ def killed_model() -> ScriptedLLM:
     raise AssertionError("unreachable")
 
 
-def talk(ctx, *messages: str) -> None:  # noqa: ANN001
+def talk(ctx, *messages: str) -> None:
     with ctx.hearth.storage.write() as session:
         for index, message in enumerate(messages):
             session.add(Interaction(user_message=message, agent_response="Noted.",
                                     created_at=utcnow() - timedelta(hours=2, minutes=-index)))
 
 
-def start_schedule(qtbot, ctx) -> None:  # noqa: ANN001
+def start_schedule(qtbot, ctx) -> None:
     ctx.start_scheduler()
     qtbot.waitUntil(lambda: ctx.scheduler is not None, timeout=30_000)
 
 
-def runs_of(ctx, kind: str) -> list[Run]:  # noqa: ANN001
+def runs_of(ctx, kind: str) -> list[Run]:
     with ctx.hearth.storage.read() as session:
         return list(session.query(Run).filter(Run.kind == kind))
 
 
 @pytest.fixture
-def window(qtbot, make_ctx):  # noqa: ANN001
+def window(qtbot, make_ctx):
     ctx = make_ctx(provider_factory=reflecting_model)
     shown = MainWindow(ctx)
     qtbot.addWidget(shown)
@@ -108,7 +108,7 @@ def window(qtbot, make_ctx):  # noqa: ANN001
     return shown
 
 
-def test_reflect_from_the_menu_updates_the_profile_and_shows_its_diff(qtbot, window) -> None:  # noqa: ANN001
+def test_reflect_from_the_menu_updates_the_profile_and_shows_its_diff(qtbot, window) -> None:
     ctx = window.ctx
     talk(ctx, "I work nights as a nurse", "I want to run a half marathon")
     window.reflect_action.trigger()
@@ -128,7 +128,7 @@ def test_reflect_from_the_menu_updates_the_profile_and_shows_its_diff(qtbot, win
     assert [run.status for run in runs_of(ctx, "reflection")] == ["done"]
 
 
-def test_a_dream_from_the_menu_never_stalls_the_event_loop(qtbot, window) -> None:  # noqa: ANN001
+def test_a_dream_from_the_menu_never_stalls_the_event_loop(qtbot, window) -> None:
     ctx = window.ctx
     ctx.hearth.memories.add_many([MemorySpec(f"Note {n}: {topic}.")
                                   for n in range(30) for topic in TOPICS])
@@ -148,7 +148,7 @@ def test_a_dream_from_the_menu_never_stalls_the_event_loop(qtbot, window) -> Non
     assert "Dream finished" in window.runs.dialogs[DREAM].state.text()
 
 
-def test_cancel_in_the_run_dialog_stops_the_dream(qtbot, window) -> None:  # noqa: ANN001
+def test_cancel_in_the_run_dialog_stops_the_dream(qtbot, window) -> None:
     ctx = window.ctx
     ctx.hearth.memories.add_many([MemorySpec(f"Note {n}: {topic}.")
                                   for n in range(10) for topic in TOPICS])
@@ -160,7 +160,7 @@ def test_cancel_in_the_run_dialog_stops_the_dream(qtbot, window) -> None:  # noq
 
 
 @pytest.mark.parametrize("kind", [REFLECT, DREAM])
-def test_a_cancel_is_reported_as_cancelled_not_as_a_failure(qtbot, make_ctx, kind) -> None:  # noqa: ANN001
+def test_a_cancel_is_reported_as_cancelled_not_as_a_failure(qtbot, make_ctx, kind) -> None:
     """Cancel pressed while the model is thinking: "cancelled" in the dialog, the bar not
     full, no balloon, and the run recorded cancelled (a dream then resumes next time)."""
     ctx = make_ctx(provider_factory=slow_model)
@@ -187,7 +187,7 @@ def test_a_cancel_is_reported_as_cancelled_not_as_a_failure(qtbot, make_ctx, kin
         assert run.stages["reflect"]["error"] == "Cancelled while reflecting."
 
 
-def test_pause_learning_persists_and_shows(qtbot, window) -> None:  # noqa: ANN001
+def test_pause_learning_persists_and_shows(qtbot, window) -> None:
     window.pause_action.trigger()
     assert window.ctx.settings.learning_paused
     settings_file = window.ctx.hearth.paths.settings_file.read_text()
@@ -198,7 +198,7 @@ def test_pause_learning_persists_and_shows(qtbot, window) -> None:  # noqa: ANN0
     assert not window.ctx.settings.learning_paused
 
 
-def test_pause_that_cannot_be_stored_says_why_and_changes_nothing(qtbot, window) -> None:  # noqa: ANN001
+def test_pause_that_cannot_be_stored_says_why_and_changes_nothing(qtbot, window) -> None:
     """settings.json broken by hand while the window is open: the toggle used to raise."""
     window.ctx.hearth.paths.settings_file.write_text("{not json", encoding="utf-8")
     with qtbot.waitSignal(window.ctx.hub.status_message) as said:
@@ -209,7 +209,7 @@ def test_pause_that_cannot_be_stored_says_why_and_changes_nothing(qtbot, window)
 
 
 def test_tray_actions_run_the_same_jobs_and_its_tooltip_tells_the_schedule(
-        qtbot, window) -> None:  # noqa: ANN001
+        qtbot, window) -> None:
     ctx = window.ctx
     start_schedule(qtbot, ctx)
     tray = Tray(ctx, window)
@@ -228,7 +228,7 @@ def test_tray_actions_run_the_same_jobs_and_its_tooltip_tells_the_schedule(
     assert window.isVisible()
 
 
-def test_the_schedules_dream_and_reflection_run_in_a_child_process(qtbot, make_ctx) -> None:  # noqa: ANN001
+def test_the_schedules_dream_and_reflection_run_in_a_child_process(qtbot, make_ctx) -> None:
     ctx = make_ctx(provider_factory=pid_noting_model)
     start_schedule(qtbot, ctx)
     talk(ctx, "I work nights as a nurse")
@@ -242,13 +242,13 @@ def test_the_schedules_dream_and_reflection_run_in_a_child_process(qtbot, make_c
     assert runs_of(ctx, "dream")[-1].trigger == "scheduled"
 
 
-def test_a_child_that_dies_hard_is_reported_not_waited_for(ctx) -> None:  # noqa: ANN001
+def test_a_child_that_dies_hard_is_reported_not_waited_for(ctx) -> None:
     with pytest.raises(HearthError, match="stopped unexpectedly") as caught:
         run_in_child(DREAM, ctx.hearth.paths.home, provider_factory=killed_model)
     assert "-9" in caught.value.message
 
 
-def test_a_due_intention_becomes_a_notification(qtbot, window) -> None:  # noqa: ANN001
+def test_a_due_intention_becomes_a_notification(qtbot, window) -> None:
     ctx = window.ctx
     start_schedule(qtbot, ctx)
     ctx.hearth.intentions.add("call the dentist", follow_up_at=utcnow() - timedelta(hours=1))
@@ -260,7 +260,7 @@ def test_a_due_intention_becomes_a_notification(qtbot, window) -> None:  # noqa:
 
 
 def test_closing_hides_to_the_tray_when_there_is_one_and_quits_otherwise(
-        qtbot, window) -> None:  # noqa: ANN001
+        qtbot, window) -> None:
     quits: list[bool] = []
     window.quit_requested.connect(lambda: quits.append(True))
     window.tray_available = True

@@ -52,7 +52,7 @@ def test_no_view_is_named_by_an_internal_word() -> None:
     assert "scaffold" in abouts["scaffold"] and "learnings" in abouts["learnings"]
 
 
-def test_the_sidebar_and_view_menu_use_the_plain_names(qtbot, ctx) -> None:  # noqa: ANN001
+def test_the_sidebar_and_view_menu_use_the_plain_names(qtbot, ctx) -> None:
     window = MainWindow(ctx)
     qtbot.addWidget(window)
     sidebar = window.findChild(QListWidget, "sidebar")
@@ -96,7 +96,7 @@ def test_a_rewritten_paragraph_is_removed_and_added_not_mixed_word_by_word() -> 
         ("added", "Plans the week on Sunday evenings.")]
 
 
-def test_the_event_queue_says_stuck_not_poisoned(qtbot, ctx) -> None:  # noqa: ANN001
+def test_the_event_queue_says_stuck_not_poisoned(qtbot, ctx) -> None:
     stuck = add_event(ctx.hearth.storage, "observation", "Learning Portuguese.", {})
     with ctx.hearth.storage.write() as session:
         session.execute(update(ContextEvent).where(ContextEvent.id == stuck).values(
@@ -110,7 +110,7 @@ def test_the_event_queue_says_stuck_not_poisoned(qtbot, ctx) -> None:  # noqa: A
     assert page.events.index(0, 1).data() == "stuck: press Retry"
 
 
-def test_empty_plots_count_from_zero_over_the_last_week(qtbot, ctx) -> None:  # noqa: ANN001
+def test_empty_plots_count_from_zero_over_the_last_week(qtbot, ctx) -> None:
     """An empty folder's plots read "memories (x0.001)" and days "00.250"."""
     page = StatsPage(ctx)
     qtbot.addWidget(page)

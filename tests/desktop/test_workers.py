@@ -32,7 +32,7 @@ def test_callbacks_run_on_the_ui_thread_with_progress_and_items_in_order(qtbot) 
             time.sleep(PROGRESS_INTERVAL_S * 1.2)  # slower than the throttle: all shown
         return "finished"
 
-    def record(kind: str):  # noqa: ANN202
+    def record(kind: str):
         return lambda *args: seen.append((kind, args, threading.current_thread() is ui_thread))
 
     task = workers.start("counting", job, on_done=record("done"), on_item=record("item"),
@@ -123,7 +123,7 @@ def test_the_stall_meter_sees_a_blocked_loop_and_not_a_busy_worker(qtbot) -> Non
     assert meter.stop() >= FROZEN_MS - 20
 
 
-def test_a_job_that_outlives_its_widget_does_not_call_back_into_it(qtbot) -> None:  # noqa: ANN001
+def test_a_job_that_outlives_its_widget_does_not_call_back_into_it(qtbot) -> None:
     owner = QLabel("checking…")
     release = threading.Event()
     seen: list[str] = []

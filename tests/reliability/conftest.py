@@ -45,7 +45,7 @@ class CliRun:
 CliRunner = Callable[..., CliRun]
 
 
-def run_hearth(home: Path | str, *args: str, input: bytes | str | None = None,
+def run_hearth(home: Path | str, *args: str, input: bytes | str | None = None,  # noqa: A002 (subprocess's name)
                env: Mapping[str, str] | None = None, timeout: float = 180,
                preexec: Callable[[], None] | None = None) -> CliRun:
     """Run ``hearth --home HOME ARGS...`` as its own process and wait for it."""

@@ -66,7 +66,7 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _read_only(database: Path):  # noqa: ANN202 (a DB-API connection)
+def _read_only(database: Path):
     """Opened read-only; ``immutable`` where SQLite needs it to read a WAL database at all
     (in a folder it cannot write), which is safe here: nothing writes it meanwhile."""
     frozen = "" if os.access(database.parent, os.W_OK) else "&immutable=1"

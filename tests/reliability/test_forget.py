@@ -77,14 +77,14 @@ def llm_env() -> Iterator[dict[str, str]]:
                "HEARTH_OLLAMA_MODEL": MODEL}
 
 
-def search_texts(hearth_cli, home: Path, query: str) -> list[str]:  # noqa: ANN001
+def search_texts(hearth_cli, home: Path, query: str) -> list[str]:
     run = hearth_cli(home, "search", query, "--json")
     run.assert_ok()
     return [result["text"] for result in json.loads(run.out)]
 
 
 def test_a_forgotten_value_is_in_no_file_of_the_data_folder(
-        hearth_cli, tmp_path, llm_env) -> None:  # noqa: ANN001
+        hearth_cli, tmp_path, llm_env) -> None:
     home = tmp_path / "home"
     transcript = tmp_path / "transcript.json"
     transcript.write_text(json.dumps(TRANSCRIPT))
@@ -135,7 +135,7 @@ def test_a_forgotten_value_is_in_no_file_of_the_data_folder(
 
 
 def test_one_run_forgets_and_rewrites_the_backups_and_scripts_get_json(
-        hearth_cli, tmp_path) -> None:  # noqa: ANN001
+        hearth_cli, tmp_path) -> None:
     home = tmp_path / "home"
     hearth_cli(home, "facts", "set", KEY, FIRST).assert_ok()
     hearth_cli(home, "backup").assert_ok()
@@ -153,7 +153,7 @@ def test_one_run_forgets_and_rewrites_the_backups_and_scripts_get_json(
 
 
 def test_a_backup_that_cannot_be_rewritten_is_left_as_it_was_and_said(
-        hearth_cli, tmp_path) -> None:  # noqa: ANN001
+        hearth_cli, tmp_path) -> None:
     home = tmp_path / "home"
     hearth_cli(home, "facts", "set", KEY, FIRST).assert_ok()
     hearth_cli(home, "backup").assert_ok()

@@ -1,7 +1,8 @@
 """The only network peer Hearth has is the configured Ollama host.
 
 Each command runs under ``strace``, which records every ``connect`` and every addressed
-``sendto`` (and ``execve``, to show it traced at all) of the process and its threads and children (a DNS lookup is a ``connect`` or a
+``sendto`` (and ``execve``, to show it traced at all) of the process and its threads and children (a
+DNS lookup is a ``connect`` or a
 ``sendto`` to port 53). The test fails on any peer other than the fake Ollama server on
 127.0.0.1: this is how onnxruntime's telemetry lookups of
 ``mobile.events.data.microsoft.com`` were found (they start a few seconds after the first

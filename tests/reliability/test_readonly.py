@@ -73,7 +73,7 @@ def test_changing_commands_say_the_folder_is_read_only(hearth_cli, home: Path, t
 
 
 def test_a_read_only_database_behind_this_version_is_not_migrated(hearth_cli, home: Path,
-                                                                  read_only_view) -> None:
+                                                                  read_only_view) -> None:  # noqa: F811 (the fixture)
     connection = sqlite3.connect(home / "hearth.db")
     connection.execute("UPDATE alembic_version SET version_num = '0006'")
     connection.commit()
@@ -86,7 +86,7 @@ def test_a_read_only_database_behind_this_version_is_not_migrated(hearth_cli, ho
 
 
 def test_a_new_folder_on_a_read_only_disk_is_a_sentence(hearth_cli, tmp_path: Path,
-                                                        read_only_view) -> None:
+                                                        read_only_view) -> None:  # noqa: F811 (the fixture)
     empty = tmp_path / "empty"
     empty.mkdir()
     view = read_only_view(empty)

@@ -19,7 +19,7 @@ BAD_VALUES = [
 
 
 @pytest.mark.parametrize(("variable", "value", "accepted"), BAD_VALUES)
-def test_a_bad_environment_value_is_one_sentence(hearth_cli, tmp_path: Path, variable: str,  # noqa: ANN001
+def test_a_bad_environment_value_is_one_sentence(hearth_cli, tmp_path: Path, variable: str,
                                                  value: str, accepted: str) -> None:
     home = tmp_path / "home"
 
@@ -35,7 +35,7 @@ def test_a_bad_environment_value_is_one_sentence(hearth_cli, tmp_path: Path, var
     assert not (home / "logs").exists()
 
 
-def test_a_good_environment_value_overrides_the_file_for_one_run(hearth_cli,  # noqa: ANN001
+def test_a_good_environment_value_overrides_the_file_for_one_run(hearth_cli,
                                                                  tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()

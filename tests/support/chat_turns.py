@@ -30,7 +30,7 @@ def chatty() -> Callable[[], ScriptedLLM]:
     return lambda: ScriptedLLM(answer)
 
 
-def open_page(qtbot, ctx: AppContext) -> ChatPage:  # noqa: ANN001
+def open_page(qtbot, ctx: AppContext) -> ChatPage:
     """The page on screen, its assistant started, its chat list loaded."""
     page = ChatPage(ctx)
     qtbot.addWidget(page)

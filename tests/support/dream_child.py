@@ -14,10 +14,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the project
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/
 
-from core.app import Hearth  # noqa: E402
-from core.consolidation import link  # noqa: E402
-from core.consolidation.dream import DreamCycle  # noqa: E402
-from test_dream import model_down  # noqa: E402
+from core.app import Hearth
+from core.consolidation import link
+from core.consolidation.dream import DreamCycle
+from test_dream import model_down
 
 link.FIRST_WRITE = 4
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from core.llm import (
     CancelToken,
@@ -29,7 +29,7 @@ class Reply:
     tool_calls: tuple[ToolCall, ...] = ()
 
 
-Script = Union[str, Reply, Exception]
+Script = str | Reply | Exception
 Responder = Callable[[str, Sequence[Message], dict[str, Any]], Script]
 """``(kind, messages, extra) -> answer`` where kind is "chat" or "structured"."""
 

@@ -130,7 +130,7 @@ class SqliteStorage:
             with translated_errors(self._path):
                 raw = self._engine.raw_connection()
                 try:
-                    raw.driver_connection.backup(destination)  # type: ignore[union-attr]
+                    raw.driver_connection.backup(destination)  # type: ignore[union-attr]  # open: never None
                 finally:
                     raw.close()
                 destination.execute("PRAGMA journal_mode=DELETE")
@@ -157,12 +157,12 @@ class SqliteStorage:
             try:
                 driver = raw.driver_connection
                 if compact:
-                    driver.execute("VACUUM")  # type: ignore[union-attr]
-                busy = driver.execute(  # type: ignore[union-attr]
+                    driver.execute("VACUUM")  # type: ignore[union-attr]  # open: never None
+                busy = driver.execute(  # type: ignore[union-attr]  # open: never None
                     "PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
             finally:
                 raw.close()
-        return busy == 0
+        return bool(busy == 0)
 
     def schema_revision(self) -> str | None:
         return migrate.current_revision(self._engine)

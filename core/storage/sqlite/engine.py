@@ -45,12 +45,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlencode
 
 import sqlite_vec
 from sqlalchemy import Engine, create_engine, event, exc
-from sqlalchemy.pool import QueuePool, StaticPool
+from sqlalchemy.pool import Pool, QueuePool, StaticPool
 
 from core.errors import (
     DatabaseError,
@@ -81,9 +81,9 @@ def dbapi_module() -> ModuleType:
     """The DB-API module to use: stdlib ``sqlite3`` if it can load extensions."""
     if hasattr(sqlite3.Connection, "enable_load_extension"):
         return sqlite3
-    import sqlean  # type: ignore[import-untyped]
+    import sqlean
 
-    return sqlean
+    return cast(ModuleType, sqlean)
 
 
 def sqlite_uri(path: Path, **parameters: str) -> str:
@@ -132,6 +132,7 @@ def open_engine(path: Path | None, busy_timeout_ms: int = 5000, *,
     write transactions wait up to ``write_wait_seconds`` for another writer. ``read_only``:
     one that cannot change the file (which must exist already)."""
     module = dbapi_module()
+    pool: type[Pool]
     if path is None:
         target, pool = ":memory:", StaticPool
     else:
@@ -184,7 +185,7 @@ def is_busy(error: BaseException) -> bool:
     """SQLITE_BUSY (any extended code): another connection holds the lock we need."""
     code = getattr(error, "sqlite_errorcode", None)
     if code is not None:
-        return code & 0xFF == SQLITE_BUSY
+        return bool(code & 0xFF == SQLITE_BUSY)
     return "database is locked" in str(error).lower()
 
 

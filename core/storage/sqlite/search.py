@@ -394,7 +394,7 @@ class SqliteSearchIndex:
         """Rows of ``table``, counted no further than ``exact_max_rows + 1``."""
         count = session.execute(sql(f"SELECT count(*) FROM (SELECT 1 FROM {table} "
                                     f"LIMIT :cap)"), {"cap": self._exact_max_rows + 1})
-        return count.scalar_one()
+        return int(count.scalar_one())
 
     def _count_filtered(self, session: Session, spec: _Kind, where: _Where, *,
                         windows: bool = False) -> int:
@@ -403,7 +403,7 @@ class SqliteSearchIndex:
                   else f"{spec.bits} AS b ON b.id = m.id")
         statement = sql(f"SELECT count(*) FROM {spec.table} AS m JOIN {joined} "
                         f"WHERE {where.condition}").bindparams(*where.binds)
-        return session.execute(statement, where.params).scalar_one()
+        return int(session.execute(statement, where.params).scalar_one())
 
     def _exact_search(self, session: Session, spec: _Kind, where: _Where, query: bytes,
                       limit: int) -> list[IndexHit]:

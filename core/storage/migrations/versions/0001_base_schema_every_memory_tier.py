@@ -1,7 +1,7 @@
 """base schema: every memory tier
 
 Revision ID: 0001
-Revises: 
+Revises:
 Create Date: 2026-11-22
 """
 
