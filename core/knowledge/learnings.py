@@ -6,12 +6,12 @@ is promoted to *active*, and active rules go into the system prompt (``core.conv
 system_prompt`` reads ``status == "active"``). A model repeating itself within one run does
 not count twice: a sighting counts only when the rule was last seen before the run started.
 
-Rules are normalised (lowercase, single spaces, no final full stop) so that one rule has
-one row whoever spells it. The user has the last word: promote, demote (back to candidate,
-with the count reset so one more sighting is needed) and delete; undoing a reflection
-that saw a rule again puts back its status, count and last sighting (``restore``). A delete really deletes,
-and its audit entry names the id and category but not the rule: the user wanted it gone.
-"""
+Rules are normalised (lowercase, single spaces, no final full stop) so that one rule has one
+row whoever spells it. The user has the last word: promote, demote (back to candidate, with
+the count reset so one more sighting is needed) and delete; undoing a reflection that saw a
+rule again puts back its status, count and last sighting (``restore``). A delete really
+deletes, and its audit entry names the id and category but not the rule: the user wanted it
+gone."""
 
 from __future__ import annotations
 

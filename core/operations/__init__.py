@@ -2,11 +2,11 @@
 
 Each module here (``facts``, ``memories``, ``profile``, ``habits``, ``follow_ups``,
 ``chats``, ``consolidation``, ``models``, ``settings``, ``data``) holds small functions the
-window runs off its UI thread (through its one worker helper). They take an open ``Hearth`` (or the assistant) and plain
-arguments, and return plain, immutable data defined beside them (frozen dataclasses, never
-ORM rows, never a provider or adapter object). An operation that changes something returns
-a ``Changes`` naming what it changed (alone, or with its result in a ``done.Done``), so
-each view reloads only what it shows.
+window runs off its UI thread (through its one worker helper). They take an open ``Hearth``
+(or the assistant) and plain arguments, and return plain, immutable data defined beside them
+(frozen dataclasses, never ORM rows, never a provider or adapter object). An operation that
+changes something returns a ``Changes`` naming what it changed (alone, or with its result in
+a ``done.Done``), so each view reloads only what it shows.
 
 ``desktop/`` imports ``core.operations.*`` (and ``core.errors``, ``core.config`` settings
 types) and nothing deeper: ``tests/test_architecture.py`` holds it to that.

@@ -23,6 +23,7 @@ from core.views.activity import RUN_KINDS, EventView, RunView, StageView
 
 if TYPE_CHECKING:
     from core.app import Hearth
+    from core.consolidation.dream import DreamAlreadyRunning as DreamAlreadyRunning
     from core.llm.protocol import CancelToken, LLMProvider
 
 __all__ = [

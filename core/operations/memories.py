@@ -26,12 +26,14 @@ from core.views.memory_browse import Cursor, MemoryFilter, MemoryRow, Page, Vali
 from core.views.memory_detail import ChainLink, Edge, MemoryDetail, MemoryRef
 from core.views.stats import Histogram, Stats
 
-__all__ = ["DEFAULT_LIMIT", "ChainLink", "Codes", "Cursor", "Edge", "GraphSnapshot",
-           "Histogram", "Listing", "MemoriesDeleted", "MemoryDeleteReport", "MemoryDetail", "MemoryFilter", "MemoryRef",
-           "MemoryRow", "MemoryTier", "MemoryType", "Neighbour", "NodeDetails", "Page",
-           "Stats", "Validity", "delete", "invalidate", "list_memories", "map_node", "memories_deleted",
-           "memory_map", "memory_stats", "more_memories", "pin", "read_memory", "recalled_ids", "restore",
-           "said_by_assistant"]
+__all__ = [
+    "DEFAULT_LIMIT", "ChainLink", "Codes", "Cursor", "Edge", "GraphSnapshot", "Histogram",
+    "Listing", "MemoriesDeleted", "MemoryDeleteReport", "MemoryDetail", "MemoryFilter",
+    "MemoryRef", "MemoryRow", "MemoryTier", "MemoryType", "Neighbour", "NodeDetails",
+    "Page", "Stats", "Validity", "delete", "invalidate", "list_memories", "map_node",
+    "memories_deleted", "memory_map", "memory_stats", "more_memories", "pin", "read_memory",
+    "recalled_ids", "restore", "said_by_assistant",
+]
 
 MEMORIES = Changes.of(Domain.MEMORIES)
 DELETE_CHANGES = Changes.of(Domain.MEMORIES, Domain.RUNS)

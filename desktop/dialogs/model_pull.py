@@ -1,12 +1,12 @@
 """Download a model into the user's Ollama with progress and a Stop button; shared by the
 settings (any model) and the welcome (the recommended one).
 
-The pull runs in a worker through ``core.operations.models.pull_model``; its ``(status, completed, total)``
-reports are streamed to the UI as items, because byte counts of a large model overflow the
-int progress signal. A stop ends the download; Ollama keeps the finished parts, so pulling
-the same name again resumes. When the model just pulled is the one the assistant is set to
-use (same host, same name), the assistant is rebuilt so that it can answer with it now.
-"""
+The pull runs in a worker through ``core.operations.models.pull_model``; its ``(status,
+completed, total)`` reports are streamed to the UI as items, because byte counts of a large
+model overflow the int progress signal. A stop ends the download; Ollama keeps the finished
+parts, so pulling the same name again resumes. When the model just pulled is the one the
+assistant is set to use (same host, same name), the assistant is rebuilt so that it can
+answer with it now."""
 
 from __future__ import annotations
 

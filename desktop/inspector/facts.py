@@ -1,15 +1,15 @@
 """Facts: every permanent fact in a table the user can correct.
 
 Value and category are edited in place (F2 or a double click); the save goes through
-``core.operations.facts.remember`` (saved as the user's), so the old value lands in the fact's history and the next
-system prompt, which is rebuilt from the facts on every turn, already says the new one. The
-pane beside the table shows the selected fact and its earlier values.
+``core.operations.facts.remember`` (saved as the user's), so the old value lands in the
+fact's history and the next system prompt, which is rebuilt from the facts on every turn,
+already says the new one. The pane beside the table shows the selected fact and its earlier
+values.
 
 Forget (Delete) first counts, in the background, where else the fact's values are kept, and
 the confirmation says it; the forget itself (``core.forgetting``) then runs in the
-background (``core.operations.facts.forget``), and ``ForgetResultDialog`` says what it removed and offers to remove it from the
-backups that still hold it.
-"""
+background (``core.operations.facts.forget``), and ``ForgetResultDialog`` says what it
+removed and offers to remove it from the backups that still hold it."""
 
 from __future__ import annotations
 
@@ -21,7 +21,14 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from core.operations import facts
 from core.operations.changes import Domain
-from core.operations.facts import CATEGORIES, EarlierValue, Fact, FactChange, Forgotten, ForgetPreview
+from core.operations.facts import (
+    CATEGORIES,
+    EarlierValue,
+    Fact,
+    FactChange,
+    Forgotten,
+    ForgetPreview,
+)
 from desktop.context import AppContext
 from desktop.inspector import confirm
 from desktop.inspector.fact_dialog import FactDialog

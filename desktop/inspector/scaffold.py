@@ -274,7 +274,8 @@ class ScaffoldPage(InspectorPage):
             self._set_dirty(False)
             return f"Notes about you saved as version {version.id}."
 
-        self.change("Saving the notes about you", lambda: profile.save_scaffold(hearth, data), saved)
+        self.change("Saving the notes about you",
+                    lambda: profile.save_scaffold(hearth, data), saved)
 
     def revert(self) -> None:
         self._set_dirty(False)

@@ -88,7 +88,7 @@ def _when_asked(act: Callable[[QMessageBox], None]) -> None:
 
 
 def test_the_window_asks_in_a_dialog_that_closes_itself_when_the_time_is_up(
-        qtbot, ctx) -> None:  # noqa: ANN001
+        qtbot, ctx) -> None:
     window = MainWindow(ctx)
     qtbot.addWidget(window)
     window.show()

@@ -15,7 +15,7 @@ from desktop.inspector.memories import MemoriesPage
 from support.qt_waits import wait_idle
 
 
-def shown(qtbot, ctx: AppContext, cls: type[InspectorPage]) -> tuple[InspectorPage, list[int]]:  # noqa: ANN001
+def shown(qtbot, ctx: AppContext, cls: type[InspectorPage]) -> tuple[InspectorPage, list[int]]:
     """The view, open and loaded, and the list its later loads append to."""
     page = cls(ctx)
     qtbot.addWidget(page)
@@ -25,7 +25,7 @@ def shown(qtbot, ctx: AppContext, cls: type[InspectorPage]) -> tuple[InspectorPa
     loads: list[int] = []
     reload = page.reload
 
-    def counted():  # noqa: ANN202
+    def counted():
         loads.append(1)
         return reload()
 
@@ -34,7 +34,7 @@ def shown(qtbot, ctx: AppContext, cls: type[InspectorPage]) -> tuple[InspectorPa
 
 
 @pytest.fixture
-def views(qtbot, ctx: AppContext):  # noqa: ANN001, ANN201
+def views(qtbot, ctx: AppContext):
     ctx.hearth.facts.remember("home_city", "Lisbon", "location")
     ctx.hearth.memories.add("The user plays the cello on Sunday mornings.")
     facts, fact_loads = shown(qtbot, ctx, FactsPage)
@@ -42,7 +42,7 @@ def views(qtbot, ctx: AppContext):  # noqa: ANN001, ANN201
     return facts, fact_loads, memories, memory_loads
 
 
-def test_a_saved_fact_reloads_facts_but_not_memories(qtbot, ctx, views) -> None:  # noqa: ANN001
+def test_a_saved_fact_reloads_facts_but_not_memories(qtbot, ctx, views) -> None:
     facts, fact_loads, memories, memory_loads = views
     sent: list[Changes] = []
     ctx.hub.changed.connect(sent.append)
@@ -57,14 +57,14 @@ def test_a_saved_fact_reloads_facts_but_not_memories(qtbot, ctx, views) -> None:
     assert memories.model.rowCount() == 1
 
 
-def test_a_change_to_memories_reloads_memories_not_facts(qtbot, ctx, views) -> None:  # noqa: ANN001
+def test_a_change_to_memories_reloads_memories_not_facts(qtbot, ctx, views) -> None:
     _facts, fact_loads, _memories, memory_loads = views
     ctx.hub.changed.emit(Changes.of(Domain.MEMORIES))
     wait_idle(qtbot, ctx)
     assert memory_loads and not fact_loads
 
 
-def test_the_older_notice_still_reloads_every_knowledge_view(qtbot, ctx, views) -> None:  # noqa: ANN001
+def test_the_older_notice_still_reloads_every_knowledge_view(qtbot, ctx, views) -> None:
     _facts, fact_loads, _memories, memory_loads = views
     ctx.hub.memory_changed.emit()
     wait_idle(qtbot, ctx)

@@ -33,7 +33,7 @@ class GatedLLM(ScriptedLLM):
 
 
 def test_views_reload_once_learning_is_idle_and_the_wait_holds_no_thread(
-        qtbot, make_ctx) -> None:  # noqa: ANN001
+        qtbot, make_ctx) -> None:
     GATE.clear()
     model = GatedLLM()
     ctx: AppContext = make_ctx(provider_factory=lambda: model)
@@ -65,7 +65,7 @@ def test_views_reload_once_learning_is_idle_and_the_wait_holds_no_thread(
     assert reloads == [True]  # once, not once per turn
 
 
-def test_quitting_ends_the_wait_without_telling_the_views(qtbot, make_ctx) -> None:  # noqa: ANN001
+def test_quitting_ends_the_wait_without_telling_the_views(qtbot, make_ctx) -> None:
     GATE.clear()
     model = GatedLLM()
     ctx: AppContext = make_ctx(provider_factory=lambda: model)

@@ -188,7 +188,7 @@ def test_writes_run_one_at_a_time_in_order_while_reads_go_on_beside_them(qtbot) 
     log: list[str] = []
     busy = threading.Semaphore(1)
 
-    def write(name: str, hold: bool):  # noqa: ANN202
+    def write(name: str, hold: bool):
         def job(_task: Task) -> None:
             assert busy.acquire(blocking=False), f"{name} overlapped another write"
             try:
