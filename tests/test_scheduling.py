@@ -27,7 +27,6 @@ from support.scripted_llm import ScriptedLLM
 from typer.testing import CliRunner
 
 from core.app import Hearth
-from core.cli import context
 from core.cli.daemon_cmd import daemon
 from core.config import Settings
 from core.errors import InvalidInputError
@@ -198,7 +197,6 @@ def test_the_job_table_does_not_upset_the_migration_check(hearth, scheduler) -> 
 
 def test_daemon_once_runs_decay_and_records_it(isolated_home: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(context.state, "home", isolated_home)  # not an earlier test's --home
     with Hearth.open(isolated_home) as hearth, hearth.storage.write() as session:
         old = datetime.now(timezone.utc) - timedelta(days=400)
         session.add(Memory(content="a parking spot from last year", created_at=old,
