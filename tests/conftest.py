@@ -1,9 +1,9 @@
 """Shared fixtures: a fresh database per test, the real embedding model once per run, and
 the hygiene every test is held to (``support.hygiene``; "Test hygiene" in
-``docs/reliability.md``).
+``docs/testing.md``).
 
 Tests never touch the user's real data or settings: each test gets its own data folder
-(HEARTH_HOME), HOME, XDG folders and ``QSettings`` files below ``tmp_path``; what a CLI run
+(HEARTH_HOME, below ``tmp_path``), HOME, XDG folders and ``QSettings`` files; what a CLI run
 in the test's process changes process-wide is checked and put back; a desktop test that
 leaves a top-level widget alive fails.
 """
@@ -37,12 +37,16 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def user_folders_isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def user_folders_isolated(tmp_path_factory: pytest.TempPathFactory,
+                          monkeypatch: pytest.MonkeyPatch) -> Path:
     """No test reads or writes the real user's configuration: HOME, the XDG folders and
-    every ``QSettings`` file point into the test's own folder."""
-    for name, folder in redirect_user_folders(tmp_path / "user").items():
+    every ``QSettings`` file point into a temporary folder of the test's own (beside
+    ``tmp_path``, which some tests expect to hold only what they made)."""
+    root = tmp_path_factory.mktemp("user")
+    for name, folder in redirect_user_folders(root).items():
         monkeypatch.setenv(name, folder)
-    redirect_qsettings(tmp_path / "user" / "qsettings")
+    redirect_qsettings(root / "qsettings")
+    return root
 
 
 @pytest.fixture(autouse=True)

@@ -13,12 +13,12 @@ from desktop.dialogs import locations
 
 
 def test_the_chosen_data_folder_is_kept_in_the_tests_own_preferences(
-        qapp, tmp_path: Path) -> None:  # noqa: ANN001
+        qapp, tmp_path: Path, user_folders_isolated: Path) -> None:  # noqa: ANN001
     assert locations.chosen_home() is None  # nothing from the real user's preferences
     locations.choose_home(tmp_path / "elsewhere")
     preferences = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
                             "Hearth", "Hearth")
-    assert Path(preferences.fileName()).is_relative_to(tmp_path)
+    assert Path(preferences.fileName()).is_relative_to(user_folders_isolated)
     assert locations.chosen_home() == tmp_path / "elsewhere"
 
 

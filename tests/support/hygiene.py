@@ -1,5 +1,5 @@
 """What every test must leave as it found it, checked by the autouse fixtures in
-``tests/conftest.py`` (see "Test hygiene" in ``docs/reliability.md``).
+``tests/conftest.py`` (see "Test hygiene" in ``docs/testing.md``).
 
 Qt is looked up in ``sys.modules`` rather than imported: a ``core`` test never loads Qt, and
 these checks have nothing to do until a desktop test has.
