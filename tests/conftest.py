@@ -66,8 +66,9 @@ def cli_state_restored() -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def no_stray_widgets() -> Iterator[None]:
     """A desktop test closes what it opens: after it (and pytest-qt's cleanup of what it
-    registered with ``qtbot.addWidget``), no top-level widget it made is alive. Runs last,
-    after the other fixtures' teardown (it is set up first)."""
+    registered with ``qtbot.addWidget``), no top-level widget it made is alive. Autouse
+    fixtures are set up before the ones a test asks for, so this check runs after their
+    teardown (``qtbot``'s, the window context's)."""
     before = top_level_widgets()
     yield
     stray = stray_widgets(before)
