@@ -26,7 +26,7 @@ class Tray(QObject):
         super().__init__(window)
         self.ctx, self.window = ctx, window
         self.icon = QSystemTrayIcon(icon("hearth"), self)
-        self.menu = QMenu()
+        self.menu = QMenu(window)  # a tray icon is no widget: the window owns its menu
         self.open_action = self._add("Open Hearth", self.show_window)
         self.menu.addSeparator()
         self.reflect_action = self._add("Reflect now", window.runs.reflect_now)

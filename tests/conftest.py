@@ -1,7 +1,11 @@
-"""Shared fixtures: a fresh database per test, the real embedding model once per run.
+"""Shared fixtures: a fresh database per test, the real embedding model once per run, and
+the hygiene every test is held to (``support.hygiene``; "Test hygiene" in
+``docs/testing.md``).
 
-Tests never touch the user's real data folder: HEARTH_HOME points into a temporary folder
-for the whole session, and each test gets its own home below ``tmp_path``.
+Tests never touch the user's real data or settings: each test gets its own data folder
+(HEARTH_HOME, below ``tmp_path``), HOME, XDG folders and ``QSettings`` files; what a CLI run
+in the test's process changes process-wide is checked and put back; a desktop test that
+leaves a top-level widget alive fails.
 """
 
 from __future__ import annotations
@@ -11,6 +15,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.hygiene import (
+    CliState,
+    redirect_qsettings,
+    redirect_user_folders,
+    stray_widgets,
+    top_level_widgets,
+)
 
 from core.config import DEFAULT_EMBEDDING_MODEL_DIR, Settings
 
@@ -26,13 +37,42 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def cli_log_file_closed() -> Iterator[None]:
-    """A CLI run in the test's process points ``core``'s log at that test's data folder;
-    the next test starts without it."""
-    yield
-    from core.cli.logs import forget_log_file
+def user_folders_isolated(tmp_path_factory: pytest.TempPathFactory,
+                          monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No test reads or writes the real user's configuration: HOME, the XDG folders and
+    every ``QSettings`` file point into a temporary folder of the test's own (beside
+    ``tmp_path``, which some tests expect to hold only what they made)."""
+    root = tmp_path_factory.mktemp("user")
+    for name, folder in redirect_user_folders(root).items():
+        monkeypatch.setenv(name, folder)
+    redirect_qsettings(root / "qsettings")
+    return root
 
-    forget_log_file()
+
+@pytest.fixture(autouse=True)
+def cli_state_restored() -> Iterator[None]:
+    """A CLI run in the test's process keeps nothing process-wide: the ``core`` logger's
+    handlers (log file, notices), its level and the umask are as before, and the next
+    test's commands do not inherit this one's ``--home``."""
+    from core.cli import context
+
+    saved = CliState()
+    yield
+    context.state.home = None
+    left = saved.restore()
+    assert not left, f"the test left handlers on the 'core' logger: {left}"
+
+
+@pytest.fixture(autouse=True)
+def no_stray_widgets() -> Iterator[None]:
+    """A desktop test closes what it opens: after it (and pytest-qt's cleanup of what it
+    registered with ``qtbot.addWidget``), no top-level widget it made is alive. Autouse
+    fixtures are set up before the ones a test asks for, so this check runs after their
+    teardown (``qtbot``'s, the window context's)."""
+    before = top_level_widgets()
+    yield
+    stray = stray_widgets(before)
+    assert not stray, f"the test left top-level widgets alive: {stray}"
 
 
 @pytest.fixture(scope="session")

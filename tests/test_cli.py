@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.cli.main import run
+from core.knowledge.facts import FactService
 
 TRANSCRIPT = {
     "conversation_id": "cli-demo",
@@ -150,16 +151,23 @@ def test_the_console_script_is_installed() -> None:
     assert "search" in result.stdout
 
 
-def test_a_warning_is_one_line_on_the_terminal_and_whole_in_the_log(capsys, tmp_path) -> None:
+def test_a_warning_is_one_line_on_the_terminal_and_whole_in_the_log(
+        capsys, tmp_path, monkeypatch) -> None:
     """``log.exception`` in core used to reach the terminal through logging's last-resort
-    handler, traceback and all; the traceback belongs in the data folder's log."""
+    handler, traceback and all; the traceback belongs in the data folder's log. After the
+    command, the process keeps neither (a later warning is no business of that run)."""
     home = tmp_path / "h"
+    listed = FactService.list
+
+    def list_with_a_warning(self, *args, **kwargs):
+        try:
+            raise ValueError("the cause of it")
+        except ValueError:
+            logging.getLogger("core.somewhere").exception("Something could not be done")
+        return listed(self, *args, **kwargs)
+
+    monkeypatch.setattr(FactService, "list", list_with_a_warning)
     assert run(["--home", str(home), "facts", "list"]) == 0
-    capsys.readouterr()
-    try:
-        raise ValueError("the cause of it")
-    except ValueError:
-        logging.getLogger("core.somewhere").exception("Something could not be done")
 
     err = capsys.readouterr().err
     assert "Something could not be done" in err
@@ -167,3 +175,7 @@ def test_a_warning_is_one_line_on_the_terminal_and_whole_in_the_log(capsys, tmp_
     logged = (home / "logs" / "hearth.log").read_text(encoding="utf-8")
     assert "Something could not be done" in logged
     assert "Traceback" in logged and "ValueError: the cause of it" in logged
+
+    logging.getLogger("core.somewhere").warning("Said after the command")
+    assert "Said after the command" not in capsys.readouterr().err
+    assert "Said after the command" not in (home / "logs" / "hearth.log").read_text()

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -19,9 +19,11 @@ from core.config import Settings
 from core.recall import RecallQuery
 from core.storage.orm import ChatSession, ContextEvent, Interaction
 from core.storage.port import IndexedKind
+from support.manual_clock import ManualClock
 from support.scripted_llm import ScriptedLLM, failing
 
 from core.learning.pipeline import LearningPipeline
+from core.learning.quiet_timers import MakeTimers, QuietTimerJobs
 
 NOTHING = json.dumps({"facts": []})
 
@@ -43,8 +45,9 @@ def exchange(hearth: Hearth, session_id: str, user: str, reply: str = "Noted.") 
 
 
 def learn(hearth: Hearth, llm: ScriptedLLM, *messages: str, session_id: str = "s1",
-          quiet_seconds: float = 3600) -> LearningPipeline:
-    pipeline = LearningPipeline(hearth, llm, quiet_seconds=quiet_seconds)
+          quiet_seconds: float = 3600,
+          timers: MakeTimers = QuietTimerJobs.in_memory) -> LearningPipeline:
+    pipeline = LearningPipeline(hearth, llm, quiet_seconds=quiet_seconds, timers=timers)
     for message in messages:
         pipeline.exchange_completed(exchange(hearth, session_id, message), session_id)
     assert pipeline.drain(timeout=60)
@@ -160,15 +163,16 @@ def test_a_one_exchange_session_gets_no_summary(hearth) -> None:
 
 def test_the_quiet_timer_closes_the_session_and_restarts_with_each_message(hearth) -> None:
     llm = ScriptedLLM([NOTHING, NOTHING, digest(("Plans", "Weekend plans."))])
-    pipeline = learn(hearth, llm, "Weekend plans?", quiet_seconds=0.6)
-    time.sleep(0.3)
+    clock = ManualClock()
+    pipeline = learn(hearth, llm, "Weekend plans?", quiet_seconds=30 * 60, timers=clock.timers)
+    clock.advance(timedelta(minutes=20))
     pipeline.exchange_completed(exchange(hearth, "s1", "Maybe hiking."), "s1")
-    time.sleep(0.45)  # 0.75 s after the first message, 0.45 s after the second
+    clock.advance(timedelta(minutes=20))  # 40 min after the first message, 20 after the second
+    assert pipeline.drain(timeout=60)
     with hearth.storage.read() as session:
         assert session.get(ChatSession, "s1").closed_at is None
-    deadline = time.monotonic() + 10
-    while pipeline.stats.sessions_closed == 0 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    assert pipeline.stats.sessions_closed == 0
+    clock.advance(timedelta(minutes=10))  # 30 min of quiet since the second
     assert pipeline.drain(timeout=60)
     assert pipeline.stats.sessions_closed == 1
     assert [n.title for n in hearth.notes.list()] == ["Summary: Plans"]

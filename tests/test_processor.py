@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from core.app import Hearth
-from core.cli import consolidation_cmd, context
+from core.cli import consolidation_cmd
 from core.config import Settings
 from core.consolidation import processor as processor_module
 from core.consolidation.dedupe import Deduplicator
@@ -29,12 +29,6 @@ from core.storage.orm import ContextEvent, Memory, Run, ScaffoldVersion, Working
 from support.scripted_llm import ScriptedLLM, failing
 
 PROCESSOR_SCHEMA = "ProcessorOutput"
-
-
-@pytest.fixture(autouse=True)
-def cli_home(isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The CLI's --home is process-wide state that earlier CLI tests may have set."""
-    monkeypatch.setattr(context.state, "home", isolated_home)
 
 
 def answer(scaffold: dict[str, Any] | str, working_memory: str = "",

@@ -12,7 +12,7 @@ import typer
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-from core.cli import context, reflection_cmd
+from core.cli import reflection_cmd
 from core.config import Settings
 from core.errors import InvalidInputError, NotFoundError
 from core.knowledge.intentions import IntentionService
@@ -172,10 +172,8 @@ def test_the_user_promotes_demotes_and_deletes_learnings(storage) -> None:
 
 @pytest.fixture
 def cli(isolated_home: Path, embedder, monkeypatch: pytest.MonkeyPatch):
-    """The commands on a throwaway Typer app; every open reuses the loaded embedder. The
-    ``--home`` that an earlier test's ``hearth`` callback left in the CLI state is reset,
-    so the commands open this test's ``HEARTH_HOME``."""
-    monkeypatch.setattr(context.state, "home", None)
+    """The commands on a throwaway Typer app; every open reuses the loaded embedder and
+    this test's ``HEARTH_HOME``."""
     monkeypatch.setattr("core.app.OnnxEmbedder", lambda *args, **kwargs: embedder)
     app = typer.Typer()
     for command in (reflection_cmd.reflect, reflection_cmd.intentions, reflection_cmd.learnings,

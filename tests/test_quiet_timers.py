@@ -19,6 +19,8 @@ from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
+from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
+from apscheduler.schedulers.background import BackgroundScheduler
 from sqlalchemy import text
 from support.scripted_llm import ScriptedLLM
 
@@ -26,7 +28,7 @@ from core.app import Hearth
 from core.learning.pipeline import LearningPipeline
 from core.learning.quiet_timers import QUIET_PREFIX, QuietTimerJobs
 from core.scheduling import JOBSTORE_TABLE, HearthScheduler
-from core.storage.orm import ChatSession, Interaction
+from core.storage.orm import ChatSession, Interaction, utcnow
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTHING = json.dumps({"facts": []})
@@ -64,41 +66,65 @@ def stored_quiet_timers(hearth: Hearth) -> list[str]:
             f"SELECT id FROM {JOBSTORE_TABLE} WHERE id LIKE '{QUIET_PREFIX}%'")).scalars())
 
 
+def overdue_while_down(hearth: Hearth, job_id: str) -> None:
+    """The hour passed while no process ran: the stored job's next run moves to the past
+    (no scheduler is running that could fire it meanwhile)."""
+    store = SQLAlchemyJobStore(engine=hearth.storage.write_engine(), tablename=JOBSTORE_TABLE)
+    store.start(BackgroundScheduler(), "default")
+    job = store.lookup_job(job_id)
+    job.next_run_time = utcnow() - timedelta(minutes=1)
+    store.update_job(job)
+
+
 def summaries(hearth: Hearth) -> list[str]:
     return [note.title for note in hearth.notes.list(summaries_only=True)]
 
 
 def test_in_memory_timers_fire_restart_and_cancel() -> None:
+    """Expiry is read back, never waited for: timers an hour away cannot fire during the
+    test, and the one that must fire is due at once."""
     fired: list[str] = []
-    both = threading.Event()
+    done = threading.Event()
 
     def fire(session_id: str) -> None:
         fired.append(session_id)
-        both.set()
+        done.set()
 
     timers = QuietTimerJobs.in_memory(fire)
     try:
-        timers.restart("a", timedelta(seconds=0.5))
-        timers.restart("b", timedelta(seconds=0.5))
+        armed = utcnow()
+        timers.restart("a", timedelta(hours=1))
+        timers.restart("b", timedelta(hours=1))
         timers.cancel("b")
         timers.cancel("never-armed")  # nothing to cancel is not an error
-        time.sleep(0.3)
-        timers.restart("a", timedelta(seconds=1.5))  # new activity pushes it back
         assert set(timers.pending()) == {"a"}
-        time.sleep(0.5)  # the first deadline has passed, the new one has not
-        assert fired == []
-        assert both.wait(5)
-        time.sleep(0.3)
-        assert fired == ["a"] and timers.pending() == {}
+        first = timers.pending()["a"]
+        assert armed + timedelta(hours=1) <= first <= utcnow() + timedelta(hours=1)
+        timers.restart("a", timedelta(hours=2))  # new activity pushes it back, not a second
+        assert set(timers.pending()) == {"a"}
+        assert timers.pending()["a"] >= first + timedelta(hours=1)
+        timers.restart("c", timedelta(0))  # quiet long enough: fires now
+        assert done.wait(20)
+        assert wait_until(lambda: set(timers.pending()) == {"a"})
+        assert fired == ["c"]
     finally:
         timers.close()
 
 
 def test_the_pipeline_alone_closes_a_quiet_session(hearth) -> None:
+    """On its own in-memory timers; the quiet time passing is the timer re-armed to now."""
+    made: list[QuietTimerJobs] = []
+
+    def in_memory(fire: Callable[[str], object]) -> QuietTimerJobs:
+        made.append(QuietTimerJobs.in_memory(fire))
+        return made[-1]
+
     pipeline = LearningPipeline(hearth, ScriptedLLM([NOTHING, NOTHING, DIGEST]),
-                                quiet_seconds=0.4)
+                                quiet_seconds=3600, timers=in_memory)
     for message in ("Tomatoes this year?", "Planting them in May."):
         pipeline.exchange_completed(exchange(hearth, "s1", message), "s1")
+    assert set(made[0].pending()) == {"s1"}
+    made[0].restart("s1", timedelta(0))  # as if the hour had passed
     assert wait_until(lambda: pipeline.stats.sessions_closed == 1)
     assert pipeline.drain(timeout=60)
     assert summaries(hearth) == ["Summary: Garden"]
@@ -108,7 +134,7 @@ def test_the_pipeline_alone_closes_a_quiet_session(hearth) -> None:
 
 def test_attached_to_the_scheduler_timers_are_stored_and_fire(hearth) -> None:
     pipeline = LearningPipeline(hearth, ScriptedLLM([NOTHING, NOTHING, DIGEST]),
-                                quiet_seconds=3)
+                                quiet_seconds=3600)
     scheduler = HearthScheduler(hearth, ScriptedLLM)
     try:
         # the assistant was quicker than the schedule: its first timer moves over
@@ -118,6 +144,7 @@ def test_attached_to_the_scheduler_timers_are_stored_and_fire(hearth) -> None:
         assert stored_quiet_timers(hearth) == ["quiet:s1"]
         pipeline.exchange_completed(exchange(hearth, "s1", "Planting them in May."), "s1")
         assert stored_quiet_timers(hearth) == ["quiet:s1"]  # re-armed, not duplicated
+        scheduler.quiet_timers.restart("s1", timedelta(0))  # as if the hour had passed
         assert wait_until(lambda: closed(hearth, "s1"))
         assert pipeline.drain(timeout=60)
         assert pipeline.stats.sessions_closed == 1
@@ -179,7 +206,7 @@ from core.storage.orm import ChatSession, Interaction
 
 hearth = Hearth.open(Path({home!r}))
 pipeline = LearningPipeline(hearth, ScriptedLLM([json.dumps({{"facts": []}})] * 2),
-                            quiet_seconds=4.0)
+                            quiet_seconds=3600)
 scheduler = HearthScheduler(hearth, ScriptedLLM)
 scheduler.start()
 scheduler.attach_learning(pipeline)
@@ -212,9 +239,7 @@ def test_a_timer_left_by_a_killed_process_closes_the_session_after_restart(
     with Hearth.open(isolated_home, embedder=embedder) as hearth:
         assert not closed(hearth, "s1")
         assert stored_quiet_timers(hearth) == ["quiet:s1"]
-        with hearth.storage.read() as session:
-            due = session.execute(text(f"SELECT next_run_time FROM {JOBSTORE_TABLE}")).scalar()
-        time.sleep(max(0.0, due - time.time()) + 0.2)  # overdue: the restart must catch up
+        overdue_while_down(hearth, "quiet:s1")  # the restart must catch up
         made: list[ScriptedLLM] = []
 
         def provider() -> ScriptedLLM:

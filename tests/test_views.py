@@ -16,7 +16,7 @@ from sqlalchemy import update
 from typer.testing import CliRunner
 
 from core.app import Hearth
-from core.cli import consolidation_cmd, context
+from core.cli import consolidation_cmd
 from core.consolidation.processor import MemoryProcessor, retry_event
 from core.consolidation.runs import RunRecorder
 from core.errors import InvalidInputError, NotFoundError
@@ -253,7 +253,6 @@ def test_runs_are_listed_newest_first_with_their_stages(hearth: Hearth) -> None:
 
 def test_the_command_line_lists_runs_through_the_same_view(
         hearth: Hearth, monkeypatch: pytest.MonkeyPatch, isolated_home: Path) -> None:
-    monkeypatch.setattr(context.state, "home", isolated_home)
     recorder = RunRecorder(hearth.storage, "reflection")
     with recorder.stage("profile") as counts:
         counts["facts"] = 2

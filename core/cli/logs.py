@@ -1,7 +1,7 @@
 """The CLI's log file: warnings and errors from ``core``, with their tracebacks, appended to
 ``<home>/logs/hearth.log``.
 
-The terminal gets one line per warning (``output.show_notices``); the traceback a warning
+The terminal gets one line per warning (``output.notices_shown``); the traceback a warning
 may carry (``log.exception``) belongs in this file, where a bug report can point to it. The
 file and its folder are made only when a record comes, so a command that has nothing to
 report writes nothing; a folder that cannot be written (read-only, full) costs the record,

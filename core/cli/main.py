@@ -74,12 +74,13 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of 
 
 
 @app.callback()
-def main(home: Annotated[Path | None, typer.Option(
+def main(ctx: typer.Context, home: Annotated[Path | None, typer.Option(
         "--home", help="Data folder (default: $HEARTH_HOME or the platform's user data folder).",
         )] = None) -> None:
     state.home = home
     secure_home(context.paths().home)
     logs.log_core_to(context.paths().home)
+    ctx.call_on_close(logs.forget_log_file)  # the process keeps no handler of this run's
 
 
 # --- status, doctor, stats --------------------------------------------------------------
@@ -383,11 +384,20 @@ def _log_unexpected(exc: BaseException) -> Path | None:
 
 
 def run(argv: list[str] | None = None) -> int:
-    """Console-script entry point: maps every failure to a message and an exit code."""
+    """Console-script entry point: maps every failure to a message and an exit code. The
+    ``--home`` of this run is forgotten afterwards, so a later run in the same process (a
+    test) never inherits it."""
     restrict_new_files()
-    output.show_notices("core")  # "waiting for another process's write…", one line each
     try:
-        result = app(args=argv, prog_name="hearth", standalone_mode=False)
+        return _exit_code(argv)
+    finally:
+        state.home = None
+
+
+def _exit_code(argv: list[str] | None) -> int:
+    try:
+        with output.notices_shown("core"):  # "waiting for another process's write…"
+            result = app(args=argv, prog_name="hearth", standalone_mode=False)
     except typer.Exit as stop:
         return stop.exit_code
     except (typer.Abort, KeyboardInterrupt):

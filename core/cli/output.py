@@ -75,12 +75,21 @@ class _Notice(logging.Handler):
         stderr.print(f"[dim]{escape(record.getMessage())}[/]", highlight=False)
 
 
-def show_notices(logger_name: str) -> None:
-    """Show warnings from ``logger_name`` (and below) on stderr as they happen; once per
-    logger, however often the CLI runs in one process."""
+@contextmanager
+def notices_shown(logger_name: str) -> Iterator[None]:
+    """Show warnings from ``logger_name`` (and below) on stderr as they happen, for the
+    block only: the process (a test, a caller of ``run``) keeps no handler of the CLI's
+    afterwards. Nested blocks add no second handler."""
     logger = logging.getLogger(logger_name)
-    if not any(isinstance(handler, _Notice) for handler in logger.handlers):
-        logger.addHandler(_Notice(logging.WARNING))
+    if any(isinstance(handler, _Notice) for handler in logger.handlers):
+        yield
+        return
+    handler = _Notice(logging.WARNING)
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
 
 
 @contextmanager

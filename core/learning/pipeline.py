@@ -29,10 +29,11 @@ While a process has an exchange queued it holds a claim on it (``core.home.liven
 another Hearth opening the folder meanwhile leaves it to that process.
 
 The timers are APScheduler date jobs behind the small ``QuietTimers`` interface. Alone (the
-CLI's ``chat``) the pipeline runs them on a private in-memory scheduler; where a
-``HearthScheduler`` runs (the desktop's tray, ``hearth daemon``) it hands the pipeline its
-persistent timers (``use_timers``), stored in the app's database, so a session left open by a
-crash is still closed, and summarised, after the next start. ``close_session`` is a plain
+CLI's ``chat``) the pipeline runs them on a private in-memory scheduler (the ``timers``
+argument makes other ones: a test's, on a clock it moves); where a ``HearthScheduler`` runs
+(the desktop's tray, ``hearth daemon``) it hands the pipeline its persistent timers
+(``use_timers``), stored in the app's database, so a session left open by a crash is still
+closed, and summarised, after the next start. ``close_session`` is a plain
 function for that reason: the scheduler can close a session without any pipeline.
 """
 
@@ -55,7 +56,7 @@ from core.learning.consent import learns_from
 from core.learning.events import add_event
 from core.learning.exclusions import ExclusionGate
 from core.learning.extraction import FactCandidate, extract_model_facts, merge, rule_facts
-from core.learning.quiet_timers import QuietTimerJobs, QuietTimers
+from core.learning.quiet_timers import MakeTimers, QuietTimerJobs, QuietTimers
 from core.learning.session_digest import MIN_EXCHANGES, digest_session, users_own_candidates
 from core.home.liveness import LEARNING, Claim, Claims
 from core.llm import CancelToken, LLMCancelled, LLMProvider
@@ -94,7 +95,8 @@ class LearningPipeline:
     """Background learning for one open ``Hearth``; an ``ExchangeListener``."""
 
     def __init__(self, hearth: Hearth, provider: LLMProvider, *,
-                 quiet_seconds: float | None = None) -> None:
+                 quiet_seconds: float | None = None,
+                 timers: MakeTimers = QuietTimerJobs.in_memory) -> None:
         self._hearth = hearth
         self._provider = provider
         self._quiet_seconds = (quiet_seconds if quiet_seconds is not None
@@ -114,7 +116,7 @@ class LearningPipeline:
         self._claims = Claims.beside(hearth.storage)
         self._last_fact_key: dict[str | None, str] = {}
         self._listeners: list[LearnedListener] = []
-        self._timers: QuietTimers = QuietTimerJobs.in_memory(self.quiet_time_over)
+        self._timers: QuietTimers = timers(self.quiet_time_over)
         self._worker = threading.Thread(target=self._run, name="hearth-learning", daemon=True)
         self._worker.start()
 

@@ -42,6 +42,11 @@ class QuietTimers(Protocol):
         """Release what the timers run on (a private scheduler); shared ones stay."""
 
 
+MakeTimers = Callable[[Callable[[str], object]], QuietTimers]
+"""Makes the timers a pipeline starts with, given what to call with an expired session's
+id: ``QuietTimerJobs.in_memory`` in the application; in tests, timers on a clock the test
+moves, so that no test waits for real time to pass."""
+
 
 class QuietTimerJobs:
     """``QuietTimers`` as APScheduler date jobs that call

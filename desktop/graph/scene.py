@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QWidget
 
 from core.operations.memories import GraphSnapshot
 from desktop.graph import style
+from desktop.plot_menus import own_plot_menu
 
 WEIGHT_BANDS = (0.25, 0.45, 0.7)
 """Opacity of an edge's weight band within its kind (weakest third to strongest)."""
@@ -107,6 +108,7 @@ class GraphView(pg.PlotWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        own_plot_menu(self)
         self.setMenuEnabled(False)
         self.hideAxis("left")
         self.hideAxis("bottom")

@@ -23,6 +23,7 @@ from core.operations.changes import Domain
 from core.operations.memories import Histogram, Stats
 from desktop.context import AppContext
 from desktop.inspector.base import InspectorPage
+from desktop.plot_menus import own_plot_menu
 from desktop.scrolling import ShrinkingScrollArea
 from desktop.words import count
 
@@ -48,7 +49,9 @@ class CountAxis(pg.AxisItem):
 
 
 def _plot(**axes: pg.AxisItem) -> pg.PlotWidget:
-    return pg.PlotWidget(axisItems={"left": CountAxis("left"), **axes})
+    plot = pg.PlotWidget(axisItems={"left": CountAxis("left"), **axes})
+    own_plot_menu(plot)
+    return plot
 
 
 class StatsPage(InspectorPage):

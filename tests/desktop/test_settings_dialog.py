@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from support.qt_waits import wait_for_task, wait_idle
 from pydantic_core import ValidationError
-from PySide6.QtCore import QSettings, QStandardPaths, Qt, QTime
+from PySide6.QtCore import Qt, QTime
 
 from core.app import Hearth
 from core.home.backups import list_backups
@@ -34,17 +34,6 @@ from desktop.status import CHOOSE_MODEL, StatusBar
 from desktop.dialogs.settings_privacy_page import PrivacySection, parse_exclusions
 from support.fake_ollama import FakeModel, FakeOllama
 from support.scripted_llm import ScriptedLLM
-
-
-@pytest.fixture(autouse=True)
-def preferences(tmp_path: Path) -> Iterator[Path]:
-    """The desktop's own preferences (the chosen data folder) in a temporary folder."""
-    folder = tmp_path / "preferences"
-    ini, user = QSettings.Format.IniFormat, QSettings.Scope.UserScope
-    QSettings.setPath(ini, user, str(folder))
-    yield folder
-    QSettings.setPath(ini, user, QStandardPaths.writableLocation(
-        QStandardPaths.StandardLocation.GenericConfigLocation))
 
 
 @pytest.fixture
