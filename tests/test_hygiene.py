@@ -23,7 +23,7 @@ def test_the_users_folders_are_the_tests_own(user_folders_isolated: Path) -> Non
     assert Path(platformdirs.user_data_dir("Hearth")).is_relative_to(user_folders_isolated)
 
 
-def test_a_cli_run_keeps_no_handler_and_no_home(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_a_cli_run_keeps_no_handler_and_no_home(tmp_path: Path, capsys) -> None:
     core = logging.getLogger("core")
     handlers = list(core.handlers)
     assert run(["--home", str(tmp_path / "h"), "status"]) == 0

@@ -13,7 +13,7 @@ from desktop.dialogs import locations
 
 
 def test_the_chosen_data_folder_is_kept_in_the_tests_own_preferences(
-        qapp, tmp_path: Path, user_folders_isolated: Path) -> None:  # noqa: ANN001
+        qapp, tmp_path: Path, user_folders_isolated: Path) -> None:
     assert locations.chosen_home() is None  # nothing from the real user's preferences
     locations.choose_home(tmp_path / "elsewhere")
     preferences = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
@@ -22,7 +22,7 @@ def test_the_chosen_data_folder_is_kept_in_the_tests_own_preferences(
     assert locations.chosen_home() == tmp_path / "elsewhere"
 
 
-def test_a_widget_left_alive_is_stray_until_deleted(qapp) -> None:  # noqa: ANN001
+def test_a_widget_left_alive_is_stray_until_deleted(qapp) -> None:
     before = top_level_widgets()
     left = QWidget()
     left.setObjectName("left-behind")

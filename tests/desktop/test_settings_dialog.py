@@ -9,7 +9,6 @@ import json
 import shutil
 import stat
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from support.qt_waits import wait_for_task, wait_idle
