@@ -26,10 +26,12 @@ run: setup
 	bash tools/ensure_qt_libs.sh --window
 	$(BIN)/hearth-desktop
 
-# The linter and the type checker (both configured in pyproject.toml); `make test` runs them first.
+# The linter, the type checker and the layer contracts (all configured in pyproject.toml);
+# `make test` runs them first.
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 # One worker per core; each test file stays on one worker, so its module fixtures are built once.
 test: setup lint
