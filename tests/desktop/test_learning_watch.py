@@ -32,17 +32,23 @@ class GatedLLM(ScriptedLLM):
         return '{"facts": []}'
 
 
-def test_views_reload_once_learning_is_idle_and_the_wait_holds_no_thread(
-        qtbot, make_ctx) -> None:
+def learning_under_way(qtbot, make_ctx, text: str) -> AppContext:
+    """A window context whose assistant was told ``text`` and whose learning is now inside
+    the model call, held there until the test opens ``GATE``."""
     GATE.clear()
     model = GatedLLM()
     ctx: AppContext = make_ctx(provider_factory=lambda: model)
     with qtbot.waitSignal(ctx.hub.assistant_ready, timeout=30_000):
         ctx.start_assistant()
     conversation = ctx.assistant.conversation
-    chat = conversation.new_session()
-    list(conversation.send(chat, "My sister Priya lives in Lisbon"))
+    list(conversation.send(conversation.new_session(), text))
     assert model.extracting.wait(30)  # learning is inside the model call
+    return ctx
+
+
+def test_views_reload_once_learning_is_idle_and_the_wait_holds_no_thread(
+        qtbot, make_ctx) -> None:
+    ctx = learning_under_way(qtbot, make_ctx, "My sister Priya lives in Lisbon")
     reloads: list[bool] = []
     ctx.hub.memory_changed.connect(lambda: reloads.append(True))
 
@@ -66,14 +72,7 @@ def test_views_reload_once_learning_is_idle_and_the_wait_holds_no_thread(
 
 
 def test_quitting_ends_the_wait_without_telling_the_views(qtbot, make_ctx) -> None:
-    GATE.clear()
-    model = GatedLLM()
-    ctx: AppContext = make_ctx(provider_factory=lambda: model)
-    with qtbot.waitSignal(ctx.hub.assistant_ready, timeout=30_000):
-        ctx.start_assistant()
-    conversation = ctx.assistant.conversation
-    list(conversation.send(conversation.new_session(), "I moved to Porto last week"))
-    assert model.extracting.wait(30)
+    ctx = learning_under_way(qtbot, make_ctx, "I moved to Porto last week")
     reloads: list[bool] = []
     ctx.hub.memory_changed.connect(lambda: reloads.append(True))
     watch = LearningWatch(ctx)
