@@ -5,8 +5,7 @@ Widgets never build core objects themselves; they take an ``AppContext`` and run
 operations of ``core.operations`` on ``ctx.hearth`` or ``ctx.assistant`` (``chats.send``,
 ``consolidation.undo_run``, …) from background jobs (``ctx.workers.start``). When an
 operation changes what other views show, the view emits the ``Changes`` it returned on the
-hub (``ctx.hub.changed.emit(changes)``, and the older per-kind notices such as
-``memory_changed`` while views still listen to them), and those views reload.
+hub (``ctx.hub.changed.emit(changes)``), and the views that show those domains reload.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from typing import TYPE_CHECKING
 from core.app import Hearth
 from core.operations import models
 from core.operations import settings as settings_ops
-from core.operations.changes import Domain
+from core.operations.changes import Changes, Domain
 from core.operations.models import CancelToken, LLMProvider
 from desktop.workers import Workers
 
@@ -52,11 +51,9 @@ class Hub(QObject):
     rule for a receiver object, and a plain callable because PySide (6.12, checked by
     ``tests/desktop/test_workers``) runs it in the thread of the sender, queued."""
 
-    changed = Signal(object)          # a ``core.operations.changes.Changes``: what moved
-    memory_changed = Signal()        # facts, memories, profile, learnings or intentions moved
-    conversations_changed = Signal()  # a chat was added, renamed, deleted or got a turn
-    settings_changed = Signal()
-    schedule_changed = Signal()       # the schedule started here, or runs in another process
+    changed = Signal(object)
+    """A ``core.operations.changes.Changes``: what moved (facts, memories, chats, settings,
+    the schedule, …). Each view reloads only when it touches the domains it shows."""
     assistant_ready = Signal()        # ``ctx.assistant`` is (re)built and can chat
     assistant_failed = Signal(str, str)
     run_finished = Signal(str, object)  # ("reflect" | "dream", report)
@@ -223,13 +220,13 @@ class AppContext(QObject):
             self.scheduler, self.schedule_state = scheduler, "running"
             if self.assistant is not None:  # the assistant was ready first: move its timers
                 self._attach(scheduler, self.assistant)
-            self.hub.schedule_changed.emit()
+            self.hub.changed.emit(Changes.of(Domain.SCHEDULE))
 
         def elsewhere(message: str, _hint: str) -> None:
             log.info("schedule not started here: %s", message)
             self.schedule_state = message
             self.hub.status_message.emit(message)
-            self.hub.schedule_changed.emit()
+            self.hub.changed.emit(Changes.of(Domain.SCHEDULE))
 
         self.workers.start("Starting the schedule", start, on_done=started,
                            on_failed=elsewhere)
@@ -259,8 +256,7 @@ class AppContext(QObject):
             self.workers.start("Rescheduling", lambda _task: scheduler.reschedule())
         if saved.model_changed:
             self.start_assistant()
-        self.hub.settings_changed.emit()
-        self.hub.changed.emit(saved.changes)
+        self.hub.changed.emit(saved.changes | Changes.of(Domain.SETTINGS))
 
     # --- quitting ----------------------------------------------------------------------------
 

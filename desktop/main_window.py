@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.errors import HearthError
+from core.operations.changes import Changes, Domain
 from core.version import app_version
 from desktop.context import AppContext
 from desktop.icons import icon
@@ -152,8 +153,7 @@ class MainWindow(QMainWindow):
         self.pause_action = self._action("&Pause learning", self._toggle_pause, "Ctrl+Shift+P")
         self.pause_action.setCheckable(True)
         self.pause_action.setChecked(self.ctx.settings.learning_paused)
-        self.ctx.hub.settings_changed.connect(
-            lambda: self.pause_action.setChecked(self.ctx.settings.learning_paused))
+        self.ctx.hub.changed.connect(self._changed)
         for action in (self.reflect_action, self.dream_action, self.pause_action):
             memory.addAction(action)
         view = bar.addMenu("&View")
@@ -172,6 +172,10 @@ class MainWindow(QMainWindow):
     def _new_incognito_chat(self) -> None:
         page = self.show_page("chat")
         page.new_incognito_chat()  # type: ignore[attr-defined]  # the chat page's own
+
+    def _changed(self, changes: Changes) -> None:
+        if changes.touches(Domain.SETTINGS):  # paused from the tray or Settings
+            self.pause_action.setChecked(self.ctx.settings.learning_paused)
 
     def _toggle_pause(self, paused: bool) -> None:
         """Store the choice; when it cannot be stored (settings.json broken by hand, a

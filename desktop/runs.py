@@ -86,7 +86,6 @@ class RunController:
     def _finished(self, outcome: RunOutcome) -> None:
         self.last_reports[outcome.kind] = outcome
         self.ctx.hub.run_finished.emit(outcome.kind, outcome)
-        self.ctx.hub.memory_changed.emit()
         self.ctx.hub.changed.emit(outcome.changes)
         if self.dialogs[outcome.kind].isVisible():  # seen here: not again at the next start
             self._mark_reviewed([outcome.report.run_id])

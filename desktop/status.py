@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
+from core.operations.changes import Changes, Domain
 from desktop.context import AppContext
 from desktop.words import count
 
@@ -77,10 +78,15 @@ class StatusBar(QStatusBar):
         ctx.hub.assistant_ready.connect(self.refresh)
         ctx.hub.assistant_failed.connect(
             lambda message, hint: self.model_label.setText(f"no assistant: {message}"))
-        ctx.hub.settings_changed.connect(self.check_ollama)
-        ctx.hub.schedule_changed.connect(self.refresh)
+        ctx.hub.changed.connect(self._changed)
         QTimer.singleShot(0, self.check_ollama)
         QTimer.singleShot(0, self.refresh)
+
+    def _changed(self, changes: Changes) -> None:
+        if changes.touches(Domain.SETTINGS):
+            self.check_ollama()
+        if changes.touches(Domain.SCHEDULE):
+            self.refresh()
 
     def refresh(self) -> None:
         assistant = self.ctx.assistant

@@ -14,6 +14,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from core.clock import now
+from core.operations.changes import Changes, Domain
 from desktop.context import AppContext
 from desktop.icons import icon
 from desktop.main_window import MainWindow
@@ -39,11 +40,9 @@ class Tray(QObject):
         self.icon.setContextMenu(self.menu)
         self.icon.activated.connect(self._activated)
         self._last_here: tuple[datetime, str] | None = None
-        ctx.hub.settings_changed.connect(
-            lambda: self.pause_action.setChecked(ctx.settings.learning_paused))
+        ctx.hub.changed.connect(self._changed)
         ctx.hub.notify.connect(self.notify)
         ctx.hub.run_finished.connect(self._remember_result)
-        ctx.hub.schedule_changed.connect(self.refresh_tooltip)
         self._timer = QTimer(self)
         self._timer.timeout.connect(self.refresh_tooltip)
         self._timer.start(TOOLTIP_REFRESH_MS)
@@ -67,6 +66,12 @@ class Tray(QObject):
 
     def notify(self, title: str, text: str) -> None:
         self.icon.showMessage(title, text, icon("hearth"), 8_000)
+
+    def _changed(self, changes: Changes) -> None:
+        if changes.touches(Domain.SETTINGS):
+            self.pause_action.setChecked(self.ctx.settings.learning_paused)
+        if changes.touches(Domain.SCHEDULE):
+            self.refresh_tooltip()
 
     def _remember_result(self, _kind: str, outcome: object) -> None:
         from desktop.run_summary import summary

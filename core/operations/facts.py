@@ -20,7 +20,7 @@ from core.operations.done import Done
 from core.storage.orm import UserFact
 
 __all__ = ["CATEGORIES", "FILES", "BackupRewrite", "EarlierValue", "Fact", "FactChange",
-           "ForgetPreview", "Forgotten", "backups_held", "fact_history", "forget",
+           "ForgetPreview", "Forgotten", "correct", "backups_held", "fact_history", "forget",
            "list_facts", "normalise_key", "preview_forget", "recategorise", "redactions",
            "remember", "rewritten", "unmasked"]
 
@@ -81,6 +81,15 @@ def fact_history(hearth: Hearth, key: str) -> tuple[EarlierValue, ...]:
 def remember(hearth: Hearth, key: str, value: str, category: str) -> Done[FactChange]:
     """Store the user's value for ``key`` (the old one goes into its history)."""
     return _changed(hearth.facts.remember(key, value, category=category, source="user"))
+
+
+def correct(hearth: Hearth, key: str, value: str) -> Done[FactChange]:
+    """The user's new value for a fact learning stored (a note's Edit…): its category stays
+    as it is, or the key's own category for a fact that was undone meanwhile."""
+    known = hearth.facts.get(key)
+    if known is None:
+        return _changed(hearth.facts.remember(key, value, source="user"))
+    return _changed(hearth.facts.remember(key, value, category=known.category, source="user"))
 
 
 def recategorise(hearth: Hearth, key: str, category: str) -> Done[FactChange]:

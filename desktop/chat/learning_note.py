@@ -14,7 +14,6 @@ and is attached when the page shows the replies (``attach_waiting``).
 
 from __future__ import annotations
 
-from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QPalette
@@ -28,11 +27,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.operations import chats
+from core.operations import chats, facts
+from core.operations.changes import Changes, Domain
+from core.operations.done import Done
 from core.operations.chats import LearnedFact, Unlearned
 from desktop.chat.transcript import ReplyMessage, Transcript
 from desktop.context import AppContext
-from desktop.workers import Task
 
 Notes = dict[int, tuple[LearnedFact, ...]]
 RETRY_MS = 50
@@ -192,7 +192,7 @@ class LearningNotes(QObject):
 
     @Slot(int)
     def _on_learned(self, _interaction_id: int) -> None:
-        self._ctx.hub.memory_changed.emit()
+        self._ctx.hub.changed.emit(Changes.of(Domain.FACTS))
         self.reload()
 
     def _show(self, generation: int, notes: Notes) -> None:
@@ -254,21 +254,18 @@ class LearningNotes(QObject):
         value = ask_value(self._transcript, item)
         if value is None:
             return
-        facts = self._ctx.hearth.facts
+        hearth = self._ctx.hearth
 
-        def save(_task: Task) -> None:
-            known = facts.get(item.key)
-            kept: dict[str, Any] = {"category": known.category} if known is not None else {}
-            facts.remember(item.key, value, source="user", **kept)
+        def saved(done: Done[facts.FactChange]) -> None:
+            self._changed(f"Saved: {fact_phrase(item.key, value)}.")
+            self._ctx.hub.changed.emit(done.changes)
 
         self._ctx.workers.start(
-            "Saving your correction", save,
-            on_done=lambda _none: self._changed(f"Saved: {fact_phrase(item.key, value)}."),
-            on_failed=self._failed, writes=True)
+            "Saving your correction", lambda _task: facts.correct(hearth, item.key, value),
+            on_done=saved, on_failed=self._failed, writes=True)
 
     def _changed(self, message: str) -> None:
         self._ctx.hub.status_message.emit(message)
-        self._ctx.hub.memory_changed.emit()
         self.reload()
 
     def _failed(self, message: str, hint: str) -> None:

@@ -14,6 +14,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QWidget
 
 from core.operations import chats
+from core.operations.changes import Changes, Domain
 from core.operations.chats import SessionInfo
 from desktop.context import AppContext
 
@@ -41,7 +42,7 @@ class ChatLearningSwitch(QWidget):
         layout.setContentsMargins(16, 4, 16, 0)
         layout.addWidget(self.box)
         layout.addWidget(self.state, 1)
-        ctx.hub.settings_changed.connect(self._refresh)
+        ctx.hub.changed.connect(self._changed)
         self._refresh()
 
     def show_chat(self, chat: SessionInfo | None, *, incognito: bool = False) -> None:
@@ -54,6 +55,10 @@ class ChatLearningSwitch(QWidget):
     @property
     def incognito(self) -> bool:
         return self._incognito
+
+    def _changed(self, changes: Changes) -> None:
+        if changes.touches(Domain.SETTINGS):  # "memory off" may have moved
+            self._refresh()
 
     def _refresh(self) -> None:
         paused = self._ctx.settings.learning_paused
@@ -80,7 +85,6 @@ class ChatLearningSwitch(QWidget):
             on_done=self._saved, on_failed=self._failed, writes=True)
 
     def _saved(self, stored: chats.Stored) -> None:
-        self._ctx.hub.conversations_changed.emit()
         self._ctx.hub.changed.emit(stored.changes)
 
     def _failed(self, message: str, hint: str) -> None:

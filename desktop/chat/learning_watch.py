@@ -41,5 +41,4 @@ class LearningWatch(QObject):
 
     def _learned(self, finished: bool) -> None:
         if finished:  # not cancelled: any of the user's knowledge may have moved
-            self._ctx.hub.memory_changed.emit()
             self._ctx.hub.changed.emit(Changes.knowledge())

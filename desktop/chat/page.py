@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.operations import chats
-from core.operations.changes import Changes
+from core.operations.changes import Changes, Domain
 from core.operations.chats import (
     Compacted,
     Deleted,
@@ -125,8 +125,7 @@ class ChatPage(Page):
         hub = ctx.hub
         hub.assistant_ready.connect(self._assistant_ready)
         hub.assistant_failed.connect(self._assistant_failed)
-        hub.settings_changed.connect(self._check_assistant)
-        hub.conversations_changed.connect(self.reload_list)
+        hub.changed.connect(self._changed)
         if ctx.assistant is not None:
             self._assistant_ready()
         else:
@@ -260,6 +259,12 @@ class ChatPage(Page):
     def _assistant_failed(self, message: str, hint: str) -> None:
         self._set_unavailable("The assistant could not start.",
                               f"The assistant could not start: {message} {hint}".strip())
+
+    def _changed(self, changes: Changes) -> None:
+        if changes.touches(Domain.SETTINGS):
+            self._check_assistant()
+        if changes.touches(Domain.CHATS):
+            self.reload_list()
 
     def _check_assistant(self) -> None:
         """Settings that rebuild the assistant leave it unset until it is ready again."""
@@ -467,9 +472,7 @@ class ChatPage(Page):
                  deleted, writes=True)
 
     def _chats_changed(self, changes: Changes) -> None:
-        """Tell the views what a chat operation changed (the old notice too, for the views
-        that still listen to it)."""
-        self.ctx.hub.conversations_changed.emit()
+        """Tell the views (this list among them) what a chat operation changed."""
         self.ctx.hub.changed.emit(changes)
 
     # --- a turn ------------------------------------------------------------------------------

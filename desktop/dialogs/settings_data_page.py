@@ -244,8 +244,6 @@ class DataSection(SettingsSection):
         return task
 
     def _imported(self, imported: Imported) -> None:
-        self.ctx.hub.memory_changed.emit()
-        self.ctx.hub.conversations_changed.emit()
         self.ctx.hub.changed.emit(imported.changes)
 
     def _transfer(self, doing: str, job: Job, describe: Describe = str, *,

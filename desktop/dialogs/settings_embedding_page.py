@@ -226,5 +226,4 @@ class EmbeddingSection(SettingsSection):
         return task
 
     def _rebuilt(self, _ok: bool) -> None:
-        self.ctx.hub.memory_changed.emit()
         self.count_stale()

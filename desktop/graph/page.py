@@ -85,7 +85,6 @@ class GraphPage(Page):
         self._timing = ""
         self._build()
         ctx.hub.changed.connect(self._changed)
-        ctx.hub.memory_changed.connect(self._memory_changed)  # every knowledge domain
 
     # --- widgets -------------------------------------------------------------------------
 
@@ -258,9 +257,9 @@ class GraphPage(Page):
 
     def _changed(self, changes: Changes) -> None:
         if changes.touches(Domain.MEMORIES):
-            self._memory_changed()
+            self._memories_moved()
 
-    def _memory_changed(self) -> None:
+    def _memories_moved(self) -> None:
         self._stale = True
         if self.isVisible():
             self.reload()

@@ -2,9 +2,7 @@
 shows changes, and make a change in the background, then tell the other views.
 
 Each view names the domains it shows (``domains``) and reloads only when a ``Changes`` on
-the hub's ``changed`` touches one of them: saving a fact reloads Facts, not Memories. The
-older ``memory_changed`` notice (still sent by parts of the window not yet moved to
-``core.operations``) says nothing about what moved, so it counts as every knowledge domain.
+the hub's ``changed`` touches one of them: saving a fact reloads Facts, not Memories.
 
 Reloading is lazy for hidden views: a change while a view is hidden only marks it stale,
 and it reloads when it comes to the front, so one chat turn that stores a fact does not
@@ -44,7 +42,6 @@ class InspectorPage(Page):
         self._generation = 0
         self._stale = True
         ctx.hub.changed.connect(self._changed)
-        ctx.hub.memory_changed.connect(self.refresh)  # every knowledge domain (see above)
 
     # --- for subclasses ----------------------------------------------------------------------
 
@@ -106,33 +103,25 @@ class InspectorPage(Page):
 
     # --- changing ----------------------------------------------------------------------------
 
-    def change(self, name: str, job: Callable[[], Any],
+    def change(self, name: str, job: Callable[[], Done[Any] | Changes],
                done: Callable[[Any], str] | None = None) -> Task:
         """Run ``job`` (an operation that changes something) on a worker. On success put
         the ``Changes`` it returned on the hub (the views showing those domains reload;
         this one reloads in any case, so an edit that changed nothing shows the stored
         value again) and say ``done(value)`` on the status bar, ``value`` being the
         ``Done``'s value (None for a bare ``Changes``). On failure keep the reason next to
-        the view and reload, so nothing shows a change that was not saved.
-
-        A job that is not an operation yet (it returns neither) is announced the old way,
-        as ``memory_changed``; it goes when the last such view moves to ``core.operations``."""
+        the view and reload, so nothing shows a change that was not saved."""
 
         def succeeded(result: Any) -> None:
             self.notice.clear()
             if isinstance(result, Done):
                 changes, value = result.changes, result.value
-            elif isinstance(result, Changes):
+            else:
                 changes, value = result, None
-            else:
-                changes, value = None, result
-            if changes is None:
-                self.ctx.hub.memory_changed.emit()
-            else:
-                if changes:
-                    self.ctx.hub.changed.emit(changes)
-                if not self.shows(changes):
-                    self.refresh()
+            if changes:
+                self.ctx.hub.changed.emit(changes)
+            if not self.shows(changes):
+                self.refresh()
             if done is not None:
                 self.ctx.hub.status_message.emit(done(value))
 

@@ -192,9 +192,8 @@ class FactsPage(TablePage):
         self.change("Forgetting a fact", lambda: facts.forget(hearth, key), self._forgotten)
 
     def _forgotten(self, forgotten: Forgotten) -> str:
-        """Show what was removed, with the offer to remove it from backups too; chats
-        changed as well (titles and messages that held the value)."""
-        self.ctx.hub.conversations_changed.emit()
+        """Show what was removed, with the offer to remove it from backups too (the chats
+        that held the value reload through the forget's ``Changes``)."""
         self.forget_result = ForgetResultDialog.forgotten(forgotten, self.ctx.workers, self)
         self.forget_result.open()
         return f"Fact “{spaced(forgotten.report.key)}” forgotten."

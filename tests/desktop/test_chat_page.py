@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from support.hub_changes import touching
 from support.long_text import diary_with
 from support.qt_waits import wait_for_task, wait_idle
 from PySide6.QtCore import Qt
@@ -119,7 +120,8 @@ def test_a_reply_streams_in_and_is_rendered_as_markdown(qtbot, make_ctx, ollama)
     reply = last_reply(page)
     page._turn.streamed.connect(
         lambda _event: seen.append((page.busy, reply.markdown, reply.text)))
-    with qtbot.waitSignal(ctx.hub.memory_changed, timeout=60_000):  # learning caught up
+    # learning caught up:
+    with qtbot.waitSignal(ctx.hub.changed, timeout=60_000, check_params_cb=touching()):
         wait_reply(qtbot, page)
 
     assert len(seen) >= 4

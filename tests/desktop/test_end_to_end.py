@@ -5,6 +5,7 @@ and recall no longer know it."""
 
 from __future__ import annotations
 
+from support.hub_changes import touching
 from support.qt_waits import wait_idle
 from PySide6.QtCore import Qt
 from test_chat_page import ChatServer, ollama, type_and_send, wait_reply  # noqa: F401
@@ -28,7 +29,7 @@ def say(qtbot, window: MainWindow, server: ChatServer, text: str) -> None:
     server.replies.append(FakeReply("Noted."))
     chat = window.show_page("chat")
     assert isinstance(chat, ChatPage)
-    with qtbot.waitSignal(window.ctx.hub.memory_changed, timeout=60_000):
+    with qtbot.waitSignal(window.ctx.hub.changed, timeout=60_000, check_params_cb=touching()):
         type_and_send(qtbot, chat, text)
         wait_reply(qtbot, chat)
 

@@ -4,6 +4,8 @@ layout is cached; the cap is announced."""
 
 from __future__ import annotations
 
+from core.operations.changes import Changes
+
 import numpy as np
 import pytest
 from support.qt_waits import wait_for_task
@@ -179,7 +181,7 @@ def test_a_memory_change_reloads_the_visible_graph_and_keeps_the_picture(qtbot, 
     before = dict(zip(page.snapshot.ids.tolist(), page.view.positions.tolist(), strict=True))
     # The first memory goes: a layout from scratch would start every other node elsewhere.
     ctx.hearth.memories.invalidate(int(page.snapshot.ids[0]), "no longer true")
-    ctx.hub.memory_changed.emit()
+    ctx.hub.changed.emit(Changes.knowledge())
     qtbot.waitUntil(lambda: page.snapshot is not None and page.snapshot.node_count == count - 1)
     assert page.view.drawn_node_count == count - 1
     after = dict(zip(page.snapshot.ids.tolist(), page.view.positions.tolist(), strict=True))

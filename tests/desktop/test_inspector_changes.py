@@ -1,6 +1,6 @@
 """Each inspector view reloads only when a change touches what it shows: saving a fact
-reloads Facts and leaves Memories as it was, while the older ``memory_changed`` notice
-(which does not say what moved) still reloads every knowledge view."""
+reloads Facts and leaves Memories as it was, while a change to all the user's knowledge (a
+dream, learning that caught up) reloads every knowledge view."""
 
 from __future__ import annotations
 
@@ -64,8 +64,8 @@ def test_a_change_to_memories_reloads_memories_not_facts(qtbot, ctx, views) -> N
     assert memory_loads and not fact_loads
 
 
-def test_the_older_notice_still_reloads_every_knowledge_view(qtbot, ctx, views) -> None:
+def test_a_change_to_all_knowledge_reloads_every_knowledge_view(qtbot, ctx, views) -> None:
     _facts, fact_loads, _memories, memory_loads = views
-    ctx.hub.memory_changed.emit()
+    ctx.hub.changed.emit(Changes.knowledge())
     wait_idle(qtbot, ctx)
     assert fact_loads and memory_loads

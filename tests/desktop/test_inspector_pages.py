@@ -249,7 +249,7 @@ def test_a_reload_waits_for_the_open_editor(qtbot, ctx) -> None:
     editor = next(e for e in page.view.viewport().findChildren(QLineEdit) if e.isVisible())
     editor.setText("Por")  # half typed when a chat turn stores another fact
     ctx.hearth.facts.remember("coffee", "black", "preference")
-    ctx.hub.memory_changed.emit()
+    ctx.hub.changed.emit(Changes.knowledge())
     settle(qtbot, ctx)
     assert editor.isVisible() and editor.text() == "Por"
     assert shown_keys(page) == ["home city"]
@@ -412,7 +412,7 @@ def test_unsaved_scaffold_edits_are_not_overwritten_by_a_reload(qtbot, ctx) -> N
     page = open_page(qtbot, ctx, ScaffoldPage)
     assert page.model.setData(page.model.index(0, VALUE), "tired")
     save_scaffold(storage, {"mood": "calm", "sleep": "poor"}, "processor")
-    ctx.hub.memory_changed.emit()
+    ctx.hub.changed.emit(Changes.knowledge())
     settle(qtbot, ctx)
     assert page.model.to_data() == {"mood": "tired"}
     assert "newer version" in page.caption.text()

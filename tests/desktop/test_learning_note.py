@@ -6,6 +6,7 @@ learning pipeline and its rules are real."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from support.hub_changes import touching
 from support.chat_turns import chatty, facts, note_lines, open_page, say
 from support.qt_waits import wait_idle
 
@@ -23,7 +24,7 @@ def test_a_learned_fact_shows_under_the_reply_and_undo_removes_it(qtbot, make_ct
     assert facts(ctx.hearth) == {"sister_name": "Priya", "sister_home_city": "Lisbon"}
 
     note = reply.findChild(LearningNote)
-    with qtbot.waitSignal(ctx.hub.memory_changed, timeout=30_000):
+    with qtbot.waitSignal(ctx.hub.changed, timeout=30_000, check_params_cb=touching()):
         qtbot.mouseClick(note.button("sister_home_city", "Undo"), Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "Undone: your sister lives in Lisbon" in note_lines(reply),
                     timeout=30_000)

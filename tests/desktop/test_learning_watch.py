@@ -3,10 +3,13 @@ holds none of the window's threads (learning behind a slow model must not starve
 
 from __future__ import annotations
 
+from core.operations.changes import Changes
+
 import threading
 from collections.abc import Sequence
 from typing import Any
 
+from support.hub_changes import touching
 from support.qt_waits import wait_for_task
 from support.scripted_llm import ScriptedLLM
 
@@ -50,7 +53,8 @@ def test_views_reload_once_learning_is_idle_and_the_wait_holds_no_thread(
         qtbot, make_ctx) -> None:
     ctx = learning_under_way(qtbot, make_ctx, "My sister Priya lives in Lisbon")
     reloads: list[bool] = []
-    ctx.hub.memory_changed.connect(lambda: reloads.append(True))
+    ctx.hub.changed.connect(
+        lambda changes: changes == Changes.knowledge() and reloads.append(True))
 
     watch = LearningWatch(ctx)
     watch.exchange_saved()
@@ -64,7 +68,7 @@ def test_views_reload_once_learning_is_idle_and_the_wait_holds_no_thread(
     qtbot.wait(300)
     assert watch.waiting and reloads == []  # learning is still busy: nothing to reload yet
 
-    with qtbot.waitSignal(ctx.hub.memory_changed, timeout=30_000):
+    with qtbot.waitSignal(ctx.hub.changed, timeout=30_000, check_params_cb=touching()):
         GATE.set()
     qtbot.waitUntil(lambda: not watch.waiting)
     qtbot.wait(300)
@@ -74,7 +78,8 @@ def test_views_reload_once_learning_is_idle_and_the_wait_holds_no_thread(
 def test_quitting_ends_the_wait_without_telling_the_views(qtbot, make_ctx) -> None:
     ctx = learning_under_way(qtbot, make_ctx, "I moved to Porto last week")
     reloads: list[bool] = []
-    ctx.hub.memory_changed.connect(lambda: reloads.append(True))
+    ctx.hub.changed.connect(
+        lambda changes: changes == Changes.knowledge() and reloads.append(True))
     watch = LearningWatch(ctx)
     watch.exchange_saved()
 

@@ -3,6 +3,8 @@ their actions change in core, and what their plots draw."""
 
 from __future__ import annotations
 
+from core.operations.changes import Changes
+
 from collections.abc import Callable
 
 import numpy as np
@@ -197,7 +199,7 @@ def test_memory_changes_elsewhere_reload_the_list(qtbot, ctx: AppContext,
                                                   seeded: Seeded) -> None:
     page = shown(qtbot, ctx, MemoriesPage)
     added = ctx.hearth.memories.add("The user started learning the violin.")
-    ctx.hub.memory_changed.emit()
+    ctx.hub.changed.emit(Changes.knowledge())
     wait_idle(qtbot, ctx)
     assert page.model.record(0).id == added.id
 
@@ -466,7 +468,7 @@ def test_the_plots_follow_the_palette(qtbot, ctx: AppContext) -> None:
 def test_new_memories_redraw_the_growth(qtbot, ctx: AppContext, seeded: Seeded) -> None:
     page = shown(qtbot, ctx, StatsPage)
     ctx.hearth.memories.add("The user started learning the violin.")
-    ctx.hub.memory_changed.emit()
+    ctx.hub.changed.emit(Changes.knowledge())
     wait_idle(qtbot, ctx)
     assert page.total_curve.getData()[1][-1] == 9
 

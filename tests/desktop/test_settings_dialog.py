@@ -11,6 +11,7 @@ import stat
 from collections.abc import Iterator
 
 import pytest
+from support.hub_changes import touching
 from support.qt_waits import wait_for_task, wait_idle
 from pydantic_core import ValidationError
 from PySide6.QtCore import Qt, QTime
@@ -401,7 +402,7 @@ def test_export_then_import_round_trips(qtbot, ctx, embedder, tmp_path) -> None:
                        provider_factory=ScriptedLLM)
     try:
         other = open_dialog(qtbot, fresh)
-        with qtbot.waitSignal(fresh.hub.memory_changed, timeout=60_000):
+        with qtbot.waitSignal(fresh.hub.changed, timeout=60_000, check_params_cb=touching()):
             task = data_tab(other).import_from(exported)
         wait_for_task(qtbot, task)
         assert "Imported" in data_tab(other).transfer_progress.result.text()
@@ -489,7 +490,7 @@ def test_missing_vectors_are_counted_and_rebuilt(qtbot, ctx) -> None:
     assert embeddings.vector_state.text().startswith("2 items lack a vector")
     assert embeddings.rebuild_button.isEnabled()
 
-    with qtbot.waitSignal(ctx.hub.memory_changed, timeout=60_000):
+    with qtbot.waitSignal(ctx.hub.changed, timeout=60_000, check_params_cb=touching()):
         task = embeddings.rebuild()
     wait_for_task(qtbot, task)
     wait_idle(qtbot, ctx)
