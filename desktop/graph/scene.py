@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QWidget
 
 from core.views.graph import GraphSnapshot
 from desktop.graph import style
+from desktop.words import spoken
 
 WEIGHT_BANDS = (0.25, 0.45, 0.7)
 """Opacity of an edge's weight band within its kind (weakest third to strongest)."""
@@ -66,6 +67,11 @@ def labelled_nodes(positions: np.ndarray, importance: np.ndarray, shown: np.ndar
             if len(chosen) == limit:
                 break
     return chosen
+
+
+def node_text(snapshot: GraphSnapshot, position: int) -> str:
+    """A node's memory as its label reads: an imported turn in plain words."""
+    return spoken(snapshot.labels[position], snapshot.speakers[position])
 
 
 def short_label(text: str, chars: int = LABEL_CHARS) -> str:
@@ -306,7 +312,7 @@ class GraphView(pg.PlotWidget):
         fill.setAlpha(LABEL_FILL_ALPHA)
         for position in labelled_nodes(self._positions, self._snapshot.importance,
                                        self._node_mask):
-            item = pg.TextItem(short_label(self._snapshot.labels[position]), color=ink,
+            item = pg.TextItem(short_label(node_text(self._snapshot, position)), color=ink,
                                fill=pg.mkBrush(fill), anchor=(0.5, 1.2))
             item.setData(0, position)
             item.setPos(*(float(v) for v in self._positions[position]))

@@ -22,6 +22,7 @@ from core.views.memory_browse import MemoryRow, Validity
 from core.views.memory_detail import ChainLink, Edge, MemoryDetail, MemoryRef
 from desktop.inspector.formatting import local_time
 from desktop.inspector.memory_signals import Signals, describe_signals, ways_found
+from desktop.words import spoken
 
 LINK_SCHEME = "memory"
 DETAILS_LINK = "details:toggle"
@@ -131,7 +132,9 @@ def _plain(detail: MemoryDetail, row: MemoryRow | None) -> list[str]:
         parts.append(f"<p><b>The part that matched:</b></p>"
                      f"<p style='white-space: pre-wrap'>… {escape(row.excerpt)} …</p>"
                      f"<h4>All of it</h4>")
-    parts += [f"<p style='white-space: pre-wrap'>{escape(detail.content)}</p>",
+    speaker = detail.origin.get("speaker")
+    said = spoken(detail.content, speaker if isinstance(speaker, str) else None)
+    parts += [f"<p style='white-space: pre-wrap'>{escape(said)}</p>",
               _rows([("Status", _state(detail)),
                      ("Came from", SOURCES.get(detail.source, detail.source)),
                      ("Said by", _speaker(detail)),
