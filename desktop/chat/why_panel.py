@@ -51,6 +51,18 @@ NOUNS: dict[str, tuple[str, str]] = {
 """How the plain summary names what a reply used, by kind (singular, plural)."""
 
 
+FIX_VIEWS = {"fact": "facts", "memory": "memories"}
+"""The view that corrects or forgets an item, by kind; "Fix or forget…" opens it with the
+item selected."""
+FIX_TIP = "Open this item, selected, in the view where it can be corrected or forgotten"
+FIX_ELSEWHERE = {
+    "summary": "A summary of an earlier chat goes when that chat is deleted (in the list "
+               "of chats); no view edits it on its own",
+    "note": "Notes have no view of their own to correct them in yet",
+}
+"""Why "Fix or forget…" is grey for kinds no view lists."""
+
+
 def used_sentence(items: list[UsedItem]) -> str:
     """``This reply used 1 fact, 2 memories and 3 earlier messages.``"""
     parts = []
@@ -135,7 +147,7 @@ class WhyPanel(QWidget):
                                        "not been given this item (nothing is saved)")
         self.without_button.clicked.connect(self._ask_without)
         self.fix_button = QPushButton("Fix or forget…")
-        self.fix_button.setToolTip("Open where this item can be corrected or forgotten")
+        self.fix_button.setToolTip(FIX_TIP)
         self.fix_button.clicked.connect(self._ask_fix)
         actions = QHBoxLayout()
         actions.addWidget(self.without_button)
@@ -243,7 +255,9 @@ class WhyPanel(QWidget):
         """Show the selected item; its buttons are enabled when they can act on it."""
         leavable = item is not None and item.exists and item.kind in LEAVABLE
         self.without_button.setEnabled(leavable and item is not None and item.id is not None)
-        self.fix_button.setEnabled(leavable)
+        self.fix_button.setEnabled(leavable and item is not None and item.kind in FIX_VIEWS
+                                   and item.id is not None)
+        self.fix_button.setToolTip(FIX_ELSEWHERE.get(item.kind, FIX_TIP) if item else FIX_TIP)
         if item is None:
             self.detail.clear()
             return

@@ -16,7 +16,7 @@ memories, the chain, "Details") are followed with Enter or a click.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QItemSelectionModel, QPoint, Qt, QTimer
@@ -241,6 +241,10 @@ class MemoriesPage(InspectorPage):
         if not self.select(memory_id):
             self.view.selectionModel().clearSelection()
             self._load_detail(memory_id)
+
+    def select_record(self, identity: Hashable) -> None:
+        if isinstance(identity, int):
+            self.show_memory(identity)
 
     def selected_ids(self) -> list[int]:
         """The memories Delete acts on: the selected rows, else the one shown alone."""
