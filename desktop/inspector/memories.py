@@ -239,7 +239,9 @@ class MemoriesPage(InspectorPage):
         """Jump to a memory (an edge or a chain link): select it if listed, else show its
         detail alone (it may be filtered out, e.g. a superseded one)."""
         if not self.select(memory_id):
-            self.view.selectionModel().clearSelection()
+            # no current row either: a reload would otherwise select it again and show
+            # it in place of the memory asked for
+            self.view.selectionModel().clear()
             self._load_detail(memory_id)
 
     def select_record(self, identity: Hashable) -> None:
