@@ -89,3 +89,15 @@ def spoken(text: str, speaker: str | None) -> str:
     if name == "Hearth":
         return f"Hearth replied: {said}"
     return text
+
+
+SOURCE_WORDS = {"user": "you", "agent": "Hearth", "processor": "learning",
+                "extraction": "learning", "reflection": "reflection"}
+"""Who set a fact or wrote a version, as a short column value (the stored names are the
+internals': the processor is background learning, the agent is Hearth itself, by its model's
+reading of a chat or a tool call in one)."""
+
+
+def source_word(source: str) -> str:
+    """A stored source in words; an unknown one is shown as stored."""
+    return SOURCE_WORDS.get(source, spaced(source))

@@ -30,20 +30,20 @@ from desktop.inspector.forget_dialog import ForgetResultDialog
 from desktop.inspector.formatting import local_time, time_key
 from desktop.inspector.table import ChoiceDelegate, Column, RowModel, make_table_view
 from desktop.inspector.table_page import TablePage
-from desktop.words import spaced
+from desktop.words import source_word, spaced
 
 FACT_COLUMNS: tuple[Column[UserFact], ...] = (
     Column("Key", lambda f: spaced(f.key)),  # "home city"; stored as home_city
     Column("Value", lambda f: f.value, field="value"),
     Column("Category", lambda f: f.category, field="category"),
-    Column("Source", lambda f: f.source),
+    Column("Source", lambda f: source_word(f.source)),
     Column("Updated", lambda f: local_time(f.updated_at), lambda f: time_key(f.updated_at)),
 )
 CATEGORY_COLUMN = 2
 
 HISTORY_COLUMNS: tuple[Column[FactHistory], ...] = (
     Column("Earlier value", lambda h: h.value),
-    Column("Source", lambda h: h.source),
+    Column("Source", lambda h: source_word(h.source)),
     Column("Replaced", lambda h: local_time(h.replaced_at)),
 )
 
@@ -93,7 +93,7 @@ class FactDetail(QWidget):
         self.heading.setText(spaced(fact.key))
         self.heading.setToolTip(f"Stored as {fact.key} (the name `hearth facts` uses)")
         self.value.setText(fact.value)
-        self.meta.setText(f"{fact.category} · from {fact.source} · "
+        self.meta.setText(f"{fact.category} · from {source_word(fact.source)} · "
                           f"confidence {fact.confidence:.0%}\n"
                           f"first stored {local_time(fact.created_at)}, "
                           f"last changed {local_time(fact.updated_at)}")

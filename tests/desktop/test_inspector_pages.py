@@ -291,6 +291,11 @@ def test_the_selected_fact_shows_its_earlier_values(qtbot, ctx) -> None:  # noqa
     assert page.detail.heading.text() == "home city"  # in words; stored as home_city
     assert "home_city" in page.detail.heading.toolTip()
     assert "Earlier values (2)" in page.detail.history_caption.text()
+    # who set each value, in words: "agent" is Hearth, "user" is you
+    assert "from Hearth" in page.detail.meta.text()
+    assert [history.index(row, 1).data() for row in range(2)] == ["you", "you"]
+    row = page.model.row_of(key_id(page, "home_city"))
+    assert page.model.index(row, 3).data() == "Hearth"
 
 
 # --- profile ----------------------------------------------------------------------------------
