@@ -74,6 +74,8 @@ class UsedItem:
     exists: bool = True
     changed: bool = False
     passage: str | None = None
+    speaker: str | None = None
+    """Who said it, for a memory that is a turn of an imported conversation."""
 
 
 def reply_context(storage: StoragePort, interaction_id: int) -> list[UsedItem] | None:
@@ -113,7 +115,13 @@ def _describe(session: Session, item: dict[str, Any], replied_at: datetime,
     span = item.get("passage")
     passage = (_passage(kind, row, span) if span is not None and not changed else None)
     return UsedItem(**base, text=_cut(text), provenance=provenance, changed=changed,
-                    passage=passage)
+                    passage=passage, speaker=_speaker(row) if kind == "memory" else None)
+
+
+def _speaker(memory: Memory) -> str | None:
+    origin = memory.origin if isinstance(memory.origin, dict) else {}
+    speaker = origin.get("speaker")
+    return speaker if isinstance(speaker, str) else None
 
 
 def _passage(kind: str, row: Any, span: list[int]) -> str | None:

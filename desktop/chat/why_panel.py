@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from core.conversation.assembly import LEAVABLE
 from core.views.reply_context import UsedItem, group_title, kinds_in
 from desktop.chat.markdown import render_markdown
-from desktop.words import count, listing, spaced
+from desktop.words import count, listing, spaced, spoken
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole
 COLUMNS = ("Item", "Score", "Tokens")
@@ -76,7 +76,7 @@ def used_sentence(items: list[UsedItem]) -> str:
 def _summary_line(item: UsedItem) -> str:
     if not item.exists:
         return "(deleted since)"
-    text = item.passage or item.text
+    text = spoken(item.passage or item.text, item.speaker)
     if item.kind == "fact":  # "home_city: Porto" reads "home city: Porto", as in Facts
         key, colon, value = text.partition(": ")
         text = f"{spaced(key)}{colon}{value}"
@@ -229,7 +229,7 @@ class WhyPanel(QWidget):
                 score = "" if item.score is None else f"{item.score:.3f}"
                 first = _cell(_summary_line(item))
                 first.setData(item, ITEM_ROLE)
-                first.setToolTip(item.text)
+                first.setToolTip(spoken(item.text, item.speaker))
                 parent.appendRow([first, _cell(score, right=True),
                                   _cell(str(item.tokens), right=True)])
             self.model.appendRow([parent, _cell(""), _cell("")])
@@ -271,12 +271,13 @@ class WhyPanel(QWidget):
             notes.append(f"Retrieval score {item.score:.3f}; {item.tokens} tokens.")
         else:
             notes.append(f"Always included; {item.tokens} tokens.")
-        shown = [item.text or "(deleted since this reply)"]
+        said = spoken(item.text, item.speaker)
+        shown = [said or "(deleted since this reply)"]
         if item.passage is not None:  # what the model saw first: a long text is cut below
             cut = item.passage.endswith("…")  # already marked as cut short
             shown = [f"The model was given the part that matched:\n… {item.passage}"
                      f"{'' if cut else ' …'}",
-                     f"From:\n{item.text}"]
+                     f"From:\n{said}"]
         if not self.details_shown:  # the internals wait behind "Details"
             notes = notes[1:2] if item.changed else []
         return "\n\n".join([*shown, *notes])

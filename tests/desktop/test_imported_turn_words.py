@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from sqlalchemy import select
 from support.qt_waits import wait_idle
-from test_chat_page import open_page, scripted
+from test_chat_page import open_page, scripted, type_and_send, wait_reply
 from test_graph_snapshot import add_edges
 from test_graph_view import open_page as open_graph
 from test_memories_activity_stats import shown
@@ -93,3 +93,22 @@ def test_an_imported_chat_shows_you_and_hearth_as_its_speakers(qtbot, make_ctx) 
     turns = page.transcript.messages
     assert all(isinstance(turn, SpokenTurn) for turn in turns)
     assert [turn.who.text() for turn in turns] == ["You", "Hearth", "Maya"]
+
+
+def test_the_why_panel_names_who_said_a_recalled_turn(qtbot, make_ctx) -> None:
+    ctx = make_ctx(provider_factory=scripted("You moved to Porto last week."))
+    import_transcript(TRANSCRIPT, ctx.hearth.storage, ctx.hearth.memories)
+    page = open_page(qtbot, ctx)
+    type_and_send(qtbot, page, "When did I move to Porto?")
+    wait_reply(qtbot, page).why_button.click()
+    panel = page.why_panel
+    qtbot.waitUntil(lambda: bool(panel.items), timeout=10_000)
+    memories = next(panel.model.item(row) for row in range(panel.model.rowCount())
+                    if panel.model.item(row).text().startswith("Memories"))
+    lines = {memories.child(n).text() for n in range(memories.rowCount())}
+    assert "You said: I moved to Porto last week." in lines
+    assert not any(line.startswith(("user: ", "assistant: ")) for line in lines)
+    turn = next(n for n in range(memories.rowCount())
+                if memories.child(n).text().startswith("You said"))
+    panel.tree.setCurrentIndex(memories.child(turn).index())
+    assert panel.detail.text().startswith("You said: I moved to Porto")
