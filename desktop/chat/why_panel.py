@@ -73,14 +73,19 @@ def used_sentence(items: list[UsedItem]) -> str:
     return f"This reply used {listing(parts)}."
 
 
+def _plain(item: UsedItem, text: str) -> str:
+    """An item's text in the window's words: a fact's key as in Facts ("home_city: Porto"
+    reads "home city: Porto"), an imported turn with who said it ("You said: …")."""
+    if item.kind == "fact":
+        key, colon, value = text.partition(": ")
+        return f"{spaced(key)}{colon}{value}"
+    return spoken(text, item.speaker)
+
+
 def _summary_line(item: UsedItem) -> str:
     if not item.exists:
         return "(deleted since)"
-    text = spoken(item.passage or item.text, item.speaker)
-    if item.kind == "fact":  # "home_city: Porto" reads "home city: Porto", as in Facts
-        key, colon, value = text.partition(": ")
-        text = f"{spaced(key)}{colon}{value}"
-    flat = " ".join(text.split())
+    flat = " ".join(_plain(item, item.passage or item.text).split())
     shown = flat if len(flat) <= PREVIEW_CHARS else flat[:PREVIEW_CHARS].rstrip() + "…"
     return f"… {shown}" if item.passage else shown
 
@@ -229,7 +234,7 @@ class WhyPanel(QWidget):
                 score = "" if item.score is None else f"{item.score:.3f}"
                 first = _cell(_summary_line(item))
                 first.setData(item, ITEM_ROLE)
-                first.setToolTip(spoken(item.text, item.speaker))
+                first.setToolTip(_plain(item, item.text))
                 parent.appendRow([first, _cell(score, right=True),
                                   _cell(str(item.tokens), right=True)])
             self.model.appendRow([parent, _cell(""), _cell("")])
@@ -271,7 +276,7 @@ class WhyPanel(QWidget):
             notes.append(f"Retrieval score {item.score:.3f}; {item.tokens} tokens.")
         else:
             notes.append(f"Always included; {item.tokens} tokens.")
-        said = spoken(item.text, item.speaker)
+        said = _plain(item, item.text)
         shown = [said or "(deleted since this reply)"]
         if item.passage is not None:  # what the model saw first: a long text is cut below
             cut = item.passage.endswith("…")  # already marked as cut short

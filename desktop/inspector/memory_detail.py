@@ -34,6 +34,7 @@ SOURCES = {
     "distil": "a chat, summed up after it ended",
     "merge": "several similar memories, merged into one",
     "processor": "what Hearth noted during your chats",
+    "consolidation": "what Hearth learned from your chats",
     "session_close": "a chat, when it ended",
     "chat": "a chat",
     "conversation": "a chat",

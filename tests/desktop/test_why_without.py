@@ -110,6 +110,7 @@ def test_fix_or_forget_opens_the_view_that_holds_the_item_with_it_selected(
         panel.fix_button.click()
 
     choose("fact", "Lisbon")
+    assert panel.detail.text().startswith("home city: Lisbon")  # as Facts names it
     qtbot.waitUntil(lambda: window.current_page() is facts
                     and facts.selected() is not None, timeout=10_000)
     assert facts.selected().key == "home_city" and facts.search.text() == ""
