@@ -54,6 +54,13 @@ def _said(change: FactChange) -> str:
     return f"Fact “{spaced(change.key)}” {change.action}."
 
 
+NOTHING_SELECTED = ("No fact selected",
+                    "Select a fact to see it in full and the values it had before.")
+NO_MATCH = ("No fact matches", "No fact matches the search or the category chosen.")
+NO_FACTS = ("No facts yet", "Hearth learns facts as you chat (“I live in Porto”); you can "
+            "also add one with Add… (Ctrl+Shift+A).")
+
+
 class FactDetail(QWidget):
     """The selected fact in full, and the values it had before."""
 
@@ -81,12 +88,17 @@ class FactDetail(QWidget):
         layout.addStretch()  # takes the room while there is no history to list
         self.show_fact(None)
 
-    def show_fact(self, fact: UserFact | None) -> None:
+    def show_fact(self, fact: UserFact | None, *, listed: int = 1, searched: bool = False
+                  ) -> None:
+        """Show ``fact``; with none, what to do, told by how many facts the list shows
+        (``listed``) and whether a search or filter narrowed it (``searched``)."""
         self.history.set_rows([])
         self.history_view.hide()
         if fact is None:
-            self.heading.setText("No fact selected")
-            self.value.setText("Select a fact to see it in full and the values it had before.")
+            heading, hint = (NOTHING_SELECTED if listed else NO_MATCH if searched
+                             else NO_FACTS)
+            self.heading.setText(heading)
+            self.value.setText(hint)
             self.meta.clear()
             self.history_caption.clear()
             return
@@ -145,7 +157,9 @@ class FactsPage(TablePage):
         return self.detail
 
     def show_detail(self, record: Any | None) -> None:
-        self.detail.show_fact(record)
+        self.detail.show_fact(record, listed=self.proxy.rowCount(),
+                              searched=bool(self.search.text().strip())
+                              or self.filter.currentIndex() > 0)
         if record is None:
             return
         key, facts = record.key, self.ctx.hearth.facts

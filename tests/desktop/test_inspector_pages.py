@@ -583,3 +583,16 @@ def test_the_tree_converts_types_only_where_nothing_is_lost(qapp) -> None:  # no
     assert model.setData(model.index(2, TYPE), "boolean") is False
     assert model.to_data() == {"age": 41, "pets": ["cat"], "note": "hi"}
     assert len(refusals) == 3 and "Remove the entries" in refusals[1]
+
+
+def test_with_no_facts_the_detail_says_how_they_come(qtbot, ctx) -> None:  # noqa: ANN001
+    page = open_page(qtbot, ctx, FactsPage)
+    assert page.detail.heading.text() == "No facts yet"
+    assert "Add…" in page.detail.value.text()
+    ctx.hearth.facts.remember("home_city", "Porto", "location")
+    page.reload()
+    settle(qtbot, ctx)
+    assert page.detail.heading.text() == "No fact selected"
+    page.filter.setCurrentIndex(page.filter.findData("work"))
+    settle(qtbot, ctx)
+    assert page.detail.heading.text() == "No fact matches"
