@@ -11,6 +11,8 @@ panel shows it as it is now."""
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
@@ -51,6 +53,7 @@ NOUNS: dict[str, tuple[str, str]] = {
 """How the plain summary names what a reply used, by kind (singular, plural)."""
 
 
+HEADING_MARKS = re.compile(r"^#+[ \t]*", re.MULTILINE)
 FIX_VIEWS = {"fact": "facts", "memory": "memories"}
 """The view that corrects or forgets an item, by kind; "Fix or forget…" opens it with the
 item selected."""
@@ -75,10 +78,13 @@ def used_sentence(items: list[UsedItem]) -> str:
 
 def _plain(item: UsedItem, text: str) -> str:
     """An item's text in the window's words: a fact's key as in Facts ("home_city: Porto"
-    reads "home city: Porto"), an imported turn with who said it ("You said: …")."""
+    reads "home city: Porto"), an imported turn with who said it ("You said: …"), About
+    you without its Markdown heading marks ("## Personal")."""
     if item.kind == "fact":
         key, colon, value = text.partition(": ")
         return f"{spaced(key)}{colon}{value}"
+    if item.kind == "profile":
+        return HEADING_MARKS.sub("", text)
     return spoken(text, item.speaker)
 
 
