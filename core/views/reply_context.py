@@ -29,6 +29,7 @@ from core.storage.orm import (
     UserFact,
     WorkingMemoryVersion,
 )
+from core.knowledge.memories import speaker
 from core.storage.port import IndexedKind, StoragePort, row_text
 
 TEXT_CHARS = 400
@@ -115,13 +116,7 @@ def _describe(session: Session, item: dict[str, Any], replied_at: datetime,
     span = item.get("passage")
     passage = (_passage(kind, row, span) if span is not None and not changed else None)
     return UsedItem(**base, text=_cut(text), provenance=provenance, changed=changed,
-                    passage=passage, speaker=_speaker(row) if kind == "memory" else None)
-
-
-def _speaker(memory: Memory) -> str | None:
-    origin = memory.origin if isinstance(memory.origin, dict) else {}
-    speaker = origin.get("speaker")
-    return speaker if isinstance(speaker, str) else None
+                    passage=passage, speaker=speaker(row.origin) if kind == "memory" else None)
 
 
 def _passage(kind: str, row: Any, span: list[int]) -> str | None:

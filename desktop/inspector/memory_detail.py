@@ -16,13 +16,13 @@ from typing import Any
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
-from core.knowledge.memories import said_by_assistant
+from core.knowledge.memories import said_by_assistant, speaker
 from core.storage.orm import MemoryTier
 from core.views.memory_browse import MemoryRow, Validity
 from core.views.memory_detail import ChainLink, Edge, MemoryDetail, MemoryRef
 from desktop.inspector.formatting import local_time
 from desktop.inspector.memory_signals import Signals, describe_signals, ways_found
-from desktop.words import spoken
+from desktop.words import speaker_name, spoken
 
 LINK_SCHEME = "memory"
 DETAILS_LINK = "details:toggle"
@@ -55,7 +55,8 @@ def _preview(text: str) -> str:
 
 def _link(ref: MemoryRef) -> str:
     state = "" if ref.state == Validity.VALID.value else f" <i>({escape(_state_word(ref.state))})</i>"
-    return (f'<a href="{LINK_SCHEME}:{ref.id}">#{ref.id}</a> {escape(_preview(ref.content))}'
+    return (f'<a href="{LINK_SCHEME}:{ref.id}">#{ref.id}</a> '
+            f"{escape(_preview(spoken(ref.content, ref.speaker)))}"
             f"{state}")
 
 
@@ -88,10 +89,10 @@ def _speaker(detail: MemoryDetail) -> str | None:
     if said_by_assistant(detail.origin):
         return "the assistant: its reply, kept as part of the conversation, not as " \
                "something known about you"
-    speaker = detail.origin.get("speaker")
-    if not isinstance(speaker, str):
+    named = speaker(detail.origin)
+    if named is None:
         return None
-    return "you" if speaker.strip().casefold() == "user" else speaker
+    return "you" if speaker_name(named) == "You" else named
 
 
 def _uses(detail: MemoryDetail) -> str:
@@ -133,8 +134,7 @@ def _plain(detail: MemoryDetail, row: MemoryRow | None) -> list[str]:
         parts.append(f"<p><b>The part that matched:</b></p>"
                      f"<p style='white-space: pre-wrap'>… {escape(row.excerpt)} …</p>"
                      f"<h4>All of it</h4>")
-    speaker = detail.origin.get("speaker")
-    said = spoken(detail.content, speaker if isinstance(speaker, str) else None)
+    said = spoken(detail.content, speaker(detail.origin))
     parts += [f"<p style='white-space: pre-wrap'>{escape(said)}</p>",
               _rows([("Status", _state(detail)),
                      ("Came from", SOURCES.get(detail.source, detail.source)),

@@ -63,6 +63,12 @@ def test_the_memories_list_and_detail_name_who_said_each_turn(qtbot, ctx: AppCon
     wait_idle(qtbot, ctx)
     assert "Hearth replied: Congratulations" in page.detail_pane.browser.toPlainText()
     assert "assistant: Congratulations" not in page.detail_pane.browser.toPlainText()
+    add_edges(ctx.hearth.storage, [(ids["assistant"], ids["user"], "knn", 0.8)])
+    page.select(ids["Maya"])
+    wait_idle(qtbot, ctx)
+    page.select(ids["assistant"])  # read again: its link to the user's turn
+    wait_idle(qtbot, ctx)
+    assert f"#{ids['user']} You said: I moved to Porto" in page.detail_pane.browser.toPlainText()
 
 
 def test_the_memory_map_names_who_said_each_turn(qtbot, ctx: AppContext) -> None:
