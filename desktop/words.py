@@ -54,3 +54,50 @@ processor's word for an event that failed too often and waits for the user's Ret
 def spaced(name: str) -> str:
     """A stored name in words: "decision_making" reads "decision making"."""
     return name.replace("_", " ")
+
+
+YOU_SPEAKERS = frozenset({"user"})
+"""Speaker names a conversation gives the person Hearth talks with (compared case-folded):
+a conversation exported from Hearth or a similar app names its two sides by role."""
+
+HEARTH_SPEAKERS = frozenset({"assistant", "hearth"})
+"""Speaker names that mean Hearth's own side of the conversation."""
+
+
+def speaker_name(speaker: str) -> str:
+    """Who said a turn, as the window names people: "You", "Hearth", or the name the
+    conversation gives ("Maya")."""
+    key = speaker.strip().casefold()
+    if key in YOU_SPEAKERS:
+        return "You"
+    if key in HEARTH_SPEAKERS:
+        return "Hearth"
+    return speaker
+
+
+def spoken(text: str, speaker: str | None) -> str:
+    """A turn of an imported conversation in plain words. Its stored text starts with
+    the speaker's role or name ("user: I moved to Porto"); a named person keeps their
+    name ("Maya: I moved to Porto"), the two sides of a chat read as the chat page says
+    them: "You said: I moved to Porto", "Hearth replied: …". Any other text is as it is."""
+    if not speaker or not text.startswith(f"{speaker}: "):
+        return text
+    said = text[len(speaker) + 2:]
+    name = speaker_name(speaker)
+    if name == "You":
+        return f"You said: {said}"
+    if name == "Hearth":
+        return f"Hearth replied: {said}"
+    return text
+
+
+SOURCE_WORDS = {"user": "you", "agent": "Hearth", "processor": "learning",
+                "extraction": "learning", "reflection": "reflection"}
+"""Who set a fact or wrote a version, as a short column value (the stored names are the
+internals': the processor is background learning, the agent is Hearth itself, by its model's
+reading of a chat or a tool call in one)."""
+
+
+def source_word(source: str) -> str:
+    """A stored source in words; an unknown one is shown as stored."""
+    return SOURCE_WORDS.get(source, spaced(source))

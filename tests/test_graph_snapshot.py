@@ -18,7 +18,7 @@ from desktop.graph.layout import (
     carried_over,
     compute_layout,
 )
-from desktop.graph.scene import LABEL_GAP, labelled_nodes, short_label
+from desktop.graph.scene import LABEL_BOX, labelled_nodes, short_label
 
 
 TIERS = ("recall", "archival", "source", "core")
@@ -268,8 +268,9 @@ def test_labels_go_to_the_most_important_memories_spread_apart() -> None:
     chosen = labelled_nodes(positions, importance, shown)
     assert 1 < len(chosen) <= 12 and int(importance.argmax()) not in chosen
     assert importance[chosen[0]] == importance[shown].max()
-    gaps = [np.hypot(*(positions[a] - positions[b])) for a in chosen for b in chosen if a < b]
-    assert min(gaps) >= LABEL_GAP * np.ptp(positions[shown], axis=0).max()
+    room = np.asarray(LABEL_BOX) * np.ptp(positions[shown], axis=0).max()
+    assert all((np.abs(positions[a] - positions[b]) >= room).any()  # no two labels overlap
+               for a in chosen for b in chosen if a < b)
     assert (short_label("Maya is training for the Porto half marathon")
             == "Maya is training for the Porto…")
     assert short_label("Knee physio") == "Knee physio"

@@ -4,7 +4,8 @@
 
 Runs offscreen (no display needed; under Xvfb it works the same). The demo folder is built
 fresh by ``tools/demo_data.py`` in a temporary directory, so the pictures never show anyone's
-real data. One PNG per sidebar view (``<key>.png``), plus the dialogs.
+real data. One PNG per sidebar view (``<key>.png``), plus the dialogs, and "While you were
+away…" after a dream (``away.png``).
 """
 
 from __future__ import annotations
@@ -23,13 +24,16 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tools"))
 
 from PySide6.QtWidgets import QWidget  # noqa: E402
+from support.dream_folder import dreaming_model, prepare  # noqa: E402
 
 import demo_data  # noqa: E402
 from core.app import Hearth  # noqa: E402
+from core.consolidation.dream import DreamCycle  # noqa: E402
 from desktop.app import make_application  # noqa: E402
 from desktop.context import AppContext  # noqa: E402
 from desktop.event_loop import spin, wait_until  # noqa: E402
 from desktop.main_window import MainWindow  # noqa: E402
+from desktop.runs import RunController  # noqa: E402
 from desktop.theme import apply_scheme  # noqa: E402
 
 SIZE = (1280, 800)
@@ -78,6 +82,27 @@ def shoot(out: Path, theme: str) -> None:
             save(dialog, out / f"{name}.png")
             dialog.close()
         ctx.close()
+        _away_after_dream(Path(folder) / "dreamt", out)
+
+
+def _away_after_dream(home: Path, out: Path) -> None:
+    """"While you were away…" as the window shows it at the start after a night's dream.
+    The demo folder's own dreams only linked memories (no dialog for that), so this one
+    dreams over ``support.dream_folder``'s folder, made for a dream that merges, sets
+    aside and rewrites the profile, with its scripted model."""
+    with Hearth.open(home) as hearth:
+        prepare(hearth)
+        DreamCycle(hearth, dreaming_model()).run(trigger="scheduled")
+    ctx = AppContext(Hearth.open(home), provider_factory=dreaming_model)
+    runs = RunController(ctx)
+    task = runs.offer_review()
+    wait_until(lambda: not task.running and runs.away is not None)
+    assert runs.away is not None
+    runs.away.resize(760, 560)
+    settle(ctx)
+    save(runs.away, out / "away.png")
+    runs.away.close()
+    ctx.close()
 
 
 def _chat_with_why(page: Any) -> None:

@@ -61,12 +61,19 @@ class MemorySpec:
     own (an imported turn with its date and its neighbours: ``core.transfer.turn_views``)."""
 
 
+def speaker(origin: Any) -> str | None:
+    """Who said a memory that is a turn of an imported conversation (its ``origin`` names
+    the speaker as text); None for any other memory."""
+    named = origin.get("speaker") if isinstance(origin, dict) else None
+    return named if isinstance(named, str) else None
+
+
 def said_by_assistant(origin: Any) -> bool:
     """Whether a memory is the assistant's own line of an imported conversation (its
     ``origin`` names the speaker). Such a memory keeps the exchange findable ("what did
     the assistant suggest?") but is never something known about the user."""
-    speaker = origin.get("speaker") if isinstance(origin, dict) else None
-    return isinstance(speaker, str) and speaker.strip().casefold() in ASSISTANT_SPEAKERS
+    named = speaker(origin)
+    return named is not None and named.strip().casefold() in ASSISTANT_SPEAKERS
 
 
 class MemoryService:

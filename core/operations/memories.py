@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from core.app import Hearth
 from core.forgetting.service import MemoriesDeleted, MemoryDeleteReport
 from core.forgetting.wording import memories_deleted
-from core.knowledge.memories import said_by_assistant
+from core.knowledge.memories import said_by_assistant, speaker
 from core.operations.changes import Changes, Domain
 from core.operations.done import Done
 from core.recall import RecallQuery
@@ -32,7 +32,7 @@ __all__ = [
     "MemoryRef", "MemoryRow", "MemoryTier", "MemoryType", "Neighbour", "NodeDetails",
     "Page", "Stats", "Validity", "delete", "invalidate", "list_memories", "map_node",
     "memories_deleted", "memory_map", "memory_stats", "more_memories", "pin", "read_memory",
-    "recalled_ids", "restore", "said_by_assistant",
+    "recalled_ids", "restore", "said_by_assistant", "speaker",
 ]
 
 MEMORIES = Changes.of(Domain.MEMORIES)

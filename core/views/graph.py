@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session, aliased
 from core.storage.orm import Memory, MemoryEdge
 from core.storage.port import StoragePort
 from core.storage.rows import require
+from core.views.memory_browse import speaker_of
 
 LABEL_CHARS = 80
 """Characters of content kept as a node's label (the whole text comes with the details)."""
@@ -64,6 +65,7 @@ class GraphSnapshot:
     strength: np.ndarray       # float32 (n,)
     valid: np.ndarray          # bool (n,): valid and not superseded
     labels: tuple[str, ...]    # the first LABEL_CHARS characters of each memory
+    speakers: tuple[str | None, ...]  # who said each, for a turn of an imported conversation
     source: np.ndarray         # int32 (m,) node positions
     target: np.ndarray         # int32 (m,)
     weight: np.ndarray         # float32 (m,)
@@ -108,6 +110,7 @@ class Neighbour:
 
     memory_id: int
     label: str
+    speaker: str | None
     kind: str
     weight: float
     outgoing: bool
@@ -130,6 +133,7 @@ class NodeDetails:
     invalid_reason: str | None
     created_at: datetime
     neighbours: tuple[Neighbour, ...]
+    speaker: str | None = None
 
 
 def _is_valid() -> ColumnElement[bool]:
@@ -150,7 +154,8 @@ def load_graph(storage: StoragePort, *, limit: int = DEFAULT_LIMIT,
         total = session.scalar(select(func.count()).select_from(Memory).where(condition)) or 0
         nodes = session.execute(
             select(Memory.id, Memory.tier, Memory.category, Memory.importance, Memory.strength,
-                   _is_valid(), func.substr(Memory.content, 1, LABEL_CHARS))
+                   _is_valid(), func.substr(Memory.content, 1, LABEL_CHARS),
+                   speaker_of(Memory))
             .where(Memory.id.in_(chosen.scalar_subquery())).order_by(Memory.id)).all()
         # Only the source end is tested in SQL: with both, SQLite probes the (from, to)
         # index once per pair of chosen ids (25 M probes for 5k nodes). Ends outside the
@@ -163,7 +168,7 @@ def load_graph(storage: StoragePort, *, limit: int = DEFAULT_LIMIT,
 
 
 def _pack(nodes: Sequence[Any], edges: Sequence[Any], total: int) -> GraphSnapshot:
-    columns = list(zip(*nodes, strict=True)) if nodes else [()] * 7
+    columns = list(zip(*nodes, strict=True)) if nodes else [()] * 8
     ids = np.asarray(columns[0], dtype=np.int64)
     ends = list(zip(*edges, strict=True)) if edges else [()] * 4
     from_ids = np.asarray(ends[0], dtype=np.int64)
@@ -182,6 +187,7 @@ def _pack(nodes: Sequence[Any], edges: Sequence[Any], total: int) -> GraphSnapsh
         strength=np.asarray(columns[4], dtype=np.float32),
         valid=np.asarray(columns[5], dtype=bool),
         labels=tuple(_one_line(text) for text in columns[6]),
+        speakers=tuple(columns[7]),
         source=source, target=target,
         weight=weight,
         kinds=kinds,
@@ -220,7 +226,8 @@ def node_details(storage: StoragePort, memory_id: int) -> NodeDetails:
             importance=memory.importance, strength=memory.strength,
             valid=memory.is_valid and memory.superseded_by is None,
             invalid_reason=memory.invalid_reason, created_at=memory.created_at,
-            neighbours=_neighbours(session, memory_id))
+            neighbours=_neighbours(session, memory_id),
+            speaker=session.scalar(select(speaker_of(Memory)).where(Memory.id == memory_id)))
 
 
 def _neighbours(session: Session, memory_id: int) -> tuple[Neighbour, ...]:
@@ -228,19 +235,20 @@ def _neighbours(session: Session, memory_id: int) -> tuple[Neighbour, ...]:
     other = aliased(Memory)
     rows = session.execute(
         select(MemoryEdge.from_id, MemoryEdge.to_id, MemoryEdge.kind, MemoryEdge.weight,
-               func.substr(other.content, 1, LABEL_CHARS))
+               func.substr(other.content, 1, LABEL_CHARS), speaker_of(other))
         .join(other, or_(and_(MemoryEdge.from_id == memory_id, other.id == MemoryEdge.to_id),
                          and_(MemoryEdge.to_id == memory_id, other.id == MemoryEdge.from_id)))
         .where(or_(MemoryEdge.from_id == memory_id, MemoryEdge.to_id == memory_id))
         .order_by(MemoryEdge.weight.desc(), MemoryEdge.id)).all()
     links: dict[tuple[int, str], Neighbour] = {}  # first seen is the strongest: rows are sorted
-    for from_id, to_id, kind, weight, label in rows:
+    for from_id, to_id, kind, weight, label, speaker in rows:
         outgoing = from_id == memory_id
         other = to_id if outgoing else from_id
         seen = links.get((other, kind))
         if seen is None:
             links[(other, kind)] = Neighbour(
-                memory_id=other, label=_one_line(label), kind=kind, weight=float(weight),
+                memory_id=other, label=_one_line(label), speaker=speaker, kind=kind,
+                weight=float(weight),
                 outgoing=outgoing, incoming=not outgoing)
         else:
             links[(other, kind)] = replace(seen, outgoing=seen.outgoing or outgoing,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Integer, and_, cast, func, or_, select
+from sqlalchemy import Integer, and_, case, cast, func, or_, select
 from sqlalchemy.sql.elements import ColumnElement
 
 from core.errors import InvalidInputError
@@ -90,6 +90,8 @@ class MemoryRow:
     score: float | None = None
     signals: dict[str, dict[str, Any]] = field(default_factory=dict)
     excerpt: str | None = None
+    speaker: str | None = None
+    """Who said it, for a turn of an imported conversation (its text starts "speaker: ")."""
 
 
 @dataclass(frozen=True)
@@ -107,9 +109,18 @@ class Page:
     """``None`` when this was the last page."""
 
 
+def speaker_of(memory: Any) -> ColumnElement[Any]:
+    """The speaker an imported turn's ``origin`` names (NULL for other memories), read in
+    SQL so a list or a graph gets it without loading the whole origin. An origin whose
+    ``speaker`` is not text names nobody."""
+    return case((func.json_type(memory.origin, "$.speaker") == "text",
+                 func.json_extract(memory.origin, "$.speaker")), else_=None)
+
+
 _COLUMNS = (Memory.id, Memory.content, Memory.memory_type, Memory.tier, Memory.namespace,
             Memory.category, Memory.importance, Memory.strength, Memory.freshness,
-            Memory.is_valid, Memory.superseded_by, Memory.created_at)
+            Memory.is_valid, Memory.superseded_by, Memory.created_at,
+            speaker_of(Memory).label("speaker"))
 
 
 def memory_state(is_valid: bool, superseded_by: int | None) -> str:
@@ -125,7 +136,7 @@ def _row(row: Any, **scored: Any) -> MemoryRow:
                      importance=row.importance, strength=row.strength,
                      freshness=row.freshness,
                      state=memory_state(row.is_valid, row.superseded_by),
-                     created_at=row.created_at, **scored)
+                     created_at=row.created_at, speaker=row.speaker, **scored)
 
 
 def _conditions(memory_filter: MemoryFilter) -> list[ColumnElement[bool]]:

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
+from core.knowledge.memories import speaker
 from core.storage.orm import Memory, MemoryEdge
 from core.storage.port import StoragePort
 from core.storage.rows import require
@@ -36,6 +37,8 @@ class MemoryRef:
     tier: str
     state: str
     created_at: datetime
+    speaker: str | None = None
+    """Who said it, for a turn of an imported conversation."""
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,8 @@ class MemoryDetail:
 
 def _ref(memory: Memory) -> MemoryRef:
     return MemoryRef(memory.id, memory.content, memory.tier,
-                     memory_state(memory.is_valid, memory.superseded_by), memory.created_at)
+                     memory_state(memory.is_valid, memory.superseded_by), memory.created_at,
+                     speaker(memory.origin))
 
 
 def _edges(session: Session, memory_id: int) -> list[Edge]:

@@ -29,6 +29,7 @@ from core.storage.orm import (
     UserFact,
     WorkingMemoryVersion,
 )
+from core.knowledge.memories import speaker
 from core.storage.port import IndexedKind, StoragePort, row_text
 
 TEXT_CHARS = 400
@@ -74,6 +75,8 @@ class UsedItem:
     exists: bool = True
     changed: bool = False
     passage: str | None = None
+    speaker: str | None = None
+    """Who said it, for a memory that is a turn of an imported conversation."""
 
 
 def reply_context(storage: StoragePort, interaction_id: int) -> list[UsedItem] | None:
@@ -113,7 +116,7 @@ def _describe(session: Session, item: dict[str, Any], replied_at: datetime,
     span = item.get("passage")
     passage = (_passage(kind, row, span) if span is not None and not changed else None)
     return UsedItem(**base, text=_cut(text), provenance=provenance, changed=changed,
-                    passage=passage)
+                    passage=passage, speaker=speaker(row.origin) if kind == "memory" else None)
 
 
 def _passage(kind: str, row: Any, span: list[int]) -> str | None:

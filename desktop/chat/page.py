@@ -51,7 +51,7 @@ from desktop.chat.learning_watch import LearningWatch
 from desktop.chat.message_actions import EditBar
 from desktop.chat.transcript import ReplyMessage, Transcript, paint_failure, tool_line
 from desktop.chat.turn import again_job, turn_job
-from desktop.chat.why_panel import WhyPanel
+from desktop.chat.why_panel import FIX_VIEWS, WhyPanel
 from desktop.context import AppContext
 from desktop.icons import icon
 from desktop.page import Page
@@ -62,9 +62,6 @@ if TYPE_CHECKING:
     from core.assistant import Assistant
 
 SESSIONS_LISTED = 500
-FIX_PAGES = {"fact": "facts"}
-"""The view that corrects or forgets an item, by kind (memories, notes and summaries are
-in Memories)."""
 SEARCH_DELAY_MS = 250
 """The search runs once typing pauses this long, not at every key."""
 STARTING = "Starting the assistant…"
@@ -645,7 +642,8 @@ class ChatPage(Page):
         self._without = None
 
     def fix_item(self, item: UsedItem) -> None:
-        """Open the view where ``item`` can be corrected or forgotten."""
+        """Open the view where ``item`` can be corrected or forgotten, with it selected."""
         show_page = getattr(self.window(), "show_page", None)
-        if show_page is not None:
-            show_page(FIX_PAGES.get(item.kind, "memories"))
+        view = FIX_VIEWS.get(item.kind)
+        if show_page is not None and view is not None and item.id is not None:
+            show_page(view).reveal(item.id)

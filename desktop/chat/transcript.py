@@ -33,6 +33,7 @@ from desktop.chat.code_copy import add_copy_links, code_number
 from desktop.chat.markdown import render_markdown
 from desktop.chat.message_actions import MessageActions, copy_text
 from desktop.icons import icon
+from desktop.words import speaker_name
 
 RENDER_INTERVAL_MS = 50
 DISPLAY_CHARS = 4_000
@@ -107,10 +108,14 @@ class MessageView(QFrame):
         super().__init__(parent)
         self.body = _FittedText(self)
         header = QHBoxLayout()
-        name = QLabel(f"<b>{who}</b>")
+        self.who = QLabel(who)
+        self.who.setTextFormat(Qt.TextFormat.PlainText)  # an imported speaker's name is text
+        bold = self.who.font()
+        bold.setBold(True)
+        self.who.setFont(bold)
         self.meta = QLabel(meta)
         self.meta.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        header.addWidget(name)
+        header.addWidget(self.who)
         header.addWidget(self.meta)
         header.addStretch(1)
         self.header = header
@@ -154,7 +159,7 @@ class SpokenTurn(MessageView):
 
     def __init__(self, speaker: str, text: str, when: datetime,
                  parent: QWidget | None = None) -> None:
-        super().__init__(speaker, local_time(when), parent)
+        super().__init__(speaker_name(speaker), local_time(when), parent)
         self.setObjectName("imported-turn")
         self.body.setPlainText(text if len(text) <= DISPLAY_CHARS else text[:DISPLAY_CHARS])
 

@@ -11,6 +11,8 @@ panel shows it as it is now."""
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
@@ -29,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from core.operations.chats import LEAVABLE, UsedItem, group_title, kinds_in
 from desktop.chat.markdown import render_markdown
-from desktop.words import count, listing, spaced
+from desktop.words import count, listing, spaced, spoken
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole
 COLUMNS = ("Item", "Score", "Tokens")
@@ -50,6 +52,19 @@ NOUNS: dict[str, tuple[str, str]] = {
 """How the plain summary names what a reply used, by kind (singular, plural)."""
 
 
+HEADING_MARKS = re.compile(r"^#+[ \t]*", re.MULTILINE)
+FIX_VIEWS = {"fact": "facts", "memory": "memories"}
+"""The view that corrects or forgets an item, by kind; "Fix or forget…" opens it with the
+item selected."""
+FIX_TIP = "Open this item, selected, in the view where it can be corrected or forgotten"
+FIX_ELSEWHERE = {
+    "summary": "A summary of an earlier chat goes when that chat is deleted (in the list "
+               "of chats); no view edits it on its own",
+    "note": "Notes have no view of their own to correct them in yet",
+}
+"""Why "Fix or forget…" is grey for kinds no view lists."""
+
+
 def used_sentence(items: list[UsedItem]) -> str:
     """``This reply used 1 fact, 2 memories and 3 earlier messages.``"""
     parts = []
@@ -60,14 +75,22 @@ def used_sentence(items: list[UsedItem]) -> str:
     return f"This reply used {listing(parts)}."
 
 
+def _plain(item: UsedItem, text: str) -> str:
+    """An item's text in the window's words: a fact's key as in Facts ("home_city: Porto"
+    reads "home city: Porto"), an imported turn with who said it ("You said: …"), About
+    you without its Markdown heading marks ("## Personal")."""
+    if item.kind == "fact":
+        key, colon, value = text.partition(": ")
+        return f"{spaced(key)}{colon}{value}"
+    if item.kind == "profile":
+        return HEADING_MARKS.sub("", text)
+    return spoken(text, item.speaker)
+
+
 def _summary_line(item: UsedItem) -> str:
     if not item.exists:
         return "(deleted since)"
-    text = item.passage or item.text
-    if item.kind == "fact":  # "home_city: Porto" reads "home city: Porto", as in Facts
-        key, colon, value = text.partition(": ")
-        text = f"{spaced(key)}{colon}{value}"
-    flat = " ".join(text.split())
+    flat = " ".join(_plain(item, item.passage or item.text).split())
     shown = flat if len(flat) <= PREVIEW_CHARS else flat[:PREVIEW_CHARS].rstrip() + "…"
     return f"… {shown}" if item.passage else shown
 
@@ -134,7 +157,7 @@ class WhyPanel(QWidget):
                                        "not been given this item (nothing is saved)")
         self.without_button.clicked.connect(self._ask_without)
         self.fix_button = QPushButton("Fix or forget…")
-        self.fix_button.setToolTip("Open where this item can be corrected or forgotten")
+        self.fix_button.setToolTip(FIX_TIP)
         self.fix_button.clicked.connect(self._ask_fix)
         actions = QHBoxLayout()
         actions.addWidget(self.without_button)
@@ -216,7 +239,7 @@ class WhyPanel(QWidget):
                 score = "" if item.score is None else f"{item.score:.3f}"
                 first = _cell(_summary_line(item))
                 first.setData(item, ITEM_ROLE)
-                first.setToolTip(item.text)
+                first.setToolTip(_plain(item, item.text))
                 parent.appendRow([first, _cell(score, right=True),
                                   _cell(str(item.tokens), right=True)])
             self.model.appendRow([parent, _cell(""), _cell("")])
@@ -242,7 +265,9 @@ class WhyPanel(QWidget):
         """Show the selected item; its buttons are enabled when they can act on it."""
         leavable = item is not None and item.exists and item.kind in LEAVABLE
         self.without_button.setEnabled(leavable and item is not None and item.id is not None)
-        self.fix_button.setEnabled(leavable)
+        self.fix_button.setEnabled(leavable and item is not None and item.kind in FIX_VIEWS
+                                   and item.id is not None)
+        self.fix_button.setToolTip(FIX_ELSEWHERE.get(item.kind, FIX_TIP) if item else FIX_TIP)
         if item is None:
             self.detail.clear()
             return
@@ -256,12 +281,13 @@ class WhyPanel(QWidget):
             notes.append(f"Retrieval score {item.score:.3f}; {item.tokens} tokens.")
         else:
             notes.append(f"Always included; {item.tokens} tokens.")
-        shown = [item.text or "(deleted since this reply)"]
+        said = _plain(item, item.text)
+        shown = [said or "(deleted since this reply)"]
         if item.passage is not None:  # what the model saw first: a long text is cut below
             cut = item.passage.endswith("…")  # already marked as cut short
             shown = [f"The model was given the part that matched:\n… {item.passage}"
                      f"{'' if cut else ' …'}",
-                     f"From:\n{item.text}"]
+                     f"From:\n{said}"]
         if not self.details_shown:  # the internals wait behind "Details"
             notes = notes[1:2] if item.changed else []
         return "\n\n".join([*shown, *notes])

@@ -31,7 +31,7 @@ class GeneralSection(SettingsSection):
         self.dream_time = QTimeEdit()
         self.dream_time.setDisplayFormat(TIME_FORMAT)
         self.add_row(form, "&Dream cycle at:", self.dream_time, field="dream_time",
-                     help_text="Each night at this time Hearth consolidates what it learned: "
+                     help_text="Each night at this time Hearth tidies up what it learned: "
                                "merges duplicates, links related memories, lets stale ones "
                                "fade. It runs while Hearth runs (the tray keeps it running).")
         self.quiet = spin_box("session_quiet_minutes", suffix="minutes",

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from core.operations.memories import Neighbour, NodeDetails
 from desktop.graph import style
-from desktop.words import MEMORY_TYPE_WORDS, count, spaced, tier_text
+from desktop.words import MEMORY_TYPE_WORDS, count, spaced, spoken, tier_text
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -67,13 +67,13 @@ class NeighbourModel(QAbstractTableModel):
             return None
         row, column = self._rows[index.row()], index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return (link_text(row), f"{row.weight:.2f}", row.label)[column]
+            return (link_text(row), f"{row.weight:.2f}", spoken(row.label, row.speaker))[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             ways = {(True, True): "both ways", (True, False): "from this memory",
                     (False, True): "to this memory"}[(row.outgoing, row.incoming)]
             internal = style.EDGE_INTERNALS.get(row.kind, f"edge kind {row.kind}")
             return (f"{link_text(row)}, weight {row.weight:.3f} ({internal}; {ways})\n"
-                    f"{row.label}")
+                    f"{spoken(row.label, row.speaker)}")
         if role == Qt.ItemDataRole.TextAlignmentRole and column == 1:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -135,7 +135,7 @@ class DetailsPanel(QWidget):
         self.heading.setToolTip(details.invalid_reason or "")
         for widget in (self.content, self.facts, self.edges):
             widget.setVisible(True)
-        self.content.setPlainText(details.content)
+        self.content.setPlainText(spoken(details.content, details.speaker))
         kind = MEMORY_TYPE_WORDS.get(details.memory_type, details.memory_type)
         self.facts.setText(
             f"<b>{escape(tier_text(details.tier))}</b> · {escape(spaced(details.category))}"

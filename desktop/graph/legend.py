@@ -131,7 +131,7 @@ class FilterPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.tiers = CheckList(rows=4)  # recall, archival, source, core
-        self.categories = CheckList(rows=5)
+        self.categories = CheckList(rows=7)  # a typical memory's topics, all in sight
         self.kinds = CheckList(rows=3)  # knn, dream, summary_of
         self.min_weight = QDoubleSpinBox()
         self.min_weight.setRange(0.0, 1.0)

@@ -35,12 +35,12 @@ from core.operations import memories
 from core.operations.changes import Changes, Domain
 from core.operations.memories import DEFAULT_LIMIT, GraphSnapshot, NodeDetails
 from desktop.context import AppContext
+from desktop.graph import style
 from desktop.graph.cache import LayoutCache, layout_key
 from desktop.graph.details import DetailsPanel
 from desktop.graph.layout import LayoutCancelled, LayoutParams, carried_over, compute_layout
 from desktop.graph.legend import FilterPanel
-from desktop.graph import style
-from desktop.graph.scene import GraphView
+from desktop.graph.scene import GraphView, node_text
 from desktop.icons import icon
 from desktop.page import Page
 from desktop.scrolling import ShrinkingScrollArea
@@ -341,7 +341,7 @@ class GraphPage(Page):
         if self.snapshot is None:
             return ""
         snapshot = self.snapshot
-        return (f"{snapshot.labels[position]}\n"
+        return (f"{node_text(snapshot, position)}\n"
                 f"{tier_text(snapshot.tiers.names[snapshot.tiers.codes[position]])} · "
                 f"{spaced(snapshot.categories.names[snapshot.categories.codes[position]])} · "
                 f"importance {snapshot.importance[position]:.2f}")

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import QWidget
 from core.operations.memories import GraphSnapshot
 from desktop.graph import style
 from desktop.plot_menus import own_plot_menu
+from desktop.words import spoken
 
 WEIGHT_BANDS = (0.25, 0.45, 0.7)
 """Opacity of an edge's weight band within its kind (weakest third to strongest)."""
@@ -40,9 +41,11 @@ SELECTED_COLOUR = "#ff5a1f"
 """The clicked node's ring: a semantic accent that reads on light and dark backgrounds."""
 LABELLED = 12
 """Memories named on the plot: the most important, spread out."""
-LABEL_GAP = 0.14
-"""The least distance between two labelled memories, as a share of the graph's extent
-(about a label's width at the fitted zoom)."""
+LABEL_BOX = (0.26, 0.05)
+"""A label's room, as shares of the graph's extent at the fitted zoom (width, height): two
+labelled memories are at least that far apart across or up and down, so their labels (a
+line of up to ``LABEL_CHARS`` centred over the node) never overlap. A round gap let two
+labels side by side at the same height run into each other."""
 LABEL_CHARS = 30
 LABEL_CANDIDATES = 20 * LABELLED
 LABEL_FILL_ALPHA = 200
@@ -51,23 +54,28 @@ LABEL_FILL_ALPHA = 200
 def labelled_nodes(positions: np.ndarray, importance: np.ndarray, shown: np.ndarray,
                    limit: int = LABELLED) -> list[int]:
     """Up to ``limit`` node positions to label: the most important shown nodes, skipping
-    any closer than ``LABEL_GAP`` of the extent to one already chosen."""
+    any whose label would overlap one already chosen (``LABEL_BOX``)."""
     candidates = np.flatnonzero(shown)
     if not candidates.size:
         return []
     extent = float(np.ptp(positions[candidates], axis=0).max()) if candidates.size > 1 else 1.0
-    gap = LABEL_GAP * max(extent, 1e-9)
+    room = np.asarray(LABEL_BOX) * max(extent, 1e-9)
     # Only the most important few hundred compete: the loop stays short on the UI thread
     # even when every node sits in one clump (5,000 candidates took 100 ms).
     best = candidates[np.argsort(-importance[candidates], kind="stable")][:LABEL_CANDIDATES]
     chosen: list[int] = []
     for position in best:
         here = positions[position]
-        if all(np.hypot(*(here - positions[other])) >= gap for other in chosen):
+        if all((np.abs(here - positions[other]) >= room).any() for other in chosen):
             chosen.append(int(position))
             if len(chosen) == limit:
                 break
     return chosen
+
+
+def node_text(snapshot: GraphSnapshot, position: int) -> str:
+    """A node's memory as its label reads: an imported turn in plain words."""
+    return spoken(snapshot.labels[position], snapshot.speakers[position])
 
 
 def short_label(text: str, chars: int = LABEL_CHARS) -> str:
@@ -309,7 +317,7 @@ class GraphView(pg.PlotWidget):
         fill.setAlpha(LABEL_FILL_ALPHA)
         for position in labelled_nodes(self._positions, self._snapshot.importance,
                                        self._node_mask):
-            item = pg.TextItem(short_label(self._snapshot.labels[position]), color=ink,
+            item = pg.TextItem(short_label(node_text(self._snapshot, position)), color=ink,
                                fill=pg.mkBrush(fill), anchor=(0.5, 1.2))
             item.setData(0, position)
             item.setPos(*(float(v) for v in self._positions[position]))

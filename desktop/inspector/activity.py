@@ -168,6 +168,11 @@ def _fit(view: QTableView, columns: Sequence[int]) -> None:
         view.resizeColumnToContents(column)
 
 
+QUEUE_TAB = "Waiting to learn"
+"""The tab of the event queue (what chats noted and background learning has not yet
+taken in), named by what it means to the user."""
+
+
 class ActivityPage(InspectorPage):
     key = "activity"
     title = "Activity"
@@ -189,12 +194,13 @@ class ActivityPage(InspectorPage):
 
         self.queue_summary = QLabel()
         self.retry_button = QPushButton(icon("refresh"), "&Retry")
-        self.retry_button.setToolTip("Try this failed event again in the next consolidation "
-                                     "run (after fixing what made it fail)")
+        self.retry_button.setToolTip("Try this failed event again the next time Hearth "
+                                     "learns in the background (after fixing what made it "
+                                     "fail)")
         self.retry_button.setEnabled(False)
         self.retry_all_button = QPushButton(icon("refresh"), "Retry a&ll")
-        self.retry_all_button.setToolTip("Try every failed event again in the next "
-                                         "consolidation run")
+        self.retry_all_button.setToolTip("Try every failed event again the next time "
+                                         "Hearth learns in the background")
         self.retry_all_button.setEnabled(False)
         self.event_text = QPlainTextEdit(readOnly=True)
         self.event_text.setPlaceholderText("Select an event to read it and its last error.")
@@ -220,7 +226,7 @@ class ActivityPage(InspectorPage):
         self._changes_of: int | None = None
 
         self.tabs = QTabWidget()
-        self.tabs.addTab(self._queue_tab(), "Event queue")
+        self.tabs.addTab(self._queue_tab(), QUEUE_TAB)
         self.tabs.addTab(self._runs_tab(), "Runs")
         layout = QVBoxLayout(self)
         layout.addWidget(self.notice)
@@ -309,10 +315,10 @@ class ActivityPage(InspectorPage):
         shown = "" if result.waiting <= len(result.events) else \
             f" (the oldest {len(result.events)} shown)"
         self.queue_summary.setText(
-            f"{result.waiting} event{'s' * (result.waiting != 1)} waiting for consolidation, "
-            f"{failed} failed{shown}." if result.waiting else
-            "Nothing waits for consolidation: every observation has been processed.")
-        self.tabs.setTabText(0, f"Event queue ({result.waiting})")
+            f"{result.waiting} event{'s' * (result.waiting != 1)} waiting to be learned "
+            f"from, {failed} failed{shown}." if result.waiting else
+            "Nothing is waiting: everything noted in your chats has been learned from.")
+        self.tabs.setTabText(0, f"{QUEUE_TAB} ({result.waiting})")
         _fit(self.events_view, range(5))
         self.events_view.setColumnWidth(ERROR_COLUMN, ERROR_WIDTH)
         _fit(self.runs_view, range(6))
@@ -417,11 +423,11 @@ class ActivityPage(InspectorPage):
             return
         hearth = self.ctx.hearth
         self.change("Retrying an event", lambda: consolidation.retry_event(hearth, event.id),
-                    lambda _e: f"Event {event.id} will be tried again by the next "
-                               "consolidation run.")
+                    lambda _e: f"Event {event.id} will be tried again the next time "
+                               "Hearth learns.")
 
     def retry_all(self) -> None:
         hearth = self.ctx.hearth
         self.change("Retrying failed events", lambda: consolidation.retry_failed_events(hearth),
                     lambda count: f"{count} failed event{'s' * (count != 1)} will be tried "
-                                  "again by the next consolidation run.")
+                                  "again the next time Hearth learns.")

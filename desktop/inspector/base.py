@@ -14,7 +14,7 @@ older, slower load must not overwrite the answer to what the user typed last.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any, ClassVar
 
 from PySide6.QtWidgets import QAbstractItemDelegate, QWidget
@@ -41,6 +41,7 @@ class InspectorPage(Page):
         self.notice = Notice(self)
         self._generation = 0
         self._stale = True
+        self._reveal: Hashable | None = None
         ctx.hub.changed.connect(self._changed)
 
     # --- for subclasses ----------------------------------------------------------------------
@@ -52,6 +53,10 @@ class InspectorPage(Page):
 
     def show_loaded(self, result: Any) -> None:
         """Show what the loader's function returned (on the UI thread)."""
+        raise NotImplementedError
+
+    def select_record(self, identity: Hashable) -> None:
+        """Select the record named ``identity`` and show its detail (after ``reveal``)."""
         raise NotImplementedError
 
     # --- loading -----------------------------------------------------------------------------
@@ -83,8 +88,18 @@ class InspectorPage(Page):
         def shown(result: Any) -> None:
             if generation == self._generation:
                 self.show_loaded(result)
+                if self._reveal is not None:
+                    identity, self._reveal = self._reveal, None
+                    self.select_record(identity)
 
         return self.run(f"Loading “{self.title}”", lambda _task: load(), shown)
+
+    def reveal(self, identity: Hashable) -> Task | None:
+        """Show one record named elsewhere (the chat's "Fix or forget…" on a fact or a
+        memory) selected, with its detail: the view reads itself again, so it shows the
+        record as it is now, and selects it once that load is shown."""
+        self._reveal = identity
+        return self.reload()
 
     def watch_editors(self, delegate: QAbstractItemDelegate) -> None:
         """A view does not replace its rows under an open editor (what the user is typing

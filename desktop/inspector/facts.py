@@ -36,20 +36,20 @@ from desktop.inspector.forget_dialog import ForgetResultDialog
 from desktop.inspector.formatting import local_time, time_key
 from desktop.inspector.table import ChoiceDelegate, Column, RowModel, make_table_view
 from desktop.inspector.table_page import TablePage
-from desktop.words import spaced
+from desktop.words import source_word, spaced
 
 FACT_COLUMNS: tuple[Column[Fact], ...] = (
     Column("Key", lambda f: spaced(f.key)),  # "home city"; stored as home_city
     Column("Value", lambda f: f.value, field="value"),
     Column("Category", lambda f: f.category, field="category"),
-    Column("Source", lambda f: f.source),
+    Column("Source", lambda f: source_word(f.source)),
     Column("Updated", lambda f: local_time(f.updated_at), lambda f: time_key(f.updated_at)),
 )
 CATEGORY_COLUMN = 2
 
 HISTORY_COLUMNS: tuple[Column[EarlierValue], ...] = (
     Column("Earlier value", lambda h: h.value),
-    Column("Source", lambda h: h.source),
+    Column("Source", lambda h: source_word(h.source)),
     Column("Replaced", lambda h: local_time(h.replaced_at)),
 )
 
@@ -58,6 +58,13 @@ def _said(change: FactChange) -> str:
     if change.action == "unchanged":
         return f"“{spaced(change.key)}” already says that."
     return f"Fact “{spaced(change.key)}” {change.action}."
+
+
+NOTHING_SELECTED = ("No fact selected",
+                    "Select a fact to see it in full and the values it had before.")
+NO_MATCH = ("No fact matches", "No fact matches the search or the category chosen.")
+NO_FACTS = ("No facts yet", "Hearth learns facts as you chat (“I live in Porto”); you can "
+            "also add one with Add… (Ctrl+Shift+A).")
 
 
 class FactDetail(QWidget):
@@ -87,19 +94,24 @@ class FactDetail(QWidget):
         layout.addStretch()  # takes the room while there is no history to list
         self.show_fact(None)
 
-    def show_fact(self, fact: Fact | None) -> None:
+    def show_fact(self, fact: Fact | None, *, listed: int = 1, searched: bool = False
+                  ) -> None:
+        """Show ``fact``; with none, what to do, told by how many facts the list shows
+        (``listed``) and whether a search or filter narrowed it (``searched``)."""
         self.history.set_rows([])
         self.history_view.hide()
         if fact is None:
-            self.heading.setText("No fact selected")
-            self.value.setText("Select a fact to see it in full and the values it had before.")
+            heading, hint = (NOTHING_SELECTED if listed else NO_MATCH if searched
+                             else NO_FACTS)
+            self.heading.setText(heading)
+            self.value.setText(hint)
             self.meta.clear()
             self.history_caption.clear()
             return
         self.heading.setText(spaced(fact.key))
         self.heading.setToolTip(f"Stored as {fact.key} (the name `hearth facts` uses)")
         self.value.setText(fact.value)
-        self.meta.setText(f"{fact.category} · from {fact.source} · "
+        self.meta.setText(f"{fact.category} · from {source_word(fact.source)} · "
                           f"confidence {fact.confidence:.0%}\n"
                           f"first stored {local_time(fact.created_at)}, "
                           f"last changed {local_time(fact.updated_at)}")
@@ -149,7 +161,9 @@ class FactsPage(TablePage):
         return self.detail
 
     def show_detail(self, record: Any | None) -> None:
-        self.detail.show_fact(record)
+        self.detail.show_fact(record, listed=self.proxy.rowCount(),
+                              searched=bool(self.search.text().strip())
+                              or self.filter.currentIndex() > 0)
         if record is None:
             return
         key, hearth = record.key, self.ctx.hearth

@@ -16,7 +16,7 @@ memories, the chain, "Details") are followed with Enter or a click.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -224,8 +224,14 @@ class MemoriesPage(InspectorPage):
         """Jump to a memory (an edge or a chain link): select it if listed, else show its
         detail alone (it may be filtered out, e.g. a superseded one)."""
         if not self.select(memory_id):
-            self.view.selectionModel().clearSelection()
+            # no current row either: a reload would otherwise select it again and show
+            # it in place of the memory asked for
+            self.view.selectionModel().clear()
             self._load_detail(memory_id)
+
+    def select_record(self, identity: Hashable) -> None:
+        if isinstance(identity, int):
+            self.show_memory(identity)
 
     def selected_ids(self) -> list[int]:
         """The memories Delete acts on: the selected rows, else the one shown alone."""

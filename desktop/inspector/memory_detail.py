@@ -25,9 +25,11 @@ from core.operations.memories import (
     MemoryTier,
     Validity,
     said_by_assistant,
+    speaker,
 )
 from desktop.inspector.formatting import local_time
 from desktop.inspector.memory_signals import Signals, describe_signals, ways_found
+from desktop.words import speaker_name, spoken
 
 LINK_SCHEME = "memory"
 DETAILS_LINK = "details:toggle"
@@ -39,6 +41,7 @@ SOURCES = {
     "distil": "a chat, summed up after it ended",
     "merge": "several similar memories, merged into one",
     "processor": "what Hearth noted during your chats",
+    "consolidation": "what Hearth learned from your chats",
     "session_close": "a chat, when it ended",
     "chat": "a chat",
     "conversation": "a chat",
@@ -60,7 +63,8 @@ def _preview(text: str) -> str:
 def _link(ref: MemoryRef) -> str:
     state = ("" if ref.state == Validity.VALID.value
              else f" <i>({escape(_state_word(ref.state))})</i>")
-    return (f'<a href="{LINK_SCHEME}:{ref.id}">#{ref.id}</a> {escape(_preview(ref.content))}'
+    return (f'<a href="{LINK_SCHEME}:{ref.id}">#{ref.id}</a> '
+            f"{escape(_preview(spoken(ref.content, ref.speaker)))}"
             f"{state}")
 
 
@@ -93,10 +97,10 @@ def _speaker(detail: MemoryDetail) -> str | None:
     if said_by_assistant(detail.origin):
         return "the assistant: its reply, kept as part of the conversation, not as " \
                "something known about you"
-    speaker = detail.origin.get("speaker")
-    if not isinstance(speaker, str):
+    named = speaker(detail.origin)
+    if named is None:
         return None
-    return "you" if speaker.strip().casefold() == "user" else speaker
+    return "you" if speaker_name(named) == "You" else named
 
 
 def _uses(detail: MemoryDetail) -> str:
@@ -138,7 +142,8 @@ def _plain(detail: MemoryDetail, row: MemoryRow | None) -> list[str]:
         parts.append(f"<p><b>The part that matched:</b></p>"
                      f"<p style='white-space: pre-wrap'>… {escape(row.excerpt)} …</p>"
                      f"<h4>All of it</h4>")
-    parts += [f"<p style='white-space: pre-wrap'>{escape(detail.content)}</p>",
+    said = spoken(detail.content, speaker(detail.origin))
+    parts += [f"<p style='white-space: pre-wrap'>{escape(said)}</p>",
               _rows([("Status", _state(detail)),
                      ("Came from", SOURCES.get(detail.source, detail.source)),
                      ("Said by", _speaker(detail)),

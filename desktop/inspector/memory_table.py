@@ -18,13 +18,14 @@ from desktop.inspector.formatting import local_time, time_key
 from desktop.inspector.memory_signals import summarise
 from desktop.inspector.notice import WARNING
 from desktop.inspector.table import Column, RowModel
+from desktop.words import spoken
 
 PREVIEW_CHARS = 160
 
 
 def _preview(row: MemoryRow) -> str:
     """The memory's beginning, or, for a long one found by a later part, that part."""
-    flat = " ".join((row.excerpt or row.content).split())
+    flat = " ".join((row.excerpt or spoken(row.content, row.speaker)).split())
     shown = flat if len(flat) <= PREVIEW_CHARS else flat[:PREVIEW_CHARS - 1] + "…"
     return f"… {shown}" if row.excerpt else shown
 

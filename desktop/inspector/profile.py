@@ -52,11 +52,11 @@ from desktop.inspector.diff_view import DiffView
 from desktop.inspector.formatting import local_time
 from desktop.inspector.table import Column, RowModel, make_table_view
 from desktop.inspector.text_changes import Paragraph, compare
-from desktop.words import count
+from desktop.words import count, source_word
 
 VERSION_COLUMNS: tuple[Column[ProfileVersionInfo], ...] = (
     Column("Version", lambda v: f"v{v.id}"),
-    Column("Source", lambda v: v.source),
+    Column("Source", lambda v: source_word(v.source)),
     Column("Words", lambda v: f"{v.words:,}"),
     Column("Saved", lambda v: local_time(v.created_at)),
 )
@@ -260,7 +260,7 @@ class ProfilePage(InspectorPage):
     def _show(self, shown: Shown, current: int | None) -> None:
         info = self.versions.record(self.versions.row_of(shown.version_id) or 0)
         state = "current" if shown.version_id == current else "older version"
-        self.caption.setText(f"v{info.id} · {state} · from {info.source} · "
+        self.caption.setText(f"v{info.id} · {state} · from {source_word(info.source)} · "
                              f"{count(info.words, 'word')} · {local_time(info.created_at)}")
         self.viewer.setMarkdown(shown.content)
         self.changes.show_changes(shown.changes, shown.no_diff)

@@ -58,7 +58,7 @@ from desktop.inspector.json_tree import (
     Refused,
 )
 from desktop.inspector.table import edit_row
-from desktop.words import count
+from desktop.words import count, source_word
 
 Index = QModelIndex | QPersistentModelIndex
 EMPTY = ("No notes about you yet. Hearth writes them as it goes over your conversations "
@@ -231,7 +231,7 @@ class ScaffoldPage(InspectorPage):
         self.model.set_data(dict(result.data) if result is not None else {})
         self.tree.expandToDepth(1)
         self.caption.setText(EMPTY if result is None or not result.data else
-                             f"Version {result.id} · from {result.source} · "
+                             f"Version {result.id} · from {source_word(result.source)} · "
                              f"{local_time(result.created_at)} · "
                              f"{count(len(result.data), 'topic')}. F2 edits; Tab goes from a "
                              "key to its value; the Type column changes what a value is.")

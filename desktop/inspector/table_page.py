@@ -31,6 +31,7 @@ from desktop.context import AppContext
 from desktop.icons import icon
 from desktop.inspector.base import InspectorPage
 from desktop.inspector.table import Column, FilterProxy, RowModel, edit_row, make_table_view
+from desktop.workers import Task
 
 SEARCH_DELAY_MS = 250
 """How long typing must pause before a core search runs (one query per pause, not per key)."""
@@ -174,6 +175,22 @@ class TablePage(InspectorPage):
             | QItemSelectionModel.SelectionFlag.Rows)
         self.view.scrollTo(index)
         return True
+
+    def reveal(self, identity: Hashable) -> Task | None:
+        """As ``InspectorPage.reveal``, first emptying the search box and the filter: the
+        record asked for must not be hidden by what was typed here earlier."""
+        self._search_timer.stop()
+        for control in (self.search, self.filter):
+            control.blockSignals(True)
+        self.search.clear()
+        self.filter.setCurrentIndex(0)
+        for control in (self.search, self.filter):
+            control.blockSignals(False)
+        self.proxy.setFilterFixedString("")
+        return super().reveal(identity)
+
+    def select_record(self, identity: Hashable) -> None:
+        self.select(identity)
 
     # --- loading -----------------------------------------------------------------------------
 

@@ -105,3 +105,32 @@ def test_edit_puts_the_last_message_in_the_composer_and_resends_it(qtbot, make_c
     assert (saved.user_message, saved.agent_response) == ("Weather in Porto?",
                                                           "Porto is rainy.")
     assert reply.interaction_id == saved.interaction_id
+
+
+def offered(page) -> list[str]:
+    """The texts of the messages that show Edit or Regenerate, in order."""
+    return [m.text for m in page.transcript.messages
+            if isinstance(m, (UserMessage, ReplyMessage)) and not m.actions.again_button.isHidden()]
+
+
+def test_only_the_last_exchange_offers_edit_and_regenerate(qtbot, make_ctx) -> None:
+    ctx = make_ctx(provider_factory=scripted("Red.", "Blue.", "Green."))
+    page = open_page(qtbot, ctx)
+    type_and_send(qtbot, page, "Name a colour")
+    wait_reply(qtbot, page)
+    assert offered(page) == ["Name a colour", "Red."]
+
+    type_and_send(qtbot, page, "Another one")
+    assert offered(page) == []  # gone from the previous exchange as soon as one is sent
+    wait_reply(qtbot, page)
+    assert offered(page) == ["Another one", "Blue."]
+    type_and_send(qtbot, page, "And one more")
+    wait_reply(qtbot, page)
+    assert offered(page) == ["And one more", "Green."]
+
+    chat = page.current_session  # opened again from the list: still the last one only
+    page.new_conversation()
+    qtbot.waitUntil(lambda: page.transcript.messages == [], timeout=10_000)
+    page.open_session(chat)
+    qtbot.waitUntil(lambda: len(page.transcript.messages) == 6, timeout=10_000)
+    qtbot.waitUntil(lambda: offered(page) == ["And one more", "Green."], timeout=10_000)

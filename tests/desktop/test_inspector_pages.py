@@ -292,6 +292,11 @@ def test_the_selected_fact_shows_its_earlier_values(qtbot, ctx) -> None:
     assert page.detail.heading.text() == "home city"  # in words; stored as home_city
     assert "home_city" in page.detail.heading.toolTip()
     assert "Earlier values (2)" in page.detail.history_caption.text()
+    # who set each value, in words: "agent" is Hearth, "user" is you
+    assert "from Hearth" in page.detail.meta.text()
+    assert [history.index(row, 1).data() for row in range(2)] == ["you", "you"]
+    row = page.model.row_of(key_id(page, "home_city"))
+    assert page.model.index(row, 3).data() == "Hearth"
 
 
 # --- profile ----------------------------------------------------------------------------------
@@ -579,3 +584,16 @@ def test_the_tree_converts_types_only_where_nothing_is_lost(qapp) -> None:
     assert model.setData(model.index(2, TYPE), "boolean") is False
     assert model.to_data() == {"age": 41, "pets": ["cat"], "note": "hi"}
     assert len(refusals) == 3 and "Remove the entries" in refusals[1]
+
+
+def test_with_no_facts_the_detail_says_how_they_come(qtbot, ctx) -> None:
+    page = open_page(qtbot, ctx, FactsPage)
+    assert page.detail.heading.text() == "No facts yet"
+    assert "Add…" in page.detail.value.text()
+    ctx.hearth.facts.remember("home_city", "Porto", "location")
+    page.reload()
+    settle(qtbot, ctx)
+    assert page.detail.heading.text() == "No fact selected"
+    page.filter.setCurrentIndex(page.filter.findData("work"))
+    settle(qtbot, ctx)
+    assert page.detail.heading.text() == "No fact matches"

@@ -359,7 +359,7 @@ def test_a_failed_event_shows_its_error_and_retry_makes_it_pending(qtbot,
         (failed, "failing"), (waiting, "pending")]
     assert "2 events waiting" in page.queue_summary.text() and "1 failed" in \
         page.queue_summary.text()
-    assert page.tabs.tabText(0) == "Event queue (2)"
+    assert page.tabs.tabText(0) == "Waiting to learn (2)"
     assert page.select_event(waiting)
     assert not page.retry_button.isEnabled()  # a pending event has nothing to retry
     assert page.select_event(failed)
