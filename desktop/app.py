@@ -11,6 +11,8 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+from logging.handlers import RotatingFileHandler
+from pathlib import Path
 from typing import cast
 
 from PySide6.QtCore import QTimer
@@ -76,6 +78,25 @@ class DesktopApp:
         QApplication.quit()
 
 
+WINDOW_LOG = "window.log"
+LOG_BYTES, LOG_FILES_KEPT = 1_000_000, 3
+
+
+def log_to_data_folder(home: Path) -> Path:
+    """Keep the window's warnings and errors, tracebacks included, in ``<home>/logs``: a
+    sentence the window showed can then be traced, also when Hearth was started from a menu
+    with nowhere to print. Bounded (a few rotated files), private like the rest of the
+    folder, and masked with it when a fact is forgotten."""
+    path = home / "logs" / WINDOW_LOG
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = RotatingFileHandler(path, maxBytes=LOG_BYTES, backupCount=LOG_FILES_KEPT,
+                                  encoding="utf-8", delay=True)
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.getLogger().addHandler(handler)
+    return path
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     restrict_new_files()
     parser = argparse.ArgumentParser(prog="hearth-desktop", description=__doc__.splitlines()[0])
@@ -95,6 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         QMessageBox.critical(None, "Hearth cannot open its data",
                              f"{exc.message}\n\n{exc.hint or ''}".strip())
         return 1
+    log_to_data_folder(hearth.paths.home)
     desktop = DesktopApp(AppContext(hearth))
     desktop.window.show()
     if args.quit_after is not None:

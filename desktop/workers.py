@@ -146,12 +146,13 @@ class Task(QObject):
 
 def _outcome(task: Task, call: Callable[[], Any]) -> tuple[Any, tuple[object, ...]]:
     """Run ``call`` and say how it went: the relay signal to raise and its arguments. A core
-    error is its message and hint; anything else is a bug, said in a sentence in the window
-    while its traceback goes to the log."""
+    error is its message and hint; anything else is a bug, said in a sentence in the window.
+    Either way the traceback goes to the log, so a sentence the user reports can be traced."""
     emitter = task._emitter  # noqa: SLF001 (the relay is the Task's own)
     try:
         return emitter.done, (call(),)
     except HearthError as exc:
+        log.warning("%s: %s", task.name, exc.message, exc_info=True)
         return emitter.failed, (exc.message, exc.hint or "")
     except Exception as exc:
         log.exception("background job %s failed", task.name)

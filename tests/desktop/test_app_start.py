@@ -4,6 +4,7 @@ as what the window writes (``core.home.private_files``)."""
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
 from collections.abc import Iterator
@@ -58,3 +59,27 @@ def test_what_the_child_process_writes_is_private(ctx, umask_022) -> None:
     assert len(made) == 1  # a dream backs up first
     assert stat.S_IMODE(made[0].path.stat().st_mode) == 0o600
     assert stat.S_IMODE(ctx.hearth.paths.backups.stat().st_mode) == 0o700
+
+
+def test_the_window_keeps_a_failure_and_its_traceback_in_the_data_folder(
+        tmp_path: Path) -> None:
+    """A sentence the window shows can be traced afterwards: the warning and its traceback
+    are in ``<home>/logs/window.log``, readable by the user only."""
+    previous = os.umask(0o077)  # as the window sets it at start
+    path = desktop_app.log_to_data_folder(tmp_path)
+    handler = logging.getLogger().handlers[-1]
+    try:
+        try:
+            raise ValueError("the database is locked")
+        except ValueError:
+            logging.getLogger("desktop.workers").warning("Saving a fact: it failed",
+                                                         exc_info=True)
+        handler.flush()
+    finally:
+        logging.getLogger().removeHandler(handler)
+        handler.close()
+        os.umask(previous)
+    text = path.read_text(encoding="utf-8")
+    assert "Saving a fact: it failed" in text
+    assert "Traceback" in text and "ValueError: the database is locked" in text
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600

@@ -72,7 +72,8 @@ def test_every_new_step_is_reported_however_fast(qtbot) -> None:
     assert [label.split(":")[0] for label in labels] == list(stages)
 
 
-def test_a_core_error_arrives_as_message_and_hint_and_a_bug_as_a_sentence(qtbot) -> None:
+def test_a_core_error_arrives_as_message_and_hint_and_a_bug_as_a_sentence(
+        qtbot, caplog) -> None:
     workers = Workers()
     failures: list[tuple[str, str]] = []
 
@@ -88,6 +89,8 @@ def test_a_core_error_arrives_as_message_and_hint_and_a_bug_as_a_sentence(qtbot)
     assert failures[0] == ("The key is empty.", "Give the fact a name.")
     assert failures[1][0] == "failing failed: ZeroDivisionError: division by zero"
     assert "log" in failures[1][1]
+    traced = [record.exc_info[0] for record in caplog.records if record.exc_info]
+    assert traced == [InvalidInputError, ZeroDivisionError]  # both kept, with tracebacks
 
 
 def test_cancel_stops_a_job_at_its_next_check_and_finished_still_fires(qtbot) -> None:
