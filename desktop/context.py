@@ -48,7 +48,7 @@ class Hub(QObject):
     """Change notices between views. Most are emitted on the UI thread, but not all:
     ``notify`` comes from the schedule's thread (``HearthScheduler(notify=...)``). Every
     receiver still runs on the UI thread, where the hub lives: a method of a widget by Qt's
-    rule for a receiver object, and a plain callable because PySide (6.12, checked by
+    rule for a receiver object, and a plain callable because PySide (6.11 and 6.12, checked by
     ``tests/desktop/test_workers``) runs it in the thread of the sender, queued."""
 
     changed = Signal(object)

@@ -16,7 +16,7 @@ Waiting for something that another thread does (learning to go idle) is not a jo
 park a pool thread. ``watch(name, ready)`` asks ``ready()`` (which must not block) on a
 timer of the UI thread instead, and reports through a ``Task`` like a job does.
 
-How a callback reaches the UI thread (measured on PySide6 6.12): a plain Python callable
+How a callback reaches the UI thread (measured on PySide6 6.11 and 6.12): a plain Python callable
 connected to a signal runs in the thread the *sender object* lives in, queued when another
 thread emits (Qt's rule for a functor connected without a context object: the sender is the
 context). A ``Task`` is made on the UI thread, so callbacks connected to its signals would

@@ -34,7 +34,7 @@ class SnoozeDialog(QDialog):
     def __init__(self, start: datetime, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Snooze until")
-        self.when = QDateTimeEdit(QDateTime(start))
+        self.when = QDateTimeEdit(QDateTime.fromMSecsSinceEpoch(int(start.timestamp() * 1000)))
         self.when.setCalendarPopup(True)
         self.when.setMinimumDateTime(QDateTime.currentDateTime())
         self.when.setDisplayFormat("yyyy-MM-dd HH:mm")

@@ -110,7 +110,8 @@ def test_edit_puts_the_last_message_in_the_composer_and_resends_it(qtbot, make_c
 def offered(page) -> list[str]:
     """The texts of the messages that show Edit or Regenerate, in order."""
     return [m.text for m in page.transcript.messages
-            if isinstance(m, (UserMessage, ReplyMessage)) and not m.actions.again_button.isHidden()]
+            if isinstance(m, (UserMessage, ReplyMessage))
+            and not m.message_actions.again_button.isHidden()]
 
 
 def test_only_the_last_exchange_offers_edit_and_regenerate(qtbot, make_ctx) -> None:

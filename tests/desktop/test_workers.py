@@ -147,7 +147,7 @@ class _Sender(QObject):
 
 
 def test_a_plain_callable_runs_in_the_thread_its_sender_lives_in(qtbot) -> None:
-    """PySide 6.12: a bare callable connected to a signal runs where the *sender* lives
+    """PySide 6.11 and 6.12: a bare callable connected to a signal runs where the *sender* lives
     (queued there when another thread emits), not in the emitting thread. The Hub relies on
     it for ``notify`` from the schedule's thread; if a PySide update changes it, this says so."""
     ui_thread = threading.current_thread()
