@@ -97,7 +97,6 @@ day fades on the same day's clock even on machines that are off every night."""
 EVENT_PROCESSOR_MINUTES = 15
 MISFIRE_GRACE = timedelta(hours=23)
 JOBSTORE_TABLE = "apscheduler_jobs"
-"""Id prefix of the session-quiet timers (``quiet:<session id>``)."""
 _PERSISTENT = "default"
 
 Notify = Callable[[str, str], None]

@@ -256,7 +256,7 @@ class AppContext(QObject):
             self.workers.start("Rescheduling", lambda _task: scheduler.reschedule())
         if saved.model_changed:
             self.start_assistant()
-        self.hub.changed.emit(saved.changes | Changes.of(Domain.SETTINGS))
+        self.hub.changed.emit(saved.changes)
 
     # --- quitting ----------------------------------------------------------------------------
 

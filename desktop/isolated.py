@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import HearthError
-from core.operations.consolidation import DREAM, REFLECT, RunOutcome
+from core.operations.consolidation import REFLECT, RunOutcome
 from core.operations.models import LLMCancelled
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DREAM", "REFLECT", "RunOutcome", "run_in_child"]
+__all__ = ["run_in_child"]
 
 POLL_SECONDS = 0.1
 _CONTEXT = multiprocessing.get_context("spawn")  # no forked copy of Qt in the child

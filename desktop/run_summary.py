@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from desktop.isolated import DREAM, REFLECT, RunOutcome
+from core.operations.consolidation import DREAM, REFLECT, RunOutcome
 from desktop.words import count, listing
 
 
@@ -48,7 +48,7 @@ def to_review(report: Any) -> str:
 
 def reflection_line(report: Any) -> str:
     """``Learned 1 fact, noted 2 follow-ups and changed your profile.``"""
-    parts = [text for count, text in (
+    parts = [text for number, text in (
         (report.facts_added, f"learned {count(report.facts_added, 'new fact')}"),
         (report.facts_updated, f"updated {count(report.facts_updated, 'fact')}"),
         (report.intentions_added,
@@ -58,7 +58,7 @@ def reflection_line(report: Any) -> str:
         (report.learnings_promoted,
          f"now keeps {count(report.learnings_promoted, 'habit')} for good"),
         (report.profile_changed, "changed your profile"),
-    ) if count]
+    ) if number]
     if not parts:
         return "Nothing new was learned."
     return sentence(listing(parts))

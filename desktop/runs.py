@@ -14,11 +14,11 @@ from typing import Any
 from PySide6.QtWidgets import QWidget
 
 from core.operations import consolidation, data
-from core.operations.consolidation import RunChanges
+from core.operations.consolidation import DREAM, REFLECT, RunChanges, RunOutcome
 from desktop.context import AppContext
 from desktop.dialogs.away import AwayDialog
 from desktop.dialogs.run_dialog import RunDialog
-from desktop.isolated import DREAM, REFLECT, RunOutcome, run_in_child
+from desktop.isolated import run_in_child
 from desktop.run_summary import NOUN, summary
 from desktop.workers import Task
 

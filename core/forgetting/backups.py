@@ -28,6 +28,7 @@ import shutil
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Protocol
 
@@ -75,7 +76,7 @@ class FactErasure:
     key: str
     values: Sequence[str]
 
-    @property
+    @cached_property
     def matcher(self) -> ValueMatcher:
         return ValueMatcher(self.values)
 

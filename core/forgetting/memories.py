@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
@@ -51,7 +52,7 @@ class MemoriesErasure:
 
     texts: tuple[str, ...]
 
-    @property
+    @cached_property
     def matcher(self) -> ValueMatcher:
         return ValueMatcher(self.texts)
 

@@ -80,8 +80,9 @@ def unmasked(report: ForgetReport) -> list[str]:
             for path in report.unmasked_logs]
 
 
-def memories_deleted(report: MemoryDeleteReport) -> list[str]:
-    """What a user's delete of memories did, in the same sentences everywhere."""
+def memories_deleted(report: MemoryDeleteReport, *, backups: bool = True) -> list[str]:
+    """What a user's delete of memories did, in the same sentences everywhere; without the
+    backups line when the caller lists the backups itself (``backups=False``)."""
     count = report.deleted
     lines = [f"Deleted {count} memor{'y' if count == 1 else 'ies'}."]
     if report.places:
@@ -92,5 +93,6 @@ def memories_deleted(report: MemoryDeleteReport) -> list[str]:
     lines.append(FILES[report.files])
     lines += [f"Could not rewrite {path} (see the log); it may still hold "
               f"{'it' if count == 1 else 'them'}." for path in report.unmasked_logs]
-    lines.append(backups_held(len(report.backups), "it" if count == 1 else "them"))
+    if backups:
+        lines.append(backups_held(len(report.backups), "it" if count == 1 else "them"))
     return [line for line in lines if line]

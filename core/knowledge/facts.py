@@ -151,10 +151,7 @@ class FactService:
         and its vector are untouched, so nothing is re-embedded)."""
         key, category = normalise_key(key), _check_category(category)
         with self._storage.write() as session:
-            fact = self._find(session, key)
-            if fact is None:
-                raise NotFoundError(f"There is no fact called {key!r}.",
-                                    "List facts with `hearth facts list`.")
+            fact = self._require(session, key)
             if fact.category == category:
                 return FactChange(key, "unchanged", fact.value, fact.value)
             fact.category, fact.updated_at = category, utcnow()
@@ -185,10 +182,7 @@ class FactService:
         chats it was learned from are untouched. Audited by key, never by value."""
         key = normalise_key(key)
         with self._storage.write() as session:
-            fact = self._find(session, key)
-            if fact is None:
-                raise NotFoundError(f"There is no fact called {key!r}.",
-                                    "List facts with `hearth facts list`.")
+            fact = self._require(session, key)
             session.delete(fact)
             session.add(AuditEntry(action="fact.retire", actor="user",
                                    arguments={"key": key, "category": fact.category},
@@ -248,6 +242,14 @@ class FactService:
     @staticmethod
     def _find(session: Session, key: str) -> UserFact | None:
         return session.scalars(select(UserFact).where(UserFact.key == key)).one_or_none()
+
+    @classmethod
+    def _require(cls, session: Session, key: str) -> UserFact:
+        fact = cls._find(session, key)
+        if fact is None:
+            raise NotFoundError(f"There is no fact called {key!r}.",
+                                "List facts with `hearth facts list`.")
+        return fact
 
     @staticmethod
     def _archive(session: Session, fact: UserFact) -> None:

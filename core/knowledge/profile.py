@@ -125,6 +125,11 @@ class ProfileService:
             session.expunge_all()
         return version
 
+    def current_id(self) -> int | None:
+        """The id of the profile in use, ``None`` before the first version."""
+        current = self.current()
+        return None if current is None else current.id
+
     def versions(self) -> list[ProfileVersionInfo]:
         """Every version, newest first."""
         with self._storage.read() as session:

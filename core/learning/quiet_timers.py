@@ -22,6 +22,7 @@ from core.storage.orm import utcnow
 log = logging.getLogger(__name__)
 
 QUIET_PREFIX = "quiet:"
+"""Id prefix of the session-quiet timers (``quiet:<session id>``)."""
 _VOLATILE = "volatile"
 
 

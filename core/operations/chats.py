@@ -29,9 +29,11 @@ from core.conversation import (
 )
 from core.conversation.assembly import LEAVABLE, LeftOut
 from core.conversation.service import SessionDeletion
-from core.learning.notes import LearnedFact
-from core.operations.changes import Changes, Domain
+from core.learning.notes import LearnedFact, learned_in_session
+from core.learning.notes import undo as undo_learned_fact
+from core.operations.changes import NOTHING, Changes, Domain
 from core.views.reply_context import UsedItem, group_title, kinds_in
+from core.views.reply_context import reply_context as recorded_context
 
 if TYPE_CHECKING:
     from core.app import Hearth
@@ -135,7 +137,7 @@ def delete(assistant: Assistant, session_id: str) -> Deleted:
 def discard_incognito(assistant: Assistant, keep: str | None = None) -> Stored:
     """Delete every incognito chat but ``keep``; the value is how many went."""
     gone = assistant.conversation.discard_incognito(keep=keep)
-    return Stored(gone, CHATS if gone else Changes())
+    return Stored(gone, CHATS if gone else NOTHING)
 
 
 # --- turns -------------------------------------------------------------------------------------
@@ -182,16 +184,12 @@ def answer_without(assistant: Assistant, session_id: str, interaction_id: int, k
 
 def learned(hearth: Hearth, session_id: str) -> dict[int, tuple[LearnedFact, ...]]:
     """What learning added or changed in a chat, per exchange id, in the order it happened."""
-    from core.learning.notes import learned_in_session
-
     return learned_in_session(hearth.storage, session_id)
 
 
 def undo_learned(hearth: Hearth, event_id: int) -> Unlearned:
     """Revert one learned change (refused with a sentence once the fact changed since)."""
-    from core.learning.notes import undo
-
-    return Unlearned(undo(hearth, event_id))
+    return Unlearned(undo_learned_fact(hearth, event_id))
 
 
 def learning_settled(assistant: Assistant) -> bool:
@@ -202,6 +200,4 @@ def learning_settled(assistant: Assistant) -> bool:
 
 def reply_context(hearth: Hearth, interaction_id: int) -> list[UsedItem] | None:
     """What the reply of exchange ``interaction_id`` was given (None: it kept no record)."""
-    from core.views.reply_context import reply_context as given
-
-    return given(hearth.storage, interaction_id)
+    return recorded_context(hearth.storage, interaction_id)

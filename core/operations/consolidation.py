@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from core.consolidation import changelog, undo
 from core.consolidation.changelog import REVIEWED_KINDS, Change, RunChanges
 from core.consolidation.wording import plural, run_kind, run_status, stage_name, stage_status
-from core.operations.changes import KNOWLEDGE, Changes, Domain
+from core.operations.changes import KNOWLEDGE, NOTHING, Changes, Domain
 from core.operations.done import Done
 from core.views import activity
 from core.views.activity import RUN_KINDS, EventView, RunView, StageView
@@ -48,8 +48,9 @@ def __getattr__(name: str) -> object:
 Progress = Callable[[int, int, str], None]
 """``(done, total, what is happening)``, as the window's task progress takes it."""
 
-UNDO_CHANGES = Changes(KNOWLEDGE | {Domain.RUNS})
-"""An undo puts back memories, facts or the profile, and marks the run's line undone."""
+RUN_CHANGES = Changes(KNOWLEDGE | {Domain.RUNS})
+"""What a run, or undoing what it did, may move: the user's knowledge and the list of runs
+(an undo marks the run's line undone)."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ class RunOutcome:
     @property
     def changes(self) -> Changes:
         """What a run may move: the user's knowledge and the list of runs."""
-        return Changes(KNOWLEDGE | {Domain.RUNS})
+        return RUN_CHANGES
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ class Undone:
     run: RunChanges
     message: str
     """What to tell the user: what was undone (or that it already was) and what was kept."""
-    changes: Changes = UNDO_CHANGES
+    changes: Changes = RUN_CHANGES
 
 
 @dataclass(frozen=True)
@@ -123,15 +124,10 @@ def dream(hearth: Hearth, provider: LLMProvider, *, trigger: str = "manual",
         progress(int((position + fraction) * 100), len(STAGES) * 100,
                  stage_doing(stage, done, total))
 
-    before = _profile_id(hearth)
+    before = hearth.profile.current_id()
     report = DreamCycle(hearth, provider).run(trigger=trigger, only=only, progress=staged,
                                               cancel=cancel)
     return RunOutcome(DREAM, report, _profile_diff(hearth, before))
-
-
-def _profile_id(hearth: Hearth) -> int | None:
-    current = hearth.profile.current()
-    return None if current is None else current.id
 
 
 def _profile_diff(hearth: Hearth, before: int | None) -> str:
@@ -160,7 +156,7 @@ def unreviewed(hearth: Hearth) -> list[RunChanges]:
 def mark_reviewed(hearth: Hearth, run_ids: list[int]) -> Changes:
     """These runs' changelogs were shown: not again at the next start."""
     changelog.mark_reviewed(hearth.storage, run_ids)
-    return Changes.of(Domain.RUNS) if run_ids else Changes()
+    return Changes.of(Domain.RUNS) if run_ids else NOTHING
 
 
 def undo_change(hearth: Hearth, run_id: int, index: int) -> Undone:
@@ -207,4 +203,4 @@ def retry_failed_events(hearth: Hearth) -> Done[int]:
     from core.consolidation.processor import retry_failed_events as retry_all
 
     retried = retry_all(hearth.storage)
-    return Done(retried, Changes.of(Domain.RUNS) if retried else Changes())
+    return Done(retried, Changes.of(Domain.RUNS) if retried else NOTHING)

@@ -80,20 +80,15 @@ def profile_diff(hearth: Hearth, older: int, newer: int) -> str:
     return hearth.profile.diff(older, newer)
 
 
-def _current_id(hearth: Hearth) -> int | None:
-    current = hearth.profile.current()
-    return current.id if current is not None else None
-
-
 def save_profile(hearth: Hearth, text: str) -> Done[ProfileText]:
     """Save the user's text as the new current version."""
-    before = _current_id(hearth)
+    before = hearth.profile.current_id()
     return _saved(hearth.profile.save(text, "user"), before)
 
 
 def restore_profile(hearth: Hearth, version_id: int) -> Done[ProfileText]:
     """Make an old version current again (copied into a new version)."""
-    before = _current_id(hearth)
+    before = hearth.profile.current_id()
     return _saved(hearth.profile.restore(version_id), before)
 
 

@@ -51,6 +51,7 @@ from sqlalchemy.orm import Session
 from core.config import Settings
 from core.embedding import Embedder
 from core.errors import InvalidInputError
+from core.knowledge.memories import speaker as origin_speaker
 from core.recall import cues, graph, metadata, neighbours, summaries
 from core.recall.fusion import (
     Fused,
@@ -172,7 +173,7 @@ HYDRATORS: dict[IndexedKind, _Hydrator] = {
         Memory, lambda m: m.content, ("content",),
         ("source", "session_id", "interaction_id", "event_id", "external_id", "origin",
          "created_at", "namespace", "tier", "memory_type", "category"), scoring=("strength",),
-        speaker=lambda m: (m.origin or {}).get("speaker")),
+        speaker=lambda m: origin_speaker(m.origin)),
     IndexedKind.NOTE: _Hydrator(Note, lambda n: n.content, ("content",),
                                 ("title", "session_id")),
     IndexedKind.INTERACTION: _Hydrator(

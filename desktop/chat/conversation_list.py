@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QAbstractItemView, QListView, QWidget
 from core.operations.chats import SessionInfo
 from desktop.chat.transcript import local_time
 from desktop.icons import icon
+from desktop.words import count
 
 UNTITLED = "New chat"
 IMPORTED = "Imported"
@@ -85,7 +86,7 @@ class ConversationListModel(QAbstractListModel):
             return info.title or UNTITLED
         if role == Qt.ItemDataRole.ToolTipRole:
             noun = "turn" if info.imported else "exchange"
-            size = f"{info.exchanges} {noun}{'s' if info.exchanges != 1 else ''}"
+            size = count(info.exchanges, noun)
             lines = [info.title or UNTITLED, source_note(info),
                      f"{size} · last active {local_time(active)}"]
             return "\n".join(filter(None, lines))

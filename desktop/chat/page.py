@@ -311,7 +311,7 @@ class ChatPage(Page):
             self._mark_in_list(row)
         found = len(sessions)
         self.ctx.hub.status_message.emit(
-            f"{found} chat{'s' if found != 1 else ''} found" if found
+            f"{count(found, 'chat')} found" if found
             else f"No chat mentions “{query.strip()}”.")
 
     def _show_sessions(self, load: int, sessions: list[SessionInfo]) -> None:
@@ -360,7 +360,6 @@ class ChatPage(Page):
         row = self.list_model.row_of(session_id)
         if row is not None:  # opened from code (not a click): the list follows
             self._mark_in_list(row)
-        self._set_read_only(self._info(session_id))
         self.transcript.set_empty_text("Loading…")
         self.run("Opening the chat", lambda _task: chats.history(assistant, session_id),
                  lambda exchanges: self._show_history(session_id, exchanges))
@@ -387,8 +386,7 @@ class ChatPage(Page):
             self._open_incognito = session_id
         self.current_session = session_id
         self.cancel_edit()
-        if session_id is None or self._info(session_id) is None:
-            self._set_read_only(None)
+        self._set_read_only(info)
         self._reply = None  # a reply still streaming elsewhere stops drawing here
         self.transcript.clear()
         self.transcript.set_empty_text("")
@@ -402,7 +400,7 @@ class ChatPage(Page):
         if assistant is not None:
             self.run("Deleting the incognito chat",
                      lambda _task: chats.discard_incognito(assistant, keep),
-                     lambda stored: self._chats_changed(stored.changes), writes=True)
+                     lambda stored: self.ctx.hub.changed.emit(stored.changes), writes=True)
 
     def _show_history(self, session_id: str, exchanges: list[Exchange]) -> None:
         if session_id != self.current_session:
@@ -433,7 +431,7 @@ class ChatPage(Page):
 
         def started(result: Started) -> None:
             self._show_chat(result.session_id, incognito=incognito)
-            self._chats_changed(result.changes)  # the list reloads, selecting it
+            self.ctx.hub.changed.emit(result.changes)  # the list reloads, selecting it
             self.composer.edit.setFocus()
 
         self.run("Starting a chat",
@@ -445,7 +443,7 @@ class ChatPage(Page):
         if assistant is None:
             return
         self.run("Renaming the chat", lambda _task: chats.rename(assistant, session_id, title),
-                 lambda stored: self._chats_changed(stored.changes), writes=True)
+                 lambda stored: self.ctx.hub.changed.emit(stored.changes), writes=True)
 
     def delete_session(self, session_id: str) -> None:
         """Delete a chat after asking; a reply streaming in it is stopped first."""
@@ -459,7 +457,7 @@ class ChatPage(Page):
             removed = result.deletion
             if self.current_session == session_id:
                 self._show_chat(None)
-            self._chats_changed(result.changes)
+            self.ctx.hub.changed.emit(result.changes)
             self.ctx.hub.status_message.emit(
                 f"Deleted “{info.title or UNTITLED}” ({count(removed.exchanges, 'exchange')}, "
                 f"{count(removed.summaries, 'summary', 'summaries')}). "
@@ -467,10 +465,6 @@ class ChatPage(Page):
 
         self.run("Deleting the chat", lambda _task: chats.delete(assistant, session_id),
                  deleted, writes=True)
-
-    def _chats_changed(self, changes: Changes) -> None:
-        """Tell the views (this list among them) what a chat operation changed."""
-        self.ctx.hub.changed.emit(changes)
 
     # --- a turn ------------------------------------------------------------------------------
 
@@ -570,13 +564,13 @@ class ChatPage(Page):
         else:
             self._end_turn("stopped" if outcome.stopped else "completed",
                            outcome.interaction_id)
-        self._chats_changed(result.changes)
+        self.ctx.hub.changed.emit(result.changes)
         self.learning_watch.exchange_saved()
 
     def _turn_crashed(self, message: str, hint: str) -> None:
         """The turn could not run at all (the chat was deleted, the database refused)."""
         self._end_turn("failed", None, f"{message} {hint}".strip())
-        self._chats_changed(chats.CHATS)  # the message may have been saved before it failed
+        self.ctx.hub.changed.emit(chats.CHATS)  # the message may have been saved before it failed
 
     def _end_turn(self, status: str, interaction_id: int | None, note: str = "") -> None:
         self.composer.set_busy(False)

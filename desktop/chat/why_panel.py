@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from core.operations.chats import LEAVABLE, UsedItem, group_title, kinds_in
 from desktop.chat.markdown import render_markdown
+from desktop.chat.transcript import RENDER_INTERVAL_MS
 from desktop.words import count, listing, spaced, spoken
 
 ITEM_ROLE = Qt.ItemDataRole.UserRole
@@ -192,6 +193,8 @@ class WhyPanel(QWidget):
         layout.addWidget(split, 1)
         self.items: list[UsedItem] = []
         self._alternative_text = ""
+        self._render_timer = QTimer(self, singleShot=True, interval=RENDER_INTERVAL_MS)
+        self._render_timer.timeout.connect(self._render_alternative)
         self._logged = True  # False: the reply has no record of what it was given
         self._show_details(False)
         self._select(None)
@@ -316,20 +319,25 @@ class WhyPanel(QWidget):
         self.alternative.setPlaceholderText("Answering…")
 
     def add_alternative(self, text: str) -> None:
+        """Add a streamed piece; the view catches up within ``RENDER_INTERVAL_MS`` (one
+        Markdown pass per interval, as a reply in the chat, not one per token)."""
         self._alternative_text += text
+        if not self._render_timer.isActive():
+            self._render_timer.start()
+
+    def _render_alternative(self) -> None:
         render_markdown(self.alternative.document(), self._alternative_text, self.palette())
 
     def end_alternative(self, note: str = "") -> None:
         """The answer is complete; ``note`` says why it is not (stopped, failed)."""
         self.alternative.setPlaceholderText(note or "The model gave an empty answer.")
         if note and self._alternative_text:
-            self.add_alternative(f"\n\n*({note})*")
-
-    @property
-    def alternative_text(self) -> str:
-        return self._alternative_text
+            self._alternative_text += f"\n\n*({note})*"
+        self._render_timer.stop()
+        self._render_alternative()
 
     def clear_alternative(self) -> None:
+        self._render_timer.stop()
         self._alternative_text = ""
         self.alternative.clear()
         self.alternative_title.setVisible(False)

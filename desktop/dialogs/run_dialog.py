@@ -30,6 +30,7 @@ from desktop.dialogs.disclosure import Disclosure
 from desktop.inspector.diff_view import DiffView
 from desktop.run_summary import cancelled_summary, summary
 from desktop.workers import Task
+from desktop.words import spaced
 
 
 class RunDialog(QDialog):
@@ -158,7 +159,7 @@ def _table(report: Any) -> tuple[list[str], list[list[str]]]:
             [stage_name(name), stage_status(stage.status), f"{stage.seconds:.1f} s",
              stage.error or counts_line(stage.counts)]
             for name, stage in report.stages.items()]
-    rows = [[name.replace("_", " ").capitalize(), str(value)]
+    rows = [[spaced(name).capitalize(), str(value)]
             for name, value in report.counts().items()
             if isinstance(value, int) and not isinstance(value, bool) and name != "run_id"]
     rows += [["Note", warning] for warning in report.warnings]
@@ -167,7 +168,7 @@ def _table(report: Any) -> tuple[list[str], list[list[str]]]:
 
 def counts_line(counts: dict[str, Any]) -> str:
     """``3 merged · 12 demoted``: a step's counts, run ids and paths left out."""
-    return " · ".join(f"{value:,} {key.replace('_', ' ')}" for key, value in counts.items()
+    return " · ".join(f"{value:,} {spaced(key)}" for key, value in counts.items()
                       if isinstance(value, int) and not isinstance(value, bool)
                       and key not in ("run_id", "resumed_from", "bytes"))
 

@@ -256,13 +256,11 @@ class GraphPage(Page):
             self.run_search()
 
     def _changed(self, changes: Changes) -> None:
+        """Memories moved: reload now if shown, else when next shown."""
         if changes.touches(Domain.MEMORIES):
-            self._memories_moved()
-
-    def _memories_moved(self) -> None:
-        self._stale = True
-        if self.isVisible():
-            self.reload()
+            self._stale = True
+            if self.isVisible():
+                self.reload()
 
     def _cap_changed(self) -> None:
         if self.cap.value() != self._loaded_limit:

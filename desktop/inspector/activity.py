@@ -315,7 +315,7 @@ class ActivityPage(InspectorPage):
         shown = "" if result.waiting <= len(result.events) else \
             f" (the oldest {len(result.events)} shown)"
         self.queue_summary.setText(
-            f"{result.waiting} event{'s' * (result.waiting != 1)} waiting to be learned "
+            f"{count(result.waiting, 'event')} waiting to be learned "
             f"from, {failed} failed{shown}." if result.waiting else
             "Nothing is waiting: everything noted in your chats has been learned from.")
         self.tabs.setTabText(0, f"{QUEUE_TAB} ({result.waiting})")
@@ -429,5 +429,5 @@ class ActivityPage(InspectorPage):
     def retry_all(self) -> None:
         hearth = self.ctx.hearth
         self.change("Retrying failed events", lambda: consolidation.retry_failed_events(hearth),
-                    lambda count: f"{count} failed event{'s' * (count != 1)} will be tried "
-                                  "again the next time Hearth learns.")
+                    lambda retried: f"{count(retried, 'failed event')} will be tried "
+                                    "again the next time Hearth learns.")

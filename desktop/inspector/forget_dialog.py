@@ -91,8 +91,7 @@ class ForgetResultDialog(QDialog):
         """The backups line is the dialog's own (with the names), not the summary's."""
         report = deleted.report
         what = "it" if report.deleted == 1 else "them"
-        held = backups_held(len(report.backups), what)
-        lines = [line for line in memories_deleted(report) if line != held]
+        lines = memories_deleted(report, backups=False)
         title = "Memory deleted" if report.deleted == 1 else "Memories deleted"
         return cls(title, " ".join(lines), report.backups, deleted.remove_from_backups,
                    workers, parent, what)

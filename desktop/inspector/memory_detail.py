@@ -29,7 +29,7 @@ from core.operations.memories import (
 )
 from desktop.inspector.formatting import local_time
 from desktop.inspector.memory_signals import Signals, describe_signals, ways_found
-from desktop.words import speaker_name, spoken
+from desktop.words import listing, speaker_name, spoken
 
 LINK_SCHEME = "memory"
 DETAILS_LINK = "details:toggle"
@@ -115,8 +115,7 @@ def _found_by(signals: Signals) -> str:
     ways = ways_found(signals)
     if not ways:
         return ""
-    listed = ways[0] if len(ways) == 1 else ", ".join(ways[:-1]) + " and " + ways[-1]
-    return f"Found by {listed}."
+    return f"Found by {listing(ways)}."
 
 
 def _edge_line(edge: Edge) -> str:
