@@ -7,8 +7,9 @@ owns their lifetime. Nothing here knows about Qt or terminals.
 
 A data folder this process cannot write is refused at once with a sentence, unless it is
 opened ``read_only`` (for what only reads: stats, search, export), which changes nothing in
-it. A missing database where the folder shows there was one is never replaced by an empty
-one (``backups.refuse_lost_database``).
+it. Which database is opened is the storage factory's choice (``core.storage.factory``,
+from the ``database_url`` setting); a missing SQLite database where the folder shows there
+was one is never replaced by an empty one (``refuse_lost_database``).
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ from core.home.private_files import secure_home
 from core.knowledge.profile import ProfileService
 from core.recall import RecallService
 from core.storage import orm
+from core.storage.factory import open_storage
 from core.storage.port import StoragePort
-from core.storage.sqlite.adapter import SqliteStorage
 
 log = logging.getLogger(__name__)
 
@@ -75,10 +76,7 @@ class Hearth:
             if not read_only:
                 secure_home(paths.home)
             settings = settings or load_settings(paths)
-            backups.refuse_lost_database(paths)
-            storage = SqliteStorage(paths.database, settings.busy_timeout_ms,
-                                    write_wait_seconds=settings.write_wait_seconds,
-                                    read_only=read_only)
+            storage = open_storage(settings, paths, read_only=read_only)
         except BaseException:
             if lock is not None:
                 lock.release()
@@ -137,7 +135,7 @@ class Hearth:
                     orm.Memory.is_valid.is_(True), orm.Memory.superseded_by.is_(None))) or 0
             by_tier = dict(session.execute(
                 select(orm.Memory.tier, func.count()).group_by(orm.Memory.tier)).all())
-        size = sum(p.stat().st_size for p in self.paths.home.glob("hearth.db*") if p.is_file())
+            size = self.storage.size_bytes()
         return {"home": str(self.paths.home), "database_bytes": size, "counts": counts,
                 "memories_by_tier": by_tier}
 

@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict, SettingsError
 
 from core.errors import InvalidInputError
 from core.home.private_files import write_privately
+from core.storage.database_url import masked, validated
 from core.user_input import load_json_file
 
 FROZEN = bool(getattr(sys, "frozen", False))
@@ -65,6 +66,20 @@ class Settings(BaseSettings):
         description="How long a write keeps waiting for another process's write (an "
                     "import, a dream) before it fails; it is never dropped sooner.")
     backups_to_keep: int = Field(default=7, ge=1)
+    database_url: str | None = Field(
+        default=None,
+        description="Where Hearth keeps its memory: empty for the embedded SQLite database "
+                    "in the data folder, or a database URL (sqlite:///file.db, "
+                    "postgresql://user:password@host/dbname). Read at start: a change takes "
+                    "effect the next time Hearth starts. Its password is never shown.")
+
+    @field_validator("database_url")
+    @classmethod
+    def _known_database(cls, url: str | None) -> str | None:
+        """An unknown kind of database is refused when the setting is read or saved, not
+        later at open; the sentence never repeats the URL (it may hold a password)."""
+        return validated(url)
+
     recall_min_similarity: float = Field(
         default=0.55, ge=-1.0, le=1.0,
         description="Vector hits below this cosine similarity are not evidence (bge-small "
@@ -360,10 +375,19 @@ def _invalid(exc: ValidationError, overrides: Mapping[str, Any],
     )
 
 
+SECRET_FIELDS = frozenset({"database_url"})
+"""Settings that may hold a password: shown masked (``shown_value``), never as written."""
+
+
+def shown_value(field: str, value: Any) -> Any:
+    """``value`` of ``field`` as a message, a log or a view may show it."""
+    return masked(value) if field in SECRET_FIELDS and value else value
+
+
 def _assignment(field: str) -> str:
-    """``HEARTH_X='value'``, as the environment holds it."""
+    """``HEARTH_X='value'``, as the environment holds it (a secret's masked)."""
     variable = env_variable(field)
-    return f"{variable}={os.environ.get(variable, '')!r}"
+    return f"{variable}={shown_value(field, os.environ.get(variable, ''))!r}"
 
 
 def _what_is_wrong(error: Mapping[str, Any], *, within_field: bool = False) -> str:

@@ -1,6 +1,7 @@
 """Layer rules, checked rather than hoped for: ``core`` never imports Qt or ``desktop``; the
-window reaches core through ``core.operations``; no import cycles; SQLite stays behind its
-adapter. ``make lint`` checks the same layers with import-linter (``[tool.importlinter]``)."""
+window reaches core through ``core.operations``; no import cycles; only the storage factory
+imports a storage adapter. ``make lint`` checks the same layers with import-linter
+(``[tool.importlinter]``)."""
 
 from __future__ import annotations
 
@@ -159,23 +160,25 @@ def test_the_cycle_check_finds_a_cycle() -> None:
 
 # --- storage adapters --------------------------------------------------------------------------
 
-SQLITE_BEYOND_THE_ADAPTER = {
-    # Modules outside ``core/storage/sqlite/`` that still use SQLite's adapter directly
-    # (its backup API, its vector tables, its open). The PostgreSQL adapter moves each
-    # behind the storage port; the list only shrinks: a module that stops fails the test
-    # until its line goes.
-    "core/app.py",                   # opens the SQLite adapter (the storage factory)
-    "core/forgetting/backups.py",
-    "core/home/backups.py",
-    "core/home/doctor.py",
-    "core/storage/migrate.py",
-}
+ADAPTERS = ("core.storage.sqlite", "core.storage.postgres")
+"""The storage adapters: each reached only through the storage factory."""
+STORAGE_FACTORY = "core/storage/factory.py"
 
 
-def test_only_the_storage_factory_uses_the_sqlite_adapter() -> None:
-    users = {path.relative_to(ROOT).as_posix()
-             for path in sorted((ROOT / "core").rglob("*.py"))
-             if "core/storage/sqlite/" not in path.as_posix()
-             and any(_within(name, ("core.storage.sqlite",)) for name in imported_names(path))}
-    assert users - SQLITE_BEYOND_THE_ADAPTER == set(), "reach SQLite through the storage port"
-    assert SQLITE_BEYOND_THE_ADAPTER - users == set(), "no longer uses it: take it off the list"
+def adapter_users() -> set[str]:
+    """Modules of ``core`` outside the adapters' own packages that import an adapter."""
+    adapter_folders = tuple(f"{name.replace('.', '/')}/" for name in ADAPTERS)
+    return {path.relative_to(ROOT).as_posix()
+            for path in sorted((ROOT / "core").rglob("*.py"))
+            if not path.relative_to(ROOT).as_posix().startswith(adapter_folders)
+            and any(_within(name, ADAPTERS) for name in imported_names(path))}
+
+
+def test_only_the_storage_factory_imports_an_adapter() -> None:
+    """Everything else reaches the database through the storage port; the migrations'
+    ``env.py`` included (the adapter hands it a connection)."""
+    assert adapter_users() <= {STORAGE_FACTORY}, "reach the database through the storage port"
+
+
+def test_the_factory_is_seen_importing_the_sqlite_adapter() -> None:
+    assert adapter_users() == {STORAGE_FACTORY}

@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from core.home import backups
+from core.storage.sqlite import restore
 from core.config import HearthPaths
 from core.errors import DatabaseError
 from core.storage import orm
@@ -51,7 +52,7 @@ def test_a_swap_that_fails_puts_the_database_back(paths: HearthPaths,
 
     monkeypatch.setattr(backups.os, "replace", staged_copy_refused)
     with pytest.raises(DatabaseError) as caught:
-        backups.restore_backup(paths, backup.path)
+        restore.restore_backup(paths, backup.path)
     assert "Nothing was changed" in caught.value.hint
     monkeypatch.undo()
     assert sorted(p.name for p in paths.home.glob("hearth.db*")) == ["hearth.db"]
@@ -72,7 +73,7 @@ def test_a_database_that_cannot_be_put_back_is_named(paths: HearthPaths,
 
     monkeypatch.setattr(backups.os, "replace", first_works)
     with pytest.raises(backups.RestoreHalfDoneError) as caught:
-        backups.restore_backup(paths, backup.path)
+        restore.restore_backup(paths, backup.path)
     monkeypatch.undo()
     (aside,) = moved
     assert str(aside) in caught.value.message

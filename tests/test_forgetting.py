@@ -18,8 +18,8 @@ from sqlalchemy.exc import IntegrityError
 from core.app import Hearth
 from core.conversation import ConversationService
 from core.errors import DatabaseError, DatabaseLockedError, InvalidInputError, NotFoundError
-from core.forgetting import backups as backup_copies
 from core.forgetting import database, wording
+from core.storage.sqlite import copies as sqlite_copies
 from core.forgetting.matching import PLACEHOLDER, ValueMatcher, is_distinctive
 from core.forgetting.places import MACHINE_COLUMNS, PLACES
 from core.forgetting.service import FileCheck
@@ -527,7 +527,7 @@ def test_a_rewrite_that_fails_its_check_leaves_the_backup_as_it_was(
     def damaged(path: Path) -> None:
         raise DatabaseError(f"{path.name} failed its integrity check.", "")
 
-    monkeypatch.setattr(backup_copies, "verify_backup", damaged)
+    monkeypatch.setattr(sqlite_copies, "verify_backup", damaged)
     (rewrite,) = forgotten.remove_from_backups()
 
     assert not rewrite.ok and "left as it was" in rewrite.message

@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import inspect, select, text
 
 from core.home import backups
+from core.storage.sqlite import restore
 from core.config import HearthPaths
 from core.errors import DatabaseError, DatabaseLockedError
 from core.home.instance_lock import FolderLock
@@ -268,7 +269,7 @@ def test_backup_rotation_and_restore(tmp_path: Path) -> None:
     storage.close()
 
     with FolderLock(paths.home, exclusive=True):
-        aside = backups.restore_backup(paths, made[2].path)
+        aside = restore.restore_backup(paths, made[2].path)
     assert aside.exists()
     restored = SqliteStorage(paths.database)
     with restored.read() as session:
@@ -281,7 +282,7 @@ def test_restore_refuses_a_file_that_is_not_a_backup(tmp_path: Path) -> None:
     junk = tmp_path / "junk.db"
     junk.write_bytes(b"not sqlite at all")
     with pytest.raises(DatabaseError):
-        backups.restore_backup(paths, junk)
+        restore.restore_backup(paths, junk)
 
 
 def test_restore_needs_the_folder_to_itself(tmp_path: Path) -> None:

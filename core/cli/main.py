@@ -356,12 +356,12 @@ def backup(list_only: Annotated[bool, typer.Option("--list", help="List backups.
 @app.command()
 def restore(file: Path) -> None:
     """Replace the database with a backup (Hearth must not be running)."""
-    from core.home.backups import restore_backup
     from core.home.instance_lock import FolderLock
+    from core.storage.factory import restore_backup
 
     paths = context.paths()
     with FolderLock(paths.home, exclusive=True):
-        aside = restore_backup(paths, file)
+        aside = restore_backup(context.settings(), paths, file)
     kept = f"; the previous database was kept as {aside}" if aside else ""
     output.stdout.print(f"restored {file}{kept}", highlight=False, markup=False)
 

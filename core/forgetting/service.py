@@ -49,7 +49,7 @@ from core.forgetting.database import erase_fact, fact_values, find_elsewhere, re
 from core.forgetting.files import files_holding, mask_in_logs
 from core.forgetting.matching import ValueMatcher
 from core.forgetting.memories import MemoriesErasure, erase_memories
-from core.storage.port import StoragePort
+from core.storage.port import BackupCopies, StoragePort
 
 LOG_FILES = "log files"
 
@@ -125,12 +125,14 @@ class Forgotten:
     fact from the backups that hold it. The values live here, in memory, and nowhere else."""
 
     report: ForgetReport
+    _copies: BackupCopies = field(repr=False)
     _values: tuple[str, ...] = field(repr=False, default=())
 
     def remove_from_backups(self) -> tuple[backups.BackupRewrite, ...]:
         """Rewrite every backup that held the fact without it (see ``core.forgetting.backups``)."""
         erasure = backups.FactErasure(self.report.key, self._values)
-        return tuple(backups.rewrite(path, erasure) for path in self.report.backups)
+        return tuple(backups.rewrite(self._copies, path, erasure)
+                     for path in self.report.backups)
 
     def redact(self, text: str) -> str:
         """``text`` with the forgotten values replaced, by the same rule: for words written
@@ -145,11 +147,13 @@ class MemoriesDeleted:
     nowhere else."""
 
     report: MemoryDeleteReport
+    _copies: BackupCopies = field(repr=False)
     _erasure: MemoriesErasure = field(repr=False, default=MemoriesErasure(()))
 
     def remove_from_backups(self) -> tuple[backups.BackupRewrite, ...]:
         """Rewrite every backup that held one of them without them."""
-        return tuple(backups.rewrite(path, self._erasure) for path in self.report.backups)
+        return tuple(backups.rewrite(self._copies, path, self._erasure)
+                     for path in self.report.backups)
 
 
 class ForgetService:
@@ -190,10 +194,9 @@ class ForgetService:
             key, len(erasure.redactor.recorded), places,
             erasure.redactor.searched_everywhere,
             erase_from_files(self._storage, erasure.redactor.recorded),
-            tuple(path for path in backups.database_copies(self._paths)
-                  if backups.holds(path, backups.FactErasure(key, values))),
+            self._holding(backups.FactErasure(key, values)),
             tuple(unmasked))
-        return Forgotten(report, values)
+        return Forgotten(report, self._storage.copies, values)
 
     def delete_memories(self, memory_ids: Sequence[int]) -> MemoriesDeleted:
         """Delete the memories ``memory_ids`` for good: the rows, their index entries,
@@ -207,26 +210,33 @@ class ForgetService:
         if masked:
             places[LOG_FILES] = masked
         files = erase_from_files(self._storage, matcher)
-        held = tuple(path for path in backups.database_copies(self._paths)
-                     if backups.holds(path, erased.erasure))
+        held = self._holding(erased.erasure)
         return MemoriesDeleted(MemoryDeleteReport(erased.deleted, places, files, held,
-                                                  tuple(unmasked)), erased.erasure)
+                                                  tuple(unmasked)), self._storage.copies,
+                               erased.erasure)
+
+    def _holding(self, erasure: backups.CopyErasure) -> tuple[Path, ...]:
+        """The copies of the database that still hold what ``erasure`` took away."""
+        copies = self._storage.copies
+        return tuple(path for path in backups.database_copies(self._paths, copies)
+                     if backups.holds(copies, path, erasure))
 
     def remove_from_backups(self, key: str) -> tuple[backups.BackupRewrite, ...]:
         """Rewrite the backups that still hold the fact ``key`` without it, once the fact is
         gone from the live database: its values are read from the backups' own records.
         NotFoundError if no backup has a record of it."""
         key = normalise_key(key)
-        copies = backups.database_copies(self._paths)
-        values = tuple(dict.fromkeys(value for path in copies
-                                     for value in backups.values_in(path, key)))
+        copies = self._storage.copies
+        found = backups.database_copies(self._paths, copies)
+        values = tuple(dict.fromkeys(value for path in found
+                                     for value in backups.values_in(copies, path, key)))
         if not values:
             raise NotFoundError(f"Neither the database nor any backup has a fact called "
                                 f"{key!r}.", "It is gone from both, or it never existed: see "
                                              "the keys with `hearth facts list`.")
         erasure = backups.FactErasure(key, values)
-        return tuple(backups.rewrite(path, erasure) for path in copies
-                     if backups.holds(path, erasure))
+        return tuple(backups.rewrite(copies, path, erasure) for path in found
+                     if backups.holds(copies, path, erasure))
 
 
 def erase_from_files(storage: StoragePort, matcher: ValueMatcher) -> FileCheck:
@@ -236,7 +246,7 @@ def erase_from_files(storage: StoragePort, matcher: ValueMatcher) -> FileCheck:
     database = storage.path
     if database is None:
         return FileCheck.IN_MEMORY
-    files = [database, database.with_name(database.name + "-wal")]
+    files = storage.copies.files(database)  # the database file and those beside it
     try:
         emptied = storage.erase_deleted()
         if matcher.verifiable and not files_holding(files, matcher):

@@ -8,24 +8,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from core.config import HearthPaths, Settings
 from core.embedding import OnnxEmbedder
 from core.errors import HearthError
 from core.llm.ollama import OllamaProvider
-from core.storage.sqlite.adapter import SqliteStorage
-from core.storage.sqlite.engine import dbapi_module
+from core.storage.factory import describe, open_storage
+from core.storage.port import HealthCheck as Check
 
 log = logging.getLogger(__name__)
 
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    ok: bool
-    detail: str
-    fix: str = ""
+__all__ = ["Check", "check_database", "check_model", "check_ollama", "run_checks"]
 
 
 def check_model(settings: Settings) -> Check:
@@ -33,43 +26,20 @@ def check_model(settings: Settings) -> Check:
     return Check("embedding model", True, embedder.check())
 
 
-def check_database(paths: HearthPaths, settings: Settings) -> Check:
-    """Opened read-only where the folder cannot be written: checking it changes nothing."""
-    storage = SqliteStorage(paths.database, settings.busy_timeout_ms,
-                            write_wait_seconds=settings.write_wait_seconds,
-                            read_only=not paths.writable())
+def check_database(paths: HearthPaths, settings: Settings) -> list[Check]:
+    """The database the settings name and what it relies on, as its adapter checks them
+    (``StoragePort.health_checks``: SQLite's file, sqlite-vec and FTS5). Opened read-only
+    where the folder cannot be written: checking it changes nothing. A database that
+    cannot be opened is one failed check, saying which database it was (password masked)."""
+    chosen = Check("database_url", True, describe(settings))
     try:
-        with storage.engine.connect() as connection:
-            verdict = connection.exec_driver_sql("PRAGMA quick_check").scalar()
-        revision = storage.schema_revision()
+        storage = open_storage(settings, paths, read_only=not paths.writable())
+    except HearthError as exc:
+        return [chosen, Check("database", False, exc.message, exc.hint)]
+    try:
+        return [chosen, *storage.health_checks()]
     finally:
         storage.close()
-    if verdict != "ok":
-        return Check("database", False, f"{paths.database}: {verdict}",
-                     "Restore a backup with `hearth restore BACKUP`.")
-    return Check("database", True, f"{paths.database} (schema {revision}, integrity ok)")
-
-
-def check_sqlite_vec() -> Check:
-    import sqlite_vec
-
-    connection = dbapi_module().connect(":memory:")
-    try:
-        connection.enable_load_extension(True)
-        sqlite_vec.load(connection)
-        version = connection.execute("SELECT vec_version()").fetchone()[0]
-    finally:
-        connection.close()
-    return Check("sqlite-vec", True, f"{version} via {dbapi_module().__name__}")
-
-
-def check_fts5() -> Check:
-    connection = dbapi_module().connect(":memory:")
-    try:
-        connection.execute("CREATE VIRTUAL TABLE probe USING fts5(body)")
-    finally:
-        connection.close()
-    return Check("FTS5", True, "available")
 
 
 def check_ollama(settings: Settings) -> Check:
@@ -83,17 +53,16 @@ def check_ollama(settings: Settings) -> Check:
 
 
 def run_checks(paths: HearthPaths, settings: Settings) -> list[Check]:
-    checks: list[tuple[str, Callable[[], Check]]] = [
+    checks: list[tuple[str, Callable[[], Check | list[Check]]]] = [
         ("embedding model", lambda: check_model(settings)),
         ("database", lambda: check_database(paths, settings)),
-        ("sqlite-vec", check_sqlite_vec),
-        ("FTS5", check_fts5),
         ("ollama", lambda: check_ollama(settings)),
     ]
-    results = []
+    results: list[Check] = []
     for name, check in checks:
         try:
-            results.append(check())
+            found = check()
+            results.extend(found if isinstance(found, list) else [found])
         except HearthError as exc:
             results.append(Check(name, False, exc.message, exc.hint))
         except Exception as exc:  # a doctor reports every failure instead of stopping

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Engine, inspect, text
 
 from core.errors import DatabaseError
-from core.storage.sqlite.engine import WRITE_OPTION
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -84,13 +83,15 @@ def is_current(engine: Engine) -> bool:
     return _stored_revision(engine) == HEAD
 
 
-def upgrade(engine: Engine, revision: str = "head") -> None:
+def upgrade(engine: Engine, revision: str = "head", *, writer: Engine | None = None) -> None:
     """Bring the schema to ``revision``; a no-op when it is there already.
 
-    The migration runs in a write transaction from its first statement (``BEGIN
-    IMMEDIATE``): a deferred one would read the schema, then fail at once on its first DDL
-    if another process wrote meanwhile, instead of waiting for it. Serialising migrations
-    between processes is the caller's job (``SqliteStorage`` holds a lock file)."""
+    The migration runs in one transaction of ``writer``, the adapter's engine for write
+    transactions (``engine`` itself when none is given), so it holds the write lock from
+    its first statement (SQLite's ``BEGIN IMMEDIATE``): a deferred one would read the
+    schema, then fail at once on its first DDL if another process wrote meanwhile, instead
+    of waiting for it. Serialising migrations between processes is the caller's job
+    (``SqliteStorage`` holds a lock file)."""
     if revision == "head" and is_current(engine):
         return
     from alembic import command
@@ -101,7 +102,7 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     if current == (head_revision() if revision == "head" else revision):
         return
     config = alembic_config()
-    with engine.execution_options(**{WRITE_OPTION: True}).begin() as connection:
+    with (writer or engine).begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, revision)
 

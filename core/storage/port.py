@@ -1,16 +1,18 @@
 """The storage port: the only way the rest of ``core`` reaches the database.
 
 Relational work goes through SQLAlchemy ORM sessions over the dialect-neutral models in
-``core.storage.orm``; everything that is dialect specific (full-text syntax, vector search,
-PRAGMAs, online backup) sits behind this protocol in an adapter. Today that is
-``core.storage.sqlite.adapter.SqliteStorage`` (FTS5 + sqlite-vec); a PostgreSQL adapter
-(tsvector + pgvector) can implement the same protocol without touching any caller.
+``core.storage.orm`` (and the few SQL constructs that compile per dialect in
+``core.storage.sql``); everything that is dialect specific (full-text syntax, vector
+search, PRAGMAs, backups and what a backup file is, health checks) sits behind these
+protocols in an adapter: ``core.storage.sqlite.adapter.SqliteStorage`` (FTS5 + sqlite-vec)
+or the PostgreSQL adapter (tsvector + pgvector). Which one is opened is decided in one
+place, ``core.storage.factory``, from the ``database_url`` setting.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -148,11 +150,60 @@ class SearchIndex(Protocol):
         embeddings dropped, to be backfilled)."""
 
 
+@dataclass(frozen=True)
+class HealthCheck:
+    """One line of ``hearth doctor``: a part the database needs, ok or what to do."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+class BackupCopies(Protocol):
+    """Copies of the database kept as files in the data folder: the backups
+    (``core.home.backups``) and whatever the backend set aside itself (SQLite: a database
+    a restore moved aside). What a backup file is differs per backend (a SQLite database,
+    a ``pg_dump`` archive), so checking, reading and rewriting one happen here; a forget
+    (``core.forgetting.backups``) reaches into backups only through this."""
+
+    @property
+    def suffix(self) -> str:
+        """How a backup file's name ends (``.db``, ``.dump``)."""
+
+    def verify(self, copy: Path) -> None:
+        """Raise a ``HearthError`` unless ``copy`` is a complete, sound backup."""
+
+    def set_aside(self) -> list[Path]:
+        """Copies of the database this backend left in the data folder besides backups."""
+
+    def files(self, copy: Path) -> list[Path]:
+        """``copy`` and the files beside it that hold part of its content (a byte search
+        for a forgotten text reads them all)."""
+
+    def reading(self, copy: Path) -> AbstractContextManager[Session]:
+        """A session on ``copy`` that cannot change it."""
+
+    def rewrite(self, copy: Path, erase: Callable[[StoragePort], None],
+                still_holds: Callable[[Session], bool]) -> None:
+        """Replace ``copy`` by a checked copy of itself that ``erase`` (one write
+        transaction) took something out of, with no free space keeping its old bytes and
+        the original's modification time. Raises ``HearthError`` or ``OSError`` and leaves
+        ``copy`` as it was when anything fails, ``still_holds`` (asked of the rewritten
+        copy) included."""
+
+
 class StoragePort(Protocol):
     """A Hearth database: sessions, search, maintenance."""
 
     @property
-    def path(self) -> Path | None: ...
+    def path(self) -> Path | None:
+        """The database file, or None when it is no file of ours (in memory, a server)."""
+
+    @property
+    def location(self) -> str:
+        """Where the database is, for messages: its file, or its server's URL with the
+        password masked (``core.storage.database_url.masked``)."""
 
     @property
     def search(self) -> SearchIndex: ...
@@ -171,7 +222,19 @@ class StoragePort(Protocol):
         before the body runs; long jobs use ``core.storage.pacing`` to keep theirs short."""
 
     def backup_to(self, target: Path) -> None:
-        """A consistent copy of the live database, taken without stopping writers."""
+        """A consistent copy of the live database, taken without stopping writers, in the
+        backend's backup format (``copies``)."""
+
+    @property
+    def copies(self) -> BackupCopies:
+        """The backend's backup files: checking, reading and rewriting one."""
+
+    def size_bytes(self) -> int:
+        """What the database takes on disk (its files, or the server's count for it)."""
+
+    def health_checks(self) -> list[HealthCheck]:
+        """The database and what it relies on (extensions, full-text search), each checked
+        on its own: reported as values, never raised."""
 
     def erase_deleted(self, *, compact: bool = False) -> bool:
         """Make what was deleted or overwritten unrecoverable from the database's files (a

@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Integer, and_, case, cast, func, or_, select
+from sqlalchemy import Integer, and_, cast, func, or_, select
 from sqlalchemy.sql.elements import ColumnElement
 
 from core.errors import InvalidInputError
 from core.recall import RecallQuery, RecallService
 from core.storage.orm import Memory
 from core.storage.port import IndexedKind, SearchFilters, StoragePort, batched
+from core.storage.sql import json_text
 
 PAGE_SIZE = 200
 """Rows per page of the browsable list: a few screens, read in a few milliseconds."""
@@ -113,8 +114,7 @@ def speaker_of(memory: Any) -> ColumnElement[Any]:
     """The speaker an imported turn's ``origin`` names (NULL for other memories), read in
     SQL so a list or a graph gets it without loading the whole origin. An origin whose
     ``speaker`` is not text names nobody."""
-    return case((func.json_type(memory.origin, "$.speaker") == "text",
-                 func.json_extract(memory.origin, "$.speaker")), else_=None)
+    return json_text(memory.origin, "speaker")
 
 
 _COLUMNS = (Memory.id, Memory.content, Memory.memory_type, Memory.tier, Memory.namespace,

@@ -20,6 +20,7 @@ from sqlalchemy import Integer, cast, func, select
 from core.errors import InvalidInputError
 from core.storage.orm import Memory, UserFact
 from core.storage.port import StoragePort
+from core.storage.sql import utc_day
 
 HISTOGRAM_BINS = 20
 """Strength and freshness are in [0, 1]: bins of 0.05."""
@@ -55,7 +56,7 @@ class Stats:
 
 
 def memory_growth(storage: StoragePort) -> Growth:
-    day = func.date(Memory.created_at)
+    day = utc_day(Memory.created_at)
     valid = func.sum(cast((Memory.is_valid.is_(True)) & Memory.superseded_by.is_(None),
                           Integer))
     query = select(day, func.count(), valid).group_by(day).order_by(day)

@@ -12,7 +12,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from core.errors import DatabaseError, DatabaseLockedError
 from core.storage import migrate
-from core.storage.port import SearchIndex
+from core.storage.port import BackupCopies, HealthCheck, SearchIndex
+from core.storage.sqlite.copies import SqliteCopies, with_sidecars
 from core.storage.sqlite.engine import (
     DEFAULT_WRITE_WAIT_SECONDS,
     WRITE_OPTION,
@@ -20,6 +21,7 @@ from core.storage.sqlite.engine import (
     open_engine,
     translated_errors,
 )
+from core.storage.sqlite.health import health_checks
 from core.storage.sqlite.search import KINDS, SqliteSearchIndex
 
 MIGRATION_LOCK = "migrate.lock"
@@ -45,16 +47,17 @@ class SqliteStorage:
         self._engine: Engine = open_engine(path, busy_timeout_ms,
                                            write_wait_seconds=write_wait_seconds,
                                            read_only=read_only)
+        self._write_engine = self._engine.execution_options(**{WRITE_OPTION: True})
         with translated_errors(path):
             if read_only:
                 migrate.require_current(self._engine)
             else:
                 self._migrate()
         self._reader = sessionmaker(self._engine, expire_on_commit=False)
-        self._write_engine = self._engine.execution_options(**{WRITE_OPTION: True})
         self._writer = sessionmaker(self._write_engine,
                                     expire_on_commit=False)
         self._search = SqliteSearchIndex(self._engine)
+        self._copies = SqliteCopies(path, SqliteStorage)
 
     def _migrate(self) -> None:
         """Upgrade the schema, one process at a time.
@@ -64,7 +67,7 @@ class SqliteStorage:
         Checked again under the lock: the process that waited finds the schema at head. An
         up-to-date file (every open but the first after an update) takes no lock at all."""
         if self._path is None:  # private to this process: nobody to take turns with
-            migrate.upgrade(self._engine)
+            migrate.upgrade(self._engine, writer=self._write_engine)
             return
         if migrate.is_current(self._engine):
             return
@@ -82,13 +85,17 @@ class SqliteStorage:
                                 "be upgraded to this version of Hearth.",
                                 "Check the folder's permissions.") from exc
         try:
-            migrate.upgrade(self._engine)
+            migrate.upgrade(self._engine, writer=self._write_engine)
         finally:
             lock.release()
 
     @property
     def path(self) -> Path | None:
         return self._path
+
+    @property
+    def location(self) -> str:
+        return str(self._path) if self._path else "the in-memory database"
 
     @property
     def engine(self) -> Engine:
@@ -136,6 +143,19 @@ class SqliteStorage:
                 destination.execute("PRAGMA journal_mode=DELETE")
         finally:
             destination.close()
+
+    @property
+    def copies(self) -> BackupCopies:
+        return self._copies
+
+    def size_bytes(self) -> int:
+        """The database file with its write-ahead log and shared memory."""
+        if self._path is None:
+            return 0
+        return sum(file.stat().st_size for file in with_sidecars(self._path) if file.is_file())
+
+    def health_checks(self) -> list[HealthCheck]:
+        return health_checks(self._engine, self._path)
 
     def erase_deleted(self, *, compact: bool = False) -> bool:
         """``optimize`` every FTS5 index (FTS5 keeps a deleted row's terms in its older

@@ -1,0 +1,91 @@
+"""The one place that chooses a database: the ``database_url`` setting (or
+``HEARTH_DATABASE_URL``) names the backend, and this module opens its adapter behind the
+storage port.
+
+* no URL (the default), or ``sqlite:///file.db``: SQLite, in the data folder's
+  ``hearth.db`` or the file named, with the settings' busy timeout and write wait;
+* ``postgresql://user:password@host/dbname``: the PostgreSQL adapter
+  (``core.storage.postgres.adapter.PostgresStorage``), imported only then, so the
+  embedded default loads no PostgreSQL driver.
+
+Nothing else in ``core`` imports an adapter (``tests/test_architecture.py``). Restoring a
+backup is here too, because it must work on a database that cannot be opened (a damaged
+SQLite file is exactly what a restore is for). A URL in any message is masked
+(``database_url.masked``): its password is never shown.
+"""
+
+from __future__ import annotations
+
+import importlib
+from datetime import datetime
+from pathlib import Path
+from typing import Any, cast
+
+from core.config import HearthPaths, Settings
+from core.errors import DatabaseError
+from core.storage.database_url import Backend, backend_of, masked, sqlite_file
+from core.storage.port import StoragePort
+
+POSTGRES_ADAPTER = "core.storage.postgres.adapter"
+POSTGRES_BACKUP = "core.storage.postgres.backup"
+
+
+def open_storage(settings: Settings, paths: HearthPaths, *,
+                 read_only: bool = False) -> StoragePort:
+    """The database ``settings.database_url`` names, opened (and migrated unless
+    ``read_only``) by its adapter."""
+    url = settings.database_url
+    if backend_of(url) is Backend.POSTGRESQL:
+        assert url is not None  # only a URL names PostgreSQL
+        adapter = _postgres_module(POSTGRES_ADAPTER, url)
+        return cast(StoragePort, adapter.PostgresStorage(url, read_only=read_only))
+    from core.storage.sqlite.adapter import SqliteStorage
+    from core.storage.sqlite.restore import refuse_lost_database
+
+    database = sqlite_file(url, paths.database)
+    refuse_lost_database(paths, database)
+    return SqliteStorage(database, settings.busy_timeout_ms,
+                         write_wait_seconds=settings.write_wait_seconds, read_only=read_only)
+
+
+def restore_backup(settings: Settings, paths: HearthPaths, backup: Path,
+                   now: datetime | None = None) -> Path | None:
+    """Put ``backup`` in place of the database ``settings`` name; returns where the previous
+    database was set aside (a SQLite file), or None (none there, or a PostgreSQL database,
+    which ``pg_restore`` replaces in place). The caller holds the folder's exclusive lock."""
+    url = settings.database_url
+    if backend_of(url) is Backend.POSTGRESQL:
+        assert url is not None
+        _postgres_module(POSTGRES_BACKUP, url).restore(url, backup)
+        return None
+    from core.storage.sqlite.restore import restore_backup as restore_file
+
+    return restore_file(paths, backup, now, database=sqlite_file(url, paths.database))
+
+
+def describe(settings: Settings) -> str:
+    """Which database ``settings`` name, for ``hearth doctor`` and the window: the URL
+    with its password masked."""
+    url = settings.database_url
+    if not url:
+        return "SQLite in the data folder (the embedded default)"
+    return f"{backend_of(url).value}: {masked(url)}"
+
+
+def _postgres_module(name: str, url: str) -> Any:
+    """A module of the PostgreSQL adapter; a sentence when this Hearth has none, or its
+    driver is missing."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name and (exc.name == name or name.startswith(f"{exc.name}.")):
+            raise DatabaseError(
+                f"PostgreSQL support is not installed in this Hearth, so {masked(url)} "
+                "cannot be used.",
+                "Install a Hearth with PostgreSQL support, or clear database_url to use the "
+                "embedded SQLite database.") from exc
+        raise DatabaseError(
+            f"PostgreSQL support needs the Python package {exc.name!r}, which is not "
+            f"installed, so {masked(url)} cannot be used.",
+            f"Install it (pip install {exc.name}), or clear database_url to use the "
+            "embedded SQLite database.") from exc

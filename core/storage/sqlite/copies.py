@@ -1,0 +1,181 @@
+"""SQLite's backup files: checking one, reading one, and rewriting one without what a forget
+took away (``core.storage.port.BackupCopies``).
+
+A SQLite backup is a database file (``hearth-<stamp>.db``, one self-contained file:
+``SqliteStorage.backup_to`` switches it to a rollback journal), checked with ``PRAGMA
+integrity_check`` before it counts. The databases a restore moved aside
+(``hearth.db.before-restore-*``, ``core.storage.sqlite.restore``) are copies too.
+
+Rewriting one never touches it until the rewritten copy is proven good: the copy is made
+beside it (with its write-ahead log, which may hold its latest pages), opened as a
+``SqliteStorage`` (brought to the current schema, as a restore would), the erasure runs in
+it, it is ``VACUUM``-ed so no free page keeps old bytes, checked (``integrity_check``, and
+the caller's "does it still hold it"), and only then atomically renamed over the original,
+with the original's modification time. Any failure removes the copy and leaves the original
+as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine
+from sqlalchemy.orm import Session
+from sqlalchemy.pool import NullPool
+
+from core.errors import DatabaseError, HearthError
+from core.storage.port import StoragePort
+from core.storage.sqlite.engine import (
+    SQLITE_HEADER,
+    dbapi_module,
+    read_only_parameters,
+    sqlite_uri,
+    translated_errors,
+)
+
+BACKUP_SUFFIX = ".db"
+SIDECARS = ("-wal", "-shm", "-journal")
+ASIDE = ".before-restore-"
+"""A database a restore moved aside is named ``hearth.db.before-restore-<stamp>``."""
+REWRITING = ".forgetting"
+"""Suffix of a copy being rewritten (not ``.db``: backup listings never show it)."""
+
+
+def verify_backup(path: Path) -> None:
+    """Raise unless ``path`` is a readable, internally consistent SQLite database."""
+    with path.open("rb") as handle:
+        if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+            raise DatabaseError(f"{path} is not a SQLite database.",
+                                "Pick another file from the backups folder.")
+    with translated_errors(path):
+        connection = dbapi_module().connect(sqlite_uri(path, **read_only_parameters(path)),
+                                            uri=True)
+        try:
+            check_integrity(connection, path)
+        finally:
+            connection.close()
+
+
+def check_integrity(connection: Any, path: Path) -> None:
+    """``PRAGMA integrity_check`` on an open DB-API connection to ``path``."""
+    verdict = connection.execute("PRAGMA integrity_check").fetchone()[0]
+    if verdict != "ok":
+        raise DatabaseError(f"{path} failed its integrity check ({verdict}).",
+                            "Pick an older backup from the backups folder.")
+
+
+def with_sidecars(path: Path) -> list[Path]:
+    """A database file and the files SQLite keeps beside it."""
+    return [path, *(path.with_name(path.name + suffix) for suffix in SIDECARS)]
+
+
+class SqliteCopies:
+    """The backups of the database at ``database``, as files (see the module docstring)."""
+
+    suffix = BACKUP_SUFFIX
+
+    def __init__(self, database: Path | None, open_copy: Callable[[Path], StoragePort]) -> None:
+        """``open_copy``: the adapter, opening a working copy as it opens the database."""
+        self._database = database
+        self._open_copy = open_copy
+
+    def verify(self, copy: Path) -> None:
+        verify_backup(copy)
+
+    def set_aside(self) -> list[Path]:
+        if self._database is None:
+            return []
+        name = self._database.name
+        return sorted(path for path in self._database.parent.glob(f"{name}{ASIDE}*")
+                      if path.is_file() and not path.name.endswith(SIDECARS))
+
+    def files(self, copy: Path) -> list[Path]:
+        return with_sidecars(copy)
+
+    @contextmanager
+    def reading(self, copy: Path) -> Iterator[Session]:
+        """``immutable``: nothing writes a backup while it is read here, so SQLite needs no
+        lock or shared-memory file beside it (which a read-only folder could not take, and
+        which would otherwise be left behind)."""
+        module = dbapi_module()
+        uri = f"{copy.resolve().as_uri()}?mode=ro&immutable=1"
+        engine = create_engine("sqlite://", module=module, poolclass=NullPool,
+                               creator=lambda: module.connect(uri, uri=True),
+                               hide_parameters=True)
+        try:
+            with Session(engine) as session:
+                yield session
+        finally:
+            engine.dispose()
+
+    def rewrite(self, copy: Path, erase: Callable[[StoragePort], None],
+                still_holds: Callable[[Session], bool]) -> None:
+        working = copy.with_name(copy.name + REWRITING)
+        try:
+            _copy_with_wal(copy, working)
+            self._erase_in(working, erase)
+            verify_backup(working)
+            with self.reading(working) as session:
+                if still_holds(session):
+                    raise HearthError("The rewritten copy still held it.",
+                                      "Please report this; the backup was not changed.")
+            _replace(working, copy)
+        except BaseException:
+            _remove(working)
+            raise
+
+    def _erase_in(self, working: Path, erase: Callable[[StoragePort], None]) -> None:
+        storage = self._open_copy(working)
+        try:
+            erase(storage)
+            if not storage.erase_deleted(compact=True):
+                raise HearthError("The rewritten copy was still in use.",
+                                  "Close other programs using the backups folder and try "
+                                  "again.")
+        finally:
+            storage.close()
+
+
+def _copy_with_wal(source: Path, target: Path) -> None:
+    """Copy a database and its write-ahead log (which may hold its latest pages)."""
+    _remove(target)
+    shutil.copy2(source, target)
+    wal = source.with_name(source.name + "-wal")
+    if wal.is_file() and wal.stat().st_size:
+        shutil.copy2(wal, target.with_name(target.name + "-wal"))
+
+
+def _replace(working: Path, original: Path) -> None:
+    """Put the checked copy in place of the original, atomically and durably, keeping the
+    original's modification time (backup listings show it as when the backup was taken)."""
+    if not original.exists():
+        raise HearthError(f"{original.name} was removed meanwhile.", "Nothing to rewrite.")
+    stat = original.stat()
+    os.utime(working, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    with working.open("rb") as handle:
+        os.fsync(handle.fileno())
+    os.replace(working, original)
+    for sidecar in [*with_sidecars(original)[1:], *with_sidecars(working)[1:]]:
+        sidecar.unlink(missing_ok=True)  # empty ones, left by read-only checks
+    sync_folder(original.parent)
+
+
+def sync_folder(folder: Path) -> None:
+    """Make the renames in ``folder`` durable (POSIX; elsewhere the rename is all we have)."""
+    if not hasattr(os, "O_DIRECTORY"):
+        return
+    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+
+
+def _remove(path: Path) -> None:
+    for part in with_sidecars(path):
+        part.unlink(missing_ok=True)
