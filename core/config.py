@@ -49,7 +49,10 @@ PERSONA_CHARS = 4000
 class Settings(BaseSettings):
     """Everything a user can change. Defaults are the embedded, offline configuration."""
 
-    model_config = SettingsConfigDict(env_prefix="HEARTH_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="HEARTH_", extra="ignore",
+                                      hide_input_in_errors=True)
+    """``hide_input_in_errors``: a refused value is never repeated (``database_url`` may
+    hold a password); messages name the field and what it accepts."""
 
     embedding_model_dir: Path = Field(
         default=DEFAULT_EMBEDDING_MODEL_DIR,

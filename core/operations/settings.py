@@ -12,15 +12,20 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.config import Settings, save_settings
+from core.errors import HearthError
 from core.operations.changes import Changes, Domain
+from core.storage.database_url import MASK, masked, parsed
 
 if TYPE_CHECKING:
     from core.app import Hearth
 
-__all__ = ["MODEL_FIELDS", "Saved", "read", "save"]
+__all__ = ["MODEL_FIELDS", "RESTART_FIELDS", "Saved", "database_url_entered",
+           "database_url_shown", "read", "save"]
 
 MODEL_FIELDS = frozenset({"llm_provider", "ollama_host", "ollama_model", "embedded_model_path"})
 """Fields that choose the language model: the assistant is rebuilt when one changes."""
+RESTART_FIELDS = frozenset({"database_url"})
+"""Fields read once at start: saved at once, in effect from the next start."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,35 @@ class Saved:
     @property
     def model_changed(self) -> bool:
         return not self.fields.isdisjoint(MODEL_FIELDS)
+
+    @property
+    def restart_needed(self) -> bool:
+        return not self.fields.isdisjoint(RESTART_FIELDS)
+
+
+def database_url_shown(settings: Settings) -> str:
+    """The ``database_url`` a form shows: its password masked (empty for the default)."""
+    return masked(settings.database_url) if settings.database_url else ""
+
+
+def database_url_entered(text: str, settings: Settings) -> str | None:
+    """The ``database_url`` a form's ``text`` means: None when empty; the stored URL's
+    password where the text still shows it masked (a host or name edited beside it)."""
+    text = text.strip()
+    if not text:
+        return None
+    stored = settings.database_url
+    if stored and text == database_url_shown(settings):
+        return stored
+    if stored and MASK in text:
+        try:
+            entered, before = parsed(text), parsed(stored)
+        except HearthError:
+            return text  # validation names the problem when it is saved
+        if entered.password == MASK and before.password:
+            return entered.set(password=before.password).render_as_string(
+                hide_password=False)
+    return text
 
 
 def read(hearth: Hearth) -> Settings:

@@ -1,5 +1,6 @@
-"""The settings' "Data" tab: where Hearth keeps its data, a backup now, and moving
-everything out of and into Hearth as one JSON file (``core.operations.data``).
+"""The settings' "Data" tab: where Hearth keeps its data, a backup now, moving everything
+out of and into Hearth as one JSON file (``core.operations.data``), and, for those who run
+their own database server, which database holds the memory (``database_url``, advanced).
 
 The data folder is chosen for the next start (see ``desktop.dialogs.locations``); nothing
 is moved, so the way to take the data along is Export here, then Import in the new, empty
@@ -19,8 +20,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QFileDialog,
     QGroupBox,
+    QFormLayout,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -28,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from core.config import Settings, resolve_home
 from core.operations import data
+from core.operations.settings import database_url_entered, database_url_shown
 from core.operations.data import BackupInfo, Exported, Imported
 from desktop.context import AppContext
 from desktop.dialogs import locations
@@ -46,6 +50,12 @@ from desktop.workers import Job, Task
 FOLDER_FIELD = "data_folder"
 """Not a ``Settings`` field: the choice is stored by ``locations``."""
 EXPORT_FILTER = "Hearth exports (*.json);;All files (*)"
+DATABASE_HELP = (
+    "Advanced. Leave empty: Hearth keeps everything in a SQLite file in the data folder, "
+    "which needs no setting up. To keep it on your own PostgreSQL server instead, enter its "
+    "address, like postgresql://user:password@localhost/hearth. The password is never "
+    "shown. A change takes effect the next time Hearth starts; nothing is copied between "
+    "databases (export here and import there to take your data along).")
 
 
 NAMED_TABLES = (("chat_sessions", "chat", None), ("interactions", "exchange", None),
@@ -77,8 +87,9 @@ class DataSection(SettingsSection):
         self._build_folder_box()
         self._build_backup_box()
         self._build_transfer_box()
+        self._build_database_box()
         column = QVBoxLayout(self)
-        for box in (self.folder_box, self.backup_box, self.transfer_box):
+        for box in (self.folder_box, self.backup_box, self.transfer_box, self.database_box):
             column.addWidget(box)
         column.addStretch(1)
 
@@ -141,15 +152,26 @@ class DataSection(SettingsSection):
         self.transfer_progress.finished.connect(lambda _ok: self._set_transfer_enabled(True))
         column.addWidget(self.transfer_progress)
 
+    def _build_database_box(self) -> None:
+        self.database_box = QGroupBox("Database (advanced)")
+        form = QFormLayout(self.database_box)
+        self.database_url = QLineEdit()
+        self.database_url.setObjectName("database_url")
+        self.database_url.setPlaceholderText("empty: SQLite in the data folder")
+        self.add_row(form, "Database &URL:", self.database_url, field="database_url",
+                     help_text=DATABASE_HELP)
+
     # --- SettingsSection ---------------------------------------------------------------------
 
     def load(self, settings: Settings) -> None:
         self._next_home = locations.chosen_home()
         self._show_next_folder()
+        self.database_url.setText(database_url_shown(settings))
 
     def collect(self) -> tuple[Changes, Problems]:
         problem = locations.folder_problem(self._next_home) if self._next_home else None
-        return {}, {FOLDER_FIELD: problem} if problem else {}
+        url = database_url_entered(self.database_url.text(), self.ctx.settings)
+        return {"database_url": url}, {FOLDER_FIELD: problem} if problem else {}
 
     def commit(self) -> None:
         if self._next_home != locations.chosen_home():

@@ -498,3 +498,30 @@ def test_missing_vectors_are_counted_and_rebuilt(qtbot, ctx) -> None:
     assert "Rebuilt 2 vectors" in embeddings.rebuild_progress.result.text()
     assert embeddings.vector_state.text().startswith("Every item has its vector")
     assert not embeddings.rebuild_button.isEnabled()
+
+
+def test_the_database_url_is_saved_for_the_next_start_and_shown_masked(qtbot, ctx) -> None:
+    dialog = open_dialog(qtbot, ctx)
+    data_page = data_tab(dialog)
+    assert data_page.database_url.text() == ""
+    data_page.database_url.setText("postgresql://hearth:hunter2@localhost/hearth")
+    assert dialog.apply()
+    assert stored_settings(ctx)["database_url"] == "postgresql://hearth:hunter2@localhost/hearth"
+    assert ctx.hearth.storage.path == ctx.hearth.paths.database  # in effect from the next start
+
+    again = open_dialog(qtbot, ctx)
+    field = data_tab(again).database_url
+    assert field.text() == "postgresql://hearth:***@localhost/hearth"
+    field.setText("postgresql://hearth:***@db.local/hearth")  # the host edited beside the mask
+    assert again.apply()
+    assert stored_settings(ctx)["database_url"] == "postgresql://hearth:hunter2@db.local/hearth"
+
+
+def test_an_unknown_database_is_named_beside_the_field(qtbot, ctx) -> None:
+    dialog = open_dialog(qtbot, ctx)
+    data_page = data_tab(dialog)
+    data_page.database_url.setText("mysql://hearth:hunter2@localhost/hearth")
+    assert not dialog.apply()
+    message = data_page.error_text("database_url")
+    assert "SQLite and PostgreSQL" in message and "hunter2" not in message
+    assert "database_url" not in stored_settings(ctx)

@@ -1,0 +1,131 @@
+"""Backups of a PostgreSQL database with pg_dump and pg_restore, against a real PostgreSQL
+16 with pgvector (``pgserver``, on a Unix socket of its own); and the SQL constructs that
+compile per dialect, run on both."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+import pgserver
+import pytest
+from sqlalchemy import JSON, Engine, create_engine, literal, select, text
+from sqlalchemy.engine import make_url
+
+from core.errors import DatabaseError, InvalidInputError
+from core.storage.postgres import backup
+from core.storage.sql import json_text, utc_day
+from core.storage.sqlite.engine import open_engine
+
+SECRET = "hunter2"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[str]:
+    """A PostgreSQL server for this module; yields its URL (a Unix socket, no password)."""
+    running = pgserver.get_server(tmp_path_factory.mktemp("pg") / "data", cleanup_mode="stop")
+    try:
+        yield running.get_uri()
+    finally:
+        running.cleanup()
+
+
+@pytest.fixture
+def database(server: str) -> Iterator[str]:
+    """A fresh database on the server, with pgvector and a table of notes."""
+    admin = create_engine(server.replace("postgresql://", "postgresql+psycopg://", 1),
+                          isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text("DROP DATABASE IF EXISTS hearth_test"))
+        connection.execute(text("CREATE DATABASE hearth_test"))
+    admin.dispose()
+    url = make_url(server).set(database="hearth_test").render_as_string(hide_password=False)
+    engine = engine_for(url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(text("CREATE EXTENSION vector"))
+            connection.execute(text("CREATE TABLE notes (id serial PRIMARY KEY, title text, "
+                                    "embedding vector(3))"))
+            connection.execute(text("INSERT INTO notes (title, embedding) VALUES "
+                                    "('in the backup', '[1,2,3]'), ('also kept', '[0,0,1]')"))
+    finally:
+        engine.dispose()
+    return url
+
+
+def engine_for(url: str) -> Engine:
+    return create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+
+
+def notes(url: str) -> list[tuple[str, str]]:
+    engine = engine_for(url)
+    try:
+        with engine.connect() as connection:
+            return [tuple(row) for row in connection.execute(
+                text("SELECT title, embedding::text FROM notes ORDER BY title"))]
+    finally:
+        engine.dispose()
+
+
+def test_a_dump_restores_the_database_as_it_was(database: str, tmp_path: Path) -> None:
+    before = notes(database)
+    archive = tmp_path / "backups" / "hearth-20260101T000000000000Z.dump"
+
+    backup.dump(database, archive)
+    backup.verify(archive, tool=backup.find_tool("pg_restore", database))
+    engine = engine_for(database)
+    with engine.begin() as connection:
+        connection.execute(text("DELETE FROM notes WHERE title = 'also kept'"))
+        connection.execute(text("INSERT INTO notes (title) VALUES ('only live')"))
+    engine.dispose()
+    backup.restore(database, archive)
+
+    assert notes(database) == before == [("also kept", "[0,0,1]"), ("in the backup", "[1,2,3]")]
+    assert archive.read_bytes().startswith(b"PGDMP")  # pg_dump's custom format
+
+
+def test_the_tools_used_are_as_new_as_the_server(database: str) -> None:
+    """This machine's PATH may hold an older pg_dump (Debian's 15 beside a 16 server): the
+    server's own is used then, never one that would refuse to run."""
+    for name in ("pg_dump", "pg_restore"):
+        assert backup.tool_major(backup.find_tool(name, database)) >= 16
+
+
+def test_missing_tools_say_what_to_install_without_the_password(tmp_path: Path) -> None:
+    remote = f"postgresql://hearth:{SECRET}@db.example.invalid/hearth"  # never contacted
+    empty = tmp_path / "no-tools"
+    empty.mkdir()
+    with pytest.raises(DatabaseError, match="pg_dump is not installed") as caught:
+        backup.dump(remote, tmp_path / "x.dump", search_path=str(empty))
+    assert "postgresql-client" in caught.value.hint
+    assert SECRET not in str(caught.value) and "hearth:***@" in caught.value.message
+
+
+def test_what_is_no_archive_is_refused_and_nothing_is_restored(database: str,
+                                                               tmp_path: Path) -> None:
+    junk = tmp_path / "hearth-20260101T000000000000Z.dump"
+    junk.write_bytes(b"not an archive")
+    with pytest.raises(DatabaseError, match="not a readable pg_dump archive"):
+        backup.restore(database, junk)
+    with pytest.raises(InvalidInputError, match="does not exist"):
+        backup.restore(database, tmp_path / "missing.dump")
+    with pytest.raises(InvalidInputError, match="not a PostgreSQL"):
+        backup.dump(f"sqlite:///{tmp_path / 'x.db'}", tmp_path / "x.dump")
+    assert len(notes(database)) == 2
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgresql"])
+def test_days_and_json_text_read_the_same_on_both_dialects(dialect: str, server: str,
+                                                          tmp_path: Path) -> None:
+    engine = engine_for(server) if dialect == "postgresql" else open_engine(tmp_path / "x.db")
+    origin = literal({"speaker": "Maya", "turn": 3, "nested": {"speaker": "x"}}, JSON)
+    try:
+        with engine.connect() as connection:
+            day = connection.scalar(select(utc_day(literal(datetime(2026, 3, 1, 23, 59)))))
+            speaker = connection.scalar(select(json_text(origin, "speaker")))
+            number = connection.scalar(select(json_text(origin, "turn")))
+            missing = connection.scalar(select(json_text(origin, "nobody")))
+    finally:
+        engine.dispose()
+    assert (day, speaker, number, missing) == ("2026-03-01", "Maya", None, None)
