@@ -3,6 +3,7 @@ cannot use, and that a URL's password is never shown."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -123,3 +124,17 @@ def test_the_doctor_reports_the_sqlite_adapters_own_checks(paths) -> None:
     assert by_name["database_url"].detail.startswith("SQLite in the data folder")
     assert by_name["database"].ok and "integrity ok" in by_name["database"].detail
     assert by_name["sqlite-vec"].ok and by_name["FTS5"].ok
+
+
+def test_hearth_settings_and_doctor_show_the_database_url_masked(capsys, tmp_path: Path,
+                                                                 monkeypatch) -> None:
+    from core.cli.main import run
+
+    monkeypatch.setenv("HEARTH_DATABASE_URL", SERVER)
+    assert run(["--home", str(tmp_path / "h"), "settings", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["database_url"] == "postgresql://hearth:***@127.0.0.1:1/hearth"
+    assert run(["--home", str(tmp_path / "h"), "doctor"]) == 1  # no server there
+    out, err = capsys.readouterr()
+    assert "postgresql://hearth:***@127.0.0.1:1/hearth" in out
+    assert SECRET not in out + err

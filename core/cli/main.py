@@ -145,6 +145,22 @@ def doctor(as_json: JsonOption = False) -> None:
         raise typer.Exit(1)
 
 
+@app.command("settings")
+def show_settings(as_json: JsonOption = False) -> None:
+    """The settings in effect (settings.json under HEARTH_* overrides); passwords masked."""
+    from core.config import shown_value
+
+    settings = context.settings()
+    shown = {name: shown_value(name, value)
+             for name, value in settings.model_dump(mode="json").items()}
+    if as_json:
+        output.print_json(shown)
+        return
+    output.print_table("Settings", ["setting", "value"],
+                       [(name, "" if value is None else str(value))
+                        for name, value in shown.items()])
+
+
 @app.command()
 def stats(as_json: JsonOption = False) -> None:
     """Counts per memory tier and the database size."""
