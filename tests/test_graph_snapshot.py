@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from sqlalchemy import insert, update
+from support.backends import SPEAKER_IN_SQLITE_JSON
 
 from core.errors import NotFoundError
 from core.storage.orm import Memory, MemoryEdge, utcnow
@@ -19,6 +20,8 @@ from desktop.graph.layout import (
     compute_layout,
 )
 from desktop.graph.scene import LABEL_BOX, labelled_nodes, short_label
+
+pytestmark = pytest.mark.sqlite_only(SPEAKER_IN_SQLITE_JSON)
 
 
 TIERS = ("recall", "archival", "source", "core")

@@ -16,6 +16,8 @@ import pytest
 from sqlalchemy import delete, text, update
 
 from core.storage.orm import ChatSession, Interaction, Memory, Note, UserFact
+from support.backends import search_index
+
 from core.storage.port import IndexedKind, SearchFilters, SearchIndex, StoragePort
 from core.storage.sqlite.search import fts_query
 
@@ -73,12 +75,6 @@ def vector_rows(storage: StoragePort, table: str = "memories") -> set[int]:
             bits = set(session.scalars(text(f"SELECT id FROM {table}_vec_bits")))
             assert floats == bits
     return floats
-
-
-def search_index(storage: StoragePort, **options: int) -> SearchIndex:
-    """Another search index over the same database, of the adapter's own kind, with planner
-    ``options`` (``exact_max_rows``, ``shortlist_factor``, ``min_shortlist``)."""
-    return type(storage.search)(storage.engine, **options)
 
 
 def model_of(storage: StoragePort, memory_id: int) -> str | None:
