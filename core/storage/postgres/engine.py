@@ -127,7 +127,8 @@ SERVER_DOWN = ("connection refused", "could not connect", "no such file or direc
 
 def person_error(error: BaseException, where: str) -> HearthError | None:
     """The sentence for a PostgreSQL error about ``where`` that a person can do something
-    about, or None."""
+    about, or None. A failed connection carries no SQLSTATE (psycopg reports the server's
+    FATAL message as text), so those are recognised by their words as well."""
     state = getattr(error, "sqlstate", None) or ""
     text = str(error).lower()
     server = where.split("@")[-1].split("/")[0]
@@ -138,7 +139,7 @@ def person_error(error: BaseException, where: str) -> HearthError | None:
         return DatabaseError(f"The PostgreSQL server at {server} does not let this machine "
                              f"connect as {where}.",
                              "Allow it in the server's pg_hba.conf, or check database_url.")
-    if state == "3D000":
+    if state == "3D000" or ("database" in text and "does not exist" in text):
         return DatabaseError(f"The database of {where} does not exist on its server.",
                              "Create it (`createdb -O USER DATABASE` on the server), or "
                              "check database_url.")
