@@ -21,7 +21,7 @@ from sqlalchemy import select, text
 from support.backends import search_index
 from support.postgres import PostgresServer, free_port
 
-from core.errors import DatabaseError, DatabaseLockedError, ReadOnlyError
+from core.errors import DatabaseError, DatabaseLockedError, InvalidInputError, ReadOnlyError
 from core.storage import migrate, orm
 from core.storage.port import IndexedKind, SearchFilters
 from core.storage.postgres.adapter import PostgresStorage
@@ -301,3 +301,32 @@ def test_a_write_lock_is_released_when_its_connection_dies(postgres_url: str,
     with db.write() as session:
         session.add(orm.Note(title="next", content="got the lock at once"))
     assert time.monotonic() - started < 5
+
+
+def test_a_text_too_long_for_a_tsvector_is_saved_and_found_by_its_beginning(
+        db: PostgresStorage) -> None:
+    """A tsvector holds at most 1 MB; 2 MB of unique tokens (a pasted log of hashes) is
+    still saved, and found by words in its first half million characters."""
+    import hashlib
+
+    tokens = [hashlib.md5(str(n).encode()).hexdigest() for n in range(60_000)]
+    with db.write() as session:
+        session.add(orm.Memory(content=" ".join(tokens)))
+    with db.read() as session:
+        def found(word: str) -> list[int]:
+            return [hit.id for hit in db.search.text_search(session, MEMORY, word,
+                                                            SearchFilters(), 5)]
+
+        assert found(tokens[10]) == [1]
+        assert found(tokens[-1]) == []
+
+
+def test_text_with_a_nul_character_is_refused_with_a_sentence(db: PostgresStorage) -> None:
+    """SQLite stores U+0000; PostgreSQL's text cannot hold it, so saying so beats a driver
+    error (and nothing of the write is kept)."""
+    with pytest.raises(InvalidInputError, match="NUL character"):
+        with db.write() as session:
+            session.add(orm.Note(title="fine", content="kept"))
+            session.add(orm.Memory(content="Ines\x00Porto"))
+    with db.read() as session:
+        assert session.scalars(select(orm.Note)).all() == []

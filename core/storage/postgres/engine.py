@@ -35,6 +35,7 @@ from core.errors import (
     DatabaseLockedError,
     DiskFullError,
     HearthError,
+    InvalidInputError,
     ReadOnlyError,
 )
 from core.storage.write_turns import DEFAULT_WRITE_WAIT_SECONDS, WRITE_OPTION, take_turn
@@ -143,6 +144,10 @@ def person_error(error: BaseException, where: str) -> HearthError | None:
         return DatabaseError(f"The database of {where} does not exist on its server.",
                              "Create it (`createdb -O USER DATABASE` on the server), or "
                              "check database_url.")
+    if "cannot contain nul" in text:  # psycopg refuses it before sending
+        return InvalidInputError("PostgreSQL cannot store text that contains a NUL "
+                                 "character (\\x00), so this was not saved.",
+                                 "Remove the character and try again.")
     if state == "25006":
         return ReadOnlyError.at(where)
     if state == "53100":

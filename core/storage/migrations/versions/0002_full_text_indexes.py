@@ -72,9 +72,16 @@ query side, ``core.storage.query_words``) split them: PostgreSQL's parser would 
 keep "XK-4471" as "xk" and the number "-4471", and an e-mail address or "3.5" as one token."""
 
 
+POSTGRES_MAX_CHARS = 500_000
+"""Characters of a row's text that PostgreSQL indexes by words: a tsvector is capped at 1 MB,
+which half a million characters of even unique tokens (hashes, ids) stay under, so no text is
+ever refused for being long; natural text's tsvector is a fraction of that."""
+
+
 def _postgres_ddl(table: str, columns: tuple[str, ...]) -> list[str]:
     document = " || ' ' || ".join(f"coalesce({c}, '')" for c in columns)
-    words = f"regexp_replace({document}, '{ASCII_PUNCTUATION}', ' ', 'g')"
+    words = (f"regexp_replace(left({document}, {POSTGRES_MAX_CHARS}), "
+             f"'{ASCII_PUNCTUATION}', ' ', 'g')")
     return [
         f"ALTER TABLE {table} ADD COLUMN fulltext tsvector GENERATED ALWAYS AS "
         f"(to_tsvector('{POSTGRES_CONFIG}'::regconfig, {words})) STORED",
