@@ -2,9 +2,10 @@
 
 Relational work goes through SQLAlchemy ORM sessions over the dialect-neutral models in
 ``core.storage.orm``; everything that is dialect specific (full-text syntax, vector search,
-PRAGMAs, online backup) sits behind this protocol in an adapter. Today that is
-``core.storage.sqlite.adapter.SqliteStorage`` (FTS5 + sqlite-vec); a PostgreSQL adapter
-(tsvector + pgvector) can implement the same protocol without touching any caller.
+PRAGMAs, online backup) sits behind this protocol in an adapter:
+``core.storage.sqlite.adapter.SqliteStorage`` (FTS5 + sqlite-vec), the embedded default, or
+``core.storage.postgres.adapter.PostgresStorage`` (tsvector + pgvector), without touching any
+caller.
 """
 
 from __future__ import annotations

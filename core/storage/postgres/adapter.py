@@ -70,11 +70,6 @@ class PostgresStorage:
         return None
 
     @property
-    def where(self) -> str:
-        """The database as messages name it (its URL without the password)."""
-        return self._where
-
-    @property
     def engine(self) -> Engine:
         return self._engine
 
