@@ -88,12 +88,56 @@ def settings() -> Settings:
     return Settings()
 
 
-@pytest.fixture
-def storage(tmp_path: Path) -> Iterator[SqliteStorage]:  # noqa: F821
-    """A fresh, migrated database file for one test."""
-    from core.storage.sqlite.adapter import SqliteStorage
+BACKENDS = ("sqlite", "postgresql")
+"""Every test that uses the ``storage`` fixture runs on each of these (``sqlite_only``
+tests, which check the SQLite adapter itself, on SQLite alone)."""
 
-    db = SqliteStorage(tmp_path / "test.db")
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Run each test that uses ``storage`` (directly or through another fixture) once per
+    backend; the test id says which (``[sqlite]``, ``[postgresql]``)."""
+    if "storage" not in metafunc.fixturenames:
+        return
+    only_sqlite = metafunc.definition.get_closest_marker("sqlite_only") is not None
+    metafunc.parametrize("storage", ["sqlite"] if only_sqlite else list(BACKENDS),
+                         indirect=True, scope="function")
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:  # noqa: F821
+    """One PostgreSQL with pgvector per test session (per xdist worker), on loopback with a
+    random password (``support.postgres``); the tests that need it skip, saying why, only
+    where none can start."""
+    from support.postgres import PostgresServer, ServerUnavailable
+
+    try:
+        server = PostgresServer.start()
+    except ServerUnavailable as error:
+        pytest.skip(f"no PostgreSQL with pgvector can start here: {error}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server) -> Iterator[str]:
+    """A fresh, migrated PostgreSQL database of the test's own (dropped after it)."""
+    name = postgres_server.create_database()
+    yield postgres_server.url(name)
+    postgres_server.drop_database(name)
+
+
+@pytest.fixture
+def storage(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoragePort]:  # noqa: F821
+    """A fresh, migrated database for one test: a SQLite file, or a PostgreSQL database
+    (parametrised by ``pytest_generate_tests``)."""
+    if getattr(request, "param", "sqlite") == "postgresql":
+        from core.storage.postgres.adapter import PostgresStorage
+
+        db: StoragePort = PostgresStorage(request.getfixturevalue("postgres_url"))  # noqa: F821
+    else:
+        from core.storage.sqlite.adapter import SqliteStorage
+
+        db = SqliteStorage(tmp_path / "test.db")
     yield db
     db.close()
 

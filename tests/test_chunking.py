@@ -1,7 +1,8 @@
 """Long texts as windows: planning, storage, search, and every writer keeping them honest.
 
-Real bge-small tokenizer and model, real SQLite and sqlite-vec, as elsewhere: the point is
-that offsets, triggers and the search SQL are right on the real thing.
+Real bge-small tokenizer and model, real SQLite and sqlite-vec (and PostgreSQL with pgvector:
+the tests that take ``storage`` run on both), as elsewhere: the point is that offsets,
+triggers and the search SQL are right on the real thing.
 """
 
 from __future__ import annotations
@@ -30,9 +31,16 @@ from core.knowledge.memories import MemoryService, MemorySpec
 from core.knowledge.notes import NoteService
 from core.embedding.reembed import backfill_embeddings
 from core.storage.orm import ChatSession, Interaction, Memory, Note
-from core.storage.port import IndexedKind, IndexHit, SearchFilters, document_text
-from core.storage.sqlite.adapter import SqliteStorage
-from core.storage.sqlite.search import SqliteSearchIndex
+from support.backends import search_index
+
+from core.storage.port import (
+    IndexedKind,
+    IndexHit,
+    SearchFilters,
+    SearchIndex,
+    StoragePort,
+    document_text,
+)
 
 MEMORY = IndexedKind.MEMORY
 PLANTED = "The spare key is taped under the blue flowerpot by the shed."
@@ -121,20 +129,20 @@ def long_memory() -> str:
     return "\n\n".join(paragraphs)
 
 
-def chunk_rows(storage: SqliteStorage, table: str = "memories",
+def chunk_rows(storage: StoragePort, table: str = "memories",
                item_id: int | None = None) -> list[tuple[int, int, int, int]]:
     """(item_id, position, char_start, char_end) of stored windows, in order."""
+    only = "" if item_id is None else "WHERE item_id = :item "
     with storage.read() as session:
         rows = session.execute(text(
             f"SELECT item_id, position, char_start, char_end FROM {table}_vec_chunks "
-            f"WHERE :item IS NULL OR item_id = :item ORDER BY item_id, position"),
-            {"item": item_id}).all()
+            f"{only}ORDER BY item_id, position"), {"item": item_id}).all()
     return [tuple(row) for row in rows]
 
 
-def search(storage: SqliteStorage, embedder: Any, question: str, kind: IndexedKind = MEMORY,
+def search(storage: StoragePort, embedder: Any, question: str, kind: IndexedKind = MEMORY,
            filters: SearchFilters | None = None, limit: int = 5,
-           index: SqliteSearchIndex | None = None) -> list[IndexHit]:
+           index: SearchIndex | None = None) -> list[IndexHit]:
     with storage.read() as session:
         return (index or storage.search).vector_search(
             session, kind, embedder.embed_query(question), filters or SearchFilters(), limit)
@@ -145,7 +153,7 @@ def holds(hit: IndexHit, text_: str, sentence: str = PLANTED) -> bool:
 
 
 @pytest.fixture
-def memories(storage: SqliteStorage, embedder: Any) -> MemoryService:
+def memories(storage: StoragePort, embedder: Any) -> MemoryService:
     return MemoryService(storage, embedder)
 
 
@@ -334,7 +342,7 @@ def test_a_huge_paste_is_chunked_only_so_far(embedder: Any) -> None:
 
 
 def test_a_sentence_in_the_middle_is_found_through_its_window(
-        storage: SqliteStorage, embedder: Any, memories: MemoryService) -> None:
+        storage: StoragePort, embedder: Any, memories: MemoryService) -> None:
     content = long_memory()
     memories.add_many([MemorySpec(text_) for text_ in DISTRACTORS])
     (long_id,) = memories.add_many([MemorySpec(content)])
@@ -377,7 +385,7 @@ WEDDING_CHAT = ["Dana: the wedding was so much fun", "Marcus: how were the speec
 @pytest.mark.parametrize("question", ["How much more will Dana pay for her flat?",
                                       "Is Dana's housing getting more expensive?"])
 def test_a_turn_that_says_several_things_is_found_by_the_one_asked_about(
-        storage: SqliteStorage, embedder: Any, memories: MemoryService, question: str) -> None:
+        storage: StoragePort, embedder: Any, memories: MemoryService, question: str) -> None:
     memories.add_many([MemorySpec(text_) for text_ in WEDDING_CHAT])
     (turn_id,) = memories.add_many([MemorySpec(WEDDING_TURN, views=(WEDDING_TURN,))])
 
@@ -393,11 +401,11 @@ def test_a_turn_that_says_several_things_is_found_by_the_one_asked_about(
 
 
 def test_the_quantised_path_and_filters_apply_to_windows(
-        storage: SqliteStorage, embedder: Any, memories: MemoryService) -> None:
+        storage: StoragePort, embedder: Any, memories: MemoryService) -> None:
     content = long_memory()
     memories.add_many([MemorySpec(text_) for text_ in DISTRACTORS])
     (long_id,) = memories.add_many([MemorySpec(content, namespace="user/house")])
-    forced = SqliteSearchIndex(storage.engine, exact_max_rows=0, shortlist_factor=1,
+    forced = search_index(storage, exact_max_rows=0, shortlist_factor=1,
                                min_shortlist=8)
     forced.ensure_dimensions(embedder.dimensions)
 
@@ -422,7 +430,7 @@ def test_the_quantised_path_and_filters_apply_to_windows(
         assert [hit.id for hit in invalid] == [long_id] and holds(invalid[0], content)
 
 
-def test_editing_the_text_drops_stale_windows(storage: SqliteStorage, embedder: Any,
+def test_editing_the_text_drops_stale_windows(storage: StoragePort, embedder: Any,
                                               memories: MemoryService) -> None:
     content = long_memory()
     (long_id,) = memories.add_many([MemorySpec(content)])
@@ -447,7 +455,7 @@ def test_editing_the_text_drops_stale_windows(storage: SqliteStorage, embedder: 
     assert chunk_rows(storage, item_id=long_id) == []
 
 
-def test_deleting_the_row_drops_its_windows(storage: SqliteStorage, embedder: Any,
+def test_deleting_the_row_drops_its_windows(storage: StoragePort, embedder: Any,
                                             memories: MemoryService) -> None:
     kept, gone = memories.add_many([MemorySpec(long_memory()), MemorySpec(long_memory())])
     with storage.write() as session:
@@ -455,7 +463,7 @@ def test_deleting_the_row_drops_its_windows(storage: SqliteStorage, embedder: An
     assert {row[0] for row in chunk_rows(storage)} == {kept}
 
 
-def test_backfill_after_a_reset_rebuilds_the_windows(storage: SqliteStorage, embedder: Any,
+def test_backfill_after_a_reset_rebuilds_the_windows(storage: StoragePort, embedder: Any,
                                                      memories: MemoryService) -> None:
     content = long_memory()
     ids = memories.add_many([MemorySpec(content), MemorySpec("A short one.")])
@@ -464,8 +472,8 @@ def test_backfill_after_a_reset_rebuilds_the_windows(storage: SqliteStorage, emb
         vectors_before = session.execute(text(
             "SELECT embedding FROM memories_vec_chunks ORDER BY id")).scalars().all()
 
-    SqliteSearchIndex(storage.engine).ensure_dimensions(8)  # another model's width...
-    SqliteSearchIndex(storage.engine).ensure_dimensions(embedder.dimensions)  # ...and back
+    search_index(storage).ensure_dimensions(8)  # another model's width...
+    search_index(storage).ensure_dimensions(embedder.dimensions)  # ...and back
     assert chunk_rows(storage) == []
 
     assert backfill_embeddings(storage, embedder, [MEMORY], batch_size=1) == {MEMORY: 2}
@@ -476,8 +484,9 @@ def test_backfill_after_a_reset_rebuilds_the_windows(storage: SqliteStorage, emb
     assert holds(search(storage, embedder, QUESTION)[0], content)
 
 
+@pytest.mark.sqlite_only("the SQLite index's own tables and upgrades")
 def test_a_database_from_before_windows_gets_them_by_backfill(
-        storage: SqliteStorage, embedder: Any, memories: MemoryService) -> None:
+        storage: StoragePort, embedder: Any, memories: MemoryService) -> None:
     content = long_memory()
     long_id, short_id = memories.add_many([MemorySpec(content), MemorySpec("Short.")])
     with storage.write() as session:  # as an older Hearth left it
@@ -485,7 +494,7 @@ def test_a_database_from_before_windows_gets_them_by_backfill(
             session.execute(text(f"DROP TRIGGER {name}"))
         session.execute(text("DROP TABLE memories_vec_chunks"))
 
-    SqliteSearchIndex(storage.engine).ensure_dimensions(embedder.dimensions)
+    search_index(storage).ensure_dimensions(embedder.dimensions)
 
     with storage.read() as session:
         models = dict(session.execute(text("SELECT id, embedding_model FROM memories")).all())
@@ -498,8 +507,9 @@ def test_a_database_from_before_windows_gets_them_by_backfill(
     assert chunk_rows(storage) == []
 
 
+@pytest.mark.sqlite_only("the SQLite index's own tables and upgrades")
 def test_a_database_from_before_sentence_windows_gets_them_by_backfill(
-        storage: SqliteStorage, embedder: Any, memories: MemoryService) -> None:
+        storage: StoragePort, embedder: Any, memories: MemoryService) -> None:
     with storage.write() as session:
         session.add(ChatSession(id="imported", source="import"))
     turn = {"source": "import", "session_id": "imported", "origin": {"speaker": "Dana"}}
@@ -511,7 +521,7 @@ def test_a_database_from_before_sentence_windows_gets_them_by_backfill(
         session.execute(text("DELETE FROM memories_vec_chunks"))
         session.execute(text("DELETE FROM vector_index_meta WHERE key = 'windows'"))
 
-    SqliteSearchIndex(storage.engine).ensure_dimensions(embedder.dimensions)
+    search_index(storage).ensure_dimensions(embedder.dimensions)
 
     with storage.read() as session:
         models = dict(session.execute(text("SELECT id, embedding_model FROM memories")).all())
@@ -522,13 +532,13 @@ def test_a_database_from_before_sentence_windows_gets_them_by_backfill(
     assert backfill_embeddings(storage, embedder, [MEMORY]) == {MEMORY: 2}
     assert [row[1] for row in chunk_rows(storage, item_id=turn_id)] == [1, 2, 3]
     assert chunk_rows(storage, item_id=dotted) == []  # one sentence after all
-    SqliteSearchIndex(storage.engine).ensure_dimensions(embedder.dimensions)
+    search_index(storage).ensure_dimensions(embedder.dimensions)
     with storage.read() as session:  # recorded: nothing is queued a second time
         assert session.execute(text("SELECT count(*) FROM memories "
                                     "WHERE embedding_model IS NULL")).scalar_one() == 0
 
 
-def test_a_long_note_is_found_by_its_window(storage: SqliteStorage, embedder: Any) -> None:
+def test_a_long_note_is_found_by_its_window(storage: StoragePort, embedder: Any) -> None:
     notes = NoteService(storage, embedder)
     paragraphs = meeting_notes()
     paragraphs.insert(len(paragraphs) // 2, PLANTED)
@@ -542,7 +552,7 @@ def test_a_long_note_is_found_by_its_window(storage: SqliteStorage, embedder: An
     assert hit.id == note.id and holds(hit, whole)
 
 
-def test_a_long_interaction_gets_windows_from_the_backfill(storage: SqliteStorage,
+def test_a_long_interaction_gets_windows_from_the_backfill(storage: StoragePort,
                                                           embedder: Any) -> None:
     reply = "\n\n".join(meeting_notes()[:20] + [PLANTED] + meeting_notes()[20:])
     with storage.write() as session:
@@ -563,7 +573,7 @@ def test_a_long_interaction_gets_windows_from_the_backfill(storage: SqliteStorag
     assert chunk_rows(storage, "interactions") == []
 
 
-def test_consolidation_still_sees_one_vector_per_row(storage: SqliteStorage, embedder: Any,
+def test_consolidation_still_sees_one_vector_per_row(storage: StoragePort, embedder: Any,
                                                      memories: MemoryService) -> None:
     ids = memories.add_many([MemorySpec(long_memory()), MemorySpec("Short.")])
     with storage.read() as session:
@@ -571,8 +581,9 @@ def test_consolidation_still_sees_one_vector_per_row(storage: SqliteStorage, emb
     assert found.tolist() == ids and matrix.shape == (2, embedder.dimensions)
 
 
+@pytest.mark.sqlite_only("the SQLite index's own tables and upgrades")
 def test_the_window_tables_exist_after_open_and_stay_empty_for_short_rows(
-        storage: SqliteStorage, embedder: Any, memories: MemoryService) -> None:
+        storage: StoragePort, embedder: Any, memories: MemoryService) -> None:
     memories.add("I prefer green tea over coffee in the morning.")
     NoteService(storage, embedder).save("Packing list", "Boxes, tape, labels")
     with storage.read() as session:
@@ -591,7 +602,7 @@ def test_the_window_tables_exist_after_open_and_stay_empty_for_short_rows(
     assert len(triggers) == 8
 
 
-def test_a_long_fact_value_gets_windows(storage: SqliteStorage, embedder: Any,
+def test_a_long_fact_value_gets_windows(storage: StoragePort, embedder: Any,
                                        tmp_path: Path) -> None:
     from core.config import HearthPaths
     from core.knowledge.facts import FactService
@@ -606,7 +617,7 @@ def test_a_long_fact_value_gets_windows(storage: SqliteStorage, embedder: Any,
     assert chunk_rows(storage, "user_facts") == []
 
 
-def test_note_rows_written_directly_are_chunked_by_the_backfill(storage: SqliteStorage,
+def test_note_rows_written_directly_are_chunked_by_the_backfill(storage: StoragePort,
                                                                embedder: Any) -> None:
     with storage.write() as session:
         session.add(Note(title="Imported", content=long_memory()))
@@ -615,7 +626,7 @@ def test_note_rows_written_directly_are_chunked_by_the_backfill(storage: SqliteS
 
 
 def test_recall_finds_a_long_memory_by_a_sentence_from_its_middle_and_shows_it(
-        storage: SqliteStorage, embedder: Any, memories: MemoryService) -> None:
+        storage: StoragePort, embedder: Any, memories: MemoryService) -> None:
     """End to end through recall: the result names the window that matched, and that
     excerpt (not the text's beginning) is what search shows and the model is given."""
     from core.config import Settings

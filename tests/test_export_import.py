@@ -77,7 +77,18 @@ def counts(storage) -> dict[str, int]:
 
 
 @pytest.fixture
-def target(tmp_path) -> SqliteStorage:
+def target(request, tmp_path, storage):
+    """An empty database of the same kind as ``storage`` to import into."""
+    if storage.path is None:
+        from core.storage.postgres.adapter import PostgresStorage
+
+        server = request.getfixturevalue("postgres_server")
+        name = server.create_database()
+        db = PostgresStorage(server.url(name))
+        yield db
+        db.close()
+        server.drop_database(name)
+        return
     db = SqliteStorage(tmp_path / "restored" / "hearth.db")
     yield db
     db.close()
@@ -111,6 +122,11 @@ def test_round_trip_is_lossless_and_rebuilds_vectors(tmp_path, storage, target,
                                            SearchFilters(valid_only=None), 1)
         top = s.get(orm.Memory, hits[0].id)
         assert top.content == "Lives in Porto, Ribeira district"
+    with target.write() as s:  # new rows get ids after the imported ones
+        added = orm.Memory(content="Written after the import")
+        s.add_all([added, orm.Note(title="After", content="the import")])
+        s.flush()
+        assert added.id == max(row["id"] for row in one["tables"]["memories"]) + 1
 
 
 def test_import_refuses_a_database_that_has_data(tmp_path, storage, target, embedder) -> None:

@@ -21,6 +21,7 @@ from desktop.graph.layout import (
 from desktop.graph.scene import LABEL_BOX, labelled_nodes, short_label
 
 
+
 TIERS = ("recall", "archival", "source", "core")
 CATEGORIES = ("general", "health", "work", "people", "hobbies")
 

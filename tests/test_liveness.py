@@ -4,11 +4,16 @@ claim is free or missing is marked interrupted, keeping what it had."""
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import select
 
 from core.home.liveness import INTERACTION, RUN, Claims, reconcile
 from core.storage.orm import ChatSession, Interaction, Run
 from core.storage.sqlite.adapter import SqliteStorage
+
+pytestmark = pytest.mark.sqlite_only(
+    "claims live beside the database file, and a PostgreSQL database has none: its data "
+    "folder's claims come with the storage factory")
 
 
 def add_rows(storage: SqliteStorage) -> tuple[list[int], list[int]]:

@@ -1,7 +1,8 @@
-"""The SQLite search index: FTS5 safety, vector consistency, filters, planner, quantisation.
+"""The search index: full-text safety, vector consistency, filters, planner, quantisation.
 
-Real SQLite, real sqlite-vec and the real bge-small model throughout: the point is that the
-SQL, the triggers and the quantised search behave on the real thing.
+Every test runs on SQLite (FTS5, sqlite-vec) and on PostgreSQL (tsvector, pgvector), with the
+real bge-small model throughout: the point is that the SQL, the triggers and the quantised
+(HNSW on PostgreSQL) search behave the same on the real thing.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import pytest
 from sqlalchemy import delete, text, update
 
 from core.storage.orm import ChatSession, Interaction, Memory, Note, UserFact
-from core.storage.port import IndexedKind, SearchFilters
-from core.storage.sqlite.adapter import SqliteStorage
-from core.storage.sqlite.search import SqliteSearchIndex, fts_query
+from support.backends import search_index
+
+from core.storage.port import IndexedKind, SearchFilters, SearchIndex, StoragePort
+from core.storage.sqlite.search import fts_query
 
 MEMORY = IndexedKind.MEMORY
 DEFAULT = SearchFilters()
@@ -35,7 +37,7 @@ CORPUS = [
 # --- helpers -----------------------------------------------------------------------------
 
 
-def add_memories(storage: SqliteStorage, embedder: Any, contents: Sequence[str],
+def add_memories(storage: StoragePort, embedder: Any, contents: Sequence[str],
                  **fields: Any) -> list[int]:
     """Insert memories with their vectors (the index must be prepared)."""
     vectors = embedder.embed_documents(list(contents))
@@ -48,44 +50,46 @@ def add_memories(storage: SqliteStorage, embedder: Any, contents: Sequence[str],
     return ids
 
 
-def text_ids(storage: SqliteStorage, query: str, kind: IndexedKind = MEMORY,
+def text_ids(storage: StoragePort, query: str, kind: IndexedKind = MEMORY,
              filters: SearchFilters = DEFAULT, limit: int = 20) -> list[int]:
     with storage.read() as session:
         return [hit.id for hit in storage.search.text_search(session, kind, query, filters,
                                                                limit)]
 
 
-def vector_ids(storage: SqliteStorage, embedder: Any, query: str,
+def vector_ids(storage: StoragePort, embedder: Any, query: str,
                kind: IndexedKind = MEMORY, filters: SearchFilters = DEFAULT,
-               limit: int = 20, index: SqliteSearchIndex | None = None) -> list[int]:
+               limit: int = 20, index: SearchIndex | None = None) -> list[int]:
     search = index or storage.search
     with storage.read() as session:
         return [hit.id for hit in search.vector_search(
             session, kind, embedder.embed_query(query), filters, limit)]
 
 
-def vector_rows(storage: SqliteStorage, table: str = "memories") -> set[int]:
-    """Ids present in both vector tables of ``table`` (asserting they agree)."""
+def vector_rows(storage: StoragePort, table: str = "memories") -> set[int]:
+    """Ids present in the vector tables of ``table`` (on SQLite, asserting that the float
+    and bit tables agree)."""
     with storage.read() as session:
         floats = set(session.scalars(text(f"SELECT id FROM {table}_vec")))
-        bits = set(session.scalars(text(f"SELECT id FROM {table}_vec_bits")))
-    assert floats == bits
+        if session.get_bind().dialect.name == "sqlite":
+            bits = set(session.scalars(text(f"SELECT id FROM {table}_vec_bits")))
+            assert floats == bits
     return floats
 
 
-def model_of(storage: SqliteStorage, memory_id: int) -> str | None:
+def model_of(storage: StoragePort, memory_id: int) -> str | None:
     with storage.read() as session:
         return session.get(Memory, memory_id).embedding_model
 
 
 @pytest.fixture
-def prepared(storage: SqliteStorage, embedder: Any) -> SqliteStorage:
+def prepared(storage: StoragePort, embedder: Any) -> StoragePort:
     storage.search.ensure_dimensions(embedder.dimensions)
     return storage
 
 
 @pytest.fixture
-def corpus(prepared: SqliteStorage, embedder: Any) -> list[int]:
+def corpus(prepared: StoragePort, embedder: Any) -> list[int]:
     return add_memories(prepared, embedder, CORPUS)
 
 
@@ -116,7 +120,7 @@ NASTY = [
 
 
 @pytest.mark.parametrize(("query", "expected_first"), NASTY)
-def test_user_text_is_never_fts_syntax(corpus: list[int], prepared: SqliteStorage,
+def test_user_text_is_never_fts_syntax(corpus: list[int], prepared: StoragePort,
                                        query: str, expected_first: int | None) -> None:
     found = text_ids(prepared, query)
     if expected_first is not None:
@@ -126,7 +130,7 @@ def test_user_text_is_never_fts_syntax(corpus: list[int], prepared: SqliteStorag
 
 
 def test_empty_and_symbol_only_queries_return_nothing(corpus: list[int],
-                                                       prepared: SqliteStorage) -> None:
+                                                       prepared: StoragePort) -> None:
     for query in ("", "   ", "🙂🎉", "(((", "*", "^", '"'):
         assert fts_query(query) == ""
         assert text_ids(prepared, query) == []
@@ -138,7 +142,7 @@ def test_query_words_are_quoted_and_ored_without_function_words() -> None:
     assert fts_query("XK-4471") == '"xk" OR "4471"'
 
 
-def test_bm25_ranks_rows_matching_more_words_higher(prepared: SqliteStorage,
+def test_bm25_ranks_rows_matching_more_words_higher(prepared: StoragePort,
                                                     embedder: Any) -> None:
     ids = add_memories(prepared, embedder, [
         "The roof needs new tiles.", "The shed roof leaks and the shed door sticks.",
@@ -154,7 +158,7 @@ def test_bm25_ranks_rows_matching_more_words_higher(prepared: SqliteStorage,
 
 
 def test_insert_is_found_by_both_signals_and_needs_no_embedding(
-        corpus: list[int], prepared: SqliteStorage, embedder: Any) -> None:
+        corpus: list[int], prepared: StoragePort, embedder: Any) -> None:
     assert text_ids(prepared, "Porto nurse")[0] == corpus[0]
     assert vector_ids(prepared, embedder, "where does my sister live")[0] == corpus[0]
     assert vector_rows(prepared) == set(corpus)
@@ -164,7 +168,7 @@ def test_insert_is_found_by_both_signals_and_needs_no_embedding(
 
 
 def test_text_update_drops_the_stale_vector_until_re_embedded(
-        corpus: list[int], prepared: SqliteStorage, embedder: Any) -> None:
+        corpus: list[int], prepared: StoragePort, embedder: Any) -> None:
     target = corpus[1]
     new_text = "The bicycle chain snapped on the way to work."
     with prepared.write() as session:
@@ -184,7 +188,7 @@ def test_text_update_drops_the_stale_vector_until_re_embedded(
     assert model_of(prepared, target) == embedder.model_id
 
 
-def test_non_text_updates_keep_the_vector(corpus: list[int], prepared: SqliteStorage,
+def test_non_text_updates_keep_the_vector(corpus: list[int], prepared: StoragePort,
                                           embedder: Any) -> None:
     with prepared.write() as session:
         session.get(Memory, corpus[2]).tier = "archival"
@@ -194,7 +198,7 @@ def test_non_text_updates_keep_the_vector(corpus: list[int], prepared: SqliteSto
     assert model_of(prepared, corpus[2]) == embedder.model_id
 
 
-def test_delete_removes_text_and_vectors(corpus: list[int], prepared: SqliteStorage,
+def test_delete_removes_text_and_vectors(corpus: list[int], prepared: StoragePort,
                                          embedder: Any) -> None:
     with prepared.write() as session:
         session.execute(delete(Memory).where(Memory.id == corpus[0]))
@@ -203,7 +207,7 @@ def test_delete_removes_text_and_vectors(corpus: list[int], prepared: SqliteStor
     assert corpus[0] not in vector_ids(prepared, embedder, "where does my sister live")
 
 
-def test_store_embeddings_ignores_rows_deleted_meanwhile(prepared: SqliteStorage,
+def test_store_embeddings_ignores_rows_deleted_meanwhile(prepared: StoragePort,
                                                          embedder: Any) -> None:
     with prepared.write() as session:
         prepared.search.store_embeddings(session, MEMORY, [999],
@@ -212,13 +216,13 @@ def test_store_embeddings_ignores_rows_deleted_meanwhile(prepared: SqliteStorage
 
 
 def test_store_embeddings_rejects_the_wrong_width(corpus: list[int],
-                                                  prepared: SqliteStorage) -> None:
+                                                  prepared: StoragePort) -> None:
     with pytest.raises(ValueError, match="width"), prepared.write() as session:
         prepared.search.store_embeddings(session, MEMORY, [corpus[0]],
                                          np.ones((1, 8), dtype=np.float32), "m")
 
 
-def test_vector_scores_are_cosine_similarities(corpus: list[int], prepared: SqliteStorage,
+def test_vector_scores_are_cosine_similarities(corpus: list[int], prepared: StoragePort,
                                                embedder: Any) -> None:
     query = embedder.embed_query("morning drinks")
     with prepared.read() as session:
@@ -229,7 +233,7 @@ def test_vector_scores_are_cosine_similarities(corpus: list[int], prepared: Sqli
     assert [hit.rank for hit in hits] == [1, 2, 3]
 
 
-def test_vector_search_needs_a_prepared_index(storage: SqliteStorage) -> None:
+def test_vector_search_needs_a_prepared_index(storage: StoragePort) -> None:
     with storage.read() as session, pytest.raises(RuntimeError, match="ensure_dimensions"):
         storage.search.vector_search(session, MEMORY, np.ones(384, np.float32),
                                      SearchFilters(), 5)
@@ -239,9 +243,9 @@ def test_vector_search_needs_a_prepared_index(storage: SqliteStorage) -> None:
 
 
 def test_dimension_change_rebuilds_and_queues_everything_for_re_embedding(
-        corpus: list[int], prepared: SqliteStorage, embedder: Any) -> None:
+        corpus: list[int], prepared: StoragePort, embedder: Any) -> None:
     assert prepared.search.ensure_dimensions(embedder.dimensions) is False
-    fresh = SqliteSearchIndex(prepared.engine)
+    fresh = search_index(prepared)
     assert fresh.ensure_dimensions(embedder.dimensions) is False
     assert vector_rows(prepared) == set(corpus)
 
@@ -252,7 +256,7 @@ def test_dimension_change_rebuilds_and_queues_everything_for_re_embedding(
         pending = fresh.rows_needing_embedding(session, MEMORY, "tiny", 0, 100)
         assert [row_id for row_id, _ in pending] == corpus
         fresh.store_embeddings(session, MEMORY, corpus[:1], np.ones((1, 8), np.float32), "tiny")
-    assert SqliteSearchIndex(prepared.engine).ensure_dimensions(8) is False
+    assert search_index(prepared).ensure_dimensions(8) is False
     assert vector_rows(prepared) == {corpus[0]}
 
 
@@ -260,19 +264,19 @@ def test_dimension_change_rebuilds_and_queues_everything_for_re_embedding(
 
 
 @pytest.fixture(params=["exact", "quantised"])
-def index(request: pytest.FixtureRequest, prepared: SqliteStorage) -> SqliteSearchIndex:
+def index(request: pytest.FixtureRequest, prepared: StoragePort) -> SearchIndex:
     """The prepared index, and one forced onto the bits with a shortlist smaller than the
     data, so both planner branches are checked against the same expectations."""
     if request.param == "exact":
         return prepared.search  # type: ignore[return-value]
-    forced = SqliteSearchIndex(prepared.engine, exact_max_rows=0, shortlist_factor=1,
+    forced = search_index(prepared, exact_max_rows=0, shortlist_factor=1,
                                min_shortlist=3)
     forced.ensure_dimensions(384)
     return forced
 
 
 @pytest.fixture
-def varied(prepared: SqliteStorage, embedder: Any) -> dict[str, int]:
+def varied(prepared: StoragePort, embedder: Any) -> dict[str, int]:
     """Memories about coffee that differ in one filterable field each."""
     with prepared.write() as session:
         session.add(ChatSession(id="s1"))
@@ -298,7 +302,7 @@ def varied(prepared: SqliteStorage, embedder: Any) -> dict[str, int]:
     return ids
 
 
-def both_signals(storage: SqliteStorage, embedder: Any, index: SqliteSearchIndex,
+def both_signals(storage: StoragePort, embedder: Any, index: SearchIndex,
                  filters: SearchFilters) -> Iterator[set[int]]:
     with storage.read() as session:
         yield {hit.id for hit in index.text_search(session, MEMORY, "black coffee", filters,
@@ -337,23 +341,23 @@ FILTER_CASES = [
 
 
 @pytest.mark.parametrize(("filters", "expected"), FILTER_CASES)
-def test_filters_apply_to_both_signals(varied: dict[str, int], prepared: SqliteStorage,
-                                       embedder: Any, index: SqliteSearchIndex,
+def test_filters_apply_to_both_signals(varied: dict[str, int], prepared: StoragePort,
+                                       embedder: Any, index: SearchIndex,
                                        filters: SearchFilters, expected: set[str]) -> None:
     for found in both_signals(prepared, embedder, index, filters):
         assert names(varied, found) == expected
 
 
-def test_exclude_ids(varied: dict[str, int], prepared: SqliteStorage, embedder: Any,
-                     index: SqliteSearchIndex) -> None:
+def test_exclude_ids(varied: dict[str, int], prepared: StoragePort, embedder: Any,
+                     index: SearchIndex) -> None:
     filters = SearchFilters(exclude_ids=frozenset({varied["plain"], varied["old"]}))
     for found in both_signals(prepared, embedder, index, filters):
         assert not names(varied, found) & {"plain", "old"}
         assert "episodic" in names(varied, found)
 
 
-def test_filters_applied_after_ranking_still_hold(prepared: SqliteStorage, embedder: Any,
-                                                  index: SqliteSearchIndex) -> None:
+def test_filters_applied_after_ranking_still_hold(prepared: StoragePort, embedder: Any,
+                                                  index: SearchIndex) -> None:
     """The best matches are invalid; a small limit makes the post-filtered path answer."""
     add_memories(prepared, embedder, ["Black coffee.", "Black coffee, black coffee."],
                  is_valid=False)
@@ -370,10 +374,10 @@ def test_filters_applied_after_ranking_still_hold(prepared: SqliteStorage, embed
 
 
 def test_post_filtered_shortlist_falls_back_when_too_few_survive(
-        prepared: SqliteStorage, embedder: Any) -> None:
+        prepared: StoragePort, embedder: Any) -> None:
     valid = add_memories(prepared, embedder, ["I drink black coffee.", "Coffee with milk."])
     add_memories(prepared, embedder, [f"Coffee note {n}." for n in range(12)], is_valid=False)
-    forced = SqliteSearchIndex(prepared.engine, exact_max_rows=0, shortlist_factor=1,
+    forced = search_index(prepared, exact_max_rows=0, shortlist_factor=1,
                                min_shortlist=3)
     forced.ensure_dimensions(embedder.dimensions)
     found = vector_ids(prepared, embedder, "coffee", limit=5, index=forced)
@@ -384,7 +388,7 @@ def test_post_filtered_shortlist_falls_back_when_too_few_survive(
 
 
 def test_notes_interactions_and_facts_are_indexed_and_embedded_as_documents(
-        prepared: SqliteStorage, embedder: Any) -> None:
+        prepared: StoragePort, embedder: Any) -> None:
     old = NOW - timedelta(days=100)
     with prepared.write() as session:
         session.add(ChatSession(id="s1"))
@@ -440,11 +444,11 @@ def generated_memories() -> list[str]:
     return texts
 
 
-def test_quantised_search_agrees_with_exact(prepared: SqliteStorage, embedder: Any) -> None:
+def test_quantised_search_agrees_with_exact(prepared: StoragePort, embedder: Any) -> None:
     texts = generated_memories()
     add_memories(prepared, embedder, texts)
     # a shortlist of 40 of 300 rows: the bits alone decide what gets rescored
-    quantised = SqliteSearchIndex(prepared.engine, exact_max_rows=0, shortlist_factor=4,
+    quantised = search_index(prepared, exact_max_rows=0, shortlist_factor=4,
                                   min_shortlist=40)
     quantised.ensure_dimensions(embedder.dimensions)
     queries = ["who moved to Japan", "problems with heating", "book suggestions",

@@ -1,4 +1,7 @@
-"""The database itself: schema, migrations, pragmas, bad files, locks, backups."""
+"""The database itself: schema, migrations, pragmas, bad files, locks, backups.
+
+The tests that take the ``storage`` fixture run on SQLite and PostgreSQL; the others check
+the SQLite adapter's file handling (PostgreSQL's own are in ``test_postgres.py``)."""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from core.config import HearthPaths
 from core.errors import DatabaseError, DatabaseLockedError
 from core.home.instance_lock import FolderLock
 from core.storage import migrate, orm
+from core.storage.port import StoragePort
 from core.storage.sqlite.adapter import SqliteStorage
 from core.storage.sqlite.engine import dbapi_module, open_engine
 
@@ -31,10 +35,16 @@ EVERY_TIER = {
 }
 
 
-def test_fresh_database_has_every_tier_and_the_newest_schema(storage: SqliteStorage) -> None:
-    tables = set(inspect(storage.engine).get_table_names())
+def test_fresh_database_has_every_tier_and_the_newest_schema(storage: StoragePort) -> None:
+    inspector = inspect(storage.engine)
+    tables = set(inspector.get_table_names())
     assert EVERY_TIER <= tables
-    assert {"memories_fts", "notes_fts", "interactions_fts", "user_facts_fts"} <= tables
+    searchable = ("memories", "notes", "interactions", "user_facts")
+    if storage.engine.dialect.name == "sqlite":
+        assert {f"{table}_fts" for table in searchable} <= tables
+    else:
+        for table in searchable:
+            assert "fulltext" in {column["name"] for column in inspector.get_columns(table)}
     assert storage.schema_revision() == migrate.head_revision()
 
 
@@ -61,6 +71,7 @@ def test_the_migrations_build_exactly_the_models(storage: SqliteStorage) -> None
         assert compare_metadata(context, orm.Base.metadata) == []
 
 
+@pytest.mark.sqlite_only
 def test_connection_pragmas(storage: SqliteStorage) -> None:
     with storage.engine.connect() as connection:
         assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"

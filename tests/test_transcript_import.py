@@ -239,10 +239,10 @@ def test_turns_are_embedded_as_their_views_and_reembedding_keeps_them(storage, e
 
     def vectors() -> dict[str, np.ndarray]:
         with storage.read() as session:
-            rows = session.execute(sql(
-                "SELECT m.content, e.embedding FROM memories AS m "
-                "JOIN memories_vec AS e ON e.id = m.id")).all()
-        return {content: np.frombuffer(blob, dtype=np.float32) for content, blob in rows}
+            ids, matrix = storage.search.vectors(session, IndexedKind.MEMORY, valid_only=False)
+            content = dict(session.execute(sql("SELECT id, content FROM memories")).all())
+        return {content[row_id]: vector
+                for row_id, vector in zip(ids.tolist(), matrix, strict=True)}
 
     imported = vectors()
     turn = "Maya: Small, but it has a view."

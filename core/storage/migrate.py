@@ -38,11 +38,25 @@ def alembic_config() -> Config:
     return config
 
 
+FULLTEXT_COLUMN = "fulltext"
+"""PostgreSQL's full-text index: a generated tsvector column of each searchable table, and
+its GIN index ``ix_<table>_fulltext`` (migration 0002), which the models do not declare."""
+
+
 def include_object(obj: object, name: str | None, type_: str, reflected: bool,
                    compare_to: object | None) -> bool:
     """Compare only the ORM's tables with the database: FTS5 and vector tables (and their
-    shadow tables) are built by raw DDL in migrations or at run time, not by the models."""
-    return not (type_ == "table" and reflected and compare_to is None)
+    shadow tables), and PostgreSQL's full-text columns, are built by raw DDL in migrations
+    or at run time, not by the models."""
+    if not reflected or compare_to is not None:
+        return True
+    if type_ == "table":
+        return False
+    if type_ == "column":
+        return name != FULLTEXT_COLUMN
+    if type_ == "index":
+        return not (name or "").endswith(f"_{FULLTEXT_COLUMN}")
+    return True
 
 
 def head_revision() -> str:

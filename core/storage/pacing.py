@@ -10,7 +10,7 @@ through a ``WritePacer``:
   machine, for this job): a fixed count would be a few milliseconds for one job and seconds
   for another;
 * the next transaction starts ``PAUSE_SECONDS`` after the previous one committed, longer
-  than a waiting writer ever sleeps between its tries (``engine.MAX_RETRY_DELAY`` and
+  than a waiting writer ever sleeps between its tries (``write_turns.MAX_RETRY_DELAY`` and
   SQLite's busy handler, both 100 ms), so a waiting writer gets in between (barring a
   stall of the operating system's scheduler, after which the next pause serves). After a
   shorter transaction (the first, small slices; a small table) the pause is as long as

@@ -53,6 +53,7 @@ from core.embedding import CancelCheck, Embedder, ProgressCallback
 from core.errors import InvalidInputError, translated_os_errors
 from core.home.private_files import write_privately
 from core.embedding.reembed import backfill_embeddings
+from core.storage.identity import continue_ids_after
 from core.storage.orm import Base, UTCDateTime, utcnow
 from core.storage.migrate import head_revision
 from core.storage.pacing import FIRST_SIZE, WritePacer
@@ -346,8 +347,9 @@ def _restored_already(session: Session, table: Table, wanted: Mapping[Any, Row])
 
 
 def _restore_table(pacer: WritePacer, table: Table, wanted: Mapping[Any, Row]) -> None:
-    """Insert the rows that are not there yet, with their ids, in short transactions; then
-    fill in the self-references."""
+    """Insert the rows that are not there yet, with their ids, in short transactions (new
+    rows written after the import then get ids after them); then fill in the
+    self-references."""
     late = _self_references(table)
     pacer.resize_from(FIRST_SIZE)
     for keys in pacer.slices(list(wanted)):
@@ -356,6 +358,8 @@ def _restore_table(pacer: WritePacer, table: Table, wanted: Mapping[Any, Row]) -
             missing = [{**wanted[k], **dict.fromkeys(late)} for k in keys if k not in present]
             if missing:
                 _insert(session, table, missing)
+    with pacer.write() as session:
+        continue_ids_after(session, table)
     for name in late:
         _link_self_references(pacer, table, name, wanted)
 

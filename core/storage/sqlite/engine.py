@@ -36,11 +36,9 @@ database otherwise (see ``read_only_parameters``).
 
 from __future__ import annotations
 
-import logging
 import os
 import shutil
 import sqlite3
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -59,16 +57,11 @@ from core.errors import (
     HearthError,
     ReadOnlyError,
 )
-
-log = logging.getLogger(__name__)
+from core.storage.write_turns import DEFAULT_WRITE_WAIT_SECONDS as DEFAULT_WRITE_WAIT_SECONDS
+from core.storage.write_turns import WRITE_OPTION as WRITE_OPTION
+from core.storage.write_turns import take_turn
 
 SQLITE_HEADER = b"SQLite format 3\x00"
-WRITE_OPTION = "hearth_write"
-DEFAULT_WRITE_WAIT_SECONDS = 120.0
-FIRST_RETRY_DELAY = 0.01
-MAX_RETRY_DELAY = 0.1
-"""Never longer than SQLite's own busy handler sleeps, so a writer that pauses this long
-between its transactions (``core.storage.pacing``) lets a waiting one in."""
 SQLITE_BUSY = 5
 LOW_SPACE_BYTES = 1 << 20
 """An I/O error with less than this free on the database's disk is the disk being full:
@@ -191,41 +184,19 @@ def is_busy(error: BaseException) -> bool:
 
 def begin_immediate(dbapi_connection: Any, path: Path | None, wait_seconds: float) -> None:
     """Start a write transaction, waiting up to ``wait_seconds`` for another writer's lock
-    (see the module docstring); says once, in the log, that it is waiting.
+    (see the module docstring and ``core.storage.write_turns.take_turn``)."""
 
-    Raises ``DatabaseLockedError`` when the lock stayed taken that long: no statement of the
-    caller's unit of work has run then, so nothing of it is half written."""
-    deadline = time.monotonic() + wait_seconds
-    delay = FIRST_RETRY_DELAY
-    waiting_since: float | None = None
-    while True:
+    def attempt() -> bool:
         try:
             dbapi_connection.execute("BEGIN IMMEDIATE")
         except dbapi_connection.OperationalError as error:
             if not is_busy(error):  # as SQLAlchemy would raise it, for translated_errors
                 raise exc.DBAPIError.instance("BEGIN IMMEDIATE", None, error,
                                               dbapi_connection.Error) from error
-            now = time.monotonic()
-            if now >= deadline:
-                raise _still_locked(path, wait_seconds) from error
-            if waiting_since is None:
-                waiting_since = now
-                log.warning("Waiting for another Hearth process to finish writing to %s…",
-                            path or "the database")
-            time.sleep(min(delay, deadline - now))
-            delay = min(delay * 2, MAX_RETRY_DELAY)
-            continue
-        if waiting_since is not None:
-            log.info("got the write lock after %.1f s", time.monotonic() - waiting_since)
-        return
+            return False
+        return True
 
-
-def _still_locked(path: Path | None, wait_seconds: float) -> DatabaseLockedError:
-    where = str(path) if path else "the in-memory database"
-    return DatabaseLockedError(
-        f"{where} stayed locked by another program's write for {wait_seconds:g} "
-        f"second{'' if wait_seconds == 1 else 's'}, so this change was not saved.",
-        "Let the other Hearth window or command (an import, a dream) finish, then try again.")
+    take_turn(attempt, str(path) if path else "the in-memory database", wait_seconds)
 
 
 @contextmanager

@@ -1,0 +1,678 @@
+"""Full-text and vector search for PostgreSQL: tsvector for words, pgvector for meaning.
+
+All PostgreSQL-specific search SQL lives here, behind ``core.storage.port.SearchIndex``, with
+the same semantics as ``core.storage.sqlite.search`` (whose docstring explains them); what
+differs is said below and in docs/architecture.md ("PostgreSQL").
+
+Full text
+---------
+Each indexed table has a stored generated column ``fulltext``: ``to_tsvector('hearth', ...)``
+of its indexed columns, with a GIN index (migration 0002). The ``hearth`` text search
+configuration is PostgreSQL's English one with a Snowball stemmer that keeps every word
+(Porter-like stemming, as FTS5's ``porter`` tokenizer: "moved" finds "moving"); unlike FTS5's
+``remove_diacritics`` it does not fold accents ("cafe" does not find "café": that takes the
+``unaccent`` extension, which is not part of every server).
+
+User text is never query syntax: its words (``core.storage.query_words``: stopwords dropped
+as on SQLite) are each passed as a bound parameter to ``plainto_tsquery``, which reads plain
+text only, and ORed with ``||``; ``to_tsquery`` never sees user text.
+
+Ranking is BM25 (k1 = 1.2, b = 0.75, FTS5's IDF), computed in SQL over every matching row:
+the document frequency of each query lexeme is counted exactly among the matches (every row
+containing it matches), the row count is the table's (its statistics estimate from
+``ESTIMATED_ROWS`` on, else counted), and the term frequency is the number of positions of the
+lexeme in the row's tsvector. Two differences from FTS5: a document's length is its number
+of distinct lexemes, and the average length is taken over the matching rows, not the whole
+table. Scores are higher-is-better and of the same order as FTS5's; recall divides them by
+the best one, so their absolute scale does not matter. The filters are applied to the
+scored matches.
+
+Vectors are derived data, outside the migrations
+------------------------------------------------
+As on SQLite, each kind has tables next to its base table, e.g. for memories
+``memories_vec(id, embedding vector(d))`` and ``memories_vec_chunks(id, item_id, position,
+char_start, char_end, embedding vector(d))`` (the further windows of long texts), created by
+``ensure_dimensions`` for the embedder's width; a width change drops them and sets
+``embedding_model = NULL`` everywhere so the backfill re-embeds. Both reference their base
+row ``ON DELETE CASCADE``, so deleting a row deletes its vectors in the same statement; a
+``BEFORE UPDATE`` trigger (plpgsql) on the indexed text columns deletes the row's vectors
+and windows and clears ``embedding_model`` when the text really changed, so a stale vector
+can never be searched. ``store_embeddings`` touches only ``embedding_model``, which fires
+no text trigger.
+
+Vector search
+-------------
+Each vector table has an HNSW index with cosine distance (pgvector, ``vector_cosine_ops``;
+up to ``HNSW_MAX_DIMENSIONS``). Like SQLite's planner: a kind with at most
+``exact_max_rows`` vectors, or narrowing filters that leave at most that many rows, is
+scanned exactly; otherwise the HNSW index gives a shortlist of ``max(limit *
+shortlist_factor, min_shortlist)`` nearest rows (``hnsw.ef_search`` raised to match, at most
+``MAX_EF_SEARCH``), every shortlisted row is scored exactly by cosine (score = similarity)
+and filtered; if the filters leave fewer than ``limit``, the search is redone exactly with
+the filters inside (pgvector 0.6 cannot filter inside an HNSW scan). Windows are searched
+the same way and merged as on SQLite: each row once, with its best score, ``IndexHit.chunk``
+naming the window when one beat the whole-text vector.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+from pgvector import Vector
+from sqlalchemy import Connection, Engine, bindparam, select
+from sqlalchemy import text as sql
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import BindParameter
+
+from core.embedding.chunking import ChunkVectors, TextWindow
+from core.storage.migrate import FULLTEXT_COLUMN
+from core.storage.orm import Interaction, Memory, Note, UserFact, UTCDateTime
+from core.storage.port import (
+    INDEXED_COLUMNS,
+    IndexedKind,
+    IndexHit,
+    SearchFilters,
+    batched,
+    document_text,
+)
+from core.storage.query_words import query_words
+from core.storage.write_turns import WRITE_OPTION
+
+TEXT_SEARCH_CONFIG = "hearth"
+"""The text search configuration of the ``fulltext`` columns (migration 0002)."""
+
+EXACT_MAX_ROWS = 5_000
+"""At most this many candidate vectors are scored exactly instead of through HNSW."""
+
+SHORTLIST_FACTOR = 10
+MIN_SHORTLIST = 500
+"""The HNSW shortlist is ``max(limit * SHORTLIST_FACTOR, MIN_SHORTLIST)`` rows."""
+
+MAX_EF_SEARCH = 1000
+"""pgvector's upper bound for ``hnsw.ef_search``, which bounds what one HNSW scan returns."""
+
+HNSW_MAX_DIMENSIONS = 2000
+"""pgvector indexes vectors of at most this many dimensions; wider ones are scanned exactly."""
+
+ESTIMATED_ROWS = 1_000
+"""Tables with at least this many rows (by the planner's statistics) take BM25's row count
+from them rather than counting every row for each search (2-10 ms at 10k-100k rows)."""
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+META_TABLE = "vector_index_meta"
+
+VECTOR_PAGE = 10_000
+"""Rows per page when reading all vectors of a kind (``vectors``)."""
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """How one indexed kind maps onto its tables."""
+
+    table: str
+    text_columns: tuple[str, ...]
+    has_session: bool
+    is_memory: bool = False
+
+    @property
+    def vectors(self) -> str:
+        return f"{self.table}_vec"
+
+    @property
+    def chunks(self) -> str:
+        return f"{self.table}_vec_chunks"
+
+    @property
+    def trigger(self) -> str:
+        """Changing a row's text deletes its vectors and windows and clears its model."""
+        return f"{self.table}_vec_text_changed"
+
+
+KINDS: dict[IndexedKind, _Kind] = {
+    IndexedKind.MEMORY: _Kind(Memory.__tablename__, INDEXED_COLUMNS[IndexedKind.MEMORY],
+                              has_session=True, is_memory=True),
+    IndexedKind.NOTE: _Kind(Note.__tablename__, INDEXED_COLUMNS[IndexedKind.NOTE],
+                            has_session=True),
+    IndexedKind.INTERACTION: _Kind(Interaction.__tablename__,
+                                   INDEXED_COLUMNS[IndexedKind.INTERACTION], has_session=True),
+    IndexedKind.FACT: _Kind(UserFact.__tablename__, INDEXED_COLUMNS[IndexedKind.FACT],
+                            has_session=False),
+}
+
+_MODELS: dict[IndexedKind, type[Memory | Note | Interaction | UserFact]] = {
+    IndexedKind.MEMORY: Memory, IndexedKind.NOTE: Note, IndexedKind.INTERACTION: Interaction,
+    IndexedKind.FACT: UserFact}
+
+
+def erasable_tables(connection: Connection) -> list[str]:
+    """Every table of the database (in the current schema) that can hold user text: all
+    of them but Alembic's bookkeeping, so a new table is never forgotten by a forget."""
+    names = connection.execute(sql(
+        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
+        "AND tablename <> 'alembic_version' ORDER BY tablename")).scalars()
+    return list(names)
+
+
+def vector_literal(vector: np.ndarray) -> str:
+    """pgvector's text form of one float32 vector (exact: each float32 prints as the
+    shortest decimal that reads back as itself)."""
+    return str(Vector(vector).to_text())
+
+
+# --- filters ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Where:
+    """A WHERE fragment over the base table (alias ``m``) with its parameters."""
+
+    clauses: list[str] = field(default_factory=list)
+    params: dict[str, Any] = field(default_factory=dict)
+    binds: list[BindParameter[Any]] = field(default_factory=list)
+
+    @property
+    def condition(self) -> str:
+        return " AND ".join(self.clauses) or "true"
+
+    def add(self, clause: str, bind: BindParameter[Any] | None = None, **params: Any) -> None:
+        self.clauses.append(clause)
+        self.params.update(params)
+        if bind is not None:
+            self.binds.append(bind)
+
+    def add_any(self, column: str, name: str, values: Iterable[Any],
+                negate: bool = False) -> None:
+        operator = f"<> ALL(:{name})" if negate else f"= ANY(:{name})"
+        self.add(f"m.{column} {operator}")
+        self.params[name] = sorted(values)
+
+
+def _namespace_clause(where: _Where, prefixes: Sequence[str]) -> None:
+    """``ns = p`` or ``ns`` under ``p/``: ``starts_with`` compares characters exactly
+    (case-sensitive, no collation, no LIKE escaping). An empty prefix (the root) matches
+    everything."""
+    cleaned = [prefix.strip().rstrip("/") for prefix in prefixes]
+    if any(not prefix for prefix in cleaned):
+        return
+    alternatives = []
+    for index, prefix in enumerate(cleaned):
+        alternatives.append(f"m.namespace = :ns{index} OR "
+                            f"starts_with(m.namespace, :ns{index}_under)")
+        where.params.update({f"ns{index}": prefix, f"ns{index}_under": prefix + "/"})
+    where.add("(" + " OR ".join(f"({alt})" for alt in alternatives) + ")")
+
+
+def _memory_filters(where: _Where, filters: SearchFilters) -> None:
+    if filters.memory_types:
+        where.add_any("memory_type", "f_types", filters.memory_types)
+    if filters.tiers:
+        where.add_any("tier", "f_tiers", filters.tiers)
+    if filters.categories:
+        where.add_any("category", "f_categories", filters.categories)
+    if filters.namespaces:
+        _namespace_clause(where, filters.namespaces)
+    valid = "m.is_valid AND m.superseded_by IS NULL"
+    if filters.valid_only is True:
+        where.add(valid)
+    elif filters.valid_only is False:
+        where.add(f"NOT ({valid})")
+
+
+def _where(kind: _Kind, filters: SearchFilters) -> _Where:
+    """The filters that apply to ``kind``; the time window is ``since <= created_at < until``."""
+    where = _Where()
+    if kind.is_memory:
+        _memory_filters(where, filters)
+    if filters.since is not None:
+        where.add("m.created_at >= :f_since", bindparam("f_since", type_=UTCDateTime()),
+                  f_since=filters.since)
+    if filters.until is not None:
+        where.add("m.created_at < :f_until", bindparam("f_until", type_=UTCDateTime()),
+                  f_until=filters.until)
+    if filters.session_ids and kind.has_session:
+        where.add_any("session_id", "f_sessions", filters.session_ids)
+    if filters.exclude_ids:
+        where.add_any("id", "f_exclude", filters.exclude_ids, negate=True)
+    return where
+
+
+def _narrows(kind: _Kind, filters: SearchFilters) -> bool:
+    """Whether the filters can leave few rows (validity and exclusions rarely do)."""
+    memory_narrowing = kind.is_memory and bool(
+        filters.memory_types or filters.tiers or filters.categories or filters.namespaces)
+    return memory_narrowing or bool(filters.since or filters.until
+                                    or (filters.session_ids and kind.has_session))
+
+
+# --- the index -------------------------------------------------------------------------
+
+
+class PostgresSearchIndex:
+    """``SearchIndex`` over tsvector columns and pgvector tables."""
+
+    def __init__(self, engine: Engine, *, exact_max_rows: int = EXACT_MAX_ROWS,
+                 shortlist_factor: int = SHORTLIST_FACTOR,
+                 min_shortlist: int = MIN_SHORTLIST) -> None:
+        """The keyword arguments exist so tests can force the HNSW path on small data."""
+        self._engine = engine
+        self._exact_max_rows = exact_max_rows
+        self._shortlist_factor = shortlist_factor
+        self._min_shortlist = min_shortlist
+        self._dimensions: int | None = None
+
+    # full text
+
+    def text_search(self, session: Session, kind: IndexedKind, text: str,
+                    filters: SearchFilters, limit: int) -> list[IndexHit]:
+        words = query_words(text)
+        if not words or limit <= 0:
+            return []
+        lexemes = self._lexemes(session, words)
+        if not lexemes:
+            return []
+        spec = KINDS[kind]
+        where = _where(spec, filters)
+        query = " || ".join(f"plainto_tsquery('{TEXT_SEARCH_CONFIG}', :w{index})"
+                            for index in range(len(words)))
+        statement = sql(
+            f"WITH matched AS MATERIALIZED ("
+            f"  SELECT m.id, m.{FULLTEXT_COLUMN} AS document, "
+            f"  greatest(length(m.{FULLTEXT_COLUMN}), 1)::float8 AS length, "
+            f"  ({where.condition}) AS passes "
+            f"  FROM {spec.table} AS m WHERE m.{FULLTEXT_COLUMN} @@ ({query})), "
+            f"terms AS ("
+            f"  SELECT matched.id, matched.length, matched.passes, u.lexeme, "
+            f"  cardinality(u.positions)::float8 AS tf FROM matched "
+            f"  CROSS JOIN LATERAL unnest(matched.document) AS u "
+            f"  WHERE u.lexeme = ANY(:lexemes)), "
+            f"df AS (SELECT lexeme, count(*)::float8 AS n FROM terms GROUP BY lexeme), "
+            f"corpus AS (SELECT greatest(({self._row_count_sql(spec)}), "
+            f"  (SELECT count(*) FROM matched))::float8 AS n, "
+            f"  (SELECT avg(length) FROM matched) AS length) "
+            f"SELECT terms.id, sum("
+            f"  greatest(ln((corpus.n - df.n + 0.5) / (df.n + 0.5)), 1e-6) "
+            f"  * terms.tf * {BM25_K1 + 1} / (terms.tf + {BM25_K1} * "
+            f"  (1 - {BM25_B} + {BM25_B} * terms.length / corpus.length))"
+            f") AS score "
+            f"FROM terms JOIN df ON df.lexeme = terms.lexeme CROSS JOIN corpus "
+            f"WHERE terms.passes GROUP BY terms.id "
+            f"ORDER BY score DESC, terms.id LIMIT :limit").bindparams(*where.binds)
+        words_params = {f"w{index}": word for index, word in enumerate(words)}
+        return _hits(session.execute(statement, {
+            **where.params, **words_params, "lexemes": lexemes, "limit": limit}))
+
+    @staticmethod
+    def _lexemes(session: Session, words: Sequence[str]) -> list[str]:
+        """The lexemes the ``hearth`` configuration makes of ``words``, as in documents."""
+        rows = session.execute(sql(
+            f"SELECT DISTINCT u.lexeme FROM unnest(CAST(:words AS text[])) AS w(word) "
+            f"CROSS JOIN LATERAL unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', w.word)) AS u"),
+            {"words": list(words)}).scalars()
+        return sorted(rows)
+
+    @staticmethod
+    def _row_count_sql(spec: _Kind) -> str:
+        """The table's row count: the planner's estimate (kept by autovacuum's ANALYZE)
+        once it says ``ESTIMATED_ROWS`` or more, else counted; BM25 takes its logarithm,
+        so an estimate a few percent off changes nothing that matters."""
+        return (f"SELECT CASE WHEN c.reltuples >= {ESTIMATED_ROWS} THEN c.reltuples::bigint "
+                f"ELSE (SELECT count(*) FROM {spec.table}) END FROM pg_class AS c "
+                f"WHERE c.oid = '{spec.table}'::regclass")
+
+    # vectors: search
+
+    def vector_search(self, session: Session, kind: IndexedKind, vector: np.ndarray,
+                      filters: SearchFilters, limit: int) -> list[IndexHit]:
+        if limit <= 0:
+            return []
+        spec = KINDS[kind]
+        query = vector_literal(self._checked_matrix(session, vector.reshape(1, -1))[0])
+        where = _where(spec, filters)
+        narrowed = _narrows(spec, filters)
+        hits = self._search(session, spec, where, narrowed, query, limit, windows=False)
+        windows = self._search(session, spec, where, narrowed, query, limit, windows=True)
+        return _merged(hits, windows, limit) if windows else hits
+
+    def _search(self, session: Session, spec: _Kind, where: _Where, narrowed: bool,
+                query: str, limit: int, *, windows: bool) -> list[IndexHit]:
+        """Whole-text vectors (or windows): exact when few, else an HNSW shortlist scored
+        exactly and filtered, redone exactly if the filters left too few."""
+        table = spec.chunks if windows else spec.vectors
+        stored = self._count_capped(session, table)
+        if stored == 0:
+            return []
+        exact = (stored <= self._exact_max_rows
+                 or self._dimensions is not None and self._dimensions > HNSW_MAX_DIMENSIONS
+                 or (narrowed and self._count_filtered(session, spec, where, table)
+                     <= self._exact_max_rows))
+        if exact:
+            return self._exact_search(session, spec, where, query, limit, windows=windows)
+        hits, dropped = self._shortlist_search(session, spec, where, query, limit,
+                                               windows=windows)
+        if len(hits) < limit and dropped:
+            return self._exact_search(session, spec, where, query, limit, windows=windows)
+        return hits
+
+    def _count_capped(self, session: Session, table: str) -> int:
+        """Rows of ``table``, counted no further than ``exact_max_rows + 1``."""
+        count = session.execute(sql(f"SELECT count(*) FROM (SELECT 1 FROM {table} "
+                                    f"LIMIT :cap) AS capped"), {"cap": self._exact_max_rows + 1})
+        return int(count.scalar_one())
+
+    def _count_filtered(self, session: Session, spec: _Kind, where: _Where, table: str) -> int:
+        """Vectors (or windows) of the rows passing ``where``, counted no further than
+        ``exact_max_rows + 1``."""
+        key = "item_id" if table == spec.chunks else "id"
+        statement = sql(f"SELECT count(*) FROM (SELECT 1 FROM {spec.table} AS m "
+                        f"JOIN {table} AS e ON e.{key} = m.id WHERE {where.condition} "
+                        f"LIMIT :cap) AS capped").bindparams(*where.binds)
+        return int(session.execute(statement, {**where.params,
+                                               "cap": self._exact_max_rows + 1}).scalar_one())
+
+    def _exact_search(self, session: Session, spec: _Kind, where: _Where, query: str,
+                      limit: int, *, windows: bool) -> list[IndexHit]:
+        """Every vector of the rows passing ``where`` scored by cosine. Ordering by the
+        similarity (not by the distance operator) keeps the HNSW index out of it."""
+        if windows:
+            statement = sql(
+                f"SELECT item_id, similarity, position, char_start, char_end FROM ("
+                f"  SELECT DISTINCT ON (c.item_id) c.item_id, "
+                f"  1 - (c.embedding <=> CAST(:query AS vector)) AS similarity, "
+                f"  c.position, c.char_start, c.char_end "
+                f"  FROM {spec.chunks} AS c JOIN {spec.table} AS m ON m.id = c.item_id "
+                f"  WHERE {where.condition} ORDER BY c.item_id, similarity DESC, c.position"
+                f") AS best ORDER BY similarity DESC, item_id LIMIT :limit")
+        else:
+            statement = sql(
+                f"SELECT m.id, 1 - (e.embedding <=> CAST(:query AS vector)) AS similarity "
+                f"FROM {spec.table} AS m JOIN {spec.vectors} AS e ON e.id = m.id "
+                f"WHERE {where.condition} ORDER BY similarity DESC, m.id LIMIT :limit")
+        rows = session.execute(statement.bindparams(*where.binds),
+                               {**where.params, "query": query, "limit": limit})
+        return _window_hits(rows) if windows else _hits(rows)
+
+    def _shortlist_search(self, session: Session, spec: _Kind, where: _Where, query: str,
+                          limit: int, *, windows: bool) -> tuple[list[IndexHit], bool]:
+        """The HNSW index's nearest ``shortlist`` vectors (or windows), scored exactly,
+        filtered, each row once. Returns the hits and whether the filters dropped any
+        shortlisted row, which is when an exact search could find more."""
+        shortlist = min(max(limit * self._shortlist_factor, self._min_shortlist),
+                        MAX_EF_SEARCH)
+        session.execute(sql("SELECT set_config('hnsw.ef_search', :ef, true)"),
+                        {"ef": str(shortlist)})
+        table = spec.chunks if windows else spec.vectors
+        key = "item_id" if windows else "id"
+        extra = ", e.position, e.char_start, e.char_end" if windows else ""
+        statement = sql(
+            f"WITH shortlist AS MATERIALIZED (SELECT e.id FROM {table} AS e "
+            f"  ORDER BY e.embedding <=> CAST(:query AS vector) LIMIT :shortlist) "
+            f"SELECT e.{key}, 1 - (e.embedding <=> CAST(:query AS vector)) AS similarity"
+            f"{extra}, ({where.condition}) AS passes "
+            f"FROM shortlist JOIN {table} AS e ON e.id = shortlist.id "
+            f"JOIN {spec.table} AS m ON m.id = e.{key} "
+            f"ORDER BY similarity DESC, e.{key}").bindparams(*where.binds)
+        rows = session.execute(statement, {**where.params, "query": query,
+                                           "shortlist": shortlist}).all()
+        kept, seen = [], set()
+        for row in rows:
+            if row[-1] and row[0] not in seen:
+                seen.add(row[0])
+                kept.append(row)
+        dropped = any(not row[-1] for row in rows)
+        kept = kept[:limit]
+        return (_window_hits(kept) if windows else _hits(kept)), dropped
+
+    # vectors: bulk reads for consolidation
+
+    def vectors(self, session: Session, kind: IndexedKind, *,
+                valid_only: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """All stored whole-text vectors of ``kind`` as (ids int64 (n,), float32 (n, dim)),
+        by id, read in keyset pages in pgvector's binary form (``vector_send``: a 4-byte
+        header, then big-endian float32) into one preallocated matrix."""
+        spec = KINDS[kind]
+        dimensions = self._recorded_dimensions(session)
+        condition = ("m.is_valid AND m.superseded_by IS NULL"
+                     if valid_only and spec.is_memory else "true")
+        source = (f"FROM {spec.vectors} AS e JOIN {spec.table} AS m ON m.id = e.id "
+                  f"WHERE {condition}")
+        total = session.execute(sql(f"SELECT count(*) {source}")).scalar_one()
+        ids = np.empty(total, dtype=np.int64)
+        matrix = np.empty((total, dimensions), dtype=np.float32)
+        filled, after = 0, 0
+        while filled < total:
+            page = session.execute(sql(f"SELECT e.id, vector_send(e.embedding) {source} "
+                                       f"AND e.id > :after ORDER BY e.id LIMIT :page"),
+                                   {"after": after, "page": VECTOR_PAGE}).all()
+            if not page:
+                break  # rows deleted since the count: return what exists
+            page = page[:total - filled]
+            count = len(page)
+            ids[filled:filled + count] = [row[0] for row in page]
+            matrix[filled:filled + count] = np.frombuffer(
+                b"".join(bytes(row[1])[4:] for row in page),
+                dtype=">f4").reshape(count, dimensions)
+            filled += count
+            after = page[-1][0]
+        return ids[:filled], matrix[:filled]
+
+    def matching_ids(self, session: Session, kind: IndexedKind, ids: Iterable[int],
+                     filters: SearchFilters) -> set[int]:
+        spec = KINDS[kind]
+        where = _where(spec, filters)
+        found: set[int] = set()
+        for chunk in batched(sorted(set(ids)), 10_000):
+            statement = sql(f"SELECT m.id FROM {spec.table} AS m WHERE m.id = ANY(:m_ids) "
+                            f"AND {where.condition}").bindparams(*where.binds)
+            found.update(session.execute(statement,
+                                         {**where.params, "m_ids": list(chunk)}).scalars())
+        return found
+
+    # vectors: writing
+
+    def store_embeddings(self, session: Session, kind: IndexedKind, ids: Sequence[int],
+                         vectors: np.ndarray, model_id: str, *,
+                         chunks: Sequence[ChunkVectors] | None = None) -> None:
+        if len(ids) == 0:
+            return
+        spec = KINDS[kind]
+        matrix = self._checked_matrix(session, vectors)
+        if matrix.shape[0] != len(ids):
+            raise ValueError(f"{len(ids)} ids but {matrix.shape[0]} vectors")
+        if chunks is not None and len(chunks) != len(ids):
+            raise ValueError(f"{len(ids)} ids but windows for {len(chunks)} rows")
+        windows = self._window_rows(session, ids, chunks or ())
+        rows = [{"id": int(row_id), "vector": vector_literal(matrix[row])}
+                for row, row_id in enumerate(ids)]
+        exists = f"WHERE EXISTS (SELECT 1 FROM {spec.table} WHERE id = :id)"
+        session.execute(sql(
+            f"INSERT INTO {spec.vectors} (id, embedding) "
+            f"SELECT :id, CAST(:vector AS vector) {exists} "
+            f"ON CONFLICT (id) DO UPDATE SET embedding = EXCLUDED.embedding"), rows)
+        all_ids = [row["id"] for row in rows]
+        session.execute(sql(f"DELETE FROM {spec.chunks} WHERE item_id = ANY(:ids)"),
+                        {"ids": all_ids})
+        if windows:
+            session.execute(sql(
+                f"INSERT INTO {spec.chunks} (item_id, position, char_start, char_end, "
+                f"embedding) SELECT :id, :position, :char_start, :char_end, "
+                f"CAST(:vector AS vector) {exists}"), windows)
+        session.execute(sql(f"UPDATE {spec.table} SET embedding_model = :model "
+                            f"WHERE id = ANY(:ids)"), {"model": model_id, "ids": all_ids})
+
+    def _window_rows(self, session: Session, ids: Sequence[int],
+                     chunks: Sequence[ChunkVectors]) -> list[dict[str, Any]]:
+        """Parameters for the window table, checked before anything is written."""
+        rows: list[dict[str, Any]] = []
+        for row_id, row_chunks in zip(ids, chunks, strict=False):
+            if not row_chunks.windows:
+                continue
+            matrix = self._checked_matrix(session, row_chunks.vectors)
+            for window, vector in zip(row_chunks.windows, matrix, strict=True):
+                if window.position < 1 or not 0 <= window.char_start < window.char_end:
+                    raise ValueError(f"not a further window: {window}")
+                rows.append({"id": int(row_id), "position": window.position,
+                             "char_start": window.char_start, "char_end": window.char_end,
+                             "vector": vector_literal(vector)})
+        return rows
+
+    def rows_needing_embedding(self, session: Session, kind: IndexedKind, model_id: str,
+                               after_id: int, limit: int) -> list[tuple[int, str]]:
+        model = _MODELS[kind]
+        columns = [getattr(model, name) for name in KINDS[kind].text_columns]
+        rows = session.execute(
+            select(model.id, *columns)
+            .where(model.embedding_model.is_distinct_from(model_id), model.id > after_id)
+            .order_by(model.id).limit(limit))
+        return [(row[0], document_text(kind, row[1:])) for row in rows]
+
+    # vectors: the tables themselves
+
+    def ensure_dimensions(self, dimensions: int) -> bool:
+        """Create the vector tables for this width, or rebuild them if the width changed.
+
+        Cached per instance: after the first call for a width it costs nothing.
+        """
+        if dimensions == self._dimensions:
+            return False
+        if dimensions <= 0:
+            raise ValueError(f"dimensions must be positive, got {dimensions}")
+        if self._in_place(dimensions):
+            self._dimensions = dimensions
+            return False
+        with self._engine.execution_options(**{WRITE_OPTION: True}).begin() as connection:
+            connection.execute(sql(
+                f"CREATE TABLE IF NOT EXISTS {META_TABLE} (key text PRIMARY KEY, value text)"))
+            recorded = _meta(connection, "dimensions")
+            for spec in KINDS.values():
+                if recorded != str(dimensions) or not _has_tables(connection, spec):
+                    _reset_vectors(connection, spec, dimensions)
+                _create_trigger(connection, spec)
+            _set_meta(connection, "dimensions", str(dimensions))
+        self._dimensions = dimensions
+        return recorded is not None and recorded != str(dimensions)
+
+    def _in_place(self, dimensions: int) -> bool:
+        """Whether the tables and triggers for this width are all there, read without the
+        write lock: then ``ensure_dimensions`` has nothing to write, so a read-only
+        database can be searched (and a start takes no write lock for it)."""
+        with self._engine.connect() as connection:
+            if connection.execute(sql("SELECT to_regclass(:name)"),
+                                  {"name": META_TABLE}).scalar() is None:
+                return False
+            triggers = set(connection.execute(sql(
+                "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal")).scalars())
+            return (_meta(connection, "dimensions") == str(dimensions)
+                    and all(_has_tables(connection, spec) and spec.trigger in triggers
+                            for spec in KINDS.values()))
+
+    def _recorded_dimensions(self, session: Session) -> int:
+        if self._dimensions is None:
+            connection = session.connection()
+            exists = connection.execute(sql("SELECT to_regclass(:name)"),
+                                        {"name": META_TABLE}).scalar()
+            recorded = _meta(connection, "dimensions") if exists is not None else None
+            if recorded is None:
+                raise RuntimeError("The vector index is not prepared; call "
+                                   "ensure_dimensions(embedder.dimensions) first.")
+            self._dimensions = int(recorded)
+        return self._dimensions
+
+    def _checked_matrix(self, session: Session, vectors: np.ndarray) -> np.ndarray:
+        """Vectors as a C-contiguous float32 (n, dim) array of the index's width."""
+        matrix = np.ascontiguousarray(vectors, dtype=np.float32)
+        dimensions = self._recorded_dimensions(session)
+        if matrix.ndim != 2 or matrix.shape[1] != dimensions:
+            raise ValueError(f"expected vectors of width {dimensions}, got shape {matrix.shape}")
+        if not np.all(np.isfinite(matrix)):
+            raise ValueError("vectors contain NaN or infinity")
+        return matrix
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+
+def _hits(rows: Iterable[Any]) -> list[IndexHit]:
+    return [IndexHit(id=row[0], score=float(row[1]), rank=rank)
+            for rank, row in enumerate(rows, start=1)]
+
+
+def _window_hits(rows: Iterable[Any]) -> list[IndexHit]:
+    """Rows (item_id, similarity, position, char_start, char_end, ...) as hits."""
+    return [IndexHit(id=row[0], score=float(row[1]), rank=rank,
+                     chunk=TextWindow(row[2], row[3], row[4]))
+            for rank, row in enumerate(rows, start=1)]
+
+
+def _merged(rows: list[IndexHit], windows: list[IndexHit], limit: int) -> list[IndexHit]:
+    """Each row once with its best score (a window only if it beats the whole-text
+    vector), best first, re-ranked; exact for the top ``limit`` (see SQLite's)."""
+    best = {hit.id: hit for hit in rows}
+    for hit in windows:
+        known = best.get(hit.id)
+        if known is None or hit.score > known.score:
+            best[hit.id] = hit
+    ordered = sorted(best.values(), key=lambda hit: (-hit.score, hit.id))[:limit]
+    return [replace(hit, rank=rank) for rank, hit in enumerate(ordered, start=1)]
+
+
+def _meta(connection: Connection, key: str) -> str | None:
+    return connection.execute(sql(f"SELECT value FROM {META_TABLE} WHERE key = :key"),
+                              {"key": key}).scalar_one_or_none()
+
+
+def _set_meta(connection: Connection, key: str, value: str) -> None:
+    connection.execute(sql(f"INSERT INTO {META_TABLE} (key, value) VALUES (:key, :value) "
+                           f"ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"),
+                       {"key": key, "value": value})
+
+
+def _has_tables(connection: Connection, spec: _Kind) -> bool:
+    return all(connection.execute(sql("SELECT to_regclass(:name)"), {"name": name}).scalar()
+               is not None for name in (spec.vectors, spec.chunks))
+
+
+def _reset_vectors(connection: Connection, spec: _Kind, dimensions: int) -> None:
+    """(Re)create empty vector tables of this width; every row of the kind then needs
+    embedding. Both reference the base row, so deleting it deletes its vectors."""
+    vector = f"vector({dimensions})"
+    references = f"REFERENCES {spec.table} (id) ON DELETE CASCADE"
+    execute: Callable[[str], Any] = connection.exec_driver_sql
+    execute(f"DROP TABLE IF EXISTS {spec.vectors}, {spec.chunks}")
+    execute(f"CREATE TABLE {spec.vectors} (id integer PRIMARY KEY {references}, "
+            f"embedding {vector} NOT NULL)")
+    execute(f"CREATE TABLE {spec.chunks} (id bigserial PRIMARY KEY, "
+            f"item_id integer NOT NULL {references}, position integer NOT NULL, "
+            f"char_start integer NOT NULL, char_end integer NOT NULL, "
+            f"embedding {vector} NOT NULL)")
+    execute(f"CREATE INDEX {spec.chunks}_item ON {spec.chunks} (item_id)")
+    if dimensions <= HNSW_MAX_DIMENSIONS:
+        for table in (spec.vectors, spec.chunks):
+            execute(f"CREATE INDEX {table}_hnsw ON {table} "
+                    f"USING hnsw (embedding vector_cosine_ops)")
+    execute(f"UPDATE {spec.table} SET embedding_model = NULL "
+            f"WHERE embedding_model IS NOT NULL")
+
+
+def _create_trigger(connection: Connection, spec: _Kind) -> None:
+    """Changing a row's indexed text deletes its vectors and windows and clears its
+    ``embedding_model`` in the same statement (a BEFORE trigger edits the new row)."""
+    changed = " OR ".join(f"OLD.{column} IS DISTINCT FROM NEW.{column}"
+                          for column in spec.text_columns)
+    connection.exec_driver_sql(
+        f"CREATE OR REPLACE FUNCTION {spec.trigger}() RETURNS trigger LANGUAGE plpgsql AS $$ "
+        f"BEGIN "
+        f"DELETE FROM {spec.vectors} WHERE id = OLD.id; "
+        f"DELETE FROM {spec.chunks} WHERE item_id = OLD.id; "
+        f"NEW.embedding_model := NULL; "
+        f"RETURN NEW; "
+        f"END $$")
+    connection.exec_driver_sql(f"DROP TRIGGER IF EXISTS {spec.trigger} ON {spec.table}")
+    connection.exec_driver_sql(
+        f"CREATE TRIGGER {spec.trigger} BEFORE UPDATE OF {', '.join(spec.text_columns)} "
+        f"ON {spec.table} FOR EACH ROW WHEN ({changed}) "
+        f"EXECUTE FUNCTION {spec.trigger}()")
