@@ -354,7 +354,7 @@ class HearthScheduler:
         def here() -> Any:
             provider = self._provider_factory()
             try:  # the dream cycle reflects too: never both at once (a learning counts once)
-                with dream_lock(self._hearth.paths.home):
+                with dream_lock(self._hearth.storage):
                     return ReflectionEngine(self._hearth, provider).run(
                         trigger=trigger, cancel=self._stopping)
             finally:

@@ -27,7 +27,6 @@ from core.home.backups import list_backups
 from core import consolidation
 from core.cli import context, dream_cmd
 from core.consolidation.dream import (
-    LOCK_FILE,
     STAGES,
     DreamAlreadyRunning,
     DreamCycle,
@@ -169,7 +168,7 @@ def test_only_runs_one_stage_with_lock_backup_and_record(hearth: Hearth) -> None
 
 
 def test_a_second_run_is_refused_while_the_lock_is_held(hearth: Hearth) -> None:
-    fd = os.open(hearth.paths.home / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(hearth.paths.home / "dream.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         with pytest.raises(DreamAlreadyRunning) as refused:
@@ -179,7 +178,7 @@ def test_a_second_run_is_refused_while_the_lock_is_held(hearth: Hearth) -> None:
         os.close(fd)
     assert dream_runs(hearth) == []          # refused before anything was written
     assert list_backups(hearth.paths) == []
-    with dream_lock(hearth.paths.home):      # released with the descriptor
+    with dream_lock(hearth.storage):      # released with the descriptor
         pass
 
 
@@ -216,7 +215,7 @@ def test_a_hard_interrupt_fails_the_run_which_resumes_only_within_the_window(
         DreamCycle(hearth, model_down(), stages={"link": interrupted}).run()
     (stopped,) = dream_runs(hearth)
     assert stopped.status == "failed" and stopped.stages["decay"]["status"] == "done"
-    with dream_lock(hearth.paths.home):       # the lock went with the exception
+    with dream_lock(hearth.storage):       # the lock went with the exception
         pass
 
     with hearth.storage.write() as session:   # the same run, found a day later

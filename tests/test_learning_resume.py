@@ -23,7 +23,7 @@ from support.scripted_llm import ScriptedLLM
 
 from core.app import Hearth
 from core.learning.pipeline import LearningPipeline
-from core.home.liveness import LEARNING, Claims
+from core.home.liveness import LEARNING
 from core.llm import CancelToken, LLMCancelled, Message
 from core.storage.orm import ChatSession, Interaction, utcnow
 
@@ -163,7 +163,7 @@ def test_a_chat_still_within_its_quiet_time_is_left_open(hearth) -> None:
 
 def test_an_exchange_a_live_process_has_queued_is_left_to_it(hearth) -> None:
     (interaction_id,) = said(hearth, "s1", "I moved to Porto last week")
-    claim = Claims.beside(hearth.storage).hold(LEARNING, interaction_id)  # another window
+    claim = hearth.storage.claims.hold(LEARNING, interaction_id)  # another window
     try:
         later = LearningPipeline(hearth, ScriptedLLM([]), quiet_seconds=QUIET)
         assert later.resume() == 0

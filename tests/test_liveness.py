@@ -1,22 +1,21 @@
 """Claims on unfinished rows and the reconciliation at open (``core.home.liveness``): a row whose
-claim is held (a live process, here another open file of this one) is left alone; one whose
-claim is free or missing is marked interrupted, keeping what it had."""
+claim is held (a live process, here this one) is left alone; one whose claim is free or
+missing is marked interrupted, keeping what it had. On both backends: lock files beside a
+SQLite file, advisory locks on a PostgreSQL server."""
 
 from __future__ import annotations
 
 import pytest
 from sqlalchemy import select
 
-from core.home.liveness import INTERACTION, RUN, Claims, reconcile
+from core.home.liveness import INTERACTION, RUN, reconcile
+from core.storage.file_claims import FileClaims
 from core.storage.orm import ChatSession, Interaction, Run
+from core.storage.port import StoragePort
 from core.storage.sqlite.adapter import SqliteStorage
 
-pytestmark = pytest.mark.sqlite_only(
-    "claims live beside the database file, and a PostgreSQL database has none: its data "
-    "folder's claims come with the storage factory")
 
-
-def add_rows(storage: SqliteStorage) -> tuple[list[int], list[int]]:
+def add_rows(storage: StoragePort) -> tuple[list[int], list[int]]:
     with storage.write() as session:
         session.add(ChatSession(id="s1", title="chat", source="chat"))
         exchanges = [Interaction(session_id="s1", user_message=f"question {n}",
@@ -30,9 +29,9 @@ def add_rows(storage: SqliteStorage) -> tuple[list[int], list[int]]:
 
 
 def test_free_or_missing_claims_are_interrupted_and_held_ones_left_alone(
-        storage: SqliteStorage) -> None:
+        storage: StoragePort) -> None:
     exchanges, runs = add_rows(storage)
-    claims = Claims.beside(storage)
+    claims = storage.claims
     live_exchange = claims.hold(INTERACTION, exchanges[0])
     live_run = claims.hold(RUN, runs[0])
     claims.hold(INTERACTION, exchanges[1]).release()  # finished its claim, never its row
@@ -54,12 +53,14 @@ def test_free_or_missing_claims_are_interrupted_and_held_ones_left_alone(
     assert killed.finished_at is not None
     live_exchange.release()
     live_run.release()
-    assert not list(claims.folder.iterdir())
+    assert not claims.alive(INTERACTION, exchanges[0]) and not claims.alive(RUN, runs[0])
+    if isinstance(claims, FileClaims):
+        assert claims.folder is not None and not list(claims.folder.iterdir())
 
 
 def test_a_reused_id_whose_old_owner_still_runs_gets_a_claim_of_its_own(
-        storage: SqliteStorage) -> None:
-    claims = Claims.beside(storage)
+        storage: StoragePort) -> None:
+    claims = storage.claims
     old_owner = claims.hold(INTERACTION, 7)
     new_owner = claims.hold(INTERACTION, 7)  # never waits for the old one
     old_owner.release()
@@ -68,9 +69,11 @@ def test_a_reused_id_whose_old_owner_still_runs_gets_a_claim_of_its_own(
     assert not claims.alive(INTERACTION, 7)
 
 
+@pytest.mark.sqlite_only("claim files are SQLite's; the server drops a dead process's "
+                         "advisory locks itself")
 def test_unheld_claim_files_are_swept_and_held_ones_kept(storage: SqliteStorage) -> None:
-    claims = Claims.beside(storage)
-    assert claims.folder is not None
+    claims = storage.claims
+    assert isinstance(claims, FileClaims) and claims.folder is not None
     claims.folder.mkdir()
     (claims.folder / "run-3.lock").touch()  # left by a killed process
     held = claims.hold(RUN, 4)
@@ -83,7 +86,7 @@ def test_a_database_without_a_folder_has_nothing_to_reconcile() -> None:
     memory = SqliteStorage(None)
     try:
         add_rows(memory)
-        assert reconcile(memory).interactions == ()
-        assert Claims.beside(memory).alive(RUN, 1)
+        assert list(reconcile(memory).interactions) == []
+        assert memory.claims.alive(RUN, 1)
     finally:
         memory.close()

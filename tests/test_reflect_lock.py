@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from core.cli.main import run
-from core.consolidation.dream import dream_lock
+from core.home.instance_lock import FolderLock
 
 
 def test_hearth_reflect_refuses_while_a_dream_cycle_runs(capsys, tmp_path) -> None:
     home = tmp_path / "h"
-    with dream_lock(home):
+    with FolderLock(home, exclusive=True, name="dream.lock"):  # another process's dream
         code = run(["--home", str(home), "reflect"])
     err = capsys.readouterr().err
     assert code == 1

@@ -235,7 +235,7 @@ def test_the_dream_job_runs_the_cycle_and_skips_while_another_holds_the_lock(hea
     from core.consolidation.dream import dream_lock
 
     scheduler = HearthScheduler(hearth, ScriptedLLM)
-    with dream_lock(hearth.paths.home):
+    with dream_lock(hearth.storage):
         assert scheduler.run_job(DREAM).startswith("skipped: ")
     with hearth.storage.read() as session:
         assert session.scalar(select(func.count()).select_from(Run)) == 0

@@ -40,7 +40,7 @@ def _one_action(**chosen: object) -> str | None:
 
 def reflect(as_json: JsonOption = False) -> None:
     """Reflect on the last day's conversations now: profile, facts, intentions, learnings."""
-    with opened() as hearth, dream_lock(hearth.paths.home):  # never beside a dream cycle
+    with opened() as hearth, dream_lock(hearth.storage):  # never beside a dream cycle
         provider = build_provider(hearth.settings)
         try:
             report = ReflectionEngine(hearth, provider).run(trigger="manual")

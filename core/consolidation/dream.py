@@ -5,9 +5,12 @@ order, recording each one (counts, seconds, status) in one ``runs`` row of kind 
 
 Decisions (documented in docs/consolidation.md, "The dream cycle"):
 
-* **One at a time.** An exclusive ``flock`` on ``<home>/dream.lock``, taken without
-  waiting: a second run gets ``DreamAlreadyRunning``. The operating system drops the lock
-  when its process dies, so a crash never leaves a stale lock behind.
+* **One at a time.** The database's ``dream`` lock (``StoragePort.exclusive``), taken
+  without waiting: a second run gets ``DreamAlreadyRunning``, whether it is in another
+  process on this device or, on a shared PostgreSQL database, on another device. On SQLite
+  it is an exclusive ``flock`` on ``dream.lock`` beside the database (``<home>/dream.lock``),
+  on PostgreSQL a session advisory lock; the system drops either when its process dies,
+  so a crash never leaves a stale lock behind.
 * **Backup first.** ``create_backup`` runs before any stage writes; its path is recorded.
 * **Resume, never redo.** A dream run still marked ``running`` while we hold the lock was
   killed: it is marked ``interrupted``. If the newest full run ended unfinished (killed,
@@ -32,7 +35,6 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
@@ -46,7 +48,6 @@ from core.consolidation.reflection import ReflectionEngine
 from core.consolidation.rem import run_rem
 from core.consolidation.runs import CANCELLED, RunRecorder, StageCancelled
 from core.errors import HearthError, InvalidInputError
-from core.home.instance_lock import FolderLock
 from core.llm.protocol import (
     CancelToken,
     LLMCancelled,
@@ -54,6 +55,7 @@ from core.llm.protocol import (
     LLMUnavailableError,
 )
 from core.storage.orm import Run, utcnow
+from core.storage.port import StoragePort
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +63,7 @@ STAGES = ("process", "triage", "distil", "enrich", "decay", "merge", "link", "re
           "reflect")
 
 KIND = "dream"
-LOCK_FILE = "dream.lock"
+LOCK_NAME = "dream"
 RESUME_WINDOW = timedelta(hours=20)
 """A killed run younger than this is resumed: the same night's cycle, caught up in the
 morning. Older ones are history; the next night starts afresh."""
@@ -100,11 +102,11 @@ class DreamReport:
 
 
 @contextmanager
-def dream_lock(home: Path) -> Iterator[None]:
-    """Hold ``<home>/dream.lock`` exclusively, or raise ``DreamAlreadyRunning`` at once."""
-    busy = DreamAlreadyRunning("A dream cycle is already running for this data folder.",
+def dream_lock(storage: StoragePort) -> Iterator[None]:
+    """Hold the database's dream lock, or raise ``DreamAlreadyRunning`` at once."""
+    busy = DreamAlreadyRunning("A dream cycle is already running on this database.",
                                "Wait for it to finish (see `hearth runs`), then try again.")
-    with FolderLock(home, exclusive=True, name=LOCK_FILE, busy=busy):
+    with storage.exclusive(LOCK_NAME, busy):
         yield
 
 
@@ -209,7 +211,7 @@ class DreamCycle:
             raise InvalidInputError(f"There is no dream stage called {only!r}.",
                                     f"Choose one of: {', '.join(STAGES)}.")
         cancel = cancel or CancelToken()
-        with dream_lock(self._hearth.paths.home):
+        with dream_lock(self._hearth.storage):
             interrupted, carried = self._close_interrupted(resumable=only is None)
             recorder = RunRecorder(self._hearth.storage, KIND, trigger)
             report = DreamReport(run_id=recorder.run_id, interrupted=interrupted)

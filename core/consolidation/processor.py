@@ -3,7 +3,9 @@ scaffold and deduplicated long-term memories.
 
 Observations arrive on the event bus (``core.learning.events.add_event``) from the
 record_observation tool, post-exchange fact learning, session digests and imports. A run
-takes the pending events oldest first, in batches, and for each batch asks the model once
+takes the pending events oldest first, in batches; it claims each batch for itself first
+(``core.consolidation.event_claims``: another process, here or on another device sharing
+the database, skips it), then asks the model once
 (bounded schema, repaired and validated by ``ask_structured``) for the updated scaffold,
 the rewritten working memory and facts worth embedding. Those facts and the batch's
 ``memory_candidate`` events go through the two-phase deduplicator, and then everything is
@@ -50,6 +52,7 @@ from pydantic import (
 from sqlalchemy import or_, select
 
 from core.app import Hearth
+from core.consolidation import event_claims
 from core.consolidation.dedupe import CandidateMemory, Decision, Deduplicator
 from core.consolidation.runs import RunRecorder
 from core.conversation.tokens import clip
@@ -71,6 +74,9 @@ log = logging.getLogger(__name__)
 BATCH_SIZE = 20
 """Events per model call: enough to consolidate a conversation's worth at once, few enough
 that a 4k-context model still sees the whole scaffold and working memory."""
+CLAIM_WINDOW = 10 * BATCH_SIZE
+"""Pending events looked at per claim: enough to find a batch when another process holds
+the first ones, few enough for any driver's limit on parameters."""
 
 WORKING_MEMORY_MAX_CHARS = 3500   # ~500 words: it is in every turn's system prompt
 FACTS_MAX = 10
@@ -180,7 +186,9 @@ class _Unusable(Exception):
 
 
 class _BatchTaken(Exception):
-    """Another run processed some of this batch's events first; nothing was written."""
+    """Another run processed some of this batch's events first; nothing was written. The
+    claims make this the exception (a lease that ran out while the model was answering);
+    this stays the final guard."""
 
 
 class _RunState:
@@ -245,15 +253,28 @@ class MemoryProcessor:
     def _work(self, ids: Sequence[int], state: _RunState, progress: Progress | None,
               cancel: CancelToken | None) -> str:
         """Consolidate ``ids`` batch by batch: ``done``, or why the run stops here
-        (``cancelled``, ``unavailable``)."""
-        for start in range(0, len(ids), BATCH_SIZE):
+        (``cancelled``, ``unavailable``). Each batch is claimed before the model is asked
+        (``core.consolidation.event_claims``): events another process claimed meanwhile
+        are left to it."""
+        remaining = list(ids)
+        while remaining:
             if cancel is not None and cancel.cancelled:
                 return "cancelled"
-            outcome = self._process(ids[start:start + BATCH_SIZE], state, cancel)
+            window = remaining[:CLAIM_WINDOW]
+            batch = event_claims.claim(self._hearth.storage, window, BATCH_SIZE)
+            if not batch:  # all of these are another process's now, or done
+                remaining = remaining[len(window):]
+                continue
+            taken = set(batch)
+            remaining = [event_id for event_id in remaining if event_id not in taken]
+            try:
+                outcome = self._process(batch, state, cancel)
+            finally:
+                event_claims.release(self._hearth.storage, batch)
             if outcome != "done":
                 return outcome
             if progress is not None:
-                progress(min(start + BATCH_SIZE, len(ids)), len(ids))
+                progress(len(ids) - len(remaining), len(ids))
         return "done"
 
     # --- one batch ------------------------------------------------------------------------
@@ -382,6 +403,7 @@ class MemoryProcessor:
             now = utcnow()
             for row in rows:
                 row.processed, row.processed_at, row.last_error = True, now, None
+                row.claimed_by, row.claimed_until = None, None
         report.processed += len(rows)
         if counts is not None:
             report.memories_added += counts.added
@@ -392,11 +414,15 @@ class MemoryProcessor:
     # --- event bookkeeping -----------------------------------------------------------------
 
     def _pending_ids(self) -> list[int]:
+        """Unprocessed events with attempts left, except those another process is
+        consolidating now (its claim's lease has not run out)."""
         with self._hearth.storage.read() as session:
             return list(session.scalars(
                 select(ContextEvent.id)
                 .where(ContextEvent.processed.is_(False),
-                       ContextEvent.attempts < self._hearth.settings.event_max_attempts)
+                       ContextEvent.attempts < self._hearth.settings.event_max_attempts,
+                       or_(ContextEvent.claimed_until.is_(None),
+                           ~event_claims.held_elsewhere(utcnow())))
                 .order_by(ContextEvent.created_at, ContextEvent.id)))
 
     def _load(self, ids: Sequence[int]) -> list[_Event]:

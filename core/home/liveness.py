@@ -6,10 +6,13 @@ power) would leave them so for good, and nothing in the row can tell a dead owne
 live one: the desktop window may be streaming a reply while a ``hearth`` command opens the
 same folder.
 
-So the process working on such a row *claims* it: an exclusive ``flock`` on
-``<home>/running/<kind>-<id>.lock``, taken before the row is committed and released only
-after its final state is. The operating system drops the lock when the process dies,
-however it dies, and never reuses it for another process (unlike a pid). At open,
+So the process working on such a row *claims* it (``StoragePort.claims``), before the row
+is committed, releasing the claim only after its final state is. A claim is something the
+system drops when its process dies, however it dies, and never hands to another process
+(unlike a pid): on SQLite an exclusive ``flock`` on ``running/<kind>-<id>.lock`` beside the
+database file (``core.storage.file_claims``); on PostgreSQL, shared by several devices, a
+session advisory lock on the server, which the server drops with the connection of a
+process that died (``core.storage.postgres.locks``). At open,
 ``reconcile`` marks every pending exchange and running run whose claim is free (or was
 never made, by an older Hearth) ``interrupted``, keeping whatever it had written (a partial
 reply, finished stages), and removes claim files nobody holds.
@@ -21,22 +24,22 @@ finished between the check and the update is left as it is.
 
 from __future__ import annotations
 
-import fcntl
 import logging
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from core.storage.orm import Interaction, Run, utcnow
+from core.storage.port import RowClaim as Claim
 from core.storage.port import StoragePort
+
+__all__ = ["INTERACTION", "INTERRUPTED", "LEARNING", "RUN", "Claim", "Reconciled",
+           "claim_new_row", "reconcile"]
 
 log = logging.getLogger(__name__)
 
-CLAIMS_FOLDER = "running"
 INTERACTION, RUN = "interaction", "run"
 LEARNING = "learning"
 """An exchange queued for learning in a live process (``LearningPipeline``): the next
@@ -46,91 +49,12 @@ REPLY_INTERRUPTED = "The reply was interrupted: the program stopped before it fi
 RUN_INTERRUPTED = "the process stopped before the run finished"
 
 
-class Claim:
-    """An exclusive hold on one row's claim file (or nothing, for a database without a
-    folder); ``release`` (idempotent) removes it."""
-
-    def __init__(self, path: Path | None, fd: int | None) -> None:
-        self._path = path
-        self._fd = fd
-
-    def release(self) -> None:
-        """Remove the file, then let the lock go (in that order, so nobody can take a lock
-        on a file that is about to disappear)."""
-        if self._fd is None or self._path is None:
-            return
-        try:
-            self._path.unlink(missing_ok=True)
-        finally:
-            os.close(self._fd)
-            self._fd = None
-
-
-class Claims:
-    """The claim files of one data folder (none for a database without a folder, such as
-    a private in-memory one, whose rows no other process can see)."""
-
-    def __init__(self, folder: Path | None) -> None:
-        self.folder = folder
-
-    @classmethod
-    def beside(cls, storage: StoragePort) -> Claims:
-        """The claims of the database ``storage`` opened: a folder next to the file."""
-        return cls(storage.path.parent / CLAIMS_FOLDER if storage.path is not None else None)
-
-    def hold(self, kind: str, row_id: int) -> Claim:
-        """Claim a row this process is about to commit unfinished.
-
-        ``<kind>-<id>.lock``, or ``<kind>-<id>.<n>.lock`` when that one is held: SQLite
-        reuses the id of a deleted last row, whose owner may still be running (a chat
-        deleted while its reply streams). Never waits. A file removed between opening and
-        locking it (a ``sweep``) is opened again, so the lock held is on the file others
-        see."""
-        if self.folder is None:
-            return Claim(None, None)
-        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        generation = 0
-        while True:
-            suffix = f".{generation}" if generation else ""
-            path = self.folder / f"{kind}-{row_id}{suffix}.lock"
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-            if not _try_lock(fd):
-                os.close(fd)
-                generation += 1
-            elif _same_file(fd, path):
-                return Claim(path, fd)
-            else:
-                os.close(fd)
-
-    def alive(self, kind: str, row_id: int) -> bool:
-        """Whether a live process holds one of the row's claims (True when that cannot be
-        known: no folder)."""
-        if self.folder is None:
-            return True
-        return any(_held(path) for path in self.folder.glob(f"{kind}-{row_id}.*lock"))
-
-    def sweep(self) -> None:
-        """Remove claim files nobody holds (left by processes that were killed)."""
-        if self.folder is None or not self.folder.is_dir():
-            return
-        for path in self.folder.glob("*.lock"):
-            try:
-                fd = os.open(path, os.O_RDWR)
-            except FileNotFoundError:
-                continue  # its owner finished meanwhile
-            try:
-                if _try_lock(fd) and _same_file(fd, path):
-                    path.unlink()
-            finally:
-                os.close(fd)
-
-
 def claim_new_row(storage: StoragePort, kind: str,
                   create: Callable[[Session], int]) -> tuple[int, Claim]:
     """Insert an unfinished row (``create`` adds it in the write session and returns its
     id), claimed by this process before it is committed; the caller releases the claim
     once the row's final state is committed."""
-    claims = Claims.beside(storage)
+    claims = storage.claims
     claim: Claim | None = None
     try:
         with storage.write() as session:
@@ -153,9 +77,7 @@ class Reconciled:
 
 def reconcile(storage: StoragePort) -> Reconciled:
     """Mark pending exchanges and running runs whose process is gone ``interrupted``."""
-    claims = Claims.beside(storage)
-    if claims.folder is None:
-        return Reconciled((), ())
+    claims = storage.claims
     with storage.read() as session:
         pending = session.scalars(select(Interaction.id).where(
             Interaction.status == "pending")).all()
@@ -174,32 +96,3 @@ def reconcile(storage: StoragePort) -> Reconciled:
                  list(dead.interactions), list(dead.runs))
     claims.sweep()
     return dead
-
-
-def _try_lock(fd: int) -> bool:
-    """Take the exclusive lock on ``fd`` if nobody holds it, without waiting."""
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    return True
-
-
-def _held(path: Path) -> bool:
-    """Whether another open file holds the lock on ``path`` (False once it is gone)."""
-    try:
-        fd = os.open(path, os.O_RDWR)
-    except FileNotFoundError:
-        return False
-    try:
-        return not _try_lock(fd)
-    finally:
-        os.close(fd)
-
-
-def _same_file(fd: int, path: Path) -> bool:
-    """Whether ``path`` still names the file open as ``fd`` (not removed or replaced)."""
-    try:
-        return os.stat(path).st_ino == os.fstat(fd).st_ino
-    except FileNotFoundError:
-        return False

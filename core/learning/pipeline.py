@@ -58,7 +58,7 @@ from core.learning.exclusions import ExclusionGate
 from core.learning.extraction import FactCandidate, extract_model_facts, merge, rule_facts
 from core.learning.quiet_timers import MakeTimers, QuietTimerJobs, QuietTimers
 from core.learning.session_digest import MIN_EXCHANGES, digest_session, users_own_candidates
-from core.home.liveness import LEARNING, Claim, Claims
+from core.home.liveness import LEARNING, Claim
 from core.llm import CancelToken, LLMCancelled, LLMProvider
 from core.embedding.reembed import backfill_embeddings
 from core.storage.orm import ChatSession, Interaction, utcnow
@@ -113,7 +113,7 @@ class LearningPipeline:
         self._stopped = False
         self._stopping = CancelToken()
         """Set by ``stop``: the model call under way ends, and no further job runs."""
-        self._claims = Claims.beside(hearth.storage)
+        self._claims = hearth.storage.claims
         self._last_fact_key: dict[str | None, str] = {}
         self._listeners: list[LearnedListener] = []
         self._timers: QuietTimers = timers(self.quiet_time_over)

@@ -105,7 +105,7 @@ def reflect(hearth: Hearth, provider: LLMProvider, *, trigger: str = "manual",
     from core.consolidation.dream import dream_lock
     from core.consolidation.reflection import ReflectionEngine
 
-    with dream_lock(hearth.paths.home):
+    with dream_lock(hearth.storage):
         report = ReflectionEngine(hearth, provider).run(trigger=trigger, cancel=cancel)
     return RunOutcome(REFLECT, report, report.diff)
 

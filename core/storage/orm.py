@@ -341,7 +341,9 @@ class ContextEvent(Base):
     ``attempts`` counts only failures of the event's own (unusable output); ``failed_with``
     names the model of the last one (provider · model · host) and ``auto_retried`` says
     whether the one automatic retry of a poisoned event was used (after a change of model,
-    or once the model answered again); see ``core.consolidation.processor``.
+    or once the model answered again); see ``core.consolidation.processor``. A process
+    consolidating the event holds it as ``claimed_by`` until ``claimed_until`` (its lease),
+    so another process, on this device or another, skips it (``core.consolidation.claims``).
     """
 
     __tablename__ = "context_events"
@@ -358,6 +360,8 @@ class ContextEvent(Base):
     auto_retried: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     processed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    claimed_by: Mapped[str | None] = mapped_column(String(200))
+    claimed_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class AgentLearning(Base):

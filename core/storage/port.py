@@ -24,6 +24,7 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from core.embedding.chunking import ChunkVectors, TextWindow
+from core.errors import HearthError
 
 
 class IndexedKind(str, enum.Enum):
@@ -193,6 +194,30 @@ class BackupCopies(Protocol):
         copy) included."""
 
 
+class RowClaim(Protocol):
+    """One process's hold on one unfinished row (``RowClaims.hold``)."""
+
+    def release(self) -> None:
+        """Let the claim go (idempotent)."""
+
+
+class RowClaims(Protocol):
+    """Which unfinished rows a live process is working on (``core.home.liveness``): a
+    claim disappears with the process that held it, however it died, so a row whose claim
+    is free was left unfinished by a killed process. Everyone who opens the database sees
+    them: files beside a SQLite file, advisory locks on a PostgreSQL server."""
+
+    def hold(self, kind: str, row_id: int) -> RowClaim:
+        """Claim a row this process is about to commit unfinished; never waits."""
+
+    def alive(self, kind: str, row_id: int) -> bool:
+        """Whether a live process holds a claim on the row (True when that cannot be
+        known)."""
+
+    def sweep(self) -> None:
+        """Remove what claims of dead processes left behind (files), if anything."""
+
+
 class StoragePort(Protocol):
     """A Hearth database: sessions, search, maintenance."""
 
@@ -242,6 +267,16 @@ class StoragePort(Protocol):
         ahead log is copied into the database and emptied, and with ``compact`` the file is
         rebuilt so no free space keeps old bytes. False if another connection kept the log
         from being emptied (it is then emptied by a later checkpoint)."""
+
+    @property
+    def claims(self) -> RowClaims:
+        """Claims on unfinished rows, visible to every process using this database."""
+
+    def exclusive(self, name: str, busy: HearthError) -> AbstractContextManager[None]:
+        """Hold the lock ``name`` on this database, one holder at a time across every
+        process using it (on every device sharing a server), or raise ``busy`` at once
+        when another holds it. Freed on exit and when the holding process dies. For work
+        that must not run twice at once on the same data (the dream cycle, reflection)."""
 
     def schema_revision(self) -> str | None: ...
 

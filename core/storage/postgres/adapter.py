@@ -10,15 +10,16 @@ and reclaiming deleted text are the server's business (``backup_to``, ``erase_de
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session, sessionmaker
 
+from core.errors import HearthError
 from core.storage import migrate
-from core.storage.port import SearchIndex
-from core.storage.postgres import backup
+from core.storage.port import RowClaims, SearchIndex
+from core.storage.postgres import backup, locks
 from core.storage.postgres.engine import (
     describe,
     ensure_vector_extension,
@@ -62,6 +63,7 @@ class PostgresStorage:
         self._write_engine = self._engine.execution_options(**{WRITE_OPTION: True})
         self._writer = sessionmaker(self._write_engine, expire_on_commit=False)
         self._search = PostgresSearchIndex(self._engine)
+        self._claims = locks.AdvisoryClaims(self._engine)
 
     @property
     def path(self) -> Path | None:
@@ -131,8 +133,21 @@ class PostgresStorage:
                     connection.exec_driver_sql(f'{statement} "{table}"')
         return int(others) == 0
 
+    @property
+    def claims(self) -> RowClaims:
+        """Advisory locks on the server (``core.storage.postgres.locks``): every device
+        sharing the database sees them, and the server drops a dead process's."""
+        return self._claims
+
+    def exclusive(self, name: str, busy: HearthError) -> AbstractContextManager[None]:
+        """A session advisory lock held on a connection of its own for the block: one
+        holder across every device sharing the database (not a lock file, which another
+        device's data folder would not have)."""
+        return locks.exclusive(self._engine, name, busy)
+
     def schema_revision(self) -> str | None:
         return migrate.current_revision(self._engine)
 
     def close(self) -> None:
+        self._claims.close()
         self._engine.dispose()

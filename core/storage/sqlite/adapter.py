@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import filelock
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from core.errors import DatabaseError, DatabaseLockedError
-from core.storage import migrate
-from core.storage.port import BackupCopies, HealthCheck, SearchIndex
+from core.errors import DatabaseError, DatabaseLockedError, HearthError
+from core.storage import file_claims, migrate
+from core.storage.port import BackupCopies, HealthCheck, RowClaims, SearchIndex
 from core.storage.sqlite.copies import SqliteCopies, with_sidecars
 from core.storage.sqlite.engine import (
     DEFAULT_WRITE_WAIT_SECONDS,
@@ -58,6 +58,8 @@ class SqliteStorage:
                                     expire_on_commit=False)
         self._search = SqliteSearchIndex(self._engine)
         self._copies = SqliteCopies(path, SqliteStorage)
+        self._claims = file_claims.FileClaims(
+            path.parent / file_claims.CLAIMS_FOLDER if path is not None else None)
 
     def _migrate(self) -> None:
         """Upgrade the schema, one process at a time.
@@ -183,6 +185,18 @@ class SqliteStorage:
             finally:
                 raw.close()
         return bool(busy == 0)
+
+    @property
+    def claims(self) -> RowClaims:
+        """Lock files in ``running/`` beside the database file (``core.storage.file_claims``);
+        none for a private in-memory database, whose rows no other process can see."""
+        return self._claims
+
+    def exclusive(self, name: str, busy: HearthError) -> AbstractContextManager[None]:
+        """``<name>.lock`` beside the database file (``<home>/dream.lock`` for the data
+        folder's own database), held with ``flock``: the system drops it with its process."""
+        return file_claims.exclusive(self._path.parent if self._path is not None else None,
+                                     name, busy, owner=self)
 
     def schema_revision(self) -> str | None:
         return migrate.current_revision(self._engine)
