@@ -46,9 +46,12 @@ def tier_text(tier: str) -> str:
     return TIER_WORDS.get(tier, tier)
 
 EVENT_STATE_WORDS = {"pending": "waiting", "failing": "will try again",
-                     "poisoned": "stuck: press Retry", "processed": "done"}
+                     "poisoned": "stuck: press Retry", "processed": "done",
+                     "elsewhere": "being learned on another device"}
 """An event's state in the queue (``core.views.activity.EventState``): "poisoned" is the
-processor's word for an event that failed too often and waits for the user's Retry."""
+processor's word for an event that failed too often and waits for the user's Retry;
+"elsewhere" is claimed by another Hearth process (another device sharing the database, or
+another program here) that is consolidating it now."""
 
 
 def spaced(name: str) -> str:

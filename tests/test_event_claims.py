@@ -12,6 +12,7 @@ from core.consolidation import event_claims
 from core.learning.events import add_event
 from core.storage.orm import ContextEvent, utcnow
 from core.storage.port import StoragePort
+from core.views.activity import EventState, queued_events
 
 
 def claimed_by_another(storage: StoragePort, event_id: int, until_in: timedelta) -> None:
@@ -41,3 +42,11 @@ def test_live_claims_are_skipped_and_expired_ones_taken_over(storage: StoragePor
     assert rows[ids[0]].claimed_by == "other-device pid 1 abcd"  # not ours to release
     assert all(rows[i].claimed_by is None and rows[i].claimed_until is None
                for i in ids[1:])
+
+
+def test_the_queue_shows_an_event_another_device_is_consolidating(storage: StoragePort) -> None:
+    mine, theirs = (add_event(storage, "observation", text, {}) for text in ("a", "b"))
+    claimed_by_another(storage, theirs, timedelta(minutes=5))
+    event_claims.claim(storage, [mine], 1)
+    states = {event.id: event.state for event in queued_events(storage, max_attempts=3)}
+    assert states == {mine: EventState.PENDING, theirs: EventState.ELSEWHERE}

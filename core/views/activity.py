@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from core.consolidation.event_claims import claimed_elsewhere
 from core.storage.orm import ContextEvent, Run
 from core.storage.port import StoragePort
 
@@ -25,6 +26,7 @@ class EventState(str, enum.Enum):
     PENDING = "pending"      # not tried yet
     FAILING = "failing"      # failed, will be tried again
     POISONED = "poisoned"    # failed ``event_max_attempts`` times; waits for a retry
+    ELSEWHERE = "elsewhere"  # being consolidated now by another process or device
     PROCESSED = "processed"
 
 
@@ -80,6 +82,8 @@ class RunView:
 def event_view(event: ContextEvent, max_attempts: int) -> EventView:
     if event.processed:
         state = EventState.PROCESSED
+    elif claimed_elsewhere(event):
+        state = EventState.ELSEWHERE
     elif event.attempts >= max_attempts:
         state = EventState.POISONED
     else:
