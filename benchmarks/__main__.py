@@ -20,6 +20,7 @@ def suites(quick: bool) -> dict:
     from benchmarks.desktop import bench_desktop
     from benchmarks.dream import bench_dream
     from benchmarks.graph_view import bench_graph_view
+    from benchmarks.postgres import bench_postgres
     from benchmarks.quality import bench_quality
     from benchmarks.recall import bench_recall
 
@@ -29,6 +30,7 @@ def suites(quick: bool) -> dict:
         "recall": lambda: bench_recall(sizes=sizes),
         "quality": bench_quality,
         "conversation": bench_turn_assembly,
+        "postgresql": lambda: bench_postgres(sizes=sizes),
         "learning": bench_extraction,
         "dream": lambda: bench_dream(sizes=sizes),
         "graph": bench_graph_view,

@@ -20,6 +20,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from statistics import median
 
+import numpy as np
+
 from benchmarks.recall import Corpus, _fill, cached_document_vectors, memory_texts, query_texts
 from benchmarks.stats import percentiles
 from core.config import Settings
@@ -27,6 +29,7 @@ from core.conversation import assembly
 from core.embedding import OnnxEmbedder
 from core.recall import RecallService
 from core.storage.orm import ChatSession, Interaction, ProfileVersion, UserFact
+from core.storage.port import StoragePort
 from core.storage.sqlite.adapter import SqliteStorage
 
 FACTS = 1_000
@@ -48,7 +51,14 @@ class PromptOnlyModel:
 def _seed(storage: SqliteStorage, embedder: OnnxEmbedder) -> str:
     texts = memory_texts(MEMORIES)
     vectors = cached_document_vectors(texts, embedder)
-    _fill(storage, Corpus(texts, vectors, [True] * len(texts)), MEMORIES, embedder.model_id)
+    _fill(storage, Corpus(texts, vectors, np.ones(len(texts), dtype=bool)), MEMORIES,
+          embedder.model_id)
+    seed_conversation(storage)
+    return "bench"
+
+
+def seed_conversation(storage: StoragePort) -> None:
+    """The facts, the profile and the 20-exchange conversation every turn reads."""
     rng = random.Random(11)
     now = datetime.now(timezone.utc)
     with storage.write() as session:
@@ -60,7 +70,6 @@ def _seed(storage: SqliteStorage, embedder: OnnxEmbedder) -> str:
             session_id="bench", user_message=f"Question {i} about my plans for the week?",
             agent_response="Here is a considered answer. " * 8,
             created_at=now - timedelta(minutes=EXCHANGES - i)) for i in range(EXCHANGES))
-    return "bench"
 
 
 def _assemble(storage, recall, settings, model, text: str, session_id: str) -> dict[str, int]:
@@ -71,6 +80,22 @@ def _assemble(storage, recall, settings, model, text: str, session_id: str) -> d
     return prompt.tokens
 
 
+def assembly_times(storage: StoragePort, embedder: OnnxEmbedder, settings: Settings,
+                   session_id: str) -> tuple[list[float], list[dict[str, int]]]:
+    """Milliseconds per assembled turn (after 10 warm-up turns) and its tokens."""
+    model = PromptOnlyModel()
+    recall = RecallService(storage, embedder, settings)
+    questions = query_texts(TURNS + 10)
+    for text in questions[:10]:
+        _assemble(storage, recall, settings, model, text, session_id)
+    times, tokens = [], []
+    for text in questions[10:]:
+        started = time.perf_counter()
+        tokens.append(_assemble(storage, recall, settings, model, text, session_id))
+        times.append((time.perf_counter() - started) * 1000)
+    return times, tokens
+
+
 def bench_turn_assembly() -> list[dict]:
     settings = Settings()
     embedder = OnnxEmbedder(settings.embedding_model_dir, threads=settings.embedding_threads)
@@ -79,15 +104,7 @@ def bench_turn_assembly() -> list[dict]:
         storage = SqliteStorage(Path(folder) / "turns.db")
         try:
             session_id = _seed(storage, embedder)
-            recall = RecallService(storage, embedder, settings)
-            questions = query_texts(TURNS + 10)
-            for text in questions[:10]:
-                _assemble(storage, recall, settings, model, text, session_id)
-            times, tokens = [], []
-            for text in questions[10:]:
-                started = time.perf_counter()
-                tokens.append(_assemble(storage, recall, settings, model, text, session_id))
-                times.append((time.perf_counter() - started) * 1000)
+            times, tokens = assembly_times(storage, embedder, settings, session_id)
         finally:
             storage.close()
     p50, p95 = percentiles(times)
