@@ -98,15 +98,19 @@ def verify(source: Path, *, tool: Path | None = None) -> None:
                             "Pick another file from the backups folder.")
 
 
-def restore(url: str, source: Path, *, search_path: str | None = None) -> None:
-    """Replace the database at ``url`` by the archive ``source``, in one transaction."""
+def restore(url: str, source: Path, *, search_path: str | None = None,
+            clean: bool = True) -> None:
+    """Replace the database at ``url`` by the archive ``source``, in one transaction.
+    ``clean=False`` loads it into a new, empty database (nothing to drop first: dropping
+    the pgvector extension would need its owner)."""
     server = Server.of(url)
     if not source.is_file():
         raise InvalidInputError(f"{source} does not exist.",
                                 "List backups with `hearth backup --list`.")
     tool = find_tool("pg_restore", url, search_path=search_path)
     verify(source, tool=tool)
-    _run(server, [str(tool), "--clean", "--if-exists", "--single-transaction",
+    replacing = ["--clean", "--if-exists"] if clean else []
+    _run(server, [str(tool), *replacing, "--single-transaction",
                   "--exit-on-error", "--no-owner", f"--dbname={server.conninfo}", str(source)],
          f"Restoring {source} into {masked(url)}")
 

@@ -75,8 +75,10 @@ from core.storage.port import (
     IndexedKind,
     IndexHit,
     SearchFilters,
+    StoredEmbedding,
     batched,
     document_text,
+    stored_embeddings,
 )
 from core.storage.query_words import query_words
 from core.storage.write_turns import WRITE_OPTION
@@ -156,6 +158,11 @@ def erasable_tables(connection: Connection) -> list[str]:
         "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
         "AND tablename <> 'alembic_version' ORDER BY tablename")).scalars()
     return list(names)
+
+
+def _floats(sent: bytes) -> np.ndarray:
+    """A vector from ``vector_send``: a 4-byte header, then big-endian float32."""
+    return np.frombuffer(bytes(sent)[4:], dtype=">f4").astype(np.float32)
 
 
 def vector_literal(vector: np.ndarray) -> str:
@@ -459,6 +466,20 @@ class PostgresSearchIndex:
             filled += count
             after = page[-1][0]
         return ids[:filled], matrix[:filled]
+
+    def stored_embeddings(self, session: Session, kind: IndexedKind,
+                          ids: Sequence[int]) -> list[StoredEmbedding]:
+        """Read in pgvector's binary form (``vector_send``), so the floats are exact."""
+        spec = KINDS[kind]
+        chosen = {"ids": sorted({int(row_id) for row_id in ids})}
+        vectors = [(row[0], _floats(row[1])) for row in session.execute(sql(
+            f"SELECT id, vector_send(embedding) FROM {spec.vectors} WHERE id = ANY(:ids)"),
+            chosen)]
+        windows = [(*row[:4], _floats(row[4])) for row in session.execute(sql(
+            f"SELECT item_id, position, char_start, char_end, vector_send(embedding) "
+            f"FROM {spec.chunks} WHERE item_id = ANY(:ids) ORDER BY item_id, position"),
+            chosen)]
+        return stored_embeddings(vectors, windows)
 
     def matching_ids(self, session: Session, kind: IndexedKind, ids: Iterable[int],
                      filters: SearchFilters) -> set[int]:
