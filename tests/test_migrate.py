@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from sqlalchemy import func, inspect, select
+from sqlalchemy import func, inspect, select, text
 
 from core.config import Settings
 from core.knowledge.memories import MemoryService, MemorySpec
@@ -117,6 +117,12 @@ def test_a_home_goes_to_postgresql_and_back_row_for_row(tmp_path: Path, embedder
         assert there.total == again.total == sum(len(rows) for rows in before.values())
         assert there.revision == server.schema_revision() == back.schema_revision()
         assert seen[0] == (0, there.total) and seen[-1] == (there.total, there.total)
+        with server.read() as session:  # set aside while loading, built again at the end
+            indexes = set(session.execute(text(
+                "SELECT indexname FROM pg_indexes WHERE indexname LIKE '%_hnsw'")).scalars())
+        assert indexes == {f"{kind}_vec{part}_hnsw" for kind in
+                           ("memories", "notes", "interactions", "user_facts")
+                           for part in ("", "_chunks")}
         for storage in (server, back):  # nothing of the copy is left behind
             with storage.read() as session:
                 assert not inspect(session.connection()).has_table("hearth_copy_unfinished")

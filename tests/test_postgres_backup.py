@@ -226,3 +226,32 @@ def test_a_forget_on_a_server_says_what_postgresql_cannot_promise(
     assert report.files is FileCheck.ON_SERVER
     said = wording.FILES[report.files]
     assert "VACUUM" in said and "write-ahead log" in said and "cannot search" in said
+
+
+def test_the_adapter_says_where_it_is_how_big_and_how_healthy_without_the_password(
+        postgres_server, postgres_url: str) -> None:
+    from core.storage import migrate
+    from core.storage.postgres.adapter import PostgresStorage
+
+    password = make_url(postgres_url).password
+    storage = PostgresStorage(postgres_url)
+    try:
+        checks = {check.name: check for check in storage.health_checks()}
+        size = storage.size_bytes()
+        where = storage.location
+    finally:
+        storage.close()
+
+    assert where.startswith("postgresql://hearth:***@127.0.0.1:") and password not in where
+    assert size > 1_000_000  # a migrated database: the catalog alone is several MB
+    assert list(checks) == ["database", "PostgreSQL", "pgvector"]
+    assert all(check.ok for check in checks.values()), checks
+    assert checks["PostgreSQL"].detail.startswith("version 16")
+    assert checks["pgvector"].detail.startswith("0.")
+    assert f"schema {migrate.head_revision()}" in checks["database"].detail
+    assert not any(password in check.detail for check in checks.values())
+
+    postgres_server.drop_database(make_url(postgres_url).database)
+    lost = {check.name: check for check in storage.health_checks()}  # reconnects: gone
+    assert not any(check.ok for check in lost.values())
+    assert all("does not exist" in check.detail for check in lost.values()), lost

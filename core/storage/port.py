@@ -169,6 +169,11 @@ class SearchIndex(Protocol):
         ``core.embedding.chunking.embed_documents_with_chunks`` and store its result.
         """
 
+    def loading_in_bulk(self) -> AbstractContextManager[None]:
+        """Around writing a whole database's vectors at once (``core.storage.transfer``):
+        the backend may set index upkeep aside and rebuild once at the end (PostgreSQL's
+        HNSW indexes); no write transaction may be open while it is entered or left."""
+
     def stored_embeddings(self, session: Session, kind: IndexedKind,
                           ids: Sequence[int]) -> list[StoredEmbedding]:
         """The vectors stored for those of ``ids`` that have any, by id, exactly as stored

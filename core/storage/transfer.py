@@ -8,8 +8,10 @@ are kept. Vectors are not embedded again: each page's stored vectors (whole text
 windows of long texts) are read through the source's ``SearchIndex.stored_embeddings`` and
 written through the target's ``store_embeddings``, in the same transaction as their rows,
 so the target's own vector tables (sqlite-vec's binary codes, pgvector's HNSW index) are
-built as the target would build them. The full-text indexes follow their tables by
-themselves (triggers on SQLite, generated columns on PostgreSQL). The scheduler's job
+built as the target would build them (PostgreSQL's HNSW indexes once at the end,
+``SearchIndex.loading_in_bulk``: far faster than growing them vector by vector). The
+full-text indexes follow their tables by themselves (triggers on SQLite, generated columns
+on PostgreSQL). The scheduler's job
 store, when the caller names its table, is copied row for row (its pickled jobs are bytes).
 
 Both databases are opened through their adapters first, so both are at the schema head
@@ -171,9 +173,10 @@ class _Copier:
             self._progress(0, total)
             self._prepare_vectors(reading)
             held: list[dict[str, Any]] = []
-            for table in self._tables:
-                held += self._copy_table(reading, table, total)
-                self._done.rows[table.name] = counts[table.name]
+            with self._target.search.loading_in_bulk():
+                for table in self._tables:
+                    held += self._copy_table(reading, table, total)
+                    self._done.rows[table.name] = counts[table.name]
             with self._target.write() as session:
                 for name, rows in _by_table(held).items():
                     table = Base.metadata.tables[name]

@@ -94,6 +94,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -556,6 +557,10 @@ class SqliteSearchIndex:
             filled += count
             after = page[-1][0]
         return ids[:filled], matrix[:filled]
+
+    def loading_in_bulk(self) -> AbstractContextManager[None]:
+        """Nothing to set aside: sqlite-vec's binary codes are written with each vector."""
+        return nullcontext()
 
     def stored_embeddings(self, session: Session, kind: IndexedKind,
                           ids: Sequence[int]) -> list[StoredEmbedding]:
