@@ -211,3 +211,48 @@ def make_password(url: str) -> str:
     password = make_url(url).password
     assert password
     return password
+
+
+def test_ctrl_c_leaves_the_target_unfinished_and_the_next_run_says_so(
+        tmp_path: Path, embedder: Any, isolated_home: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Ctrl-C in the middle of ``hearth migrate`` (a KeyboardInterrupt after the first page
+    went in): exit 130 and a sentence; the next run names the unfinished copy and
+    ``--replace`` finishes it; the home itself is untouched and still in use."""
+    from contextlib import contextmanager
+
+    from core.app import Hearth
+    from core.cli import migrate_cmd
+    from core.cli.main import run
+
+    with Hearth.open(isolated_home, embedder=embedder) as hearth:
+        fill_home(hearth.storage, embedder)
+        before = rows_of(hearth.storage)
+    monkeypatch.setattr("core.storage.transfer.PAGE_ROWS", 2)
+
+    @contextmanager
+    def interrupted(_label: str, *, enabled: bool = True) -> Iterator[Any]:
+        def update(done: int, _total: int) -> None:
+            if done >= 6:
+                raise KeyboardInterrupt
+
+        yield update
+
+    target = f"sqlite:///{tmp_path / 'moved.db'}"
+    with monkeypatch.context() as patched:
+        patched.setattr(migrate_cmd, "progress_bar", interrupted)
+        assert run(["migrate", "--to", target]) == 130
+    assert "stopped; it is marked unfinished" in capsys.readouterr().err
+
+    assert run(["migrate", "--to", target]) == 1
+    assert "was stopped before it finished" in capsys.readouterr().err
+    assert run(["migrate", "--to", target, "--replace"]) == 0
+    said = capsys.readouterr().out
+    assert "This home still uses the embedded SQLite database" in said and "--switch" in said
+    moved = SqliteStorage(tmp_path / "moved.db")
+    try:
+        assert rows_of(moved) == before
+    finally:
+        moved.close()
+    stored = isolated_home / "settings.json"  # without --switch the home keeps its database
+    assert not stored.exists() or "database_url" not in json.loads(stored.read_text())
