@@ -255,3 +255,34 @@ def test_the_adapter_says_where_it_is_how_big_and_how_healthy_without_the_passwo
     lost = {check.name: check for check in storage.health_checks()}  # reconnects: gone
     assert not any(check.ok for check in lost.values())
     assert all("does not exist" in check.detail for check in lost.values()), lost
+
+
+def test_hearths_own_role_restores_a_backup_over_its_database(
+        postgres_server, postgres_url: str, tmp_path: Path, embedder) -> None:
+    """The documented setup: a superuser enabled pgvector, Hearth's role owns the database.
+    ``--clean`` would drop the extension, which only its owner may: it is left in place,
+    and the tables come back as they were."""
+    from core.knowledge.facts import FactService
+    from core.storage.orm import UserFact
+    from core.storage.postgres.adapter import PostgresStorage
+
+    tools = str(postgres_server.binaries.bin)
+    archive = tmp_path / "hearth-20260101T000000000000Z.dump"
+    storage = PostgresStorage(postgres_url)
+    try:
+        facts = FactService(storage, embedder)
+        facts.remember("city", "Porto")
+        backup.dump(postgres_url, archive, search_path=tools)
+        facts.remember("city", "Lisboa")
+        facts.remember("pet", "Miso")
+        storage.close()
+
+        backup.restore(postgres_url, archive, search_path=tools)
+
+        with storage.read() as session:
+            assert {(fact.key, fact.value) for fact in
+                    session.execute(select(UserFact)).scalars()} == {("city", "Porto")}
+            assert session.execute(text("SELECT count(*) FROM pg_extension WHERE "
+                                        "extname = 'vector'")).scalar_one() == 1
+    finally:
+        storage.close()
