@@ -131,6 +131,15 @@ def test_a_home_goes_to_postgresql_and_back_row_for_row(tmp_path: Path, embedder
             assert recalled(back, embedder, question) == recalled(home, embedder, question)
         assert recalled(server, embedder, "key to the shed")[0] == next(
             row["id"] for row in before["memories"] if row["category"] == "diary")
+        # opened again as Hearth opens them, nothing is queued for embedding again
+        again_server, again_back = PostgresStorage(empty_postgres), SqliteStorage(back.path)
+        try:
+            for reopened in (again_server, again_back):
+                assert not reopened.search.ensure_dimensions(embedder.dimensions)
+                assert rows_of(reopened) == before and vectors_of(reopened) == vectors
+        finally:
+            again_server.close()
+            again_back.close()
         # PostgreSQL's sequences went past the copied ids: new rows get new ids
         newest = max(row["id"] for row in before["memories"])
         (added,) = MemoryService(server, embedder).add_many([MemorySpec("A new memory.")])
