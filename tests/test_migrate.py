@@ -265,3 +265,18 @@ def test_ctrl_c_leaves_the_target_unfinished_and_the_next_run_says_so(
         moved.close()
     stored = isolated_home / "settings.json"  # without --switch the home keeps its database
     assert not stored.exists() or "database_url" not in json.loads(stored.read_text())
+
+
+def test_a_home_in_use_is_not_copied(tmp_path: Path, isolated_home: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """The copy holds the folder's exclusive lock: with the window (or any process) holding
+    the folder open, it is refused at once and nothing is written anywhere."""
+    from core.cli.main import run
+    from core.home.instance_lock import FolderLock
+
+    with FolderLock(isolated_home, exclusive=False):  # what Hearth.open holds
+        code = run(["migrate", "--to", f"sqlite:///{tmp_path / 'moved.db'}"])
+
+    assert code == 1
+    assert "Another Hearth process is using" in capsys.readouterr().err
+    assert not (tmp_path / "moved.db").exists()
