@@ -106,6 +106,12 @@ Runner = Callable[[str, str, CancelToken], Any]
 Clock = Callable[[], datetime]
 
 
+def job_store_table() -> Any:
+    """The job store's table as APScheduler defines it (``hearth migrate`` copies it with
+    the rest of the database); building the store connects nowhere."""
+    return SQLAlchemyJobStore(url="sqlite://", tablename=JOBSTORE_TABLE).jobs_t
+
+
 class SchedulerBusyError(HearthError):
     """Another scheduler already serves this data folder."""
 

@@ -358,10 +358,9 @@ def test_a_sentence_in_the_middle_is_found_through_its_window(
     assert [hit.rank for hit in hits] == [1, 2, 3]
     assert hits[0].chunk is None and hits[2].chunk is None
     with storage.read() as session:
-        blob = session.execute(text("SELECT embedding FROM memories_vec_chunks "
-                                    "WHERE item_id = :id AND position = :p"),
-                               {"id": long_id, "p": found.chunk.position}).scalar_one()
-    stored = np.frombuffer(blob, dtype=np.float32)
+        (kept,) = storage.search.stored_embeddings(session, MEMORY, [long_id])
+    stored = kept.chunks.vectors[[window.position for window in kept.chunks.windows]
+                                 .index(found.chunk.position)]
     assert found.score == pytest.approx(float(stored @ embedder.embed_query(QUESTION)),
                                         abs=1e-5)
 

@@ -129,3 +129,160 @@ def test_days_and_json_text_read_the_same_on_both_dialects(dialect: str, server:
     finally:
         engine.dispose()
     assert (day, speaker, number, missing) == ("2026-03-01", "Maya", None, None)
+
+
+# --- a forget reaching pg_dump backups (the adapter's copies, on the tests' own server) ---
+
+
+def _fact_home(url: str, tmp_path: Path, embedder, tools: Path):
+    """A PostgreSQL Hearth database holding the fact "pin: 4471-cobalt", and a pg_dump
+    backup of it taken before the fact is forgotten."""
+    from core.forgetting.database import erase_fact
+    from core.knowledge.facts import FactService
+    from core.storage.postgres.adapter import PostgresStorage
+
+    storage = PostgresStorage(url)
+    FactService(storage, embedder).remember("pin", "4471-cobalt")
+    archive = tmp_path / "backups" / "hearth-20260101T000000000000Z.dump"
+    backup.dump(url, archive, search_path=str(tools))  # only a superuser is told its bin
+    erase_fact(storage, "pin", known_values=["4471-cobalt"], audit=False)
+    return storage, archive
+
+
+def test_a_forget_rewrites_a_pg_dump_backup_through_a_scratch_database(
+        postgres_server, tmp_path: Path, embedder) -> None:
+    """A role that may create databases (here the superuser, who may also enable
+    pgvector): the archive is restored into a scratch database, the fact erased there, and
+    the archive replaced by a checked dump without it, keeping its time; the scratch
+    database is gone afterwards."""
+    from core.forgetting import backups
+
+    name = postgres_server.create_database()
+    storage, archive = _fact_home(postgres_server.superuser_url(name), tmp_path, embedder,
+                                  postgres_server.binaries.bin)
+    try:
+        erasure = backups.FactErasure("pin", ("4471-cobalt",))
+        assert backups.values_in(storage.copies, archive, "pin") == ["4471-cobalt"]
+        assert backups.holds(storage.copies, archive, erasure)
+        taken = archive.stat().st_mtime_ns
+
+        outcome = backups.rewrite(storage.copies, archive, erasure)
+
+        assert outcome.ok, outcome.message
+        assert not backups.holds(storage.copies, archive, erasure)
+        assert archive.stat().st_mtime_ns == taken
+        storage.copies.verify(archive)
+        assert list(archive.parent.iterdir()) == [archive]
+        with postgres_server.superuser() as connection:
+            left = connection.execute("SELECT datname FROM pg_database WHERE datname "
+                                      "LIKE '%scratch%'").fetchall()
+        assert left == []
+    finally:
+        storage.close()
+        postgres_server.drop_database(name)
+
+
+def test_a_server_that_refuses_a_scratch_database_is_said_plainly(
+        postgres_server, postgres_url: str, tmp_path: Path, embedder) -> None:
+    """Hearth's ordinary role may not create databases: the backup is left as it was,
+    counted as still holding the fact, and the message says why and what to do."""
+    from core.forgetting import backups
+
+    storage, archive = _fact_home(postgres_url, tmp_path, embedder,
+                                  postgres_server.binaries.bin)
+    try:
+        before = archive.read_bytes()
+        erasure = backups.FactErasure("pin", ("4471-cobalt",))
+        assert backups.holds(storage.copies, archive, erasure)
+
+        outcome = backups.rewrite(storage.copies, archive, erasure)
+
+        assert not outcome.ok
+        assert "does not let Hearth create a scratch database" in outcome.message
+        assert "left as it was" in outcome.message
+        assert "4471" not in outcome.message and "***" in outcome.message
+        assert archive.read_bytes() == before
+    finally:
+        storage.close()
+
+
+def test_a_forget_on_a_server_says_what_postgresql_cannot_promise(
+        postgres_url: str, tmp_path: Path, embedder) -> None:
+    """No files to search: the tables are vacuumed and the report says in plain words what
+    the server may still keep, instead of "searched byte by byte" or nothing."""
+    from core.config import HearthPaths
+    from core.forgetting import wording
+    from core.forgetting.service import FileCheck, ForgetService
+    from core.knowledge.facts import FactService
+    from core.storage.postgres.adapter import PostgresStorage
+
+    storage = PostgresStorage(postgres_url)
+    try:
+        FactService(storage, embedder).remember("pin", "4471-cobalt")
+        report = ForgetService(storage, embedder, HearthPaths(tmp_path)).forget("pin").report
+    finally:
+        storage.close()
+
+    assert report.files is FileCheck.ON_SERVER
+    said = wording.FILES[report.files]
+    assert "VACUUM" in said and "write-ahead log" in said and "cannot search" in said
+
+
+def test_the_adapter_says_where_it_is_how_big_and_how_healthy_without_the_password(
+        postgres_server, postgres_url: str) -> None:
+    from core.storage import migrate
+    from core.storage.postgres.adapter import PostgresStorage
+
+    password = make_url(postgres_url).password
+    storage = PostgresStorage(postgres_url)
+    try:
+        checks = {check.name: check for check in storage.health_checks()}
+        size = storage.size_bytes()
+        where = storage.location
+    finally:
+        storage.close()
+
+    assert where.startswith("postgresql://hearth:***@127.0.0.1:") and password not in where
+    assert size > 1_000_000  # a migrated database: the catalog alone is several MB
+    assert list(checks) == ["database", "PostgreSQL", "pgvector"]
+    assert all(check.ok for check in checks.values()), checks
+    assert checks["PostgreSQL"].detail.startswith("version 16")
+    assert checks["pgvector"].detail.startswith("0.")
+    assert f"schema {migrate.head_revision()}" in checks["database"].detail
+    assert not any(password in check.detail for check in checks.values())
+
+    postgres_server.drop_database(make_url(postgres_url).database)
+    lost = {check.name: check for check in storage.health_checks()}  # reconnects: gone
+    assert not any(check.ok for check in lost.values())
+    assert all("does not exist" in check.detail for check in lost.values()), lost
+
+
+def test_hearths_own_role_restores_a_backup_over_its_database(
+        postgres_server, postgres_url: str, tmp_path: Path, embedder) -> None:
+    """The documented setup: a superuser enabled pgvector, Hearth's role owns the database.
+    ``--clean`` would drop the extension, which only its owner may: it is left in place,
+    and the tables come back as they were."""
+    from core.knowledge.facts import FactService
+    from core.storage.orm import UserFact
+    from core.storage.postgres.adapter import PostgresStorage
+
+    tools = str(postgres_server.binaries.bin)
+    archive = tmp_path / "hearth-20260101T000000000000Z.dump"
+    storage = PostgresStorage(postgres_url)
+    try:
+        facts = FactService(storage, embedder)
+        facts.remember("city", "Porto")
+        backup.dump(postgres_url, archive, search_path=tools)
+        facts.remember("city", "Lisboa")
+        facts.remember("pet", "Miso")
+        storage.close()
+
+        backup.restore(postgres_url, archive, search_path=tools)
+
+        with storage.read() as session:
+            assert {(fact.key, fact.value) for fact in
+                    session.execute(select(UserFact)).scalars()} == {("city", "Porto")}
+            assert session.execute(text("SELECT count(*) FROM pg_extension WHERE "
+                                        "extname = 'vector'")).scalar_one() == 1
+    finally:
+        storage.close()

@@ -305,3 +305,28 @@ def test_stats_of_an_empty_folder_are_empty_not_errors(hearth: Hearth) -> None:
     assert snapshot.facts_by_category == []
     assert snapshot.strength.counts.sum() == 0
 
+
+
+def test_stats_agree_on_both_backends(storage) -> None:
+    """The Stats view's SQL on each backend: the clamping (a scalar two-argument min/max is
+    ``least``/``greatest`` on PostgreSQL) and the binning (0.99 × 10 is bin 9: flooring,
+    where PostgreSQL's cast to integer would round it to 10 and the last bin's cap would
+    hide it only at the top)."""
+    from core.storage.orm import UserFact
+
+    strengths = [0.0, 0.04, 0.14, 0.15, 0.5, 0.94, 0.99, 1.0, 1.7, -0.3]
+    with storage.write() as session:
+        for number, strength in enumerate(strengths):
+            session.add(Memory(content=f"memory {number}", strength=strength,
+                               freshness=0.26, created_at=NOW - timedelta(days=number % 3)))
+        session.add(Memory(content="retired", strength=0.5, is_valid=False, created_at=NOW))
+        session.add(UserFact(key="colour", value="green", category="preference"))
+    strength = stats.histogram(storage, "strength", bins=10)
+    assert strength.counts.tolist() == [3, 2, 0, 0, 0, 1, 0, 0, 0, 4]
+    freshness = stats.histogram(storage, "freshness", bins=4)
+    assert freshness.counts.tolist() == [0, 10, 0, 0]
+    growth = stats.memory_growth(storage)
+    assert growth.days == [(NOW - timedelta(days=d)).date() for d in (2, 1, 0)]
+    assert growth.total.tolist() == [3, 6, 11]
+    assert growth.valid.tolist() == [3, 6, 10]
+    assert stats.facts_by_category(storage) == [("preference", 1)]

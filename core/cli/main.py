@@ -28,6 +28,7 @@ from core.cli import (
     dream_cmd,
     forget_cmd,
     logs,
+    migrate_cmd,
     reflection_cmd,
 )
 from core.cli.context import opened, state
@@ -65,6 +66,7 @@ app.command()(consolidation_cmd.events)
 app.command()(consolidation_cmd.runs)
 app.command()(daemon_cmd.daemon)
 app.command()(dream_cmd.dream)
+app.command()(migrate_cmd.migrate)
 app.command()(reflection_cmd.reflect)
 app.command()(reflection_cmd.intentions)
 app.command()(reflection_cmd.learnings)

@@ -5,7 +5,10 @@ The copies are the backups (``core.home.backups``) and whatever the backend set 
 itself (SQLite: the databases a restore moved aside, ``hearth.db.before-restore-*``). What
 a copy is differs per backend, so it is reached only through the storage port's
 ``BackupCopies`` (``storage.copies``): its files, a read-only session on it, and a checked
-rewrite of it.
+rewrite of it. A ``pg_dump`` archive is compressed, so it is read and rewritten by
+restoring it into a scratch database on the same server
+(``core.storage.postgres.copies``); a server that does not allow that makes the rewrite
+fail with a sentence saying so, and the backup is reported as still holding it.
 
 What went is a ``CopyErasure``: a forgotten fact (``FactErasure``, here) or deleted memories
 (``core.forgetting.memories.MemoriesErasure``). A copy holds it when its bytes contain one
@@ -99,7 +102,7 @@ def values_in(copies: BackupCopies, path: Path, key: str) -> list[str]:
     try:
         with copies.reading(path) as session:
             return fact_values(session, key)
-    except (OSError, SQLAlchemyError):
+    except (OSError, SQLAlchemyError, HearthError):
         log.warning("could not read %s for the values of a forgotten fact", path,
                     exc_info=True)
         return []
@@ -115,7 +118,7 @@ def holds(copies: BackupCopies, path: Path, erasure: CopyErasure) -> bool:
     try:
         with copies.reading(path) as session:
             return erasure.held_in(session)
-    except (OSError, SQLAlchemyError):
+    except (OSError, SQLAlchemyError, HearthError):  # a pg_dump the server cannot load
         log.warning("could not read %s to see whether it holds what was forgotten", path,
                     exc_info=True)
         return True

@@ -68,6 +68,9 @@ class FileCheck(str, Enum):
     (or the files cleaned) yet."""
     IN_MEMORY = "in memory"
     """A private in-memory database: there are no files."""
+    ON_SERVER = "on a server"
+    """A database on a PostgreSQL server: its tables were vacuumed, but the server's files
+    are not Hearth's to search, and PostgreSQL does not zero what it frees."""
 
 
 @dataclass(frozen=True)
@@ -245,7 +248,7 @@ def erase_from_files(storage: StoragePort, matcher: ValueMatcher) -> FileCheck:
     cannot be searched for)."""
     database = storage.path
     if database is None:
-        return FileCheck.IN_MEMORY
+        return _erase_without_files(storage)
     files = storage.copies.files(database)  # the database file and those beside it
     try:
         emptied = storage.erase_deleted()
@@ -258,6 +261,17 @@ def erase_from_files(storage: StoragePort, matcher: ValueMatcher) -> FileCheck:
     if matcher.verifiable and not files_holding(files, matcher):
         return FileCheck.VERIFIED
     return FileCheck.COMPACTED
+
+
+def _erase_without_files(storage: StoragePort) -> FileCheck:
+    """A database that is no file of the data folder: SQLite in memory (nothing to clean),
+    or a server (``VACUUM``: its files cannot be searched from here, so never VERIFIED)."""
+    if storage.write_engine().dialect.name == "sqlite":
+        return FileCheck.IN_MEMORY
+    try:
+        return FileCheck.ON_SERVER if storage.erase_deleted() else FileCheck.IN_USE
+    except DatabaseLockedError:
+        return FileCheck.IN_USE
 
 
 def _unknown(key: str) -> NotFoundError:

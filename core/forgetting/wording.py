@@ -19,6 +19,11 @@ FILES = {
                       "old copy until that program closes it; close other Hearth windows "
                       "and commands.",
     FileCheck.IN_MEMORY: "",
+    FileCheck.ON_SERVER: "The database server was told to clear out the old rows (VACUUM), "
+                         "but PostgreSQL does not overwrite the space it frees, and its "
+                         "write-ahead log, archives and replicas can keep an old copy until "
+                         "the server reuses or recycles them; Hearth cannot search the "
+                         "server's files.",
 }
 
 

@@ -48,6 +48,22 @@ def open_storage(settings: Settings, paths: HearthPaths, *,
                          write_wait_seconds=settings.write_wait_seconds, read_only=read_only)
 
 
+def open_url(url: str, settings: Settings, paths: HearthPaths) -> StoragePort:
+    """The database ``url`` names, opened and migrated by its adapter, as the target of a
+    copy (``core.storage.transfer``): a SQLite file that does not exist yet is created, and
+    ``sqlite://`` with no file names the data folder's ``hearth.db``."""
+    if backend_of(url) is Backend.POSTGRESQL:
+        adapter = _postgres_module(POSTGRES_ADAPTER, url)
+        return cast(StoragePort, adapter.PostgresStorage(
+            url, write_wait_seconds=settings.write_wait_seconds))
+    from core.storage.sqlite.adapter import SqliteStorage
+
+    database = sqlite_file(url, paths.database)
+    database.parent.mkdir(parents=True, exist_ok=True)
+    return SqliteStorage(database, settings.busy_timeout_ms,
+                         write_wait_seconds=settings.write_wait_seconds)
+
+
 def restore_backup(settings: Settings, paths: HearthPaths, backup: Path,
                    now: datetime | None = None) -> Path | None:
     """Put ``backup`` in place of the database ``settings`` name; returns where the previous

@@ -107,6 +107,34 @@ class IndexHit:
     chunk: TextWindow | None = None
 
 
+@dataclass(frozen=True)
+class StoredEmbedding:
+    """One row's vectors as stored: its whole-text vector and its further windows (float32),
+    what moving a database to another backend copies instead of embedding again."""
+
+    id: int
+    vector: np.ndarray
+    chunks: ChunkVectors
+
+
+def stored_embeddings(vector_rows: Iterable[tuple[int, np.ndarray]],
+                      window_rows: Iterable[tuple[int, int, int, int, np.ndarray]],
+                      ) -> list[StoredEmbedding]:
+    """``StoredEmbedding``s from an adapter's rows: (id, vector) and (item id, position,
+    start, end, vector) in position order; one definition for both adapters."""
+    windows: dict[int, list[tuple[TextWindow, np.ndarray]]] = {}
+    for item_id, position, start, end, vector in window_rows:
+        windows.setdefault(item_id, []).append((TextWindow(position, start, end), vector))
+    found = []
+    for row_id, vector in sorted(vector_rows, key=lambda row: row[0]):
+        mine = windows.get(row_id, [])
+        chunks = (ChunkVectors(tuple(window for window, _ in mine),
+                               np.stack([vector for _, vector in mine])) if mine
+                  else ChunkVectors((), np.empty((0, len(vector)), dtype=np.float32)))
+        found.append(StoredEmbedding(row_id, vector, chunks))
+    return found
+
+
 class SearchIndex(Protocol):
     """Full-text and vector search over the indexed kinds, with embeddings kept in step."""
 
@@ -141,6 +169,16 @@ class SearchIndex(Protocol):
         ``chunks`` leaves a row with its whole-text vector only. Writers embed through
         ``core.embedding.chunking.embed_documents_with_chunks`` and store its result.
         """
+
+    def loading_in_bulk(self) -> AbstractContextManager[None]:
+        """Around writing a whole database's vectors at once (``core.storage.transfer``):
+        the backend may set index upkeep aside and rebuild once at the end (PostgreSQL's
+        HNSW indexes); no write transaction may be open while it is entered or left."""
+
+    def stored_embeddings(self, session: Session, kind: IndexedKind,
+                          ids: Sequence[int]) -> list[StoredEmbedding]:
+        """The vectors stored for those of ``ids`` that have any, by id, exactly as stored
+        (``store_embeddings`` of them elsewhere writes the same floats)."""
 
     def rows_needing_embedding(self, session: Session, kind: IndexedKind, model_id: str,
                                after_id: int, limit: int) -> list[tuple[int, str]]:

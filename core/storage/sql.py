@@ -7,13 +7,22 @@ SQLAlchemy constructs that compile per dialect (``@compiles``), so the read mode
 * ``json_text(column, key)``: a JSON object's top-level ``key`` when it holds text, else
   NULL (a number or an object there names nothing), read in SQL without loading the
   document (SQLite ``json_type``/``json_extract``, PostgreSQL ``json_typeof``/``->>``).
+* ``least(a, b)`` / ``greatest(a, b)``: the smaller / larger of two values in a row
+  (SQLite's two-argument scalar ``min``/``max``; PostgreSQL has no scalar ``min``, whose
+  name there is the aggregate).
+* ``advance_id_sequences(connection, tables)``: after rows were inserted with their ids,
+  PostgreSQL's ``serial`` sequences are set past the largest id (SQLite needs nothing: an
+  ``INTEGER PRIMARY KEY`` takes the largest id plus one).
+* ``floor_int(value)``: the largest integer not above ``value`` (a cast of a float to an
+  integer truncates on SQLite but rounds on PostgreSQL, which would put 0.99 in bin 1).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import String, literal
+from sqlalchemy import Connection, Integer, String, Table, literal, text
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ColumnElement
@@ -63,3 +72,69 @@ def _json_text_postgresql(element: _json_text, compiler: SQLCompiler, **kw: Any)
     document = f"CAST({column} AS JSON)"  # json and jsonb columns alike
     return (f"CASE WHEN json_typeof({document} -> {key}) = 'string' "
             f"THEN {document} ->> {key} END")
+
+
+class least(FunctionElement[float]):  # noqa: N801
+    """``least(a, b)``: see the module docstring."""
+
+    name = "least"
+    inherit_cache = True
+
+
+class greatest(FunctionElement[float]):  # noqa: N801
+    """``greatest(a, b)``: see the module docstring."""
+
+    name = "greatest"
+    inherit_cache = True
+
+
+@compiles(least, "sqlite")
+def _least_sqlite(element: least, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"min({compiler.process(element.clauses, **kw)})"
+
+
+@compiles(greatest, "sqlite")
+def _greatest_sqlite(element: greatest, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"max({compiler.process(element.clauses, **kw)})"
+
+
+@compiles(least, "postgresql")
+def _least_postgresql(element: least, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"least({compiler.process(element.clauses, **kw)})"
+
+
+@compiles(greatest, "postgresql")
+def _greatest_postgresql(element: greatest, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"greatest({compiler.process(element.clauses, **kw)})"
+
+
+class floor_int(FunctionElement[int]):  # noqa: N801
+    """``floor_int(value)``: see the module docstring."""
+
+    type = Integer()
+    name = "floor_int"
+    inherit_cache = True
+
+
+@compiles(floor_int, "sqlite")
+def _floor_int_sqlite(element: floor_int, compiler: SQLCompiler, **kw: Any) -> str:
+    # the values binned are never negative, where truncating and flooring differ;
+    # CAST keeps SQLite builds without the math functions working
+    return f"CAST({compiler.process(element.clauses, **kw)} AS INTEGER)"
+
+
+@compiles(floor_int, "postgresql")
+def _floor_int_postgresql(element: floor_int, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"CAST(floor({compiler.process(element.clauses, **kw)}) AS INTEGER)"
+
+
+def advance_id_sequences(connection: Connection, tables: Iterable[Table]) -> None:
+    """See the module docstring: a table whose ``id`` has no sequence is left alone."""
+    if connection.dialect.name != "postgresql":
+        return
+    for table in tables:
+        if "id" not in table.c or not isinstance(table.c.id.type, Integer):
+            continue
+        connection.execute(text(
+            f'SELECT setval(pg_get_serial_sequence(:name, \'id\'), max(id)) '
+            f'FROM "{table.name}" HAVING max(id) IS NOT NULL'), {"name": table.name})

@@ -20,7 +20,7 @@ from sqlalchemy import Integer, cast, func, select
 from core.errors import InvalidInputError
 from core.storage.orm import Memory, UserFact
 from core.storage.port import StoragePort
-from core.storage.sql import utc_day
+from core.storage.sql import floor_int, greatest, least, utc_day
 
 HISTOGRAM_BINS = 20
 """Strength and freshness are in [0, 1]: bins of 0.05."""
@@ -85,8 +85,8 @@ def histogram(storage: StoragePort, column: str, bins: int = HISTOGRAM_BINS) -> 
         raise InvalidInputError(f"A histogram needs at least one bin, not {bins}.",
                                 "Ask for a positive number of bins.")
     value = getattr(Memory, column)
-    clamped = func.min(func.max(value, 0.0), 1.0)
-    bin_index = func.min(cast(clamped * bins, Integer), bins - 1)
+    clamped = least(greatest(value, 0.0), 1.0)
+    bin_index = least(floor_int(clamped * bins), bins - 1)
     query = (select(bin_index, func.count())
              .where(Memory.is_valid.is_(True), Memory.superseded_by.is_(None))
              .group_by(bin_index))

@@ -18,14 +18,17 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from core.errors import HearthError
 from core.storage import migrate
-from core.storage.port import RowClaims, SearchIndex
+from core.storage.database_url import masked
+from core.storage.port import BackupCopies, HealthCheck, RowClaims, SearchIndex, StoragePort
 from core.storage.postgres import backup, locks
+from core.storage.postgres.copies import PostgresCopies
 from core.storage.postgres.engine import (
     describe,
     ensure_vector_extension,
     open_engine,
     translated_errors,
 )
+from core.storage.postgres.health import health_checks
 from core.storage.postgres.search import PostgresSearchIndex, erasable_tables
 from core.storage.write_turns import DEFAULT_WRITE_WAIT_SECONDS, WRITE_OPTION
 
@@ -64,11 +67,17 @@ class PostgresStorage:
         self._writer = sessionmaker(self._write_engine, expire_on_commit=False)
         self._search = PostgresSearchIndex(self._engine)
         self._claims = locks.AdvisoryClaims(self._engine)
+        self._copies = PostgresCopies(url, _open_copy)
 
     @property
     def path(self) -> Path | None:
         """None: the database lives on a server, not in a file of the data folder."""
         return None
+
+    @property
+    def location(self) -> str:
+        """The server's URL with the password masked."""
+        return masked(self._url)
 
     @property
     def engine(self) -> Engine:
@@ -103,6 +112,20 @@ class PostgresStorage:
         """A ``pg_dump`` of the database into ``target`` (``core.storage.postgres.backup``),
         taken from one snapshot while others keep writing."""
         backup.dump(self._url, target)
+
+    @property
+    def copies(self) -> BackupCopies:
+        return self._copies
+
+    def size_bytes(self) -> int:
+        """The server's own count for the database (``pg_database_size``: its tables,
+        indexes and TOAST, not the write-ahead log, which the server shares)."""
+        with translated_errors(self._where), self._engine.connect() as connection:
+            return int(connection.exec_driver_sql(
+                "SELECT pg_database_size(current_database())").scalar_one())
+
+    def health_checks(self) -> list[HealthCheck]:
+        return health_checks(self._engine, self._where)
 
     def erase_deleted(self, *, compact: bool = False) -> bool:
         """``VACUUM`` every table that holds user text, so the rows a forget deleted (and
@@ -151,3 +174,8 @@ class PostgresStorage:
     def close(self) -> None:
         self._claims.close()
         self._engine.dispose()
+
+
+def _open_copy(url: str) -> StoragePort:
+    """A scratch database holding a backup, opened as the live one is (migrated)."""
+    return PostgresStorage(url)

@@ -3,8 +3,9 @@
 A backup is ``pg_dump --format=custom`` (one compressed archive, ``hearth-<stamp>.dump`` in
 the data folder's ``backups/``), taken in one snapshot while Hearth keeps running, like
 SQLite's online backup. Restoring one (``restore``) loads it with ``pg_restore --clean
---if-exists --single-transaction``: the database's objects are replaced in one transaction,
-so a failure leaves the database as it was.
+--if-exists --single-transaction``, every entry but the pgvector extension's (which its
+owner, a superuser, enabled): the database's objects are replaced in one transaction, so a
+failure leaves the database as it was.
 
 The client tools must be at least as new as the server (an older ``pg_dump`` refuses a
 newer server). They are looked for on ``PATH``, then, when the server runs on this machine
@@ -20,6 +21,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +36,8 @@ CLIENT_HINT = ("Install the PostgreSQL client tools of the server's version or n
                "(Debian and Ubuntu: `sudo apt install postgresql-client`), or back up with "
                "the server's own backups.")
 _VERSION = re.compile(r"\(PostgreSQL\)\s+(\d+)")
+_EXTENSION_ENTRY = re.compile(r"^\d+; \d+ \d+ (COMMENT - )?EXTENSION ")
+_COMMENT_ON_EXTENSION = re.compile(r"^\d+; \d+ \d+ COMMENT - EXTENSION ")
 
 
 @dataclass(frozen=True)
@@ -98,17 +102,39 @@ def verify(source: Path, *, tool: Path | None = None) -> None:
                             "Pick another file from the backups folder.")
 
 
-def restore(url: str, source: Path, *, search_path: str | None = None) -> None:
-    """Replace the database at ``url`` by the archive ``source``, in one transaction."""
+def restore(url: str, source: Path, *, search_path: str | None = None,
+            clean: bool = True) -> None:
+    """Replace the database at ``url`` by the archive ``source``, in one transaction.
+    ``clean=False`` loads it into a new, empty database (nothing to drop first).
+
+    The pgvector extension itself is left out (``_restorable``): it belongs to whoever
+    enabled it (a superuser, on a home server), so Hearth's role could neither drop it, as
+    ``--clean`` would, nor comment on it; the database keeps the one it has, and a new one
+    gets it from the archive's ``CREATE EXTENSION IF NOT EXISTS``."""
     server = Server.of(url)
     if not source.is_file():
         raise InvalidInputError(f"{source} does not exist.",
                                 "List backups with `hearth backup --list`.")
     tool = find_tool("pg_restore", url, search_path=search_path)
     verify(source, tool=tool)
-    _run(server, [str(tool), "--clean", "--if-exists", "--single-transaction",
-                  "--exit-on-error", "--no-owner", f"--dbname={server.conninfo}", str(source)],
-         f"Restoring {source} into {masked(url)}")
+    replacing = ["--clean", "--if-exists"] if clean else []
+    with tempfile.TemporaryDirectory(prefix="hearth-restore-") as folder:
+        entries = Path(folder) / "entries.list"
+        entries.write_text(_restorable(tool, source, keep_extension=not clean))
+        _run(server, [str(tool), *replacing, "--single-transaction", "--exit-on-error",
+                      "--no-owner", f"--use-list={entries}", f"--dbname={server.conninfo}",
+                      str(source)],
+             f"Restoring {source} into {masked(url)}")
+
+
+def _restorable(tool: Path, source: Path, *, keep_extension: bool) -> str:
+    """The archive's table of contents without the extension's comment (and, unless
+    ``keep_extension``, without the extension): what ``--use-list`` restores."""
+    listed = subprocess.run([str(tool), "--list", str(source)], capture_output=True,
+                            text=True, check=True).stdout
+    left_out = _COMMENT_ON_EXTENSION if keep_extension else _EXTENSION_ENTRY
+    return "".join(line for line in listed.splitlines(keepends=True)
+                   if not left_out.match(line))
 
 
 def find_tool(name: str, url: str, *, search_path: str | None = None) -> Path:

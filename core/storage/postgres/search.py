@@ -56,7 +56,8 @@ naming the window when one beat the whole-text vector.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -75,8 +76,10 @@ from core.storage.port import (
     IndexedKind,
     IndexHit,
     SearchFilters,
+    StoredEmbedding,
     batched,
     document_text,
+    stored_embeddings,
 )
 from core.storage.query_words import query_words
 from core.storage.write_turns import WRITE_OPTION
@@ -156,6 +159,11 @@ def erasable_tables(connection: Connection) -> list[str]:
         "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
         "AND tablename <> 'alembic_version' ORDER BY tablename")).scalars()
     return list(names)
+
+
+def _floats(sent: bytes) -> np.ndarray:
+    """A vector from ``vector_send``: a 4-byte header, then big-endian float32."""
+    return np.frombuffer(bytes(sent)[4:], dtype=">f4").astype(np.float32)
 
 
 def vector_literal(vector: np.ndarray) -> str:
@@ -460,6 +468,20 @@ class PostgresSearchIndex:
             after = page[-1][0]
         return ids[:filled], matrix[:filled]
 
+    def stored_embeddings(self, session: Session, kind: IndexedKind,
+                          ids: Sequence[int]) -> list[StoredEmbedding]:
+        """Read in pgvector's binary form (``vector_send``), so the floats are exact."""
+        spec = KINDS[kind]
+        chosen = {"ids": sorted({int(row_id) for row_id in ids})}
+        vectors = [(row[0], _floats(row[1])) for row in session.execute(sql(
+            f"SELECT id, vector_send(embedding) FROM {spec.vectors} WHERE id = ANY(:ids)"),
+            chosen)]
+        windows = [(*row[:4], _floats(row[4])) for row in session.execute(sql(
+            f"SELECT item_id, position, char_start, char_end, vector_send(embedding) "
+            f"FROM {spec.chunks} WHERE item_id = ANY(:ids) ORDER BY item_id, position"),
+            chosen)]
+        return stored_embeddings(vectors, windows)
+
     def matching_ids(self, session: Session, kind: IndexedKind, ids: Iterable[int],
                      filters: SearchFilters) -> set[int]:
         spec = KINDS[kind]
@@ -556,6 +578,27 @@ class PostgresSearchIndex:
         self._dimensions = dimensions
         return recorded is not None and recorded != str(dimensions)
 
+    @contextmanager
+    def loading_in_bulk(self) -> Iterator[None]:
+        """Without the HNSW indexes while a whole database is copied in, built once at the
+        end (however the loading ends): inserting into an HNSW graph vector by vector costs
+        milliseconds each and grows with the graph, building it at once is many times
+        faster. Searches in between are exact scans, correct but slower."""
+        write = self._engine.execution_options(**{WRITE_OPTION: True})
+        with write.begin() as connection:
+            for spec in KINDS.values():
+                for table in (spec.vectors, spec.chunks):
+                    connection.exec_driver_sql(f"DROP INDEX IF EXISTS {table}_hnsw")
+        try:
+            yield
+        finally:
+            with write.begin() as connection:
+                recorded = _meta(connection, "dimensions") if connection.execute(sql(
+                    "SELECT to_regclass(:name)"), {"name": META_TABLE}).scalar() else None
+                for spec in KINDS.values():
+                    if recorded is not None and _has_tables(connection, spec):
+                        _create_hnsw(connection, spec, int(recorded))
+
     def _in_place(self, dimensions: int) -> bool:
         """Whether the tables and triggers for this width are all there, read without the
         write lock: then ``ensure_dimensions`` has nothing to write, so a read-only
@@ -650,12 +693,19 @@ def _reset_vectors(connection: Connection, spec: _Kind, dimensions: int) -> None
             f"char_start integer NOT NULL, char_end integer NOT NULL, "
             f"embedding {vector} NOT NULL)")
     execute(f"CREATE INDEX {spec.chunks}_item ON {spec.chunks} (item_id)")
-    if dimensions <= HNSW_MAX_DIMENSIONS:
-        for table in (spec.vectors, spec.chunks):
-            execute(f"CREATE INDEX {table}_hnsw ON {table} "
-                    f"USING hnsw (embedding vector_cosine_ops)")
+    _create_hnsw(connection, spec, dimensions)
     execute(f"UPDATE {spec.table} SET embedding_model = NULL "
             f"WHERE embedding_model IS NOT NULL")
+
+
+def _create_hnsw(connection: Connection, spec: _Kind, dimensions: int) -> None:
+    """The HNSW indexes of a kind's vector tables (pgvector indexes at most 2,000
+    dimensions; wider vectors are only ever scanned exactly)."""
+    if dimensions > HNSW_MAX_DIMENSIONS:
+        return
+    for table in (spec.vectors, spec.chunks):
+        connection.exec_driver_sql(f"CREATE INDEX IF NOT EXISTS {table}_hnsw ON {table} "
+                                   f"USING hnsw (embedding vector_cosine_ops)")
 
 
 def _create_trigger(connection: Connection, spec: _Kind) -> None:

@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import NullPool
 
 from core.errors import DatabaseError, HearthError
+from core.storage.durable import sync_folder
 from core.storage.port import StoragePort
 from core.storage.sqlite.engine import (
     SQLITE_HEADER,
@@ -163,17 +164,6 @@ def _replace(working: Path, original: Path) -> None:
     for sidecar in [*with_sidecars(original)[1:], *with_sidecars(working)[1:]]:
         sidecar.unlink(missing_ok=True)  # empty ones, left by read-only checks
     sync_folder(original.parent)
-
-
-def sync_folder(folder: Path) -> None:
-    """Make the renames in ``folder`` durable (POSIX; elsewhere the rename is all we have)."""
-    if not hasattr(os, "O_DIRECTORY"):
-        return
-    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(handle)
-    finally:
-        os.close(handle)
 
 
 def _remove(path: Path) -> None:

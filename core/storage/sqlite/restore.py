@@ -22,12 +22,12 @@ from pathlib import Path
 from core.config import HearthPaths
 from core.errors import DatabaseError, HearthError, InvalidInputError, translated_os_errors
 from core.home.backups import RestoreHalfDoneError, list_backups, stamp
+from core.storage.durable import sync_folder
 from core.storage.sqlite.copies import (
     ASIDE,
     BACKUP_SUFFIX,
     SIDECARS,
     check_integrity,
-    sync_folder,
     verify_backup,
     with_sidecars,
 )

@@ -94,6 +94,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -111,8 +112,10 @@ from core.storage.port import (
     IndexedKind,
     IndexHit,
     SearchFilters,
+    StoredEmbedding,
     batched,
     document_text,
+    stored_embeddings,
 )
 from core.storage.sqlite.engine import WRITE_OPTION
 
@@ -554,6 +557,29 @@ class SqliteSearchIndex:
             filled += count
             after = page[-1][0]
         return ids[:filled], matrix[:filled]
+
+    def loading_in_bulk(self) -> AbstractContextManager[None]:
+        """Nothing to set aside: sqlite-vec's binary codes are written with each vector."""
+        return nullcontext()
+
+    def stored_embeddings(self, session: Session, kind: IndexedKind,
+                          ids: Sequence[int]) -> list[StoredEmbedding]:
+        spec = KINDS[kind]
+        vectors: list[tuple[int, np.ndarray]] = []
+        windows: list[tuple[int, int, int, int, np.ndarray]] = []
+        for chunk in batched(sorted(set(ids)), 500):
+            chosen = {"ids": list(chunk)}
+            vectors += [(row[0], np.frombuffer(row[1], dtype=np.float32)) for row in
+                        session.execute(sql(f"SELECT id, embedding FROM {spec.vectors} "
+                                            f"WHERE id IN :ids").bindparams(
+                                                bindparam("ids", expanding=True)), chosen)]
+            windows += [(*row[:4], np.frombuffer(row[4], dtype=np.float32)) for row in
+                        session.execute(sql(
+                            f"SELECT item_id, position, char_start, char_end, embedding "
+                            f"FROM {spec.chunks} WHERE item_id IN :ids "
+                            f"ORDER BY item_id, position").bindparams(
+                                bindparam("ids", expanding=True)), chosen)]
+        return stored_embeddings(vectors, windows)
 
     def matching_ids(self, session: Session, kind: IndexedKind, ids: Iterable[int],
                      filters: SearchFilters) -> set[int]:

@@ -1,0 +1,90 @@
+"""``hearth migrate``: copy this home's database into an empty database of the other
+backend (SQLite ↔ PostgreSQL), with a progress bar, and say (or do) how to switch to it.
+
+The copy itself is ``core.storage.transfer.copy_database``; this drives it. It holds the
+data folder's exclusive lock, so no window, daemon or other command changes the home while
+it is copied (they are refused at open, not made to wait). Ctrl-C stops it between two
+pages: the target keeps a marker that the next run names, and ``--replace`` starts over.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from core.cli import context, output
+from core.cli.progress import progress_bar
+from core.errors import HearthError
+
+
+def migrate(
+        to: Annotated[str, typer.Option(
+            "--to", help="The database to copy into: postgresql://user:password@host/db, "
+                         "sqlite:///path/to/hearth.db, or sqlite:// for this folder's "
+                         "hearth.db.")],
+        source: Annotated[str | None, typer.Option(
+            "--from", help="The database to copy from (default: the one this home uses).",
+            )] = None,
+        replace: Annotated[bool, typer.Option(
+            "--replace", help="Delete what the target holds (an unfinished copy, or another "
+                              "home) before copying.")] = False,
+        switch: Annotated[bool, typer.Option(
+            "--switch", help="Afterwards, set database_url so this home uses the copy.",
+            )] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """Copy this home's memory into an empty database of the other kind, and back."""
+    from core.config import save_settings
+    from core.home.instance_lock import FolderLock
+    from core.scheduling import job_store_table
+    from core.storage.database_url import masked, validated
+    from core.storage.factory import open_storage, open_url
+    from core.storage.transfer import CopyCancelled, copy_database
+
+    paths = context.paths()
+    settings = context.settings()
+    target_url = validated(to) or "sqlite://"
+    with FolderLock(paths.home, exclusive=True):
+        origin = (open_url(source, settings, paths) if source
+                  else open_storage(settings, paths))
+        try:
+            target = open_url(target_url, settings, paths)
+            try:
+                if origin.location == target.location:
+                    raise HearthError(f"{target.location} is the database being copied.",
+                                      "Name another database with --to.")
+                with progress_bar("copying", enabled=not as_json) as progress:
+                    try:
+                        report = copy_database(origin, target, replace=replace,
+                                               job_store=job_store_table(),
+                                               progress=progress)
+                    except KeyboardInterrupt:
+                        raise CopyCancelled(
+                            f"The copy into {target.location} was stopped; it is marked "
+                            "unfinished.", "Run the same command again with --replace to "
+                                           "start over.") from None
+                where = target.location
+            finally:
+                target.close()
+        finally:
+            origin.close()
+        setting = None if target_url == "sqlite://" else target_url
+        if switch:
+            save_settings(paths, {"database_url": setting})
+    if as_json:
+        output.print_json({"target": where, "rows": report.rows, "vectors": report.vectors,
+                           "revision": report.revision, "switched": switch})
+        return
+    output.stdout.print(f"Copied {report.total} rows ({sum(report.vectors.values())} with "
+                        f"their vectors) into {where}, schema {report.revision}.",
+                        highlight=False, markup=False)
+    if switch:
+        output.stdout.print(f"This home now uses {masked(setting)}.", highlight=False,
+                            markup=False)
+        return
+    shown = "an empty value (the default)" if setting is None else masked(setting)
+    output.stdout.print(
+        f"This home still uses {masked(settings.database_url)}. To switch, set database_url "
+        f"to {shown} in settings.json (Settings → Data → Database in the window), set "
+        "HEARTH_DATABASE_URL for one run, or run this again with --switch.",
+        highlight=False, markup=False)
