@@ -59,6 +59,7 @@ MACHINE_COLUMNS: frozenset[tuple[str, str]] = frozenset({
     ("audit_log", "action"), ("audit_log", "actor"),
     ("chat_sessions", "id"), ("chat_sessions", "source"), ("chat_sessions", "conversation_id"),
     ("context_events", "event_type"), ("context_events", "failed_with"),
+    ("context_events", "claimed_by"),
     ("context_logs", "session_id"), ("context_logs", "system_prompt_sha256"),
     ("context_logs", "tokens"),
     ("fact_history", "category"), ("fact_history", "source"),
