@@ -197,7 +197,11 @@ def run_link(storage: StoragePort, settings: Settings, *,
              progress: ProgressCallback | None = None,
              cancel: CancelCheck | None = None) -> dict[str, int]:
     """Compute and store the kNN edges; returns counts ``memories``, ``edges`` (wanted),
-    ``added``, ``updated``, ``removed``."""
+    ``added``, ``updated``, ``removed``. First the nearest-neighbour index of recall is
+    brought up to date (rebuilt if it disagrees with the rows, with ``progress`` in vectors):
+    the nightly dream is where that long work belongs."""
+    if not storage.search.refresh_vector_index(progress=progress, cancel=cancel):
+        raise LinkCancelled("Linking was cancelled.")
     with storage.read() as session:
         ids, matrix = storage.search.vectors(session, IndexedKind.MEMORY, valid_only=True)
     counts = {"memories": int(ids.size), "edges": 0, "added": 0, "updated": 0, "removed": 0}

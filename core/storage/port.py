@@ -10,7 +10,7 @@ PRAGMAs, online backup) sits behind this protocol in an adapter. Today that is
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -146,6 +146,14 @@ class SearchIndex(Protocol):
     def ensure_dimensions(self, dimensions: int) -> bool:
         """Prepare vector storage for this size; True if it had to be rebuilt (all
         embeddings dropped, to be backfilled)."""
+
+    def refresh_vector_index(self, *, progress: Callable[[int, int], None] | None = None,
+                             cancel: Callable[[], bool] | None = None) -> bool:
+        """Bring derived nearest-neighbour structures up to date with the stored vectors
+        (rebuild what disagrees with them, with ``progress(done, total)``), for long jobs
+        that run anyway (the dream's link stage, a re-embedding); False if ``cancel()``
+        stopped it. Searches are correct without it, only slower at scale. An adapter
+        whose database keeps such an index itself has nothing to do."""
 
 
 class StoragePort(Protocol):

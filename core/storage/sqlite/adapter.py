@@ -54,7 +54,7 @@ class SqliteStorage:
         self._write_engine = self._engine.execution_options(**{WRITE_OPTION: True})
         self._writer = sessionmaker(self._write_engine,
                                     expire_on_commit=False)
-        self._search = SqliteSearchIndex(self._engine)
+        self._search = SqliteSearchIndex(self._engine, database=path, read_only=read_only)
 
     def _migrate(self) -> None:
         """Upgrade the schema, one process at a time.
@@ -138,8 +138,10 @@ class SqliteStorage:
             destination.close()
 
     def erase_deleted(self, *, compact: bool = False) -> bool:
-        """``optimize`` every FTS5 index (FTS5 keeps a deleted row's terms in its older
-        segments until they are merged; merging them into one drops them), then ``VACUUM``
+        """Rewrite the ANN index files without the vectors deleted since they were written
+        (``core.storage.sqlite.ann``), ``optimize`` every FTS5 index (FTS5 keeps a deleted
+        row's terms in its older segments until they are merged; merging them into one
+        drops them), then ``VACUUM``
         if asked, then ``wal_checkpoint(TRUNCATE)``. Every connection runs with
         ``secure_delete`` (``engine``), so the pages these steps free are zeroed.
 
@@ -149,6 +151,7 @@ class SqliteStorage:
         if self._path is None:
             return True
         with translated_errors(self._path):
+            self._search.erase_removed_vectors()
             with self._write_engine.begin() as connection:
                 for spec in KINDS.values():
                     connection.exec_driver_sql(
