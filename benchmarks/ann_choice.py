@@ -45,12 +45,13 @@ class Candidate:
     resident: Callable[[Any], int]
 
 
-def _usearch(dtype: str, connectivity: int = 16) -> Candidate:
+def _usearch(dtype: str, connectivity: int = 16, expansion_add: int = 128) -> Candidate:
     from usearch.index import Index
 
     def build(keys: np.ndarray, vectors: np.ndarray) -> Index:
         index = Index(ndim=vectors.shape[1], metric="cos", dtype=dtype,
-                      connectivity=connectivity, expansion_add=128, expansion_search=128)
+                      connectivity=connectivity, expansion_add=expansion_add,
+                      expansion_search=128)
         index.add(keys, vectors, threads=os.cpu_count() or 1)
         return index
 
@@ -60,7 +61,7 @@ def _usearch(dtype: str, connectivity: int = 16) -> Candidate:
     def view(path: Path) -> Index:
         return Index.restore(str(path), view=True)
 
-    return Candidate(f"usearch {dtype} M={connectivity}", build, search,
+    return Candidate(f"usearch {dtype} M={connectivity} ef_add={expansion_add}", build, search,
                      lambda index, path: index.save(str(path)),
                      lambda path: Index.restore(str(path)), view,
                      lambda index, keys, vectors: index.add(keys, vectors, threads=1),
@@ -179,7 +180,8 @@ def main() -> None:
     embedder = OnnxEmbedder(settings.embedding_model_dir, threads=settings.embedding_threads)
     real = cached_document_vectors(memory_texts(REAL), embedder)
     queries = np.stack([embedder.embed_query(text) for text in query_texts(QUERIES)])
-    candidates = [_usearch("i8"), _usearch("f16"), _faiss("sq8"), _faiss("flat")]
+    candidates = [_usearch("i8"), _usearch("i8", expansion_add=64), _usearch("f16"),
+                  _faiss("sq8"), _faiss("flat")]
     if args.only:
         candidates = [c for c in candidates if any(o in c.name for o in args.only)]
     for size in args.sizes:

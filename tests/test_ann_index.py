@@ -275,3 +275,23 @@ def test_the_index_files_are_private(built) -> None:
     folder = ann.index_folder(storage.path)
     assert folder.stat().st_mode & 0o077 == 0
     assert all(path.stat().st_mode & 0o077 == 0 for path in folder.iterdir())
+
+
+def test_the_link_stage_finds_the_exact_neighbours_through_the_index(built) -> None:
+    from core.consolidation.link import indexed_neighbours, nearest_neighbours, normalised
+
+    storage, _, ids, vectors = built
+    matrix = normalised(vectors.copy())
+    exact = nearest_neighbours(matrix, 5, 0.5)
+    approximate = indexed_neighbours(storage, np.asarray(ids), matrix, 5, 0.5)
+    assert approximate is not None
+    wanted = found = 0
+    for row in range(len(ids)):
+        truth = set(exact.index[row][exact.index[row] >= 0].tolist())
+        wanted += len(truth)
+        found += len(truth & set(approximate.index[row].tolist()))
+        picked = approximate.index[row][approximate.index[row] >= 0]
+        assert row not in picked.tolist()  # never its own neighbour
+        assert np.allclose(approximate.similarity[row][:picked.size], matrix[picked] @ matrix[row],
+                           atol=1e-5)  # exact cosines
+    assert found / wanted >= 0.97

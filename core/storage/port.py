@@ -128,6 +128,14 @@ class SearchIndex(Protocol):
                      filters: SearchFilters) -> set[int]:
         """Those of ``ids`` that pass ``filters``, by the rules searches use."""
 
+    def approximate_neighbours(self, session: Session, kind: IndexedKind,
+                               vectors: np.ndarray, count: int) -> np.ndarray | None:
+        """For each row of ``vectors``, the ids of about ``count`` stored rows of ``kind``
+        near it by an approximate nearest-neighbour index (an int64 matrix, -1 where there
+        are fewer), for consolidation's kNN over every row at scale, which rescores them
+        exactly; None when the adapter has no such index that is current (then the caller
+        computes exactly)."""
+
     def store_embeddings(self, session: Session, kind: IndexedKind, ids: Sequence[int],
                          vectors: np.ndarray, model_id: str, *,
                          chunks: Sequence[ChunkVectors] | None = None) -> None:

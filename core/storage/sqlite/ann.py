@@ -84,6 +84,10 @@ DTYPE = "i8"
 """HNSW parameters, measured in ``benchmarks/ann_choice.py``: int8 vectors keep the file at
 a quarter of the floats' size, and the exact rescoring makes up for their rounding."""
 
+BATCH_EXPANSION = 64
+"""Search depth for batches of neighbour queries (the link stage's kNN over every row):
+it asks for a handful of neighbours, not a shortlist of hundreds."""
+
 COMPACT_AFTER = 2_000
 """Pending changes (delta rows plus masked graph rows) that ``refresh`` folds into a new
 file (and with it trims the log); fewer are left in the log."""
@@ -275,6 +279,33 @@ class TableIndex:
                 scores = matrix @ query
                 best = np.argsort(-scores)[:count]
                 keys.extend(int(ids[i]) for i in best)
+            return keys
+
+    def neighbours(self, connection: Connection, queries: np.ndarray,
+                   count: int) -> np.ndarray | None:
+        """For each row of ``queries``, the ids of about ``count`` rows near it (-1 pads),
+        searched on every core with a search depth of ``BATCH_EXPANSION``; None when the
+        index is not current. For consolidation's kNN over every row, which rescores."""
+        with self._lock:
+            if not self._usable(connection):
+                return None
+            graph = self._graph
+            wanted = min(count + min(len(self._masked), count), graph.size)
+            depth = graph.expansion_search
+            graph.expansion_search = max(BATCH_EXPANSION, wanted)
+            try:
+                found = graph.search(queries, wanted, threads=os.cpu_count() or 1)
+            finally:
+                graph.expansion_search = depth
+            keys = np.asarray(found.keys).astype(np.int64)
+            keys[np.arange(wanted)[None, :] >= np.asarray(found.counts)[:, None]] = -1
+            if self._masked:
+                keys[np.isin(keys, np.fromiter(self._masked, dtype=np.int64))] = -1
+            if self._delta:
+                ids, matrix = self._stacked_delta()
+                scores = queries @ matrix.T
+                best = np.argsort(-scores, axis=1)[:, :count]
+                keys = np.concatenate([keys, ids[best]], axis=1)
             return keys
 
     def _stacked_delta(self) -> tuple[np.ndarray, np.ndarray]:
@@ -595,6 +626,10 @@ class VectorIndexes:
     def shortlist(self, connection: Connection, table: str, query: np.ndarray,
                   count: int) -> list[int] | None:
         return self._indexes[table].shortlist(connection, query, count)
+
+    def neighbours(self, connection: Connection, table: str, queries: np.ndarray,
+                   count: int) -> np.ndarray | None:
+        return self._indexes[table].neighbours(connection, queries, count)
 
     def size(self, table: str) -> int:
         """Vectors in ``table``'s index file (0 without one): the scale of a shortlist."""

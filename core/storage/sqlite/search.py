@@ -665,6 +665,15 @@ class SqliteSearchIndex:
             after = page[-1][0]
         return ids[:filled], matrix[:filled]
 
+    def approximate_neighbours(self, session: Session, kind: IndexedKind,
+                               vectors: np.ndarray, count: int) -> np.ndarray | None:
+        """For each row of ``vectors``, ids of about ``count`` stored rows of ``kind`` near
+        it by the ANN index (-1 pads), or None without a current index."""
+        if self._ann is None:
+            return None
+        matrix = self._checked_matrix(session, vectors)
+        return self._ann.neighbours(session.connection(), KINDS[kind].vectors, matrix, count)
+
     def matching_ids(self, session: Session, kind: IndexedKind, ids: Iterable[int],
                      filters: SearchFilters) -> set[int]:
         """Those of ``ids`` that pass ``filters``: the same rules searches apply, for rows
