@@ -50,6 +50,30 @@ def check_database(paths: HearthPaths, settings: Settings) -> Check:
     return Check("database", True, f"{paths.database} (schema {revision}, integrity ok)")
 
 
+def check_vector_index(paths: HearthPaths, settings: Settings) -> Check:
+    """Whether each large vector table's ANN index agrees with its rows (read only: a
+    rebuild is long work with progress, for ``hearth reembed`` or the next dream)."""
+    from core.storage.sqlite.search import SqliteSearchIndex
+
+    storage = SqliteStorage(paths.database, settings.busy_timeout_ms,
+                            write_wait_seconds=settings.write_wait_seconds, read_only=True)
+    try:
+        states = SqliteSearchIndex(storage.engine, database=paths.database,
+                                   read_only=True).vector_index_states()
+    finally:
+        storage.close()
+    indexed = [state for state in states if state.state != "not needed"]
+    if not indexed:
+        return Check("vector index", True, "not needed yet (every kind is scanned)")
+    detail = "; ".join(f"{state.table}: {state.rows:,} vectors, {state.state}"
+                       + (f" ({state.reason})" if state.reason else "") for state in indexed)
+    if all(state.state == "current" for state in indexed):
+        return Check("vector index", True, detail)
+    return Check("vector index", False, detail + "; searches scan until it is rebuilt",
+                 "Run `hearth reembed` (it rebuilds the index, with progress), or let the "
+                 "next dream do it.")
+
+
 def check_sqlite_vec() -> Check:
     import sqlite_vec
 
@@ -86,6 +110,7 @@ def run_checks(paths: HearthPaths, settings: Settings) -> list[Check]:
     checks: list[tuple[str, Callable[[], Check]]] = [
         ("embedding model", lambda: check_model(settings)),
         ("database", lambda: check_database(paths, settings)),
+        ("vector index", lambda: check_vector_index(paths, settings)),
         ("sqlite-vec", check_sqlite_vec),
         ("FTS5", check_fts5),
         ("ollama", lambda: check_ollama(settings)),

@@ -636,8 +636,14 @@ class VectorIndexes:
         return self._indexes[table].size
 
     def states(self) -> list[IndexState]:
+        """Each vector table's state (none before the vector tables exist)."""
         with self._engine.connect() as connection:
-            return [index.state(connection) for index in self._indexes.values()]
+            present = set(connection.execute(sql(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")).scalars())
+            if CHANGES_TABLE not in present:
+                return []
+            return [index.state(connection) for table, index in self._indexes.items()
+                    if table in present]
 
     def refresh(self, progress: ProgressCallback | None = None,
                 cancel: CancelCheck | None = None) -> bool:
