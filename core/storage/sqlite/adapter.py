@@ -20,6 +20,7 @@ from core.storage.sqlite.engine import (
     open_engine,
     translated_errors,
 )
+from core.storage.sqlite.ann import new_generation
 from core.storage.sqlite.search import KINDS, SqliteSearchIndex
 
 MIGRATION_LOCK = "migrate.lock"
@@ -123,7 +124,8 @@ class SqliteStorage:
 
         The copy is switched from WAL to a rollback journal, so it is one self-contained
         file: opening it read-only later (to verify or restore it) then leaves no -wal or
-        -shm beside it."""
+        -shm beside it. It gets a vector generation of its own, so once restored no ANN
+        index file built from this database is taken for its (``ann.new_generation``)."""
         target.parent.mkdir(parents=True, exist_ok=True)
         destination = dbapi_module().connect(str(target))
         try:
@@ -133,6 +135,7 @@ class SqliteStorage:
                     raw.driver_connection.backup(destination)  # type: ignore[union-attr]  # open: never None
                 finally:
                     raw.close()
+                new_generation(destination)
                 destination.execute("PRAGMA journal_mode=DELETE")
         finally:
             destination.close()

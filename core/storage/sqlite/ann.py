@@ -138,6 +138,19 @@ def change_log_objects(tables: Iterable[str]) -> set[str]:
                               for event in ("insert", "update", "delete")}
 
 
+def new_generation(dbapi_connection: Any) -> None:
+    """Give a copy of a database (a backup) a vector generation of its own, on its DB-API
+    connection: restored later, it is not the database any existing index was built from,
+    even where its change log would agree (it may have been written to since)."""
+    exists = dbapi_connection.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vector_index_meta'"
+    ).fetchone()
+    if exists:
+        dbapi_connection.execute("UPDATE vector_index_meta SET value = ? WHERE key = "
+                                 "'generation'", (secrets.token_hex(8),))
+        dbapi_connection.commit()
+
+
 def high_water(connection: Connection) -> int:
     """The last change number ever given (trimming never lowers it)."""
     value = connection.execute(sql("SELECT seq FROM sqlite_sequence WHERE name = :name"),
@@ -389,12 +402,12 @@ class TableIndex:
         assert self._header is not None
         if meta.get("generation") != self._header.generation:
             raise Stale("the database is not the one it was built from")
+        if high_water(connection) < self._applied:
+            raise Stale("the database is older than the index (a restored backup?)")
         rows = connection.execute(sql(
             f"SELECT seq, item_id FROM {CHANGES_TABLE} WHERE vectors = :table AND seq > :seq "
             f"ORDER BY seq"), {"table": self._table, "seq": self._applied}).all()
         if not rows:
-            if high_water(connection) < self._applied:
-                raise Stale("the database is older than the index (a restored backup?)")
             return
         changed = sorted({int(row[1]) for row in rows})
         current = _vectors_of(connection, self._table, changed)
