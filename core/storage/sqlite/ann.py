@@ -93,7 +93,8 @@ COMPACT_AFTER = 2_000
 file (and with it trims the log); fewer are left in the log."""
 
 VERIFY_SAMPLE = 16
-"""Vectors of the file compared with their rows when a process first uses it."""
+"""Rows (picked at random) whose vectors are compared with the file's when a process first
+uses it: a file that lacks a row, or holds another vector for it, is stale."""
 
 BUILD_BATCH = 10_000
 """Vectors read and added per step of a rebuild (progress and cancel between steps)."""
@@ -424,20 +425,24 @@ class TableIndex:
 
     def _verify(self, connection: Connection) -> None:
         """The index must answer for exactly the table's rows (graph rows still standing,
-        plus rows only in the delta), and a sample of its vectors must be the rows'."""
+        plus rows only in the delta), and hold a sample of rows with their vectors."""
         rows = _count(connection, self._table)
         known = self._graph.size - len(self._masked) + len(self._delta)
         if known != rows:
             raise Stale(f"it answers for {known:,} vectors but the table has {rows:,}")
-        keys = np.asarray(self._graph.keys)
-        sample = [int(key) for key in np.random.default_rng().choice(
-            keys, min(VERIFY_SAMPLE, keys.size), replace=False) if int(key) not in self._masked]
-        stored = _vectors_of(connection, self._table, sample)
-        for key in sample:
-            vector = stored.get(key)
-            held = np.asarray(self._graph.get(key, dtype="f32"), dtype=np.float32)
-            if vector is None or _cosine(vector, held) < 0.98:
-                raise Stale(f"its vector for row {key} is not the row's")
+        top = connection.execute(sql(f"SELECT max(id) FROM {self._table}")).scalar_one()
+        rng = np.random.default_rng()
+        for start in rng.integers(1, int(top or 0) + 1, VERIFY_SAMPLE if top else 0):
+            row = connection.execute(sql(
+                f"SELECT id, embedding FROM {self._table} WHERE id >= :start ORDER BY id "
+                f"LIMIT 1"), {"start": int(start)}).first()
+            if row is None or row[0] in self._masked or row[0] in self._delta:
+                continue
+            if not self._graph.contains(row[0]):
+                raise Stale(f"it lacks row {row[0]}")
+            held = np.asarray(self._graph.get(row[0], dtype="f32"), dtype=np.float32)
+            if _cosine(np.frombuffer(row[1], dtype=np.float32), held) < 0.98:
+                raise Stale(f"its vector for row {row[0]} is not the row's")
 
     # writing files
 
