@@ -50,6 +50,10 @@ data folder. SQLite stays the source of truth:
   its slot until another vector takes the slot. Compaction therefore fills every freed slot
   with a placeholder and removes the placeholders again, so a deleted memory's vector is in
   no index file after a forget (``tests/test_ann_index.py`` searches the file's bytes).
+
+usearch is imported where an index is first mapped or built, not with this module: its
+import takes a third of a second, which a start with no index to open (most data
+folders) should not pay.
 """
 
 from __future__ import annotations
