@@ -64,8 +64,11 @@ WEIGHT_EPSILON = 1e-6
 SEED = 20261122
 ANN_MIN_ROWS = 200_000
 """Above this many memories the neighbours come from the ANN index of recall, when it is
-current (``indexed_neighbours``): the clustered scan grows as n^1.5 and took ~10 minutes at
-1M (``docs/benchmarks.md``)."""
+current (``indexed_neighbours``): the clustered scan's pairs grow as n^1.5 (56 s at 100k on
+the loaded 2-core machine, so ~30 minutes extrapolated to 1M). The index's batch search is
+not fast enough either (23 minutes at 1M, 0.93 of the exact neighbours:
+``docs/benchmarks.md``, the scale table); linking only what changed since the last run is
+the way to a bounded nightly cost, not done yet."""
 ANN_CANDIDATES = 12
 ANN_BLOCK = 4_096
 """Rows per batch query: 4,096 x 12 candidates x 384 floats is 75 MB of gathered vectors."""
