@@ -23,11 +23,14 @@ def suites(quick: bool) -> dict:
     from benchmarks.postgres import bench_postgres
     from benchmarks.quality import bench_quality
     from benchmarks.recall import bench_recall
+    from benchmarks.scale import bench_scale
 
     sizes = (10_000,) if quick else (10_000, 100_000)
     return {
         "embedding": bench_embedding,
         "recall": lambda: bench_recall(sizes=sizes),
+        "scale": lambda: bench_scale(sizes=(10_000,) if quick else (10_000, 100_000,
+                                                                     1_000_000)),
         "quality": bench_quality,
         "conversation": bench_turn_assembly,
         "postgresql": lambda: bench_postgres(sizes=sizes),
@@ -40,7 +43,8 @@ def suites(quick: bool) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="skip the 100k-memory sizes")
+    parser.add_argument("--quick", action="store_true",
+                        help="skip the 100k- and 1M-memory sizes")
     parser.add_argument("--only", action="append", help="run only this suite (repeatable)")
     args = parser.parse_args()
     rows: list[dict] = []

@@ -11,8 +11,9 @@ their summary.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+import pytest
 from sqlalchemy import func, select
 
 from benchmarks.quality import SETS, recall_at, summary_model
@@ -22,6 +23,9 @@ from core.consolidation.dream import DreamCycle
 from core.recall import RecallQuery
 from core.storage.orm import Memory, MemoryEdge, MemoryTier
 from core.storage.port import SearchFilters
+from core.storage.sqlite import ann
+from core.storage.sqlite import search as search_module
+from core.storage.sqlite.search import SqliteSearchIndex
 from core.transfer.transcript import import_transcript
 
 CONVERSATION = "conv-maya"
@@ -37,12 +41,35 @@ def answers_found(hearth: Hearth, questions: list[dict[str, Any]]) -> dict[str, 
     return found
 
 
+def ann_state(hearth: Hearth) -> str:
+    search = cast(SqliteSearchIndex, hearth.storage.search)
+    return next(state.state for state in search.vector_index_states()
+                if state.table == "memories_vec")
+
+
 def test_a_year_of_dreams_loses_nothing(tmp_path: Path, embedder: Any) -> None:
+    a_year_of_dreams(tmp_path, embedder, ann_forced=False)
+
+
+def test_a_year_of_dreams_loses_nothing_through_the_ann_index(
+        tmp_path: Path, embedder: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same year with every vector search of memories going through the ANN index
+    (built after the import, kept up to date by every change and by the dream)."""
+    monkeypatch.setattr(search_module, "EXACT_MAX_ROWS", 0)
+    monkeypatch.setattr(ann, "ANN_MIN_ROWS", 100)
+    a_year_of_dreams(tmp_path, embedder, ann_forced=True)
+
+
+def a_year_of_dreams(tmp_path: Path, embedder: Any, *, ann_forced: bool) -> None:
     labelled = SETS[0]
     questions = [q for q in labelled.load_questions() if q["conversation_id"] == CONVERSATION]
     with Hearth.open(tmp_path / "home", embedder=embedder) as hearth:
         import_transcript(labelled.conversations / f"{CONVERSATION}.json", hearth.storage,
                           hearth.memories)
+        if ann_forced:
+            assert ann_state(hearth) == "missing"
+            assert hearth.storage.search.refresh_vector_index()
+            assert ann_state(hearth) == "current"
         before = answers_found(hearth, questions)
         assert sum(before.values()) / len(before) > 0.8  # the set is answerable at all
 
@@ -52,6 +79,8 @@ def test_a_year_of_dreams_loses_nothing(tmp_path: Path, embedder: Any) -> None:
             merged = report.stages["merge"].counts
             assert merged["merged"] > 0 and merged["demoted"] > 0  # merge-before-fade ran
             after = answers_found(hearth, questions)
+            if ann_forced:
+                assert ann_state(hearth) == "current"
 
             with hearth.storage.read() as session:
                 assert session.scalar(select(func.count()).select_from(Memory).where(

@@ -62,6 +62,16 @@ FIRST_WRITE = 256
 (``core.storage.pacing``), so linking never keeps another writer waiting long."""
 WEIGHT_EPSILON = 1e-6
 SEED = 20261122
+ANN_MIN_ROWS = 200_000
+"""Above this many memories the neighbours come from the ANN index of recall, when it is
+current (``indexed_neighbours``): the clustered scan's pairs grow as n^1.5 (56 s at 100k on
+the loaded 2-core machine, so ~30 minutes extrapolated to 1M). The index's batch search is
+not fast enough either (23 minutes at 1M, 0.93 of the exact neighbours:
+``docs/benchmarks.md``, the scale table); linking only what changed since the last run is
+the way to a bounded nightly cost, not done yet."""
+ANN_CANDIDATES = 12
+ANN_BLOCK = 4_096
+"""Rows per batch query: 4,096 x 12 candidates x 384 floats is 75 MB of gathered vectors."""
 
 _EDGES = cast(Table, MemoryEdge.__table__)
 _SET_WEIGHT = update(_EDGES).where(_EDGES.c.id == bindparam("e_id")).values(
@@ -190,6 +200,36 @@ def _top_k(matrix: np.ndarray, rows: np.ndarray, candidates: np.ndarray | None,
     return best_j, best_s
 
 
+def indexed_neighbours(storage: StoragePort, ids: np.ndarray, matrix: np.ndarray, k: int,
+                       floor: float, *, cancel: CancelCheck | None = None) -> Neighbours | None:
+    """``nearest_neighbours`` through the storage's ANN index (None without a current one):
+    each row's ``ANN_CANDIDATES`` candidates (the row itself, invalid memories and rows the
+    index knows but ``ids`` lacks are dropped) are rescored exactly from ``matrix``, which
+    must have unit rows and ``ids`` ascending."""
+    n = ids.size
+    index = np.full((n, k), -1, dtype=np.int64)
+    similarity = np.full((n, k), -np.inf, dtype=np.float32)
+    for start in range(0, n, ANN_BLOCK):
+        if cancel is not None and cancel():
+            raise LinkCancelled("Linking was cancelled.")
+        rows = np.arange(start, min(n, start + ANN_BLOCK))
+        with storage.read() as session:
+            keys = storage.search.approximate_neighbours(session, IndexedKind.MEMORY,
+                                                         matrix[rows], ANN_CANDIDATES)
+        if keys is None:
+            return None
+        position = np.minimum(np.searchsorted(ids, keys), n - 1)
+        known = (keys >= 0) & (ids[position] == keys) & (position != rows[:, None])
+        scores = np.einsum("id,ijd->ij", matrix[rows], matrix[position])
+        scores[~known] = -np.inf
+        best = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+        picked = np.take_along_axis(scores, best, axis=1)
+        index[rows, :best.shape[1]] = np.where(picked >= floor,
+                                               np.take_along_axis(position, best, axis=1), -1)
+        similarity[rows, :best.shape[1]] = np.where(picked >= floor, picked, -np.inf)
+    return Neighbours(index, similarity)
+
+
 # --- the stage -------------------------------------------------------------------------
 
 
@@ -197,12 +237,22 @@ def run_link(storage: StoragePort, settings: Settings, *,
              progress: ProgressCallback | None = None,
              cancel: CancelCheck | None = None) -> dict[str, int]:
     """Compute and store the kNN edges; returns counts ``memories``, ``edges`` (wanted),
-    ``added``, ``updated``, ``removed``."""
+    ``added``, ``updated``, ``removed``. First the nearest-neighbour index of recall is
+    brought up to date (rebuilt if it disagrees with the rows, with ``progress`` in vectors):
+    the nightly dream is where that long work belongs."""
+    if not storage.search.refresh_vector_index(progress=progress, cancel=cancel):
+        raise LinkCancelled("Linking was cancelled.")
     with storage.read() as session:
         ids, matrix = storage.search.vectors(session, IndexedKind.MEMORY, valid_only=True)
     counts = {"memories": int(ids.size), "edges": 0, "added": 0, "updated": 0, "removed": 0}
-    found = nearest_neighbours(normalised(matrix), settings.link_max_edges,
-                               settings.link_similarity_floor, cancel=cancel)
+    matrix = normalised(matrix)
+    found = None
+    if ids.size > ANN_MIN_ROWS:
+        found = indexed_neighbours(storage, ids, matrix, settings.link_max_edges,
+                                   settings.link_similarity_floor, cancel=cancel)
+    if found is None:
+        found = nearest_neighbours(matrix, settings.link_max_edges,
+                                   settings.link_similarity_floor, cancel=cancel)
     del matrix  # the edges are written from ``found`` alone
     pacer = WritePacer(storage, first_size=FIRST_WRITE)
     for rows in pacer.slices(range(ids.size)):

@@ -159,6 +159,14 @@ class SearchIndex(Protocol):
                      filters: SearchFilters) -> set[int]:
         """Those of ``ids`` that pass ``filters``, by the rules searches use."""
 
+    def approximate_neighbours(self, session: Session, kind: IndexedKind,
+                               vectors: np.ndarray, count: int) -> np.ndarray | None:
+        """For each row of ``vectors``, the ids of about ``count`` stored rows of ``kind``
+        near it by an approximate nearest-neighbour index (an int64 matrix, -1 where there
+        are fewer), for consolidation's kNN over every row at scale, which rescores them
+        exactly; None when the adapter has no such index that is current (then the caller
+        computes exactly)."""
+
     def store_embeddings(self, session: Session, kind: IndexedKind, ids: Sequence[int],
                          vectors: np.ndarray, model_id: str, *,
                          chunks: Sequence[ChunkVectors] | None = None) -> None:
@@ -187,6 +195,14 @@ class SearchIndex(Protocol):
     def ensure_dimensions(self, dimensions: int) -> bool:
         """Prepare vector storage for this size; True if it had to be rebuilt (all
         embeddings dropped, to be backfilled)."""
+
+    def refresh_vector_index(self, *, progress: Callable[[int, int], None] | None = None,
+                             cancel: Callable[[], bool] | None = None) -> bool:
+        """Bring derived nearest-neighbour structures up to date with the stored vectors
+        (rebuild what disagrees with them, with ``progress(done, total)``), for long jobs
+        that run anyway (the dream's link stage, a re-embedding); False if ``cancel()``
+        stopped it. Searches are correct without it, only slower at scale. An adapter
+        whose database keeps such an index itself has nothing to do."""
 
 
 @dataclass(frozen=True)

@@ -578,6 +578,17 @@ class PostgresSearchIndex:
         self._dimensions = dimensions
         return recorded is not None and recorded != str(dimensions)
 
+    def approximate_neighbours(self, session: Session, kind: IndexedKind,
+                               vectors: np.ndarray, count: int) -> np.ndarray | None:
+        """None: pgvector's HNSW answers one query per statement, so consolidation's kNN
+        over every row stays the blocked exact computation on PostgreSQL."""
+        return None
+
+    def refresh_vector_index(self, *, progress: Callable[[int, int], None] | None = None,
+                             cancel: Callable[[], bool] | None = None) -> bool:
+        """Nothing to do: PostgreSQL keeps its HNSW indexes in step with every write."""
+        return True
+
     @contextmanager
     def loading_in_bulk(self) -> Iterator[None]:
         """Without the HNSW indexes while a whole database is copied in, built once at the

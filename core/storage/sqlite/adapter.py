@@ -22,6 +22,7 @@ from core.storage.sqlite.engine import (
     translated_errors,
 )
 from core.storage.sqlite.health import health_checks
+from core.storage.sqlite.ann import new_generation
 from core.storage.sqlite.search import KINDS, SqliteSearchIndex
 
 MIGRATION_LOCK = "migrate.lock"
@@ -56,7 +57,7 @@ class SqliteStorage:
         self._reader = sessionmaker(self._engine, expire_on_commit=False)
         self._writer = sessionmaker(self._write_engine,
                                     expire_on_commit=False)
-        self._search = SqliteSearchIndex(self._engine)
+        self._search = SqliteSearchIndex(self._engine, database=path, read_only=read_only)
         self._copies = SqliteCopies(path, SqliteStorage)
         self._claims = file_claims.FileClaims(
             path.parent / file_claims.CLAIMS_FOLDER if path is not None else None)
@@ -132,7 +133,8 @@ class SqliteStorage:
 
         The copy is switched from WAL to a rollback journal, so it is one self-contained
         file: opening it read-only later (to verify or restore it) then leaves no -wal or
-        -shm beside it."""
+        -shm beside it. It gets a vector generation of its own, so once restored no ANN
+        index file built from this database is taken for its (``ann.new_generation``)."""
         target.parent.mkdir(parents=True, exist_ok=True)
         destination = dbapi_module().connect(str(target))
         try:
@@ -142,6 +144,7 @@ class SqliteStorage:
                     raw.driver_connection.backup(destination)  # type: ignore[union-attr]  # open: never None
                 finally:
                     raw.close()
+                new_generation(destination)
                 destination.execute("PRAGMA journal_mode=DELETE")
         finally:
             destination.close()
@@ -157,11 +160,13 @@ class SqliteStorage:
         return sum(file.stat().st_size for file in with_sidecars(self._path) if file.is_file())
 
     def health_checks(self) -> list[HealthCheck]:
-        return health_checks(self._engine, self._path)
+        return health_checks(self._engine, self._path, self._search.vector_index_states)
 
     def erase_deleted(self, *, compact: bool = False) -> bool:
-        """``optimize`` every FTS5 index (FTS5 keeps a deleted row's terms in its older
-        segments until they are merged; merging them into one drops them), then ``VACUUM``
+        """Rewrite the ANN index files without the vectors deleted since they were written
+        (``core.storage.sqlite.ann``), ``optimize`` every FTS5 index (FTS5 keeps a deleted
+        row's terms in its older segments until they are merged; merging them into one
+        drops them), then ``VACUUM``
         if asked, then ``wal_checkpoint(TRUNCATE)``. Every connection runs with
         ``secure_delete`` (``engine``), so the pages these steps free are zeroed.
 
@@ -171,6 +176,7 @@ class SqliteStorage:
         if self._path is None:
             return True
         with translated_errors(self._path):
+            self._search.erase_removed_vectors()
             with self._write_engine.begin() as connection:
                 for spec in KINDS.values():
                     connection.exec_driver_sql(

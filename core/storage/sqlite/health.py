@@ -1,6 +1,7 @@
 """What ``hearth doctor`` checks of a SQLite database: the file itself (``quick_check`` and
-its schema revision), and the two extensions recall relies on, sqlite-vec and FTS5, each
-probed on a private in-memory connection so one that is missing does not hide the others.
+its schema revision), whether each large vector table's ANN index agrees with its rows, and
+the two extensions recall relies on, sqlite-vec and FTS5, each probed on a private in-memory
+connection so one that is missing does not hide the others.
 """
 
 from __future__ import annotations
@@ -15,15 +16,19 @@ from sqlalchemy import Engine
 from core.errors import HearthError
 from core.storage import migrate
 from core.storage.port import HealthCheck
+from core.storage.sqlite.ann import IndexState
 from core.storage.sqlite.engine import dbapi_module
 
 log = logging.getLogger(__name__)
 
 
-def health_checks(engine: Engine, path: Path | None) -> list[HealthCheck]:
-    """The database, sqlite-vec and FTS5, each reported as ok or with what to do."""
+def health_checks(engine: Engine, path: Path | None,
+                  vector_index_states: Callable[[], list[IndexState]]) -> list[HealthCheck]:
+    """The database, its ANN indexes, sqlite-vec and FTS5, each reported as ok or with what
+    to do."""
     checks: list[tuple[str, Callable[[], HealthCheck]]] = [
         ("database", lambda: _database(engine, path)),
+        ("vector index", lambda: _vector_index(vector_index_states())),
         ("sqlite-vec", _sqlite_vec),
         ("FTS5", _fts5),
     ]
@@ -39,6 +44,21 @@ def health_checks(engine: Engine, path: Path | None) -> list[HealthCheck]:
                                        "Reinstall with `make setup`; if it persists, report "
                                        "it."))
     return results
+
+
+def _vector_index(states: list[IndexState]) -> HealthCheck:
+    """Read only: a rebuild is long work with progress, for ``hearth reembed`` or the next
+    dream."""
+    indexed = [state for state in states if state.state != "not needed"]
+    if not indexed:
+        return HealthCheck("vector index", True, "not needed yet (every kind is scanned)")
+    detail = "; ".join(f"{state.table}: {state.rows:,} vectors, {state.state}"
+                       + (f" ({state.reason})" if state.reason else "") for state in indexed)
+    if all(state.state == "current" for state in indexed):
+        return HealthCheck("vector index", True, detail)
+    return HealthCheck("vector index", False, detail + "; searches scan until it is rebuilt",
+                       "Run `hearth reembed` (it rebuilds the index, with progress), or let "
+                       "the next dream do it.")
 
 
 def _database(engine: Engine, path: Path | None) -> HealthCheck:

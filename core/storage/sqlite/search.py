@@ -72,12 +72,21 @@ shortlist rather than inside the scan, because a base-table lookup per scanned r
 the scan; see ``_filtered`` for the fallback. Full-text search does the same with its
 ranked matches.
 
-The planner: exact where it is cheap
-------------------------------------
+The planner: exact where it is cheap, a graph where the scan grows
+------------------------------------------------------------------
 The float vectors are scanned directly (exact, ~1 us per row: 5.3 ms at 5,000 rows
 against 2.7 ms through the bits) when the kind has at most ``exact_max_rows`` vectors, or
 when narrowing filters leave at most that many rows (the base table's indexes find them
 quickly, and that count is only taken for such filters).
+
+A vector table with an ANN index (``core.storage.sqlite.ann``: from ``ANN_MIN_ROWS``
+vectors, once built and while it agrees with the rows) gives the shortlist instead of the
+bit scan: ``max(limit * ANN_SHORTLIST_FACTOR, ANN_MIN_SHORTLIST)`` ids, grown by the share
+of rows narrowing filters drop, rescored by the same exact statement (``_rescored``). If
+the filters then leave fewer than ``limit`` rows, or would need a shortlist over
+``ANN_MAX_SHORTLIST``, the bit scan runs with the filters inside it. The bit scan also
+serves while an index is missing or stale, so search is always correct and only its speed
+depends on the index.
 
 No centring of the bits
 -----------------------
@@ -92,10 +101,14 @@ stored mean and a rebuild of every code whenever the mean is refreshed.
 
 from __future__ import annotations
 
+import json
+import math
 import re
+import secrets
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -117,6 +130,15 @@ from core.storage.port import (
     document_text,
     stored_embeddings,
 )
+from core.storage.sqlite import ann
+from core.storage.sqlite.ann import (
+    CancelCheck,
+    IndexState,
+    ProgressCallback,
+    VectorIndexes,
+    change_log_objects,
+    create_change_log,
+)
 from core.storage.sqlite.engine import WRITE_OPTION
 
 EXACT_MAX_ROWS = 5_000
@@ -125,6 +147,13 @@ EXACT_MAX_ROWS = 5_000
 SHORTLIST_FACTOR = 10
 MIN_SHORTLIST = 500
 """The Hamming shortlist is ``max(limit * SHORTLIST_FACTOR, MIN_SHORTLIST)`` rows."""
+
+ANN_SHORTLIST_FACTOR = 4
+ANN_MIN_SHORTLIST = 200
+"""The ANN shortlist is ``max(limit * ANN_SHORTLIST_FACTOR, ANN_MIN_SHORTLIST)`` rows, more
+for narrowing filters (divided by the share of rows they keep), at most:"""
+ANN_MAX_SHORTLIST = 4_000
+"""Beyond this a filter keeps so few rows that a scan with the filter inside is better."""
 
 OVERFETCH = 2
 """Ranked rows fetched per wanted row when filters are applied after ranking."""
@@ -194,6 +223,11 @@ class _Kind:
         return f"{self.table}_vec_chunks"
 
     @property
+    def vector_tables(self) -> tuple[str, str]:
+        """The tables whose rows have an ANN index (``core.storage.sqlite.ann``)."""
+        return (self.vectors, self.chunks)
+
+    @property
     def triggers(self) -> tuple[str, str, str, str]:
         """Deleting or changing a row clears its vectors (``_ad``, ``_au``) and windows."""
         return (f"{self.vectors}_ad", f"{self.vectors}_au",
@@ -209,6 +243,9 @@ KINDS: dict[IndexedKind, _Kind] = {
     IndexedKind.FACT: _Kind("user_facts", INDEXED_COLUMNS[IndexedKind.FACT],
                             has_session=False),
 }
+
+VECTOR_TABLES = tuple(table for spec in KINDS.values() for table in spec.vector_tables)
+"""Every table of vectors, each with its change log triggers and its own ANN index."""
 
 
 # --- text ------------------------------------------------------------------------------
@@ -317,15 +354,40 @@ def _narrows(kind: _Kind, filters: SearchFilters) -> bool:
 class SqliteSearchIndex:
     """``SearchIndex`` over FTS5 tables and plain vector tables scored with sqlite-vec."""
 
-    def __init__(self, engine: Engine, *, exact_max_rows: int = EXACT_MAX_ROWS,
+    def __init__(self, engine: Engine, *, database: Path | None = None,
+                 read_only: bool = False, exact_max_rows: int | None = None,
                  shortlist_factor: int = SHORTLIST_FACTOR,
-                 min_shortlist: int = MIN_SHORTLIST) -> None:
-        """The keyword arguments exist so tests can force the quantised path on small data."""
+                 min_shortlist: int = MIN_SHORTLIST, ann_min_rows: int | None = None) -> None:
+        """``database`` is the file whose ANN indexes live beside it (none for a private
+        in-memory database: it is scanned). The other keyword arguments exist so tests can
+        force the quantised and ANN paths on small data (unset, the module's constants
+        apply as they are when the index is made)."""
         self._engine = engine
-        self._exact_max_rows = exact_max_rows
+        self._exact_max_rows = EXACT_MAX_ROWS if exact_max_rows is None else exact_max_rows
         self._shortlist_factor = shortlist_factor
         self._min_shortlist = min_shortlist
         self._dimensions: int | None = None
+        self._ann = (VectorIndexes(engine, database, VECTOR_TABLES,
+                                   min_rows=ann.ANN_MIN_ROWS if ann_min_rows is None
+                                   else ann_min_rows, read_only=read_only)
+                     if database is not None else None)
+
+    # the ANN indexes
+
+    def refresh_vector_index(self, *, progress: ProgressCallback | None = None,
+                             cancel: CancelCheck | None = None) -> bool:
+        """Rebuild the ANN indexes that are missing or disagree with the rows, and fold
+        pending changes into their files (``core.storage.sqlite.ann``)."""
+        return True if self._ann is None else self._ann.refresh(progress, cancel)
+
+    def vector_index_states(self) -> list[IndexState]:
+        """Each vector table's ANN index: current, stale, missing or not needed."""
+        return [] if self._ann is None else self._ann.states()
+
+    def erase_removed_vectors(self) -> None:
+        """Rewrite the ANN files without the vectors deleted since they were written."""
+        if self._ann is not None:
+            self._ann.erase_removed()
 
     # full text
 
@@ -378,16 +440,42 @@ class SqliteSearchIndex:
 
     def _row_search(self, session: Session, spec: _Kind, where: _Where, narrowed: bool,
                     query: bytes, limit: int) -> list[IndexHit]:
-        """The whole-text vectors: exact when few, else bits and exact rescoring."""
-        if self._is_small(session, spec) or (narrowed and self._count_filtered(
-                session, spec, where) <= self._exact_max_rows):
+        """The whole-text vectors: exact when few, else an ANN or bit shortlist rescored
+        exactly."""
+        if self._is_small(session, spec):
             return self._exact_search(session, spec, where, query, limit)
+        kept = self._count_filtered(session, spec, where) if narrowed else None
+        if kept is not None and kept <= self._exact_max_rows:
+            return self._exact_search(session, spec, where, query, limit)
+        ids = self._ann_shortlist(session, spec.vectors, query, limit, kept)
+        if ids is not None:
+            hits = self._rescored(session, spec, where, query, limit, _listed(ids))
+            if len(hits) >= limit:
+                return hits
+            narrowed = True  # the filters dropped too many: scan with them inside
 
         def search(filter_in_scan: bool) -> list[IndexHit]:
-            return self._quantised_search(session, spec, where, query, limit,
-                                          filter_in_scan=filter_in_scan)
+            return self._rescored(session, spec, where, query, limit,
+                                  self._hamming_scan(session, spec, where, query, limit,
+                                                     filter_in_scan=filter_in_scan),
+                                  filtered=filter_in_scan)
 
         return _filtered(search, narrowed, limit)
+
+    def _ann_shortlist(self, session: Session, table: str, query: bytes, limit: int,
+                       kept: int | None) -> list[int] | None:
+        """Ids from ``table``'s ANN index, or None when it has none that is current. With
+        narrowing filters that keep ``kept`` rows, the shortlist grows by the share they
+        drop (None past ``ANN_MAX_SHORTLIST``: then a scan with the filters inside)."""
+        if self._ann is None:
+            return None
+        size = max(limit * ANN_SHORTLIST_FACTOR, ANN_MIN_SHORTLIST)
+        if kept is not None:
+            size = math.ceil(size * self._ann.size(table) / max(kept, 1))
+            if size > ANN_MAX_SHORTLIST:
+                return None
+        vector = np.frombuffer(query, dtype=np.float32)
+        return self._ann.shortlist(session.connection(), table, vector, size)
 
     def _is_small(self, session: Session, spec: _Kind) -> bool:
         """At most ``exact_max_rows`` vectors; counts no further than that."""
@@ -418,30 +506,36 @@ class SqliteSearchIndex:
         return _hits(session.execute(statement, {**where.params, "query": query,
                                                  "limit": limit}))
 
-    def _quantised_search(self, session: Session, spec: _Kind, where: _Where, query: bytes,
-                          limit: int, *, filter_in_scan: bool) -> list[IndexHit]:
-        """Shortlist by Hamming distance, then rescore the shortlist exactly by cosine.
-
-        The filters restrict either the scan itself or the shortlist (see ``_filtered``).
-        """
+    def _hamming_scan(self, session: Session, spec: _Kind, where: _Where, query: bytes,
+                      limit: int, *, filter_in_scan: bool) -> tuple[str, dict[str, Any]]:
+        """A shortlist by Hamming distance over the bits (SQL and its parameters), with
+        the filters inside the scan or left to the rescoring (see ``_filtered``)."""
         hamming = "vec_distance_hamming(vec_bit(b.bits), vec_bit(:bits))"
         if filter_in_scan:
             scan = (f"SELECT b.id FROM {spec.table} AS m JOIN {spec.bits} AS b ON b.id = m.id "
                     f"WHERE {where.condition} ORDER BY {hamming} LIMIT :shortlist")
-            rescore_filter = "1"
         else:
             scan = f"SELECT b.id FROM {spec.bits} AS b ORDER BY {hamming} LIMIT :shortlist"
-            rescore_filter = where.condition
+        return scan, self._shortlist_params(session, query, limit)
+
+    def _rescored(self, session: Session, spec: _Kind, where: _Where, query: bytes, limit: int,
+                  shortlist: tuple[str, dict[str, Any]], *,
+                  filtered: bool = False) -> list[IndexHit]:
+        """Score a shortlist (an ANN one or a Hamming scan) exactly by cosine from the float
+        table, so a row without a vector is never returned; the filters apply here unless
+        the scan applied them (``filtered``)."""
+        scan, params = shortlist
         # MATERIALIZED and CROSS JOIN fix the join order: left free, the planner starts from
         # an index on the base table and scans the bits once per row (measured: 78 ms).
         statement = sql(
             f"WITH shortlist AS MATERIALIZED ({scan}) "
             f"SELECT m.id, 1.0 - vec_distance_cosine(e.embedding, :query) AS similarity "
             f"FROM shortlist CROSS JOIN {spec.table} AS m ON m.id = shortlist.id "
-            f"CROSS JOIN {spec.vectors} AS e ON e.id = m.id WHERE {rescore_filter} "
+            f"CROSS JOIN {spec.vectors} AS e ON e.id = m.id "
+            f"WHERE {'1' if filtered else where.condition} "
             f"ORDER BY similarity DESC, m.id LIMIT :limit").bindparams(*where.binds)
-        return _hits(session.execute(statement, {
-            **where.params, **self._shortlist_params(session, query, limit), "limit": limit}))
+        return _hits(session.execute(statement, {**where.params, **params, "query": query,
+                                                 "limit": limit}))
 
     def _shortlist_params(self, session: Session, query: bytes,
                           limit: int) -> dict[str, Any]:
@@ -466,15 +560,26 @@ class SqliteSearchIndex:
         if stored <= self._exact_max_rows:
             return self._exact_chunk_search(session, spec, where, query, limit,
                                             windows_first=True)
-        if narrowed and self._count_filtered(session, spec, where,
-                                             windows=True) <= self._exact_max_rows:
+        kept = (self._count_filtered(session, spec, where, windows=True) if narrowed
+                else None)
+        if kept is not None and kept <= self._exact_max_rows:
             return self._exact_chunk_search(session, spec, where, query, limit,
                                             windows_first=False)
-        hits, dropped = self._quantised_chunk_search(session, spec, where, query, limit,
-                                                     filter_in_scan=narrowed)
+        ids = self._ann_shortlist(session, spec.chunks, query, limit, kept)
+        if ids is not None:
+            hits, _ = self._window_rescored(session, spec, where, query, limit, _listed(ids))
+            if len(hits) >= limit:
+                return hits
+            narrowed = True
+        scan = self._window_hamming_scan(session, spec, where, query, limit,
+                                         filter_in_scan=narrowed)
+        hits, dropped = self._window_rescored(session, spec, where, query, limit, scan,
+                                              filtered=narrowed)
         if not narrowed and len(hits) < limit and dropped:
-            hits, _ = self._quantised_chunk_search(session, spec, where, query, limit,
-                                                   filter_in_scan=True)
+            scan = self._window_hamming_scan(session, spec, where, query, limit,
+                                             filter_in_scan=True)
+            hits, _ = self._window_rescored(session, spec, where, query, limit, scan,
+                                            filtered=True)
         return hits
 
     def _exact_chunk_search(self, session: Session, spec: _Kind, where: _Where, query: bytes,
@@ -496,22 +601,28 @@ class SqliteSearchIndex:
         return _window_hits(session.execute(statement, {**where.params, "query": query,
                                                         "limit": limit}))
 
-    def _quantised_chunk_search(self, session: Session, spec: _Kind, where: _Where,
-                                query: bytes, limit: int, *,
-                                filter_in_scan: bool) -> tuple[list[IndexHit], bool]:
-        """Shortlist windows by Hamming distance (a scan of the covering index on
-        ``(item_id, bits)``, not of the float vectors), rescore them exactly, keep each
-        row's best. Returns the hits and whether the filters dropped any shortlisted row,
-        which is when a search with the filters inside the scan could find more."""
+    def _window_hamming_scan(self, session: Session, spec: _Kind, where: _Where,
+                             query: bytes, limit: int, *,
+                             filter_in_scan: bool) -> tuple[str, dict[str, Any]]:
+        """A shortlist of windows by Hamming distance: a scan of the covering index on
+        ``(item_id, bits)``, not of the float vectors."""
         hamming = "vec_distance_hamming(vec_bit(c.bits), vec_bit(:bits))"
         if filter_in_scan:
             scan = (f"SELECT c.id FROM {spec.table} AS m JOIN {spec.chunks} AS c "
                     f"ON c.item_id = m.id WHERE {where.condition} "
                     f"ORDER BY {hamming} LIMIT :shortlist")
-            passes = "1"
         else:
             scan = f"SELECT c.id FROM {spec.chunks} AS c ORDER BY {hamming} LIMIT :shortlist"
-            passes = f"({where.condition})"
+        return scan, self._shortlist_params(session, query, limit)
+
+    def _window_rescored(self, session: Session, spec: _Kind, where: _Where, query: bytes,
+                         limit: int, shortlist: tuple[str, dict[str, Any]], *,
+                         filtered: bool = False) -> tuple[list[IndexHit], bool]:
+        """Rescore shortlisted windows exactly and keep each row's best. Returns the hits
+        and whether the filters dropped any shortlisted row, which is when a search with
+        the filters inside the scan could find more."""
+        scan, params = shortlist
+        passes = "1" if filtered else f"({where.condition})"
         statement = sql(
             f"WITH shortlist AS MATERIALIZED ({scan}) "
             f"SELECT w.item_id, max(1.0 - vec_distance_cosine(w.embedding, :query)) "
@@ -519,8 +630,7 @@ class SqliteSearchIndex:
             f"FROM shortlist CROSS JOIN {spec.chunks} AS w ON w.id = shortlist.id "
             f"CROSS JOIN {spec.table} AS m ON m.id = w.item_id GROUP BY w.item_id "
             f"ORDER BY similarity DESC, w.item_id").bindparams(*where.binds)
-        rows = session.execute(statement, {
-            **where.params, **self._shortlist_params(session, query, limit)}).all()
+        rows = session.execute(statement, {**where.params, **params, "query": query}).all()
         kept = [row for row in rows if row[5]]
         return _window_hits(kept[:limit]), len(kept) < len(rows)
 
@@ -580,6 +690,15 @@ class SqliteSearchIndex:
                             f"ORDER BY item_id, position").bindparams(
                                 bindparam("ids", expanding=True)), chosen)]
         return stored_embeddings(vectors, windows)
+
+    def approximate_neighbours(self, session: Session, kind: IndexedKind,
+                               vectors: np.ndarray, count: int) -> np.ndarray | None:
+        """For each row of ``vectors``, ids of about ``count`` stored rows of ``kind`` near
+        it by the ANN index (-1 pads), or None without a current index."""
+        if self._ann is None:
+            return None
+        matrix = self._checked_matrix(session, vectors)
+        return self._ann.neighbours(session.connection(), KINDS[kind].vectors, matrix, count)
 
     def matching_ids(self, session: Session, kind: IndexedKind, ids: Iterable[int],
                      filters: SearchFilters) -> set[int]:
@@ -683,6 +802,10 @@ class SqliteSearchIndex:
             _set_meta(connection, "windows", WINDOW_SCHEME)
             for spec in KINDS.values():
                 _create_triggers(connection, spec)
+            create_change_log(connection, VECTOR_TABLES)
+            if recorded != str(dimensions) or _meta(connection, "generation") is None:
+                # new vector tables: no index file built before can describe them
+                _set_meta(connection, "generation", secrets.token_hex(8))
         self._dimensions = dimensions
         return recorded is not None and recorded != str(dimensions)
 
@@ -690,13 +813,14 @@ class SqliteSearchIndex:
         """Whether the tables, windows and triggers for this width are all there, read
         without a write lock: then ``ensure_dimensions`` has nothing to write, so a
         read-only database can be searched (and a start takes no write lock for it)."""
-        expected = {META_TABLE} | {name for spec in KINDS.values()
-                                   for name in (spec.vectors, spec.bits, spec.chunks,
-                                                *spec.triggers)}
+        expected = {META_TABLE} | change_log_objects(VECTOR_TABLES) | {
+            name for spec in KINDS.values()
+            for name in (spec.vectors, spec.bits, spec.chunks, *spec.triggers)}
         with self._engine.connect() as connection:
             present = set(connection.execute(sql(
                 "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')")).scalars())
             return (expected <= present
+                    and _meta(connection, "generation") is not None
                     and _meta(connection, "dimensions") == str(dimensions)
                     and _meta(connection, "windows") == WINDOW_SCHEME)
 
@@ -749,6 +873,11 @@ def _merged(rows: list[IndexHit], windows: list[IndexHit], limit: int) -> list[I
             best[hit.id] = hit
     ordered = sorted(best.values(), key=lambda hit: (-hit.score, hit.id))[:limit]
     return [replace(hit, rank=rank) for rank, hit in enumerate(ordered, start=1)]
+
+
+def _listed(ids: Sequence[int]) -> tuple[str, dict[str, Any]]:
+    """A shortlist of known ids (from an ANN index) as a scan for ``_rescored``."""
+    return "SELECT value AS id FROM json_each(:ids)", {"ids": json.dumps(list(ids))}
 
 
 def _filtered(search: Callable[[bool], list[IndexHit]], narrowed: bool,

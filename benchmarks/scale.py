@@ -1,0 +1,295 @@
+"""Vectors for a million memories without embedding a million texts.
+
+Embedding 1M generated memories with bge-small takes over half an hour on the 2-core
+machine, and a benchmark of *scale* needs the vectors' shape, not their meaning. So the
+first ``REAL`` rows are the real (cached) embeddings of the recall benchmark's generated
+memories, and each further vector is one of them moved by noise drawn from the real
+embeddings' own covariance (their principal axes and variances), scaled so that its cosine
+to its source lies around 0.85 (0.75-0.92: the range of two paraphrases or two memories on
+the same topic, ``core.consolidation.link``). The result keeps what makes bge's vectors
+hard or easy for an index: the shared mean direction (anisotropy), the uneven variance
+across dimensions, and clusters of near neighbours around every topic.
+
+The text of a generated row is the generator's own sentence for that row, which does not
+match its vector; full-text figures at 1M measure the index's cost, not relevance.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.recall import cached_document_vectors, memory_texts, query_texts
+from benchmarks.stats import percentiles
+
+REAL = 100_000
+"""Rows that are real embeddings; the rest are derived from them."""
+
+SEED = 20261122
+_BLOCK = 50_000
+
+
+def bge_shaped(real: np.ndarray, count: int, seed: int = SEED) -> np.ndarray:
+    """``count`` unit float32 vectors: ``real`` (unit rows) first, then vectors derived from
+    them as the module says. The same inputs always give the same output."""
+    if count <= real.shape[0]:
+        return np.ascontiguousarray(real[:count], dtype=np.float32)
+    rng = np.random.default_rng(seed)
+    sample = real[rng.choice(real.shape[0], min(20_000, real.shape[0]), replace=False)]
+    centred = sample - sample.mean(axis=0)
+    _, singular, axes = np.linalg.svd(centred, full_matrices=False)
+    spread = (singular / np.sqrt(sample.shape[0] - 1)).astype(np.float32)
+    variance = float((spread ** 2).sum())
+    out = np.empty((count, real.shape[1]), dtype=np.float32)
+    out[:real.shape[0]] = real
+    for start in range(real.shape[0], count, _BLOCK):
+        stop = min(count, start + _BLOCK)
+        n = stop - start
+        sources = real[rng.integers(0, real.shape[0], n)]
+        target = rng.uniform(0.75, 0.92, n).astype(np.float32)
+        # |noise|^2 = 1/cos^2 - 1 gives the wanted cosine for a unit source (on average)
+        scale = np.sqrt((1.0 / target ** 2 - 1.0) / variance)[:, None]
+        noise = (rng.standard_normal((n, real.shape[1]), dtype=np.float32) * spread) @ axes
+        block = sources + noise.astype(np.float32) * scale
+        block /= np.linalg.norm(block, axis=1, keepdims=True)
+        out[start:stop] = block
+    return out
+
+
+# --- the cost curve: 10k → 100k → 1M ---------------------------------------------------------
+
+SIZES = (10_000, 100_000, 1_000_000)
+STORE_VERSION = "scale-1"
+"""Part of the cached stores' key: change it when the generator or the fill changes."""
+CACHE_DIR = Path(__file__).resolve().parent / ".cache"
+QUERY_COUNT = 200
+WARM_UP = 5
+REPEATS = 5
+TARGETS = {
+    "recall p50 / p95 (query embedding included)": "p95 ≤ 15 ms @100k, ≤ 30 ms @1M",
+    "vector recall@10 vs exact search": "≥ 0.98",
+    "link stage: seconds · peak RSS": "≤ 5 min @1M",
+}
+
+
+def bench_scale(sizes: Sequence[int] = SIZES) -> list[dict[str, str]]:
+    """One row per figure, its values at every size side by side (the cost curve)."""
+    from core.config import Settings
+    from core.embedding import OnnxEmbedder
+
+    settings = Settings()
+    embedder = OnnxEmbedder(settings.embedding_model_dir, threads=settings.embedding_threads)
+    real = cached_document_vectors(memory_texts(REAL), embedder)
+    questions = query_texts(QUERY_COUNT)
+    queries = np.stack([embedder.embed_query(question) for question in questions])
+    curve: dict[str, dict[int, str]] = {}
+    for size in sizes:
+        home, made = _cached_store(size, real, embedder.model_id)
+        for figure, value in [*made.items(), *_measure(home, size, real, queries, questions,
+                                                       settings, embedder).items()]:
+            curve.setdefault(figure, {})[size] = value
+    return [{"benchmark": figure, "value": "  →  ".join(f"{_label(size)}: {value}"
+                                                       for size, value in values.items()),
+             "target": TARGETS.get(figure, "")} for figure, values in curve.items()]
+
+
+def _label(size: int) -> str:
+    return f"{size // 1_000_000}M" if size >= 1_000_000 else f"{size // 1000}k"
+
+
+def _cached_store(size: int, real: np.ndarray, model_id: str) -> tuple[Path, dict[str, str]]:
+    """A data folder with ``size`` generated memories, their vectors and the ANN index,
+    made once and kept under ``benchmarks/.cache`` (git-ignored); returns it and the
+    figures of making it (rows per second, index build time)."""
+    from benchmarks.recall import SEED as RECALL_SEED
+    from benchmarks.recall import Corpus, _fill
+    from core.storage.sqlite.adapter import SqliteStorage
+
+    digest = hashlib.sha256(f"{STORE_VERSION}|{size}|{model_id}".encode())
+    digest.update(real[:64].tobytes())
+    home = CACHE_DIR / f"scale-{_label(size)}-{digest.hexdigest()[:12]}"
+    marker = home / "made.json"
+    if marker.exists():
+        return home, json.loads(marker.read_text())
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    texts = memory_texts(size)
+    corpus = Corpus(texts, bge_shaped(real, size),
+                    np.random.default_rng(RECALL_SEED).random(size) >= 0.02)
+    storage = SqliteStorage(home / "hearth.db")
+    try:
+        seconds = _fill(storage, corpus, size, model_id)
+        started = time.perf_counter()
+        storage.search.refresh_vector_index()
+        built = time.perf_counter() - started
+    finally:
+        storage.close()
+    made = {"insert given vectors (generating the store)": f"{size / seconds:,.0f} rows/s",
+            "ANN index build (2 cores)": f"{built:.1f} s" if built > 0.5 else "none (scan)"}
+    marker.write_text(json.dumps(made))
+    return home, made
+
+
+def _measure(home: Path, size: int, real: np.ndarray, queries: np.ndarray,
+             questions: Sequence[str], settings: Any, embedder: Any) -> dict[str, str]:
+    from core.app import Hearth
+    from core.operations.memories import list_memories, more_memories
+    from core.recall import RecallQuery
+    from core.storage.port import IndexedKind, SearchFilters
+    from core.views.memory_browse import MemoryFilter
+
+    figures: dict[str, str] = {}
+    with Hearth.open(home, settings=settings, embedder=embedder) as hearth:
+        search = hearth.storage.search
+        for question in questions[:WARM_UP]:
+            hearth.recall.recall(RecallQuery(question))
+        totals = []
+        for question in questions:
+            started = time.perf_counter()
+            hearth.recall.recall(RecallQuery(question))
+            totals.append((time.perf_counter() - started) * 1000)
+        p50, p95 = percentiles(totals)
+        figures["recall p50 / p95 (query embedding included)"] = f"{p50:.1f} / {p95:.1f} ms"
+        with hearth.storage.read() as session:
+            vector_ms, text_ms, hits = [], [], []
+            for question, query in zip(questions, queries, strict=True):
+                started = time.perf_counter()
+                found = search.vector_search(session, IndexedKind.MEMORY, query,
+                                             SearchFilters(), 10)
+                vector_ms.append((time.perf_counter() - started) * 1000)
+                hits.append([hit.id for hit in found])
+                started = time.perf_counter()
+                search.text_search(session, IndexedKind.MEMORY, question, SearchFilters(), 50)
+                text_ms.append((time.perf_counter() - started) * 1000)
+        figures["vector search p50 / p95 (k = 10)"] = "{:.1f} / {:.1f} ms".format(
+            *percentiles(vector_ms))
+        figures["full-text search p50 / p95 (k = 50)"] = "{:.1f} / {:.1f} ms".format(
+            *percentiles(text_ms))
+        figures["vector recall@10 vs exact search"] = f"{_agreement(real, size, queries, hits):.4f}"
+        listing = [_timed(lambda: list_memories(hearth, "", MemoryFilter(), 50))
+                   for _ in range(REPEATS)]
+        page = list_memories(hearth, "", MemoryFilter(), 50)
+        assert page.next_page is not None
+        following = [_timed(lambda: more_memories(hearth, MemoryFilter(), page.next_page))
+                     for _ in range(REPEATS)]
+        searched = [_timed(lambda: list_memories(hearth, "knee pain physiotherapy",
+                                                 MemoryFilter(), 50)) for _ in range(REPEATS)]
+        figures["Memories inspector: first page + count · next page · search (median)"] = (
+            f"{np.median(listing):.0f} · {np.median(following):.0f} · "
+            f"{np.median(searched):.0f} ms")
+    figures.update(_link_figures(home, size))
+    figures["database size"] = f"{_database_mb(home):,.0f} MB"
+    figures["ANN index size"] = _index_size(home)
+    return figures
+
+
+def _timed(action: Any) -> float:
+    started = time.perf_counter()
+    action()
+    return (time.perf_counter() - started) * 1000
+
+
+def _agreement(real: np.ndarray, size: int, queries: np.ndarray,
+               hits: list[list[int]]) -> float:
+    """recall@10 of the index's answers against an exact scan in numpy over the valid rows
+    (ids are 1..size in insertion order); ties with the 10th count as hits."""
+    from benchmarks.recall import SEED as RECALL_SEED
+
+    vectors = bge_shaped(real, size)
+    valid = np.random.default_rng(RECALL_SEED).random(size) >= 0.02
+    scores = []
+    for query, found in zip(queries, hits, strict=True):
+        exact = np.where(valid, vectors @ query, -np.inf)
+        tenth = np.partition(exact, -10)[-10] - 1e-6
+        scores.append(sum(exact[row - 1] >= tenth for row in found) / 10)
+    return float(np.mean(scores))
+
+
+def _link_figures(home: Path, size: int) -> dict[str, str]:
+    """The link stage on a copy of the store, in a fresh process (its peak resident memory
+    is the stage's: vectors, scores, SQLite's cache and the mapped index), then the graph
+    snapshot of that copy, which now has the edges."""
+    with tempfile.TemporaryDirectory(prefix="hearth-scale-", dir=CACHE_DIR) as folder:
+        copy = Path(folder) / "home"
+        shutil.copytree(home, copy, ignore=shutil.ignore_patterns("*.lock", "made.json"))
+        result = subprocess.run([sys.executable, "-m", "benchmarks.scale", "--link", str(copy)],
+                                capture_output=True, text=True, check=True)
+        linked = json.loads(result.stdout.strip().splitlines()[-1])
+        from core.storage.sqlite.adapter import SqliteStorage
+        from core.views.graph import load_graph
+
+        storage = SqliteStorage(copy / "hearth.db")
+        try:
+            loads = [_timed(lambda: load_graph(storage)) for _ in range(REPEATS)]
+        finally:
+            storage.close()
+    return {
+        "link stage: seconds · peak RSS": f"{linked['seconds']:.1f} s · "
+                                          f"{linked['peak_mb']:,.0f} MB",
+        "link stage: edges · true neighbours found (sample of 500)":
+            f"{linked['edges']:,} · {linked['found']:.3f}",
+        "graph snapshot (5,000 most important, their edges), median": f"{np.median(loads):.0f} ms",
+    }
+
+
+def _run_link(home: Path) -> None:
+    """The child process of ``_link_figures``: prints one JSON line."""
+    from benchmarks.dream import _neighbour_recall
+    from core.config import Settings
+    from core.consolidation.link import run_link
+    from core.storage.sqlite.adapter import SqliteStorage
+
+    settings = Settings()
+    storage = SqliteStorage(home / "hearth.db")
+    try:
+        started = time.perf_counter()
+        counts = run_link(storage, settings)
+        seconds = time.perf_counter() - started
+        peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        found = _neighbour_recall(storage, settings)
+    finally:
+        storage.close()
+    print(json.dumps({"seconds": seconds, "peak_mb": peak_mb, "edges": counts["edges"],
+                      "found": found}))
+
+
+def _database_mb(home: Path) -> float:
+    from sqlalchemy import text
+
+    from core.storage.sqlite.adapter import SqliteStorage
+
+    storage = SqliteStorage(home / "hearth.db")
+    try:
+        with storage.engine.connect() as connection:
+            connection.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))
+    finally:
+        storage.close()
+    return (home / "hearth.db").stat().st_size / 1e6
+
+
+def _index_size(home: Path) -> str:
+    from core.storage.sqlite.ann import index_folder
+
+    files = list(index_folder(home / "hearth.db").glob("*.usearch"))
+    if not files:
+        return "none (scanned)"
+    return f"{sum(file.stat().st_size for file in files) / 1e6:,.0f} MB"
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--link":
+        _run_link(Path(sys.argv[2]))
+    else:
+        for row in bench_scale():
+            print(f"{row['benchmark']}: {row['value']}  [{row['target']}]")

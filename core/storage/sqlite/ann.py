@@ -1,0 +1,707 @@
+"""An approximate-nearest-neighbour index beside the database: derived data, never trusted blind.
+
+Why
+---
+Vector search scans the sign bits of every row (``core.storage.sqlite.search``), which
+costs ~15 ms per 100k rows and grows linearly: ~150 ms at a million memories. Above
+``ANN_MIN_ROWS`` vectors a table is searched through an HNSW graph (usearch, int8 vectors,
+chosen by measurement: ``docs/benchmarks.md``, "Choosing the vector index") for a shortlist
+that ``search`` then rescores exactly from the float table, so a score is always the exact
+cosine and a row whose vector is gone can never be returned.
+
+Where it lives, and what makes it trustworthy
+---------------------------------------------
+One index per vector table, in the folder ``<database>.vector-index/`` beside the database
+(``hearth.db.vector-index/memories_vec-<token>.usearch``), private like every file of the
+data folder. SQLite stays the source of truth:
+
+* **A change log.** Triggers on every vector table append ``(seq, vectors, item_id)`` to
+  ``vector_changes`` whenever a vector is inserted, replaced or deleted (a user's forget, a
+  text change, a re-embedding), in the same transaction as the change, whichever process
+  made it (the window, its dream child, the daemon, a ``hearth`` command).
+* **A header that commits a file.** ``<table>.json`` names the index file and records the
+  database's ``generation`` (a random id in ``vector_index_meta``, new whenever the vector
+  tables are recreated), the last change ``applied``, the vector ``count``, the width and
+  the file's byte size. A file is written under a fresh name, flushed to disk, and only then
+  named by a header that is itself written to a temporary file and renamed into place: a
+  process killed at any point leaves the previous header and its complete file, and
+  unnamed files are removed by the next save.
+* **Catch-up before every search.** Each process maps the file read-only (usearch's
+  ``view``: no copy, shared by every process through the page cache) and reads the log
+  entries after what it has applied (an indexed range, a few microseconds when there are
+  none). A changed row's current vector goes into a small in-memory delta searched exactly
+  beside the graph, and its old entry in the graph is masked; a deleted row is masked. So a
+  forget in another process is out of every process's results at its next search.
+* **Checks at first use.** The header must parse and name a file of the recorded size,
+  the generation must be the database's (a database replaced by another, or whose vectors
+  were recreated, is noticed), ``applied`` may not be ahead of the log's high-water mark
+  (a restored older backup is noticed), the log may not have been trimmed past
+  ``applied``, and after catching up the graph's vectors, less the masked, plus the delta
+  must number exactly the rows of the table. Anything else makes the index *stale*: search
+  falls back to the bit scan (correct, slower) until ``rebuild`` has run, which the dream's
+  link stage, ``hearth reembed`` and the window's vector rebuild do with progress and
+  cancel (``SqliteSearchIndex.refresh_vector_index``).
+* **Compaction keeps the log short.** When the delta and the masked rows pass
+  ``COMPACT_AFTER`` (or the user forgets something, ``erase_deleted``), one process, under
+  a file lock, loads the graph, applies the changes, writes a new file and header, and
+  trims the log up to what the file holds, recording how far it trimmed so a process still
+  on the older file rereads the header instead of missing entries.
+* **Forgotten means gone from the file too.** usearch keeps a removed vector's bytes in
+  its slot until another vector takes the slot. Compaction therefore fills every freed slot
+  with a placeholder and removes the placeholders again, so a deleted memory's vector is in
+  no index file after a forget (``tests/test_ann_index.py`` searches the file's bytes).
+
+usearch is imported where an index is first mapped or built, not with this module: its
+import takes a third of a second, which a start with no index to open (most data
+folders) should not pay.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import filelock
+import numpy as np
+from sqlalchemy import Connection, Engine, bindparam
+from sqlalchemy import text as sql
+
+from core.storage.sqlite.engine import WRITE_OPTION
+
+log = logging.getLogger(__name__)
+
+ANN_MIN_ROWS = 50_000
+"""A table with fewer vectors is scanned (exactly, or by its bits): below this the scan
+costs under ~8 ms and the index would only add upkeep."""
+
+CONNECTIVITY = 16
+EXPANSION_ADD = 128
+EXPANSION_SEARCH = 256
+DTYPE = "i8"
+"""HNSW parameters, measured in ``benchmarks/ann_choice.py``: int8 vectors keep the file at
+a quarter of the floats' size, and the exact rescoring makes up for their rounding."""
+
+BATCH_EXPANSION = 64
+"""Search depth for batches of neighbour queries (the link stage's kNN over every row):
+it asks for a handful of neighbours, not a shortlist of hundreds."""
+
+COMPACT_AFTER = 2_000
+"""Pending changes (delta rows plus masked graph rows) that ``refresh`` folds into a new
+file (and with it trims the log); fewer are left in the log."""
+
+VERIFY_SAMPLE = 16
+"""Rows (picked at random) whose vectors are compared with the file's when a process first
+uses it: a file that lacks a row, or holds another vector for it, is stale."""
+
+BUILD_BATCH = 10_000
+"""Vectors read and added per step of a rebuild (progress and cancel between steps)."""
+
+CHANGES_TABLE = "vector_changes"
+HEADER_VERSION = 1
+FOLDER_SUFFIX = ".vector-index"
+_PLACEHOLDER_KEY = 1 << 62
+"""Keys from here on are placeholders that overwrite the bytes of removed vectors."""
+
+ProgressCallback = Callable[[int, int], None]
+CancelCheck = Callable[[], bool]
+
+
+def index_folder(database: Path) -> Path:
+    """Where the indexes of ``database`` live: ``<database>.vector-index/``."""
+    return database.with_name(database.name + FOLDER_SUFFIX)
+
+
+# --- the change log (schema, created with the vector tables) -------------------------------
+
+
+def create_change_log(connection: Connection, tables: Iterable[str]) -> None:
+    """The log table, its index by table, and insert/update/delete triggers on ``tables``."""
+    connection.execute(sql(
+        f"CREATE TABLE IF NOT EXISTS {CHANGES_TABLE} (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+        f"vectors TEXT NOT NULL, item_id INTEGER NOT NULL)"))
+    connection.execute(sql(
+        f"CREATE INDEX IF NOT EXISTS {CHANGES_TABLE}_by_table ON {CHANGES_TABLE} "
+        f"(vectors, seq)"))
+    for table in tables:
+        for event, row in (("INSERT", "new"), ("UPDATE", "new"), ("DELETE", "old")):
+            connection.execute(sql(
+                f"CREATE TRIGGER IF NOT EXISTS {table}_log_{event.lower()} AFTER {event} "
+                f"ON {table} BEGIN INSERT INTO {CHANGES_TABLE} (vectors, item_id) "
+                f"VALUES ('{table}', {row}.id); END"))
+
+
+def change_log_objects(tables: Iterable[str]) -> set[str]:
+    """The names ``create_change_log`` creates (to tell whether a database has them)."""
+    return {CHANGES_TABLE} | {f"{table}_log_{event}" for table in tables
+                              for event in ("insert", "update", "delete")}
+
+
+def new_generation(dbapi_connection: Any) -> None:
+    """Give a copy of a database (a backup) a vector generation of its own, on its DB-API
+    connection: restored later, it is not the database any existing index was built from,
+    even where its change log would agree (it may have been written to since)."""
+    exists = dbapi_connection.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vector_index_meta'"
+    ).fetchone()
+    if exists:
+        dbapi_connection.execute("UPDATE vector_index_meta SET value = ? WHERE key = "
+                                 "'generation'", (secrets.token_hex(8),))
+        dbapi_connection.commit()
+
+
+def high_water(connection: Connection) -> int:
+    """The last change number ever given (trimming never lowers it)."""
+    value = connection.execute(sql("SELECT seq FROM sqlite_sequence WHERE name = :name"),
+                               {"name": CHANGES_TABLE}).scalar_one_or_none()
+    return int(value or 0)
+
+
+# --- the header: what a file holds -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Header:
+    """The commit record of one index file (``<table>.json``)."""
+
+    version: int
+    generation: str
+    applied: int
+    count: int
+    dimensions: int
+    file: str
+    size: int
+
+
+def _read_header(path: Path) -> Header | None:
+    """The header at ``path``, or None if it is missing or not one of ours."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        header = Header(**data)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, TypeError) as error:
+        log.warning("ignoring the vector index header %s (%s); it will be rebuilt", path, error)
+        return None
+    return header if header.version == HEADER_VERSION else None
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to a new private file, flush it to disk, rename it over ``path``."""
+    partial = path.with_name(f".{path.name}.{secrets.token_hex(4)}.partial")
+    handle = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(handle, data)
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+    os.replace(partial, path)
+    _sync_folder(path.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    if not hasattr(os, "O_DIRECTORY"):
+        return
+    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+
+
+def _fsync_file(path: Path) -> None:
+    handle = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+
+
+def _new_graph(dimensions: int) -> Any:
+    from usearch.index import Index
+
+    return Index(ndim=dimensions, metric="cos", dtype=DTYPE, connectivity=CONNECTIVITY,
+                 expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
+
+
+# --- one table's index -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IndexState:
+    """What ``status`` reports for one vector table."""
+
+    table: str
+    rows: int
+    state: str
+    """"current", "stale" (built but disagreeing: rebuilt by the next refresh), "missing"
+    (large enough to need one, none built yet) or "not needed" (below ``ANN_MIN_ROWS``)."""
+    reason: str = ""
+
+
+class Stale(Exception):
+    """The file does not agree with the rows; the message says how."""
+
+
+class TableIndex:
+    """The ANN index of one vector table in one process: the mapped file, the delta and the
+    masked rows since it, and what of the log has been applied. Thread-safe."""
+
+    def __init__(self, engine: Engine, folder: Path, table: str, *, min_rows: int,
+                 read_only: bool) -> None:
+        self._engine = engine
+        self._folder = folder
+        self._table = table
+        self._min_rows = min_rows
+        self._read_only = read_only
+        self._lock = threading.RLock()
+        self._header: Header | None = None
+        self._stamp: tuple[int, int, int] | None = None
+        self._graph: Any = None
+        self._applied = 0
+        self._delta: dict[int, np.ndarray] = {}
+        self._delta_matrix: tuple[np.ndarray, np.ndarray] | None = None
+        self._masked: set[int] = set()
+        self._verified = False
+        self._stale_reason: str | None = None
+
+    @property
+    def size(self) -> int:
+        header = self._header
+        return 0 if header is None else header.count
+
+    @property
+    def _header_path(self) -> Path:
+        return self._folder / f"{self._table}.json"
+
+    # searching
+
+    def shortlist(self, connection: Connection, query: np.ndarray, count: int) -> list[int] | None:
+        """Up to ``count`` (or a few more) ids nearest to ``query`` by the index, or None when
+        the table is small or its index is not current (then the caller scans)."""
+        with self._lock:
+            if not self._current(connection):
+                return None
+            graph = self._graph
+            wanted = count + min(len(self._masked), count)
+            found = graph.search(query, min(wanted, graph.size), threads=1)
+            keys = [int(key) for key in np.asarray(found.keys) if int(key) not in self._masked]
+            if self._delta:
+                ids, matrix = self._stacked_delta()
+                scores = matrix @ query
+                best = np.argsort(-scores)[:count]
+                keys.extend(int(ids[i]) for i in best)
+            return keys
+
+    def neighbours(self, connection: Connection, queries: np.ndarray,
+                   count: int) -> np.ndarray | None:
+        """For each row of ``queries``, the ids of about ``count`` rows near it (-1 pads),
+        searched on every core with a search depth of ``BATCH_EXPANSION``; None when the
+        index is not current. For consolidation's kNN over every row, which rescores."""
+        with self._lock:
+            if not self._usable(connection):
+                return None
+            graph = self._graph
+            wanted = min(count + min(len(self._masked), count), graph.size)
+            depth = graph.expansion_search
+            graph.expansion_search = max(BATCH_EXPANSION, wanted)
+            try:
+                found = graph.search(queries, wanted, threads=os.cpu_count() or 1)
+            finally:
+                graph.expansion_search = depth
+            keys = np.asarray(found.keys).astype(np.int64)
+            keys[np.arange(wanted)[None, :] >= np.asarray(found.counts)[:, None]] = -1
+            if self._masked:
+                keys[np.isin(keys, np.fromiter(self._masked, dtype=np.int64))] = -1
+            if self._delta:
+                ids, matrix = self._stacked_delta()
+                scores = queries @ matrix.T
+                best = np.argsort(-scores, axis=1)[:, :count]
+                keys = np.concatenate([keys, ids[best]], axis=1)
+            return keys
+
+    def _stacked_delta(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._delta_matrix is None:
+            ids = np.fromiter(self._delta, dtype=np.int64, count=len(self._delta))
+            self._delta_matrix = ids, np.stack(list(self._delta.values()))
+        return self._delta_matrix
+
+    def _current(self, connection: Connection) -> bool:
+        """Whether the index may serve this table's searches (large enough, and usable)."""
+        return self._usable(connection) and self._graph.size >= self._min_rows
+
+    def _usable(self, connection: Connection) -> bool:
+        """Map the newest file, catch up with the log, check it once; False if it has no
+        file or disagrees with the rows."""
+        self._reload_if_replaced()
+        if self._graph is None or self._stale_reason is not None:
+            return False
+        try:
+            self._catch_up(connection)
+            if not self._verified:
+                self._verify(connection)
+                self._verified = True
+        except Stale as stale:
+            self._mark_stale(str(stale))
+            return False
+        return True
+
+    def _mark_stale(self, reason: str) -> None:
+        if self._stale_reason is None:
+            log.warning("The vector index of %s is out of date (%s); searches scan the "
+                        "table until it is rebuilt.", self._table, reason)
+        self._stale_reason = reason
+
+    def pending(self) -> int:
+        """Changes since the file: rows in the delta plus masked graph rows."""
+        return len(self._delta) + len(self._masked)
+
+    def _reload_if_replaced(self) -> None:
+        """Map the file the header names if the header changed since it was read."""
+        try:
+            info = self._header_path.stat()
+            stamp: tuple[int, int, int] | None = (info.st_ino, info.st_mtime_ns, info.st_size)
+        except FileNotFoundError:
+            stamp = None
+        if stamp == self._stamp:
+            return
+        self._stamp = stamp
+        self._graph, self._header = None, None
+        self._delta, self._delta_matrix, self._masked = {}, None, set()
+        self._verified, self._stale_reason = False, None
+        header = _read_header(self._header_path) if stamp is not None else None
+        if header is None:
+            return
+        file = self._folder / header.file
+        try:
+            if file.stat().st_size != header.size:
+                raise Stale(f"{file.name} is not the size its header records")
+            from usearch.index import Index
+
+            graph = Index.restore(str(file), view=True)
+            if graph is None or graph.size != header.count or graph.ndim != header.dimensions:
+                raise Stale(f"{file.name} does not hold what its header records")
+        except (OSError, RuntimeError, ValueError, Stale) as error:
+            self._mark_stale(str(error))
+            return
+        self._graph, self._header, self._applied = graph, header, header.applied
+
+    def _catch_up(self, connection: Connection) -> None:
+        """Apply the log entries after ``applied`` for this table; raise ``Stale`` if the
+        database is not the one the file was built from, or went back in time."""
+        meta: dict[str, str] = dict(connection.execute(sql(
+            "SELECT key, value FROM vector_index_meta WHERE key IN ('generation', :trimmed)"),
+            {"trimmed": _trimmed_key(self._table)}).all())
+        trimmed = int(meta.get(_trimmed_key(self._table)) or 0)
+        if trimmed > self._applied:
+            self._stamp = None  # a newer file holds what was trimmed: map it
+            self._reload_if_replaced()
+            if self._graph is None or self._applied < trimmed:
+                raise Stale("its changes were trimmed, and no newer file holds them")
+        assert self._header is not None
+        if meta.get("generation") != self._header.generation:
+            raise Stale("the database is not the one it was built from")
+        if high_water(connection) < self._applied:
+            raise Stale("the database is older than the index (a restored backup?)")
+        rows = connection.execute(sql(
+            f"SELECT seq, item_id FROM {CHANGES_TABLE} WHERE vectors = :table AND seq > :seq "
+            f"ORDER BY seq"), {"table": self._table, "seq": self._applied}).all()
+        if not rows:
+            return
+        changed = sorted({int(row[1]) for row in rows})
+        current = _vectors_of(connection, self._table, changed)
+        for item_id in changed:
+            if self._graph.contains(item_id):
+                self._masked.add(item_id)
+            vector = current.get(item_id)
+            if vector is None:
+                self._delta.pop(item_id, None)
+            else:
+                self._delta[item_id] = vector
+        self._delta_matrix = None
+        self._applied = int(rows[-1][0])
+
+    def _verify(self, connection: Connection) -> None:
+        """The index must answer for exactly the table's rows (graph rows still standing,
+        plus rows only in the delta), and hold a sample of rows with their vectors."""
+        rows = _count(connection, self._table)
+        known = self._graph.size - len(self._masked) + len(self._delta)
+        if known != rows:
+            raise Stale(f"it answers for {known:,} vectors but the table has {rows:,}")
+        top = connection.execute(sql(f"SELECT max(id) FROM {self._table}")).scalar_one()
+        rng = np.random.default_rng()
+        for start in rng.integers(1, int(top or 0) + 1, VERIFY_SAMPLE if top else 0):
+            row = connection.execute(sql(
+                f"SELECT id, embedding FROM {self._table} WHERE id >= :start ORDER BY id "
+                f"LIMIT 1"), {"start": int(start)}).first()
+            if row is None or row[0] in self._masked or row[0] in self._delta:
+                continue
+            if not self._graph.contains(row[0]):
+                raise Stale(f"it lacks row {row[0]}")
+            held = np.asarray(self._graph.get(row[0], dtype="f32"), dtype=np.float32)
+            if _cosine(np.frombuffer(row[1], dtype=np.float32), held) < 0.98:
+                raise Stale(f"its vector for row {row[0]} is not the row's")
+
+    # writing files
+
+    def fold(self, minimum: int) -> None:
+        """Write a new file holding the changes since the current one (and trim the log),
+        if at least ``minimum`` are pending. A stale index's files are deleted instead: it
+        is rebuilt from the rows, and must not keep vectors the rows no longer have.
+        Takes the table's file lock, so processes take turns."""
+        if self._read_only or not self._header_path.exists():
+            return
+        with filelock.FileLock(self._folder / f"{self._table}.lock", mode=0o600), \
+                self._lock, self._engine.connect() as connection:
+            if not self._usable(connection):
+                self.discard()
+                return
+            if self.pending() < max(minimum, 1):
+                return
+            header = self._header
+            assert header is not None
+            from usearch.index import Index
+
+            graph = Index.restore(str(self._folder / header.file), view=False)
+            if graph is None:  # unreadable since it was mapped: rebuilt from the rows
+                self.discard()
+                return
+            removed = 0
+            for item_id in sorted(self._masked):
+                removed += int(graph.remove(item_id))
+            if self._delta:
+                ids, matrix = self._stacked_delta()
+                graph.add(ids, matrix, threads=os.cpu_count() or 1)
+            _scrub(graph, removed - len(self._delta))
+            self._save(graph, header.generation, self._applied)
+
+    def discard(self) -> None:
+        """Delete this table's header and files (they disagree with the rows)."""
+        with self._lock:
+            self._header_path.unlink(missing_ok=True)
+            self._remove_unnamed(keep="")
+            self._stamp = None
+            self._reload_if_replaced()
+
+    def _save(self, graph: Any, generation: str, applied: int) -> None:
+        """Write ``graph`` under a new name, commit it by the header, trim the log, map it."""
+        self._folder.mkdir(mode=0o700, exist_ok=True)
+        name = f"{self._table}-{secrets.token_hex(6)}.usearch"
+        path = self._folder / name
+        graph.save(str(path))
+        os.chmod(path, 0o600)
+        _fsync_file(path)
+        header = Header(HEADER_VERSION, generation, applied, int(graph.size),
+                        int(graph.ndim), name, path.stat().st_size)
+        _write_atomically(self._header_path, json.dumps(asdict(header)).encode())
+        self._remove_unnamed(keep=name)
+        with self._engine.execution_options(**{WRITE_OPTION: True}).begin() as connection:
+            trim_log(connection, self._table, applied)
+        self._stamp = None
+        self._reload_if_replaced()
+
+    def _remove_unnamed(self, keep: str) -> None:
+        """Delete this table's files no header names (older files, a killed save's)."""
+        for file in self._folder.glob(f"{self._table}-*.usearch"):
+            if file.name != keep:
+                try:
+                    file.unlink()
+                except OSError as error:  # mapped elsewhere on a system that forbids it
+                    log.info("could not remove the old vector index %s yet: %s", file, error)
+        for file in self._folder.glob(f".{self._table}.json.*.partial"):
+            file.unlink(missing_ok=True)
+
+    # rebuilding
+
+    def state(self, connection: Connection) -> IndexState:
+        """Whether this table's index is current, without changing anything on disk."""
+        with self._lock:
+            rows = _count(connection, self._table)
+            if rows < self._min_rows and not self._header_path.exists():
+                return IndexState(self._table, rows, "not needed")
+            if self._usable(connection):
+                return IndexState(self._table, rows, "current")
+            if self._stale_reason is not None:
+                return IndexState(self._table, rows, "stale", self._stale_reason)
+            if rows < self._min_rows:
+                return IndexState(self._table, rows, "not needed")
+            return IndexState(self._table, rows, "missing")
+
+    def rebuild(self, progress: ProgressCallback | None, cancel: CancelCheck | None) -> bool:
+        """Build the index from the table's rows and commit it; False if cancelled (then
+        nothing changed). Holds the table's file lock, so processes take turns."""
+        self._folder.mkdir(mode=0o700, exist_ok=True)
+        lock = filelock.FileLock(self._folder / f"{self._table}.lock", mode=0o600)
+        with lock:
+            with self._engine.connect() as connection:
+                generation = _generation(connection)
+                applied = high_water(connection)
+                total = _count(connection, self._table)
+                dimensions = _width(connection, self._table)
+            graph = _new_graph(dimensions)
+            done, after = 0, 0
+            while True:
+                if cancel is not None and cancel():
+                    return False
+                with self._engine.connect() as connection:
+                    rows = connection.execute(sql(
+                        f"SELECT id, embedding FROM {self._table} WHERE id > :after "
+                        f"ORDER BY id LIMIT :page"), {"after": after, "page": BUILD_BATCH}).all()
+                if not rows:
+                    break
+                ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+                matrix = np.frombuffer(b"".join(row[1] for row in rows),
+                                       dtype=np.float32).reshape(len(rows), dimensions)
+                graph.add(ids, matrix, threads=os.cpu_count() or 1)
+                done += len(rows)
+                after = int(ids[-1])
+                if progress is not None:
+                    progress(done, max(total, done))
+            with self._lock:
+                self._save(graph, generation, applied)
+            return True
+
+
+def _scrub(graph: Any, freed: int) -> None:
+    """Overwrite the bytes of ``freed`` removed vectors: placeholders take the freed slots
+    (usearch reuses them first), then are removed again, leaving only their own bytes."""
+    if freed <= 0:
+        return
+    keys = np.arange(_PLACEHOLDER_KEY, _PLACEHOLDER_KEY + freed, dtype=np.uint64)
+    filler = np.full((freed, graph.ndim), 1.0 / np.sqrt(graph.ndim), dtype=np.float32)
+    graph.add(keys, filler, threads=1)
+    graph.remove(keys)
+
+
+def trim_log(connection: Connection, table: str, through: int) -> None:
+    """Drop ``table``'s log entries up to ``through`` and record how far it was trimmed."""
+    connection.execute(sql(f"DELETE FROM {CHANGES_TABLE} WHERE vectors = :table "
+                           f"AND seq <= :seq"), {"table": table, "seq": through})
+    connection.execute(sql("INSERT OR REPLACE INTO vector_index_meta (key, value) "
+                           "VALUES (:key, :value)"),
+                       {"key": _trimmed_key(table), "value": str(through)})
+
+
+def _trimmed_key(table: str) -> str:
+    return f"trimmed:{table}"
+
+
+def _generation(connection: Connection) -> str:
+    value = connection.execute(sql(
+        "SELECT value FROM vector_index_meta WHERE key = 'generation'")).scalar_one_or_none()
+    if value is None:
+        raise RuntimeError("the vector tables have no generation; call ensure_dimensions")
+    return str(value)
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    norms = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return float(a @ b) / norms if norms else 0.0
+
+
+def _count(connection: Connection, table: str) -> int:
+    """Rows of a vector table, counted on its bit twin when it has one (48-byte rows: a
+    tenth of the pages of the float table)."""
+    counted = table[:-len("_vec")] + "_vec_bits" if table.endswith("_vec") else table
+    return int(connection.execute(sql(f"SELECT count(*) FROM {counted}")).scalar_one())
+
+
+def _width(connection: Connection, table: str) -> int:
+    value = connection.execute(sql(
+        "SELECT value FROM vector_index_meta WHERE key = 'dimensions'")).scalar_one()
+    return int(value)
+
+
+def _vectors_of(connection: Connection, table: str,
+                ids: Sequence[int]) -> dict[int, np.ndarray]:
+    found: dict[int, np.ndarray] = {}
+    for start in range(0, len(ids), 500):
+        statement = sql(f"SELECT id, embedding FROM {table} WHERE id IN :ids").bindparams(
+            bindparam("ids", expanding=True))
+        for row in connection.execute(statement, {"ids": list(ids[start:start + 500])}):
+            found[int(row[0])] = np.frombuffer(row[1], dtype=np.float32).copy()
+    return found
+
+
+# --- every table's index --------------------------------------------------------------------
+
+
+class VectorIndexes:
+    """The ANN indexes of one database file, one per vector table, made on first use."""
+
+    def __init__(self, engine: Engine, database: Path, tables: Sequence[str], *,
+                 min_rows: int = ANN_MIN_ROWS, read_only: bool = False) -> None:
+        self._folder = index_folder(database)
+        self._indexes = {table: TableIndex(engine, self._folder, table, min_rows=min_rows,
+                                           read_only=read_only)
+                         for table in tables}
+        self._engine = engine
+        self._min_rows = min_rows
+        self._read_only = read_only
+
+    def shortlist(self, connection: Connection, table: str, query: np.ndarray,
+                  count: int) -> list[int] | None:
+        return self._indexes[table].shortlist(connection, query, count)
+
+    def neighbours(self, connection: Connection, table: str, queries: np.ndarray,
+                   count: int) -> np.ndarray | None:
+        return self._indexes[table].neighbours(connection, queries, count)
+
+    def size(self, table: str) -> int:
+        """Vectors in ``table``'s index file (0 without one): the scale of a shortlist."""
+        return self._indexes[table].size
+
+    def states(self) -> list[IndexState]:
+        """Each vector table's state (none before the vector tables exist)."""
+        with self._engine.connect() as connection:
+            present = set(connection.execute(sql(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")).scalars())
+            if CHANGES_TABLE not in present:
+                return []
+            return [index.state(connection) for table, index in self._indexes.items()
+                    if table in present]
+
+    def refresh(self, progress: ProgressCallback | None = None,
+                cancel: CancelCheck | None = None) -> bool:
+        """Bring every index up to date: rebuild those missing or stale on a table large
+        enough to need one, with ``progress(done, total)`` over all of them, and fold
+        ``COMPACT_AFTER`` or more pending changes into a new file; trim the log entries of
+        tables without an index (nobody needs them). False if ``cancel()`` stopped it
+        (files already written stay; nothing half-written is ever used)."""
+        if self._read_only:
+            return True
+        states = self.states()
+        todo = [state for state in states if state.state in ("missing", "stale")]
+        total = sum(state.rows for state in todo)
+        done = 0
+        for state in todo:
+            def step(count: int, _total: int, base: int = done) -> None:
+                if progress is not None:
+                    progress(base + count, max(total, base + count))
+
+            if not self._indexes[state.table].rebuild(step, cancel):
+                return False
+            done += state.rows
+        for state in states:
+            if state.state == "current":
+                self._indexes[state.table].fold(COMPACT_AFTER)
+        unindexed = [state.table for state in states if state.state == "not needed"
+                     and not (self._folder / f"{state.table}.json").exists()]
+        if unindexed:
+            with self._engine.execution_options(**{WRITE_OPTION: True}).begin() as connection:
+                through = high_water(connection)
+                for table in unindexed:
+                    trim_log(connection, table, through)
+        return True
+
+    def erase_removed(self) -> None:
+        """Write every index anew without the vectors deleted since its file, so no file
+        keeps a deleted row's vector (``StoragePort.erase_deleted``, after a forget)."""
+        for index in self._indexes.values():
+            index.fold(1)
