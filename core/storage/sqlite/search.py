@@ -103,7 +103,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -127,6 +126,7 @@ from core.storage.port import (
     batched,
     document_text,
 )
+from core.storage.query_words import query_words
 from core.storage.sqlite import ann
 from core.storage.sqlite.ann import (
     CancelCheck,
@@ -155,9 +155,6 @@ ANN_MAX_SHORTLIST = 4_000
 OVERFETCH = 2
 """Ranked rows fetched per wanted row when filters are applied after ranking."""
 
-MAX_QUERY_TERMS = 32
-"""A pasted page of text searches by its first words instead of ORing hundreds."""
-
 META_TABLE = "vector_index_meta"
 
 VECTOR_PAGE = 10_000
@@ -179,20 +176,6 @@ IMPORTED_TURN = f"m.source = '{IMPORTED_SOURCE}' AND m.session_id IS NOT NULL"
 _SEVERAL_SENTENCES = ("(m.content GLOB '*[.!?] ?*' OR m.content GLOB '*[。！？]?*' "
                       "OR instr(m.content, char(10)) > 0)")
 """A text that may have two sentences: an end mark followed by more, or a line break."""
-
-STOPWORDS = frozenset("""
-a about above after again against all am an and any are as at be because been before being
-below between both but by can could did do does doing down during each few for from further
-had has have having he her here hers herself him himself his how i if in into is it its
-itself just me more most my myself no nor not now of off on once only or other our ours
-ourselves out over own same she should so some such than that the their theirs them
-themselves then there these they this those through to too under until up very was we were
-what when where which while who whom why will with would you your yours yourself yourselves
-s t d ll m re ve
-""".split())
-
-_WORD = re.compile(r"[^\W_]+")
-
 
 @dataclass(frozen=True)
 class _Kind:
@@ -249,14 +232,13 @@ VECTOR_TABLES = tuple(table for spec in KINDS.values() for table in spec.vector_
 
 
 def fts_query(user_text: str) -> str:
-    """An FTS5 query that ORs the words of ``user_text`` as quoted strings ("" if none).
+    """An FTS5 query that ORs the words of ``user_text`` as quoted strings ("" if none)."""
+    return _fts_or(query_words(user_text))
 
-    Function words are dropped unless nothing else is left, so "who is it" still searches.
-    """
-    words = list(dict.fromkeys(word.lower() for word in _WORD.findall(user_text)))
-    content = [word for word in words if word not in STOPWORDS]
-    terms = (content or words)[:MAX_QUERY_TERMS]
-    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+
+def _fts_or(words: Iterable[str]) -> str:
+    """The FTS5 query matching any of ``words``, each a quoted string."""
+    return " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
 
 
 # --- filters ---------------------------------------------------------------------------
