@@ -82,3 +82,24 @@ def test_below_the_threshold_nothing_is_frequent(storage: SqliteStorage,
     with storage.read() as session:  # words in 43, 6 and 0 rows, under 20,000
         assert sqlite_search._frequent_words(
             session, sqlite_search.KINDS[MEMORY], ["tea", "coffee", "absent"]) == set()
+
+
+def test_narrowing_filters_apply_to_every_bounded_search(
+        storage: SqliteStorage, coffee: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    with storage.write() as session:
+        travel = [Memory(content=text, namespace="travel")
+                  for text in ("coffee in Lisbon", "tea and coffee on the train", "tea in Kyoto")]
+        session.add_all(travel)
+        session.flush()
+        travel_ids = {row.id for row in travel}
+    filters = SearchFilters(namespaces=("travel",))
+
+    def search() -> list[IndexHit]:
+        with storage.read() as session:
+            return storage.search.text_search(session, MEMORY, "tea coffee", filters, 10)
+
+    unbounded = search()
+    monkeypatch.setattr(sqlite_search, "FREQUENT_ROWS", 10)
+    bounded = search()
+    assert {hit.id for hit in bounded} == travel_ids
+    assert [hit.id for hit in bounded] == [hit.id for hit in unbounded]
