@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from benchmarks.quality import SETS
-from core.storage.sqlite.search import STOPWORDS
+from core.storage.query_words import STOPWORDS
 
 HARD = SETS[1]
 KINDS = {"single-hop", "multi-hop", "temporal", "paraphrase", "speaker"}

@@ -11,6 +11,29 @@ BM25 and no input can be a syntax error. Common English function words are dropp
 the query has other words: each of them matches most rows, which adds nothing to the
 ranking but makes BM25 score nearly the whole table (and turns every sentence containing
 "my" into a hit). Scores are ``-bm25()`` so that higher is better.
+The words and stopwords are ``core.storage.query_words``, shared with PostgreSQL.
+
+Frequent words
+--------------
+``ORDER BY rank LIMIT n`` still scores every row that matches any word, so a word in tens
+of thousands of rows made BM25 the main cost of recall at 1M (p95 248 ms). A word in more
+than ``FREQUENT_ROWS`` (20,000) rows of the kind is frequent (FTS5 counts up to one past
+that, ~2 ms per query at 1M). Without frequent words the search is the plain one above:
+the threshold is absolute, so every database under it (all tests and the quality
+benchmark) gets exactly the same results. With them, three bounded searches are merged,
+each row keeping its best score:
+
+* the rare words alone (``r1 OR r2``): their best ``limit`` rows, whose full-query score
+  is their score here when they have no frequent word;
+* ``(r1 OR r2) AND (f1 OR f2)``: those of them with a frequent word, which score exactly
+  as in the full query (BM25 sums per word, with the table's own counts);
+* the newest ``NEWEST_FREQUENT`` matches of the frequent words (FTS5 stops reading there).
+
+So among rows with a rare word the top ``limit`` are exactly the full query's; only rows
+with frequent words alone are limited to the newest, which is also all a query of only
+frequent words gets (no longer its best BM25 matches).
+At 1M on generated memories, the top 50 agree with the unbounded search for every query
+with a rare word (see ``docs/benchmarks.md``).
 
 Vectors are derived data, outside the migrations
 ------------------------------------------------
@@ -103,7 +126,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import secrets
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -130,6 +152,7 @@ from core.storage.port import (
     document_text,
     stored_embeddings,
 )
+from core.storage.query_words import query_words
 from core.storage.sqlite import ann
 from core.storage.sqlite.ann import (
     CancelCheck,
@@ -158,8 +181,11 @@ ANN_MAX_SHORTLIST = 4_000
 OVERFETCH = 2
 """Ranked rows fetched per wanted row when filters are applied after ranking."""
 
-MAX_QUERY_TERMS = 32
-"""A pasted page of text searches by its first words instead of ORing hundreds."""
+FREQUENT_ROWS = 20_000
+"""A query word in more rows than this is frequent (see "Frequent words" above)."""
+
+NEWEST_FREQUENT = 500
+"""Matches of the frequent words scored when a query has them (the newest)."""
 
 META_TABLE = "vector_index_meta"
 
@@ -182,20 +208,6 @@ IMPORTED_TURN = f"m.source = '{IMPORTED_SOURCE}' AND m.session_id IS NOT NULL"
 _SEVERAL_SENTENCES = ("(m.content GLOB '*[.!?] ?*' OR m.content GLOB '*[。！？]?*' "
                       "OR instr(m.content, char(10)) > 0)")
 """A text that may have two sentences: an end mark followed by more, or a line break."""
-
-STOPWORDS = frozenset("""
-a about above after again against all am an and any are as at be because been before being
-below between both but by can could did do does doing down during each few for from further
-had has have having he her here hers herself him himself his how i if in into is it its
-itself just me more most my myself no nor not now of off on once only or other our ours
-ourselves out over own same she should so some such than that the their theirs them
-themselves then there these they this those through to too under until up very was we were
-what when where which while who whom why will with would you your yours yourself yourselves
-s t d ll m re ve
-""".split())
-
-_WORD = re.compile(r"[^\W_]+")
-
 
 @dataclass(frozen=True)
 class _Kind:
@@ -252,14 +264,27 @@ VECTOR_TABLES = tuple(table for spec in KINDS.values() for table in spec.vector_
 
 
 def fts_query(user_text: str) -> str:
-    """An FTS5 query that ORs the words of ``user_text`` as quoted strings ("" if none).
+    """An FTS5 query that ORs the words of ``user_text`` as quoted strings ("" if none)."""
+    return _fts_or(query_words(user_text))
 
-    Function words are dropped unless nothing else is left, so "who is it" still searches.
+
+def _fts_or(words: Iterable[str]) -> str:
+    """The FTS5 query matching any of ``words``, each a quoted string."""
+    return " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
+
+
+def _frequent_words(session: Session, spec: _Kind, words: Sequence[str]) -> set[str]:
+    """The words in more than ``FREQUENT_ROWS`` rows of the kind.
+
+    Counted by FTS5 itself, up to one past the threshold, so the word goes through the
+    table's own tokenizer (porter stems it; an ``fts5vocab`` table lists stems, not
+    words) and no rows are scored: ~2 ms for a query's words at 1M rows.
     """
-    words = list(dict.fromkeys(word.lower() for word in _WORD.findall(user_text)))
-    content = [word for word in words if word not in STOPWORDS]
-    terms = (content or words)[:MAX_QUERY_TERMS]
-    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+    counted = sql(f"SELECT count(*) FROM (SELECT 1 FROM {spec.fts} WHERE {spec.fts} "
+                  f"MATCH :word LIMIT :most + 1)")
+    return {word for word in words
+            if session.execute(counted, {"word": _fts_or([word]),
+                                         "most": FREQUENT_ROWS}).scalar_one() > FREQUENT_ROWS}
 
 
 # --- filters ---------------------------------------------------------------------------
@@ -393,17 +418,49 @@ class SqliteSearchIndex:
 
     def text_search(self, session: Session, kind: IndexedKind, text: str,
                     filters: SearchFilters, limit: int) -> list[IndexHit]:
-        query = fts_query(text)
-        if not query or limit <= 0:
+        words = query_words(text)
+        if not words or limit <= 0:
             return []
         spec = KINDS[kind]
         where = _where(spec, filters)
+        frequent = _frequent_words(session, spec, words)
+        rare = [word for word in words if word not in frequent]
 
         def search(filter_in_scan: bool) -> list[IndexHit]:
-            return self._bm25_search(session, spec, where, query, limit,
-                                     filter_in_scan=filter_in_scan)
+            if not frequent:
+                return self._bm25_search(session, spec, where, _fts_or(words), limit,
+                                         filter_in_scan=filter_in_scan)
+            hits = self._newest_search(session, spec, where, _fts_or(frequent),
+                                       filter_in_scan=filter_in_scan)
+            if rare:
+                for query in (_fts_or(rare), f"({_fts_or(rare)}) AND ({_fts_or(frequent)})"):
+                    hits += self._bm25_search(session, spec, where, query, limit,
+                                              filter_in_scan=filter_in_scan)
+            return _merged(hits, [], limit)
 
         return _filtered(search, _narrows(spec, filters), limit)
+
+    def _newest_search(self, session: Session, spec: _Kind, where: _Where, query: str, *,
+                       filter_in_scan: bool) -> list[IndexHit]:
+        """The newest ``NEWEST_FREQUENT`` matches of frequent words, scored by BM25.
+
+        FTS5 reads its matches in rowid order and stops after the limit, so only these rows
+        are scored, however many rows the words are in.
+        """
+        if filter_in_scan:
+            statement = (
+                f"SELECT m.id, -bm25({spec.fts}) AS score FROM {spec.fts} "
+                f"JOIN {spec.table} AS m ON m.id = {spec.fts}.rowid "
+                f"WHERE {spec.fts} MATCH :query AND {where.condition} "
+                f"ORDER BY {spec.fts}.rowid DESC LIMIT :fetch")
+        else:
+            statement = (
+                f"WITH newest AS MATERIALIZED (SELECT rowid AS id, -bm25({spec.fts}) AS score "
+                f"FROM {spec.fts} WHERE {spec.fts} MATCH :query ORDER BY rowid DESC "
+                f"LIMIT :fetch) SELECT m.id, newest.score FROM newest "
+                f"CROSS JOIN {spec.table} AS m ON m.id = newest.id WHERE {where.condition}")
+        return _hits(session.execute(sql(statement).bindparams(*where.binds), {
+            **where.params, "query": query, "fetch": NEWEST_FREQUENT}))
 
     def _bm25_search(self, session: Session, spec: _Kind, where: _Where, query: str,
                      limit: int, *, filter_in_scan: bool) -> list[IndexHit]:
