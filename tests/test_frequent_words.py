@@ -15,6 +15,8 @@ from core.storage.port import IndexedKind, IndexHit, SearchFilters
 from core.storage.sqlite import search as sqlite_search
 from core.storage.sqlite.adapter import SqliteStorage
 
+pytestmark = pytest.mark.sqlite_only("the bound on frequent words is the SQLite FTS5 index's own")
+
 MEMORY = IndexedKind.MEMORY
 
 
