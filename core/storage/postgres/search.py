@@ -58,19 +58,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from pgvector import Vector
-from sqlalchemy import Connection, Engine, bindparam, select
+from sqlalchemy import Connection, Engine, select
 from sqlalchemy import text as sql
 from sqlalchemy.orm import Session
-from sqlalchemy.sql.elements import BindParameter
 
-from core.embedding.chunking import ChunkVectors, TextWindow
+from core.embedding.chunking import ChunkVectors
 from core.storage.migrate import FULLTEXT_COLUMN
-from core.storage.orm import Interaction, Memory, Note, UserFact, UTCDateTime
+from core.storage.orm import Interaction, Memory, Note, UserFact
 from core.storage.port import (
     INDEXED_COLUMNS,
     IndexedKind,
@@ -82,6 +81,15 @@ from core.storage.port import (
     stored_embeddings,
 )
 from core.storage.query_words import query_words
+from core.storage.search_where import (
+    Dialect,
+    Where,
+    filters_where,
+    as_hits,
+    merged,
+    narrows,
+    as_window_hits,
+)
 from core.storage.write_turns import WRITE_OPTION
 
 TEXT_SEARCH_CONFIG = "hearth"
@@ -175,86 +183,19 @@ def vector_literal(vector: np.ndarray) -> str:
 # --- filters ---------------------------------------------------------------------------
 
 
-@dataclass
-class _Where:
-    """A WHERE fragment over the base table (alias ``m``) with its parameters."""
-
-    clauses: list[str] = field(default_factory=list)
-    params: dict[str, Any] = field(default_factory=dict)
-    binds: list[BindParameter[Any]] = field(default_factory=list)
-
-    @property
-    def condition(self) -> str:
-        return " AND ".join(self.clauses) or "true"
-
-    def add(self, clause: str, bind: BindParameter[Any] | None = None, **params: Any) -> None:
-        self.clauses.append(clause)
-        self.params.update(params)
-        if bind is not None:
-            self.binds.append(bind)
-
-    def add_any(self, column: str, name: str, values: Iterable[Any],
-                negate: bool = False) -> None:
-        operator = f"<> ALL(:{name})" if negate else f"= ANY(:{name})"
-        self.add(f"m.{column} {operator}")
-        self.params[name] = sorted(values)
-
-
-def _namespace_clause(where: _Where, prefixes: Sequence[str]) -> None:
+def _namespace_under(index: int, prefix: str) -> tuple[str, dict[str, str]]:
     """``ns = p`` or ``ns`` under ``p/``: ``starts_with`` compares characters exactly
-    (case-sensitive, no collation, no LIKE escaping). An empty prefix (the root) matches
-    everything."""
-    cleaned = [prefix.strip().rstrip("/") for prefix in prefixes]
-    if any(not prefix for prefix in cleaned):
-        return
-    alternatives = []
-    for index, prefix in enumerate(cleaned):
-        alternatives.append(f"m.namespace = :ns{index} OR "
-                            f"starts_with(m.namespace, :ns{index}_under)")
-        where.params.update({f"ns{index}": prefix, f"ns{index}_under": prefix + "/"})
-    where.add("(" + " OR ".join(f"({alt})" for alt in alternatives) + ")")
+    (case-sensitive, no collation, no LIKE escaping)."""
+    return (f"m.namespace = :ns{index} OR starts_with(m.namespace, :ns{index}_under)",
+            {f"ns{index}": prefix, f"ns{index}_under": prefix + "/"})
 
 
-def _memory_filters(where: _Where, filters: SearchFilters) -> None:
-    if filters.memory_types:
-        where.add_any("memory_type", "f_types", filters.memory_types)
-    if filters.tiers:
-        where.add_any("tier", "f_tiers", filters.tiers)
-    if filters.categories:
-        where.add_any("category", "f_categories", filters.categories)
-    if filters.namespaces:
-        _namespace_clause(where, filters.namespaces)
-    valid = "m.is_valid AND m.superseded_by IS NULL"
-    if filters.valid_only is True:
-        where.add(valid)
-    elif filters.valid_only is False:
-        where.add(f"NOT ({valid})")
+POSTGRESQL = Dialect(always="true", valid="m.is_valid AND m.superseded_by IS NULL",
+                     under=_namespace_under)
 
 
-def _where(kind: _Kind, filters: SearchFilters) -> _Where:
-    """The filters that apply to ``kind``; the time window is ``since <= created_at < until``."""
-    where = _Where()
-    if kind.is_memory:
-        _memory_filters(where, filters)
-    if filters.since is not None:
-        where.add("m.created_at >= :f_since", bindparam("f_since", type_=UTCDateTime()),
-                  f_since=filters.since)
-    if filters.until is not None:
-        where.add("m.created_at < :f_until", bindparam("f_until", type_=UTCDateTime()),
-                  f_until=filters.until)
-    if filters.session_ids and kind.has_session:
-        where.add_any("session_id", "f_sessions", filters.session_ids)
-    if filters.exclude_ids:
-        where.add_any("id", "f_exclude", filters.exclude_ids, negate=True)
-    return where
-
-
-def _narrows(kind: _Kind, filters: SearchFilters) -> bool:
-    """Whether the filters can leave few rows (validity and exclusions rarely do)."""
-    memory_narrowing = kind.is_memory and bool(
-        filters.memory_types or filters.tiers or filters.categories or filters.namespaces)
-    return memory_narrowing or bool(filters.since or filters.until
-                                    or (filters.session_ids and kind.has_session))
+def _where(kind: _Kind, filters: SearchFilters) -> Where:
+    return filters_where(kind, filters, POSTGRESQL)
 
 
 # --- the index -------------------------------------------------------------------------
@@ -311,7 +252,7 @@ class PostgresSearchIndex:
             f"WHERE terms.passes GROUP BY terms.id "
             f"ORDER BY score DESC, terms.id LIMIT :limit").bindparams(*where.binds)
         words_params = {f"w{index}": word for index, word in enumerate(words)}
-        return _hits(session.execute(statement, {
+        return as_hits(session.execute(statement, {
             **where.params, **words_params, "lexemes": lexemes, "limit": limit}))
 
     @staticmethod
@@ -341,12 +282,12 @@ class PostgresSearchIndex:
         spec = KINDS[kind]
         query = vector_literal(self._checked_matrix(session, vector.reshape(1, -1))[0])
         where = _where(spec, filters)
-        narrowed = _narrows(spec, filters)
+        narrowed = narrows(spec, filters)
         hits = self._search(session, spec, where, narrowed, query, limit, windows=False)
         windows = self._search(session, spec, where, narrowed, query, limit, windows=True)
-        return _merged(hits, windows, limit) if windows else hits
+        return merged(hits, windows, limit) if windows else hits
 
-    def _search(self, session: Session, spec: _Kind, where: _Where, narrowed: bool,
+    def _search(self, session: Session, spec: _Kind, where: Where, narrowed: bool,
                 query: str, limit: int, *, windows: bool) -> list[IndexHit]:
         """Whole-text vectors (or windows): exact when few, else an HNSW shortlist scored
         exactly and filtered, redone exactly if the filters left too few."""
@@ -372,7 +313,7 @@ class PostgresSearchIndex:
                                     f"LIMIT :cap) AS capped"), {"cap": self._exact_max_rows + 1})
         return int(count.scalar_one())
 
-    def _count_filtered(self, session: Session, spec: _Kind, where: _Where, table: str) -> int:
+    def _count_filtered(self, session: Session, spec: _Kind, where: Where, table: str) -> int:
         """Vectors (or windows) of the rows passing ``where``, counted no further than
         ``exact_max_rows + 1``."""
         key = "item_id" if table == spec.chunks else "id"
@@ -382,7 +323,7 @@ class PostgresSearchIndex:
         return int(session.execute(statement, {**where.params,
                                                "cap": self._exact_max_rows + 1}).scalar_one())
 
-    def _exact_search(self, session: Session, spec: _Kind, where: _Where, query: str,
+    def _exact_search(self, session: Session, spec: _Kind, where: Where, query: str,
                       limit: int, *, windows: bool) -> list[IndexHit]:
         """Every vector of the rows passing ``where`` scored by cosine. Ordering by the
         similarity (not by the distance operator) keeps the HNSW index out of it."""
@@ -402,9 +343,9 @@ class PostgresSearchIndex:
                 f"WHERE {where.condition} ORDER BY similarity DESC, m.id LIMIT :limit")
         rows = session.execute(statement.bindparams(*where.binds),
                                {**where.params, "query": query, "limit": limit})
-        return _window_hits(rows) if windows else _hits(rows)
+        return as_window_hits(rows) if windows else as_hits(rows)
 
-    def _shortlist_search(self, session: Session, spec: _Kind, where: _Where, query: str,
+    def _shortlist_search(self, session: Session, spec: _Kind, where: Where, query: str,
                           limit: int, *, windows: bool) -> tuple[list[IndexHit], bool]:
         """The HNSW index's nearest ``shortlist`` vectors (or windows), scored exactly,
         filtered, each row once. Returns the hits and whether the filters dropped any
@@ -433,7 +374,7 @@ class PostgresSearchIndex:
                 kept.append(row)
         dropped = any(not row[-1] for row in rows)
         kept = kept[:limit]
-        return (_window_hits(kept) if windows else _hits(kept)), dropped
+        return (as_window_hits(kept) if windows else as_hits(kept)), dropped
 
     # vectors: bulk reads for consolidation
 
@@ -648,30 +589,6 @@ class PostgresSearchIndex:
 
 
 # --- helpers ---------------------------------------------------------------------------
-
-
-def _hits(rows: Iterable[Any]) -> list[IndexHit]:
-    return [IndexHit(id=row[0], score=float(row[1]), rank=rank)
-            for rank, row in enumerate(rows, start=1)]
-
-
-def _window_hits(rows: Iterable[Any]) -> list[IndexHit]:
-    """Rows (item_id, similarity, position, char_start, char_end, ...) as hits."""
-    return [IndexHit(id=row[0], score=float(row[1]), rank=rank,
-                     chunk=TextWindow(row[2], row[3], row[4]))
-            for rank, row in enumerate(rows, start=1)]
-
-
-def _merged(rows: list[IndexHit], windows: list[IndexHit], limit: int) -> list[IndexHit]:
-    """Each row once with its best score (a window only if it beats the whole-text
-    vector), best first, re-ranked; exact for the top ``limit`` (see SQLite's)."""
-    best = {hit.id: hit for hit in rows}
-    for hit in windows:
-        known = best.get(hit.id)
-        if known is None or hit.score > known.score:
-            best[hit.id] = hit
-    ordered = sorted(best.values(), key=lambda hit: (-hit.score, hit.id))[:limit]
-    return [replace(hit, rank=rank) for rank, hit in enumerate(ordered, start=1)]
 
 
 def _meta(connection: Connection, key: str) -> str | None:

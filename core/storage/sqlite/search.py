@@ -129,7 +129,7 @@ import math
 import secrets
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -137,10 +137,8 @@ import numpy as np
 from sqlalchemy import Connection, Engine, bindparam
 from sqlalchemy import text as sql
 from sqlalchemy.orm import Session
-from sqlalchemy.sql.elements import BindParameter
 
-from core.embedding.chunking import ChunkVectors, TextWindow
-from core.storage.orm import UTCDateTime
+from core.embedding.chunking import ChunkVectors
 from core.storage.port import (
     IMPORTED_SOURCE,
     INDEXED_COLUMNS,
@@ -153,6 +151,15 @@ from core.storage.port import (
     stored_embeddings,
 )
 from core.storage.query_words import query_words
+from core.storage.search_where import (
+    Dialect,
+    Where,
+    filters_where,
+    as_hits,
+    merged,
+    narrows,
+    as_window_hits,
+)
 from core.storage.sqlite import ann
 from core.storage.sqlite.ann import (
     CancelCheck,
@@ -290,87 +297,23 @@ def _frequent_words(session: Session, spec: _Kind, words: Sequence[str]) -> set[
 # --- filters ---------------------------------------------------------------------------
 
 
-@dataclass
-class _Where:
-    """A WHERE fragment over the base table (alias ``m``) with its parameters."""
-
-    clauses: list[str] = field(default_factory=list)
-    params: dict[str, Any] = field(default_factory=dict)
-    binds: list[BindParameter[Any]] = field(default_factory=list)
-
-    @property
-    def condition(self) -> str:
-        return " AND ".join(self.clauses) or "1"
-
-    def add(self, clause: str, bind: BindParameter[Any] | None = None, **params: Any) -> None:
-        self.clauses.append(clause)
-        self.params.update(params)
-        if bind is not None:
-            self.binds.append(bind)
-
-    def add_in(self, column: str, name: str, values: Iterable[Any], negate: bool = False) -> None:
-        self.add(f"m.{column} {'NOT IN' if negate else 'IN'} :{name}",
-                 bindparam(name, expanding=True), **{name: sorted(values)})
-
-
-def _namespace_clause(where: _Where, prefixes: Sequence[str]) -> None:
+def _namespace_under(index: int, prefix: str) -> tuple[str, dict[str, str]]:
     """``ns = p`` or ``ns`` under ``p/``, as the range ``p/ <= ns < p0``.
 
     ('0' is the character after '/'.) Unlike LIKE this is case-sensitive, needs no escaping
-    and uses the namespace index. An empty prefix (the root) matches everything.
+    and uses the namespace index.
     """
-    cleaned = [prefix.strip().rstrip("/") for prefix in prefixes]
-    if any(not prefix for prefix in cleaned):
-        return
-    alternatives = []
-    for index, prefix in enumerate(cleaned):
-        alternatives.append(f"m.namespace = :ns{index} OR "
-                            f"(m.namespace >= :ns{index}_lo AND m.namespace < :ns{index}_hi)")
-        where.params.update({f"ns{index}": prefix, f"ns{index}_lo": prefix + "/",
-                             f"ns{index}_hi": prefix + "0"})
-    where.add("(" + " OR ".join(f"({alt})" for alt in alternatives) + ")")
+    return (f"m.namespace = :ns{index} OR "
+            f"(m.namespace >= :ns{index}_lo AND m.namespace < :ns{index}_hi)",
+            {f"ns{index}": prefix, f"ns{index}_lo": prefix + "/", f"ns{index}_hi": prefix + "0"})
 
 
-def _memory_filters(where: _Where, filters: SearchFilters) -> None:
-    if filters.memory_types:
-        where.add_in("memory_type", "f_types", filters.memory_types)
-    if filters.tiers:
-        where.add_in("tier", "f_tiers", filters.tiers)
-    if filters.categories:
-        where.add_in("category", "f_categories", filters.categories)
-    if filters.namespaces:
-        _namespace_clause(where, filters.namespaces)
-    valid = "m.is_valid = 1 AND m.superseded_by IS NULL"
-    if filters.valid_only is True:
-        where.add(valid)
-    elif filters.valid_only is False:
-        where.add(f"NOT ({valid})")
+SQLITE = Dialect(always="1", valid="m.is_valid = 1 AND m.superseded_by IS NULL",
+                 under=_namespace_under)
 
 
-def _where(kind: _Kind, filters: SearchFilters) -> _Where:
-    """The filters that apply to ``kind``; the time window is ``since <= created_at < until``."""
-    where = _Where()
-    if kind.is_memory:
-        _memory_filters(where, filters)
-    if filters.since is not None:
-        where.add("m.created_at >= :f_since", bindparam("f_since", type_=UTCDateTime()),
-                  f_since=filters.since)
-    if filters.until is not None:
-        where.add("m.created_at < :f_until", bindparam("f_until", type_=UTCDateTime()),
-                  f_until=filters.until)
-    if filters.session_ids and kind.has_session:
-        where.add_in("session_id", "f_sessions", filters.session_ids)
-    if filters.exclude_ids:
-        where.add_in("id", "f_exclude", filters.exclude_ids, negate=True)
-    return where
-
-
-def _narrows(kind: _Kind, filters: SearchFilters) -> bool:
-    """Whether the filters can leave few rows (validity and exclusions rarely do)."""
-    memory_narrowing = kind.is_memory and bool(
-        filters.memory_types or filters.tiers or filters.categories or filters.namespaces)
-    return memory_narrowing or bool(filters.since or filters.until
-                                    or (filters.session_ids and kind.has_session))
+def _where(kind: _Kind, filters: SearchFilters) -> Where:
+    return filters_where(kind, filters, SQLITE)
 
 
 # --- the index -------------------------------------------------------------------------
@@ -436,11 +379,11 @@ class SqliteSearchIndex:
                 for query in (_fts_or(rare), f"({_fts_or(rare)}) AND ({_fts_or(frequent)})"):
                     hits += self._bm25_search(session, spec, where, query, limit,
                                               filter_in_scan=filter_in_scan)
-            return _merged(hits, [], limit)
+            return merged(hits, [], limit)
 
-        return _filtered(search, _narrows(spec, filters), limit)
+        return _filtered(search, narrows(spec, filters), limit)
 
-    def _newest_search(self, session: Session, spec: _Kind, where: _Where, query: str, *,
+    def _newest_search(self, session: Session, spec: _Kind, where: Where, query: str, *,
                        filter_in_scan: bool) -> list[IndexHit]:
         """The newest ``NEWEST_FREQUENT`` matches of frequent words, scored by BM25.
 
@@ -459,10 +402,10 @@ class SqliteSearchIndex:
                 f"FROM {spec.fts} WHERE {spec.fts} MATCH :query ORDER BY rowid DESC "
                 f"LIMIT :fetch) SELECT m.id, newest.score FROM newest "
                 f"CROSS JOIN {spec.table} AS m ON m.id = newest.id WHERE {where.condition}")
-        return _hits(session.execute(sql(statement).bindparams(*where.binds), {
+        return as_hits(session.execute(sql(statement).bindparams(*where.binds), {
             **where.params, "query": query, "fetch": NEWEST_FREQUENT}))
 
-    def _bm25_search(self, session: Session, spec: _Kind, where: _Where, query: str,
+    def _bm25_search(self, session: Session, spec: _Kind, where: Where, query: str,
                      limit: int, *, filter_in_scan: bool) -> list[IndexHit]:
         """BM25 over the matches, filtered while ranking or after (see ``_filtered``)."""
         if filter_in_scan:
@@ -478,7 +421,7 @@ class SqliteSearchIndex:
                 f"SELECT m.id, ranked.score FROM ranked CROSS JOIN {spec.table} AS m "
                 f"ON m.id = ranked.id WHERE {where.condition} "
                 f"ORDER BY ranked.score DESC, m.id LIMIT :limit")
-        return _hits(session.execute(sql(statement).bindparams(*where.binds), {
+        return as_hits(session.execute(sql(statement).bindparams(*where.binds), {
             **where.params, "query": query, "limit": limit, "fetch": limit * OVERFETCH}))
 
     # vectors: search
@@ -490,12 +433,12 @@ class SqliteSearchIndex:
         spec = KINDS[kind]
         query = self._checked_matrix(session, vector.reshape(1, -1))[0].tobytes()
         where = _where(spec, filters)
-        narrowed = _narrows(spec, filters)
+        narrowed = narrows(spec, filters)
         hits = self._row_search(session, spec, where, narrowed, query, limit)
         windows = self._chunk_search(session, spec, where, narrowed, query, limit)
-        return _merged(hits, windows, limit) if windows else hits
+        return merged(hits, windows, limit) if windows else hits
 
-    def _row_search(self, session: Session, spec: _Kind, where: _Where, narrowed: bool,
+    def _row_search(self, session: Session, spec: _Kind, where: Where, narrowed: bool,
                     query: bytes, limit: int) -> list[IndexHit]:
         """The whole-text vectors: exact when few, else an ANN or bit shortlist rescored
         exactly."""
@@ -544,7 +487,7 @@ class SqliteSearchIndex:
                                     f"LIMIT :cap)"), {"cap": self._exact_max_rows + 1})
         return int(count.scalar_one())
 
-    def _count_filtered(self, session: Session, spec: _Kind, where: _Where, *,
+    def _count_filtered(self, session: Session, spec: _Kind, where: Where, *,
                         windows: bool = False) -> int:
         """Vectors (or, with ``windows``, further windows) of the rows passing ``where``."""
         joined = (f"{spec.chunks} AS c ON c.item_id = m.id" if windows
@@ -553,17 +496,17 @@ class SqliteSearchIndex:
                         f"WHERE {where.condition}").bindparams(*where.binds)
         return int(session.execute(statement, where.params).scalar_one())
 
-    def _exact_search(self, session: Session, spec: _Kind, where: _Where, query: bytes,
+    def _exact_search(self, session: Session, spec: _Kind, where: Where, query: bytes,
                       limit: int) -> list[IndexHit]:
         statement = sql(
             f"SELECT m.id, 1.0 - vec_distance_cosine(e.embedding, :query) AS similarity "
             f"FROM {spec.table} AS m JOIN {spec.vectors} AS e ON e.id = m.id "
             f"WHERE {where.condition} ORDER BY similarity DESC, m.id LIMIT :limit"
         ).bindparams(*where.binds)
-        return _hits(session.execute(statement, {**where.params, "query": query,
+        return as_hits(session.execute(statement, {**where.params, "query": query,
                                                  "limit": limit}))
 
-    def _hamming_scan(self, session: Session, spec: _Kind, where: _Where, query: bytes,
+    def _hamming_scan(self, session: Session, spec: _Kind, where: Where, query: bytes,
                       limit: int, *, filter_in_scan: bool) -> tuple[str, dict[str, Any]]:
         """A shortlist by Hamming distance over the bits (SQL and its parameters), with
         the filters inside the scan or left to the rescoring (see ``_filtered``)."""
@@ -575,7 +518,7 @@ class SqliteSearchIndex:
             scan = f"SELECT b.id FROM {spec.bits} AS b ORDER BY {hamming} LIMIT :shortlist"
         return scan, self._shortlist_params(session, query, limit)
 
-    def _rescored(self, session: Session, spec: _Kind, where: _Where, query: bytes, limit: int,
+    def _rescored(self, session: Session, spec: _Kind, where: Where, query: bytes, limit: int,
                   shortlist: tuple[str, dict[str, Any]], *,
                   filtered: bool = False) -> list[IndexHit]:
         """Score a shortlist (an ANN one or a Hamming scan) exactly by cosine from the float
@@ -591,7 +534,7 @@ class SqliteSearchIndex:
             f"CROSS JOIN {spec.vectors} AS e ON e.id = m.id "
             f"WHERE {'1' if filtered else where.condition} "
             f"ORDER BY similarity DESC, m.id LIMIT :limit").bindparams(*where.binds)
-        return _hits(session.execute(statement, {**where.params, **params, "query": query,
+        return as_hits(session.execute(statement, {**where.params, **params, "query": query,
                                                  "limit": limit}))
 
     def _shortlist_params(self, session: Session, query: bytes,
@@ -604,7 +547,7 @@ class SqliteSearchIndex:
 
     # vectors: the further windows (sentences of turns, stretches of long texts)
 
-    def _chunk_search(self, session: Session, spec: _Kind, where: _Where, narrowed: bool,
+    def _chunk_search(self, session: Session, spec: _Kind, where: Where, narrowed: bool,
                       query: bytes, limit: int) -> list[IndexHit]:
         """Rows by their best further window, each once, planned like ``_row_search``.
 
@@ -639,7 +582,7 @@ class SqliteSearchIndex:
                                             filtered=True)
         return hits
 
-    def _exact_chunk_search(self, session: Session, spec: _Kind, where: _Where, query: bytes,
+    def _exact_chunk_search(self, session: Session, spec: _Kind, where: Where, query: bytes,
                             limit: int, *, windows_first: bool) -> list[IndexHit]:
         """Score windows exactly. ``windows_first`` when there are few windows at all: the
         scan starts from them (CROSS JOIN fixes the order), else the planner may start from
@@ -655,10 +598,10 @@ class SqliteSearchIndex:
             f"AS similarity, c.position, c.char_start, c.char_end FROM {source} "
             f"WHERE {where.condition} GROUP BY c.item_id "
             f"ORDER BY similarity DESC, c.item_id LIMIT :limit").bindparams(*where.binds)
-        return _window_hits(session.execute(statement, {**where.params, "query": query,
+        return as_window_hits(session.execute(statement, {**where.params, "query": query,
                                                         "limit": limit}))
 
-    def _window_hamming_scan(self, session: Session, spec: _Kind, where: _Where,
+    def _window_hamming_scan(self, session: Session, spec: _Kind, where: Where,
                              query: bytes, limit: int, *,
                              filter_in_scan: bool) -> tuple[str, dict[str, Any]]:
         """A shortlist of windows by Hamming distance: a scan of the covering index on
@@ -672,7 +615,7 @@ class SqliteSearchIndex:
             scan = f"SELECT c.id FROM {spec.chunks} AS c ORDER BY {hamming} LIMIT :shortlist"
         return scan, self._shortlist_params(session, query, limit)
 
-    def _window_rescored(self, session: Session, spec: _Kind, where: _Where, query: bytes,
+    def _window_rescored(self, session: Session, spec: _Kind, where: Where, query: bytes,
                          limit: int, shortlist: tuple[str, dict[str, Any]], *,
                          filtered: bool = False) -> tuple[list[IndexHit], bool]:
         """Rescore shortlisted windows exactly and keep each row's best. Returns the hits
@@ -689,7 +632,7 @@ class SqliteSearchIndex:
             f"ORDER BY similarity DESC, w.item_id").bindparams(*where.binds)
         rows = session.execute(statement, {**where.params, **params, "query": query}).all()
         kept = [row for row in rows if row[5]]
-        return _window_hits(kept[:limit]), len(kept) < len(rows)
+        return as_window_hits(kept[:limit]), len(kept) < len(rows)
 
     # vectors: bulk reads for consolidation
 
@@ -905,31 +848,6 @@ class SqliteSearchIndex:
 
 
 # --- helpers ---------------------------------------------------------------------------
-
-
-def _hits(rows: Iterable[Any]) -> list[IndexHit]:
-    return [IndexHit(id=row[0], score=float(row[1]), rank=rank)
-            for rank, row in enumerate(rows, start=1)]
-
-
-def _window_hits(rows: Iterable[Any]) -> list[IndexHit]:
-    """Rows (item_id, similarity, position, char_start, char_end, ...) as hits."""
-    return [IndexHit(id=row[0], score=float(row[1]), rank=rank,
-                     chunk=TextWindow(row[2], row[3], row[4]))
-            for rank, row in enumerate(rows, start=1)]
-
-
-def _merged(rows: list[IndexHit], windows: list[IndexHit], limit: int) -> list[IndexHit]:
-    """Each row once with its best score (a window only if it beats the whole-text
-    vector), best first, re-ranked. Exact for the top ``limit``: a row whose best score
-    makes the top ``limit`` is among the top ``limit`` of the signal that gave it."""
-    best = {hit.id: hit for hit in rows}
-    for hit in windows:
-        known = best.get(hit.id)
-        if known is None or hit.score > known.score:
-            best[hit.id] = hit
-    ordered = sorted(best.values(), key=lambda hit: (-hit.score, hit.id))[:limit]
-    return [replace(hit, rank=rank) for rank, hit in enumerate(ordered, start=1)]
 
 
 def _listed(ids: Sequence[int]) -> tuple[str, dict[str, Any]]:
