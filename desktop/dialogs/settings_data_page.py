@@ -54,8 +54,9 @@ DATABASE_HELP = (
     "Advanced. Leave empty: Hearth keeps everything in a SQLite file in the data folder, "
     "which needs no setting up. To keep it on your own PostgreSQL server instead, enter its "
     "address, like postgresql://user:password@localhost/hearth. The password is never "
-    "shown. A change takes effect the next time Hearth starts; nothing is copied between "
-    "databases (export here and import there to take your data along).")
+    "shown. A change takes effect the next time Hearth starts, and this field alone copies "
+    "nothing: to take what Hearth knows along, quit Hearth and run "
+    "hearth migrate --to ADDRESS --switch (docs/home-server.md).")
 
 
 NAMED_TABLES = (("chat_sessions", "chat", None), ("interactions", "exchange", None),
