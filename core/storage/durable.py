@@ -1,5 +1,6 @@
 """Making a rename durable, for the adapters that replace a backup file by a rewritten one
-(``core.storage.sqlite.copies``, ``core.storage.postgres.copies``) and a restore."""
+(``core.storage.sqlite.copies``, ``core.storage.postgres.copies``), a restore, and the ANN
+index's header (``core.storage.sqlite.ann``)."""
 
 from __future__ import annotations
 

@@ -73,6 +73,7 @@ import numpy as np
 from sqlalchemy import Connection, Engine, bindparam
 from sqlalchemy import text as sql
 
+from core.storage.durable import sync_folder
 from core.storage.sqlite.engine import WRITE_OPTION
 
 log = logging.getLogger(__name__)
@@ -202,17 +203,7 @@ def _write_atomically(path: Path, data: bytes) -> None:
     finally:
         os.close(handle)
     os.replace(partial, path)
-    _sync_folder(path.parent)
-
-
-def _sync_folder(folder: Path) -> None:
-    if not hasattr(os, "O_DIRECTORY"):
-        return
-    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(handle)
-    finally:
-        os.close(handle)
+    sync_folder(path.parent)
 
 
 def _fsync_file(path: Path) -> None:
