@@ -12,24 +12,50 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, TypeVar
 
 from sqlalchemy import bindparam
 from sqlalchemy.sql.elements import BindParameter
 
 from core.embedding.chunking import TextWindow
 from core.storage.orm import UTCDateTime
-from core.storage.port import IndexHit, SearchFilters
+from core.storage.port import INDEXED_COLUMNS, IndexedKind, IndexHit, SearchFilters
 
 
-class KindShape(Protocol):
-    """What filtering needs to know of an indexed kind's base table."""
+@dataclass(frozen=True)
+class IndexedTable:
+    """How one indexed kind maps onto its base table and the vector tables beside it, the
+    same in both adapters (each subclass adds its own index's tables)."""
+
+    table: str
+    text_columns: tuple[str, ...]
+    has_session: bool
+    is_memory: bool = False
 
     @property
-    def is_memory(self) -> bool: ...
+    def vectors(self) -> str:
+        return f"{self.table}_vec"
 
     @property
-    def has_session(self) -> bool: ...
+    def chunks(self) -> str:
+        return f"{self.table}_vec_chunks"
+
+
+T = TypeVar("T", bound=IndexedTable)
+
+
+def indexed_tables(shape: type[T]) -> dict[IndexedKind, T]:
+    """Every indexed kind's tables, as the adapter's own ``shape``."""
+    return {
+        IndexedKind.MEMORY: shape("memories", INDEXED_COLUMNS[IndexedKind.MEMORY],
+                                  has_session=True, is_memory=True),
+        IndexedKind.NOTE: shape("notes", INDEXED_COLUMNS[IndexedKind.NOTE], has_session=True),
+        IndexedKind.INTERACTION: shape("interactions",
+                                       INDEXED_COLUMNS[IndexedKind.INTERACTION],
+                                       has_session=True),
+        IndexedKind.FACT: shape("user_facts", INDEXED_COLUMNS[IndexedKind.FACT],
+                                has_session=False),
+    }
 
 
 @dataclass(frozen=True)
@@ -69,7 +95,7 @@ class Where:
                  bindparam(name, expanding=True), **{name: sorted(values)})
 
 
-def filters_where(kind: KindShape, filters: SearchFilters, dialect: Dialect) -> Where:
+def filters_where(kind: IndexedTable, filters: SearchFilters, dialect: Dialect) -> Where:
     """The filters that apply to ``kind``; the time window is ``since <= created_at < until``."""
     where = Where(dialect.always)
     if kind.is_memory:
@@ -87,7 +113,7 @@ def filters_where(kind: KindShape, filters: SearchFilters, dialect: Dialect) -> 
     return where
 
 
-def narrows(kind: KindShape, filters: SearchFilters) -> bool:
+def narrows(kind: IndexedTable, filters: SearchFilters) -> bool:
     """Whether the filters can leave few rows (validity and exclusions rarely do)."""
     memory_narrowing = kind.is_memory and bool(
         filters.memory_types or filters.tiers or filters.categories or filters.namespaces)

@@ -71,7 +71,6 @@ from core.embedding.chunking import ChunkVectors
 from core.storage.migrate import FULLTEXT_COLUMN
 from core.storage.orm import Interaction, Memory, Note, UserFact
 from core.storage.port import (
-    INDEXED_COLUMNS,
     IndexedKind,
     IndexHit,
     SearchFilters,
@@ -82,6 +81,8 @@ from core.storage.port import (
 )
 from core.storage.query_words import query_words
 from core.storage.search_where import (
+    IndexedTable,
+    indexed_tables,
     Dialect,
     Where,
     filters_where,
@@ -122,21 +123,8 @@ VECTOR_PAGE = 10_000
 
 
 @dataclass(frozen=True)
-class _Kind:
-    """How one indexed kind maps onto its tables."""
-
-    table: str
-    text_columns: tuple[str, ...]
-    has_session: bool
-    is_memory: bool = False
-
-    @property
-    def vectors(self) -> str:
-        return f"{self.table}_vec"
-
-    @property
-    def chunks(self) -> str:
-        return f"{self.table}_vec_chunks"
+class _Kind(IndexedTable):
+    """An indexed kind's tables, with PostgreSQL's text-change trigger."""
 
     @property
     def trigger(self) -> str:
@@ -144,16 +132,7 @@ class _Kind:
         return f"{self.table}_vec_text_changed"
 
 
-KINDS: dict[IndexedKind, _Kind] = {
-    IndexedKind.MEMORY: _Kind(Memory.__tablename__, INDEXED_COLUMNS[IndexedKind.MEMORY],
-                              has_session=True, is_memory=True),
-    IndexedKind.NOTE: _Kind(Note.__tablename__, INDEXED_COLUMNS[IndexedKind.NOTE],
-                            has_session=True),
-    IndexedKind.INTERACTION: _Kind(Interaction.__tablename__,
-                                   INDEXED_COLUMNS[IndexedKind.INTERACTION], has_session=True),
-    IndexedKind.FACT: _Kind(UserFact.__tablename__, INDEXED_COLUMNS[IndexedKind.FACT],
-                            has_session=False),
-}
+KINDS = indexed_tables(_Kind)
 
 _MODELS: dict[IndexedKind, type[Memory | Note | Interaction | UserFact]] = {
     IndexedKind.MEMORY: Memory, IndexedKind.NOTE: Note, IndexedKind.INTERACTION: Interaction,

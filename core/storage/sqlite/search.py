@@ -141,7 +141,6 @@ from sqlalchemy.orm import Session
 from core.embedding.chunking import ChunkVectors
 from core.storage.port import (
     IMPORTED_SOURCE,
-    INDEXED_COLUMNS,
     IndexedKind,
     IndexHit,
     SearchFilters,
@@ -152,6 +151,8 @@ from core.storage.port import (
 )
 from core.storage.query_words import query_words
 from core.storage.search_where import (
+    IndexedTable,
+    indexed_tables,
     Dialect,
     Where,
     filters_where,
@@ -217,29 +218,16 @@ _SEVERAL_SENTENCES = ("(m.content GLOB '*[.!?] ?*' OR m.content GLOB '*[。！�
 """A text that may have two sentences: an end mark followed by more, or a line break."""
 
 @dataclass(frozen=True)
-class _Kind:
-    """How one indexed kind maps onto its tables."""
-
-    table: str
-    text_columns: tuple[str, ...]
-    has_session: bool
-    is_memory: bool = False
+class _Kind(IndexedTable):
+    """An indexed kind's tables, with SQLite's FTS5 and bit tables beside them."""
 
     @property
     def fts(self) -> str:
         return f"{self.table}_fts"
 
     @property
-    def vectors(self) -> str:
-        return f"{self.table}_vec"
-
-    @property
     def bits(self) -> str:
         return f"{self.table}_vec_bits"
-
-    @property
-    def chunks(self) -> str:
-        return f"{self.table}_vec_chunks"
 
     @property
     def vector_tables(self) -> tuple[str, str]:
@@ -253,15 +241,7 @@ class _Kind:
                 f"{self.chunks}_ad", f"{self.chunks}_au")
 
 
-KINDS: dict[IndexedKind, _Kind] = {
-    IndexedKind.MEMORY: _Kind("memories", INDEXED_COLUMNS[IndexedKind.MEMORY],
-                              has_session=True, is_memory=True),
-    IndexedKind.NOTE: _Kind("notes", INDEXED_COLUMNS[IndexedKind.NOTE], has_session=True),
-    IndexedKind.INTERACTION: _Kind("interactions", INDEXED_COLUMNS[IndexedKind.INTERACTION],
-                                   has_session=True),
-    IndexedKind.FACT: _Kind("user_facts", INDEXED_COLUMNS[IndexedKind.FACT],
-                            has_session=False),
-}
+KINDS = indexed_tables(_Kind)
 
 VECTOR_TABLES = tuple(table for spec in KINDS.values() for table in spec.vector_tables)
 """Every table of vectors, each with its change log triggers and its own ANN index."""
