@@ -69,7 +69,7 @@ _SET_REMINDER = re.compile(
     re.I | re.S)
 _REMINDER_LABEL = re.compile(r"reminder(?P<rest>(?: |:).+)", re.I | re.S)
 _LEAD_CONNECTOR = re.compile(r"(?:to|that|about)\s+|[:,\-\u2013\u2014]\s*", re.I)
-_WHEN_INTRO = re.compile(r"(?:for|on|at)\s+", re.I)
+_WHEN_INTRO = re.compile(r"for\s+", re.I)  # "on" and "at" belong to the phrase itself
 _WHEN_SEPARATOR = re.compile(r"\s*[:,\-\u2013\u2014]\s*|\s+(?:to|that|about)\s+", re.I)
 
 _TASK_WORD = r"(?:task|to-?do)(?: item)?"
