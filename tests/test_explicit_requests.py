@@ -76,6 +76,10 @@ MATCHES = [
     ("remind me at midnight to take my pill",
      reminder("take my pill", "2026-11-25T23:00:00+00:00")),
     ("remind me friday, 3pm: pay rent", reminder("pay rent", "2026-11-27T14:00:00+00:00")),
+    ("reminder for tomorrow at 9: call mum", reminder("call mum", TOMORROW_9)),
+    ("set a reminder at 5pm to take meds", reminder("take meds", "2026-11-25T16:00:00+00:00")),
+    ("remind me on Wednesday to water the plants",  # said on a Wednesday: next week's
+     reminder("water the plants", "2026-12-02T08:00:00+00:00")),
     ("Hearth, please remind me on 3 March to book the dentist, thanks!",
      reminder("book the dentist", "2027-03-03T08:00:00+00:00")),
     # odd Unicode: emoji, right-to-left text, no-break spaces, curly apostrophes
@@ -93,6 +97,7 @@ MATCHES = [
     # tasks
     ("add a task: renew passport by Friday", task("renew passport", "2026-11-27")),
     ("add task renew passport", task("renew passport")),
+    ("add a task for tomorrow: call mum", task("call mum", "2026-11-26")),
     ("todo: buy milk", task("buy milk")),
     ("new task: file taxes due April 15", task("file taxes", "2027-04-15")),
     ("put 'call mum' on my to-do list", task("call mum")),
@@ -134,6 +139,9 @@ NON_MATCHES = [
     "what tasks do I have today?",
     "remind me what time the meeting is tomorrow",
     "reminders are annoying",
+    "Task: what's the capital of France?",
+    "remind me tomorrow at 9 to call the dentist?",  # a question, not a polite request
+    "remind me tomorrow at 9 to call the dentist. Also, what's the weather?",
     "I wrote note: call Ana on a post-it",
     "the note: was smudged when I got it",
     "note that the meeting moved",  # emphasis, not a request to save anything

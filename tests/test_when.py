@@ -37,6 +37,8 @@ WHEN_CASES = [
     ("at 3", WEDNESDAY, PARIS, "2026-11-25T14:00:00+00:00"),  # a bare 1-6 is the afternoon
     ("at 03:00", WEDNESDAY, PARIS, "2026-11-26T02:00:00+00:00"),  # a leading zero is literal
     ("on Friday", WEDNESDAY, PARIS, "2026-11-27T08:00:00+00:00"),  # the default hour
+    ("wednesday", WEDNESDAY, PARIS, "2026-12-02T08:00:00+00:00"),  # said on one: next week's
+    ("this wednesday at 5pm", WEDNESDAY, PARIS, "2026-11-25T16:00:00+00:00"),
     ("friday at 3", WEDNESDAY, PARIS, "2026-11-27T14:00:00+00:00"),
     ("in 20 minutes", WEDNESDAY, PARIS, "2026-11-25T09:20:00+00:00"),
     ("in half an hour", WEDNESDAY, PARIS, "2026-11-25T09:30:00+00:00"),

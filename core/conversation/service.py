@@ -34,6 +34,10 @@ read from ``hearth.settings`` at every turn, so a term added while Hearth runs a
 once. One turn per session at a time. While the reply is produced the exchange is claimed
 by this process (``core.home.liveness``): if the process is killed, the next ``Hearth.open``
 marks it ``interrupted``, while a turn still streaming in a live process is left alone.
+
+Not wired yet: with a model that has no tools, a user turn is where
+``core.daily.explicit.explicit_request`` will catch "remind me tomorrow at 9 to ...", "add a
+task: ..." and "note: ..." and hand them to the approval gate as pending actions.
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ come first, a final "please" or "thanks" and end punctuation are dropped):
 * ``task.create`` ``{"title", "due"}``: "add|create|make|new (a) task|to-do|todo (item): <title>",
   "add task <title>", "task|todo|to-do: <title>", "put|add <title> on|to my to-do list|
   tasks". A trailing "by|due|due by|due on|on <day>" (``parse_due``) or a bare "today",
-  "tomorrow", "tonight" is the due date (``YYYY-MM-DD``), else ``due`` is None.
+  "tomorrow", "tonight" is the due date (``YYYY-MM-DD``), as is a leading "for|by|due <day>:"
+  ("add a task for tomorrow: call mum"); else ``due`` is None.
 * ``note.create`` ``{"title", "content"}``: "note: <content>", "note to self: <content>",
   "take|make|write|save|add a (quick) note: <content>", "take|make a note that <content>",
   "save a note titled|called|named <title>: <content>".
@@ -33,6 +34,9 @@ What does not count, and why:
 * a reminder whose moment is already past ("remind me yesterday at 9 ...", "this morning"
   in the afternoon): it could never fire, so it is not turned into a request; the model
   answers. Likewise a task due on a day already past.
+* a question: a message ending with "?" (unless it opens with a polite "could you" /
+  "please"), and a reminder message or task title holding a "?" ("... the dentist. Also,
+  what's the weather?"): a question wants an answer, not an action.
 * pasted material: a message over ``MAX_MESSAGE_CHARS`` characters, one holding a fenced
   code block, one whose first line is quoted ("> ...") or starts with a quotation mark.
 * a reminder or task over more than one line (a note's content may span lines).
@@ -81,6 +85,7 @@ _TASK_LABEL = re.compile(rf"(?:new )?{_TASK_WORD}\s*:\s*(?P<rest>.+)", re.I)
 _ON_MY_LIST = re.compile(
     r"(?:put|add) (?P<rest>.+?) (?:on|to) (?:my|the) "
     r"(?:to-?do(?:s| list)?|task(?:s| list)|list of tasks)", re.I)
+_DUE_FIRST = re.compile(r"(?:for|due|by)\s+(?P<when>[^:]+?)\s*:\s*(?P<title>.+)", re.I)
 _BARE_DUE = re.compile(r"(?:today|tomorrow|tonight)$", re.I)
 _DUE_START = re.compile(r"(?:due|by|on)\s", re.I)
 
@@ -116,9 +121,10 @@ def explicit_request(text: str, *, now: datetime, zone: ZoneInfo) -> ExplicitReq
     if message is None:
         return None
     polite = _POLITE.match(message)
+    asked = polite is not None and polite[0].lower().rstrip().endswith(("you", "please"))
     command = _TRAILING.sub("", message[polite.end() if polite else 0:])
-    if not command:
-        return None
+    if not command or (message.rstrip().endswith("?") and not asked):
+        return None  # a question, unless a polite "could you ...?"
     note = _note(command)
     if note is not None or "\n" in command:
         return note
@@ -150,7 +156,7 @@ def _reminder(command: str, *, now: datetime, zone: ZoneInfo) -> ExplicitRequest
     if found is None:
         return None
     message, moment = found
-    if moment <= now or not message or len(message) > MAX_TITLE_CHARS:
+    if moment <= now or not message or len(message) > MAX_TITLE_CHARS or "?" in message:
         return None
     local = moment.astimezone(zone)
     return ExplicitRequest(
@@ -195,7 +201,8 @@ def _task(command: str, *, now: datetime, zone: ZoneInfo) -> ExplicitRequest | N
     title, due = _title_and_due(rest.strip(), now=now, zone=zone)
     title = _unquote(title)
     today = now.astimezone(zone).date()
-    if not title or len(title) > MAX_TITLE_CHARS or (due is not None and due < today):
+    if (not title or len(title) > MAX_TITLE_CHARS or "?" in title
+            or (due is not None and due < today)):
         return None
     preview = f"Add the task \u201c{_shorten(title)}\u201d"
     if due is not None:
@@ -205,7 +212,13 @@ def _task(command: str, *, now: datetime, zone: ZoneInfo) -> ExplicitRequest | N
 
 
 def _title_and_due(rest: str, *, now: datetime, zone: ZoneInfo) -> tuple[str, date | None]:
-    """The title and the due day its trailing "by Friday" / "due tomorrow" names."""
+    """The title and the due day a leading "for tomorrow:" or a trailing "by Friday" /
+    "due tomorrow" names."""
+    leading = _DUE_FIRST.fullmatch(rest)
+    if leading:
+        due = parse_due(leading["when"], now=now, zone=zone)
+        if due is not None:
+            return _tidy(leading["title"]), due
     for start in _word_starts(rest):
         if start == 0:
             continue
