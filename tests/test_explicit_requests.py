@@ -56,6 +56,7 @@ MATCHES = [
                                                     "2026-11-25T11:00:00+00:00")),
     ("remind me at 9 to stretch", reminder("stretch", TOMORROW_9)),  # 09:00 is past today
     ("remind me at 11 to stretch", reminder("stretch", "2026-11-25T10:00:00+00:00")),
+    ("please, remind me at 11 to stretch?", reminder("stretch", "2026-11-25T10:00:00+00:00")),
     ("remind me about the meeting tomorrow morning", reminder("the meeting", TOMORROW_9)),
     ("remind me tomorrow that the bins go out", reminder("the bins go out", TOMORROW_9)),
     ("Could you remind me in half an hour to check the oven?",
@@ -236,6 +237,11 @@ def test_a_long_note_is_shortened_in_the_preview_only() -> None:
     assert request is not None and request.arguments["content"] == content
     assert request.preview.startswith("Save a note: word word")
     assert request.preview.endswith("\u2026") and len(request.preview) <= len("Save a note: ") + 80
+
+
+def test_a_naive_now_is_refused_even_for_a_message_that_is_no_request() -> None:
+    with pytest.raises(ValueError, match="timezone-aware"):
+        explicit_request("hello", now=datetime(2026, 11, 25, 10, 0), zone=PARIS)
 
 
 def test_a_request_is_plain_frozen_data() -> None:

@@ -144,6 +144,14 @@ def test_the_due_day_is_the_users_day_not_utcs() -> None:
     assert parse_due("due tomorrow", now=late_in_new_york, zone=NEW_YORK) == date(2026, 11, 26)
 
 
+def test_a_naive_now_is_refused() -> None:
+    """A naive ``now`` would be read in the machine's zone, not the user's: refused."""
+    with pytest.raises(ValueError, match="timezone-aware"):
+        parse_when("tomorrow at 9", now=datetime(2026, 11, 25, 10, 0), zone=PARIS)
+    with pytest.raises(ValueError, match="timezone-aware"):
+        parse_due("by Friday", now=datetime(2026, 11, 25, 10, 0), zone=PARIS)
+
+
 def test_dateparser_is_imported_on_first_use_and_never_reaches_the_network() -> None:
     """Importing the rules does not load dateparser (it is slow to import); parsing with it
     opens no socket (language detection could download nothing anyway, but say so)."""

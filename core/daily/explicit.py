@@ -51,7 +51,7 @@ from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from core.daily.when import parse_due, parse_when
+from core.daily.when import parse_due, parse_when, require_aware
 
 MAX_MESSAGE_CHARS = 1000
 """Longer messages are pasted material or a story, not a command."""
@@ -117,11 +117,12 @@ def explicit_request(text: str, *, now: datetime, zone: ZoneInfo) -> ExplicitReq
     Plugs in where a user turn reaches ``core.conversation.service`` with a model that has no
     tools: a request found here becomes a pending action instead of a model reply.
     """
+    require_aware(now)
     message = _clean(text)
     if message is None:
         return None
     polite = _POLITE.match(message)
-    asked = polite is not None and polite[0].lower().rstrip().endswith(("you", "please"))
+    asked = polite is not None and polite[0].lower().rstrip(" ,").endswith(("you", "please"))
     command = _TRAILING.sub("", message[polite.end() if polite else 0:])
     if not command or (message.rstrip().endswith("?") and not asked):
         return None  # a question, unless a polite "could you ...?"

@@ -128,7 +128,7 @@ _SHORT_DURATION = re.compile(rf"""
       | (?P<half>half\ an\ hour)
       | (?P<n_half>an|one|\d{{1,2}})\ (?:hours?\ )?and\ a\ half(?:\ hours?)?
     )$""", re.X)
-_SEPARATOR = re.compile(r",? (?:and )?|, ")
+_SEPARATOR = re.compile(r",? (?:and )?")
 
 _DUE_MARKER = re.compile(r"(?:due(?: by| on)?|by|on) ")
 _DUE_SPECIAL = re.compile(r"""
@@ -167,12 +167,20 @@ def normalise(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+def require_aware(now: datetime) -> None:
+    """Refuse a naive ``now``: read as the machine's local time it would silently shift every
+    answer by the distance between the machine's zone and the user's."""
+    if now.utcoffset() is None:
+        raise ValueError("now must be a timezone-aware datetime (core.clock.now() is one)")
+
+
 def parse_when(text: str, *, now: datetime, zone: ZoneInfo) -> datetime | None:
     """The moment ``text`` names (aware, UTC, whole seconds), or None if it names none.
 
     ``now`` is an aware instant; ``zone`` is the user's. See the module docstring for the
     phrases read and the defaults; the result can lie in the past ("yesterday at 9").
     """
+    require_aware(now)
     phrase = normalise(text).rstrip(".!")
     now = now.astimezone(timezone.utc).replace(microsecond=0)
     duration = _short_duration(phrase)
@@ -193,19 +201,18 @@ def parse_when(text: str, *, now: datetime, zone: ZoneInfo) -> datetime | None:
         if day.keeps_clock:
             return _at(day.day, local_now.time().replace(tzinfo=None), zone)
         return _at(day.day, time(DEFAULT_HOUR), zone)
-    moment = _at(day.day if day else local_now.date(), time(clock.hour, clock.minute), zone)
-    if clock.next_day:
-        moment = _at((day.day if day else local_now.date()) + timedelta(days=1),
-                     time(0), zone)
-    if day is None and moment <= now:
-        moment = _at(local_now.date() + timedelta(days=1 + clock.next_day),
-                     time(clock.hour, clock.minute), zone)
+    base = day.day if day else local_now.date()
+    wall_clock = time(clock.hour, clock.minute)
+    moment = _at(base + timedelta(days=int(clock.next_day)), wall_clock, zone)
+    if day is None and moment <= now:  # a time alone: the next one, so tomorrow's
+        moment = _at(base + timedelta(days=1 + int(clock.next_day)), wall_clock, zone)
     return moment
 
 
 def parse_due(text: str, *, now: datetime, zone: ZoneInfo) -> date | None:
     """The day a task is due by, from "by Friday", "due tomorrow", "due April 15", "by the
     end of the month" (see the module docstring), or None. May be a day in the past."""
+    require_aware(now)
     phrase = normalise(text).rstrip(".!")
     marker = _DUE_MARKER.match(phrase)
     if marker:
