@@ -328,11 +328,16 @@ def _read_date(match: re.Match[str], *, now: datetime, zone: ZoneInfo) -> _Day |
 
 
 def _via_dateparser(phrase: str, today: date) -> _Day | None:
+    """The day a weekday or month phrase names, counted from the user's ``today``.
+
+    dateparser is asked for a calendar day only, from a naive base at noon of the user's own
+    date (so no zone setting and no hour can move it across midnight); the wall clock and
+    the offset are applied by ``_at``, which knows the zone's rules for that very day.
+    """
     parsed = _dateparser().parse(phrase, languages=["en"], settings={
         "PREFER_DATES_FROM": "future",
         "RELATIVE_BASE": datetime.combine(today, time(12)),
         "RETURN_AS_TIMEZONE_AWARE": False,
-        "STRICT_PARSING": False,
     })
     return None if parsed is None else _Day(parsed.date())
 
