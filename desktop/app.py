@@ -63,6 +63,7 @@ class DesktopApp:
     def start_background(self) -> None:
         self.ctx.start_assistant()
         self.ctx.start_scheduler()
+        self.window.search_index.check()
         if not self.ctx.settings.welcome_shown:
             QTimer.singleShot(0, self.window.open_welcome)
         else:  # a first start has no runs to review

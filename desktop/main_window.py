@@ -25,6 +25,7 @@ from desktop.icons import icon
 from desktop.page import Page
 from desktop.registry import page_classes
 from desktop.runs import RunController
+from desktop.search_index import SearchIndexStatus, SearchIndexUpkeep
 from desktop.status import StatusBar
 
 STATUS_MESSAGE_MS = 10_000
@@ -82,6 +83,9 @@ class MainWindow(QMainWindow):
         self.status = StatusBar(ctx, self)
         self.setStatusBar(self.status)
         self.status.choose_model.connect(self.open_settings)
+        index_view = SearchIndexStatus(self.status)
+        self.status.insertPermanentWidget(0, index_view)
+        self.search_index = SearchIndexUpkeep(ctx, index_view, self)
         ctx.hub.status_message.connect(
             lambda text: self.status.showMessage(text, STATUS_MESSAGE_MS))
         ctx.confirm.asked.connect(self._confirm)

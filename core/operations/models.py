@@ -198,3 +198,22 @@ def rebuild_vectors(hearth: Hearth, progress: Callable[[int, int], None] = lambd
     except EmbeddingCancelled as stopped:
         return Rebuilt(stopped.done, (stopped.done, stopped.total))
     return Rebuilt(sum(counts.values()), None)
+
+
+# --- the search index --------------------------------------------------------------------------
+
+
+def search_index_backlog(hearth: Hearth) -> int:
+    """Vectors the nearest-neighbour index must be rebuilt from before searches use it
+    again (0: current, not needed at this size, or kept by the database itself). A crash, a
+    restore or another program's writes can leave it behind; searches stay correct, on the
+    slower exact path, until the rebuild."""
+    return hearth.storage.search.vector_index_backlog()
+
+
+def rebuild_search_index(hearth: Hearth, progress: Callable[[int, int], None] = lambda *_: None,
+                         cancelled: Callable[[], bool] = lambda: False) -> bool:
+    """Rebuild what ``search_index_backlog`` counts, with ``progress(done, total)`` in
+    vectors; False if ``cancelled()`` stopped it (the old state stays in use, the next start
+    or dream tries again)."""
+    return hearth.storage.search.refresh_vector_index(progress=progress, cancel=cancelled)

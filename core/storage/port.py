@@ -204,6 +204,12 @@ class SearchIndex(Protocol):
         stopped it. Searches are correct without it, only slower at scale. An adapter
         whose database keeps such an index itself has nothing to do."""
 
+    def vector_index_backlog(self) -> int:
+        """Vectors ``refresh_vector_index`` would have to rebuild an index from (0 when every
+        index is current or the database keeps its own): the window starts that rebuild in
+        the background at start-up when this is not 0, instead of leaving searches on the
+        slower exact path until the next dream."""
+
 
 @dataclass(frozen=True)
 class HealthCheck:

@@ -509,6 +509,10 @@ class PostgresSearchIndex:
         """Nothing to do: PostgreSQL keeps its HNSW indexes in step with every write."""
         return True
 
+    def vector_index_backlog(self) -> int:
+        """Always 0: PostgreSQL keeps its HNSW indexes in step with every write."""
+        return 0
+
     @contextmanager
     def loading_in_bulk(self) -> Iterator[None]:
         """Without the HNSW indexes while a whole database is copied in, built once at the

@@ -658,6 +658,12 @@ class VectorIndexes:
             return [index.state(connection) for table, index in self._indexes.items()
                     if table in present]
 
+    def backlog(self) -> int:
+        """Rows ``refresh`` would rebuild an index from (0 read-only: it would not)."""
+        if self._read_only:
+            return 0
+        return sum(state.rows for state in self.states() if state.state in ("missing", "stale"))
+
     def refresh(self, progress: ProgressCallback | None = None,
                 cancel: CancelCheck | None = None) -> bool:
         """Bring every index up to date: rebuild those missing or stale on a table large

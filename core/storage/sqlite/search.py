@@ -328,6 +328,10 @@ class SqliteSearchIndex:
         pending changes into their files (``core.storage.sqlite.ann``)."""
         return True if self._ann is None else self._ann.refresh(progress, cancel)
 
+    def vector_index_backlog(self) -> int:
+        """Rows of the tables whose index is missing or stale (``VectorIndexes.backlog``)."""
+        return 0 if self._ann is None else self._ann.backlog()
+
     def vector_index_states(self) -> list[IndexState]:
         """Each vector table's ANN index: current, stale, missing or not needed."""
         return [] if self._ann is None else self._ann.states()
