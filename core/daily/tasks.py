@@ -28,11 +28,11 @@ MAX_TITLE = 300
 MAX_DETAILS = 10_000
 
 
-class _Keep(Enum):
+class Keep(Enum):
     KEEP = "keep"
 
 
-KEEP: Final = _Keep.KEEP
+KEEP: Final = Keep.KEEP
 """For ``update``: leave this field as it is (None clears a due date or time)."""
 
 
@@ -49,13 +49,15 @@ def create_in(session: Session, title: str, *, details: str = "",
 
 
 def update_in(session: Session, task_id: int, *, title: str | None = None,
-              details: str | None = None, due_date: date | str | None | _Keep = KEEP,
-              due_time: time | str | None | _Keep = KEEP) -> Task:
+              details: str | None = None, due_date: date | str | None | Keep = KEEP,
+              due_time: time | str | None | Keep = KEEP) -> Task:
     task = find(session, task_id)
     if title is not None:
         task.title = checks.line(title, "a task's title", MAX_TITLE)
     if details is not None:
         task.details = checks.body(details, "a task's details", MAX_DETAILS)
+    if due_date is None and due_time is KEEP:
+        due_time = None  # no day, so no time on it
     _set_due(task, task.due_date if due_date is KEEP else due_date,
              task.due_time if due_time is KEEP else due_time)
     task.updated_at = utcnow()
@@ -135,8 +137,8 @@ class TaskService:
         return self.list(status="todo", due_before=local_day)
 
     def update(self, task_id: int, *, title: str | None = None, details: str | None = None,
-               due_date: date | str | None | _Keep = KEEP,
-               due_time: time | str | None | _Keep = KEEP) -> Task:
+               due_date: date | str | None | Keep = KEEP,
+               due_time: time | str | None | Keep = KEEP) -> Task:
         with self._storage.write() as session:
             return update_in(session, task_id, title=title, details=details,
                              due_date=due_date, due_time=due_time)
