@@ -21,6 +21,14 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from core.daily.actions import Actions, DailyServices
+from core.daily.alerts import AlertService
+from core.daily.journal import JournalService
+from core.daily.pending_actions import PendingActionService
+from core.daily.read_later import ReadLaterService
+from core.daily.reminders import ReminderService
+from core.daily.scheduled_prompts import ScheduledPromptService
+from core.daily.tasks import TaskService
 from core.home import backups
 from core.config import HearthPaths, Settings, load_settings, resolve_home
 from core.embedding import Embedder, OnnxEmbedder
@@ -57,6 +65,15 @@ class Hearth:
     intentions: IntentionService
     learnings: LearningService
     forgetting: ForgetService
+    tasks: TaskService
+    reminders: ReminderService
+    scheduled_prompts: ScheduledPromptService
+    alerts: AlertService
+    journal: JournalService
+    read_later: ReadLaterService
+    actions: Actions
+    """The changes a model may ask for (``core.daily.actions``), applied by ``pending``."""
+    pending: PendingActionService
     _lock: FolderLock | None = None
 
     @classmethod
@@ -86,6 +103,10 @@ class Hearth:
         embedder = embedder or OnnxEmbedder(settings.embedding_model_dir,
                                             threads=settings.embedding_threads,
                                             batch_size=settings.embedding_batch_size)
+        notes = NoteService(storage, embedder)
+        daily = DailyServices(TaskService(storage), ReminderService(storage), notes,
+                              ScheduledPromptService(storage))
+        actions = Actions(daily, storage)
         return cls(
             paths=paths,
             settings=settings,
@@ -93,12 +114,20 @@ class Hearth:
             embedder=embedder,
             memories=MemoryService(storage, embedder),
             facts=FactService(storage, embedder),
-            notes=NoteService(storage, embedder),
+            notes=notes,
             recall=RecallService(storage, embedder, settings),
             profile=ProfileService(storage),
             intentions=IntentionService(storage, settings),
             learnings=LearningService(storage),
             forgetting=ForgetService(storage, embedder, paths),
+            tasks=daily.tasks,
+            reminders=daily.reminders,
+            scheduled_prompts=daily.scheduled_prompts,
+            alerts=AlertService(storage),
+            journal=JournalService(storage),
+            read_later=ReadLaterService(storage),
+            actions=actions,
+            pending=PendingActionService(storage, actions),
             _lock=lock,
         )
 

@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import JSON, String, Text, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
+from core import clock
 from core.app import Hearth
 from core.conversation import ConversationService
 from core.errors import DatabaseError, DatabaseLockedError, InvalidInputError, NotFoundError
@@ -33,11 +34,17 @@ from core.storage.orm import (
     ContextLog,
     FactHistory,
     Interaction,
+    JournalEntry,
     Memory,
+    PendingAction,
     PendingIntention,
     ProfileVersion,
+    ReadLaterItem,
+    Reminder,
     Run,
     ScaffoldVersion,
+    ScheduledPrompt,
+    Task,
     UserFact,
     WorkingMemoryVersion,
 )
@@ -118,6 +125,17 @@ def plant_everywhere(hearth: Hearth) -> dict[str, Any]:
                        items=[{"type": "meta", "retrieval_error": f"bad {VALUE}"}]),
             Run(kind="processor", error=f"could not parse {VALUE}",
                 stages={"process": {"error": EARLIER}}),
+            Task(title=f"Renew passport {VALUE}", details=f"Old one: {EARLIER}"),
+            Reminder(message=f"Bring passport {VALUE}", remind_at=clock.now(), zone="UTC"),
+            ScheduledPrompt(name=f"Check {VALUE}", prompt=f"Is {EARLIER} still valid?",
+                            cron="0 9 * * *", zone="UTC"),
+            JournalEntry(content=f"Found passport {VALUE} in a drawer.", title=EARLIER),
+            ReadLaterItem(url=f"https://example.org/{VALUE}", title=f"About {VALUE}",
+                          note=EARLIER, text=f"Passport {VALUE}.", summary=VALUE,
+                          tags=[VALUE.lower()]),
+            PendingAction(action="task.create", arguments={"title": VALUE},
+                          preview=f"Add the task {VALUE}.", source_message=EARLIER,
+                          result=f"Added {VALUE}", expires_at=clock.now()),
         ])
     from core.embedding.reembed import backfill_embeddings
 

@@ -32,8 +32,13 @@ from core.cli import (
     reflection_cmd,
 )
 from core.cli.context import opened, state
+from core.cli.journal_cmd import journal_app
+from core.cli.later_cmd import later_app
 from core.cli.memories_cmd import memories_app
 from core.cli.models_cmd import models_app
+from core.cli.notes_cmd import notes_app
+from core.cli.reminders_cmd import reminders_app
+from core.cli.tasks_cmd import tasks_app
 from core.cli.progress import progress_bar
 from core.errors import HearthError, InvalidInputError
 from core.home.private_files import exposure_warning, restrict_new_files, secure_home
@@ -60,6 +65,11 @@ app.add_typer(facts_app, name="facts")
 app.add_typer(import_app, name="import")
 app.add_typer(memories_app, name="memories")
 app.add_typer(models_app, name="models")
+app.add_typer(tasks_app, name="tasks")
+app.add_typer(reminders_app, name="reminders")
+app.add_typer(notes_app, name="notes")
+app.add_typer(journal_app, name="journal")
+app.add_typer(later_app, name="later")
 app.command()(chat_cmd.chat)
 app.command()(chat_cmd.ask)
 app.command()(consolidation_cmd.events)

@@ -1,1 +1,2 @@
-"""The assistant's daily tools: tasks, reminders, notes, journal, read-later, scheduled prompts and alerts, and the approval gate for what a model asks to change."""
+"""The assistant's daily tools: tasks, reminders, notes, journal, read-later, scheduled
+prompts and alerts, and the approval gate for what a model asks to change."""

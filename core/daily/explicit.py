@@ -13,7 +13,7 @@ come first, a final "please" or "thanks" and end punctuation are dropped):
   "remind me to|about <what> <when>", "set|create|add a reminder (for|on|at) <when>: <what>",
   "set a reminder to <what> <when>", "reminder: <what> <when>", "reminder (for) <when>:
   <what>". ``remind_at`` is ISO 8601 in UTC with its offset; <when> is read by
-  ``core.daily.when.parse_when``.
+  ``core.daily.time_phrases.parse_when``.
 * ``task.create`` ``{"title", "due"}``: "add|create|make|new (a) task|to-do|todo (item): <title>",
   "add task <title>", "task|todo|to-do: <title>", "put|add <title> on|to my to-do list|
   tasks". A trailing "by|due|due by|due on|on <day>" (``parse_due``) or a bare "today",
@@ -51,7 +51,7 @@ from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from core.daily.when import parse_due, parse_when, require_aware
+from core.daily.time_phrases import parse_due, parse_when, require_aware
 
 MAX_MESSAGE_CHARS = 1000
 """Longer messages are pasted material or a story, not a command."""

@@ -52,6 +52,14 @@ PLACES: tuple[Place, ...] = (
     Place("audit_log", "audit entries", ("result_summary",), ("arguments",)),
     Place("context_logs", "reply context logs", json=("items",)),
     Place("runs", "run records", ("error",), ("stages", "changes")),
+    Place("tasks", "tasks", ("title", "details")),
+    Place("reminders", "reminders", ("message",)),
+    Place("scheduled_prompts", "scheduled prompts", ("name", "prompt")),
+    Place("journal_entries", "journal entries", ("content", "title")),
+    Place("read_later", "read-later items", ("url", "title", "note", "text", "summary"),
+          ("tags",)),
+    Place("pending_actions", "requests awaiting your answer",
+          ("preview", "source_message", "result"), ("arguments",)),
 )
 
 MACHINE_COLUMNS: frozenset[tuple[str, str]] = frozenset({
@@ -77,6 +85,14 @@ MACHINE_COLUMNS: frozenset[tuple[str, str]] = frozenset({
     ("runs", "kind"), ("runs", "trigger"), ("runs", "status"), ("runs", "counts"),
     ("user_facts", "key"), ("user_facts", "category"), ("user_facts", "source"),
     ("user_facts", "embedding_model"),
+    ("tasks", "status"), ("tasks", "due_date"), ("tasks", "due_time"),
+    ("tasks", "notified_kind"), ("tasks", "source"),
+    ("reminders", "zone"), ("reminders", "status"), ("reminders", "source"),
+    ("scheduled_prompts", "cron"), ("scheduled_prompts", "zone"),
+    ("alert_rules", "kind"),
+    ("read_later", "status"),
+    ("pending_actions", "action"), ("pending_actions", "session_id"),
+    ("pending_actions", "status"),
 })
 """Text and JSON columns that hold only what Hearth itself writes: ids, states, kinds,
 model names. ``user_facts.key`` is here on purpose: a fact's key names it, and the forget

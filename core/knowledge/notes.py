@@ -1,23 +1,46 @@
 """Notes, and session summaries (notes titled ``Summary: <topic>``).
 
-A summary is recallable the moment it is written: the note and its vectors (with the
-further windows of a long note) are stored in one transaction, embedded from exactly the
-text the backfill would use (``document_text``), before the write lock is taken.
+A note is recallable the moment it is written: the note and its vectors (with the further
+windows of a long note) are stored in one transaction, embedded from exactly the text the
+backfill would use (``document_text``), before the write lock is taken (``prepare``, then
+``store_in``/``replace_in`` inside the transaction: a confirmed pending action writes a
+note in the same transaction as its own status, ``core.daily.pending_actions``).
+
+The user can edit a note (``edited_at`` says when), pin it (listed first) and delete it: a
+delete asked for by the user removes the row, and the vector triggers of both backends
+remove its vectors and windows in the same statement.
 """
 
 from __future__ import annotations
 
+import builtins
+from dataclasses import dataclass
+
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from core.embedding import Embedder
-from core.embedding.chunking import embed_documents_with_chunks
+from core.embedding.chunking import EmbeddedDocuments, embed_documents_with_chunks
 from core.errors import InvalidInputError
 from core.storage.orm import Note, utcnow
-from core.storage.port import IndexedKind, StoragePort, document_text
+from core.storage.port import IndexedKind, SearchFilters, StoragePort, document_text
 from core.storage.rows import require
 
 SUMMARY_PREFIX = "Summary: "
 MAX_TITLE = 200
+MAX_CONTENT = 200_000
+"""A note longer than this is refused rather than cut: paste long documents to read-later."""
+SEARCH_LIMIT = 50
+
+
+@dataclass(frozen=True)
+class PreparedNote:
+    """A note's checked title and text, embedded, ready to be written in a transaction."""
+
+    title: str
+    content: str
+    embedded: EmbeddedDocuments
+    model_id: str
 
 
 def summary_title(topic: str) -> str:
@@ -35,33 +58,96 @@ class NoteService:
         self._storage = storage
         self._embedder = embedder
 
+    def prepare(self, title: str, content: str) -> PreparedNote:
+        """Check and embed a note's text, outside any transaction."""
+        title, content = " ".join(title.split())[:MAX_TITLE], content.strip()
+        if not content:
+            raise InvalidInputError("A note needs some text.", "Write something in it.")
+        if len(content) > MAX_CONTENT:
+            raise InvalidInputError(
+                f"The note is {len(content):,} characters long, more than the "
+                f"{MAX_CONTENT:,} a note keeps.",
+                "Split it into several notes, or keep it as a read-later item.")
+        self._storage.search.ensure_dimensions(self._embedder.dimensions)
+        embedded = embed_documents_with_chunks(
+            self._embedder, [document_text(IndexedKind.NOTE, (title, content))])
+        return PreparedNote(title, content, embedded, self._embedder.model_id)
+
+    def store_in(self, session: Session, prepared: PreparedNote, *,
+                 session_id: str | None = None, replace_same_title: bool = False) -> Note:
+        """Write a prepared note (see ``save``) in the caller's transaction."""
+        note = None
+        if replace_same_title:
+            same_session = (Note.session_id.is_(None) if session_id is None
+                            else Note.session_id == session_id)
+            note = session.scalars(
+                select(Note).where(Note.title == prepared.title, same_session)).first()
+        if note is None:
+            note = Note(title=prepared.title, content=prepared.content, session_id=session_id)
+            session.add(note)
+        else:
+            note.content, note.updated_at = prepared.content, utcnow()
+        return self._stored(session, note, prepared)
+
+    def replace_in(self, session: Session, note_id: int, prepared: PreparedNote) -> Note:
+        """The user's edit of note ``note_id`` to a prepared title and text."""
+        note = self._find(session, note_id)
+        note.title, note.content = prepared.title, prepared.content
+        note.updated_at = note.edited_at = utcnow()
+        return self._stored(session, note, prepared)
+
+    def delete_in(self, session: Session, note_id: int) -> Note:
+        """Delete the note at the user's request; its vectors go with it (triggers)."""
+        note = self._find(session, note_id)
+        session.delete(note)
+        session.flush()
+        return note
+
+    def _stored(self, session: Session, note: Note, prepared: PreparedNote) -> Note:
+        session.flush()
+        prepared.embedded.store(self._storage.search, session, IndexedKind.NOTE, [note.id],
+                                prepared.model_id)
+        session.refresh(note)
+        return note
+
     def save(self, title: str, content: str, *, session_id: str | None = None,
              replace_same_title: bool = False) -> Note:
         """Store a note; with ``replace_same_title`` an existing note of that title (in the
         same session) is updated instead of duplicated: summaries are upserted."""
-        title, content = " ".join(title.split())[:MAX_TITLE], content.strip()
-        if not content:
-            raise InvalidInputError("A note needs some text.", "Write something in it.")
-        self._storage.search.ensure_dimensions(self._embedder.dimensions)
-        embedded = embed_documents_with_chunks(
-            self._embedder, [document_text(IndexedKind.NOTE, (title, content))])
+        prepared = self.prepare(title, content)
         with self._storage.write() as session:
-            note = None
-            if replace_same_title:
-                same_session = (Note.session_id.is_(None) if session_id is None
-                                else Note.session_id == session_id)
-                note = session.scalars(
-                    select(Note).where(Note.title == title, same_session)).first()
-            if note is None:
-                note = Note(title=title, content=content, session_id=session_id)
-                session.add(note)
-            else:
-                note.content, note.updated_at = content, utcnow()
+            return self.store_in(session, prepared, session_id=session_id,
+                                 replace_same_title=replace_same_title)
+
+    def edit(self, note_id: int, *, title: str | None = None,
+             content: str | None = None) -> Note:
+        """The user changes a note's title or text (the other stays); it is embedded again."""
+        current = self.get(note_id)
+        prepared = self.prepare(current.title if title is None else title,
+                                current.content if content is None else content)
+        with self._storage.write() as session:
+            return self.replace_in(session, note_id, prepared)
+
+    def set_pinned(self, note_id: int, pinned: bool) -> Note:
+        with self._storage.write() as session:
+            note = self._find(session, note_id)
+            note.pinned = pinned
             session.flush()
-            embedded.store(self._storage.search, session, IndexedKind.NOTE, [note.id],
-                           self._embedder.model_id)
-            session.refresh(note)
             return note
+
+    def delete(self, note_id: int) -> Note:
+        """Delete a note for good, at the user's request; returns what it was."""
+        with self._storage.write() as session:
+            return self.delete_in(session, note_id)
+
+    def search(self, query: str, limit: int = SEARCH_LIMIT) -> builtins.list[Note]:
+        """Notes matching ``query``'s words (full-text, best first)."""
+        with self._storage.read() as session:
+            hits = self._storage.search.text_search(session, IndexedKind.NOTE, query,
+                                                    SearchFilters(), limit)
+            notes = {note.id: note for note in session.scalars(
+                select(Note).where(Note.id.in_([hit.id for hit in hits])))}
+        return [notes[hit.id] for hit in hits if hit.id in notes]
 
     def save_summary(self, topic: str, content: str, *, session_id: str | None) -> Note:
         return self.save(summary_title(topic), content, session_id=session_id,
@@ -69,15 +155,21 @@ class NoteService:
 
     def get(self, note_id: int) -> Note:
         with self._storage.read() as session:
-            return require(session, Note, note_id, f"There is no note {note_id}.",
-                           "It may have been deleted.")
+            return self._find(session, note_id)
 
-    def list(self, *, summaries_only: bool = False, session_id: str | None = None) -> list[Note]:
-        """Newest first."""
-        query = select(Note).order_by(Note.created_at.desc(), Note.id.desc())
+    @staticmethod
+    def _find(session: Session, note_id: int) -> Note:
+        return require(session, Note, note_id, f"There is no note {note_id}.",
+                       "It may have been deleted.")
+
+    def list(self, *, summaries_only: bool = False,
+             session_id: str | None = None) -> builtins.list[Note]:
+        """Pinned notes first, then newest first."""
+        query = select(Note).order_by(Note.pinned.desc(), Note.created_at.desc(),
+                                      Note.id.desc())
         if summaries_only:
             query = query.where(Note.title.startswith(SUMMARY_PREFIX, autoescape=True))
         if session_id is not None:
             query = query.where(Note.session_id == session_id)
         with self._storage.read() as session:
-            return list(session.scalars(query))
+            return builtins.list(session.scalars(query))

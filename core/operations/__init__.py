@@ -1,7 +1,8 @@
 """The window's doorway into the engine: per-domain operations.
 
 Each module here (``facts``, ``memories``, ``profile``, ``habits``, ``follow_ups``,
-``chats``, ``consolidation``, ``models``, ``settings``, ``data``) holds small functions the
+``chats``, ``consolidation``, ``models``, ``settings``, ``data``, and the daily tools'
+``tasks``, ``reminders``, ``notes``, ``journal``, ``later``, ``pending``) holds small functions the
 window runs off its UI thread (through its one worker helper). They take an open ``Hearth``
 (or the assistant) and plain arguments, and return plain, immutable data defined beside them
 (frozen dataclasses, never ORM rows, never a provider or adapter object). An operation that

@@ -21,7 +21,13 @@ class Domain(StrEnum):
     CHATS = "chats"                # sessions and their exchanges
     RUNS = "runs"                  # dream and reflection runs, their changelogs, events
     SETTINGS = "settings"
-    SCHEDULE = "schedule"
+    SCHEDULE = "schedule"          # the scheduler's jobs, and the scheduled prompts
+    TASKS = "tasks"
+    REMINDERS = "reminders"
+    NOTES = "notes"
+    JOURNAL = "journal"
+    READ_LATER = "read_later"
+    PENDING = "pending"            # changes a model asked for, awaiting the user's answer
 
 
 KNOWLEDGE = frozenset({Domain.FACTS, Domain.MEMORIES, Domain.PROFILE, Domain.HABITS,

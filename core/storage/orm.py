@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     Boolean,
+    CheckConstraint,
     DateTime,
     Float,
     ForeignKey,
@@ -260,6 +261,10 @@ class Note(Base):
     session_id: Mapped[str | None] = mapped_column(
         ForeignKey("chat_sessions.id", ondelete="SET NULL"), index=True)
     embedding_model: Mapped[str | None] = mapped_column(String(128))
+    pinned: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    """The user pinned it: the Notes view lists it first."""
+    edited_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    """When the user last edited it by hand (None: as written, by them or by Hearth)."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
@@ -426,3 +431,169 @@ class Run(Base):
     (``core.consolidation.changelog``)."""
     reviewed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     """When the window showed the changelog ("While you were away"); None until then."""
+
+
+# --- the assistant's daily tools (``core.daily``) ------------------------------------------
+#
+# A local calendar day is stored as ISO text ("2026-11-25") and a wall-clock time as "HH:MM":
+# they are not moments (a task due "on Friday" is due on the user's Friday wherever the
+# clock's UTC is), ISO text sorts and compares as dates do on both backends, and an export
+# carries it unchanged. Moments (a reminder's time, when something was done) are UTC.
+
+
+def _one_of(column: str, values: tuple[str, ...]) -> str:
+    return f"{column} IN ({', '.join(repr(value) for value in values)})"
+
+
+TASK_STATUSES = ("todo", "done")
+DAILY_SOURCES = ("user", "assistant", "rule")
+REMINDER_STATUSES = ("pending", "sent", "cancelled")
+ALERT_KINDS = ("task_due_today", "task_overdue")
+READ_LATER_STATUSES = ("unread", "read", "archived")
+PENDING_STATUSES = ("pending", "confirmed", "cancelled", "expired")
+
+
+class Task(Base):
+    """Something the user has to do, optionally due on a local day (and time).
+
+    ``notified_kind`` / ``notified_at``: the alert that last fired for it and when, so an
+    alert rule's cooldown is kept per task (``core.daily.alerts``)."""
+
+    __tablename__ = "tasks"
+    __table_args__ = (
+        CheckConstraint(_one_of("status", TASK_STATUSES), name="status"),
+        CheckConstraint(_one_of("source", DAILY_SOURCES), name="source"),
+        Index("ix_tasks_status_due", "status", "due_date"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    title: Mapped[str] = mapped_column(Text)
+    details: Mapped[str] = mapped_column(Text, default="")
+    status: Mapped[str] = mapped_column(String(8), default="todo")
+    due_date: Mapped[str | None] = mapped_column(String(10))
+    due_time: Mapped[str | None] = mapped_column(String(5))
+    done_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    notified_kind: Mapped[str | None] = mapped_column(String(32))
+    notified_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    source: Mapped[str] = mapped_column(String(16), default="user")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Reminder(Base):
+    """A message to show at ``remind_at`` (UTC); ``zone`` is the user's time zone when it was
+    set, so "at 9" stays the 9 they meant. Snoozing moves ``remind_at`` and counts."""
+
+    __tablename__ = "reminders"
+    __table_args__ = (
+        CheckConstraint(_one_of("status", REMINDER_STATUSES), name="status"),
+        CheckConstraint(_one_of("source", DAILY_SOURCES), name="source"),
+        Index("ix_reminders_status_remind_at", "status", "remind_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    message: Mapped[str] = mapped_column(Text)
+    remind_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    zone: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    snooze_count: Mapped[int] = mapped_column(Integer, default=0)
+    source: Mapped[str] = mapped_column(String(16), default="user")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class ScheduledPrompt(Base):
+    """A prompt the assistant runs on a 5-field cron schedule in ``zone``."""
+
+    __tablename__ = "scheduled_prompts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    prompt: Mapped[str] = mapped_column(Text)
+    cron: Mapped[str] = mapped_column(String(120))
+    zone: Mapped[str] = mapped_column(String(64))
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True, server_default="1")
+    last_run_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class AlertRule(Base):
+    """When to alert about tasks (due today, overdue), and how often at most per task."""
+
+    __tablename__ = "alert_rules"
+    __table_args__ = (
+        CheckConstraint(_one_of("kind", ALERT_KINDS), name="kind"),
+        CheckConstraint("cooldown_minutes > 0", name="cooldown"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(32), unique=True)
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True, server_default="1")
+    cooldown_minutes: Mapped[int] = mapped_column(Integer, default=1440)
+    last_fired_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class JournalEntry(Base):
+    """A private journal entry. Never embedded; the nightly reflection reads the new ones
+    once (``included_in_reflection_at``)."""
+
+    __tablename__ = "journal_entries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    content: Mapped[str] = mapped_column(Text)
+    title: Mapped[str | None] = mapped_column(Text)
+    """Made by the model when one is available; None until then."""
+    included_in_reflection_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class ReadLaterItem(Base):
+    """An article kept to read later: its address, the user's note, the text they pasted or
+    dropped in (Hearth fetches nothing), its tags and, when a model made one, a summary."""
+
+    __tablename__ = "read_later"
+    __table_args__ = (
+        CheckConstraint(_one_of("status", READ_LATER_STATUSES), name="status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    url: Mapped[str] = mapped_column(Text)
+    title: Mapped[str] = mapped_column(Text, default="")
+    note: Mapped[str] = mapped_column(Text, default="")
+    text: Mapped[str] = mapped_column(Text, default="")
+    summary: Mapped[str | None] = mapped_column(Text)
+    tags: Mapped[list[str]] = mapped_column(JSON, default=list)
+    status: Mapped[str] = mapped_column(String(16), default="unread", index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class PendingAction(Base):
+    """A change a model asked for, held until the user confirms it (``core.daily.pending_actions``).
+
+    ``source_message`` is the user's message that led to it, so "Edit" can run the request
+    again; ``expires_at`` is 30 minutes after it was held."""
+
+    __tablename__ = "pending_actions"
+    __table_args__ = (
+        CheckConstraint(_one_of("status", PENDING_STATUSES), name="status"),
+        Index("ix_pending_actions_status_expires", "status", "expires_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    action: Mapped[str] = mapped_column(String(64))
+    arguments: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    preview: Mapped[str] = mapped_column(Text)
+    source_message: Mapped[str] = mapped_column(Text, default="")
+    session_id: Mapped[str | None] = mapped_column(
+        ForeignKey("chat_sessions.id", ondelete="SET NULL"), index=True)
+    interaction_id: Mapped[int | None] = mapped_column(
+        ForeignKey("interactions.id", ondelete="SET NULL"))
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    result: Mapped[str | None] = mapped_column(Text)

@@ -1,5 +1,5 @@
-"""``core.daily.when``: the moment a reminder phrase names and the day a due phrase names, in
-the user's zone, across changes of daylight saving time. Pure: no database."""
+"""``core.daily.time_phrases``: the moment a reminder phrase names and the day a due phrase
+names, in the user's zone, across changes of daylight saving time. Pure: no database."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from core.daily.when import DEFAULT_HOUR, parse_due, parse_when
+from core.daily.time_phrases import DEFAULT_HOUR, parse_due, parse_when
 
 PARIS = ZoneInfo("Europe/Paris")
 NEW_YORK = ZoneInfo("America/New_York")
@@ -165,7 +165,7 @@ def test_dateparser_is_imported_on_first_use_and_never_reaches_the_network() -> 
         "socket.create_connection = refuse\n"
         "from datetime import datetime\n"
         "from zoneinfo import ZoneInfo\n"
-        "from core.daily.when import parse_when\n"
+        "from core.daily.time_phrases import parse_when\n"
         "z = ZoneInfo('Europe/Paris')\n"
         "print(parse_when('next friday at 3pm', now=datetime(2026, 11, 25, tzinfo=z), zone=z))\n"
         "assert 'dateparser' in sys.modules\n"

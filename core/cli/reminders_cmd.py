@@ -1,0 +1,65 @@
+"""``hearth reminders``: set, list, snooze and cancel reminders from a terminal.
+
+Times are ``YYYY-MM-DDTHH:MM`` in the user's zone (or ``--zone``); the daemon or the tray
+delivers them."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from core.cli.context import opened
+from core.cli.daily import IdArgument, JsonOption, done, local, show
+from core.operations import reminders
+from core.operations.reminders import ReminderItem
+
+reminders_app = typer.Typer(help="Your reminders: list, add, snooze, cancel.",
+                            no_args_is_help=True)
+
+
+def _when(item: ReminderItem) -> str:
+    return f"{local(item.remind_at, item.zone)} ({item.zone})"
+
+
+@reminders_app.command("list")
+def list_reminders(status: Annotated[str | None, typer.Option(
+        help="pending, sent or cancelled.")] = None, as_json: JsonOption = False) -> None:
+    """Reminders, soonest first."""
+    with opened(only_reads=True) as hearth:
+        items = reminders.list_reminders(hearth, status)
+    show(items, as_json, "Reminders", ["id", "message", "when", "status", "snoozed"],
+         lambda r: (r.id, r.message, _when(r), r.status, r.snooze_count or ""))
+
+
+@reminders_app.command("add")
+def add(message: Annotated[str, typer.Argument(help="What to remind you of.")],
+        at: Annotated[str, typer.Option("--at", metavar="YYYY-MM-DDTHH:MM",
+                                        help="When, in your time zone.")],
+        zone: Annotated[str | None, typer.Option(
+            help="Another time zone, e.g. Europe/Lisbon.")] = None,
+        as_json: JsonOption = False) -> None:
+    """Set a reminder."""
+    with opened() as hearth:
+        item = reminders.add(hearth, message, at, zone).value
+    done(item, as_json, f"Reminder {item.id} set for {_when(item)}: {item.message}")
+
+
+@reminders_app.command("snooze")
+def snooze(reminder_id: IdArgument,
+           minutes: Annotated[int | None, typer.Option(help="Minutes from now.")] = None,
+           until: Annotated[str | None, typer.Option(
+               metavar="YYYY-MM-DDTHH:MM", help="Until then instead.")] = None,
+           as_json: JsonOption = False) -> None:
+    """Remind again later."""
+    with opened() as hearth:
+        item = reminders.snooze(hearth, reminder_id, minutes=minutes, until=until).value
+    done(item, as_json, f"Reminder {item.id} snoozed to {_when(item)}")
+
+
+@reminders_app.command("cancel")
+def cancel(reminder_id: IdArgument, as_json: JsonOption = False) -> None:
+    """Cancel a pending reminder."""
+    with opened() as hearth:
+        item = reminders.cancel(hearth, reminder_id).value
+    done(item, as_json, f"Cancelled reminder {item.id}: {item.message}")
