@@ -15,7 +15,7 @@ The words and stopwords are ``core.storage.query_words``, shared with PostgreSQL
 
 Frequent words
 --------------
-``ORDER BY rank LIMIT n`` still scores every row that matches any word, so a word in tens
+Ranking with ``LIMIT n`` still scores every row that matches any word, so a word in tens
 of thousands of rows made BM25 the main cost of recall at 1M (p95 248 ms). A word in more
 than ``FREQUENT_ROWS`` (20,000) rows of the kind is frequent (FTS5 counts up to one past
 that, ~2 ms per query at 1M). Without frequent words the search is the plain one above:
