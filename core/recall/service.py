@@ -425,7 +425,8 @@ class RecallService:
     def _vector_hits_apart(self, run: _Run) -> dict[IndexedKind, dict[str, list[IndexHit]]]:
         """``_vector_hits`` on a worker thread, in a read session of its own. It writes
         only ``run.vector`` and the ``embed`` and ``vector`` timings, which the caller's
-        thread reads after the result (and never writes meanwhile)."""
+        thread reads after the result; meanwhile that thread writes only the ``text``
+        timing (another key of a dict whose keys are all set up front)."""
         with self._storage.read() as session:
             return self._vector_hits(session, run)
 
