@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+from sqlalchemy import text
 
 from core.storage.orm import Memory
 from core.storage.port import IndexedKind, IndexHit, SearchFilters
@@ -105,3 +106,18 @@ def test_narrowing_filters_apply_to_every_bounded_search(
     bounded = search()
     assert {hit.id for hit in bounded} == travel_ids
     assert [hit.id for hit in bounded] == [hit.id for hit in unbounded]
+
+
+def test_ranking_by_the_bm25_column_keeps_fts5s_own_rank_order(
+        storage: SqliteStorage, coffee: list[int]) -> None:
+    """The search sorts by ``bm25()`` as a column (cheaper than ``ORDER BY rank``): the same
+    scores and order as FTS5's ``rank``, ties going to the lower id."""
+    query = sqlite_search.fts_query("tea coffee pot")
+    with storage.read() as session:
+        by_rank = session.execute(text(
+            "SELECT rowid, -rank FROM memories_fts WHERE memories_fts MATCH :query "
+            "ORDER BY rank, rowid"), {"query": query}).all()
+    hits = found(storage, "tea coffee pot", 30)
+    assert len(by_rank) == 46 and len(hits) == 30
+    assert [hit.id for hit in hits] == [row[0] for row in by_rank[:30]]
+    assert [hit.score for hit in hits] == pytest.approx([row[1] for row in by_rank[:30]])

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -83,6 +84,8 @@ GRAPH_SEEDS = 5
 """The first this many memory results are the starting points of the graph walk."""
 METADATA_LIMIT = 3
 """Rows a type + time question may add."""
+RECALL_WORKERS = 2
+"""Threads for the vector side of recalls running at once (threads start on first use)."""
 IMPORTANCE_BUMP = 0.02
 """Importance gained per use (capped at 1.0): 25 uses take a default memory from 0.5 to
 1.0, where it decays at 2/3 of the speed."""
@@ -217,25 +220,38 @@ class RecallService:
         self._storage = storage
         self._embedder = embedder
         self._settings = settings
+        self._workers = ThreadPoolExecutor(RECALL_WORKERS, thread_name_prefix="hearth-recall")
 
     def recall(self, query: RecallQuery) -> list[RecallResult]:
         return self.recall_with_timings(query)[0]
 
     def recall_with_timings(
             self, query: RecallQuery) -> tuple[list[RecallResult], dict[str, float]]:
-        """Results plus milliseconds spent in each of ``TIMING_KEYS`` (for benchmarks)."""
+        """Results plus milliseconds spent in each of ``TIMING_KEYS`` (for benchmarks).
+
+        With both signals and a storage that allows it (``concurrent_reads``), the query
+        embedding and the vector searches run on a worker thread in a read session of their
+        own while this thread runs the full-text searches (onnxruntime, SQLite and usearch
+        release the GIL, so the two overlap on two cores); the steps' timings then add up
+        to more than the wall time. No session is ever shared between threads.
+        """
         if not query.text.strip():
             return [], dict.fromkeys(TIMING_KEYS, 0.0)
         run = _Run(query, None, utcnow())
         if "vector" in query.signals:
             self._storage.search.ensure_dimensions(self._embedder.dimensions)
-            with run.timed("embed"):
-                run.vector = self._embedder.embed_query(query.text)
+        beside = (self._workers.submit(self._vector_hits_apart, run)
+                  if query.signals == SIGNALS and self._storage.concurrent_reads else None)
         with self._storage.read() as session:
+            hits: dict[IndexedKind, dict[str, list[IndexHit]]] = {
+                kind: self._text_hits(session, run, kind) for kind in query.kinds}
+            found = (beside.result() if beside is not None
+                     else self._vector_hits(session, run))
             results: list[RecallResult] = []
             folded: list[RecallResult] = []
             for kind in query.kinds:
-                ranked, summaries_found = self._recall_kind(session, run, kind)
+                ranked, summaries_found = self._recall_kind(
+                    session, run, kind, {**hits[kind], **found.get(kind, {})})
                 results.extend(ranked)
                 folded.extend(summaries_found)
             with run.timed("fusion"):
@@ -307,11 +323,11 @@ class RecallService:
                             signals={**signals, "recency": {"age_days": age, "boost": 0.0}},
                             provenance=hydrator.describe(row), created_at=row.created_at)]
 
-    def _recall_kind(self, session: Session, run: _Run, kind: IndexedKind
+    def _recall_kind(self, session: Session, run: _Run, kind: IndexedKind,
+                     hits: dict[str, list[IndexHit]]
                      ) -> tuple[list[RecallResult], list[RecallResult]]:
-        """Ranked results of one kind, and the archival summaries among them that are
-        listed after the head (see ``core.recall.summaries``)."""
-        hits = self._search(session, run, kind)
+        """Ranked results of one kind from its signals' hits, and the archival summaries
+        among them that are listed after the head (see ``core.recall.summaries``)."""
         with run.timed("fusion"):
             settings = self._settings
             weights = {"text": settings.recall_text_weight,
@@ -378,22 +394,41 @@ class RecallService:
             return set()
         return set(found)
 
-    def _search(self, session: Session, run: _Run,
-                kind: IndexedKind) -> dict[str, list[IndexHit]]:
-        """Each requested signal's ranked hits for one kind."""
+    def _text_hits(self, session: Session, run: _Run,
+                   kind: IndexedKind) -> dict[str, list[IndexHit]]:
+        """The full-text hits of one kind (none unless the text signal is asked for)."""
+        query = run.query
+        if "text" not in query.signals:
+            return {}
+        with run.timed("text"):
+            return {"text": self._storage.search.text_search(
+                session, kind, query.text, query.filters, _candidates(query))}
+
+    def _vector_hits(self, session: Session,
+                     run: _Run) -> dict[IndexedKind, dict[str, list[IndexHit]]]:
+        """Embed the query (once for every kind) and fetch each kind's vector hits at or
+        above ``recall_min_similarity`` (none unless the vector signal is asked for)."""
         query, index = run.query, self._storage.search
-        limit = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * query.k)
-        hits: dict[str, list[IndexHit]] = {}
-        if "text" in query.signals:
-            with run.timed("text"):
-                hits["text"] = index.text_search(session, kind, query.text, query.filters,
-                                                 limit)
-        if run.vector is not None:
+        if "vector" not in query.signals:
+            return {}
+        with run.timed("embed"):
+            run.vector = self._embedder.embed_query(query.text)
+        floor = self._settings.recall_min_similarity
+        found: dict[IndexedKind, dict[str, list[IndexHit]]] = {}
+        for kind in query.kinds:
             with run.timed("vector"):
-                found = index.vector_search(session, kind, run.vector, query.filters, limit)
-                floor = self._settings.recall_min_similarity
-                hits["vector"] = [hit for hit in found if hit.score >= floor]
-        return hits
+                hits = index.vector_search(session, kind, run.vector, query.filters,
+                                           _candidates(query))
+                found[kind] = {"vector": [hit for hit in hits if hit.score >= floor]}
+        return found
+
+    def _vector_hits_apart(self, run: _Run) -> dict[IndexedKind, dict[str, list[IndexHit]]]:
+        """``_vector_hits`` on a worker thread, in a read session of its own. It writes
+        only ``run.vector`` and the ``embed`` and ``vector`` timings, which the caller's
+        thread reads after the result; meanwhile that thread writes only the ``text``
+        timing (another key of a dict whose keys are all set up front)."""
+        with self._storage.read() as session:
+            return self._vector_hits(session, run)
 
     def _smooth_by_context(self, session: Session, run: _Run, kind: IndexedKind,
                            fused: dict[int, Fused]) -> None:
@@ -476,6 +511,11 @@ def _load(session: Session, hydrator: _Hydrator, wanted: Mapping[int, Fused]) ->
         rows.update((row.id, row) for row in session.execute(
             select(*hydrator.columns).where(model.id.in_(chunk))))
     return rows
+
+
+def _candidates(query: RecallQuery) -> int:
+    """Rows each signal fetches per kind."""
+    return max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * query.k)
 
 
 def _rank_key(result: RecallResult) -> tuple[float, float, str, int]:

@@ -293,6 +293,12 @@ class StoragePort(Protocol):
     @property
     def search(self) -> SearchIndex: ...
 
+    @property
+    def concurrent_reads(self) -> bool:
+        """Whether two threads may each hold a ``read`` session at once, each on its own
+        connection (recall overlaps its searches that way). False for a private in-memory
+        database, whose one connection every session shares."""
+
     def write_engine(self) -> Engine:
         """The engine's write-transaction view, for a library that needs an SQLAlchemy
         engine of its own (the scheduler's job store): the same pool and SQLite, never a

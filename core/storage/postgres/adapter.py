@@ -90,6 +90,11 @@ class PostgresStorage:
     def search(self) -> SearchIndex:
         return self._search
 
+    @property
+    def concurrent_reads(self) -> bool:
+        """Every session takes its own pooled connection to the server."""
+        return True
+
     @contextmanager
     def read(self) -> Iterator[Session]:
         """One snapshot for the whole session (REPEATABLE READ), rolled back at the end."""

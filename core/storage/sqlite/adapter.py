@@ -111,6 +111,11 @@ class SqliteStorage:
     def search(self) -> SearchIndex:
         return self._search
 
+    @property
+    def concurrent_reads(self) -> bool:
+        """A file has a pool of connections; an in-memory database has one, shared."""
+        return self._path is not None
+
     @contextmanager
     def read(self) -> Iterator[Session]:
         with translated_errors(self._path), self._reader() as session:
