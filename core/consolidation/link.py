@@ -24,12 +24,48 @@ cluster's members are scored against the members of its ``PROBE`` nearest cluste
 (an inverted-file search, ~PROBE/sqrt(n) of the pairs). ``benchmarks/dream.py`` measures
 the time and the share of exact neighbours this finds.
 
+Nightly, only what changed (``run_link``; the changes come from ``link_log``)
+----------------------------------------------------------------------------
+Recomputing every list every night costs the size of the memory, not the day's news (23
+minutes at a million memories). So a night relinks from the queue of memories whose vector
+was stored or replaced, whose validity changed, or that were deleted since the last
+successful run (database triggers fill it, ``core.consolidation.link_log``):
+
+1. **Relinked whole:** the changed memories and every memory with a ``knn`` edge to one (it
+   lost that neighbour, or the neighbour's weight changed); invalid ones get no edges.
+2. **Offered:** each changed memory N that is valid is offered to every other memory M with
+   cos(M, N) >= the floor; M keeps the ``link_max_edges`` heaviest of its stored edges and
+   the offers.
+
+Why this equals a full relink (up to ties): take an unchanged memory M outside step 1. Its
+stored list L was its top-k among yesterday's valid memories S. None of L changed or went
+away (else M would be in step 1), so L is still M's top-k among S minus the changed and
+gone memories: removing rows that were not in a top-k leaves it the top-k. Today's set adds
+exactly the changed valid memories, so M's top-k today is the top-k of L plus those of them
+above the floor: step 2. Every other memory is recomputed in step 1, and a list short of
+k (the floor) is handled alike. The argument assumes yesterday's lists were exact: a night
+is as good as the run before it (the clustered scan of a first run above
+``EXACT_MAX_ROWS`` finds ~0.99 of the neighbours; nights below ``ANN_MIN_ROWS`` are exact).
+``tests/test_link_incremental.py`` checks the equality against a full relink, and fails
+without either step.
+
+The first run (nothing recorded), changed ``link_max_edges`` / ``link_similarity_floor``,
+more than ``FULL_FRACTION`` of the memories changed (a re-embedding with a new model queues
+them all), or ``full=True`` relink everything as above; the counts say which and why. Up to
+``ANN_MIN_ROWS`` a night scores the lists against every vector (exact); above it the
+candidates come from the ANN index (``CHANGE_CANDIDATES`` each, rescored exactly) and only
+the relinked memories' and the candidates' vectors are read, by id, so a night's memory
+is the day's changes, not a 1M x 384 matrix. There the reverse direction is as approximate
+as the index: a memory is offered to its candidates only.
+
 Writing is idempotent: each memory's outgoing ``knn`` edges are replaced by its new set
 (unchanged edges are kept, changed weights updated, dropped ones deleted), in short
 transactions that each commit (``core.storage.pacing``), so a cancelled or killed run
 leaves every memory with either its old or its new edges and a rerun finishes the job.
 Edges touching a memory that is no longer valid are deleted (they are derived data; the
-memory itself is untouched).
+memory itself is untouched). The queue is emptied (of the rows the run read, no others) in
+the run's last transaction, so a stopped night's rerun sees the same changes, and merging
+an offer twice changes nothing.
 """
 
 from __future__ import annotations
@@ -68,8 +104,8 @@ ANN_MIN_ROWS = 200_000
 current (``indexed_neighbours``): the clustered scan's pairs grow as n^1.5 (56 s at 100k on
 the loaded 2-core machine, so ~30 minutes extrapolated to 1M). The index's batch search is
 not fast enough either (23 minutes at 1M, 0.93 of the exact neighbours:
-``docs/benchmarks.md``, the scale table); linking only what changed since the last run is
-the way to a bounded nightly cost, not done yet."""
+``docs/benchmarks.md``, the scale table), so a full relink is the first night's cost only;
+nights link what changed. A night's lists above this size also come from the index."""
 ANN_CANDIDATES = 12
 ANN_BLOCK = 4_096
 """Rows per batch query: 4,096 x 12 candidates x 384 floats is 75 MB of gathered vectors."""
