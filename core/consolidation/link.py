@@ -380,6 +380,7 @@ def _relink_changes(storage: StoragePort, settings: Settings, changed: frozenset
     if found is None:
         found = _exact_lists(storage, targets, changed, k, floor, cancel)
     forward, offers = found
+    offers = _worth_offering(storage, offers, k)
     counts["relinked"], counts["merged"] = len(targets), len(offers)
     total = len(targets) + len(offers)
     pacer = WritePacer(storage, first_size=FIRST_WRITE)
@@ -411,6 +412,26 @@ def _relink_changes(storage: StoragePort, settings: Settings, changed: frozenset
             progress(done, total)
     if progress is not None and total == 0:
         progress(0, 0)
+
+
+def _worth_offering(storage: StoragePort, offers: Lists, k: int) -> Lists:
+    """Only the offers that enter a list: heavier than its weakest stored edge, or to a list
+    shorter than ``k`` (an equal weight is a tie: either may stay). One read of every
+    offered list's count and weakest weight spares a write transaction for most of them."""
+    stored: dict[int, tuple[int, float]] = {}
+    with storage.read() as session:
+        for chunk in batched(sorted(offers), 500):
+            stored.update((row[0], (int(row[1]), float(row[2]))) for row in session.execute(
+                select(MemoryEdge.from_id, func.count(), func.min(MemoryEdge.weight)).where(
+                    MemoryEdge.kind == KIND, MemoryEdge.from_id.in_(chunk)).group_by(
+                    MemoryEdge.from_id)))
+    worth: Lists = {}
+    for source, pairs in offers.items():
+        count, weakest = stored.get(source, (0, -math.inf))
+        entering = pairs if count < k else [pair for pair in pairs if pair[1] > weakest]
+        if entering:
+            worth[source] = entering
+    return worth
 
 
 def _best(pairs: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
