@@ -116,8 +116,9 @@ them: past it the changed lists' reads and merges cost about as much as a full p
 CHANGE_CANDIDATES = 32
 """ANN candidates per relinked memory: more than a full run's ``ANN_CANDIDATES`` (there are
 few such queries), which also widens the net of the reverse direction."""
-REVERSE_BLOCK = 256
-"""Changed memories scored against every row at once (256 x 100k floats is 100 MB)."""
+REVERSE_BLOCK = 64
+"""Changed memories scored against every row at once (64 x 100k floats is 26 MB; 256 made
+a night's peak memory half again the full run's at 100k)."""
 
 _LINKABLE = and_(Memory.is_valid.is_(True), Memory.superseded_by.is_(None),
                  Memory.embedding_model.is_not(None))
