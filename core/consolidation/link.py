@@ -45,18 +45,21 @@ exactly the changed valid memories, so M's top-k today is the top-k of L plus th
 above the floor: step 2. Every other memory is recomputed in step 1, and a list short of
 k (the floor) is handled alike. The argument assumes yesterday's lists were exact: a night
 is as good as the run before it (the clustered scan of a first run above
-``EXACT_MAX_ROWS`` finds ~0.99 of the neighbours; nights below ``ANN_MIN_ROWS`` are exact).
+``EXACT_MAX_ROWS`` finds ~0.99 of the neighbours; nights without an ANN index are exact).
 ``tests/test_link_incremental.py`` checks the equality against a full relink, and fails
 without either step.
 
 The first run (nothing recorded), changed ``link_max_edges`` / ``link_similarity_floor``,
 more than ``FULL_FRACTION`` of the memories changed (a re-embedding with a new model queues
-them all), or ``full=True`` relink everything as above; the counts say which and why. Up to
-``ANN_MIN_ROWS`` a night scores the lists against every vector (exact); above it the
-candidates come from the ANN index (``CHANGE_CANDIDATES`` each, rescored exactly) and only
-the relinked memories' and the candidates' vectors are read, by id, so a night's memory
-is the day's changes, not a 1M x 384 matrix. There the reverse direction is as approximate
-as the index: a memory is offered to its candidates only.
+them all), or ``full=True`` relink everything as above; the counts say which and why.
+Where recall's ANN index is current (SQLite from 50,000 vectors) a night's candidates come
+from it (``CHANGE_CANDIDATES`` each, rescored exactly) and only the relinked memories' and
+the candidates' vectors are read, by id, so a night's memory is the day's changes, not a
+1M x 384 matrix; there the reverse direction is as approximate as the index (a memory is
+offered to its candidates only). Without one (small stores, PostgreSQL) a night scores the
+lists against every vector, exactly: scoring 3,000 lists against all of 100k vectors costs
+about as much as the full run's clustered scan, which is why the index is used when it
+exists.
 
 Writing is idempotent: each memory's outgoing ``knn`` edges are replaced by its new set
 (unchanged edges are kept, changed weights updated, dropped ones deleted), in short
@@ -105,7 +108,7 @@ current (``indexed_neighbours``): the clustered scan's pairs grow as n^1.5 (56 s
 the loaded 2-core machine, so ~30 minutes extrapolated to 1M). The index's batch search is
 not fast enough either (23 minutes at 1M, 0.93 of the exact neighbours:
 ``docs/benchmarks.md``, the scale table), so a full relink is the first night's cost only;
-nights link what changed. A night's lists above this size also come from the index."""
+nights link what changed (from the index whenever it is current)."""
 ANN_CANDIDATES = 12
 ANN_BLOCK = 4_096
 """Rows per batch query: 4,096 x 12 candidates x 384 floats is 75 MB of gathered vectors."""
@@ -375,10 +378,8 @@ def _relink_changes(storage: StoragePort, settings: Settings, changed: frozenset
             lost.update(session.execute(select(MemoryEdge.from_id).where(
                 MemoryEdge.kind == KIND, MemoryEdge.to_id.in_(chunk))).scalars())
     targets = sorted(changed | lost)
-    found = None
-    if counts["memories"] > ANN_MIN_ROWS:
-        found = _indexed_lists(storage, targets, changed, k, floor, cancel)
-    if found is None:
+    found = _indexed_lists(storage, targets, changed, k, floor, cancel)
+    if found is None:  # no current ANN index (a small store, PostgreSQL): score them all
         found = _exact_lists(storage, targets, changed, k, floor, cancel)
     forward, offers = found
     offers = _worth_offering(storage, offers, k)
@@ -445,8 +446,8 @@ def _best(pairs: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
 def _exact_lists(storage: StoragePort, targets: list[int], changed: frozenset[int], k: int,
                  floor: float, cancel: CancelCheck | None) -> tuple[Lists, Lists]:
     """(each target's list, offers: memory -> changed memories it should consider), scoring
-    against every valid vector (read at once: up to ``ANN_MIN_ROWS`` rows, or where no
-    current ANN index can name candidates)."""
+    against every valid vector (read at once: where no current ANN index can name
+    candidates)."""
     with storage.read() as session:
         ids, matrix = storage.search.vectors(session, IndexedKind.MEMORY, valid_only=True)
     matrix = normalised(matrix)
