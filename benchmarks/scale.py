@@ -80,8 +80,17 @@ SPLIT = "recall split p50: embed · full text · vector · fusion (embed + vecto
 TARGETS = {
     "recall p50 / p95 (query embedding included)": "p95 ≤ 15 ms @100k, ≤ 30 ms @1M",
     "vector recall@10 vs exact search": "≥ 0.98",
-    "link stage: seconds · peak RSS": "≤ 5 min @1M",
+    "link stage, first run (full): seconds · peak RSS": "",
+    "link stage, a night after a day (incremental): seconds · peak RSS": "≤ 5 min @1M",
 }
+DAY_NEW = 0.01
+DAY_EDITED = 0.002
+DAY_INVALIDATED = 0.001
+"""A "day" before the measured night, as shares of the store: new memories, memories whose
+text was edited (a new vector), memories invalidated. Generated with ``DAY_SEED``."""
+DAY_SEED = SEED + 365
+NIGHTS = 3
+"""Nights measured, each on a fresh copy of the linked store after the same day."""
 
 
 def bench_scale(sizes: Sequence[int] = SIZES) -> list[dict[str, str]]:
@@ -192,7 +201,7 @@ def _measure(home: Path, size: int, real: np.ndarray, queries: np.ndarray,
         figures["Memories inspector: first page + count · next page · search (median)"] = (
             f"{np.median(listing):.0f} · {np.median(following):.0f} · "
             f"{np.median(searched):.0f} ms")
-    figures.update(_link_figures(home, size))
+    figures.update(_link_figures(home, size, real))
     figures["database size"] = f"{_database_mb(home):,.0f} MB"
     figures["ANN index size"] = _index_size(home)
     return figures
@@ -220,16 +229,23 @@ def _agreement(real: np.ndarray, size: int, queries: np.ndarray,
     return float(np.mean(scores))
 
 
-def _link_figures(home: Path, size: int) -> dict[str, str]:
-    """The link stage on a copy of the store, in a fresh process (its peak resident memory
-    is the stage's: vectors, scores, SQLite's cache and the mapped index), then the graph
-    snapshot of that copy, which now has the edges."""
+def _link_figures(home: Path, size: int, real: np.ndarray) -> dict[str, str]:
+    """The link stage on a copy of the store, each run in a fresh process (its peak
+    resident memory is the stage's: vectors, scores, SQLite's cache and the mapped index):
+    the first run (a full link); then ``NIGHTS`` times, on a fresh copy of the linked store,
+    a day's changes (``_a_day``) and the night after it (incremental); then the graph
+    snapshot of the linked copy."""
     with tempfile.TemporaryDirectory(prefix="hearth-scale-", dir=CACHE_DIR) as folder:
         copy = Path(folder) / "home"
         shutil.copytree(home, copy, ignore=shutil.ignore_patterns("*.lock", "made.json"))
-        result = subprocess.run([sys.executable, "-m", "benchmarks.scale", "--link", str(copy)],
-                                capture_output=True, text=True, check=True)
-        linked = json.loads(result.stdout.strip().splitlines()[-1])
+        first = _link_child(copy)
+        nights = []
+        for night in range(NIGHTS):
+            tonight = Path(folder) / f"night-{night}"
+            shutil.copytree(copy, tonight, ignore=shutil.ignore_patterns("*.lock"))
+            day = _a_day(tonight, size, real)
+            nights.append(_link_child(tonight))
+            shutil.rmtree(tonight)
         from core.storage.sqlite.adapter import SqliteStorage
         from core.views.graph import load_graph
 
@@ -238,17 +254,67 @@ def _link_figures(home: Path, size: int) -> dict[str, str]:
             loads = [_timed(lambda: load_graph(storage)) for _ in range(REPEATS)]
         finally:
             storage.close()
+    seconds = [night["seconds"] for night in nights]
+    last = nights[-1]
     return {
-        "link stage: seconds · peak RSS": f"{linked['seconds']:.1f} s · "
-                                          f"{linked['peak_mb']:,.0f} MB",
+        "link stage, first run (full): seconds · peak RSS":
+            f"{first['seconds']:.1f} s · {first['peak_mb']:,.0f} MB",
         "link stage: edges · true neighbours found (sample of 500)":
-            f"{linked['edges']:,} · {linked['found']:.3f}",
+            f"{first['edges']:,} · {first['found']:.3f}",
+        "link stage, a night after a day (incremental): seconds · peak RSS":
+            f"{np.median(seconds):.1f} s (median of {NIGHTS}, max {max(seconds):.1f}) · "
+            f"{np.median([night['peak_mb'] for night in nights]):,.0f} MB "
+            f"({last['mode']}; {day}; {last['relinked']:,} lists relinked, "
+            f"{last['merged']:,} merged)",
+        "link stage after the night: true neighbours found (sample of 500)":
+            f"{last['found']:.3f}",
         "graph snapshot (5,000 most important, their edges), median": f"{np.median(loads):.0f} ms",
     }
 
 
+def _link_child(home: Path) -> dict[str, Any]:
+    result = subprocess.run([sys.executable, "-m", "benchmarks.scale", "--link", str(home)],
+                            capture_output=True, text=True, check=True)
+    return dict(json.loads(result.stdout.strip().splitlines()[-1]))
+
+
+def _a_day(home: Path, size: int, real: np.ndarray) -> str:
+    """A day of changes, the same every time: ``DAY_NEW`` new memories, ``DAY_EDITED``
+    re-embedded, ``DAY_INVALIDATED`` invalidated (vectors derived as ``bge_shaped`` does,
+    with a seed of the day's own); returns what it did, in words."""
+    from sqlalchemy import insert, select, update
+
+    from core.storage.orm import Memory
+    from core.storage.port import IndexedKind
+    from core.storage.sqlite.adapter import SqliteStorage
+
+    new, edited, invalid = (round(size * share)
+                            for share in (DAY_NEW, DAY_EDITED, DAY_INVALIDATED))
+    vectors = bge_shaped(real, real.shape[0] + new + edited, seed=DAY_SEED)[real.shape[0]:]
+    rng = np.random.default_rng(DAY_SEED)
+    chosen = rng.choice(np.arange(1, size + 1), edited + invalid, replace=False)
+    storage = SqliteStorage(home / "hearth.db")
+    try:
+        with storage.write() as session:
+            model = session.execute(select(Memory.embedding_model).where(
+                Memory.embedding_model.is_not(None)).limit(1)).scalar_one()
+            ids = session.scalars(insert(Memory).returning(Memory.id,
+                                                           sort_by_parameter_order=True),
+                                  [{"content": f"a new memory of the day, {i}"}
+                                   for i in range(new)]).all()
+            search = storage.search
+            search.store_embeddings(session, IndexedKind.MEMORY, ids, vectors[:new], model)
+            search.store_embeddings(session, IndexedKind.MEMORY, chosen[:edited].tolist(),
+                                    vectors[new:], model)
+            session.execute(update(Memory).where(Memory.id.in_(chosen[edited:].tolist()))
+                            .values(is_valid=False, invalid_reason="a day of the benchmark"))
+    finally:
+        storage.close()
+    return f"a day = {new:,} new, {edited:,} edited, {invalid:,} invalidated"
+
+
 def _run_link(home: Path) -> None:
-    """The child process of ``_link_figures``: prints one JSON line."""
+    """The child process of ``_link_child``: one run of the stage, one JSON line."""
     from benchmarks.dream import _neighbour_recall
     from core.config import Settings
     from core.consolidation.link import run_link
@@ -265,7 +331,8 @@ def _run_link(home: Path) -> None:
     finally:
         storage.close()
     print(json.dumps({"seconds": seconds, "peak_mb": peak_mb, "edges": counts["edges"],
-                      "found": found}))
+                      "mode": counts["mode"], "relinked": counts.get("relinked", 0),
+                      "merged": counts.get("merged", 0), "found": found}))
 
 
 def _database_mb(home: Path) -> float:

@@ -166,12 +166,13 @@ def test_link_stores_at_most_k_edges_above_the_floor_weighted_by_cosine(
 def test_link_reruns_change_nothing_and_forget_invalid_memories(
         storage: SqliteStorage, memories: list[int], embedder: Any) -> None:
     settings = Settings(link_similarity_floor=CALIBRATED_LINK_FLOOR, link_max_edges=3)
-    run_link(storage, settings)
+    assert run_link(storage, settings)["mode"] == "full"  # the first night
     first = edges(storage, "knn")
     again = run_link(storage, settings)
+    assert (again["mode"], again["changed"], again["relinked"]) == ("incremental", 0, 0)
     assert (again["added"], again["updated"], again["removed"]) == (0, 0, 0)
     assert edges(storage, "knn") == first
-    # a drifted weight is corrected and a wrong edge removed, the rest untouched
+    # a full relink corrects a drifted weight and removes a wrong edge, the rest untouched
     source, target, weight = first[0]
     far = next(m for m in memories if (source, m) not in {(a, b) for a, b, _ in first}
                and m != source)
@@ -179,7 +180,7 @@ def test_link_reruns_change_nothing_and_forget_invalid_memories(
         session.execute(update(MemoryEdge).where(MemoryEdge.from_id == source,
                                                  MemoryEdge.to_id == target).values(weight=0.1))
         session.add(MemoryEdge(from_id=source, to_id=far, kind="knn", weight=0.99))
-    repaired = run_link(storage, settings)
+    repaired = run_link(storage, settings, full=True)
     assert (repaired["added"], repaired["updated"], repaired["removed"]) == (0, 1, 1)
     assert edges(storage, "knn") == first
     MemoryService(storage, embedder).invalidate(memories[0], "wrong")

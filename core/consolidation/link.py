@@ -24,26 +24,66 @@ cluster's members are scored against the members of its ``PROBE`` nearest cluste
 (an inverted-file search, ~PROBE/sqrt(n) of the pairs). ``benchmarks/dream.py`` measures
 the time and the share of exact neighbours this finds.
 
+Nightly, only what changed (``run_link``; the changes come from ``link_log``)
+----------------------------------------------------------------------------
+Recomputing every list every night costs the size of the memory, not the day's news (23
+minutes at a million memories). So a night relinks from the queue of memories whose vector
+was stored or replaced, whose validity changed, or that were deleted since the last
+successful run (database triggers fill it, ``core.consolidation.link_log``):
+
+1. **Relinked whole:** the changed memories and every memory with a ``knn`` edge to one (it
+   lost that neighbour, or the neighbour's weight changed); invalid ones get no edges.
+2. **Offered:** each changed memory N that is valid is offered to every other memory M with
+   cos(M, N) >= the floor; M keeps the ``link_max_edges`` heaviest of its stored edges and
+   the offers.
+
+Why this equals a full relink (up to ties): take an unchanged memory M outside step 1. Its
+stored list L was its top-k among yesterday's valid memories S. None of L changed or went
+away (else M would be in step 1), so L is still M's top-k among S minus the changed and
+gone memories: removing rows that were not in a top-k leaves it the top-k. Today's set adds
+exactly the changed valid memories, so M's top-k today is the top-k of L plus those of them
+above the floor: step 2. Every other memory is recomputed in step 1, and a list short of
+k (the floor) is handled alike. The argument assumes yesterday's lists were exact: a night
+is as good as the run before it (the clustered scan of a first run above
+``EXACT_MAX_ROWS`` finds ~0.99 of the neighbours; nights without an ANN index are exact).
+``tests/test_link_incremental.py`` checks the equality against a full relink, and fails
+without either step.
+
+The first run (nothing recorded), changed ``link_max_edges`` / ``link_similarity_floor``,
+more than ``FULL_FRACTION`` of the memories changed (a re-embedding with a new model queues
+them all), or ``full=True`` relink everything as above; the counts say which and why.
+Where recall's ANN index is current (SQLite from 50,000 vectors) a night's candidates come
+from it (``CHANGE_CANDIDATES`` each, rescored exactly) and only the relinked memories' and
+the candidates' vectors are read, by id, so a night's memory is the day's changes, not a
+1M x 384 matrix; there the reverse direction is as approximate as the index (a memory is
+offered to its candidates only). Without one (small stores, PostgreSQL) a night scores the
+lists against every vector, exactly: scoring 3,000 lists against all of 100k vectors costs
+about as much as the full run's clustered scan, which is why the index is used when it
+exists.
+
 Writing is idempotent: each memory's outgoing ``knn`` edges are replaced by its new set
 (unchanged edges are kept, changed weights updated, dropped ones deleted), in short
 transactions that each commit (``core.storage.pacing``), so a cancelled or killed run
 leaves every memory with either its old or its new edges and a rerun finishes the job.
 Edges touching a memory that is no longer valid are deleted (they are derived data; the
-memory itself is untouched).
+memory itself is untouched). The queue is emptied (of the rows the run read, no others) in
+the run's last transaction, so a stopped night's rerun sees the same changes, and merging
+an offer twice changes nothing.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
-from sqlalchemy import Table, bindparam, delete, insert, or_, select, update
+from sqlalchemy import Table, and_, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from core.config import Settings
+from core.consolidation import link_log
 from core.storage.affected import affected
 from core.storage.orm import Memory, MemoryEdge, utcnow
 from core.storage.pacing import WritePacer
@@ -67,11 +107,24 @@ ANN_MIN_ROWS = 200_000
 current (``indexed_neighbours``): the clustered scan's pairs grow as n^1.5 (56 s at 100k on
 the loaded 2-core machine, so ~30 minutes extrapolated to 1M). The index's batch search is
 not fast enough either (23 minutes at 1M, 0.93 of the exact neighbours:
-``docs/benchmarks.md``, the scale table); linking only what changed since the last run is
-the way to a bounded nightly cost, not done yet."""
+``docs/benchmarks.md``, the scale table), so a full relink is the first night's cost only;
+nights link what changed (from the index whenever it is current)."""
 ANN_CANDIDATES = 12
 ANN_BLOCK = 4_096
 """Rows per batch query: 4,096 x 12 candidates x 384 floats is 75 MB of gathered vectors."""
+
+FULL_FRACTION = 0.10
+"""A night with more changed memories than this share of the valid ones relinks all of
+them: past it the changed lists' reads and merges cost about as much as a full pass."""
+CHANGE_CANDIDATES = 32
+"""ANN candidates per relinked memory: more than a full run's ``ANN_CANDIDATES`` (there are
+few such queries), which also widens the net of the reverse direction."""
+REVERSE_BLOCK = 64
+"""Changed memories scored against every row at once (64 x 100k floats is 26 MB; 256 made
+a night's peak memory half again the full run's at 100k)."""
+
+_LINKABLE = and_(Memory.is_valid.is_(True), Memory.superseded_by.is_(None),
+                 Memory.embedding_model.is_not(None))
 
 _EDGES = cast(Table, MemoryEdge.__table__)
 _SET_WEIGHT = update(_EDGES).where(_EDGES.c.id == bindparam("e_id")).values(
@@ -230,21 +283,56 @@ def indexed_neighbours(storage: StoragePort, ids: np.ndarray, matrix: np.ndarray
     return Neighbours(index, similarity)
 
 
-# --- the stage -------------------------------------------------------------------------
+# --- the stage ---------------------------------------------------------------------------
 
 
-def run_link(storage: StoragePort, settings: Settings, *,
+def run_link(storage: StoragePort, settings: Settings, *, full: bool = False,
              progress: ProgressCallback | None = None,
-             cancel: CancelCheck | None = None) -> dict[str, int]:
-    """Compute and store the kNN edges; returns counts ``memories``, ``edges`` (wanted),
-    ``added``, ``updated``, ``removed``. First the nearest-neighbour index of recall is
-    brought up to date (rebuilt if it disagrees with the rows, with ``progress`` in vectors):
-    the nightly dream is where that long work belongs."""
+             cancel: CancelCheck | None = None) -> dict[str, Any]:
+    """Bring the kNN edges up to date; returns what was done: ``mode`` ("full" or
+    "incremental") and the ``reason`` for it, ``changed`` (memories the queue named),
+    ``memories`` (valid ones), ``relinked`` / ``merged`` (lists recomputed / offered a new
+    neighbour, incremental only), ``edges`` (knn edges now stored), ``added``, ``updated``,
+    ``removed``. First the nearest-neighbour index of recall is brought up to date (rebuilt
+    if it disagrees with the rows, with ``progress`` in vectors): the nightly dream is where
+    that long work belongs. ``full`` relinks every memory whatever changed."""
     if not storage.search.refresh_vector_index(progress=progress, cancel=cancel):
         raise LinkCancelled("Linking was cancelled.")
+    wanted = {"link_max_edges": settings.link_max_edges,
+              "link_similarity_floor": settings.link_similarity_floor}
+    with storage.read() as session:
+        changes = link_log.pending(session)
+        recorded = link_log.linked_with(session)
+        valid = int(session.execute(select(func.count()).select_from(Memory).where(
+            _LINKABLE)).scalar_one())
+    reason = ("requested" if full else "first run" if recorded is None
+              else "settings changed" if recorded != wanted
+              else "many changes" if len(changes.memory_ids) > FULL_FRACTION * valid
+              else "")
+    counts: dict[str, Any] = {"mode": "full" if reason else "incremental", "reason": reason,
+                              "changed": len(changes.memory_ids), "memories": valid,
+                              "edges": 0, "added": 0, "updated": 0, "removed": 0}
+    if reason:
+        _relink_everything(storage, settings, counts, progress, cancel)
+    else:
+        _relink_changes(storage, settings, changes.memory_ids, counts, progress, cancel)
+    with storage.write() as session:
+        counts["removed"] += drop_edges_of_invalid(session, KIND)
+        link_log.finish(session, changes, wanted)
+    if counts["mode"] == "incremental":
+        with storage.read() as session:
+            counts["edges"] = int(session.execute(select(func.count()).select_from(
+                MemoryEdge).where(MemoryEdge.kind == KIND)).scalar_one())
+    return counts
+
+
+def _relink_everything(storage: StoragePort, settings: Settings, counts: dict[str, Any],
+                       progress: ProgressCallback | None, cancel: CancelCheck | None) -> None:
+    """Every valid memory's list, from one read of every vector (the first night, or after
+    a change of settings or of most memories)."""
     with storage.read() as session:
         ids, matrix = storage.search.vectors(session, IndexedKind.MEMORY, valid_only=True)
-    counts = {"memories": int(ids.size), "edges": 0, "added": 0, "updated": 0, "removed": 0}
+    counts["memories"] = int(ids.size)
     matrix = normalised(matrix)
     found = None
     if ids.size > ANN_MIN_ROWS:
@@ -266,11 +354,198 @@ def run_link(storage: StoragePort, settings: Settings, *,
             replace_edges(session, ids[rows.start:rows.stop].tolist(), wanted, KIND, counts)
         if progress is not None:
             progress(rows.stop, int(ids.size))
-    with storage.write() as session:
-        counts["removed"] += drop_edges_of_invalid(session, KIND)
     if progress is not None and ids.size == 0:
         progress(0, 0)
-    return counts
+
+
+# --- linking only what changed ------------------------------------------------------------
+
+Lists = dict[int, list[tuple[int, float]]]
+"""Memory id -> its (neighbour id, cosine) pairs."""
+
+
+def _relink_changes(storage: StoragePort, settings: Settings, changed: frozenset[int],
+                    counts: dict[str, Any], progress: ProgressCallback | None,
+                    cancel: CancelCheck | None) -> None:
+    """Recompute the lists of the changed memories and of those that had an edge to one
+    (they lost a neighbour, or its weight changed), and offer every changed memory that is
+    valid to the lists of the others it is close enough to (the reverse direction): the
+    module docstring argues why this equals a full relink."""
+    k, floor = settings.link_max_edges, settings.link_similarity_floor
+    with storage.read() as session:
+        lost: set[int] = set()
+        for chunk in batched(sorted(changed), 500):
+            lost.update(session.execute(select(MemoryEdge.from_id).where(
+                MemoryEdge.kind == KIND, MemoryEdge.to_id.in_(chunk))).scalars())
+    targets = sorted(changed | lost)
+    found = _indexed_lists(storage, targets, changed, k, floor, cancel)
+    if found is None:  # no current ANN index (a small store, PostgreSQL): score them all
+        found = _exact_lists(storage, targets, changed, k, floor, cancel)
+    forward, offers = found
+    offers = _worth_offering(storage, offers, k)
+    counts["relinked"], counts["merged"] = len(targets), len(offers)
+    total = len(targets) + len(offers)
+    pacer = WritePacer(storage, first_size=FIRST_WRITE)
+    done = 0
+    for sources in pacer.slices(targets):
+        if cancel is not None and cancel():
+            raise LinkCancelled("Linking was cancelled.")
+        with pacer.write() as session:
+            replace_edges(session, list(sources), {
+                (source, target): weight for source in sources
+                for target, weight in forward.get(source, [])}, KIND, counts)
+        done += len(sources)
+        if progress is not None:
+            progress(done, total)
+    for sources in pacer.slices(sorted(offers)):
+        if cancel is not None and cancel():
+            raise LinkCancelled("Linking was cancelled.")
+        with pacer.write() as session:
+            kept: Lists = {source: [] for source in sources}
+            for row in session.execute(select(MemoryEdge.from_id, MemoryEdge.to_id,
+                                              MemoryEdge.weight).where(
+                    MemoryEdge.kind == KIND, MemoryEdge.from_id.in_(sources))):
+                kept[row.from_id].append((row.to_id, row.weight))
+            replace_edges(session, list(sources), {
+                (source, target): weight for source in sources
+                for target, weight in _best(kept[source] + offers[source], k)}, KIND, counts)
+        done += len(sources)
+        if progress is not None:
+            progress(done, total)
+    if progress is not None and total == 0:
+        progress(0, 0)
+
+
+def _worth_offering(storage: StoragePort, offers: Lists, k: int) -> Lists:
+    """Only the offers that enter a list: heavier than its weakest stored edge, or to a list
+    shorter than ``k`` (an equal weight is a tie: either may stay). One read of every
+    offered list's count and weakest weight spares a write transaction for most of them."""
+    stored: dict[int, tuple[int, float]] = {}
+    with storage.read() as session:
+        for chunk in batched(sorted(offers), 500):
+            stored.update((row[0], (int(row[1]), float(row[2]))) for row in session.execute(
+                select(MemoryEdge.from_id, func.count(), func.min(MemoryEdge.weight)).where(
+                    MemoryEdge.kind == KIND, MemoryEdge.from_id.in_(chunk)).group_by(
+                    MemoryEdge.from_id)))
+    worth: Lists = {}
+    for source, pairs in offers.items():
+        count, weakest = stored.get(source, (0, -math.inf))
+        entering = pairs if count < k else [pair for pair in pairs if pair[1] > weakest]
+        if entering:
+            worth[source] = entering
+    return worth
+
+
+def _best(pairs: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
+    """The ``k`` heaviest of ``pairs``, one per neighbour (a later pair's weight wins: the
+    offers come after the stored edges and carry today's cosine)."""
+    weights = dict(pairs)
+    return sorted(weights.items(), key=lambda pair: (-pair[1], pair[0]))[:k]
+
+
+def _exact_lists(storage: StoragePort, targets: list[int], changed: frozenset[int], k: int,
+                 floor: float, cancel: CancelCheck | None) -> tuple[Lists, Lists]:
+    """(each target's list, offers: memory -> changed memories it should consider), scoring
+    against every valid vector (read at once: where no current ANN index can name
+    candidates)."""
+    with storage.read() as session:
+        ids, matrix = storage.search.vectors(session, IndexedKind.MEMORY, valid_only=True)
+    matrix = normalised(matrix)
+    rows = _rows_of(ids, targets)
+    forward: Lists = {}
+    for start in range(0, rows.size, QUERY_BLOCK):
+        if cancel is not None and cancel():
+            raise LinkCancelled("Linking was cancelled.")
+        block = rows[start:start + QUERY_BLOCK]
+        best_j, best_s = _top_k(matrix, block, None, k)
+        for row, js, ss in zip(block, best_j, best_s, strict=True):
+            forward[int(ids[row])] = _kept(ids[js], ss, js >= 0, floor)
+    relinked = np.zeros(ids.size, dtype=bool)
+    relinked[rows] = True
+    offers: Lists = {}
+    new_rows = _rows_of(ids, sorted(changed))
+    for start in range(0, new_rows.size, REVERSE_BLOCK):
+        if cancel is not None and cancel():
+            raise LinkCancelled("Linking was cancelled.")
+        block = new_rows[start:start + REVERSE_BLOCK]
+        scores = matrix[block] @ matrix.T
+        scores[:, relinked] = -np.inf  # their lists are recomputed whole (and no self-pairs)
+        for q, c in zip(*np.nonzero(scores >= floor), strict=True):
+            offers.setdefault(int(ids[c]), []).append((int(ids[block[q]]), float(scores[q, c])))
+    return forward, offers
+
+
+def _indexed_lists(storage: StoragePort, targets: list[int], changed: frozenset[int], k: int,
+                   floor: float, cancel: CancelCheck | None) -> tuple[Lists, Lists] | None:
+    """``_exact_lists`` through the ANN index (None without a current one), reading only
+    the targets' vectors and their candidates' by id: each target's ``CHANGE_CANDIDATES``
+    approximate neighbours are rescored exactly, and a changed memory is offered to those
+    of its candidates it is close enough to (the reverse direction, approximate here as
+    the index is)."""
+    forward: Lists = {}
+    offers: Lists = {}
+    wanted = set(targets)
+    for chunk in batched(targets, ANN_BLOCK):
+        if cancel is not None and cancel():
+            raise LinkCancelled("Linking was cancelled.")
+        with storage.read() as session:
+            queries = _valid_vectors(storage, session, chunk)
+            if not queries:
+                continue
+            query_ids = sorted(queries)
+            keys = storage.search.approximate_neighbours(
+                session, IndexedKind.MEMORY, np.stack([queries[i] for i in query_ids]),
+                CHANGE_CANDIDATES)
+            if keys is None:
+                return None
+            candidates = _valid_vectors(storage, session, sorted(set(keys[keys >= 0].tolist())))
+        for query_id, row in zip(query_ids, keys, strict=True):
+            near = [int(key) for key in dict.fromkeys(row.tolist())
+                    if key in candidates and key != query_id]
+            if not near:
+                forward[query_id] = []
+                continue
+            scores = np.stack([candidates[key] for key in near]) @ queries[query_id]
+            order = np.argsort(-scores, kind="stable")[:k]
+            forward[query_id] = [(near[j], float(scores[j])) for j in order
+                                 if scores[j] >= floor]
+            if query_id in changed:
+                for key, score in zip(near, scores.tolist(), strict=True):
+                    if score >= floor and key not in wanted:
+                        offers.setdefault(key, []).append((query_id, score))
+    return forward, offers
+
+
+def _valid_vectors(storage: StoragePort, session: Session,
+                   ids: Sequence[int]) -> dict[int, np.ndarray]:
+    """Unit whole-text vectors of those of ``ids`` that are valid memories."""
+    valid: list[int] = []
+    for chunk in batched(ids, 500):
+        valid += session.execute(select(Memory.id).where(Memory.id.in_(chunk),
+                                                         _LINKABLE)).scalars()
+    found = storage.search.stored_embeddings(session, IndexedKind.MEMORY, valid)
+    if not found:
+        return {}
+    matrix = normalised(np.stack([stored.vector for stored in found]).astype(np.float32))
+    return {stored.id: matrix[row] for row, stored in enumerate(found)}
+
+
+def _rows_of(ids: np.ndarray, wanted: Sequence[int]) -> np.ndarray:
+    """Positions in ``ids`` (ascending) of those of ``wanted`` it holds."""
+    if ids.size == 0:
+        return np.empty(0, dtype=np.int64)
+    wanted_ids = np.asarray(wanted, dtype=np.int64)
+    position: np.ndarray = np.minimum(np.searchsorted(ids, wanted_ids), ids.size - 1)
+    held: np.ndarray = position[ids[position] == wanted_ids]
+    return held
+
+
+def _kept(neighbours: np.ndarray, similarity: np.ndarray, present: np.ndarray,
+          floor: float) -> list[tuple[int, float]]:
+    keep = present & (similarity >= floor)
+    order = np.argsort(-similarity[keep], kind="stable")
+    return [(int(j), float(s)) for j, s in zip(neighbours[keep][order],
+                                               similarity[keep][order], strict=True)]
 
 
 def replace_edges(session: Session, sources: list[int], wanted: dict[tuple[int, int], float],
