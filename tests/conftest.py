@@ -1,4 +1,5 @@
-"""Shared fixtures: a fresh database per test, the real embedding model once per run, and
+"""Shared fixtures: a fresh database per test (a copy of one migrated once per worker), the
+real embedding model once per run, and
 the hygiene every test is held to (``support.hygiene``; "Test hygiene" in
 ``docs/testing.md``).
 
@@ -22,6 +23,7 @@ from support.hygiene import (
     stray_widgets,
     top_level_widgets,
 )
+from support.templates import SqliteTemplate
 
 from core.config import DEFAULT_EMBEDDING_MODEL_DIR, Settings
 
@@ -83,6 +85,20 @@ def embedder():
     return OnnxEmbedder(DEFAULT_EMBEDDING_MODEL_DIR, threads=2)
 
 
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> SqliteTemplate:
+    """A data folder Hearth opened once (per worker): every test that needs a new SQLite
+    database or data folder gets a copy, instead of running every migration again."""
+    return SqliteTemplate.make(tmp_path_factory.mktemp("template"))
+
+
+@pytest.fixture
+def migrated_home(isolated_home: Path, sqlite_template: SqliteTemplate) -> Path:
+    """The test's data folder, as Hearth's first open leaves it (a copy of the template):
+    for tests that open Hearth on a new folder but are not about creating one."""
+    return sqlite_template.copy_home(isolated_home)
+
+
 @pytest.fixture
 def settings() -> Settings:
     return Settings()
@@ -137,16 +153,17 @@ def storage(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StorageP
     else:
         from core.storage.sqlite.adapter import SqliteStorage
 
-        db = SqliteStorage(tmp_path / "test.db")
+        template: SqliteTemplate = request.getfixturevalue("sqlite_template")
+        db = SqliteStorage(template.copy_database(tmp_path / "test.db"))
     yield db
     db.close()
 
 
 @pytest.fixture
-def hearth(isolated_home: Path, embedder) -> Iterator[Hearth]:  # noqa: F821
+def hearth(migrated_home: Path, embedder) -> Iterator[Hearth]:  # noqa: F821
     """An open data folder in the test's home with the real embedder (modules that need
     other settings or seeded data define their own ``hearth``)."""
     from core.app import Hearth
 
-    with Hearth.open(isolated_home, embedder=embedder) as opened:
+    with Hearth.open(migrated_home, embedder=embedder) as opened:
         yield opened

@@ -31,8 +31,8 @@ NOW = datetime(2026, 4, 24, 9, 15, tzinfo=ZoneInfo("Europe/Paris"))
 
 
 @pytest.fixture
-def hearth(tmp_path: Path, embedder) -> Iterator[Hearth]:
-    with Hearth.open(tmp_path / "home", embedder=embedder) as opened:
+def hearth(migrated_home: Path, embedder) -> Iterator[Hearth]:
+    with Hearth.open(migrated_home, embedder=embedder) as opened:
         yield opened
 
 

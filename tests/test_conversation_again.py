@@ -28,8 +28,8 @@ class Listener:
 
 
 @pytest.fixture
-def hearth(tmp_path: Path, embedder) -> Iterator[Hearth]:
-    opened = Hearth.open(tmp_path / "home", embedder=embedder)
+def hearth(migrated_home: Path, embedder) -> Iterator[Hearth]:
+    opened = Hearth.open(migrated_home, embedder=embedder)
     yield opened
     opened.close()
 

@@ -33,8 +33,8 @@ MODEL = "llama3.2:3b"
 
 
 @pytest.fixture
-def hearth(tmp_path: Path, embedder) -> Iterator[Hearth]:
-    with Hearth.open(tmp_path / "home", settings=Settings(), embedder=embedder) as opened:
+def hearth(migrated_home: Path, embedder) -> Iterator[Hearth]:
+    with Hearth.open(migrated_home, settings=Settings(), embedder=embedder) as opened:
         yield opened
 
 

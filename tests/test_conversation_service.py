@@ -51,11 +51,14 @@ STAMP = "[Friday, April 24, 2026 — 09:15 AM Europe/Paris]"
 
 
 @pytest.fixture
-def open_hearth(tmp_path: Path, embedder) -> Iterator[Callable[..., Hearth]]:
+def open_hearth(tmp_path: Path, sqlite_template, embedder) -> Iterator[Callable[..., Hearth]]:
+    """``open_hearth(**settings)``: a new data folder (a copy of the migrated template)
+    opened with these settings; closed after the test."""
     opened: list[Hearth] = []
 
     def make(*, embedder_override: Any = None, **settings: Any) -> Hearth:
-        hearth = Hearth.open(tmp_path / f"home{len(opened)}", settings=Settings(**settings),
+        home = sqlite_template.copy_home(tmp_path / f"home{len(opened)}")
+        hearth = Hearth.open(home, settings=Settings(**settings),
                              embedder=embedder_override or embedder)
         opened.append(hearth)
         return hearth

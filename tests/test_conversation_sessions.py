@@ -24,8 +24,8 @@ from core.views.reply_context import reply_context
 
 
 @pytest.fixture
-def hearth(tmp_path: Path, embedder) -> Iterator[Hearth]:
-    opened = Hearth.open(tmp_path / "home", settings=Settings(), embedder=embedder)
+def hearth(migrated_home: Path, embedder) -> Iterator[Hearth]:
+    opened = Hearth.open(migrated_home, settings=Settings(), embedder=embedder)
     yield opened
     opened.close()
 

@@ -36,8 +36,8 @@ def open_hearth(path: Path, embedder, **settings) -> Hearth:
 
 
 @pytest.fixture
-def hearth(tmp_path: Path, embedder) -> Iterator[Hearth]:
-    with open_hearth(tmp_path / "home", embedder) as opened:
+def hearth(migrated_home: Path, embedder) -> Iterator[Hearth]:
+    with open_hearth(migrated_home, embedder) as opened:
         yield opened
 
 

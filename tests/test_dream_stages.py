@@ -31,8 +31,8 @@ UNRELATED = ["The quarterly report is due on Friday.", "Liam is allergic to pean
 
 
 @pytest.fixture
-def hearth(tmp_path: Path, embedder) -> Iterator[Hearth]:
-    with Hearth.open(tmp_path / "home", embedder=embedder, settings=Settings()) as opened:
+def hearth(migrated_home: Path, embedder) -> Iterator[Hearth]:
+    with Hearth.open(migrated_home, embedder=embedder, settings=Settings()) as opened:
         yield opened
 
 

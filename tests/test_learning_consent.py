@@ -31,8 +31,8 @@ from core.storage.orm import (
 
 
 @pytest.fixture
-def hearth(tmp_path: Path, embedder) -> Iterator[Hearth]:
-    with Hearth.open(tmp_path / "home", embedder=embedder) as opened:
+def hearth(migrated_home: Path, embedder) -> Iterator[Hearth]:
+    with Hearth.open(migrated_home, embedder=embedder) as opened:
         yield opened
 
 

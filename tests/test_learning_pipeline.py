@@ -29,8 +29,8 @@ NOTHING = json.dumps({"facts": []})
 
 
 @pytest.fixture
-def hearth(tmp_path: Path, embedder) -> Iterator[Hearth]:
-    with Hearth.open(tmp_path / "home", embedder=embedder) as opened:
+def hearth(migrated_home: Path, embedder) -> Iterator[Hearth]:
+    with Hearth.open(migrated_home, embedder=embedder) as opened:
         yield opened
 
 

@@ -45,9 +45,9 @@ OUTAGES = [
 
 
 @pytest.fixture
-def hearth(isolated_home: Path, embedder) -> Iterator[Hearth]:
+def hearth(migrated_home: Path, embedder) -> Iterator[Hearth]:
     settings = Settings(event_max_attempts=MAX_ATTEMPTS)
-    with Hearth.open(isolated_home, settings=settings, embedder=embedder) as opened:
+    with Hearth.open(migrated_home, settings=settings, embedder=embedder) as opened:
         yield opened
 
 

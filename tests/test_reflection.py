@@ -152,8 +152,8 @@ def test_fallback_profile_is_the_whole_output_without_chatter_fences() -> None:
 
 
 @pytest.fixture
-def hearth(tmp_path: Path, embedder) -> Iterator[Hearth]:
-    with Hearth.open(tmp_path / "home", embedder=embedder) as opened:
+def hearth(migrated_home: Path, embedder) -> Iterator[Hearth]:
+    with Hearth.open(migrated_home, embedder=embedder) as opened:
         yield opened
 
 

@@ -43,8 +43,8 @@ NOW = datetime(2026, 3, 10, 9, 30, tzinfo=timezone.utc)
 
 
 @pytest.fixture
-def hearth(isolated_home: Path, embedder) -> Iterator[Hearth]:
-    with Hearth.open(isolated_home, settings=Settings(dream_time="03:15",
+def hearth(migrated_home: Path, embedder) -> Iterator[Hearth]:
+    with Hearth.open(migrated_home, settings=Settings(dream_time="03:15",
                                                       intention_followups_per_day=2),
                      embedder=embedder) as opened:
         yield opened

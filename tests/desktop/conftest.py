@@ -21,13 +21,15 @@ from desktop.context import AppContext
 from support.scripted_llm import ScriptedLLM
 
 @pytest.fixture
-def make_ctx(qapp, isolated_home, embedder) -> Iterator[Callable[..., AppContext]]:
+def make_ctx(qapp, isolated_home, sqlite_template, embedder
+             ) -> Iterator[Callable[..., AppContext]]:
     """``make_ctx(provider_factory=...)``: an AppContext on the test's data folder (opened
-    with the session's embedder). Closed at the end of the test."""
+    with the session's embedder; a new folder is a copy of the migrated template, one the
+    test made first is opened as it is). Closed at the end of the test."""
     made: list[AppContext] = []
 
     def make(provider_factory: Callable[[], LLMProvider] | None = None) -> AppContext:
-        hearth = Hearth.open(isolated_home, embedder=embedder)
+        hearth = Hearth.open(sqlite_template.copy_home(isolated_home), embedder=embedder)
         ctx = AppContext(hearth, provider_factory=provider_factory or (lambda: ScriptedLLM()))
         made.append(ctx)
         return ctx
