@@ -150,6 +150,26 @@ class ScheduledPromptService:
                 due.append(row)
         return due
 
+    def claim_due(self, now: datetime | None = None) -> builtins.list[ScheduledPrompt]:
+        """The prompts ``due`` now, already marked run at ``now``: chosen and marked in one
+        write transaction (rows read ``FOR UPDATE SKIP LOCKED``), so a run is handed to one
+        caller only, even by two processes at once. Marked before it runs: a crash during
+        the run loses that run rather than repeating it."""
+        now = now or clock.now()
+        with self._storage.write() as session:
+            rows = builtins.list(session.scalars(
+                select(ScheduledPrompt).where(ScheduledPrompt.enabled.is_(True))
+                .order_by(ScheduledPrompt.id).with_for_update(skip_locked=True)))
+            due = []
+            for row in rows:
+                fire = next_run(row, row.last_run_at or row.created_at)
+                if fire is not None and fire <= now:
+                    row.last_run_at = now
+                    due.append(row)
+            session.flush()
+            session.expunge_all()
+        return due
+
     def mark_run(self, prompt_id: int, at: datetime | None = None) -> ScheduledPrompt:
         """Record a run at ``at`` (now): ``due`` counts from there."""
         with self._storage.write() as session:
