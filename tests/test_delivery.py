@@ -5,8 +5,12 @@ handing anything out twice, and the user's answers (Done, Snooze, Tomorrow) do t
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import threading
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -185,3 +189,37 @@ def test_racing_passes_deliver_each_item_exactly_once(daily) -> None:
     assert len(seen) == 30 + 5 + 1
     assert f"prompt:{prompt.id}" in seen
     assert {row.status for row in daily.reminders.list()} == {"sent"}
+
+
+CHILD = Path(__file__).parent / "support" / "delivery_child.py"
+
+
+def test_racing_processes_deliver_each_item_exactly_once(daily, storage, request,
+                                                         tmp_path: Path) -> None:
+    """The same race between two processes on one database file (or one PostgreSQL
+    database, as two devices would share it)."""
+    with at(day(8)):
+        for minute in range(30):
+            daily.reminders.create(f"reminder {minute}", day(9, minute), zone="UTC")
+    backend = request.node.callspec.params["storage"]
+    target = (request.getfixturevalue("postgres_url") if backend == "postgresql"
+              else str(storage.path))
+    go = tmp_path / "go"
+    moments = [day(9, minute, 30).isoformat() for minute in range(0, 32, 2)]
+    children = [subprocess.Popen([sys.executable, str(CHILD), backend, target, str(go),
+                                  *moments], stdout=subprocess.PIPE, text=True)
+                for _ in range(2)]
+    try:
+        for child in children:
+            assert child.stdout is not None and child.stdout.readline().strip() == "READY"
+        go.touch()
+        outputs = [child.communicate(timeout=120)[0] for child in children]
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.kill()
+    assert [child.returncode for child in children] == [0, 0]
+    handed = [json.loads(output) for output in outputs]
+    every = handed[0] + handed[1]
+    assert [key for key in set(every) if every.count(key) > 1] == []
+    assert sorted(every) == sorted(f"reminder:{row.id}" for row in daily.reminders.list())

@@ -10,15 +10,18 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+import typer
 from apscheduler.events import EVENT_JOB_EXECUTED, JobExecutionEvent
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 from support.scripted_llm import ScriptedLLM
+from typer.testing import CliRunner
 from support.moments import at, day
 
 from core import clock
 from core.app import Hearth
+from core.cli.daemon_cmd import daemon
 from core.config import Settings
 from core.daily.delivery import BRIEFING, SCHEDULED_PROMPT, Notification, late_note
 from core.daily.scheduled_prompts import next_run
@@ -212,3 +215,41 @@ def test_the_retired_hourly_follow_up_job_is_removed_at_start(hearth) -> None:
             SCHEDULED_JOBS)
     finally:
         scheduler.shutdown()
+
+
+def test_the_daemon_shows_a_due_reminder_with_notify_send_and_logs_it(
+        isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`hearth daemon --once delivery` with a ``notify-send`` on the PATH (a script that
+    records what it was asked to show), then without one: the log alone."""
+    real = datetime.now(UTC).replace(microsecond=0)
+    with Hearth.open(isolated_home) as opened, clock.shifted(timedelta(hours=-2)):
+        opened.reminders.create("Call the dentist", real - timedelta(hours=1), zone="UTC")
+        opened.reminders.create("Water the plants", real - timedelta(minutes=30), zone="UTC")
+    shown = tmp_path / "shown.txt"
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    script = tools / "notify-send"
+    script.write_text(f'#!/bin/sh\nprintf "%s|" "$@" >> {shown}\necho >> {shown}\n')
+    script.chmod(0o755)
+    app = typer.Typer()
+    app.command()(daemon)
+    monkeypatch.setenv("PATH", f"{tools}:/usr/bin:/bin")
+    result = CliRunner().invoke(app, ["--once", "delivery"])
+    assert result.exit_code == 0, result.output
+    assert "2 reminder(s)" in result.output
+    note = late_note(real - timedelta(hours=1), datetime.now(UTC), "UTC")
+    assert shown.read_text().splitlines()[0] == (
+        f"--app-name=Hearth|Reminder|Call the dentist{note}|")
+    assert len(shown.read_text().splitlines()) == 2
+
+    with Hearth.open(isolated_home) as opened:
+        reminder = opened.reminders.list()[1]
+        opened.reminders.snooze(reminder.id, minutes=1)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with clock.shifted(timedelta(minutes=2)):
+        result = CliRunner().invoke(app, ["--once", "delivery"])
+    assert result.exit_code == 0, result.output
+    assert "1 reminder(s)" in result.output  # the snoozed one, once
+    assert len(shown.read_text().splitlines()) == 2  # no notify-send now: the log alone
+    logged = (isolated_home / "logs" / "daemon.log").read_text()
+    assert logged.count("Reminder: Water the plants") == 2
