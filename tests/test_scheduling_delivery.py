@@ -253,3 +253,15 @@ def test_the_daemon_shows_a_due_reminder_with_notify_send_and_logs_it(
     assert len(shown.read_text().splitlines()) == 2  # no notify-send now: the log alone
     logged = (isolated_home / "logs" / "daemon.log").read_text()
     assert logged.count("Reminder: Water the plants") == 2
+
+
+def test_turning_the_briefing_on_is_a_schedule_change(hearth) -> None:
+    """What makes the window reschedule when the briefing is turned on or moved."""
+    from core.operations import settings as settings_ops
+    from core.operations.changes import Domain
+
+    assert settings_ops.save(hearth, daily_briefing=True).changes.touches(Domain.SCHEDULE)
+    assert settings_ops.save(hearth, daily_briefing_time="06:45").changes.touches(
+        Domain.SCHEDULE)
+    assert not settings_ops.save(hearth, session_quiet_minutes=30).changes.touches(
+        Domain.SCHEDULE)
