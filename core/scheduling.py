@@ -109,6 +109,8 @@ SCHEDULED_JOBS: tuple[str, ...] = (DREAM, DECAY, EVENT_PROCESSOR, DELIVERY)
 ON_DEMAND_JOBS: tuple[str, ...] = (*SCHEDULED_JOBS, DAILY_BRIEFING, REFLECT)
 """``reflect`` has no schedule of its own (the dream cycle reflects nightly); it exists
 for the tray's "Reflect now"."""
+NOTHING_DUE = "nothing due"
+"""A delivery pass that found nothing (most minutes): logged at DEBUG only."""
 RETIRED_JOBS = ("intention_followups",)
 """Ids of jobs an earlier version stored; removed at start (delivery does their work)."""
 DECAY_TIME = (14, 0)
@@ -331,7 +333,9 @@ class HearthScheduler:
             self.last_result = JobResult(job_id, utcnow(), False, f"{type(exc).__name__}: {exc}")
             raise
         self.last_result = JobResult(job_id, utcnow(), True, summary)
-        log.info("%s: %s", job_id, summary)
+        # an empty delivery pass, every minute, would bury everything else in the log
+        log.log(logging.DEBUG if summary == NOTHING_DUE else logging.INFO, "%s: %s",
+                job_id, summary)
         return summary
 
     # --- the jobs -------------------------------------------------------------------------
@@ -412,6 +416,8 @@ class HearthScheduler:
         """One delivery pass: claim (marked delivered), show, then run the claimed prompts
         and show how each went."""
         due = delivery.claim_due(self._hearth, self._clock())
+        if due.empty:
+            return NOTHING_DUE
         for notification in due.notifications:
             self._show(notification)
         for prompt in due.prompts:

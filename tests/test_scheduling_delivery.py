@@ -107,7 +107,7 @@ def test_a_due_scheduled_prompt_runs_once_in_its_own_chat(hearth) -> None:
     scheduler = HearthScheduler(hearth, factory, notify=shown.append, clock=lambda: moment)
     with at(moment):
         assert scheduler.run_job(DELIVERY).endswith("1 scheduled prompt(s)")
-        assert scheduler.run_job(DELIVERY).endswith("0 scheduled prompt(s)")
+        assert scheduler.run_job(DELIVERY) == "nothing due"
     (notification,) = shown
     assert (notification.kind, notification.item_id, notification.title) == (
         SCHEDULED_PROMPT, prompt.id, "Scheduled: Morning plan")
@@ -265,3 +265,22 @@ def test_turning_the_briefing_on_is_a_schedule_change(hearth) -> None:
         Domain.SCHEDULE)
     assert not settings_ops.save(hearth, session_quiet_minutes=30).changes.touches(
         Domain.SCHEDULE)
+
+
+def test_the_daemon_log_leaves_out_the_empty_minutes(hearth, caplog) -> None:
+    """APScheduler's lines for the every-minute delivery job are filtered out of the
+    daemon's log, its lines for other jobs are kept, and an empty pass is DEBUG only."""
+    import logging
+
+    from core.cli.daemon_cmd import quiet_delivery
+
+    def record(message: str) -> logging.LogRecord:
+        return logging.LogRecord("apscheduler.executors.default", logging.INFO, __file__, 1,
+                                 message, (), None)
+
+    assert not quiet_delivery(record(
+        'Running job "delivery (trigger: cron[minute=\'*\'], next run at: 09:01)"'))
+    assert quiet_delivery(record('Running job "dream (trigger: cron[hour=\'2\'])"'))
+    with caplog.at_level(logging.INFO, logger="core.scheduling"):
+        assert HearthScheduler(hearth, ScriptedLLM).run_job(DELIVERY) == "nothing due"
+    assert "nothing due" not in caplog.text

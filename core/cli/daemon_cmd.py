@@ -35,7 +35,7 @@ import typer
 from core.cli import notify, output
 from core.cli.context import opened
 from core.llm.selection import build_provider
-from core.scheduling import ON_DEMAND_JOBS, HearthScheduler
+from core.scheduling import DELIVERY, ON_DEMAND_JOBS, HearthScheduler
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -122,10 +122,18 @@ def _exit_unless(stopped: threading.Event, timeout: float) -> None:
     os._exit(EXIT_STUCK)
 
 
+def quiet_delivery(record: logging.LogRecord) -> bool:
+    """False for APScheduler's "Running job" / "executed successfully" lines of the
+    every-minute delivery job (the log filter of ``_logging_to``)."""
+    return not (record.name.startswith("apscheduler.executors")
+                and f'"{DELIVERY} (' in record.getMessage())
+
+
 @contextmanager
 def _logging_to(log_file: Path) -> Iterator[None]:
     """INFO and up from ``core`` and ``apscheduler`` to stderr and the daemon's log file,
-    for this command only."""
+    for this command only, without APScheduler's two lines per minute for the delivery
+    job (``quiet_delivery``; a pass that delivers something logs what it delivered)."""
     log_file.parent.mkdir(parents=True, exist_ok=True)
     handlers: list[logging.Handler] = [logging.StreamHandler(),
                                        logging.FileHandler(log_file, encoding="utf-8")]
@@ -133,6 +141,7 @@ def _logging_to(log_file: Path) -> Iterator[None]:
     levels = [logger.level for logger in loggers]
     for handler in handlers:
         handler.setFormatter(logging.Formatter(LOG_FORMAT))
+        handler.addFilter(quiet_delivery)
     for logger in loggers:
         logger.setLevel(logging.INFO)
         for handler in handlers:
