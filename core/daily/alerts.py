@@ -101,8 +101,8 @@ class AlertService:
         """What ``decide`` says for the open, dated tasks on the user's ``today``."""
         with self._storage.read() as session:
             rules = _every_rule(session, create=False)
-            tasks = list(session.scalars(select(Task).where(
-                Task.status == "todo", Task.due_date.is_not(None)).order_by(
+            tasks = list(session.scalars(select(Task).where(  # both rules: due by today
+                Task.status == "todo", Task.due_date <= today.isoformat()).order_by(
                 Task.due_date, Task.id)))
         return decide(rules, tasks, today, now or clock.now())
 
@@ -115,6 +115,8 @@ class AlertService:
         """The alerts firing now, already recorded as shown: read and stamped in one write
         transaction, so each is handed out once per cooldown however many callers race."""
         now = now or clock.now()
+        if not self.firing(today, now):  # most minutes: none, and no write lock taken
+            return []
         with self._storage.write() as session:
             rules = _every_rule(session, create=False)
             tasks = list(session.scalars(select(Task).where(

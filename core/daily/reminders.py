@@ -101,9 +101,13 @@ class ReminderService:
         """The reminders ``due`` now, already marked sent at ``now`` (see the module
         docstring), oldest first."""
         now = now or clock.now()
+        due = (Reminder.status == "pending", Reminder.remind_at <= now)
+        with self._storage.read() as session:  # most minutes: none, and no write lock taken
+            if session.scalar(select(Reminder.id).where(*due).limit(1)) is None:
+                return []
         with self._storage.write() as session:
             rows = builtins.list(session.scalars(
-                select(Reminder).where(Reminder.status == "pending", Reminder.remind_at <= now)
+                select(Reminder).where(*due)
                 .order_by(Reminder.remind_at, Reminder.id).with_for_update(skip_locked=True)))
             for row in rows:
                 row.status, row.sent_at, row.updated_at = "sent", now, utcnow()
