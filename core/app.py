@@ -154,7 +154,8 @@ class Hearth:
             "facts": orm.UserFact, "notes": orm.Note, "memories": orm.Memory,
             "edges": orm.MemoryEdge, "events": orm.ContextEvent,
             "learnings": orm.AgentLearning, "intentions": orm.PendingIntention,
-            "runs": orm.Run,
+            "runs": orm.Run, "tasks": orm.Task, "reminders": orm.Reminder,
+            "journal_entries": orm.JournalEntry, "read_later": orm.ReadLaterItem,
         }
         with self.storage.read() as session:
             counts = {name: session.scalar(select(func.count()).select_from(model)) or 0

@@ -47,8 +47,10 @@ def to_review(report: Any) -> str:
 
 
 def reflection_line(report: Any) -> str:
-    """``Learned 1 fact, noted 2 follow-ups and changed your profile.``"""
+    """``Read 2 journal entries, learned 1 fact and changed your profile.``"""
     parts = [text for number, text in (
+        (report.journal_entries,
+         f"read {count(report.journal_entries, 'journal entry', 'journal entries')}"),
         (report.facts_added, f"learned {count(report.facts_added, 'new fact')}"),
         (report.facts_updated, f"updated {count(report.facts_updated, 'fact')}"),
         (report.intentions_added,

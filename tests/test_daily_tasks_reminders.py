@@ -148,6 +148,8 @@ def test_scheduled_prompts_are_due_once_after_a_missed_run(storage) -> None:
         assert [p.id for p in prompts.due()] == [daily.id]
         prompts.mark_run(daily.id)
         assert prompts.due() == []
+    with pytest.raises(InvalidInputError, match="already a scheduled prompt named"):
+        prompts.update(daily.id, name="Paused")
     updated = prompts.update(daily.id, cron="30 7 * * 1-5", enabled=False)
     assert (updated.cron, updated.enabled) == ("30 7 * * 1-5", False)
     assert prompts.delete(daily.id).name == "Morning plan"

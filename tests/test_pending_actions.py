@@ -4,6 +4,7 @@ what will happen; bad requests are refused before anything waits."""
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 
 import pytest
@@ -59,6 +60,29 @@ def test_a_confirmed_action_applies_exactly_once(storage, services, gate) -> Non
     assert "Renew" not in str(entry.arguments)  # names of arguments, not the user's words
 
 
+def test_two_confirms_at_once_apply_it_once(services, gate) -> None:
+    """The window and a second window (or a double click) answer together: the status is
+    checked in the transaction that applies, so one wins and the other is told."""
+    held = gate.hold("task.create", {"title": "Only once"})
+    outcomes: list[str] = []
+    start = threading.Barrier(2)
+
+    def answer() -> None:
+        start.wait()
+        try:
+            outcomes.append(gate.confirm(held.id).status)
+        except InvalidInputError as error:
+            outcomes.append(error.message)
+
+    threads = [threading.Thread(target=answer) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert sorted(outcomes) == ["That request was already confirmed.", "confirmed"]
+    assert [t.title for t in services.tasks.list()] == ["Only once"]
+
+
 def test_an_action_expires_after_thirty_minutes_and_then_does_nothing(services, gate) -> None:
     held = gate.hold("task.create", {"title": "Call the bank"})
     late = gate.hold("task.create", {"title": "Water the plants"})
@@ -107,7 +131,7 @@ def test_every_kind_of_change_goes_through_the_gate(storage, services, gate) -> 
     note = services.notes.save("Bike", "Oil the chain.")
     at = (clock.now() + timedelta(days=1)).strftime("%Y-%m-%dT09:00")
     requests = [
-        ("task.update", {"id": task.id, "title": "New title", "due_date": None},
+        ("task.update", {"id": task.id, "title": "New title", "due_date": ""},
          f"Change task {task.id} “Old title”: title to “New title”, no due date."),
         ("task.complete", {"id": task.id}, f"Mark task {task.id} “New title” done."),
         ("task.reopen", {"id": task.id}, f"Mark task {task.id} “New title” to do again."),

@@ -206,7 +206,7 @@ def test_a_run_saves_profile_facts_intentions_learnings_and_records_itself(heart
     assert (run.kind, run.trigger, run.status) == ("reflection", "manual", "done")
     assert list(run.stages) == ["gather", "model", "parse", "apply"]
     assert run.stages["gather"]["counts"] == {"interactions": 2, "omitted": 0,
-                                                  "excluded": 0}
+                                                  "excluded": 0, "journal_entries": 0}
     assert run.counts["facts_added"] == 1 and run.counts["intentions_added"] == 1
 
 
@@ -361,3 +361,44 @@ def test_a_naive_time_is_refused(hearth) -> None:
     from core.errors import InvalidInputError
     with pytest.raises(InvalidInputError):
         reflect(hearth, now=NOW.replace(tzinfo=None))
+
+
+def test_journal_entries_are_read_once_even_without_conversations(hearth) -> None:
+    """A week of journaling and no chat: the reflection still runs, shows the model the
+    entries (oldest first), and stamps them so the next run does not read them again."""
+    first = hearth.journal.add("Started the pottery class today. Loved the wheel.")
+    second = hearth.journal.add("I want to visit my sister in Lyon before Christmas.",
+                                title="Lyon")
+    report, llm = reflect(hearth, answer(intentions=[INTENTION]))
+    assert not report.skipped and report.journal_entries == 2
+    prompt = llm.requests[0].messages[1].content
+    journal = prompt[prompt.index("<journal>"):]
+    assert journal.index("pottery class") < journal.index("Lyon\nI want to visit my sister")
+    assert {entry.id for entry in hearth.journal.unreflected()} == set()
+    assert hearth.journal.get(first.id).included_in_reflection_at == NOW
+    assert hearth.journal.get(second.id).included_in_reflection_at == NOW
+
+    again, llm = reflect(hearth)
+    assert again.skipped and "no new journal entry" in again.reason
+    assert llm.requests == []
+
+
+def test_a_failed_reflection_leaves_the_journal_unread(hearth) -> None:
+    entry = hearth.journal.add("Slept badly again, the deadline is on my mind.")
+    with pytest.raises(LLMError):
+        reflect(hearth, failing("the model is down"))
+    assert [unread.id for unread in hearth.journal.unreflected()] == [entry.id]
+
+
+def test_an_excluded_journal_entry_is_never_shown_to_the_model(tmp_path, embedder) -> None:
+    settings = Settings(exclusions=["divorce"])
+    with Hearth.open(tmp_path / "home", settings=settings, embedder=embedder) as opened:
+        talk(opened, "I started running again")
+        opened.journal.add("Talked to the lawyer about the divorce papers.")
+        kept = opened.journal.add("Ran 5 km by the river, felt great.")
+        report, llm = reflect(opened, answer())
+        prompt = llm.requests[0].messages[1].content
+        assert "lawyer" not in prompt and "Ran 5 km" in prompt
+        assert report.journal_entries == 1
+        assert opened.journal.unreflected() == []  # the hidden one is not offered again
+        assert opened.journal.get(kept.id).included_in_reflection_at is not None

@@ -60,7 +60,7 @@ from core.storage.port import StoragePort
 log = logging.getLogger(__name__)
 
 STAGES = ("process", "triage", "distil", "enrich", "decay", "merge", "link", "rem",
-          "reflect")
+          "reflect", "daily")
 
 KIND = "dream"
 LOCK_NAME = "dream"

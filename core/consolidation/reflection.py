@@ -16,11 +16,20 @@ small models handle the marker format better than one big schema), and applies w
 * intentions: ``follow_up_at = now + follow_up_days``; an open twin is not duplicated;
 * learnings: ``LearningService.observe`` (candidate, active when seen in a later run).
 
-Anything mentioning one of the user's exclusions is neither shown to the model nor stored.
-Nothing to reflect on (no interactions in the window), or learning paused, records the run
-as ``skipped`` and changes nothing. A model failure records the run as failed and raises
-before anything is written; cancellation records it as cancelled and raises
-``LLMCancelled``. The stages (gather, model, parse, apply) are timed in the run's record.
+The user's journal (``core.daily.journal``) is read too: every entry the reflection has not
+read yet (oldest first, whatever its age, so an entry written before a week away is still
+read), shown to the model as the user's own words beside the conversations, and stamped
+``included_in_reflection_at`` once the run's results are applied, so each entry is read
+once. Entries never become memories or vectors: the journal is private writing the
+reflection learns from, not something recall quotes back.
+
+Anything mentioning one of the user's exclusions is neither shown to the model nor stored
+(an excluded journal entry is stamped as read all the same, so it is not offered again).
+Nothing to reflect on (no interactions in the window and no unread journal entry), or
+learning paused, records the run as ``skipped`` and changes nothing. A model failure
+records the run as failed and raises before anything is written; cancellation records it
+as cancelled and raises ``LLMCancelled``. The stages (gather, model, parse, apply) are
+timed in the run's record.
 
 Apply is a sequence of idempotent writes (facts, then profile, intentions, learnings), not
 one transaction: ``FactService`` owns its transactions because a fact is embedded first.
@@ -46,7 +55,7 @@ from core.knowledge.learnings import LearningService
 from core.llm import CancelToken, LLMCancelled, LLMError, LLMProvider, Message
 from core.knowledge.profile import ProfileService, cap_words, unified_diff
 from core.llm.prompts import load_prompt
-from core.storage.orm import Interaction, utcnow
+from core.storage.orm import Interaction, JournalEntry, utcnow
 
 if TYPE_CHECKING:
     from core.app import Hearth
@@ -55,6 +64,8 @@ log = logging.getLogger(__name__)
 
 REFLECTION_MAX_TOKENS = 1500
 MAX_TURN_CHARS = 600
+MAX_JOURNAL_CHARS = 2_000
+"""Of each journal entry shown to the model: an entry is usually longer than a chat turn."""
 PROTECTED_FACT_SOURCES = frozenset({"user"})
 """Fact sources a reflection never overwrites: the user said it, the model only inferred."""
 
@@ -79,6 +90,7 @@ class ReflectionReport:
     profile_changed: bool = False
     profile_truncated: bool = False
     excluded: int = 0
+    journal_entries: int = 0
     dropped: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     diff: str = ""
@@ -98,6 +110,11 @@ class _Inputs:
     interactions: int
     omitted: int
     excluded: int
+    journal: str
+    journal_read: tuple[int, ...]
+    """Entries stamped once the run is applied: those shown, and those an exclusion hid
+    (entries without room stay unread for the next run)."""
+    journal_shown: int
     profile: str
     facts: str
     intentions: str
@@ -130,12 +147,14 @@ class ReflectionEngine:
             with recorder.stage("gather") as counts:
                 inputs = self._gather(now, gate)
                 counts.update(interactions=inputs.interactions, omitted=inputs.omitted,
-                              excluded=inputs.excluded)
-            if self._hearth.settings.learning_paused or inputs.interactions == 0:
+                              excluded=inputs.excluded, journal_entries=inputs.journal_shown)
+            if self._hearth.settings.learning_paused or (inputs.interactions == 0
+                                                         and inputs.journal_shown == 0):
                 report.skipped = True
                 report.reason = ("learning is paused" if self._hearth.settings.learning_paused
                                  else "there were no conversations in the last "
-                                      f"{self._hearth.settings.reflection_lookback_hours} hours")
+                                      f"{self._hearth.settings.reflection_lookback_hours} hours"
+                                      " and no new journal entry")
                 recorder.finish(report.counts(), status="skipped")
                 return report
             with recorder.stage("model") as counts:
@@ -148,6 +167,8 @@ class ReflectionEngine:
                               profile=parsed.profile is not None)
             with recorder.stage("apply") as counts:
                 self._apply(parsed, report, gate, now)
+                report.journal_entries = inputs.journal_shown
+                self._hearth.journal.mark_reflected(inputs.journal_read, at=now)
                 counts.update(report.counts())
             if report.learnings_before:
                 recorder.keep("apply", learnings_before=report.learnings_before)
@@ -183,12 +204,37 @@ class ReflectionEngine:
                                ) or "(none)"
         learnings = "\n".join(f"- [{item.status}] {item.rule}" for item in self.learnings.list()
                               ) or "(none)"
+        unread = self._hearth.journal.unreflected()
         fixed = estimate_tokens(load_prompt("reflection") + profile + facts + intentions
                                 + learnings)
         room = chars_for(self._provider.context_window - REFLECTION_MAX_TOKENS - fixed - 200)
-        turns = self._newest_that_fit(rows, room)
+        hidden = [entry.id for entry in unread
+                  if gate.drop(f"{entry.title or ''}\n{entry.content}")]
+        shown = self._journal_that_fits([entry for entry in unread if entry.id not in hidden],
+                                         room // 2)
+        journal = "\n\n".join(text for _, text in shown)
+        turns = self._newest_that_fit(rows, room - len(journal))
         return _Inputs("\n\n".join(turns), len(turns), len(rows) - len(turns),
-                       in_window - len(rows), profile, facts, intentions, learnings)
+                       in_window - len(rows), journal,
+                       tuple(hidden) + tuple(entry_id for entry_id, _ in shown), len(shown),
+                       profile, facts, intentions, learnings)
+
+    @staticmethod
+    def _journal_that_fits(entries: list[JournalEntry], room_chars: int
+                           ) -> list[tuple[int, str]]:
+        """(id, text) of the oldest unread entries that fit ``room_chars`` (half the
+        window at most, so the conversations keep room), in time order; the rest are read
+        by the next run."""
+        kept: list[tuple[int, str]] = []
+        for entry in entries:
+            heading = f"[{entry.created_at:%Y-%m-%d %H:%M}]" + (
+                f" {entry.title}" if entry.title else "")
+            text = f"{heading}\n{entry.content[:MAX_JOURNAL_CHARS]}"
+            if len(text) + 2 > room_chars:
+                break
+            kept.append((entry.id, text))
+            room_chars -= len(text) + 2
+        return kept
 
     @staticmethod
     def _newest_that_fit(rows: list[Interaction], room_chars: int) -> list[str]:
@@ -213,7 +259,9 @@ class ReflectionEngine:
                 f"<existing_facts>\n{inputs.facts}\n</existing_facts>\n\n"
                 f"<open_intentions>\n{inputs.intentions}\n</open_intentions>\n\n"
                 f"<learnings>\n{inputs.learnings}\n</learnings>\n\n"
-                f"<conversations>\n{inputs.transcript}\n</conversations>")
+                f"<conversations>\n{inputs.transcript or '(none)'}\n</conversations>")
+        if inputs.journal:
+            user += f"\n\n<journal>\n{inputs.journal}\n</journal>"
         messages = [Message("system", load_prompt("reflection")), Message("user", user)]
         parts = [chunk.text for chunk in self._provider.chat_stream(
             messages, cancel=cancel, max_tokens=REFLECTION_MAX_TOKENS)]

@@ -207,6 +207,9 @@ def _prompt_create(services: DailyServices, arguments: Arguments) -> Step:
 
 
 ID = Field("id", int, required=True)
+CLEARABLE = frozenset({"due_date", "due_time"})
+"""Arguments an empty text clears (None); any other empty text is itself (details cleared),
+or refused where the service needs words (a title)."""
 DUE = (Field("due_date", str), Field("due_time", str))
 
 ACTIONS: dict[str, Action] = {action.name: action for action in (
@@ -256,7 +259,7 @@ def _cleaned(action: Action, arguments: Mapping[str, Any]) -> Arguments:
     cleaned: Arguments = {}
     for field in action.fields:
         value = arguments.get(field.name)
-        if value is None or value == "":
+        if value is None or (value == "" and field.name in CLEARABLE):
             if field.required:
                 raise InvalidInputError(f"{action.name} needs {field.name}.",
                                         f"Give {field.name} too.")

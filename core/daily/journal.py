@@ -87,6 +87,24 @@ class JournalService:
                 all_words(query, JournalEntry.content, JournalEntry.title)).order_by(
                 JournalEntry.created_at.desc(), JournalEntry.id.desc())))
 
+    def untitled(self, limit: int) -> builtins.list[JournalEntry]:
+        """Up to ``limit`` entries without a title, oldest first (the dream titles them)."""
+        with self._storage.read() as session:
+            return builtins.list(session.scalars(select(JournalEntry).where(
+                JournalEntry.title.is_(None)).order_by(
+                JournalEntry.created_at, JournalEntry.id).limit(limit)))
+
+    def set_title_if_untitled(self, entry_id: int, title: str) -> bool:
+        """Give the entry the model's ``title`` unless it has one by now (the user's
+        wins); False when it had, or the entry is gone."""
+        cleaned = checks.line(title, "a journal entry's title", MAX_TITLE)
+        with self._storage.write() as session:
+            entry = session.get(JournalEntry, entry_id)
+            if entry is None or entry.title is not None:
+                return False
+            entry.title = cleaned
+            return True
+
     def unreflected(self) -> builtins.list[JournalEntry]:
         """Entries the reflection has not read yet, oldest first."""
         with self._storage.read() as session:

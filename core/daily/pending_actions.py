@@ -98,9 +98,12 @@ class PendingActionService:
     def expire(self, now: datetime | None = None) -> int:
         """Mark the pending actions whose time is up as expired; returns how many."""
         now = now or clock.now()
+        overdue = (PendingAction.status == "pending", PendingAction.expires_at <= now)
+        with self._storage.read() as session:  # listing stays a read when nothing expired
+            if session.scalar(select(PendingAction.id).where(*overdue).limit(1)) is None:
+                return 0
         with self._storage.write() as session:
-            result = session.execute(update(PendingAction).where(
-                PendingAction.status == "pending", PendingAction.expires_at <= now).values(
+            result = session.execute(update(PendingAction).where(*overdue).values(
                 status="expired", decided_at=now))
             return int(getattr(result, "rowcount", 0) or 0)
 

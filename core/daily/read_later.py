@@ -123,6 +123,25 @@ class ReadLaterService:
             item.updated_at = utcnow()
             return item
 
+    def unsummarised(self, limit: int) -> builtins.list[ReadLaterItem]:
+        """Up to ``limit`` items with pasted text and no summary, oldest first (the dream
+        sums them up)."""
+        with self._storage.read() as session:
+            return builtins.list(session.scalars(select(ReadLaterItem).where(
+                ReadLaterItem.summary.is_(None), ReadLaterItem.text != "").order_by(
+                ReadLaterItem.created_at, ReadLaterItem.id).limit(limit)))
+
+    def set_summary_if_missing(self, item_id: int, summary: str) -> bool:
+        """Store the model's ``summary`` unless the item has one by now; False when it
+        had, or the item is gone."""
+        cleaned = checks.body(summary, "a summary", MAX_SUMMARY, required=True)
+        with self._storage.write() as session:
+            item = session.get(ReadLaterItem, item_id)
+            if item is None or item.summary is not None:
+                return False
+            item.summary = cleaned
+            return True
+
     def delete(self, item_id: int) -> ReadLaterItem:
         with self._storage.write() as session:
             item = find(session, item_id)

@@ -82,16 +82,23 @@ def create_in(session: Session, name: str, prompt: str, cron: str, *,
     zone_name = zone.strip() if zone is not None else when.local_zone_name()
     cron = " ".join(cron.split())
     trigger(cron, zone_name)
-    name = checks.line(name, "a scheduled prompt's name", MAX_NAME)
-    if session.scalar(select(ScheduledPrompt.id).where(ScheduledPrompt.name == name)):
-        raise InvalidInputError(f"There is already a scheduled prompt named {name!r}.",
-                                "Choose another name, or change that one.")
+    name = _free_name(session, name)
     row = ScheduledPrompt(name=name, cron=cron, zone=zone_name, enabled=enabled,
                           prompt=checks.body(prompt, "a scheduled prompt", MAX_PROMPT,
                                              required=True))
     session.add(row)
     session.flush()
     return row
+
+
+def _free_name(session: Session, name: str, prompt_id: int | None = None) -> str:
+    """``name`` checked, if no other prompt has it."""
+    name = checks.line(name, "a scheduled prompt's name", MAX_NAME)
+    taken = session.scalar(select(ScheduledPrompt.id).where(ScheduledPrompt.name == name))
+    if taken is not None and taken != prompt_id:
+        raise InvalidInputError(f"There is already a scheduled prompt named {name!r}.",
+                                "Choose another name, or change that one.")
+    return name
 
 
 def find(session: Session, prompt_id: int) -> ScheduledPrompt:
@@ -129,7 +136,7 @@ class ScheduledPromptService:
                 row.zone = zone.strip() if zone is not None else row.zone
                 trigger(row.cron, row.zone)
             if name is not None:
-                row.name = checks.line(name, "a scheduled prompt's name", MAX_NAME)
+                row.name = _free_name(session, name, prompt_id)
             if prompt is not None:
                 row.prompt = checks.body(prompt, "a scheduled prompt", MAX_PROMPT,
                                          required=True)

@@ -122,7 +122,7 @@ def test_a_dream_from_the_menu_lists_its_changes_in_its_dialog(qtbot, make_ctx) 
     wait_idle(qtbot, ctx)
     dialog = window.runs.dialogs[DREAM]
     assert "Dream finished" in dialog.state.text()
-    assert "All 9 steps done. 3 changes to review." in dialog.state.text()
+    assert "All 10 steps done. 3 changes to review." in dialog.state.text()
     assert MERGE_LINE in dialog.changes.texts()
     assert changelog.unreviewed(ctx.hearth.storage) == []  # seen here, not again at start
 

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QListWidget
 from sqlalchemy import update
 from support.qt_waits import wait_idle
 
+from core.consolidation.reflection import ReflectionReport
 from core.learning.events import add_event
 from core.storage.orm import ContextEvent
 from desktop.dialogs.settings_data_page import contents
@@ -18,6 +19,7 @@ from desktop.inspector.stats import StatsPage
 from desktop.inspector.text_changes import compare, summary
 from desktop.main_window import MainWindow
 from desktop.registry import page_classes
+from desktop.run_summary import reflection_line
 from desktop.status import learning_text
 from desktop.words import count, listing
 
@@ -123,3 +125,8 @@ def test_empty_plots_count_from_zero_over_the_last_week(qtbot, ctx) -> None:
     start, end = page.growth_plot.getViewBox().viewRange()[0]
     assert 6 * 86_400 <= end - start <= 9 * 86_400
     assert abs(end - time.time()) < 3 * 86_400
+
+
+def test_a_reflection_says_how_many_journal_entries_it_read() -> None:
+    report = ReflectionReport(run_id=1, journal_entries=2, facts_added=1)
+    assert reflection_line(report) == "Read 2 journal entries and learned 1 new fact."
