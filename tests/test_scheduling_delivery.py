@@ -284,3 +284,28 @@ def test_the_daemon_log_leaves_out_the_empty_minutes(hearth, caplog) -> None:
     with caplog.at_level(logging.INFO, logger="core.scheduling"):
         assert HearthScheduler(hearth, ScriptedLLM).run_job(DELIVERY) == "nothing due"
     assert "nothing due" not in caplog.text
+
+
+def test_a_front_end_that_fails_loses_one_notice_never_repeats_it(hearth, caplog) -> None:
+    """Marked delivered before shown: when showing fails (a crash between the two is the
+    same), that one notification is logged and not handed out again; the rest of the
+    pass goes on."""
+    import logging
+
+    with at(day(8)):
+        hearth.reminders.create("Call the dentist", day(9), zone="UTC")
+        hearth.reminders.create("Lunch with Ana", day(9, 5), zone="UTC")
+    shown: list[str] = []
+
+    def notify(notification: Notification) -> None:
+        if notification.body == "Call the dentist (due 09:00)":
+            raise RuntimeError("the notification service went away")
+        shown.append(notification.body)
+
+    scheduler = HearthScheduler(hearth, ScriptedLLM, notify=notify, clock=lambda: day(9, 10))
+    with at(day(9, 10)), caplog.at_level(logging.ERROR, logger="core.scheduling"):
+        assert scheduler.run_job(DELIVERY).startswith("2 reminder(s)")
+        assert scheduler.run_job(DELIVERY) == "nothing due"
+    assert shown == ["Lunch with Ana (due 09:05)"]
+    assert "could not show reminder:" in caplog.text
+    assert "the notification service went away" in caplog.text
