@@ -17,6 +17,7 @@ RESULTS = Path(__file__).with_name("results")
 
 def suites(quick: bool) -> dict:
     from benchmarks.conversation import bench_extraction, bench_turn_assembly
+    from benchmarks.delivery import bench_delivery
     from benchmarks.desktop import bench_desktop
     from benchmarks.dream import bench_dream
     from benchmarks.graph_view import bench_graph_view
@@ -38,6 +39,7 @@ def suites(quick: bool) -> dict:
         "dream": lambda: bench_dream(sizes=sizes),
         "graph": bench_graph_view,
         "desktop": bench_desktop,
+        "delivery": bench_delivery,
     }
 
 

@@ -223,6 +223,12 @@ class Settings(BaseSettings):
                             description="Local time of the nightly dream cycle (HH:MM).")
     reflection_lookback_hours: int = Field(default=24, ge=1)
     intention_followups_per_day: int = Field(default=3, ge=0, le=20)
+    daily_briefing: bool = Field(
+        default=False, description="Each day at daily_briefing_time, one notification and "
+                                   "one chat message with the day's tasks, reminders and "
+                                   "follow-ups.")
+    daily_briefing_time: str = Field(default="08:00", pattern=r"^([01]\d|2[0-3]):[0-5]\d$",
+                                     description="Local time of the daily briefing (HH:MM).")
 
     # --- the desktop window --------------------------------------------------------------
     welcome_shown: bool = Field(default=False, description="The first-run welcome was seen.")

@@ -10,8 +10,22 @@ id                    what                                       when (local tim
 ``dream``             ``DreamCycle.run`` (backup first, stages)  daily at ``dream_time``
 ``decay``             ``run_decay`` (freshness and strength)     daily at ``DECAY_TIME``
 ``event_processor``   ``MemoryProcessor.run`` (pending events)   every 15 minutes
-``intention_followups``  ``IntentionService.follow_ups`` → notify  hourly
+``delivery``          ``claim_due`` → run prompts → notify       every minute
+``daily_briefing``    ``briefing.compose`` → notify + chat       daily at
+                                                                 ``daily_briefing_time``
+                                                                 (only when
+                                                                 ``daily_briefing`` is on)
 ====================  =========================================  ==========================
+
+Delivery (``core.daily.delivery``) runs every minute rather than one exact-time job per
+reminder: a pass with nothing due is one indexed query per kind, a reminder is never lost
+with a job that was not re-armed (snooze, edit, a second device adding it), and catch-up
+after sleep needs nothing of its own: the first pass after wake finds everything that came
+due meanwhile, once. Each item is marked delivered in the transaction that claims it, then
+handed to ``notify`` (a ``Notification`` with its actions): the tray's notification with
+buttons, or ``notify-send`` / the log in ``hearth daemon``. It replaced the hourly
+``intention_followups`` job (follow-ups are one of the kinds it delivers); a stored job of
+that id is removed at start.
 
 Catch-up: every job has ``coalesce=True``, ``max_instances=1`` and a misfire grace of
 ``MISFIRE_GRACE`` (23 h). A laptop asleep at 02:00 runs the dream cycle *once* when it
@@ -46,7 +60,8 @@ token, passed to the dream cycle, the event processor and reflection: between an
 stages and batches, a model call included), so ``shutdown(wait=True)`` returns soon after
 instead of when a nightly dream would have ended. A dream stopped that way is recorded
 ``cancelled`` and the next one resumes it; a processor batch is left pending, uncounted.
-Decay and follow-ups are short and run to their end.
+Decay and delivery are short and run to their end (a scheduled prompt's model call
+included: it is one reply).
 
 Session-quiet timers (``quiet:<session id>``) are one-off date jobs in the same store,
 re-armed by every message (``QuietTimerJobs``). They have no misfire grace: a timer that
@@ -77,7 +92,9 @@ from tzlocal import get_localzone
 from core.app import Hearth
 from core.errors import HearthError, InvalidInputError
 from core.home.instance_lock import FolderLock
-from core.knowledge.intentions import IntentionService
+from core.daily import briefing, delivery
+from core.daily.delivery import Notification
+from core.daily.prompt_runs import run_prompt
 from core.learning.pipeline import LearningPipeline, close_session
 from core.learning.quiet_timers import QuietTimerJobs
 from core.llm.protocol import CancelToken, LLMCancelled, LLMProvider
@@ -85,12 +102,17 @@ from core.storage.orm import utcnow
 
 log = logging.getLogger(__name__)
 
-DREAM, DECAY, EVENT_PROCESSOR, INTENTION_FOLLOWUPS, REFLECT = (
-    "dream", "decay", "event_processor", "intention_followups", "reflect")
-SCHEDULED_JOBS: tuple[str, ...] = (DREAM, DECAY, EVENT_PROCESSOR, INTENTION_FOLLOWUPS)
-ON_DEMAND_JOBS: tuple[str, ...] = (*SCHEDULED_JOBS, REFLECT)
+DREAM, DECAY, EVENT_PROCESSOR, DELIVERY, DAILY_BRIEFING, REFLECT = (
+    "dream", "decay", "event_processor", "delivery", "daily_briefing", "reflect")
+SCHEDULED_JOBS: tuple[str, ...] = (DREAM, DECAY, EVENT_PROCESSOR, DELIVERY)
+"""Always scheduled; ``daily_briefing`` too while the setting is on."""
+ON_DEMAND_JOBS: tuple[str, ...] = (*SCHEDULED_JOBS, DAILY_BRIEFING, REFLECT)
 """``reflect`` has no schedule of its own (the dream cycle reflects nightly); it exists
 for the tray's "Reflect now"."""
+NOTHING_DUE = "nothing due"
+"""A delivery pass that found nothing (most minutes): logged at DEBUG only."""
+RETIRED_JOBS = ("intention_followups",)
+"""Ids of jobs an earlier version stored; removed at start (delivery does their work)."""
 DECAY_TIME = (14, 0)
 """Daily decay at 14:00, twelve hours from the default dream time: memory used during the
 day fades on the same day's clock even on machines that are off every night."""
@@ -99,7 +121,7 @@ MISFIRE_GRACE = timedelta(hours=23)
 JOBSTORE_TABLE = "apscheduler_jobs"
 _PERSISTENT = "default"
 
-Notify = Callable[[str, str], None]
+Notify = Callable[[Notification], None]
 Runner = Callable[[str, str, CancelToken], Any]
 """``(kind, trigger, cancel) -> report`` for "dream" and "reflect" (see
 ``HearthScheduler``)."""
@@ -158,9 +180,10 @@ class HearthScheduler:
 
     ``provider_factory`` is called once per job that needs a model, and the provider is
     closed afterwards: a nightly job should not hold a model connection all day.
-    ``notify(title, text)`` shows an intention follow-up (the tray's balloon); without it
-    follow-ups are logged. ``clock`` returns the aware "now" that follow-ups are measured
-    against (tests pin it); APScheduler keeps its own clock for firing. ``runner(kind,
+    ``notify(notification)`` shows what delivery hands over (the tray's notification with
+    its buttons, ``notify-send`` in ``hearth daemon``); without it they are logged.
+    ``clock`` returns the aware "now" that delivery is measured against (``core.clock``'s
+    by default; tests pin it); APScheduler keeps its own clock for firing. ``runner(kind,
     trigger)``, when given, runs the dream cycle and reflection ("dream" / "reflect")
     elsewhere and returns their report: the desktop runs them in a child process, so a
     nightly dream never competes with the window for the interpreter lock. It raises
@@ -173,7 +196,7 @@ class HearthScheduler:
         self._hearth = hearth
         self._runner = runner
         self._provider_factory = provider_factory
-        self._notify = notify or _log_follow_up
+        self._notify = notify or _log_notification
         self._clock = clock or utcnow
         self._home = _key(hearth)
         self._timezone: tzinfo = get_localzone()
@@ -202,8 +225,7 @@ class HearthScheduler:
         self._claim()
         try:
             self._scheduler.start(paused=True)
-            for job_id, trigger in self.triggers().items():
-                self._ensure(job_id, trigger)
+            self.reschedule()
             self._scheduler.resume()
         except BaseException:
             if self._scheduler.running:
@@ -262,19 +284,29 @@ class HearthScheduler:
 
     def triggers(self) -> dict[str, BaseTrigger]:
         """The trigger each scheduled job should have under the current settings."""
-        hour, minute = (int(part) for part in self._hearth.settings.dream_time.split(":"))
+        settings = self._hearth.settings
+        hour, minute = (int(part) for part in settings.dream_time.split(":"))
         tz = self._timezone
-        return {
+        triggers: dict[str, BaseTrigger] = {
             DREAM: CronTrigger(hour=hour, minute=minute, timezone=tz),
             DECAY: CronTrigger(hour=DECAY_TIME[0], minute=DECAY_TIME[1], timezone=tz),
             EVENT_PROCESSOR: IntervalTrigger(minutes=EVENT_PROCESSOR_MINUTES, timezone=tz),
-            INTENTION_FOLLOWUPS: CronTrigger(minute=0, timezone=tz),
+            DELIVERY: CronTrigger(minute="*", timezone=tz),
         }
+        if settings.daily_briefing:
+            hour, minute = (int(part) for part in settings.daily_briefing_time.split(":"))
+            triggers[DAILY_BRIEFING] = CronTrigger(hour=hour, minute=minute, timezone=tz)
+        return triggers
 
     def reschedule(self) -> None:
-        """Bring the stored triggers in line with changed settings (a new dream time)."""
-        for job_id, trigger in self.triggers().items():
+        """Bring the stored jobs in line with the settings (a new dream time, the briefing
+        turned on or off) and remove the jobs of earlier versions."""
+        wanted = self.triggers()
+        for job_id, trigger in wanted.items():
             self._ensure(job_id, trigger)
+        for job_id in (*RETIRED_JOBS, DAILY_BRIEFING):
+            if job_id not in wanted and self._scheduler.get_job(job_id, _PERSISTENT):
+                self._scheduler.remove_job(job_id, _PERSISTENT)
 
     def next_dream(self) -> datetime | None:
         """When the nightly dream cycle fires next (the tray and status bar show it)."""
@@ -294,14 +326,16 @@ class HearthScheduler:
             return f"{job_id} skipped: Hearth is stopping"
         body: dict[str, Callable[[str], str]] = {
             DREAM: self._dream, DECAY: self._decay, EVENT_PROCESSOR: self._process_events,
-            INTENTION_FOLLOWUPS: self._follow_up, REFLECT: self._reflect}
+            DELIVERY: self._deliver, DAILY_BRIEFING: self._brief, REFLECT: self._reflect}
         try:
             summary = body[job_id](trigger)
         except BaseException as exc:
             self.last_result = JobResult(job_id, utcnow(), False, f"{type(exc).__name__}: {exc}")
             raise
         self.last_result = JobResult(job_id, utcnow(), True, summary)
-        log.info("%s: %s", job_id, summary)
+        # an empty delivery pass, every minute, would bury everything else in the log
+        log.log(logging.DEBUG if summary == NOTHING_DUE else logging.INFO, "%s: %s",
+                job_id, summary)
         return summary
 
     # --- the jobs -------------------------------------------------------------------------
@@ -378,12 +412,35 @@ class HearthScheduler:
         return (f"reflection run {report.run_id}: facts +{report.facts_added}, "
                 f"intentions +{report.intentions_added}, learnings +{report.learnings_added}")
 
-    def _follow_up(self, _trigger: str) -> str:
-        due = IntentionService(self._hearth.storage, self._hearth.settings).follow_ups(
-            self._clock())
-        for intention in due:
-            self._notify("You meant to…", intention.text)
-        return f"{len(due)} follow-up(s)"
+    def _deliver(self, _trigger: str) -> str:
+        """One delivery pass: claim (marked delivered), show, then run the claimed prompts
+        and show how each went."""
+        due = delivery.claim_due(self._hearth, self._clock())
+        if due.empty:
+            return NOTHING_DUE
+        for notification in due.notifications:
+            self._show(notification)
+        for prompt in due.prompts:
+            self._show(run_prompt(self._hearth, prompt, self._provider_factory))
+        kinds = [notification.kind for notification in due.notifications]
+        return (f"{kinds.count(delivery.REMINDER)} reminder(s), "
+                f"{kinds.count(delivery.TASK)} task alert(s), "
+                f"{kinds.count(delivery.FOLLOW_UP)} follow-up(s), "
+                f"{len(due.prompts)} scheduled prompt(s)")
+
+    def _brief(self, _trigger: str) -> str:
+        notification = briefing.compose(self._hearth, self._clock())
+        briefing.post(self._hearth, notification)
+        self._show(notification)
+        return notification.title
+
+    def _show(self, notification: Notification) -> None:
+        """Hand one notification over; a failing front end is logged, and the pass goes on
+        (the item is already marked delivered: it is not shown twice, nor lost silently)."""
+        try:
+            self._notify(notification)
+        except Exception:
+            log.exception("could not show %s: %s", notification.key, notification.body)
 
     # --- internals ------------------------------------------------------------------------
 
@@ -431,5 +488,5 @@ def _same_schedule(stored: BaseTrigger, wanted: BaseTrigger) -> bool:
             and str(getattr(stored, "timezone", "")) == str(getattr(wanted, "timezone", "")))
 
 
-def _log_follow_up(title: str, text: str) -> None:
-    log.info("%s %s", title, text)
+def _log_notification(notification: Notification) -> None:
+    log.info("%s: %s", notification.title, notification.body)

@@ -46,7 +46,7 @@ under the 2 seconds a person waits for a window to go away."""
 
 class Hub(QObject):
     """Change notices between views. Most are emitted on the UI thread, but not all:
-    ``notify`` comes from the schedule's thread (``HearthScheduler(notify=...)``). Every
+    ``delivered`` comes from the schedule's thread (``HearthScheduler(notify=...)``). Every
     receiver still runs on the UI thread, where the hub lives: a method of a widget by Qt's
     rule for a receiver object, and a plain callable because PySide (6.11 and 6.12, checked by
     ``tests/desktop/test_workers``) runs it in the thread of the sender, queued."""
@@ -58,6 +58,10 @@ class Hub(QObject):
     assistant_failed = Signal(str, str)
     run_finished = Signal(str, object)  # ("reflect" | "dream", report)
     notify = Signal(str, str)         # (title, text): a tray balloon or a status message
+    delivered = Signal(object)
+    """A ``core.operations.delivery.Notification`` the schedule delivered (a reminder, a
+    task alert, a follow-up, a scheduled prompt's answer, the briefing): ``desktop.notices``
+    shows it with its buttons, the tray as a balloon and in "Recent reminders"."""
     status_message = Signal(str)
 
 
@@ -201,8 +205,9 @@ class AppContext(QObject):
     # --- the schedule ------------------------------------------------------------------------
 
     def start_scheduler(self) -> None:
-        """Run the nightly dream, decay, event processing, follow-ups and the session-quiet
-        timers in this process, started off the UI thread (it reads and writes the job
+        """Run the nightly dream, decay, event processing, delivery (reminders, task alerts,
+        follow-ups, scheduled prompts) and the session-quiet timers in this process,
+        started off the UI thread (it reads and writes the job
         store). Both ready callbacks run on the UI thread, so whichever of assistant and
         schedule comes second attaches the learning to the schedule. Another Hearth
         already running the schedule is not an error: ``schedule_state`` says so."""
@@ -212,7 +217,8 @@ class AppContext(QObject):
             from core.scheduling import HearthScheduler
 
             scheduler = HearthScheduler(self.hearth, self._provider_factory,
-                                        notify=self.hub.notify.emit, runner=self._in_child)
+                                        notify=self.hub.delivered.emit,
+                                        runner=self._in_child)
             scheduler.start()
             return scheduler
 

@@ -22,6 +22,7 @@ from core.operations.changes import Changes, Domain
 from core.version import app_version
 from desktop.context import AppContext
 from desktop.icons import icon
+from desktop.notices import Notices
 from desktop.page import Page
 from desktop.registry import page_classes
 from desktop.runs import RunController
@@ -63,6 +64,7 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(icon("hearth"))
         self.resize(opening_size(self.screen().availableGeometry().size()))
         self.runs = RunController(ctx, self)
+        self.notices = Notices(ctx, self)
         self.pages: dict[str, Page] = {}
         self._sidebar = Sidebar()
         self._sidebar.setObjectName("sidebar")

@@ -1,5 +1,10 @@
-"""The tray icon: Open, Reflect now, Run dream cycle now, Pause learning, Quit; a tooltip
-with the next scheduled dream and the last result; balloons for intention follow-ups.
+"""The tray icon: Open, Reflect now, Run dream cycle now, Pause learning, Recent reminders,
+Quit; a tooltip with the next scheduled dream and the last result; a balloon for each
+delivered notification (reminders, task alerts, follow-ups, scheduled prompts).
+
+A balloon has no buttons: the answers (Done, Snooze 10 min / 1 h, Tomorrow, …) are on the
+notice the window opens (``desktop.notices``) and, for the last few notifications, under
+"Recent reminders" in this menu.
 
 Where the desktop has no tray, the window's Memory menu carries the same actions and the
 schedule runs all the same (the window then quits when closed)."""
@@ -14,7 +19,9 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from core.clock import now
+from core.operations import delivery
 from core.operations.changes import Changes, Domain
+from core.operations.delivery import Notification
 from desktop.context import AppContext
 from desktop.icons import icon
 from desktop.main_window import MainWindow
@@ -35,6 +42,7 @@ class Tray(QObject):
         self.pause_action = self._add("Pause learning", window.pause_action.trigger)
         self.pause_action.setCheckable(True)
         self.pause_action.setChecked(ctx.settings.learning_paused)
+        self.recent_menu = self.menu.addMenu("Recent reminders")
         self.menu.addSeparator()
         self.quit_action = self._add("Quit Hearth", window.quit_requested.emit)
         self.icon.setContextMenu(self.menu)
@@ -42,6 +50,9 @@ class Tray(QObject):
         self._last_here: tuple[datetime, str] | None = None
         ctx.hub.changed.connect(self._changed)
         ctx.hub.notify.connect(self.notify)
+        ctx.hub.delivered.connect(self._delivered)
+        window.notices.recent_changed.connect(self.refresh_recent)
+        self.refresh_recent()
         ctx.hub.run_finished.connect(self._remember_result)
         self._timer = QTimer(self)
         self._timer.timeout.connect(self.refresh_tooltip)
@@ -66,6 +77,23 @@ class Tray(QObject):
 
     def notify(self, title: str, text: str) -> None:
         self.icon.showMessage(title, text, icon("hearth"), 8_000)
+
+    def _delivered(self, notification: Notification) -> None:
+        self.notify(notification.title, notification.body)
+
+    def refresh_recent(self) -> None:
+        """One submenu per recent notification, with its answers as items."""
+        self.recent_menu.clear()
+        recent = self.window.notices.recent
+        self.recent_menu.setEnabled(bool(recent))
+        for notification in recent:
+            entry = self.recent_menu.addMenu(f"{notification.title}: {notification.body}"[:80])
+            for key, label in delivery.labels(notification):
+                action = entry.addAction(label)
+                action.triggered.connect(
+                    lambda _=False, n=notification, key=key: self.window.notices.answer(n, key))
+            entry.addAction("Show").triggered.connect(
+                lambda _=False, n=notification: self.window.notices.show(n))
 
     def _changed(self, changes: Changes) -> None:
         if changes.touches(Domain.SETTINGS):

@@ -29,10 +29,11 @@ from core.app import Hearth
 from core.cli.daemon_cmd import daemon
 from core.config import Settings
 from core.errors import InvalidInputError
+from core.daily.delivery import Notification
 from core.knowledge.intentions import IntentionService
 from core.llm import CancelToken
 from core.scheduling import (
-    DECAY, DREAM, EVENT_PROCESSOR, INTENTION_FOLLOWUPS, JOBSTORE_TABLE, SCHEDULED_JOBS,
+    DECAY, DELIVERY, DREAM, EVENT_PROCESSOR, JOBSTORE_TABLE, SCHEDULED_JOBS,
     HearthScheduler, SchedulerBusyError,
 )
 from core.storage.orm import Memory, Run
@@ -71,8 +72,8 @@ def test_jobs_are_registered_with_their_triggers(hearth, scheduler) -> None:
     assert timedelta(0) < dream - local <= timedelta(days=1)
     assert (scheduler.next_run(DECAY).hour, scheduler.next_run(DECAY).minute) == (14, 0)
     assert timedelta(0) < scheduler.next_run(EVENT_PROCESSOR) - local <= timedelta(minutes=15)
-    followup = scheduler.next_run(INTENTION_FOLLOWUPS)
-    assert followup.minute == 0 and followup - local <= timedelta(hours=1)
+    deliver = scheduler.next_run(DELIVERY)
+    assert deliver.second == 0 and timedelta(0) < deliver - local <= timedelta(minutes=1)
     triggers = scheduler.triggers()
     assert isinstance(triggers[DREAM], CronTrigger)
     assert isinstance(triggers[EVENT_PROCESSOR], IntervalTrigger)
@@ -151,13 +152,14 @@ def test_follow_ups_notify_at_most_the_daily_ration(hearth) -> None:
     intentions = IntentionService(hearth.storage, hearth.settings)
     for item in ("call the dentist", "renew the passport", "water the plants"):
         intentions.add(item, follow_up_at=NOW - timedelta(hours=2))
-    shown: list[tuple[str, str]] = []
-    scheduler = HearthScheduler(hearth, ScriptedLLM, notify=lambda *m: shown.append(m),
-                                clock=lambda: NOW)
-    assert scheduler.run_job(INTENTION_FOLLOWUPS) == "2 follow-up(s)"
-    assert scheduler.run_job(INTENTION_FOLLOWUPS) == "0 follow-up(s)"
-    assert [body for _, body in shown] == ["call the dentist", "renew the passport"]
-    assert scheduler.last_result.ok and scheduler.last_result.job_id == INTENTION_FOLLOWUPS
+    shown: list[Notification] = []
+    scheduler = HearthScheduler(hearth, ScriptedLLM, notify=shown.append, clock=lambda: NOW)
+    assert scheduler.run_job(DELIVERY) == (
+        "0 reminder(s), 0 task alert(s), 2 follow-up(s), 0 scheduled prompt(s)")
+    assert scheduler.run_job(DELIVERY) == "nothing due"
+    assert [(n.title, n.body) for n in shown] == [("You meant to…", "call the dentist"),
+                                                   ("You meant to…", "renew the passport")]
+    assert scheduler.last_result.ok and scheduler.last_result.job_id == DELIVERY
 
 
 def test_unknown_jobs_and_a_second_scheduler_are_refused(hearth, scheduler) -> None:

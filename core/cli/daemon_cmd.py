@@ -5,6 +5,10 @@ foreground, logging to stderr and ``<home>/logs/daemon.log``, until SIGINT or SI
 (systemd's stop). ``--once JOB`` runs one job now, in this process, and exits: for cron,
 systemd timers and scripts.
 
+Delivery (reminders, task alerts, follow-ups, scheduled prompts; every minute) shows its
+notifications with ``notify-send`` where the desktop has it, and logs each one either way
+(``core.cli.notify``).
+
 Stopping, in both modes: the first SIGINT or SIGTERM asks a running job to stop at its next
 safe point (a dream between or inside stages, recorded ``cancelled`` and resumed by the
 next one; the processor between batches or during a model call, its batch left pending)
@@ -28,10 +32,10 @@ from typing import Annotated
 
 import typer
 
-from core.cli import output
+from core.cli import notify, output
 from core.cli.context import opened
 from core.llm.selection import build_provider
-from core.scheduling import ON_DEMAND_JOBS, HearthScheduler
+from core.scheduling import DELIVERY, ON_DEMAND_JOBS, HearthScheduler
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -51,12 +55,14 @@ def daemon(once: Annotated[str | None, typer.Option(
                help="After SIGTERM or Ctrl-C, how long a running job may take to stop at a "
                     "safe point before the daemon exits without it.")] = STOP_TIMEOUT,
            ) -> None:
-    """Run the consolidation schedule in the foreground (dream cycle nightly at dream_time,
-    decay daily, events every 15 minutes, intention follow-ups hourly) until Ctrl-C or
-    SIGTERM; a running job stops at its next safe point first."""
+    """Run the schedule in the foreground (dream cycle nightly at dream_time, decay daily,
+    events every 15 minutes, reminders, task alerts, follow-ups and scheduled prompts
+    every minute, shown with notify-send where there is one) until Ctrl-C or SIGTERM; a
+    running job stops at its next safe point first."""
     with opened() as hearth, output.notices_paused("core"), \
             _logging_to(hearth.paths.home / "logs" / "daemon.log"):
-        scheduler = HearthScheduler(hearth, lambda: build_provider(hearth.settings))
+        scheduler = HearthScheduler(hearth, lambda: build_provider(hearth.settings),
+                                    notify=notify.notify)
         stop = threading.Event()
         with _stopping_on_signals(scheduler, stop, stop_timeout):
             if once is not None:
@@ -116,10 +122,18 @@ def _exit_unless(stopped: threading.Event, timeout: float) -> None:
     os._exit(EXIT_STUCK)
 
 
+def quiet_delivery(record: logging.LogRecord) -> bool:
+    """False for APScheduler's "Running job" / "executed successfully" lines of the
+    every-minute delivery job (the log filter of ``_logging_to``)."""
+    return not (record.name.startswith("apscheduler.executors")
+                and f'"{DELIVERY} (' in record.getMessage())
+
+
 @contextmanager
 def _logging_to(log_file: Path) -> Iterator[None]:
     """INFO and up from ``core`` and ``apscheduler`` to stderr and the daemon's log file,
-    for this command only."""
+    for this command only, without APScheduler's two lines per minute for the delivery
+    job (``quiet_delivery``; a pass that delivers something logs what it delivered)."""
     log_file.parent.mkdir(parents=True, exist_ok=True)
     handlers: list[logging.Handler] = [logging.StreamHandler(),
                                        logging.FileHandler(log_file, encoding="utf-8")]
@@ -127,6 +141,7 @@ def _logging_to(log_file: Path) -> Iterator[None]:
     levels = [logger.level for logger in loggers]
     for handler in handlers:
         handler.setFormatter(logging.Formatter(LOG_FORMAT))
+        handler.addFilter(quiet_delivery)
     for logger in loggers:
         logger.setLevel(logging.INFO)
         for handler in handlers:

@@ -8,7 +8,10 @@ when first changed or fired, so a new database holds nothing (see migration 0013
 A rule fires for a task unless it is disabled, or it already fired for that task within its
 cooldown (``Task.notified_kind`` and ``notified_at`` remember the last alert per task).
 ``decide`` is the pure decision; ``AlertService.firing`` reads what it needs and ``record``
-stamps the tasks and rules of the alerts that were shown, in one transaction.
+stamps the tasks and rules of the alerts that were shown, in one transaction. Delivery
+(``core.daily.delivery``) uses ``claim``: decide and stamp in one write transaction, the
+tasks read ``FOR UPDATE SKIP LOCKED``, so two delivery passes (two processes, or two devices
+on one PostgreSQL database) never hand out the same alert within its cooldown.
 """
 
 from __future__ import annotations
@@ -98,23 +101,42 @@ class AlertService:
         """What ``decide`` says for the open, dated tasks on the user's ``today``."""
         with self._storage.read() as session:
             rules = _every_rule(session, create=False)
-            tasks = list(session.scalars(select(Task).where(
-                Task.status == "todo", Task.due_date.is_not(None)).order_by(
+            tasks = list(session.scalars(select(Task).where(  # both rules: due by today
+                Task.status == "todo", Task.due_date <= today.isoformat()).order_by(
                 Task.due_date, Task.id)))
         return decide(rules, tasks, today, now or clock.now())
 
     def record(self, alerts: Sequence[Alert], now: datetime | None = None) -> None:
         """Remember that ``alerts`` were shown at ``now``: their cooldowns start there."""
-        now = now or clock.now()
         with self._storage.write() as session:
-            for alert in alerts:
-                task = session.get(Task, alert.task_id)
-                if task is not None:  # deleted since: nothing to remember about it
-                    task.notified_kind, task.notified_at = alert.kind, now
-            kinds = {alert.kind for alert in alerts}
-            for rule in _every_rule(session, create=True):
-                if rule.kind in kinds:
-                    rule.last_fired_at = now
+            _stamp(session, alerts, now or clock.now())
+
+    def claim(self, today: date, now: datetime | None = None) -> list[Alert]:
+        """The alerts firing now, already recorded as shown: read and stamped in one write
+        transaction, so each is handed out once per cooldown however many callers race."""
+        now = now or clock.now()
+        if not self.firing(today, now):  # most minutes: none, and no write lock taken
+            return []
+        with self._storage.write() as session:
+            rules = _every_rule(session, create=False)
+            tasks = list(session.scalars(select(Task).where(
+                Task.status == "todo", Task.due_date <= today.isoformat()).order_by(
+                Task.due_date, Task.id).with_for_update(skip_locked=True)))
+            alerts = decide(rules, tasks, today, now)
+            _stamp(session, alerts, now)
+        return alerts
+
+
+def _stamp(session: Session, alerts: Sequence[Alert], now: datetime) -> None:
+    """Start the cooldowns of ``alerts`` at ``now`` (tasks and rules)."""
+    for alert in alerts:
+        task = session.get(Task, alert.task_id)
+        if task is not None:  # deleted since: nothing to remember about it
+            task.notified_kind, task.notified_at = alert.kind, now
+    kinds = {alert.kind for alert in alerts}
+    for rule in _every_rule(session, create=bool(kinds)):
+        if rule.kind in kinds:
+            rule.last_fired_at = now
 
 
 def _every_rule(session: Session, *, create: bool) -> list[AlertRule]:

@@ -2,10 +2,13 @@
 
 ``remind_at`` is UTC; ``zone`` keeps the user's zone at creation, so the window can say
 "at 9:00" as they meant it. Statuses: ``pending`` until delivered, then ``sent``; or
-``cancelled``. A reminder is never set in the past. Delivery (``core.scheduling``) asks for
-``due(now)`` — pending with ``remind_at`` at or before now, which includes the ones missed
-while the computer slept — and calls ``mark_sent`` *before* showing each, which refuses a
-reminder that is no longer pending: so one is never delivered twice, even by two processes.
+``cancelled``. A reminder is never set in the past. Delivery (``core.daily.delivery``) calls
+``claim_due(now)``: the pending reminders with ``remind_at`` at or before now (which includes
+the ones missed while the computer slept), marked ``sent`` in the same write transaction that
+chose them (rows read ``FOR UPDATE SKIP LOCKED``) and only then shown: so one is never
+delivered twice, even by two processes or two devices on one database. ``due`` and
+``mark_sent`` remain for callers that look before they deliver; ``mark_sent`` refuses a
+reminder that is no longer pending.
 Snoozing (from ``pending`` or ``sent``) moves ``remind_at`` later, makes it pending again
 and counts.
 """
@@ -93,6 +96,22 @@ class ReminderService:
                                        ).order_by(Reminder.remind_at, Reminder.id)
         with self._storage.read() as session:
             return builtins.list(session.scalars(query))
+
+    def claim_due(self, now: datetime | None = None) -> builtins.list[Reminder]:
+        """The reminders ``due`` now, already marked sent at ``now`` (see the module
+        docstring), oldest first."""
+        now = now or clock.now()
+        due = (Reminder.status == "pending", Reminder.remind_at <= now)
+        with self._storage.read() as session:  # most minutes: none, and no write lock taken
+            if session.scalar(select(Reminder.id).where(*due).limit(1)) is None:
+                return []
+        with self._storage.write() as session:
+            rows = builtins.list(session.scalars(
+                select(Reminder).where(*due)
+                .order_by(Reminder.remind_at, Reminder.id).with_for_update(skip_locked=True)))
+            for row in rows:
+                row.status, row.sent_at, row.updated_at = "sent", now, utcnow()
+        return rows
 
     def mark_sent(self, reminder_id: int, at: datetime | None = None) -> Reminder:
         """Record the delivery; refused for a reminder that is not pending (already sent,

@@ -99,10 +99,16 @@ class IntentionService:
 
         At most ``intention_followups_per_day`` per local day, counting those already
         followed up earlier that day, and none twice on one day. Read and mark happen in
-        one write transaction, so two callers cannot hand out the same day's quota twice.
+        one write transaction, so two callers cannot hand out the same day's quota twice;
+        a read first skips that write lock when nothing is due (delivery asks every minute).
         """
         now = now or utcnow()
         today = _local_day(now)
+        with self._storage.read() as session:  # most calls (a minute's delivery) find none
+            waiting = session.scalars(select(PendingIntention.last_followed_up_at).where(
+                PendingIntention.status == "open", PendingIntention.follow_up_at <= now))
+            if not any(last is None or _local_day(last) != today for last in waiting):
+                return []
         with self._storage.write() as session:
             rows = builtins.list(session.scalars(select(PendingIntention).where(
                 PendingIntention.status == "open").order_by(

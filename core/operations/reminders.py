@@ -1,7 +1,7 @@
 """Reminders: list, set, snooze and cancel them.
 
 Wraps ``core.daily.reminders``; a reminder comes back as ``ReminderItem``. Delivery is the
-scheduler's (``core.scheduling``), not the window's."""
+schedule's (``core.daily.delivery``, run every minute by ``core.scheduling``)."""
 
 from __future__ import annotations
 

@@ -74,6 +74,10 @@ def read(hearth: Hearth) -> Settings:
     return hearth.settings.model_copy(deep=True)
 
 
+SCHEDULE_SETTINGS = frozenset({"dream_time", "daily_briefing", "daily_briefing_time"})
+"""Settings that change a job's trigger: saving one reschedules."""
+
+
 def save(hearth: Hearth, **changes: object) -> Saved:
     """Validate and store ``changes`` (field name to value), then apply them. Raises
     ``pydantic.ValidationError`` for a value out of range and ``HearthError`` when the
@@ -83,6 +87,6 @@ def save(hearth: Hearth, **changes: object) -> Saved:
     for name in changes:
         setattr(hearth.settings, name, getattr(updated, name))
     domains = {Domain.SETTINGS}
-    if "dream_time" in changes:
+    if changes.keys() & SCHEDULE_SETTINGS:
         domains.add(Domain.SCHEDULE)
     return Saved(frozenset(changes), Changes(frozenset(domains)))

@@ -1,8 +1,9 @@
-"""The settings' "General" tab: when the nightly dream cycle runs, when a conversation
-counts as finished, how much of the chat and of memory goes into each prompt, and whether
-closing the window keeps Hearth running in the tray.
+"""The settings' "General" tab: when the nightly dream cycle runs, whether and when the
+daily briefing comes, when a conversation counts as finished, how much of the chat and of
+memory goes into each prompt, and whether closing the window keeps Hearth running in the
+tray.
 
-All of these apply at once: the schedule is rebuilt for a new dream time, and the
+All of these apply at once: the schedule is rebuilt for a new dream or briefing time, and the
 conversation reads the budgets and the quiet time at each turn.
 """
 
@@ -17,7 +18,7 @@ from desktop.dialogs.owned_tasks import OwnedTasks
 from desktop.dialogs.settings_form import Changes, Problems, SettingsSection, spin_box
 
 TIME_FORMAT = "HH:mm"
-"""The format of ``Settings.dream_time``, in Qt's notation."""
+"""The format of ``Settings.dream_time`` and ``daily_briefing_time``, in Qt's notation."""
 MINUTES_PER_DAY = 24 * 60
 
 
@@ -34,6 +35,16 @@ class GeneralSection(SettingsSection):
                      help_text="Each night at this time Hearth tidies up what it learned: "
                                "merges duplicates, links related memories, lets stale ones "
                                "fade. It runs while Hearth runs (the tray keeps it running).")
+        self.briefing = QCheckBox("Each day, a &briefing of tasks, reminders and follow-ups")
+        self.add_row(form, "Daily briefing:", self.briefing, field="daily_briefing",
+                     help_text="One notification and one message in the \"Daily briefing\" "
+                               "chat with the day's tasks, reminders and follow-ups.")
+        self.briefing_time = QTimeEdit()
+        self.briefing_time.setDisplayFormat(TIME_FORMAT)
+        self.add_row(form, "&Briefing at:", self.briefing_time, field="daily_briefing_time",
+                     help_text="When the daily briefing comes (a morning slept through "
+                               "brings it once when the computer wakes).")
+        self.briefing.toggled.connect(self.briefing_time.setEnabled)
         self.quiet = spin_box("session_quiet_minutes", suffix="minutes",
                               maximum=MINUTES_PER_DAY)
         self.add_row(form, "Conversation &ends after:", self.quiet,
@@ -57,6 +68,9 @@ class GeneralSection(SettingsSection):
 
     def load(self, settings: Settings) -> None:
         self.dream_time.setTime(QTime.fromString(settings.dream_time, TIME_FORMAT))
+        self.briefing.setChecked(settings.daily_briefing)
+        self.briefing_time.setTime(QTime.fromString(settings.daily_briefing_time, TIME_FORMAT))
+        self.briefing_time.setEnabled(settings.daily_briefing)
         self.quiet.setValue(settings.session_quiet_minutes)
         self.history.setValue(settings.history_token_budget)
         self.context.setValue(settings.context_token_budget)
@@ -64,6 +78,8 @@ class GeneralSection(SettingsSection):
 
     def collect(self) -> tuple[Changes, Problems]:
         return {"dream_time": self.dream_time.time().toString(TIME_FORMAT),
+                "daily_briefing": self.briefing.isChecked(),
+                "daily_briefing_time": self.briefing_time.time().toString(TIME_FORMAT),
                 "session_quiet_minutes": self.quiet.value(),
                 "history_token_budget": self.history.value(),
                 "context_token_budget": self.context.value(),

@@ -89,6 +89,10 @@ def test_changed_settings_persist_across_a_restart(qtbot, make_ctx, ctx) -> None
     general = dialog.section("General")
     assert isinstance(general, GeneralSection)
     general.dream_time.setTime(QTime(3, 30))
+    assert not general.briefing.isChecked() and not general.briefing_time.isEnabled()
+    general.briefing.setChecked(True)
+    assert general.briefing_time.isEnabled()
+    general.briefing_time.setTime(QTime(7, 15))
     general.quiet.setValue(45)
     general.history.setValue(4000)
     general.context.setValue(1500)
@@ -107,6 +111,7 @@ def test_changed_settings_persist_across_a_restart(qtbot, make_ctx, ctx) -> None
     assert (settings.dream_time, settings.session_quiet_minutes) == ("03:30", 45)
     assert (settings.history_token_budget, settings.context_token_budget) == (4000, 1500)
     assert settings.keep_running_in_tray is False
+    assert (settings.daily_briefing, settings.daily_briefing_time) == (True, "07:15")
     assert (settings.llm_provider, settings.ollama_model) == ("embedded", "qwen2.5:7b")
     again = open_dialog(qtbot, reopened)
     assert again.section("General").dream_time.time() == QTime(3, 30)  # type: ignore[attr-defined]

@@ -15,7 +15,7 @@ from support.freezes import FROZEN_MS
 from support.qt_waits import wait_for_task, wait_idle
 
 from core.knowledge.memories import MemorySpec
-from core.scheduling import INTENTION_FOLLOWUPS
+from core.scheduling import DELIVERY
 from core.storage.orm import Interaction, Run, utcnow
 from core.errors import HearthError
 from desktop.isolated import run_in_child
@@ -252,11 +252,13 @@ def test_a_due_intention_becomes_a_notification(qtbot, window) -> None:
     ctx = window.ctx
     start_schedule(qtbot, ctx)
     ctx.hearth.intentions.add("call the dentist", follow_up_at=utcnow() - timedelta(hours=1))
-    shown: list[tuple[str, str]] = []
-    ctx.hub.notify.connect(lambda title, text: shown.append((title, text)))
-    ctx.scheduler.run_job(INTENTION_FOLLOWUPS)
+    shown: list[str] = []
+    ctx.hub.delivered.connect(lambda notification: shown.append(notification.body))
+    ctx.scheduler.run_job(DELIVERY)
     qtbot.waitUntil(lambda: bool(shown))
-    assert shown[0][1] == "call the dentist"
+    assert shown == ["call the dentist"]
+    assert [notice.notification.body for notice in window.notices.open] == shown
+    window.notices.close_all()
 
 
 def test_closing_hides_to_the_tray_when_there_is_one_and_quits_otherwise(

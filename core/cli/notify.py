@@ -1,0 +1,43 @@
+"""``hearth daemon``'s notifications: ``notify-send`` when the desktop has it, else the log.
+
+The daemon has no window to show a notice with buttons, so a delivered notification goes
+to the desktop's notification service through ``notify-send`` (libnotify, on most Linux
+desktops) when it is on the ``PATH`` and a session bus is there to reach, and is always
+written to the daemon's log (stderr and ``<home>/logs/daemon.log``). Without
+``notify-send`` (macOS, Windows, a server) the log is where it appears. The answers (Done,
+Snooze, Tomorrow) are then given with the CLI: ``hearth reminders snooze``, ``hearth
+tasks done``, …, or in the window.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import subprocess
+
+from core.daily.delivery import Notification
+
+log = logging.getLogger(__name__)
+
+NOTIFY_SEND = "notify-send"
+TIMEOUT_S = 5.0
+"""A notification service that does not answer must not hold up the delivery pass."""
+
+
+def notify(notification: Notification) -> None:
+    """Log ``notification``, and show it with ``notify-send`` when there is one."""
+    log.info("notification %s: %s: %s", notification.key, notification.title,
+             notification.body)
+    program = shutil.which(NOTIFY_SEND)
+    if program is None:
+        return
+    try:
+        done = subprocess.run([program, "--app-name=Hearth", notification.title,
+                               notification.body], capture_output=True, text=True,
+                              timeout=TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        log.warning("notify-send could not show %s: %s", notification.key, error)
+        return
+    if done.returncode != 0:
+        log.warning("notify-send could not show %s (exit %s): %s", notification.key,
+                    done.returncode, done.stderr.strip())

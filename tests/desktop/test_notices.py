@@ -1,0 +1,71 @@
+"""Delivered notifications in the window (offscreen): the schedule delivers, a notice with
+buttons opens, Done completes the task, Snooze moves the reminder, and the tray's "Recent
+reminders" menu offers the same answers."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from support.moments import at, day
+
+from core.daily.when import today
+from core.scheduling import DELIVERY
+from desktop.main_window import MainWindow
+from desktop.tray import Tray
+
+
+@pytest.fixture
+def window(qtbot, ctx) -> MainWindow:
+    shown = MainWindow(ctx)
+    qtbot.addWidget(shown)
+    shown.show()
+    ctx.start_scheduler()
+    qtbot.waitUntil(lambda: ctx.scheduler is not None, timeout=30_000)
+    yield shown
+    shown.notices.close_all()
+
+
+def delivered_notice(qtbot, window: MainWindow, body: str):
+    ctx = window.ctx
+    ctx.scheduler.run_job(DELIVERY)
+    qtbot.waitUntil(lambda: any(n.notification.body == body for n in window.notices.open))
+    (notice,) = [n for n in window.notices.open if n.notification.body == body]
+    return notice
+
+
+def test_done_on_a_task_alert_completes_the_task(qtbot, window) -> None:
+    ctx = window.ctx
+    task = ctx.hearth.tasks.create("Renew passport", due_date=today())
+    notice = delivered_notice(qtbot, window, "Renew passport")
+    assert notice.isVisible() and notice.title.text() == "<b>Due today</b>"
+    assert list(notice.buttons) == ["done", "tomorrow"]
+    assert notice.buttons["done"].text() == "Done"
+    notice.buttons["done"].click()
+    qtbot.waitUntil(lambda: ctx.hearth.tasks.get(task.id).status == "done", timeout=10_000)
+    qtbot.waitUntil(lambda: not window.notices.recent)
+    assert window.notices.open == []
+    assert ctx.scheduler.run_job(DELIVERY) == "nothing due"
+
+
+def test_snooze_from_the_tray_menu_moves_the_reminder(qtbot, window) -> None:
+    ctx = window.ctx
+    tray = Tray(ctx, window)
+    assert not tray.recent_menu.isEnabled()
+    with at(day(8)):
+        reminder = ctx.hearth.reminders.create("Call the dentist", day(9), zone="UTC")
+    with at(day(9, 0, 30)):
+        notice = delivered_notice(qtbot, window, "Call the dentist")
+        notice.close()
+        assert tray.recent_menu.isEnabled()
+        (entry,) = [action.menu() for action in tray.recent_menu.actions()]
+        assert entry.title() == "Reminder: Call the dentist"
+        labels = {action.text(): action for action in entry.actions()}
+        assert list(labels) == ["Done", "Snooze 10 min", "Snooze 1 h", "Tomorrow", "Show"]
+        labels["Snooze 10 min"].trigger()
+        qtbot.waitUntil(lambda: ctx.hearth.reminders.get(reminder.id).status == "pending",
+                        timeout=10_000)
+    moved = ctx.hearth.reminders.get(reminder.id).remind_at
+    assert abs(moved - day(9, 10, 30)) < timedelta(seconds=5)
+    qtbot.waitUntil(lambda: not tray.recent_menu.isEnabled())
+    tray.icon.hide()
