@@ -73,6 +73,8 @@ class JournalPage(ListEditorPage):
     about = "Your private journal; the nightly reflection reads new entries."
     search_hint = "Search the journal"
     noun = "entry"
+    empty_text = ("No journal entries yet. Write how your day went on the right and press "
+                  "Save (Ctrl+S); the nightly reflection reads new entries.")
     domains = frozenset({Domain.JOURNAL})
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:

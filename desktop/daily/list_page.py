@@ -7,11 +7,12 @@ fields, and the text typed is kept."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QWidget
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from core.operations.done import Done
 from desktop.context import AppContext
@@ -25,6 +26,8 @@ class ListEditorPage(TablePage):
 
     search_in_core = True
     noun: ClassVar[str] = "item"
+    empty_text: ClassVar[str] = ""
+    """What to do when there is nothing yet (shown above the list while it is empty)."""
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         self.editor = self.make_editor()
@@ -33,6 +36,14 @@ class ListEditorPage(TablePage):
         self.editor.new_requested.connect(self.start_new)
         self.editor.delete_requested.connect(self.delete_selected)
         self.editor.load(None)
+        self.empty = QLabel()
+        self.empty.setWordWrap(True)
+        self.empty.setObjectName("empty-state")
+        self.empty.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.empty.hide()
+        layout = self.layout()
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(1, self.empty)
 
     # --- for subclasses ----------------------------------------------------------------------
 
@@ -58,6 +69,12 @@ class ListEditorPage(TablePage):
     def show_detail(self, record: Any | None) -> None:
         if not self.editor.keeps(record):
             self.editor.load(record)
+
+    def show_loaded(self, result: Sequence[Any]) -> None:
+        super().show_loaded(result)
+        query = self.search.text().strip()
+        self.empty.setText(f"Nothing matches “{query}”." if query else self.empty_text)
+        self.empty.setVisible(not result)
 
     def new_item(self) -> bool:
         """Ctrl+N, or New: empty fields for a new record."""

@@ -64,6 +64,8 @@ class NotesPage(ListEditorPage):
     about = "Your notes, and the assistant's summaries of chats; pinned ones first."
     search_hint = "Search notes"
     noun = "note"
+    empty_text = ("No notes yet. Write one on the right and press Save (Ctrl+S); notes the "
+                  "assistant makes in a chat appear here too.")
     domains = frozenset({Domain.NOTES})
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:

@@ -88,6 +88,9 @@ class ReadLaterPage(ListEditorPage):
     about = "Articles you saved to read later, with your notes and tags."
     search_hint = "Search saved articles"
     noun = "article"
+    sort_column = 3  # newest first
+    empty_text = ("Nothing saved here. Add an article with Add… (Ctrl+N), or drop a link "
+                  "or some text on this view.")
     filter_choices = (("Unread", "unread"), ("Read", "read"), ("Archived", "archived"),
                       ("All", None))
     domains = frozenset({Domain.READ_LATER})

@@ -321,15 +321,18 @@ class TodayPage(InspectorPage):
         if not text.strip():
             return
         hearth = self.ctx.hearth
+        reads: list[QuickAdd] = []
 
         def job() -> Any:
             read = quick_add.parse(text)
             assert read is not None  # the line is not blank
+            reads.append(read)
             return quick_add.add(hearth, read)
 
         def added(value: TaskItem | ReminderItem) -> str:
             if self.quick.text() == text:
                 self.quick.clear()
+                self.hint.setText(f"Added. {reads[0].hint}")
             self.reveal((kind_of(value), value.id))
             return f"Added “{title_of(value)}”."
 
