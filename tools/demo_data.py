@@ -225,7 +225,7 @@ def _daily(hearth: Hearth) -> None:
     tasks.add(hearth, "Register for the half marathon", due_date=today,
               details="Early-bird price ends tonight.")
     tasks.add(hearth, "Book the physio for the knee", due_date=today, due_time="17:30")
-    tasks.add(hearth, "Renew passport", due_date=today + timedelta(days=9))
+    tasks.add(hearth, "Renew the gym membership", due_date=today + timedelta(days=9))
     tasks.add(hearth, "Look up climbing gyms in Porto")
     tasks.add(hearth, "Sort the moving boxes")
     done = tasks.add(hearth, "Reply to Ana about the kickoff", due_date=today).value

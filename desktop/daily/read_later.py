@@ -56,9 +56,9 @@ class LaterEditor(RecordEditor):
         self.form.addRow("", self.link)
         self.form.addRow("&Title:", self.title)
         self.form.addRow("Your &note:", self.note)
-        self.form.addRow("Te&xt:", self.text)
-        self.form.addRow("Tags:", self.tags)
         self.form.addRow("Summary:", self.summary)
+        self.form.addRow("Tags:", self.tags)
+        self.form.addRow("Te&xt:", self.text)
         self.watch(self.url, self.title, self.note, self.text)
 
     def fill(self, record: LaterItem | None) -> None:

@@ -21,7 +21,7 @@ class TaskDialog(FormDialog):
         super().__init__(ctx, "Edit task", parent)
         self.task = task
         self.title = QLineEdit(task.title)
-        self.has_due = QCheckBox("&Due")
+        self.has_due = QCheckBox("&on")
         self.due = QDateEdit(QDate.fromString((task.due_date or date.today()).isoformat(),
                                         "yyyy-MM-dd"))
         self.due.setCalendarPopup(True)
@@ -36,7 +36,7 @@ class TaskDialog(FormDialog):
         due_row.addWidget(self.has_due)
         due_row.addWidget(self.due, 1)
         self.form.addRow("&Title:", self.title)
-        self.form.addRow("Due day:", due_row)
+        self.form.addRow("Due:", due_row)
         self.form.addRow("De&tails:", self.details)
         self.finish()
 

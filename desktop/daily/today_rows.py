@@ -71,7 +71,10 @@ def when_of(record: Any, day: date) -> str:
     if isinstance(record, TaskItem):
         return _task_when(record, day)
     moment = record.remind_at if isinstance(record, ReminderItem) else record.follow_up_at
-    return "" if moment is None else moment_words(moment, day)
+    if moment is None:
+        return ""
+    past = moment <= datetime.now(moment.tzinfo)
+    return ("since " if past else "") + moment_words(moment, day)
 
 
 def moment_words(moment: datetime, day: date) -> str:
