@@ -99,6 +99,17 @@ def test_quick_add_reads_the_due_day_says_it_and_files_the_task(qtbot, ctx) -> N
     assert not page.empty.isVisible()
 
 
+def test_a_line_core_refuses_stays_typed_with_the_reason_under_it(qtbot, ctx) -> None:
+    page = open_page(qtbot, ctx, TodayPage)
+    line = "word " * 80  # longer than a task's title may be
+    page.quick.setText(line)
+    qtbot.keyClick(page.quick, Qt.Key.Key_Return)
+    settle(qtbot, ctx)
+    assert page.notice.isVisibleTo(page) and "title" in page.notice.text()
+    assert page.quick.text() == line
+    assert tasks.list_tasks(ctx.hearth) == ()
+
+
 def test_a_quick_reminder_shows_under_reminders(qtbot, ctx) -> None:
     page = open_page(qtbot, ctx, TodayPage)
     quick_add(qtbot, page, "remind me in 2 hours to call mum")
