@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -67,8 +67,18 @@ class ListEditorPage(TablePage):
         return self.editor
 
     def show_detail(self, record: Any | None) -> None:
-        if not self.editor.keeps(record):
-            self.editor.load(record)
+        """Show the selected record, unless that would drop unsaved typing: a reload keeps
+        the editor as it is, and choosing another record asks first (no: back to it)."""
+        if self.editor.keeps(record):
+            return
+        if self.editor.dirty and not confirm.ask(
+                self, "Unsaved changes", f"Discard what you changed in this {self.noun}?",
+                action="Discard"):
+            shown = self.editor.record
+            QTimer.singleShot(0, self.view.clearSelection if shown is None
+                              else lambda: self.select(shown.id))
+            return
+        self.editor.load(record)
 
     def show_loaded(self, result: Sequence[Any]) -> None:
         super().show_loaded(result)
@@ -78,6 +88,10 @@ class ListEditorPage(TablePage):
 
     def new_item(self) -> bool:
         """Ctrl+N, or New: empty fields for a new record."""
+        if self.editor.dirty and not confirm.ask(
+                self, "Unsaved changes", f"Discard what you changed in this {self.noun}?",
+                action="Discard"):
+            return True
         self.view.clearSelection()
         self.editor.load(None)
         self.editor.focus_first()

@@ -51,8 +51,9 @@ class NoteEditor(RecordEditor):
         if record is None:
             self.heading.setText("<b>New note</b>")
         elif record.session_id is not None:
-            self.heading.setText("Written by the assistant: a summary of a chat. "
-                                 "Edit it like any note.")
+            made = ("a summary of a chat" if record.title.startswith("Summary:")
+                    else "saved in a chat")
+            self.heading.setText(f"Written by the assistant: {made}. Edit it like any note.")
         else:
             self.heading.setText(f"Your note, last changed {local_time(record.updated_at)}.")
 

@@ -328,3 +328,20 @@ def test_a_dropped_link_starts_a_new_article(qtbot, ctx) -> None:
     page.dropEvent(drop)
     assert page.editor.record is None
     assert page.editor.url.text() == "https://example.org/porto" and page.editor.dirty
+
+
+def test_choosing_another_note_asks_before_dropping_what_was_typed(qtbot, ctx,
+                                                                    monkeypatch) -> None:
+    first = notes.add(ctx.hearth, "First", "one").value
+    second = notes.add(ctx.hearth, "Second", "two").value
+    page = open_page(qtbot, ctx, NotesPage)
+    assert page.select(first.id)
+    page.editor.content.setPlainText("one, and more")
+    asked: list[str] = []
+    monkeypatch.setattr(confirm, "ask", lambda *_args, **_kw: asked.append("?") and False)
+    assert page.select(second.id)
+    qtbot.waitUntil(lambda: page.selected().id == first.id, timeout=5_000)
+    assert asked and page.editor.content.toPlainText() == "one, and more"
+    ctx.hub.changed.emit(notes.NOTES)  # a reload elsewhere keeps the typing too
+    settle(qtbot, ctx)
+    assert page.editor.content.toPlainText() == "one, and more" and page.editor.dirty
