@@ -39,6 +39,7 @@ from core.operations.reminders import ReminderItem
 from core.operations.tasks import TaskItem
 from core.operations.today import Today
 from desktop.context import AppContext
+from desktop.daily.check_outline import CheckOutlineDelegate
 from desktop.daily.reminder_dialog import ReminderDialog
 from desktop.daily.task_dialog import TaskDialog
 from desktop.daily.today_rows import (
@@ -106,6 +107,7 @@ class TodayPage(InspectorPage):
         self.tree.setColumnCount(3)
         self.tree.setHeaderLabels(["What", "When", "Details"])
         self.tree.setUniformRowHeights(True)
+        self.tree.setItemDelegate(CheckOutlineDelegate(self.tree))
         self.tree.setAlternatingRowColors(False)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         header = self.tree.header()
