@@ -345,3 +345,22 @@ def test_choosing_another_note_asks_before_dropping_what_was_typed(qtbot, ctx,
     ctx.hub.changed.emit(notes.NOTES)  # a reload elsewhere keeps the typing too
     settle(qtbot, ctx)
     assert page.editor.content.toPlainText() == "one, and more" and page.editor.dirty
+
+
+def test_a_reminder_snoozes_and_cancels_from_today(qtbot, ctx, answers) -> None:
+    reminder = reminders.add(ctx.hearth, "stretch", clock.now() + timedelta(hours=1)).value
+    page = open_page(qtbot, ctx, TodayPage)
+    page.tree.setFocus()
+    page.tree.setCurrentItem(row_of(page, "stretch"))
+    assert page.snooze_button.isEnabled() and page.delete_button.text() == "Cance&l reminder…"
+    later_on = clock.now() + timedelta(hours=3)
+    page.snooze_until(later_on)
+    settle(qtbot, ctx)
+    [moved] = reminders.list_reminders(ctx.hearth, "pending")
+    assert abs(moved.remind_at - later_on) < timedelta(seconds=2) and moved.snooze_count == 1
+    page.tree.setCurrentItem(row_of(page, "stretch"))
+    qtbot.keyClick(page.tree, Qt.Key.Key_Delete)
+    settle(qtbot, ctx)
+    assert answers == ["Cancel the reminder “stretch”?"]
+    assert reminders.list_reminders(ctx.hearth, "cancelled")[0].id == reminder.id
+    assert "reminders" not in sections(page) or sections(page)["reminders"] == []
