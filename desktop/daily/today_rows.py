@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from core import clock
 from core.operations.follow_ups import FollowUp
 from core.operations.quick_add import day_words
 from core.operations.reminders import ReminderItem
@@ -73,7 +74,7 @@ def when_of(record: Any, day: date) -> str:
     moment = record.remind_at if isinstance(record, ReminderItem) else record.follow_up_at
     if moment is None:
         return ""
-    past = moment <= datetime.now(moment.tzinfo)
+    past = moment <= clock.now()
     return ("since " if past else "") + moment_words(moment, day)
 
 
