@@ -172,6 +172,11 @@ class MainWindow(QMainWindow):
         help_menu.addAction(self._action("&About Hearth", self._about))
 
     def _new_chat(self) -> None:
+        """Ctrl+N: a new item of the view in front (Today's quick add, a new note…), else a
+        new chat."""
+        current = self.current_page()
+        if current is not None and current.new_item():
+            return
         page = self.show_page("chat")
         page.new_conversation()  # type: ignore[attr-defined]  # the chat page's own
 

@@ -32,6 +32,11 @@ class Page(QWidget):
     def activate(self) -> None:
         """The page came to the front: reload (default: nothing to do)."""
 
+    def new_item(self) -> bool:
+        """Ctrl+N while this page is in front: start a new item of its own (a task, a note)
+        and return True, or return False to let Ctrl+N start a new chat (the default)."""
+        return False
+
     def run(self, name: str, job: Job, on_done: Callable[[Any], None] | None = None, *,
             on_progress: Callable[[int, int, str], None] | None = None,
             writes: bool = False) -> Task:

@@ -8,6 +8,10 @@ from desktop.page import Page
 
 PAGES: tuple[str, ...] = (
     "desktop.chat.page:ChatPage",
+    "desktop.daily.today:TodayPage",
+    "desktop.daily.notes:NotesPage",
+    "desktop.daily.journal:JournalPage",
+    "desktop.daily.read_later:ReadLaterPage",
     "desktop.inspector.facts:FactsPage",
     "desktop.inspector.profile:ProfilePage",
     "desktop.inspector.scaffold:ScaffoldPage",

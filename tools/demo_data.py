@@ -167,6 +167,7 @@ def seed(home: Path) -> None:
         for stage in ("link", "rem"):
             DreamCycle(hearth, ScriptedLLM()).run(trigger="scheduled", only=stage)
         _chats(hearth)
+        _daily(hearth)
 
 
 def _process_events(hearth: Hearth) -> None:
@@ -208,6 +209,70 @@ def _chats(hearth: Hearth) -> None:
         for message, _ in turns:
             for _event in conversation.send(session_id, message):
                 pass
+
+
+def _daily(hearth: Hearth) -> None:
+    """Tasks, reminders, notes, journal entries and saved articles around today, so the
+    daily views show every section (overdue, today, reminders, follow-ups, no date, done)."""
+    from core.daily import when
+    from core.operations import journal, later, notes, reminders, tasks
+    from sqlalchemy import select
+
+    from core.storage.orm import ChatSession, JournalEntry
+
+    today, now = when.today(), utcnow()
+    tasks.add(hearth, "Send the signed Porto lease back", due_date=today - timedelta(days=2))
+    tasks.add(hearth, "Register for the half marathon", due_date=today,
+              details="Early-bird price ends tonight.")
+    tasks.add(hearth, "Book the physio for the knee", due_date=today, due_time="17:30")
+    tasks.add(hearth, "Renew the gym membership", due_date=today + timedelta(days=9))
+    tasks.add(hearth, "Look up climbing gyms in Porto")
+    tasks.add(hearth, "Sort the moving boxes")
+    done = tasks.add(hearth, "Reply to Ana about the kickoff", due_date=today).value
+    tasks.complete(hearth, done.id)
+    reminders.add(hearth, "Call mum about Sunday lunch", now + timedelta(hours=3))
+    reminders.add(hearth, "Stretch before the long run", now + timedelta(hours=16))
+    pinned = notes.add(hearth, "Half marathon plan",
+                       "Long run on Sundays, +1 km a week.\nTempo on Wednesdays.\n"
+                       "Race day: gels at km 8 and 15.").value
+    notes.pin(hearth, pinned.id)
+    notes.add(hearth, "Porto apartments", "Bonfim: 2 bedrooms, near the metro.\n"
+              "Cedofeita: bright, but the street is loud at night.")
+    with hearth.storage.read() as reading:
+        session = reading.scalars(select(ChatSession.id).where(
+            ChatSession.title == "Training plan")).first()
+    hearth.notes.save_summary("Training plan", "Maya follows a 10-week plan for the half "
+                              "marathon; long runs on Sundays, tempo on Wednesdays.",
+                              session_id=session)
+    entries = (
+        (3, "First week as design lead. The team is kind but the roadmap is a mess; I "
+            "spent two days just listening. Ran 12 km on Sunday, knee held up."),
+        (1, "Saw the Bonfim apartment. Loved the light. Worried about leaving Lisbon "
+            "friends, but Ana says Porto is three hours away, not the moon."),
+        (0, "Short run before work. Felt good. Need to book the physio before it gets worse."),
+    )
+    for days_ago, content in entries:
+        entry = journal.add(hearth, content).value
+        with hearth.storage.write() as session_:  # the demo spans a few days
+            row = session_.get(JournalEntry, entry.id)
+            assert row is not None
+            row.created_at = row.updated_at = now - timedelta(days=days_ago, hours=2)
+            if days_ago > 1:
+                row.included_in_reflection_at = now - timedelta(days=days_ago - 1)
+    article = later.add(hearth, "https://example.org/running/knee-pain-in-runners",
+                        title="Knee pain in runners: what helps",
+                        note="For the physio visit",
+                        text="Most knee pain in runners comes from doing too much too soon. "
+                             "Strength training for the hips and a slower build-up of "
+                             "weekly distance help more than new shoes.").value
+    hearth.read_later.set_summary(article.id, "Build distance slowly and train hip strength; "
+                                  "shoes matter less than load.")
+    later.add(hearth, "https://example.org/design/leading-a-design-team",
+              title="Leading a design team in your first 90 days",
+              text="Listen first, write down the team's rituals, change one thing at a time.")
+    read = later.add(hearth, "https://example.org/porto/neighbourhoods",
+                     title="Porto neighbourhoods for newcomers").value
+    later.mark(hearth, read.id, "read")
 
 
 if __name__ == "__main__":

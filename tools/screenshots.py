@@ -5,7 +5,8 @@
 Runs offscreen (no display needed; under Xvfb it works the same). The demo folder is built
 fresh by ``tools/demo_data.py`` in a temporary directory, so the pictures never show anyone's
 real data. One PNG per sidebar view (``<key>.png``), plus the dialogs, and "While you were
-away…" after a dream (``away.png``).
+away…" after a dream (``away.png``). ``--only today notes`` renders just those views (no
+dialogs), for a change that touches a few of them.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def save(widget: QWidget, path: Path) -> None:
     print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
 
 
-def shoot(out: Path, theme: str) -> None:
+def shoot(out: Path, theme: str, only: frozenset[str] = frozenset()) -> None:
     app = make_application()
     apply_scheme(app, theme)
     with tempfile.TemporaryDirectory(prefix="hearth-demo-") as folder:
@@ -68,12 +69,17 @@ def shoot(out: Path, theme: str) -> None:
         settle(ctx)
         out.mkdir(parents=True, exist_ok=True)
         for key in window.pages:
+            if only and key not in only:
+                continue
             page = window.show_page(key)
             settle(ctx)
             if key in PREPARE:
                 PREPARE[key](page)
                 settle(ctx)
             save(window, out / f"{key}.png")
+        if only:
+            ctx.close()
+            return
         for name, opener in _dialogs(window).items():
             dialog = opener()
             dialog.resize(760, 560)
@@ -114,7 +120,26 @@ def _chat_with_why(page: Any) -> None:
     page.show_why(conversation.session_history(session.id)[0].interaction_id)
 
 
-PREPARE: dict[str, Callable[[Any], None]] = {"chat": _chat_with_why}
+def _first_row(page: Any) -> None:
+    """A list with its editor: the first record selected, shown beside the list."""
+    page.view.selectRow(0)
+
+
+def _summarised_article(page: Any) -> None:
+    """Read later with the article that has the model's summary selected."""
+    row = next(row for row in range(page.model.rowCount()) if page.model.record(row).summary)
+    page.select(page.model.record(row).id)
+
+
+def _quick_add_read(page: Any) -> None:
+    """Today with a line typed in quick add, and what it was read as."""
+    page.quick.setText("renew passport by Friday")
+    wait_until(lambda: bool(page.hint.text()))
+
+
+PREPARE: dict[str, Callable[[Any], None]] = {
+    "chat": _chat_with_why, "today": _quick_add_read, "notes": _first_row,
+    "journal": _first_row, "read_later": _summarised_article}
 """Views shown in a particular state rather than as they open."""
 
 
@@ -137,8 +162,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", nargs="?", default=str(ROOT / "docs" / "screenshots"))
     parser.add_argument("--theme", choices=("light", "dark"), default="light")
+    parser.add_argument("--only", nargs="+", default=[], metavar="VIEW",
+                        help="render only these views (their keys: today, notes, …)")
     args = parser.parse_args()
-    shoot(Path(args.out), args.theme)
+    shoot(Path(args.out), args.theme, frozenset(args.only))
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ def test_letters_typed_in_the_list_of_views_do_not_switch_views(qtbot, ctx) -> N
     qtbot.keyClicks(sidebar, "My Facts")
     assert window.current_page() is window.pages["chat"]
     qtbot.keyClick(sidebar, Qt.Key.Key_Down)  # the arrow keys still move between views
-    assert window.current_page() is window.pages["facts"]
+    assert window.current_page() is window.pages["today"]
 
 
 def test_back_to_chat_and_new_chat_put_the_focus_in_the_message_box(qtbot, ctx) -> None:

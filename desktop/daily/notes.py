@@ -1,0 +1,116 @@
+"""Notes: the user's notes and the assistant's (chat summaries, marked), pinned first, with
+search over title and content, an editor, pin/unpin and delete."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtWidgets import QLineEdit, QPlainTextEdit, QPushButton, QWidget
+
+from core.operations import notes
+from core.operations.changes import Domain
+from core.operations.done import Done
+from core.operations.notes import NoteItem
+from desktop.context import AppContext
+from desktop.daily.editor import RecordEditor
+from desktop.daily.list_page import ListEditorPage
+from desktop.inspector.formatting import local_time, time_key
+from desktop.inspector.table import Column
+
+PINNED = "★"
+
+
+def author(note: NoteItem) -> str:
+    return "Assistant" if note.session_id is not None else "You"
+
+
+NOTE_COLUMNS: tuple[Column[NoteItem], ...] = (
+    Column("", lambda note: PINNED if note.pinned else "", lambda note: not note.pinned),
+    Column("Title", lambda note: note.title),
+    Column("By", author),
+    Column("Changed", lambda note: local_time(note.updated_at),
+           lambda note: -time_key(note.updated_at)),
+)
+
+
+class NoteEditor(RecordEditor):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLineEdit()
+        self.title.setPlaceholderText("Title")
+        self.content = QPlainTextEdit()
+        self.content.setPlaceholderText("Write the note here.")
+        self.form.addRow("&Title:", self.title)
+        self.form.addRow("&Content:", self.content)
+        self.watch(self.title, self.content)
+
+    def fill(self, record: NoteItem | None) -> None:
+        self.title.setText("" if record is None else record.title)
+        self.content.setPlainText("" if record is None else record.content)
+        if record is None:
+            self.heading.setText("<b>New note</b>")
+        elif record.session_id is not None:
+            made = ("a summary of a chat" if record.title.startswith("Summary:")
+                    else "saved in a chat")
+            self.heading.setText(f"Written by the assistant: {made}. Edit it like any note.")
+        else:
+            self.heading.setText(f"Your note, last changed {local_time(record.updated_at)}.")
+
+
+class NotesPage(ListEditorPage):
+    key = "notes"
+    title = "Notes"
+    icon_name = "notes"
+    about = "Your notes, and the assistant's summaries of chats; pinned ones first."
+    search_hint = "Search notes"
+    noun = "note"
+    empty_text = ("No notes yet. Write one on the right and press Save (Ctrl+S); notes the "
+                  "assistant makes in a chat appear here too.")
+    domains = frozenset({Domain.NOTES})
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(ctx, parent)
+        self.pin_button: QPushButton = self.add_button("&Pin", None, self.toggle_pin,
+                                                       tooltip="Keep it at the top")
+        self.add_button("&New note", "add", self.start_new, needs_selection=False,
+                        tooltip="Write a new note (Ctrl+N)")
+        self.keep_order()
+
+    def make_editor(self) -> RecordEditor:
+        return NoteEditor()
+
+    def columns(self) -> Sequence[Column[NoteItem]]:
+        return NOTE_COLUMNS
+
+    def load_records(self, query: str, choice: str | None) -> Sequence[NoteItem]:
+        return notes.search(self.ctx.hearth, query) if query else notes.list_notes(
+            self.ctx.hearth)
+
+    def show_detail(self, record: Any | None) -> None:
+        super().show_detail(record)
+        self.pin_button.setText("Un&pin" if record is not None and record.pinned else "&Pin")
+
+    def save_job(self, record: NoteItem | None) -> Callable[[], Done[NoteItem]]:
+        assert isinstance(self.editor, NoteEditor)
+        hearth = self.ctx.hearth
+        title, content = self.editor.title.text(), self.editor.content.toPlainText()
+        if record is None:
+            return lambda: notes.add(hearth, title, content)
+        note_id = record.id
+        return lambda: notes.edit(hearth, note_id, title=title, content=content)
+
+    def delete_job(self, record: NoteItem) -> Callable[[], Done[NoteItem]]:
+        hearth, note_id = self.ctx.hearth, record.id
+        return lambda: notes.delete(hearth, note_id)
+
+    def describe(self, record: NoteItem) -> str:
+        return f"the note “{record.title}”"
+
+    def toggle_pin(self) -> None:
+        record = self.selected()
+        if record is None:
+            return
+        hearth, note_id, pinned = self.ctx.hearth, record.id, not record.pinned
+        self.change("Pinning a note", lambda: notes.pin(hearth, note_id, pinned),
+                    lambda _: "Pinned." if pinned else "Unpinned.")
