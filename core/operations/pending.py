@@ -36,16 +36,24 @@ class PendingItem:
     expires_at: datetime
     decided_at: datetime | None
     result: str | None
+    interaction_id: int | None = None
+    """The exchange whose message led to it (the chat shows it under that reply)."""
 
 
 def _item(row: PendingAction) -> PendingItem:
     return PendingItem(row.id, row.action, row.preview, row.source_message, row.session_id,
-                       row.status, row.created_at, row.expires_at, row.decided_at, row.result)
+                       row.status, row.created_at, row.expires_at, row.decided_at, row.result,
+                       row.interaction_id)
 
 
 def list_pending(hearth: Hearth, session_id: str | None = None) -> tuple[PendingItem, ...]:
     """The requests still waiting (of one chat, if given), oldest first."""
     return tuple(_item(row) for row in hearth.pending.pending(session_id))
+
+
+def of_session(hearth: Hearth, session_id: str) -> tuple[PendingItem, ...]:
+    """Every request of one chat with its status and outcome, oldest first."""
+    return tuple(_item(row) for row in hearth.pending.of_session(session_id))
 
 
 def confirm(hearth: Hearth, action_id: int) -> Done[PendingItem]:
