@@ -4,8 +4,9 @@
 
 Runs offscreen (no display needed; under Xvfb it works the same). The demo folder is built
 fresh by ``tools/demo_data.py`` in a temporary directory, so the pictures never show anyone's
-real data. One PNG per sidebar view (``<key>.png``), plus the dialogs, and "While you were
-away…" after a dream (``away.png``).
+real data. One PNG per sidebar view (``<key>.png``), plus the dialogs, a chat with requests
+held for the user's confirmation (``pending.png``), and "While you were away…" after a dream
+(``away.png``).
 """
 
 from __future__ import annotations
@@ -74,6 +75,10 @@ def shoot(out: Path, theme: str) -> None:
                 PREPARE[key](page)
                 settle(ctx)
             save(window, out / f"{key}.png")
+        window.show_page("chat")
+        _chat_with_requests(window.pages["chat"])
+        settle(ctx)
+        save(window, out / "pending.png")
         for name, opener in _dialogs(window).items():
             dialog = opener()
             dialog.resize(760, 560)
@@ -112,6 +117,42 @@ def _chat_with_why(page: Any) -> None:
     page.open_session(session.id)
     settle(page.ctx)
     page.show_why(conversation.session_history(session.id)[0].interaction_id)
+
+
+def _chat_with_requests(page: Any) -> None:
+    """A chat with two requests the assistant held: a reminder waiting for Confirm / Edit
+    / Cancel, and a task already confirmed (its card says what was done)."""
+    from datetime import timedelta
+
+    from core.daily import when
+    from core.storage.orm import ChatSession, Interaction
+
+    hearth = page.ctx.hearth
+    tomorrow = (when.today() + timedelta(days=1)).isoformat()
+    friday = when.today() + timedelta(days=(4 - when.today().weekday()) % 7 or 7)
+    asked = {"remind me tomorrow at 9 to call the dentist":
+             ("reminder.create", {"message": "call the dentist",
+                                  "remind_at": f"{tomorrow}T09:00"},
+              "Happy to. I've prepared the reminder: confirm it below and it's set."),
+             "add a task: renew passport by Friday":
+             ("task.create", {"title": "Renew passport", "due_date": friday.isoformat()},
+              "Done once you confirm: the task is ready below.")}
+    with hearth.storage.write() as session:
+        session.add(ChatSession(id="requests", title="Dentist and passport", source="chat"))
+        rows = [Interaction(session_id="requests", user_message=text, agent_response=reply,
+                            status="completed", provider="ollama", model="llama3.2:3b")
+                for text, (_action, _arguments, reply) in asked.items()]
+        session.add_all(rows)
+        session.flush()
+        ids = [row.id for row in rows]
+    held = [hearth.pending.hold(action, arguments, source_message=text,
+                                session_id="requests", interaction_id=row_id)
+            for (text, (action, arguments, _reply)), row_id in zip(asked.items(), ids,
+                                                                   strict=True)]
+    hearth.pending.confirm(held[1].id)
+    page.reload_list()
+    settle(page.ctx)
+    page.open_session("requests")
 
 
 PREPARE: dict[str, Callable[[Any], None]] = {"chat": _chat_with_why}

@@ -57,6 +57,7 @@ class PendingCard(QFrame):
         self.outcome = QLabel()
         self.outcome.setWordWrap(True)
         self.outcome.setTextFormat(Qt.TextFormat.PlainText)
+        self.outcome.setFont(bold)
         self.outcome.setVisible(False)
         self.confirm_button = QPushButton("Confirm")
         self.confirm_button.setDefault(True)
@@ -112,7 +113,8 @@ class PendingCard(QFrame):
         self._expiry.stop()
         for button in self.buttons:
             button.setVisible(False)
-        self.title.setText("Request")
+        self.title.setVisible(False)  # the outcome says it all; the request stays above it
+        self.preview.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.outcome.setText(text)
         if failed:
             paint_failure(self.outcome)
