@@ -115,7 +115,7 @@ def explicit_request(text: str, *, now: datetime, zone: ZoneInfo) -> ExplicitReq
 
     Pure: reads nothing but its arguments (``now`` is an aware instant, ``zone`` the user's).
     Plugs in where a user turn reaches ``core.conversation.service`` with a model that has no
-    tools: a request found here becomes a pending action instead of a model reply.
+    tools: a request found here is held as a pending action, and the model still replies.
     """
     require_aware(now)
     message = _clean(text)
