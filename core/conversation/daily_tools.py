@@ -168,6 +168,7 @@ class DailyTools:
         return hold
 
     def _hold(self, action: str, arguments: Mapping[str, Any]) -> tuple[str, str]:
+        # models send null for the optional arguments they leave out: it is not "clear it"
         given = {name: value for name, value in arguments.items() if value is not None}
         row, already = hold_once(self._hearth, action, given,
                                  source_message=self._user_message(),

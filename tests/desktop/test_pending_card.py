@@ -5,12 +5,14 @@ composer, and a card whose 30 minutes are up says "Expired" and its Confirm is r
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 from support.chat_turns import open_page, say
 from test_chat_page import ollama  # noqa: F401 (the fake Ollama server fixture)
 from support.fake_ollama import FakeReply
 from support.qt_waits import wait_idle
+from support.scripted_llm import ScriptedLLM
 from PySide6.QtCore import Qt
 
 from core import clock
@@ -116,3 +118,23 @@ def test_an_expired_card_says_so_and_its_confirm_is_refused(qtbot, make_ctx, oll
         assert pending.list_pending(ctx.hearth) == ()
     assert ctx.hearth.tasks.list() == []
     assert not card.confirm_button.isVisible()
+
+
+def test_without_tools_the_rules_card_confirms_a_reminder(qtbot, make_ctx) -> None:
+    def answer(kind: str, _messages: object, extra: dict) -> str:
+        if kind == "structured":
+            return json.dumps({name: [] for name in extra["schema"].get("properties", {})})
+        return "I'll set that up once you confirm."
+
+    ctx = make_ctx(provider_factory=lambda: ScriptedLLM(answer, supports_tools=False))
+    page = open_page(qtbot, ctx)
+    card = card_under(qtbot, say(qtbot, page, "remind me tomorrow at 9 to call the dentist"))
+
+    assert card.preview.text().startswith("Remind you “call the dentist” on ")
+    assert ctx.hearth.reminders.list() == []
+    qtbot.mouseClick(card.confirm_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: card.outcome.text().startswith("Done: Set reminder"),
+                    timeout=30_000)
+    wait_idle(qtbot, ctx)
+    (reminder,) = ctx.hearth.reminders.list()
+    assert reminder.message == "call the dentist"
