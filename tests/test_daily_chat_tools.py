@@ -108,6 +108,8 @@ def test_a_held_reminder_confirmed_after_31_minutes_is_refused(hearth, server) -
     (held,) = pending.list_pending(hearth, session_id)
 
     with clock.shifted(timedelta(minutes=31)):
+        (shown,) = pending.of_session(hearth, session_id)  # what the chat shows: expired
+        assert shown.status == "expired" and hearth.pending.get(held.id).status == "pending"
         with pytest.raises(InvalidInputError, match="expired unanswered"):
             pending.confirm(hearth, held.id)
         assert pending.list_pending(hearth, session_id) == ()

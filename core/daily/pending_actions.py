@@ -97,8 +97,8 @@ class PendingActionService:
 
     def of_session(self, session_id: str) -> builtins.list[PendingAction]:
         """Every request of one chat, answered or not, oldest first (the chat shows each
-        with its outcome); the expired ones are marked expired first."""
-        self.expire()
+        with its outcome). Only reads: a row still "pending" past ``expires_at`` is one
+        nobody has marked yet (``expire``), and can no longer be confirmed."""
         with self._storage.read() as session:
             return builtins.list(session.scalars(select(PendingAction).where(
                 PendingAction.session_id == session_id).order_by(

@@ -6,9 +6,10 @@ well as the pending list, so the views showing them reload."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
+from core import clock
 from core.app import Hearth
 from core.operations.changes import Changes, Domain
 from core.operations.done import Done
@@ -52,8 +53,12 @@ def list_pending(hearth: Hearth, session_id: str | None = None) -> tuple[Pending
 
 
 def of_session(hearth: Hearth, session_id: str) -> tuple[PendingItem, ...]:
-    """Every request of one chat with its status and outcome, oldest first."""
-    return tuple(_item(row) for row in hearth.pending.of_session(session_id))
+    """Every request of one chat with its status and outcome, oldest first; one whose 30
+    minutes are up reads "expired" (opening a chat writes nothing to say so)."""
+    now = clock.now()
+    return tuple(replace(item, status="expired")
+                 if item.status == "pending" and item.expires_at <= now else item
+                 for item in map(_item, hearth.pending.of_session(session_id)))
 
 
 def confirm(hearth: Hearth, action_id: int) -> Done[PendingItem]:
