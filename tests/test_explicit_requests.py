@@ -23,7 +23,7 @@ def reminder(message: str, remind_at: str) -> tuple[str, dict[str, Any]]:
 
 
 def task(title: str, due: str | None = None) -> tuple[str, dict[str, Any]]:
-    return "task.create", {"title": title, "due": due}
+    return "task.create", {"title": title, "due_date": due}
 
 
 def note(content: str, title: str | None = None) -> tuple[str, dict[str, Any]]:

@@ -4,9 +4,10 @@
 
 Runs offscreen (no display needed; under Xvfb it works the same). The demo folder is built
 fresh by ``tools/demo_data.py`` in a temporary directory, so the pictures never show anyone's
-real data. One PNG per sidebar view (``<key>.png``), plus the dialogs, and "While you were
-away…" after a dream (``away.png``). ``--only today notes`` renders just those views (no
-dialogs), for a change that touches a few of them.
+real data. One PNG per sidebar view (``<key>.png``), plus the dialogs, a chat with requests
+held for the user's confirmation (``pending.png``), and "While you were away…" after a dream
+(``away.png``). ``--only today notes`` renders just those views (no dialogs, no extras), for
+a change that touches a few of them.
 """
 
 from __future__ import annotations
@@ -80,6 +81,10 @@ def shoot(out: Path, theme: str, only: frozenset[str] = frozenset()) -> None:
         if only:
             ctx.close()
             return
+        window.show_page("chat")
+        _chat_with_requests(window.pages["chat"])
+        settle(ctx)
+        save(window, out / "pending.png")
         for name, opener in _dialogs(window).items():
             dialog = opener()
             dialog.resize(760, 560)
@@ -135,6 +140,42 @@ def _quick_add_read(page: Any) -> None:
     """Today with a line typed in quick add, and what it was read as."""
     page.quick.setText("renew passport by Friday")
     wait_until(lambda: bool(page.hint.text()))
+
+
+def _chat_with_requests(page: Any) -> None:
+    """A chat with two requests the assistant held: a reminder waiting for Confirm / Edit
+    / Cancel, and a task already confirmed (its card says what was done)."""
+    from datetime import timedelta
+
+    from core.daily import when
+    from core.storage.orm import ChatSession, Interaction
+
+    hearth = page.ctx.hearth
+    tomorrow = (when.today() + timedelta(days=1)).isoformat()
+    friday = when.today() + timedelta(days=(4 - when.today().weekday()) % 7 or 7)
+    asked = {"remind me tomorrow at 9 to call the dentist":
+             ("reminder.create", {"message": "call the dentist",
+                                  "remind_at": f"{tomorrow}T09:00"},
+              "Happy to. I've prepared the reminder: confirm it below and it's set."),
+             "add a task: renew passport by Friday":
+             ("task.create", {"title": "Renew passport", "due_date": friday.isoformat()},
+              "Done once you confirm: the task is ready below.")}
+    with hearth.storage.write() as session:
+        session.add(ChatSession(id="requests", title="Dentist and passport", source="chat"))
+        rows = [Interaction(session_id="requests", user_message=text, agent_response=reply,
+                            status="completed", provider="ollama", model="llama3.2:3b")
+                for text, (_action, _arguments, reply) in asked.items()]
+        session.add_all(rows)
+        session.flush()
+        ids = [row.id for row in rows]
+    held = [hearth.pending.hold(action, arguments, source_message=text,
+                                session_id="requests", interaction_id=row_id)
+            for (text, (action, arguments, _reply)), row_id in zip(asked.items(), ids,
+                                                                   strict=True)]
+    hearth.pending.confirm(held[1].id)
+    page.reload_list()
+    settle(page.ctx)
+    page.open_session("requests")
 
 
 PREPARE: dict[str, Callable[[Any], None]] = {

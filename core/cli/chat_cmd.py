@@ -4,8 +4,10 @@ Both run the same turn as the desktop window (``core.assistant.Assistant``). Rep
 to stdout; the status line (which model answers, what learning is doing) and tool activity
 go to stderr, so ``hearth ask`` output can be piped. Ctrl-C during a reply stops that reply
 (what arrived is kept); ``ask`` finishes its background learning before the process exits.
-A chat line with bytes that are not UTF-8 is sent with U+FFFD in their place and a note
-says so, so one bad byte never ends the session (see ``core.user_input``).
+In a chat, each change the assistant asks for (a task, a reminder, a note) is asked about
+after the reply: y does it, n does not, e cancels it and lets the user change the message
+and send it again. A chat line with bytes that are not UTF-8 is sent with U+FFFD in their
+place and a note says so, so one bad byte never ends the session (see ``core.user_input``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import typer
 from core.assistant import Assistant
 from core.cli import output
 from core.cli.context import opened
+from core.cli.pending_cmd import answer_in_terminal
 from core.conversation import (
     Compacted,
     TextDelta,
@@ -83,11 +86,14 @@ def chat() -> None:
                                 highlight=False)
             session_id = assistant.conversation.new_session()
             _read_undecodable_bytes_as_escapes()
+            asked: set[int] = set()
+            edited: str | None = None
             while True:
                 try:
-                    text = _readable_line(input("\nyou › "))
+                    text = edited if edited is not None else _readable_line(input("\nyou › "))
                 except EOFError:
                     break
+                edited = None
                 command = text.strip().lower()
                 if command in ("/quit", "/exit"):
                     break
@@ -101,6 +107,7 @@ def chat() -> None:
                 output.stdout.print("hearth › ", end="", style="bold")
                 _run_turn(assistant, session_id, text)
                 output.stderr.print(f"[dim]{assistant.status_line}[/]", highlight=False)
+                edited = answer_in_terminal(hearth, session_id, asked)
         except KeyboardInterrupt:
             output.stderr.print()
         finally:

@@ -37,6 +37,7 @@ from core.cli.later_cmd import later_app
 from core.cli.memories_cmd import memories_app
 from core.cli.models_cmd import models_app
 from core.cli.notes_cmd import notes_app
+from core.cli.pending_cmd import pending_app
 from core.cli.reminders_cmd import reminders_app
 from core.cli.tasks_cmd import tasks_app
 from core.cli.progress import progress_bar
@@ -67,6 +68,7 @@ app.add_typer(memories_app, name="memories")
 app.add_typer(models_app, name="models")
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(reminders_app, name="reminders")
+app.add_typer(pending_app, name="pending")
 app.add_typer(notes_app, name="notes")
 app.add_typer(journal_app, name="journal")
 app.add_typer(later_app, name="later")

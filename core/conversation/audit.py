@@ -7,7 +7,9 @@ Redaction is by meaning, not by spelling:
   has its value replaced by ``***``. Note that ``key`` alone is *not* such a name: in
   remember_fact and forget_fact it is the fact's name (``home_city``), which the log keeps;
 * a **fact value** is never copied, because forgetting a fact must leave no copy of it
-  (the rule ``core.knowledge.facts`` follows): remember_fact's ``value`` is logged as its length;
+  (the rule ``core.knowledge.facts`` follows): remember_fact's ``value`` is logged as its length,
+  and so are a journal entry, a note's text and an article's pasted text and note
+  (``PRIVATE_ARGUMENTS``);
 * any **string that looks like a credential**, wherever it appears (a long hex or
   base64-like run, ``sk-``/``ghp_``/``xox?-``/``AKIA`` prefixes, a JWT), is replaced by
   ``***`` inside the text.
@@ -51,8 +53,12 @@ SECRET_VALUE = re.compile(
     r"[A-Za-z0-9+/_-]{32,}={0,2})")
 """Strings shaped like credentials: known prefixes, JWTs, long hex, long mixed base64."""
 
-PRIVATE_ARGUMENTS = {"remember_fact": frozenset({"value"})}
-"""Arguments whose value is user data the log must not keep (logged as a length)."""
+PRIVATE_ARGUMENTS = {"remember_fact": frozenset({"value"}),
+                     "add_journal_entry": frozenset({"content", "title"}),
+                     "save_note": frozenset({"content"}),
+                     "save_read_later": frozenset({"note", "text"})}
+"""Arguments whose value is user data the log must not keep (logged as a length): a fact's
+value, a private journal entry, a note's text, what the user pasted of an article."""
 
 
 def is_secret_name(name: str) -> bool:

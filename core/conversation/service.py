@@ -35,9 +35,13 @@ once. One turn per session at a time. While the reply is produced the exchange i
 by this process (``core.home.liveness``): if the process is killed, the next ``Hearth.open``
 marks it ``interrupted``, while a turn still streaming in a live process is left alone.
 
-Not wired yet: with a model that has no tools, a user turn is where
-``core.daily.explicit.explicit_request`` will catch "remind me tomorrow at 9 to ...", "add a
-task: ..." and "note: ..." and hand them to the approval gate as pending actions.
+Explicit requests without tools: when the model cannot call tools (the embedded one), the
+user's message is read by ``core.daily.explicit.explicit_request`` once it is saved; "remind
+me tomorrow at 9 to ...", "add a task: ..." or "note: ..." is held as a pending action (the
+same one the tool would hold, with this message as the request "Edit" sends again), and
+the model is told so in the user turn so its reply can say it waits for the user's Confirm.
+With a model that has tools the rules do not run: its tool call holds the request, and
+running both would hold two actions for one message.
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -56,11 +60,13 @@ from typing import Any
 from sqlalchemy import ColumnElement, delete, func, or_, select
 from sqlalchemy.orm import Session
 
+from core import clock
 from core.app import Hearth
 from core.conversation import assembly
 from core.conversation.assembly import Draft, LeftOut, Prompt
 from core.conversation.audit import redact_arguments
 from core.conversation.compaction import Compactor, needs_compaction
+from core.conversation.daily_tools import hold_once
 from core.conversation.events import (
     Compacted,
     ExchangeListener,
@@ -73,6 +79,8 @@ from core.conversation.events import (
 from core.conversation.tokens import clip, estimate_tokens
 from core.conversation.tools import TOOL_SPECS, Confirm, ToolBox, ToolOutcome
 from core.conversation.user_turn import Clock, local_now
+from core.daily import when
+from core.daily.explicit import explicit_request
 from core.errors import HearthError, InvalidInputError
 from core.forgetting.service import Forgotten
 from core.learning.consent import learns_from
@@ -102,6 +110,8 @@ WORD = re.compile(r"\w+")
 MAX_TOOL_ROUNDS = 4
 """Rounds in which tools are offered; one more round without tools forces an answer."""
 TITLE_CHARS = 60
+HELD_NOTE = ("\n\n[Hearth has held this request for the user's confirmation: {}. It is not "
+             "done until they press Confirm on the card under your reply; say so briefly.]")
 
 
 @dataclass(frozen=True)
@@ -176,6 +186,8 @@ class _Turn:
     """Facts forgotten during the turn: the reply is saved without their values."""
     learn: bool = True
     """Whether the learner hears of the exchange (not for a regenerated reply)."""
+    held: list[str] = field(default_factory=list)
+    """Previews of what the rules held from the user's message for their Confirm."""
 
     @property
     def text(self) -> str:
@@ -458,6 +470,7 @@ class ConversationService:
         interaction_id, claim = claim_new_row(self._hearth.storage, INTERACTION, create)
         turn = _Turn(interaction_id, time.perf_counter(), claim, learn=learn)
         try:
+            self._hold_explicit(session_id, turn, text)
             prepared = assembly.draft(self._hearth.storage, self._hearth.recall,
                                       self._hearth.settings, self._provider, text,
                                       self._clock())
@@ -489,6 +502,31 @@ class ConversationService:
         else:
             yield TurnFinished(turn.interaction_id, turn.text, context_log_id,
                                dict(turn.prompt.tokens) if turn.prompt else {}, turn.stopped)
+
+    def _hold_explicit(self, session_id: str, turn: _Turn, text: str) -> None:
+        """With a model without tools, hold the reminder, task or note ``text`` asks for
+        outright (see the module docstring). One the actions refuse (a task that no longer
+        exists, a moment gone by) is left to the model's answer."""
+        if self._provider.supports_tools:
+            return
+        request = explicit_request(text, now=clock.now(), zone=when.zone())
+        if request is None:
+            return
+        try:
+            row, already = hold_once(self._hearth, request.action, request.arguments,
+                                     source_message=text, session_id=session_id,
+                                     interaction_id=turn.interaction_id)
+        except InvalidInputError as refused:
+            log.info("the request in exchange %s was not held: %s", turn.interaction_id,
+                     refused.message)
+            return
+        turn.held.append(row.preview)
+        if not already:
+            with self._hearth.storage.write() as session:
+                session.add(AuditEntry(
+                    action=f"explicit.{request.action}", actor="assistant",
+                    arguments={"pending_action": row.id, "given": sorted(row.arguments)},
+                    result_summary=f"held pending action {row.id}"))
 
     def _add_user_message(self, session: Session, session_id: str, text: str) -> int:
         """The message is stored before the model is asked anything: nothing can lose it.
@@ -555,6 +593,9 @@ class ConversationService:
         """Stream the reply, running tool calls between rounds."""
         assert turn.prompt is not None
         messages = list(turn.prompt.messages)
+        if turn.held and messages and messages[-1].role == "user":
+            held = HELD_NOTE.format("; ".join(turn.held))
+            messages[-1] = replace(messages[-1], content=messages[-1].content + held)
         tools = TOOL_SPECS if self._provider.supports_tools else ()
         toolbox = ToolBox(self._hearth, session_id=session_id,
                           interaction_id=turn.interaction_id, gate=self._current_gate(),

@@ -16,6 +16,9 @@ record_observation(content,   a context event for consolidation (``observation``
 category)
 ============================  =======================================================
 
+The daily tools (tasks, reminders, notes, journal, read-later, ``find_everything``) are in
+``core.conversation.daily_tools``: the changes among them are held for the user's Confirm.
+
 A tool never raises into the turn: bad arguments, unknown tools, refused writes and
 failures all become a result starting with ``error:`` that the model reads and can
 recover from. Writes pass the exclusion gate first: a fact or observation that
@@ -39,8 +42,10 @@ from sqlalchemy import select
 
 from core.app import Hearth
 from core.conversation.audit import record_tool_call
+from core.conversation.daily_tools import DAILY_TOOL_SPECS, DailyTools
 from core.conversation.tokens import clip
-from core.errors import HearthError, InvalidInputError
+from core.conversation.tool_arguments import ToolRefused, text_argument
+from core.errors import HearthError
 from core.knowledge.facts import CATEGORIES, normalise_key
 from core.forgetting import wording
 from core.forgetting.matching import PLACEHOLDER
@@ -61,7 +66,6 @@ Confirm = Callable[[str], bool]
 
 SEARCH_RESULTS = 5
 RESULT_CHARS = 300
-MAX_ARGUMENT_CHARS = 2000
 GROUNDING_EXCHANGES = 200
 """How many of the session's latest exchanges ground a fact or an observation."""
 
@@ -91,6 +95,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
              "Note something worth remembering about the user that is not a simple fact.",
              {"type": "object", "properties": {"content": _STRING, "category": _STRING},
               "required": ["content"]}),
+    *DAILY_TOOL_SPECS,
 )
 
 
@@ -103,31 +108,6 @@ class ToolOutcome:
     result: str
     summary: str
     ok: bool
-
-
-class ToolRefused(Exception):
-    """A tool declines to act (not stored, not confirmed): the model is told why."""
-
-    def __init__(self, result: str, summary: str) -> None:
-        super().__init__(result)
-        self.result = result
-        self.summary = summary
-
-
-def _text(arguments: Mapping[str, Any], name: str, *, required: bool = True,
-          default: str = "") -> str:
-    value = arguments.get(name, default)
-    if value is None:
-        value = default
-    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-        raise InvalidInputError(f"The argument {name!r} must be text.", "Pass a string.")
-    text = str(value).strip()
-    if required and not text:
-        raise InvalidInputError(f"The argument {name!r} is required.", f"Give a {name}.")
-    if len(text) > MAX_ARGUMENT_CHARS:
-        raise InvalidInputError(f"The argument {name!r} is {len(text)} characters long.",
-                                f"Keep it under {MAX_ARGUMENT_CHARS} characters.")
-    return text
 
 
 class ToolBox:
@@ -149,6 +129,8 @@ class ToolBox:
             "forget_fact": self._forget_fact, "search_memory": self._search_memory,
             "search_history": self._search_history,
             "record_observation": self._record_observation,
+            **DailyTools(hearth, session_id=session_id, interaction_id=interaction_id,
+                         said=self._said).handlers(),
         }
 
     def run(self, call: ToolCall) -> ToolOutcome:
@@ -178,9 +160,9 @@ class ToolBox:
     # --- facts ---------------------------------------------------------------------------
 
     def _remember_fact(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
-        key = normalise_key(_text(arguments, "key"))
-        value = _text(arguments, "value")
-        category = _text(arguments, "category", required=False, default="general").lower()
+        key = normalise_key(text_argument(arguments, "key"))
+        value = text_argument(arguments, "value")
+        category = text_argument(arguments, "category", required=False, default="general").lower()
         self._refuse_if_not_learning()
         self._refuse_if_excluded(f"{key.replace('_', ' ')} {value}")
         user, said = self._said()
@@ -194,7 +176,7 @@ class ToolBox:
         return f"{change.action}: {key} = {value}{was}", f"{change.action} fact {key}"
 
     def _recall_facts(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
-        query = _text(arguments, "query", required=False)
+        query = text_argument(arguments, "query", required=False)
         facts = self._hearth.facts.search(query)
         if not facts:
             return (f"no facts match {query!r}" if query else "no facts are stored yet"), \
@@ -209,7 +191,7 @@ class ToolBox:
         return "\n".join(lines), clip(f"{len(facts)} facts: {keys}", 200)
 
     def _forget_fact(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
-        key = normalise_key(_text(arguments, "key"))
+        key = normalise_key(text_argument(arguments, "key"))
         fact = self._hearth.facts.get(key)
         if fact is None:
             raise ToolRefused(f"error: there is no fact named {key}; use recall_facts to "
@@ -238,7 +220,7 @@ class ToolBox:
 
     def _search_memory(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
         results = self._hearth.recall.recall(RecallQuery(
-            text=_text(arguments, "query"), k=SEARCH_RESULTS,
+            text=text_argument(arguments, "query"), k=SEARCH_RESULTS,
             kinds=(IndexedKind.MEMORY, IndexedKind.NOTE), mark_accessed=True))
         lines = []
         for r in results:
@@ -252,7 +234,8 @@ class ToolBox:
 
     def _search_history(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
         results = self._hearth.recall.recall(RecallQuery(
-            text=_text(arguments, "query"), k=SEARCH_RESULTS, kinds=(IndexedKind.INTERACTION,),
+            text=text_argument(arguments, "query"), k=SEARCH_RESULTS,
+            kinds=(IndexedKind.INTERACTION,),
             signals=frozenset({"text"}),
             filters=SearchFilters(exclude_ids=frozenset({self._interaction_id}))))
         lines = []
@@ -266,8 +249,8 @@ class ToolBox:
     # --- observations --------------------------------------------------------------------
 
     def _record_observation(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
-        content = _text(arguments, "content")
-        category = clip(_text(arguments, "category", required=False, default="general"), 32)
+        content = text_argument(arguments, "content")
+        category = clip(text_argument(arguments, "category", required=False, default="general"), 32)
         self._refuse_if_not_learning()
         self._refuse_if_excluded(content)
         if not self._said()[1].users_own(content):

@@ -14,11 +14,11 @@ come first, a final "please" or "thanks" and end punctuation are dropped):
   "set a reminder to <what> <when>", "reminder: <what> <when>", "reminder (for) <when>:
   <what>". ``remind_at`` is ISO 8601 in UTC with its offset; <when> is read by
   ``core.daily.time_phrases.parse_when``.
-* ``task.create`` ``{"title", "due"}``: "add|create|make|new (a) task|to-do|todo (item): <title>",
-  "add task <title>", "task|todo|to-do: <title>", "put|add <title> on|to my to-do list|
+* ``task.create`` ``{"title", "due_date"}``: "add|create|make|new (a) task|to-do|todo (item):
+  <title>", "add task <title>", "task|todo|to-do: <title>", "put|add <title> on|to my to-do list|
   tasks". A trailing "by|due|due by|due on|on <day>" (``parse_due``) or a bare "today",
   "tomorrow", "tonight" is the due date (``YYYY-MM-DD``), as is a leading "for|by|due <day>:"
-  ("add a task for tomorrow: call mum"); else ``due`` is None.
+  ("add a task for tomorrow: call mum"); else ``due_date`` is None.
 * ``note.create`` ``{"title", "content"}``: "note: <content>", "note to self: <content>",
   "take|make|write|save|add a (quick) note: <content>", "take|make a note that <content>",
   "save a note titled|called|named <title>: <content>".
@@ -115,7 +115,7 @@ def explicit_request(text: str, *, now: datetime, zone: ZoneInfo) -> ExplicitReq
 
     Pure: reads nothing but its arguments (``now`` is an aware instant, ``zone`` the user's).
     Plugs in where a user turn reaches ``core.conversation.service`` with a model that has no
-    tools: a request found here becomes a pending action instead of a model reply.
+    tools: a request found here is held as a pending action, and the model still replies.
     """
     require_aware(now)
     message = _clean(text)
@@ -209,7 +209,7 @@ def _task(command: str, *, now: datetime, zone: ZoneInfo) -> ExplicitRequest | N
     if due is not None:
         preview += f", due {_day_words(due, now, zone)}"
     return ExplicitRequest("task.create",
-                           {"title": title, "due": due.isoformat() if due else None}, preview)
+                           {"title": title, "due_date": due.isoformat() if due else None}, preview)
 
 
 def _title_and_due(rest: str, *, now: datetime, zone: ZoneInfo) -> tuple[str, date | None]:

@@ -95,6 +95,15 @@ class PendingActionService:
         with self._storage.read() as session:
             return builtins.list(session.scalars(query))
 
+    def of_session(self, session_id: str) -> builtins.list[PendingAction]:
+        """Every request of one chat, answered or not, oldest first (the chat shows each
+        with its outcome). Only reads: a row still "pending" past ``expires_at`` is one
+        nobody has marked yet (``expire``), and can no longer be confirmed."""
+        with self._storage.read() as session:
+            return builtins.list(session.scalars(select(PendingAction).where(
+                PendingAction.session_id == session_id).order_by(
+                    PendingAction.created_at, PendingAction.id)))
+
     def expire(self, now: datetime | None = None) -> int:
         """Mark the pending actions whose time is up as expired; returns how many."""
         now = now or clock.now()

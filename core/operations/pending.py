@@ -6,9 +6,10 @@ well as the pending list, so the views showing them reload."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
+from core import clock
 from core.app import Hearth
 from core.operations.changes import Changes, Domain
 from core.operations.done import Done
@@ -36,16 +37,28 @@ class PendingItem:
     expires_at: datetime
     decided_at: datetime | None
     result: str | None
+    interaction_id: int | None = None
+    """The exchange whose message led to it (the chat shows it under that reply)."""
 
 
 def _item(row: PendingAction) -> PendingItem:
     return PendingItem(row.id, row.action, row.preview, row.source_message, row.session_id,
-                       row.status, row.created_at, row.expires_at, row.decided_at, row.result)
+                       row.status, row.created_at, row.expires_at, row.decided_at, row.result,
+                       row.interaction_id)
 
 
 def list_pending(hearth: Hearth, session_id: str | None = None) -> tuple[PendingItem, ...]:
     """The requests still waiting (of one chat, if given), oldest first."""
     return tuple(_item(row) for row in hearth.pending.pending(session_id))
+
+
+def of_session(hearth: Hearth, session_id: str) -> tuple[PendingItem, ...]:
+    """Every request of one chat with its status and outcome, oldest first; one whose 30
+    minutes are up reads "expired" (opening a chat writes nothing to say so)."""
+    now = clock.now()
+    return tuple(replace(item, status="expired")
+                 if item.status == "pending" and item.expires_at <= now else item
+                 for item in map(_item, hearth.pending.of_session(session_id)))
 
 
 def confirm(hearth: Hearth, action_id: int) -> Done[PendingItem]:

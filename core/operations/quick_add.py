@@ -73,7 +73,7 @@ def _read(found: ExplicitRequest, zone_name: str) -> QuickAdd:
     if found.action == "reminder.create":
         return QuickAdd("reminder", arguments["message"], None,
                         datetime.fromisoformat(arguments["remind_at"]), zone_name)
-    due = arguments.get("due")
+    due = arguments.get("due_date")
     return QuickAdd("task", arguments["title"], date.fromisoformat(due) if due else None,
                     None, zone_name)
 

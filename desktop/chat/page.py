@@ -49,7 +49,9 @@ from desktop.chat.learning_note import LearningNotes
 from desktop.chat.learning_switch import ChatLearningSwitch
 from desktop.chat.learning_watch import LearningWatch
 from desktop.chat.message_actions import EditBar
-from desktop.chat.transcript import ReplyMessage, Transcript, paint_failure, tool_line
+from desktop.chat.pending_answers import PendingAnswers
+from desktop.chat.failure import paint_failure
+from desktop.chat.transcript import ReplyMessage, Transcript, tool_line
 from desktop.chat.turn import again_job, turn_job
 from desktop.chat.why_panel import FIX_VIEWS, WhyPanel
 from desktop.context import AppContext
@@ -189,6 +191,8 @@ class ChatPage(Page):
         self.composer = Composer()
         self.composer.send_requested.connect(self.send)
         self.composer.stop_requested.connect(self.stop)
+        self.pending_answers = PendingAnswers(self.ctx, self.transcript, self.composer,
+                                              lambda: self.current_session, self)
         middle = QWidget()
         middle_layout = QVBoxLayout(middle)
         middle_layout.setContentsMargins(0, 0, 0, 0)
@@ -407,6 +411,7 @@ class ChatPage(Page):
             return  # the user moved on meanwhile
         self.transcript.show_exchanges(exchanges)
         self.transcript.set_empty_text("")
+        self.pending_answers.load(session_id)
         self.learning_notes.attach_waiting()
 
     def new_incognito_chat(self) -> None:
@@ -566,6 +571,8 @@ class ChatPage(Page):
                            outcome.interaction_id)
         self.ctx.hub.changed.emit(result.changes)
         self.learning_watch.exchange_saved()
+        if result.session_id == self.current_session:
+            self.pending_answers.load(result.session_id)
 
     def _turn_crashed(self, message: str, hint: str) -> None:
         """The turn could not run at all (the chat was deleted, the database refused)."""

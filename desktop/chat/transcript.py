@@ -15,7 +15,7 @@ from collections import deque
 from datetime import datetime
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QColor, QDesktopServices, QPalette, QResizeEvent
+from PySide6.QtGui import QDesktopServices, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -29,9 +29,12 @@ from PySide6.QtWidgets import (
 )
 
 from core.operations.chats import Exchange
+from core.operations.pending import PendingItem
 from desktop.chat.code_copy import add_copy_links, code_number
+from desktop.chat.failure import paint_failure
 from desktop.chat.markdown import render_markdown
 from desktop.chat.message_actions import MessageActions, copy_text
+from desktop.chat.pending_card import PendingCard
 from desktop.icons import icon
 from desktop.words import speaker_name
 
@@ -44,16 +47,6 @@ LOAD_BATCH = 6
 FOLLOW_SLACK_PX = 24
 """Within this distance of the bottom, the view counts as "at the bottom" and follows."""
 MAX_COLUMN_WIDTH = 860
-FAILURE_COLOUR = "#e5534b"
-"""A semantic accent for failures that reads on light and dark backgrounds."""
-
-
-def paint_failure(label: QLabel) -> None:
-    """Show a label's text in the failure accent."""
-    palette = label.palette()
-    palette.setColor(QPalette.ColorRole.WindowText, QColor(FAILURE_COLOUR))
-    label.setPalette(palette)
-    label.setForegroundRole(QPalette.ColorRole.WindowText)
 
 
 def local_time(moment: datetime | None) -> str:
@@ -224,6 +217,10 @@ class ReplyMessage(MessageView):
         if not self._render_timer.isActive():
             self._render_timer.start()
 
+    def add_card(self, card: PendingCard) -> None:
+        """Show a request this exchange led to under the reply's text."""
+        self.column.insertWidget(self.column.count() - 1, card)
+
     def add_activity(self, line: str) -> None:
         """Note what the assistant did meanwhile (a tool it used), above the text."""
         shown = self.activity.text()
@@ -276,11 +273,17 @@ class Transcript(QScrollArea):
 
     The last exchange offers Edit and Regenerate (``again_allowed``, set by the page);
     ``edit_requested(interaction_id, text)`` and ``regenerate_requested(interaction_id)``
-    pass the user's click on."""
+    pass the user's click on. Requests held for the user's confirmation show as cards
+    under the reply that led to them (``show_pending``); their buttons are passed on as
+    ``pending_confirm_requested(id)``, ``pending_cancel_requested(id)`` and
+    ``pending_edit_requested(item)``."""
 
     why_requested = Signal(int)
     edit_requested = Signal(int, str)
     regenerate_requested = Signal(int)
+    pending_confirm_requested = Signal(int)
+    pending_cancel_requested = Signal(int)
+    pending_edit_requested = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -314,6 +317,10 @@ class Transcript(QScrollArea):
         bar.rangeChanged.connect(self._keep_following)
         bar.valueChanged.connect(self._note_position)
         self._again_allowed = True
+        self.cards: dict[int, PendingCard] = {}
+        """The approval cards shown, by pending action id."""
+        self._held: tuple[PendingItem, ...] = ()
+        """Requests to show once the saved exchanges they belong under are laid out."""
         self.set_empty_text("")
 
     # --- content -----------------------------------------------------------------------------
@@ -326,9 +333,11 @@ class Transcript(QScrollArea):
     def clear(self) -> None:
         self._loader.stop()
         self._pending.clear()
-        for message in self.messages:
-            message.setParent(None)
-            message.deleteLater()
+        for widget in [*self.messages, *self.cards.values()]:
+            widget.setParent(None)
+            widget.deleteLater()
+        self.cards.clear()
+        self._held = ()
         self._saved_end = 1  # saved exchanges go after the empty-chat hint
         self._following = True
         self._empty.setVisible(True)
@@ -370,6 +379,34 @@ class Transcript(QScrollArea):
             self._loader.start()
         else:
             self.offer_again()  # the last exchange is on screen now
+            held, self._held = self._held, ()
+            if held:
+                self.show_pending(held)
+
+    def show_pending(self, items: tuple[PendingItem, ...]) -> None:
+        """Show each request as a card under the reply it came from (at the end when that
+        reply is not on screen), or bring an existing card up to date."""
+        if self._pending:  # still laying out the saved chat: once its replies are there
+            self._held = items
+            return
+        replies = {m.interaction_id: m for m in self.messages
+                   if isinstance(m, ReplyMessage) and m.interaction_id is not None}
+        for item in items:
+            card = self.cards.get(item.id)
+            if card is not None:
+                if card.waiting:
+                    card.update_item(item)
+                continue
+            card = self.cards[item.id] = PendingCard(item)
+            card.confirm_requested.connect(self.pending_confirm_requested)
+            card.cancel_requested.connect(self.pending_cancel_requested)
+            card.edit_requested.connect(self.pending_edit_requested)
+            reply = replies.get(item.interaction_id or 0)
+            if reply is not None:
+                reply.add_card(card)
+            else:
+                self._empty.setVisible(False)
+                self._layout.insertWidget(self._layout.count() - 1, card)
 
     def add_user(self, text: str, when: datetime | None = None) -> UserMessage:
         message = self._connect_user(UserMessage(text, when))
@@ -378,6 +415,9 @@ class Transcript(QScrollArea):
 
     def remove(self, message: MessageView) -> None:
         """Take a message away (the last exchange, answered again)."""
+        for action_id, card in list(self.cards.items()):
+            if message.isAncestorOf(card):  # it goes with its reply; shown again after
+                del self.cards[action_id]
         message.setParent(None)
         message.deleteLater()
         self.offer_again()

@@ -1,0 +1,140 @@
+"""The approval card in the chat, headless: a model's tool call (the real ``ollama`` client
+against the fake server) shows a card under the reply; Confirm creates the row and says
+"Done", Cancel creates nothing, Edit cancels and puts the original message back in the
+composer, and a card whose 30 minutes are up says "Expired" and its Confirm is refused."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+from support.chat_turns import open_page, say
+from test_chat_page import ollama  # noqa: F401 (the fake Ollama server fixture)
+from support.fake_ollama import FakeReply
+from support.qt_waits import wait_idle
+from support.scripted_llm import ScriptedLLM
+from PySide6.QtCore import Qt
+
+from core import clock
+from core.daily import when
+from core.operations import pending
+from desktop.chat.pending_card import PendingCard
+from desktop.chat.transcript import ReplyMessage
+
+
+def held_task(ollama, title: str = "Renew passport") -> None:  # noqa: F811
+    due = (when.today() + timedelta(days=3)).isoformat()
+    ollama.replies.extend([
+        FakeReply(text="Let me add that.", tool_calls=[
+            {"name": "create_task", "arguments": {"title": title, "due_date": due}}]),
+        FakeReply(text="It is waiting for your confirmation below.")])
+
+
+def card_under(qtbot, reply: ReplyMessage) -> PendingCard:
+    qtbot.waitUntil(lambda: reply.findChild(PendingCard) is not None, timeout=30_000)
+    card = reply.findChild(PendingCard)
+    assert card is not None
+    qtbot.waitUntil(card.isVisible)  # a widget laid out is shown on the next loop turn
+    return card
+
+
+def test_confirm_on_the_card_creates_the_task_and_says_done(qtbot, make_ctx, ollama) -> None:  # noqa: F811
+    held_task(ollama)
+    ctx = make_ctx(provider_factory=ollama.provider_factory())
+    page = open_page(qtbot, ctx)
+
+    reply = say(qtbot, page, "add a task to renew my passport")
+    card = card_under(qtbot, reply)
+
+    assert card.preview.text().startswith("Add the task “Renew passport”, due ")
+    assert ctx.hearth.tasks.list() == []  # the call alone did nothing
+    assert card.confirm_button.isVisible() and card.confirm_button.focusPolicy() \
+        & Qt.FocusPolicy.TabFocus
+    card.confirm_button.setFocus()
+    qtbot.keyClick(card.confirm_button, Qt.Key.Key_Space)  # reachable from the keyboard
+    qtbot.waitUntil(lambda: card.outcome.isVisible(), timeout=30_000)
+    wait_idle(qtbot, ctx)
+
+    (task,) = ctx.hearth.tasks.list()
+    assert task.title == "Renew passport"
+    assert card.outcome.text() == f"Done: Added task {task.id} “Renew passport”."
+    assert not card.confirm_button.isVisible()
+
+
+def test_cancel_creates_nothing_and_reopening_the_chat_shows_the_outcome(
+        qtbot, make_ctx, ollama) -> None:  # noqa: F811
+    held_task(ollama)
+    ctx = make_ctx(provider_factory=ollama.provider_factory())
+    page = open_page(qtbot, ctx)
+    card = card_under(qtbot, say(qtbot, page, "add a task to renew my passport"))
+
+    qtbot.mouseClick(card.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: card.outcome.text() == "Cancelled", timeout=30_000)
+    wait_idle(qtbot, ctx)
+    assert ctx.hearth.tasks.list() == []
+
+    session_id = page.current_session
+    assert session_id is not None
+    page._show_chat(None)
+    page.open_session(session_id)
+    qtbot.waitUntil(lambda: len(page.transcript.cards) == 1, timeout=30_000)
+    (shown,) = page.transcript.cards.values()
+    assert shown.outcome.text() == "Cancelled" and not shown.confirm_button.isVisible()
+    assert isinstance(shown.parent(), ReplyMessage)
+
+
+def test_edit_cancels_and_puts_the_original_message_in_the_composer(qtbot, make_ctx,
+                                                                    ollama) -> None:  # noqa: F811
+    held_task(ollama)
+    ctx = make_ctx(provider_factory=ollama.provider_factory())
+    page = open_page(qtbot, ctx)
+    message = "add a task to renew my passport"
+    card = card_under(qtbot, say(qtbot, page, message))
+
+    qtbot.mouseClick(card.edit_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: card.outcome.isVisible(), timeout=30_000)
+    wait_idle(qtbot, ctx)
+
+    assert page.composer.edit.toPlainText() == message
+    assert card.outcome.text().startswith("Cancelled")
+    assert ctx.hearth.pending.get(card.item.id).status == "cancelled"
+    held_task(ollama, "Renew passport and ID card")
+    reply = say(qtbot, page, "add a task to renew my passport and ID card")
+    again = card_under(qtbot, reply)
+    assert "Renew passport and ID card" in again.preview.text()
+    assert ctx.hearth.tasks.list() == []
+
+
+def test_an_expired_card_says_so_and_its_confirm_is_refused(qtbot, make_ctx, ollama) -> None:  # noqa: F811
+    held_task(ollama)
+    ctx = make_ctx(provider_factory=ollama.provider_factory())
+    page = open_page(qtbot, ctx)
+    card = card_under(qtbot, say(qtbot, page, "add a task to renew my passport"))
+
+    with clock.shifted(timedelta(minutes=31)):
+        card.confirm_button.click()  # clicked before the card's own timer noticed
+        qtbot.waitUntil(lambda: card.outcome.text().startswith("Expired"), timeout=30_000)
+        wait_idle(qtbot, ctx)
+        assert pending.list_pending(ctx.hearth) == ()
+    assert ctx.hearth.tasks.list() == []
+    assert not card.confirm_button.isVisible()
+
+
+def test_without_tools_the_rules_card_confirms_a_reminder(qtbot, make_ctx) -> None:
+    def answer(kind: str, _messages: object, extra: dict) -> str:
+        if kind == "structured":
+            return json.dumps({name: [] for name in extra["schema"].get("properties", {})})
+        return "I'll set that up once you confirm."
+
+    ctx = make_ctx(provider_factory=lambda: ScriptedLLM(answer, supports_tools=False))
+    page = open_page(qtbot, ctx)
+    card = card_under(qtbot, say(qtbot, page, "remind me tomorrow at 9 to call the dentist"))
+
+    assert card.preview.text().startswith("Remind you “call the dentist” on ")
+    assert ctx.hearth.reminders.list() == []
+    qtbot.mouseClick(card.confirm_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: card.outcome.text().startswith("Done: Set reminder"),
+                    timeout=30_000)
+    wait_idle(qtbot, ctx)
+    (reminder,) = ctx.hearth.reminders.list()
+    assert reminder.message == "call the dentist"
