@@ -128,7 +128,7 @@ def test_bad_arguments_become_an_error_the_model_reads_and_nothing_is_held(heart
     results = [m["content"] for m in server.chat_requests()[-1]["messages"]
                if m["role"] == "tool"]
     assert results[0].startswith("error: There is no task 999.")
-    assert results[1].startswith("error: task.create needs title.")
+    assert results[1].startswith("error: A task's title cannot be empty.")
     assert results[2].startswith("error: 'tomorrow-ish' is not a date and time.")
     assert pending.list_pending(hearth, session_id) == ()
 
