@@ -38,6 +38,7 @@ from core.cli.memories_cmd import memories_app
 from core.cli.models_cmd import models_app
 from core.cli.notes_cmd import notes_app
 from core.cli.pending_cmd import pending_app
+from core.cli.prompts_cmd import alerts_app, prompts_app
 from core.cli.reminders_cmd import reminders_app
 from core.cli.tasks_cmd import tasks_app
 from core.cli.progress import progress_bar
@@ -72,6 +73,8 @@ app.add_typer(pending_app, name="pending")
 app.add_typer(notes_app, name="notes")
 app.add_typer(journal_app, name="journal")
 app.add_typer(later_app, name="later")
+app.add_typer(prompts_app, name="prompts")
+app.add_typer(alerts_app, name="alerts")
 app.command()(chat_cmd.chat)
 app.command()(chat_cmd.ask)
 app.command()(consolidation_cmd.events)
