@@ -80,6 +80,7 @@ from core.storage.port import (
     stored_embeddings,
 )
 from core.storage.query_words import query_words
+from core.storage.vector_pages import read_vector_pages
 from core.storage.search_where import (
     IndexedTable,
     indexed_tables,
@@ -118,8 +119,6 @@ BM25_B = 0.75
 
 META_TABLE = "vector_index_meta"
 
-VECTOR_PAGE = 10_000
-"""Rows per page when reading all vectors of a kind (``vectors``)."""
 
 
 @dataclass(frozen=True)
@@ -368,25 +367,10 @@ class PostgresSearchIndex:
                      if valid_only and spec.is_memory else "true")
         source = (f"FROM {spec.vectors} AS e JOIN {spec.table} AS m ON m.id = e.id "
                   f"WHERE {condition}")
-        total = session.execute(sql(f"SELECT count(*) {source}")).scalar_one()
-        ids = np.empty(total, dtype=np.int64)
-        matrix = np.empty((total, dimensions), dtype=np.float32)
-        filled, after = 0, 0
-        while filled < total:
-            page = session.execute(sql(f"SELECT e.id, vector_send(e.embedding) {source} "
-                                       f"AND e.id > :after ORDER BY e.id LIMIT :page"),
-                                   {"after": after, "page": VECTOR_PAGE}).all()
-            if not page:
-                break  # rows deleted since the count: return what exists
-            page = page[:total - filled]
-            count = len(page)
-            ids[filled:filled + count] = [row[0] for row in page]
-            matrix[filled:filled + count] = np.frombuffer(
-                b"".join(bytes(row[1])[4:] for row in page),
-                dtype=">f4").reshape(count, dimensions)
-            filled += count
-            after = page[-1][0]
-        return ids[:filled], matrix[:filled]
+        return read_vector_pages(
+            session, source, "vector_send(e.embedding)", dimensions,
+            lambda blobs: np.frombuffer(b"".join(bytes(blob)[4:] for blob in blobs),
+                                        dtype=">f4").astype(np.float32))
 
     def stored_embeddings(self, session: Session, kind: IndexedKind,
                           ids: Sequence[int]) -> list[StoredEmbedding]:

@@ -150,6 +150,7 @@ from core.storage.port import (
     stored_embeddings,
 )
 from core.storage.query_words import query_words
+from core.storage.vector_pages import read_vector_pages
 from core.storage.search_where import (
     IndexedTable,
     indexed_tables,
@@ -197,8 +198,6 @@ NEWEST_FREQUENT = 500
 
 META_TABLE = "vector_index_meta"
 
-VECTOR_PAGE = 10_000
-"""Rows per page when reading all vectors of a kind (``vectors``)."""
 
 UPGRADE_MIN_CHARS = 128
 """Databases from before windows: rows whose text is at least this long may exceed one
@@ -639,24 +638,8 @@ class SqliteSearchIndex:
                      if valid_only and spec.is_memory else "1")
         source = (f"FROM {spec.vectors} AS e JOIN {spec.table} AS m ON m.id = e.id "
                   f"WHERE {condition}")
-        total = session.execute(sql(f"SELECT count(*) {source}")).scalar_one()
-        ids = np.empty(total, dtype=np.int64)
-        matrix = np.empty((total, dimensions), dtype=np.float32)
-        filled, after = 0, 0
-        while filled < total:
-            page = session.execute(sql(f"SELECT e.id, e.embedding {source} AND e.id > :after "
-                                       f"ORDER BY e.id LIMIT :page"),
-                                   {"after": after, "page": VECTOR_PAGE}).all()
-            if not page:
-                break  # rows deleted since the count: return what exists
-            page = page[:total - filled]
-            count = len(page)
-            ids[filled:filled + count] = [row[0] for row in page]
-            matrix[filled:filled + count] = np.frombuffer(
-                b"".join(row[1] for row in page), dtype=np.float32).reshape(count, dimensions)
-            filled += count
-            after = page[-1][0]
-        return ids[:filled], matrix[:filled]
+        return read_vector_pages(session, source, "e.embedding", dimensions,
+                                 lambda blobs: np.frombuffer(b"".join(blobs), dtype=np.float32))
 
     def loading_in_bulk(self) -> AbstractContextManager[None]:
         """Nothing to set aside: sqlite-vec's binary codes are written with each vector."""
