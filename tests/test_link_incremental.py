@@ -212,16 +212,28 @@ def test_a_night_falls_back_to_a_full_relink_when_incremental_would_not_pay(
     assert run_link(storage, SETTINGS.model_copy(update=changed))["mode"] == "incremental"
 
 
-@pytest.mark.sqlite_only
+def forced_index(storage: StoragePort) -> Any:
+    """The storage's own kind of search index, told that 500 vectors make a large store
+    (so consolidation asks its approximate index) and to never scan exactly."""
+    from core.storage.postgres.adapter import PostgresStorage
+
+    if isinstance(storage, PostgresStorage):
+        from core.storage.postgres.search import PostgresSearchIndex
+
+        return PostgresSearchIndex(storage.engine, exact_max_rows=0, approximate_min_rows=500)
+    from core.storage.sqlite.search import SqliteSearchIndex
+
+    return SqliteSearchIndex(storage.engine, database=storage.path,  # type: ignore[attr-defined]
+                             exact_max_rows=0, ann_min_rows=500)
+
+
 def test_at_scale_the_changed_lists_come_from_the_ann_index_reading_vectors_by_id(
         storage: StoragePort, incremental: None, monkeypatch: pytest.MonkeyPatch) -> None:
     """Above ``ANN_MIN_ROWS`` the night never reads every vector: candidates come from the
-    index (an SQLite index forced to exist at this size), rescored exactly; the result
-    agrees with an exact full relink but for the index's misses."""
-    from core.storage.sqlite.search import SqliteSearchIndex
-
-    forced = SqliteSearchIndex(storage.engine, database=storage.path,  # type: ignore[attr-defined]
-                               exact_max_rows=0, ann_min_rows=500)
+    approximate index (SQLite's ANN file, PostgreSQL's HNSW index through one scan per
+    changed memory; forced to serve at this size), rescored exactly; the result agrees with
+    an exact full relink but for the index's misses."""
+    forced = forced_index(storage)
     monkeypatch.setattr(storage, "_search", forced)
     monkeypatch.setattr(link, "ANN_MIN_ROWS", 100)
     forced.ensure_dimensions(DIMENSIONS)

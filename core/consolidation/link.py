@@ -52,11 +52,12 @@ without either step.
 The first run (nothing recorded), changed ``link_max_edges`` / ``link_similarity_floor``,
 more than ``FULL_FRACTION`` of the memories changed (a re-embedding with a new model queues
 them all), or ``full=True`` relink everything as above; the counts say which and why.
-Where recall's ANN index is current (SQLite from 50,000 vectors) a night's candidates come
+Where an approximate index serves (from 50,000 vectors: SQLite's ANN file when current,
+PostgreSQL's HNSW index through one scan per relinked memory) a night's candidates come
 from it (``CHANGE_CANDIDATES`` each, rescored exactly) and only the relinked memories' and
 the candidates' vectors are read, by id, so a night's memory is the day's changes, not a
 1M x 384 matrix; there the reverse direction is as approximate as the index (a memory is
-offered to its candidates only). Without one (small stores, PostgreSQL) a night scores the
+offered to its candidates only). Without one (small stores) a night scores the
 lists against every vector, exactly: scoring 3,000 lists against all of 100k vectors costs
 about as much as the full run's clustered scan, which is why the index is used when it
 exists.
@@ -379,7 +380,7 @@ def _relink_changes(storage: StoragePort, settings: Settings, changed: frozenset
                 MemoryEdge.kind == KIND, MemoryEdge.to_id.in_(chunk))).scalars())
     targets = sorted(changed | lost)
     found = _indexed_lists(storage, targets, changed, k, floor, cancel)
-    if found is None:  # no current ANN index (a small store, PostgreSQL): score them all
+    if found is None:  # no approximate index serves (a small store): score them all
         found = _exact_lists(storage, targets, changed, k, floor, cancel)
     forward, offers = found
     offers = _worth_offering(storage, offers, k)

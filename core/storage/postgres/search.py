@@ -110,6 +110,13 @@ MAX_EF_SEARCH = 1000
 HNSW_MAX_DIMENSIONS = 2000
 """pgvector indexes vectors of at most this many dimensions; wider ones are scanned exactly."""
 
+APPROXIMATE_MIN_ROWS = 50_000
+"""Consolidation's neighbour lists come from the HNSW index above this many vectors (as
+SQLite's ANN index starts at the same size); below it an exact pass is cheap and exact."""
+
+NEIGHBOUR_QUERIES = 256
+"""Query vectors sent in one statement of ``approximate_neighbours``."""
+
 ESTIMATED_ROWS = 1_000
 """Tables with at least this many rows (by the planner's statistics) take BM25's row count
 from them rather than counting every row for each search (2-10 ms at 10k-100k rows)."""
@@ -184,12 +191,14 @@ class PostgresSearchIndex:
 
     def __init__(self, engine: Engine, *, exact_max_rows: int = EXACT_MAX_ROWS,
                  shortlist_factor: int = SHORTLIST_FACTOR,
-                 min_shortlist: int = MIN_SHORTLIST) -> None:
+                 min_shortlist: int = MIN_SHORTLIST,
+                 approximate_min_rows: int = APPROXIMATE_MIN_ROWS) -> None:
         """The keyword arguments exist so tests can force the HNSW path on small data."""
         self._engine = engine
         self._exact_max_rows = exact_max_rows
         self._shortlist_factor = shortlist_factor
         self._min_shortlist = min_shortlist
+        self._approximate_min_rows = approximate_min_rows
         self._dimensions: int | None = None
 
     # full text
@@ -287,9 +296,7 @@ class PostgresSearchIndex:
 
     def _count_capped(self, session: Session, table: str) -> int:
         """Rows of ``table``, counted no further than ``exact_max_rows + 1``."""
-        count = session.execute(sql(f"SELECT count(*) FROM (SELECT 1 FROM {table} "
-                                    f"LIMIT :cap) AS capped"), {"cap": self._exact_max_rows + 1})
-        return int(count.scalar_one())
+        return self._count_at_most(session, table, self._exact_max_rows)
 
     def _count_filtered(self, session: Session, spec: _Kind, where: Where, table: str) -> int:
         """Vectors (or windows) of the rows passing ``where``, counted no further than
@@ -484,9 +491,43 @@ class PostgresSearchIndex:
 
     def approximate_neighbours(self, session: Session, kind: IndexedKind,
                                vectors: np.ndarray, count: int) -> np.ndarray | None:
-        """None: pgvector's HNSW answers one query per statement, so consolidation's kNN
-        over every row stays the blocked exact computation on PostgreSQL."""
-        return None
+        """For each row of ``vectors``, the ids of about ``count`` rows near it by the HNSW
+        index (-1 pads), or None below ``approximate_min_rows`` vectors, for vectors too
+        wide to index, or while the index is set aside (``loading_in_bulk``).
+
+        pgvector answers one query vector per index scan, so each statement sends
+        ``NEIGHBOUR_QUERIES`` of them and a ``LATERAL`` subquery runs one HNSW scan per
+        vector on the server: a night's changed memories cost one scan each instead of
+        reading every vector into this process (``core.consolidation.link``)."""
+        spec = KINDS[kind]
+        matrix = self._checked_matrix(session, vectors)
+        if (matrix.shape[1] > HNSW_MAX_DIMENSIONS or not _has_hnsw(session, spec.vectors)
+                or self._count_at_most(session, spec.vectors, self._approximate_min_rows)
+                <= self._approximate_min_rows):
+            return None
+        found = np.full((matrix.shape[0], count), -1, dtype=np.int64)
+        if count <= 0:
+            return found
+        session.execute(sql("SELECT set_config('hnsw.ef_search', :ef, true)"),
+                        {"ef": str(min(max(2 * count, 40), MAX_EF_SEARCH))})
+        statement = sql(
+            f"SELECT q.ord, n.id FROM unnest(CAST(:queries AS vector[])) WITH ORDINALITY "
+            f"AS q(v, ord) CROSS JOIN LATERAL (SELECT e.id FROM {spec.vectors} AS e "
+            f"ORDER BY e.embedding <=> q.v LIMIT :count) AS n ORDER BY q.ord")
+        for start in range(0, matrix.shape[0], NEIGHBOUR_QUERIES):
+            block = matrix[start:start + NEIGHBOUR_QUERIES]
+            filled = np.zeros(block.shape[0], dtype=np.int64)
+            for ordinal, row_id in session.execute(statement, {
+                    "queries": [vector_literal(vector) for vector in block], "count": count}):
+                row = int(ordinal) - 1
+                found[start + row, filled[row]] = int(row_id)
+                filled[row] += 1
+        return found
+
+    def _count_at_most(self, session: Session, table: str, cap: int) -> int:
+        """Rows of ``table``, counted no further than ``cap + 1``."""
+        return int(session.execute(sql(f"SELECT count(*) FROM (SELECT 1 FROM {table} "
+                                       f"LIMIT :cap) AS capped"), {"cap": cap + 1}).scalar_one())
 
     def refresh_vector_index(self, *, progress: Callable[[int, int], None] | None = None,
                              cancel: Callable[[], bool] | None = None) -> bool:
@@ -556,6 +597,12 @@ class PostgresSearchIndex:
 
 
 # --- helpers ---------------------------------------------------------------------------
+
+
+def _has_hnsw(session: Session, table: str) -> bool:
+    """Whether ``table``'s HNSW index exists (``loading_in_bulk`` drops it for a while)."""
+    return session.execute(sql("SELECT 1 FROM pg_indexes WHERE indexname = :name"),
+                           {"name": f"{table}_hnsw"}).first() is not None
 
 
 def _meta(connection: Connection, key: str) -> str | None:
