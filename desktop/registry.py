@@ -18,6 +18,7 @@ PAGES: tuple[str, ...] = (
     "desktop.daily.notes:NotesPage",
     "desktop.daily.journal:JournalPage",
     "desktop.daily.read_later:ReadLaterPage",
+    "desktop.daily.schedule:SchedulePage",
     "desktop.inspector.facts:FactsPage",
     "desktop.inspector.profile:ProfilePage",
     "desktop.inspector.scaffold:ScaffoldPage",

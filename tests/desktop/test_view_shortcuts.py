@@ -53,6 +53,7 @@ def test_the_key_is_shown_in_the_tooltip_the_view_menu_and_the_help(qtbot, ctx) 
     qtbot.addWidget(dialog)
     shown = dict(dialog.rows())
     assert shown["Show Memory map"] == view_shortcut(titles.index("Memory map"))
+    assert shown["Show Schedule"] == view_shortcut(titles.index("Schedule"))
     assert shown["Reflect now"] == "Ctrl+Shift+R" and shown["Keyboard shortcuts…"] == "F1"
     assert shown["Search or filter the view"] == "Ctrl+F"
     assert list(shown)[0] == "Show Chat"
