@@ -19,6 +19,7 @@ from desktop.context import AppContext
 from desktop.daily.journal import JournalPage
 from desktop.daily.notes import NotesPage
 from desktop.daily.read_later import ReadLaterPage
+from desktop.daily.reminder_dialog import ReminderDialog
 from desktop.daily.task_dialog import TaskDialog
 from desktop.daily.today import RECORD, TodayPage
 from desktop.inspector import confirm
@@ -204,6 +205,39 @@ def test_the_task_editor_saves_a_due_day_and_says_why_a_title_is_refused(qtbot, 
     [stored] = tasks.list_tasks(ctx.hearth)
     assert stored.title == "renew passport and ID"
     assert stored.due_date == when.today() + timedelta(days=3)
+
+
+def test_the_reminder_editor_rewords_and_moves_a_reminder(qtbot, ctx) -> None:
+    page = open_page(qtbot, ctx, TodayPage)
+    item = reminders.add(ctx.hearth, "call mum", clock.now() + timedelta(hours=1)).value
+    page.reload()
+    settle(qtbot, ctx)
+    dialog = ReminderDialog(ctx, item, page)
+    qtbot.addWidget(dialog)
+    assert dialog.message.text() == "call mum"
+    dialog.message.setText("   ")
+    dialog.save()
+    settle(qtbot, ctx)
+    assert dialog.error.isVisibleTo(dialog) and "cannot be empty" in dialog.error.text()
+    assert reminders.list_reminders(ctx.hearth)[0].message == "call mum"  # nothing lost
+
+    dialog.message.setText("call mum about Sunday lunch")
+    dialog.save()
+    settle(qtbot, ctx)
+    [stored] = reminders.list_reminders(ctx.hearth)
+    assert (stored.message, stored.remind_at, stored.snooze_count) == (
+        "call mum about Sunday lunch", item.remind_at, 0)  # the time was not touched
+    assert sections(page)["reminders"] == ["call mum about Sunday lunch"]
+
+    moved = ReminderDialog(ctx, stored, page)
+    qtbot.addWidget(moved)
+    moved.when.setDateTime(moved.when.dateTime().addSecs(3600))
+    moved.save()
+    settle(qtbot, ctx)
+    [again] = reminders.list_reminders(ctx.hearth)
+    assert abs(again.remind_at - item.remind_at - timedelta(hours=1)) < timedelta(seconds=1)
+    assert again.snooze_count == 1
+    assert again.message == "call mum about Sunday lunch"
 
 
 def test_notes_search_pin_edit_and_delete(qtbot, ctx, answers) -> None:
