@@ -59,6 +59,18 @@ def cancel_in(session: Session, reminder_id: int) -> Reminder:
     return reminder
 
 
+def snooze_in(session: Session, reminder_id: int, *, minutes: int | None = None,
+              until: datetime | str | None = None) -> Reminder:
+    """Remind again ``minutes`` from now, or at ``until``; exactly one of them."""
+    if (minutes is None) == (until is None):
+        raise InvalidInputError("A snooze needs either minutes or a time.",
+                                "Give one of them.")
+    reminder = find(session, reminder_id)
+    _move(reminder, until if until is not None else minutes or 0)
+    session.flush()
+    return reminder
+
+
 def _move(reminder: Reminder, to: datetime | str | int) -> None:
     """Snooze ``reminder`` to a moment (aware, or ISO text in its zone) or a number of
     minutes from now: pending again at a future time within a year, counted."""
@@ -144,13 +156,8 @@ class ReminderService:
     def snooze(self, reminder_id: int, *, minutes: int | None = None,
                until: datetime | str | None = None) -> Reminder:
         """Remind again ``minutes`` from now, or at ``until``; exactly one of them."""
-        if (minutes is None) == (until is None):
-            raise InvalidInputError("A snooze needs either minutes or a time.",
-                                    "Give one of them.")
         with self._storage.write() as session:
-            reminder = find(session, reminder_id)
-            _move(reminder, until if until is not None else minutes or 0)
-            return reminder
+            return snooze_in(session, reminder_id, minutes=minutes, until=until)
 
     def edit(self, reminder_id: int, *, message: str | None = None,
              until: datetime | str | None = None) -> Reminder:
