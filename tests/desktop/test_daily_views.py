@@ -4,6 +4,7 @@ real database through ``core.operations``."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -25,6 +26,7 @@ from desktop.daily.today import RECORD, TodayPage
 from desktop.inspector import confirm
 from desktop.inspector.base import InspectorPage
 from support.qt_waits import wait_idle
+from support.scripted_llm import ScriptedLLM
 
 P = TypeVar("P", bound=InspectorPage)
 
@@ -295,7 +297,10 @@ def test_a_note_refused_by_core_keeps_the_text_and_says_why(qtbot, ctx) -> None:
     assert notes.list_notes(ctx.hearth) == ()
 
 
-def test_journal_add_edit_search_and_the_week(qtbot, ctx) -> None:
+def test_journal_add_edit_search_and_the_week(qtbot, make_ctx) -> None:
+    answers = iter([json.dumps({"summary": "You found a flat and ran by the river."}),
+                    "no summary here", "nor here"])
+    ctx = make_ctx(lambda: ScriptedLLM(lambda _kind, _messages, _extra: next(answers)))
     page = open_page(qtbot, ctx, JournalPage)
     page.new_item()
     page.editor.content.setPlainText("Saw the Bonfim apartment; loved the light.")
@@ -323,7 +328,19 @@ def test_journal_add_edit_search_and_the_week(qtbot, ctx) -> None:
     settle(qtbot, ctx)
     from desktop.daily.week_dialog import WeekDialog
     [dialog] = page.findChildren(WeekDialog)
-    assert "Booked it." in dialog.text.toPlainText() and "river" in dialog.text.toPlainText()
+    shown = dialog.text.toPlainText()
+    assert shown.startswith("The week in short\nYou found a flat and ran by the river.")
+    assert "Booked it." in shown and "river" in shown
+    dialog.close()
+    dialog.deleteLater()
+    settle(qtbot, ctx)
+
+    page.show_week()  # the model's answer is unusable: the entries alone, and why
+    settle(qtbot, ctx)
+    [dialog] = [d for d in page.findChildren(WeekDialog) if d.isVisible()]
+    shown = dialog.text.toPlainText()
+    assert shown.startswith("The model's summary was not usable (")
+    assert "Booked it." in shown and "A long run by the river." in shown
     dialog.close()
 
 
