@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QStackedWidget,
     QWidget,
@@ -24,7 +25,7 @@ from desktop.context import AppContext
 from desktop.icons import icon
 from desktop.notices import Notices
 from desktop.page import Page
-from desktop.registry import page_classes
+from desktop.registry import page_classes, view_shortcut
 from desktop.runs import RunController
 from desktop.search_index import SearchIndexStatus, SearchIndexUpkeep
 from desktop.status import StatusBar
@@ -38,7 +39,7 @@ class Sidebar(QListWidget):
     while the list had the focus opened Memories, then Facts."""
 
     def keyboardSearch(self, search: str) -> None:  # noqa: N802 (Qt's name)
-        """Typing is not a way to choose a view (Ctrl+1 … Ctrl+0 are)."""
+        """Typing is not a way to choose a view (Ctrl+1 … Ctrl+0, Alt+1 … are)."""
 
 
 OPENING_SIZE = QSize(1200, 780)
@@ -98,11 +99,12 @@ class MainWindow(QMainWindow):
     # --- pages -------------------------------------------------------------------------------
 
     def _add_page(self, page: Page) -> None:
+        key = view_shortcut(len(self.pages))
         self.pages[page.key] = page
         self._stack.addWidget(page)
         item = QListWidgetItem(icon(page.icon_name), page.title)
         item.setData(Qt.ItemDataRole.UserRole, page.key)
-        item.setToolTip(page.about)
+        item.setToolTip(page.about if key is None else f"{page.about} ({key})")
         self._sidebar.addItem(item)
 
     def _show_row(self, row: int) -> None:
@@ -163,11 +165,12 @@ class MainWindow(QMainWindow):
         for action in (self.reflect_action, self.dream_action, self.pause_action):
             memory.addAction(action)
         view = bar.addMenu("&View")
-        for number, key in enumerate(list(self.pages)[:10], start=1):
+        for position, key in enumerate(self.pages):
             page = self.pages[key]
             view.addAction(self._action(page.title, lambda _=False, k=key: self.show_page(k),
-                                        f"Ctrl+{number % 10}", page.icon_name))
+                                        view_shortcut(position), page.icon_name))
         help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self._action("&Keyboard shortcuts…", self.open_shortcuts, "F1"))
         help_menu.addAction(self._action("&Welcome…", self.open_welcome))
         help_menu.addAction(self._action("&About Hearth", self._about))
 
@@ -205,6 +208,27 @@ class MainWindow(QMainWindow):
         from desktop.dialogs.settings import SettingsDialog
 
         SettingsDialog(self.ctx, self).exec()
+
+    def open_shortcuts(self) -> None:
+        from desktop.dialogs.shortcuts import ShortcutsDialog
+
+        ShortcutsDialog(self.shortcuts(), self).exec()
+
+    def shortcuts(self) -> list[tuple[str, str]]:
+        """(what, key) of every menu command that has a key, views first, in menu order:
+        read from the actions themselves, so the list cannot disagree with the keys."""
+        listed = []
+        for menu_action in self.menuBar().actions():
+            menu = menu_action.menu()
+            if not isinstance(menu, QMenu):
+                continue
+            prefix = "Show " if menu_action.text() == "&View" else ""
+            for action in menu.actions():
+                key = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+                if key:
+                    listed.append((prefix + action.text().replace("&", ""), key))
+        views = [row for row in listed if row[0].startswith("Show ")]
+        return views + [row for row in listed if not row[0].startswith("Show ")]
 
     def open_welcome(self) -> None:
         from desktop.dialogs.welcome import WelcomeDialog

@@ -58,6 +58,7 @@ def test_tasks_from_add_to_delete(capsys, tmp_path: Path) -> None:
      "not a time zone"),
     (("later", "add", "example.org"), "is not a full web address."),
     (("journal", "add", " "), "A journal entry cannot be empty."),
+    (("reminders", "edit", "7", "--message", "x"), "There is no reminder 7."),
 ])
 def test_bad_input_is_a_sentence(capsys, tmp_path: Path, args, message) -> None:
     code, _, err = hearth(capsys, tmp_path / "h", *args)
@@ -72,6 +73,11 @@ def test_reminders_notes_journal_and_later(capsys, tmp_path: Path) -> None:
     assert reminder["remind_at"].startswith(at) and reminder["zone"] == "UTC"
     assert ok(capsys, home, "reminders", "snooze", str(reminder["id"]), "--minutes", "30",
               "--json")["snooze_count"] == 1
+    edited = ok(capsys, home, "reminders", "edit", str(reminder["id"]), "--message",
+                "Call Ana about the lease", "--json")
+    assert (edited["message"], edited["snooze_count"]) == ("Call Ana about the lease", 1)
+    assert ok(capsys, home, "reminders", "edit", str(reminder["id"]), "--at", at,
+              "--json")["remind_at"].startswith(at)
     assert ok(capsys, home, "reminders", "cancel", str(reminder["id"]), "--json")["status"] == \
         "cancelled"
     assert "Call Ana" in ok(capsys, home, "reminders", "list")

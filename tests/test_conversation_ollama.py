@@ -86,9 +86,10 @@ def test_the_model_receives_memory_within_budget_and_its_tool_calls_run(hearth,
     assert {tool["function"]["name"] for tool in first["tools"]} == {
         "remember_fact", "recall_facts", "forget_fact", "search_memory", "search_history",
         "record_observation", "create_task", "list_tasks", "complete_task", "update_task",
-        "delete_task", "set_reminder", "list_reminders", "cancel_reminder", "save_note",
-        "search_notes", "schedule_prompt", "add_journal_entry", "save_read_later",
-        "search_read_later", "find_everything"}
+        "delete_task", "set_reminder", "list_reminders", "snooze_reminder", "cancel_reminder",
+        "save_note", "update_note", "delete_note", "search_notes", "schedule_prompt",
+        "list_scheduled_prompts", "update_scheduled_prompt", "delete_scheduled_prompt",
+        "add_journal_entry", "save_read_later", "search_read_later", "find_everything"}
     assert second["messages"][-1] == {"role": "tool", "content": "created: race_date = 17 May",
                                       "tool_name": "remember_fact"}
     assert second["messages"][0]["content"] == system["content"]

@@ -225,3 +225,99 @@ def test_with_tools_the_rules_stay_out_of_the_way(hearth) -> None:
     chat = ConversationService(hearth, ScriptedLLM(["Which time suits you?"]))
     session_id, _ = turn(chat, "remind me tomorrow at 9 to call the dentist")
     assert pending.list_pending(hearth, session_id) == ()
+
+
+def test_a_note_is_changed_then_deleted_through_the_gate(hearth, server) -> None:
+    note = hearth.notes.save("Bike", "The lock code is in the blue drawer")
+    server.script(call("update_note", id=note.id, content="The lock code is in the red box"),
+                  "It waits for you.")
+    chat = over_http(hearth, server)
+    session_id, (activity,) = turn(chat, "the lock code moved to the red box, fix my note")
+    assert activity.ok
+    (held,) = pending.list_pending(hearth, session_id)
+    assert (held.action, held.preview) == ("note.update", f"Change note {note.id} “Bike”.")
+    assert hearth.notes.get(note.id).content == "The lock code is in the blue drawer"
+    assert pending.confirm(hearth, held.id).value.result == f"Changed note {note.id} “Bike”."
+    assert hearth.notes.get(note.id).content == "The lock code is in the red box"
+    assert [n.id for n in hearth.notes.search("red box")] == [note.id]  # embedded again
+    with hearth.storage.read() as session:
+        logged = [e.arguments for e in session.scalars(select(AuditEntry).where(
+            AuditEntry.action == "tool.update_note"))]
+    assert logged and all("red box" not in str(arguments) for arguments in logged)
+
+    server.script(call("delete_note", id=note.id), "Held.")
+    _, _ = turn(chat, "delete that note", session_id)
+    (held,) = pending.list_pending(hearth, session_id)
+    assert held.preview == f"Delete note {note.id} “Bike”."
+    pending.confirm(hearth, held.id)
+    assert hearth.notes.list() == []
+
+
+def test_a_reminder_snoozed_by_the_model_moves_only_on_confirm(hearth, server) -> None:
+    reminder = hearth.reminders.create("call the dentist", clock.now() + timedelta(minutes=5),
+                                       zone="UTC")
+    server.script(call("snooze_reminder", id=reminder.id, minutes=60), "Held.")
+    session_id, _ = turn(over_http(hearth, server), "remind me about the dentist in an hour")
+    (held,) = pending.list_pending(hearth, session_id)
+    assert held.preview == f"Snooze reminder {reminder.id} “call the dentist” for 60 minutes."
+    assert hearth.reminders.get(reminder.id).remind_at == reminder.remind_at
+    done = pending.confirm(hearth, held.id)
+    moved = hearth.reminders.get(reminder.id)
+    assert moved.snooze_count == 1
+    assert abs(moved.remind_at - clock.now() - timedelta(minutes=60)) < timedelta(minutes=1)
+    assert done.value.result.startswith(f"Snoozed reminder {reminder.id} “call the dentist” to ")
+
+
+def test_bad_snoozes_and_prompt_changes_are_refused_before_anyone_is_asked(hearth,
+                                                                           server) -> None:
+    reminder = hearth.reminders.create("stretch", clock.now() + timedelta(minutes=5))
+    row = hearth.scheduled_prompts.create("Morning plan", "What is on today?", "0 8 * * 1-5")
+    both = FakeReply(text="", tool_calls=[
+        {"name": "snooze_reminder", "arguments": {"id": reminder.id}},
+        {"name": "snooze_reminder", "arguments": {"id": reminder.id, "minutes": 0}}])
+    server.script(both, call("update_scheduled_prompt", id=row.id, cron="every morning"),
+                  call("update_scheduled_prompt", id=row.id),
+                  call("delete_scheduled_prompt", id=77), "Sorry.")
+    session_id, activities = turn(over_http(hearth, server), "change my schedule")
+    assert [a.ok for a in activities] == [False] * 5
+    results = [m["content"] for m in server.chat_requests()[-1]["messages"]
+               if m["role"] == "tool"]
+    assert results[0].startswith("error: A snooze needs either minutes or a time.")
+    assert results[1].startswith("error: A snooze must end in the future")
+    assert results[2].startswith("error: 'every morning' is not a 5-field cron schedule.")
+    assert results[3].startswith("error: The change names nothing to change.")
+    assert results[4].startswith("error: There is no scheduled prompt 77.")
+    assert pending.list_pending(hearth, session_id) == ()
+    assert hearth.scheduled_prompts.get(row.id).cron == "0 8 * * 1-5"
+
+
+def test_a_scheduled_prompt_is_listed_paused_and_deleted_through_the_gate(hearth,
+                                                                          server) -> None:
+    row = hearth.scheduled_prompts.create("Morning plan", "What is on today?", "0 8 * * 1-5",
+                                          zone="Europe/Lisbon")
+    server.script(call("list_scheduled_prompts"),
+                  call("update_scheduled_prompt", id=row.id, enabled=False, cron="30 7 * * *"),
+                  "Held.")
+    chat = over_http(hearth, server)
+    session_id, activities = turn(chat, "pause my morning plan, and make it 7:30 daily")
+    assert all(a.ok for a in activities)
+    listed = [m["content"] for m in server.chat_requests()[-1]["messages"]
+              if m["role"] == "tool"][0]
+    assert listed == (f"- [scheduled prompt {row.id}, 0 8 * * 1-5 Europe/Lisbon] "
+                      "Morning plan: What is on today?")
+    (held,) = pending.list_pending(hearth, session_id)
+    assert held.preview == (f"Change the scheduled prompt {row.id} “Morning plan”: schedule "
+                            "to 30 7 * * *, pause it.")
+    assert hearth.scheduled_prompts.get(row.id).enabled  # not yet
+    done = pending.confirm(hearth, held.id)
+    assert done.value.result == ("Changed the scheduled prompt “Morning plan” (30 7 * * *, "
+                                 "Europe/Lisbon, paused).")
+    changed = hearth.scheduled_prompts.get(row.id)
+    assert (changed.cron, changed.enabled) == ("30 7 * * *", False)
+
+    server.script(call("delete_scheduled_prompt", id=row.id), "Held.")
+    turn(chat, "actually delete it", session_id)
+    (held,) = pending.list_pending(hearth, session_id)
+    assert held.preview == f"Delete the scheduled prompt {row.id} “Morning plan”."
+    pending.confirm(hearth, held.id)
+    assert hearth.scheduled_prompts.list() == []

@@ -124,6 +124,30 @@ def test_a_snooze_needs_a_future_time(reminders) -> None:
     assert reminders.get(reminder.id).snooze_count == 0
 
 
+def test_a_reminder_is_reworded_and_moved_in_one_write(reminders) -> None:
+    reminder = reminders.create("Call Ana", clock.now() + timedelta(minutes=5))
+    reworded = reminders.edit(reminder.id, message="  Call Ana about the lease ")
+    assert (reworded.message, reworded.remind_at, reworded.snooze_count) == (
+        "Call Ana about the lease", reminder.remind_at, 0)  # the time stays
+    later = clock.now() + timedelta(hours=2)
+    moved = reminders.edit(reminder.id, message="Call Ana back", until=later)
+    assert (moved.message, moved.remind_at, moved.snooze_count) == ("Call Ana back", later, 1)
+    with pytest.raises(InvalidInputError, match="must end in the future"):
+        reminders.edit(reminder.id, message="lost?", until=clock.now() - timedelta(hours=1))
+    assert reminders.get(reminder.id).message == "Call Ana back"  # the refusal wrote nothing
+    for bad, says in (({"message": "  "}, "cannot be empty"), ({}, "Nothing to change"),
+                      ({"message": "x" * 501}, "501 characters long")):
+        with pytest.raises(InvalidInputError, match=says):
+            reminders.edit(reminder.id, **bad)
+    with clock.shifted(timedelta(hours=3)):  # delivered; its words can still be put right
+        [sent] = reminders.claim_due()
+        assert reminders.edit(sent.id, message="Called Ana?").status == "sent"
+    reminders.create("Stretch", clock.now() + timedelta(minutes=5))
+    cancelled = reminders.cancel(reminders.list("pending")[0].id)
+    with pytest.raises(InvalidInputError, match="was cancelled"):
+        reminders.edit(cancelled.id, message="Stretch more")
+
+
 # --- scheduled prompts -------------------------------------------------------------------
 
 

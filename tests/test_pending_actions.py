@@ -174,6 +174,9 @@ def test_every_kind_of_change_goes_through_the_gate(storage, services, gate) -> 
     ("task.update", {"id": 1}, "There is no task 1"),
     ("reminder.create", {"message": "x", "remind_at": "2020-01-01T09:00"}, "already passed"),
     ("scheduled_prompt.create", {"name": "x", "prompt": "y", "cron": "bad"}, "5-field"),
+    ("scheduled_prompt.update", {"id": 1, "enabled": "no"}, "enabled must be true or false"),
+    ("scheduled_prompt.delete", {"id": 1}, "There is no scheduled prompt 1"),
+    ("reminder.snooze", {"id": 1, "minutes": 10}, "There is no reminder 1"),
 ])
 def test_a_request_that_cannot_be_applied_is_not_held(gate, action, arguments, message) -> None:
     with pytest.raises((InvalidInputError, NotFoundError), match=message):

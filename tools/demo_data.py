@@ -212,10 +212,11 @@ def _chats(hearth: Hearth) -> None:
 
 
 def _daily(hearth: Hearth) -> None:
-    """Tasks, reminders, notes, journal entries and saved articles around today, so the
-    daily views show every section (overdue, today, reminders, follow-ups, no date, done)."""
+    """Tasks, reminders, notes, journal entries, saved articles and scheduled prompts around
+    today, so the daily views show every section (overdue, today, reminders, follow-ups, no
+    date, done; a paused prompt, an alert with its own quiet time)."""
     from core.daily import when
-    from core.operations import journal, later, notes, reminders, tasks
+    from core.operations import journal, later, notes, prompts, reminders, tasks
     from sqlalchemy import select
 
     from core.storage.orm import ChatSession, JournalEntry
@@ -273,6 +274,13 @@ def _daily(hearth: Hearth) -> None:
     read = later.add(hearth, "https://example.org/porto/neighbourhoods",
                      title="Porto neighbourhoods for newcomers").value
     later.mark(hearth, read.id, "read")
+    prompts.add(hearth, "Morning plan", "What is on my plate today, and what should I do "
+                "first?", "0 8 * * 1-5")
+    prompts.add(hearth, "Sunday review", "How did the week go? What did I finish, and what "
+                "slipped?", "0 18 * * 0")
+    prompts.add(hearth, "Race countdown", "How many weeks to the half marathon, and is the "
+                "plan on track?", "0 7 1 * *", enabled=False)
+    prompts.set_alert(hearth, "task_overdue", cooldown_minutes=4 * 60)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from core.cli import output
 from core.cli.context import opened
 from core.cli.daily import IdArgument, JsonOption, YesOption, delete_confirmed, done, local, show
 from core.operations import journal
@@ -40,10 +41,29 @@ def search(query: Annotated[str, typer.Argument(help="Words to look for.")],
 
 
 @journal_app.command("week")
-def week(as_json: JsonOption = False) -> None:
-    """The entries of your last seven days, oldest first."""
+def week(summary: Annotated[bool, typer.Option(
+            "--summary", help="Also ask the configured model for a short summary (the "
+            "entries are listed whatever it answers).")] = False,
+         as_json: JsonOption = False) -> None:
+    """The entries of your last seven days, oldest first (the weekly digest)."""
+    if not summary:
+        with opened(only_reads=True) as hearth:
+            _show(journal.week(hearth), as_json, "This week")
+        return
+    from core.llm.selection import build_provider
+
     with opened(only_reads=True) as hearth:
-        _show(journal.week(hearth), as_json, "This week")
+        provider = build_provider(hearth.settings)
+        try:
+            digest = journal.digest(hearth, provider)
+        finally:
+            provider.close()
+    if as_json:
+        output.print_json(digest)
+        return
+    said = digest.summary or f"({digest.why_no_summary})"
+    output.stdout.print(said, markup=False, highlight=False)
+    _show(digest.entries, False, "This week")
 
 
 @journal_app.command("add")

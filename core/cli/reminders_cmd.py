@@ -1,4 +1,4 @@
-"""``hearth reminders``: set, list, snooze and cancel reminders from a terminal.
+"""``hearth reminders``: set, list, edit, snooze and cancel reminders from a terminal.
 
 Times are ``YYYY-MM-DDTHH:MM`` in the user's zone (or ``--zone``); the daemon or the tray
 delivers them."""
@@ -14,7 +14,7 @@ from core.cli.daily import IdArgument, JsonOption, done, local, show
 from core.operations import reminders
 from core.operations.reminders import ReminderItem
 
-reminders_app = typer.Typer(help="Your reminders: list, add, snooze, cancel.",
+reminders_app = typer.Typer(help="Your reminders: list, add, edit, snooze, cancel.",
                             no_args_is_help=True)
 
 
@@ -55,6 +55,19 @@ def snooze(reminder_id: IdArgument,
     with opened() as hearth:
         item = reminders.snooze(hearth, reminder_id, minutes=minutes, until=until).value
     done(item, as_json, f"Reminder {item.id} snoozed to {_when(item)}")
+
+
+@reminders_app.command("edit")
+def edit(reminder_id: IdArgument,
+         message: Annotated[str | None, typer.Option(help="What it should say now.")] = None,
+         at: Annotated[str | None, typer.Option(
+             "--at", metavar="YYYY-MM-DDTHH:MM",
+             help="Move it to then, in its time zone (counts as a snooze).")] = None,
+         as_json: JsonOption = False) -> None:
+    """Change a reminder's message, its time, or both."""
+    with opened() as hearth:
+        item = reminders.edit(hearth, reminder_id, message=message, until=at).value
+    done(item, as_json, f"Reminder {item.id} at {_when(item)}: {item.message}")
 
 
 @reminders_app.command("cancel")

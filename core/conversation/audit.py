@@ -56,6 +56,7 @@ SECRET_VALUE = re.compile(
 PRIVATE_ARGUMENTS = {"remember_fact": frozenset({"value"}),
                      "add_journal_entry": frozenset({"content", "title"}),
                      "save_note": frozenset({"content"}),
+                     "update_note": frozenset({"content"}),
                      "save_read_later": frozenset({"note", "text"})}
 """Arguments whose value is user data the log must not keep (logged as a length): a fact's
 value, a private journal entry, a note's text, what the user pasted of an article."""

@@ -5,12 +5,16 @@ the user.
 =====================================  ================================================
 create_task / update_task /            **held**: nothing changes. The request is checked
 complete_task / delete_task,           (``core.daily.actions``) and held as a pending action
-set_reminder / cancel_reminder,        (``core.daily.pending_actions``) with its preview; the
-save_note, schedule_prompt             model is told "held for the user's confirmation:
-                                       <preview>". The chat shows it with Confirm / Edit /
+set_reminder / snooze_reminder /       (``core.daily.pending_actions``) with its preview; the
+cancel_reminder, save_note /           model is told "held for the user's confirmation:
+update_note / delete_note,             <preview>". The chat shows it with Confirm / Edit /
+schedule_prompt /
+update_scheduled_prompt /
+delete_scheduled_prompt
                                        Cancel; it expires after 30 minutes. The same request
                                        asked twice in one turn is held once.
 list_tasks, list_reminders,            read at once
+list_scheduled_prompts,
 search_notes, search_read_later,
 find_everything
 add_journal_entry, save_read_later     written at once, but only in the user's own words:
@@ -64,6 +68,8 @@ _STRING = {"type": "string"}
 _ID = {"type": "integer", "description": "the id shown by list_tasks / list_reminders"}
 _DUE = {"due_date": {**_STRING, "description": "YYYY-MM-DD in the user's calendar"},
         "due_time": {**_STRING, "description": "HH:MM, 24-hour, user's local time"}}
+_NOTE_ID = {"type": "integer", "description": "the id shown by search_notes"}
+_PROMPT_ID = {"type": "integer", "description": "the id shown by list_scheduled_prompts"}
 _QUERY = {"type": "object", "properties": {"query": _STRING}, "required": ["query"]}
 _ASKS = " Nothing happens until the user confirms it in the chat."
 
@@ -71,7 +77,11 @@ HELD_TOOLS: dict[str, str] = {
     "create_task": "task.create", "update_task": "task.update",
     "complete_task": "task.complete", "delete_task": "task.delete",
     "set_reminder": "reminder.create", "cancel_reminder": "reminder.cancel",
-    "save_note": "note.create", "schedule_prompt": "scheduled_prompt.create",
+    "snooze_reminder": "reminder.snooze",
+    "save_note": "note.create", "update_note": "note.update", "delete_note": "note.delete",
+    "schedule_prompt": "scheduled_prompt.create",
+    "update_scheduled_prompt": "scheduled_prompt.update",
+    "delete_scheduled_prompt": "scheduled_prompt.delete",
 }
 """Tool name → the ``core.daily.actions`` action it asks for (same argument names)."""
 
@@ -101,15 +111,37 @@ DAILY_TOOL_SPECS: tuple[ToolSpec, ...] = (
              {"type": "object", "properties": {}, "required": []}),
     ToolSpec("cancel_reminder", "Cancel a reminder still to come." + _ASKS,
              {"type": "object", "properties": {"id": _ID}, "required": ["id"]}),
+    ToolSpec("snooze_reminder",
+             "Remind the user again later: in some minutes, or at a time." + _ASKS,
+             {"type": "object", "properties": {
+                 "id": _ID, "minutes": {"type": "integer", "description": "from now"},
+                 "until": {**_STRING, "description": "YYYY-MM-DDTHH:MM, instead of minutes"}},
+              "required": ["id"]}),
     ToolSpec("save_note", "Save a note for the user." + _ASKS,
              {"type": "object", "properties": {"title": _STRING, "content": _STRING},
               "required": ["content"]}),
+    ToolSpec("update_note", "Change a note's title or text (the text replaces the old)."
+             + _ASKS,
+             {"type": "object", "properties": {"id": _NOTE_ID, "title": _STRING,
+                                               "content": _STRING}, "required": ["id"]}),
+    ToolSpec("delete_note", "Delete a note." + _ASKS,
+             {"type": "object", "properties": {"id": _NOTE_ID}, "required": ["id"]}),
     ToolSpec("search_notes", "Find the user's notes containing these words.", _QUERY),
     ToolSpec("schedule_prompt",
              "Run a prompt on a schedule (5-field cron, e.g. '0 8 * * 1-5')." + _ASKS,
              {"type": "object", "properties": {"name": _STRING, "prompt": _STRING,
                                                "cron": _STRING, "zone": _STRING},
               "required": ["name", "prompt", "cron"]}),
+    ToolSpec("list_scheduled_prompts", "List the prompts run on a schedule, with their ids.",
+             {"type": "object", "properties": {}, "required": []}),
+    ToolSpec("update_scheduled_prompt",
+             "Change a scheduled prompt's name, prompt, cron or zone, or pause (enabled "
+             "false) or resume it." + _ASKS,
+             {"type": "object", "properties": {
+                 "id": _PROMPT_ID, "name": _STRING, "prompt": _STRING, "cron": _STRING,
+                 "zone": _STRING, "enabled": {"type": "boolean"}}, "required": ["id"]}),
+    ToolSpec("delete_scheduled_prompt", "Delete a scheduled prompt." + _ASKS,
+             {"type": "object", "properties": {"id": _PROMPT_ID}, "required": ["id"]}),
     ToolSpec("add_journal_entry",
              "Add the user's own words to their private journal (only what they wrote).",
              {"type": "object", "properties": {"content": _STRING, "title": _STRING},
@@ -156,6 +188,7 @@ class DailyTools:
         held: dict[str, Handler] = {name: self._holder(action)
                                     for name, action in HELD_TOOLS.items()}
         return {**held, "list_tasks": self._list_tasks, "list_reminders": self._list_reminders,
+                "list_scheduled_prompts": self._list_prompts,
                 "search_notes": self._search_notes, "search_read_later": self._search_later,
                 "add_journal_entry": self._journal, "save_read_later": self._save_later,
                 "find_everything": self._find_everything}
@@ -208,6 +241,13 @@ class DailyTools:
             lines.append(f"- [reminder {reminder.id}, {local:%a %d %b %Y %H:%M} "
                          f"{reminder.zone}] {clip(reminder.message, RESULT_CHARS)}")
         return ("\n".join(lines) or "no reminders to come"), f"{len(reminders)} reminders"
+
+    def _list_prompts(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
+        rows = self._hearth.scheduled_prompts.list()
+        lines = [f"- [scheduled prompt {row.id}, {row.cron} {row.zone}"
+                 f"{'' if row.enabled else ', paused'}] {clip(row.name, RESULT_CHARS)}: "
+                 f"{_one_line(row.prompt)}" for row in rows[:LIST_LIMIT]]
+        return ("\n".join(lines) or "no scheduled prompts"), f"{len(rows)} scheduled prompts"
 
     def _search_notes(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
         notes = self._hearth.notes.search(text_argument(arguments, "query"), limit=LIST_LIMIT)

@@ -171,6 +171,26 @@ def _reminder_cancel(services: DailyServices, arguments: Arguments) -> Step:
     return step
 
 
+def _reminder_snooze(services: DailyServices, arguments: Arguments) -> Step:
+    def step(session: Session) -> str:
+        reminder = reminders.snooze_in(session, arguments["id"],
+                                       minutes=arguments.get("minutes"),
+                                       until=arguments.get("until"))
+        return (f"Snoozed reminder {reminder.id} {_quoted(reminder.message)} to "
+                f"{_moment(reminder.remind_at.isoformat(), reminder.zone)}.")
+    return step
+
+
+def _snooze_preview(services: DailyServices, arguments: Arguments) -> str:
+    reminder = services.reminders.get(arguments["id"])
+    if arguments.get("until"):
+        to = f"to {_moment(arguments['until'], reminder.zone)}"
+    else:
+        minutes = arguments.get("minutes") or 0
+        to = f"for {minutes} minute{'s' if minutes != 1 else ''}"
+    return f"Snooze reminder {reminder.id} {_quoted(reminder.message)} {to}."
+
+
 def _note_create(services: DailyServices, arguments: Arguments) -> Step:
     prepared = services.notes.prepare(arguments.get("title", ""), arguments["content"])
 
@@ -206,11 +226,53 @@ def _prompt_create(services: DailyServices, arguments: Arguments) -> Step:
     return step
 
 
+def _prompt_update(services: DailyServices, arguments: Arguments) -> Step:
+    def step(session: Session) -> str:
+        row = scheduled_prompts.update_in(
+            session, arguments["id"], name=arguments.get("name"),
+            prompt=arguments.get("prompt"), cron=arguments.get("cron"),
+            zone=arguments.get("zone"), enabled=arguments.get("enabled"))
+        state = "" if row.enabled else ", paused"
+        return f"Changed the scheduled prompt {_quoted(row.name)} ({row.cron}, {row.zone}{state})."
+    return step
+
+
+def _prompt_changes(services: DailyServices, arguments: Arguments) -> str:
+    changes = []
+    if "name" in arguments:
+        changes.append(f"name to {_quoted(arguments['name'])}")
+    if "prompt" in arguments:
+        changes.append(f"prompt to {_quoted(arguments['prompt'], 60)}")
+    if "cron" in arguments:
+        changes.append(f"schedule to {' '.join(arguments['cron'].split())}")
+    if "zone" in arguments:
+        changes.append(f"zone to {arguments['zone']}")
+    if "enabled" in arguments:
+        changes.append("resume it" if arguments["enabled"] else "pause it")
+    if not changes:
+        raise InvalidInputError("The change names nothing to change.",
+                                "Give a new name, prompt, cron, zone or enabled.")
+    return f"Change {_prompt_title(services, arguments)}: {', '.join(changes)}."
+
+
+def _prompt_title(services: DailyServices, arguments: Arguments) -> str:
+    row = services.scheduled_prompts.get(arguments["id"])
+    return f"the scheduled prompt {row.id} {_quoted(row.name)}"
+
+
+def _prompt_delete(services: DailyServices, arguments: Arguments) -> Step:
+    def step(session: Session) -> str:
+        row = scheduled_prompts.delete_in(session, arguments["id"])
+        return f"Deleted the scheduled prompt {_quoted(row.name)}."
+    return step
+
+
 ID = Field("id", int, required=True)
 CLEARABLE = frozenset({"due_date", "due_time"})
 """Arguments an empty text clears (None); any other empty text is itself (details cleared),
 or refused where the service needs words (a title)."""
 DUE = (Field("due_date", str), Field("due_time", str))
+KIND_WORDS = {int: "a number", str: "a text", bool: "true or false"}
 
 ACTIONS: dict[str, Action] = {action.name: action for action in (
     Action("task.create", "Add a task, optionally due on a day (and time).",
@@ -233,6 +295,9 @@ ACTIONS: dict[str, Action] = {action.name: action for action in (
     Action("reminder.cancel", "Cancel a pending reminder.", (ID,),
            lambda s, a: (f"Cancel reminder {a['id']} "
                          f"{_quoted(s.reminders.get(a['id']).message)}."), _reminder_cancel),
+    Action("reminder.snooze", "Remind the user again later: in some minutes, or at a time.",
+           (ID, Field("minutes", int), Field("until", str)), _snooze_preview,
+           _reminder_snooze),
     Action("note.create", "Save a note.", (Field("title", str), Field("content", str, True)),
            lambda s, a: f"Save a note {_quoted(a.get('title') or a['content'], 60)}.",
            _note_create),
@@ -246,6 +311,12 @@ ACTIONS: dict[str, Action] = {action.name: action for action in (
             Field("zone", str)),
            lambda s, a: (f"Run {_quoted(a['prompt'], 60)} on the schedule {a['cron']} "
                          f"as {_quoted(a['name'])}."), _prompt_create),
+    Action("scheduled_prompt.update",
+           "Change a scheduled prompt's name, prompt, cron or zone, or pause/resume it.",
+           (ID, Field("name", str), Field("prompt", str), Field("cron", str), Field("zone", str),
+            Field("enabled", bool)), _prompt_changes, _prompt_update),
+    Action("scheduled_prompt.delete", "Delete a scheduled prompt.", (ID,),
+           lambda s, a: f"Delete {_prompt_title(s, a)}.", _prompt_delete),
 )}
 
 
@@ -268,10 +339,10 @@ def _cleaned(action: Action, arguments: Mapping[str, Any]) -> Arguments:
             continue
         if field.kind is int and isinstance(value, str) and value.strip().isdigit():
             value = int(value)  # a model may quote a number
-        if not isinstance(value, field.kind) or isinstance(value, bool):
-            raise InvalidInputError(f"{action.name}'s {field.name} must be a "
-                                    f"{'number' if field.kind is int else 'text'}.",
-                                    f"{value!r} is not.")
+        if not isinstance(value, field.kind) or (isinstance(value, bool)
+                                                 and field.kind is not bool):
+            raise InvalidInputError(f"{action.name}'s {field.name} must be "
+                                    f"{KIND_WORDS[field.kind]}.", f"{value!r} is not.")
         cleaned[field.name] = value
     return _normalised(cleaned)
 

@@ -59,6 +59,34 @@ def cancel_in(session: Session, reminder_id: int) -> Reminder:
     return reminder
 
 
+def snooze_in(session: Session, reminder_id: int, *, minutes: int | None = None,
+              until: datetime | str | None = None) -> Reminder:
+    """Remind again ``minutes`` from now, or at ``until``; exactly one of them."""
+    if (minutes is None) == (until is None):
+        raise InvalidInputError("A snooze needs either minutes or a time.",
+                                "Give one of them.")
+    reminder = find(session, reminder_id)
+    _move(reminder, until if until is not None else minutes or 0)
+    session.flush()
+    return reminder
+
+
+def _move(reminder: Reminder, to: datetime | str | int) -> None:
+    """Snooze ``reminder`` to a moment (aware, or ISO text in its zone) or a number of
+    minutes from now: pending again at a future time within a year, counted."""
+    now = clock.now()
+    at = now + timedelta(minutes=to) if isinstance(to, int) else when.moment(to, reminder.zone)
+    if at <= now or at - now > MAX_SNOOZE or (isinstance(to, int) and to < 1):
+        raise InvalidInputError("A snooze must end in the future, within a year.",
+                                "Choose a later time, or fewer minutes.")
+    if reminder.status == "cancelled":
+        raise InvalidInputError(f"Reminder {reminder.id} was cancelled.",
+                                "Set a new reminder instead.")
+    reminder.remind_at, reminder.status, reminder.sent_at = at, "pending", None
+    reminder.snooze_count += 1
+    reminder.updated_at = utcnow()
+
+
 def find(session: Session, reminder_id: int) -> Reminder:
     return require(session, Reminder, reminder_id, f"There is no reminder {reminder_id}.",
                    "List them with `hearth reminders list`.")
@@ -128,23 +156,29 @@ class ReminderService:
     def snooze(self, reminder_id: int, *, minutes: int | None = None,
                until: datetime | str | None = None) -> Reminder:
         """Remind again ``minutes`` from now, or at ``until``; exactly one of them."""
-        if (minutes is None) == (until is None):
-            raise InvalidInputError("A snooze needs either minutes or a time.",
-                                    "Give one of them.")
-        now = clock.now()
+        with self._storage.write() as session:
+            return snooze_in(session, reminder_id, minutes=minutes, until=until)
+
+    def edit(self, reminder_id: int, *, message: str | None = None,
+             until: datetime | str | None = None) -> Reminder:
+        """Change what a reminder says (``message``) and, with ``until``, move it there
+        (as a snooze: pending again, counted); one transaction, so a refused time leaves the
+        message as it was too. A sent reminder's words may still be corrected; a cancelled
+        one is refused (set a new one)."""
+        if message is None and until is None:
+            raise InvalidInputError("Nothing to change in the reminder.",
+                                    "Give a new message or a new time.")
         with self._storage.write() as session:
             reminder = find(session, reminder_id)
-            at = (when.moment(until, reminder.zone) if until is not None
-                  else now + timedelta(minutes=minutes or 0))
-            if at <= now or at - now > MAX_SNOOZE or (minutes is not None and minutes < 1):
-                raise InvalidInputError("A snooze must end in the future, within a year.",
-                                        "Choose a later time, or fewer minutes.")
             if reminder.status == "cancelled":
                 raise InvalidInputError(f"Reminder {reminder_id} was cancelled.",
                                         "Set a new reminder instead.")
-            reminder.remind_at, reminder.status, reminder.sent_at = at, "pending", None
-            reminder.snooze_count += 1
+            if message is not None:
+                reminder.message = checks.line(message, "a reminder's message", MAX_MESSAGE)
+            if until is not None:
+                _move(reminder, until)
             reminder.updated_at = utcnow()
+            session.flush()
             return reminder
 
     def cancel(self, reminder_id: int) -> Reminder:

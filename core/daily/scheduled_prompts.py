@@ -106,6 +106,33 @@ def find(session: Session, prompt_id: int) -> ScheduledPrompt:
                    f"There is no scheduled prompt {prompt_id}.", "It may have been deleted.")
 
 
+def update_in(session: Session, prompt_id: int, *, name: str | None = None,
+              prompt: str | None = None, cron: str | None = None, zone: str | None = None,
+              enabled: bool | None = None) -> ScheduledPrompt:
+    """Change what is given (None: keep); a new cron or zone is checked together."""
+    row = find(session, prompt_id)
+    if cron is not None or zone is not None:
+        row.cron = " ".join((cron or row.cron).split())
+        row.zone = zone.strip() if zone is not None else row.zone
+        trigger(row.cron, row.zone)
+    if name is not None:
+        row.name = _free_name(session, name, prompt_id)
+    if prompt is not None:
+        row.prompt = checks.body(prompt, "a scheduled prompt", MAX_PROMPT, required=True)
+    if enabled is not None:
+        row.enabled = enabled
+    row.updated_at = utcnow()
+    session.flush()
+    return row
+
+
+def delete_in(session: Session, prompt_id: int) -> ScheduledPrompt:
+    row = find(session, prompt_id)
+    session.delete(row)
+    session.flush()
+    return row
+
+
 class ScheduledPromptService:
     """Create, change and list scheduled prompts; say which are due."""
 
@@ -130,27 +157,12 @@ class ScheduledPromptService:
                cron: str | None = None, zone: str | None = None,
                enabled: bool | None = None) -> ScheduledPrompt:
         with self._storage.write() as session:
-            row = find(session, prompt_id)
-            if cron is not None or zone is not None:
-                row.cron = " ".join((cron or row.cron).split())
-                row.zone = zone.strip() if zone is not None else row.zone
-                trigger(row.cron, row.zone)
-            if name is not None:
-                row.name = _free_name(session, name, prompt_id)
-            if prompt is not None:
-                row.prompt = checks.body(prompt, "a scheduled prompt", MAX_PROMPT,
-                                         required=True)
-            if enabled is not None:
-                row.enabled = enabled
-            row.updated_at = utcnow()
-            session.flush()
-            return row
+            return update_in(session, prompt_id, name=name, prompt=prompt, cron=cron,
+                             zone=zone, enabled=enabled)
 
     def delete(self, prompt_id: int) -> ScheduledPrompt:
         with self._storage.write() as session:
-            row = find(session, prompt_id)
-            session.delete(row)
-            return row
+            return delete_in(session, prompt_id)
 
     def due(self, now: datetime | None = None) -> builtins.list[ScheduledPrompt]:
         """Enabled prompts with a scheduled time after their last run (or creation) and at

@@ -1,4 +1,5 @@
-"""The journal: list, search, write, edit and delete entries; the week's entries.
+"""The journal: list, search, write, edit and delete entries; the week's entries, and the
+weekly digest (those entries with the model's summary, ``core.daily.journal_digest``).
 
 Wraps ``core.daily.journal``; an entry comes back as ``JournalItem``."""
 
@@ -8,6 +9,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from core.app import Hearth
+from core.daily import journal_digest
+from core.llm.protocol import CancelToken, LLMProvider
 from core.operations.changes import Changes, Domain
 from core.operations.done import Done
 from core.storage.orm import JournalEntry
@@ -45,6 +48,25 @@ def search(hearth: Hearth, query: str) -> tuple[JournalItem, ...]:
 def week(hearth: Hearth, today: date | None = None) -> tuple[JournalItem, ...]:
     """The entries of the user's last seven days, oldest first."""
     return tuple(_item(row) for row in hearth.journal.week(today))
+
+
+@dataclass(frozen=True)
+class WeekDigest:
+    """The week's entries, oldest first, and the model's summary of them; ``summary`` is
+    None when there is none, and ``why_no_summary`` then says why in a sentence."""
+
+    entries: tuple[JournalItem, ...]
+    summary: str | None
+    why_no_summary: str | None
+
+
+def digest(hearth: Hearth, provider: LLMProvider | None, today: date | None = None, *,
+           cancel: CancelToken | None = None) -> WeekDigest:
+    """The weekly digest: the entries always, the summary when ``provider`` (None: no
+    model) gives a usable one. Slow (a model call): run it off the UI thread."""
+    rows = hearth.journal.week(today)
+    summary = journal_digest.summarise(rows, provider, cancel=cancel)
+    return WeekDigest(tuple(_item(row) for row in rows), summary.text, summary.why_not)
 
 
 def add(hearth: Hearth, content: str, title: str | None = None) -> Done[JournalItem]:

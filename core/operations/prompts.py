@@ -60,10 +60,11 @@ def list_prompts(hearth: Hearth) -> tuple[PromptItem, ...]:
 
 
 def add(hearth: Hearth, name: str, prompt: str, cron: str, *,
-        zone: str | None = None) -> Done[PromptItem]:
-    """A new prompt (a bad cron or zone raises ``InvalidInputError``)."""
-    return Done(_prompt(hearth.scheduled_prompts.create(name, prompt, cron, zone=zone)),
-                SCHEDULE)
+        zone: str | None = None, enabled: bool = True) -> Done[PromptItem]:
+    """A new prompt (a bad cron or zone raises ``InvalidInputError``); a disabled one is
+    kept but does not run until enabled."""
+    return Done(_prompt(hearth.scheduled_prompts.create(name, prompt, cron, zone=zone,
+                                                        enabled=enabled)), SCHEDULE)
 
 
 def edit(hearth: Hearth, prompt_id: int, *, name: str | None = None,

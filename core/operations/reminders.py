@@ -1,4 +1,4 @@
-"""Reminders: list, set, snooze and cancel them.
+"""Reminders: list, set, reword, snooze and cancel them.
 
 Wraps ``core.daily.reminders``; a reminder comes back as ``ReminderItem``. Delivery is the
 schedule's (``core.daily.delivery``, run every minute by ``core.scheduling``)."""
@@ -52,6 +52,14 @@ def add(hearth: Hearth, message: str, remind_at: datetime | str,
 def snooze(hearth: Hearth, reminder_id: int, *, minutes: int | None = None,
            until: datetime | str | None = None) -> Done[ReminderItem]:
     return Done(_item(hearth.reminders.snooze(reminder_id, minutes=minutes, until=until)),
+                REMINDERS)
+
+
+def edit(hearth: Hearth, reminder_id: int, *, message: str | None = None,
+         until: datetime | str | None = None) -> Done[ReminderItem]:
+    """Reword a reminder and/or move it to ``until`` (a move counts as a snooze), in one
+    write."""
+    return Done(_item(hearth.reminders.edit(reminder_id, message=message, until=until)),
                 REMINDERS)
 
 

@@ -283,6 +283,7 @@ class ChatPage(Page):
 
     def activate(self) -> None:
         self.reload_list()
+        self.pending_answers.refresh()  # answered elsewhere while another view was in front
         self.composer.edit.setFocus()
 
     # --- the list of chats -------------------------------------------------------------------

@@ -6,14 +6,21 @@ applies the change (the views of tasks, reminders or notes hear of it through th
 a refusal (the request expired, was answered in another window) shows on the card as it
 now stands. Edit cancels the request and puts the user's original message in the composer,
 to be changed and sent again: the new message is read afresh, by the model or the rules.
+
+A request may also be answered outside this window (``hearth pending confirm``, ``hearth
+chat``, another device on a shared database), which no signal reports here. The open chat's
+waiting cards are read again when Hearth becomes the active application (the user coming
+back from the terminal where they answered) and when the Chat view comes to the front: one
+indexed read, and none at all while no card waits. Why not a timer: a card only matters
+while someone looks at it, and looking at it means coming back to the window.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject
-from PySide6.QtGui import QTextCursor
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QGuiApplication, QTextCursor
 
 from core.operations import pending
 from core.operations.done import Done
@@ -38,6 +45,20 @@ class PendingAnswers(QObject):
         transcript.pending_confirm_requested.connect(self.confirm)
         transcript.pending_cancel_requested.connect(self.cancel)
         transcript.pending_edit_requested.connect(self.edit)
+        app = QGuiApplication.instance()
+        if isinstance(app, QGuiApplication):
+            app.applicationStateChanged.connect(self._application_state)
+
+    def refresh(self) -> None:
+        """Bring the open chat's waiting cards up to date (see the module docstring)."""
+        session_id = self._current()
+        if session_id is not None and any(card.waiting
+                                          for card in self._transcript.cards.values()):
+            self.load(session_id)
+
+    def _application_state(self, state: Qt.ApplicationState) -> None:
+        if state == Qt.ApplicationState.ApplicationActive:
+            self.refresh()
 
     def load(self, session_id: str) -> None:
         """Show the requests of ``session_id`` (if it is still the open chat by then)."""

@@ -11,13 +11,14 @@ from PySide6.QtWidgets import QLineEdit, QPlainTextEdit, QWidget
 from core.operations import journal
 from core.operations.changes import Domain
 from core.operations.done import Done
-from core.operations.journal import JournalItem
+from core.operations.journal import JournalItem, WeekDigest
 from desktop.context import AppContext
 from desktop.daily.editor import RecordEditor
 from desktop.daily.list_page import ListEditorPage
 from desktop.daily.week_dialog import WeekDialog
 from desktop.inspector.formatting import local_time, time_key
 from desktop.inspector.table import Column
+from desktop.workers import Task
 
 
 def day_text(entry: JournalItem) -> str:
@@ -82,7 +83,8 @@ class JournalPage(ListEditorPage):
         self.add_button("&New entry", "add", self.start_new, needs_selection=False,
                         tooltip="Write a new entry (Ctrl+N)")
         self.add_button("This &week…", None, self.show_week, needs_selection=False,
-                        tooltip="The last seven days' entries, together")
+                        tooltip="The last seven days' entries together, with the model's "
+                        "short summary when one is running")
 
     def make_editor(self) -> RecordEditor:
         return JournalEditor()
@@ -111,6 +113,16 @@ class JournalPage(ListEditorPage):
         return f"the entry of {day_text(record)}"
 
     def show_week(self) -> None:
-        hearth = self.ctx.hearth
-        self.run("Reading the week's journal", lambda _task: journal.week(hearth),
-                 lambda entries: WeekDialog(entries, self).open())
+        """The weekly digest: the entries, with the model's summary when it gives one (a
+        model call, so on a worker; the entries come whatever the model does)."""
+        hearth, make_provider = self.ctx.hearth, self.ctx.provider
+
+        def read(_task: Task) -> WeekDigest:
+            provider = make_provider()
+            try:
+                return journal.digest(hearth, provider)
+            finally:
+                provider.close()
+
+        self.run("Summing up the week's journal", read,
+                 lambda digest: WeekDialog(digest, self).open())

@@ -1,5 +1,5 @@
-"""The weekly digest: the journal entries of the last seven days, oldest first, in one
-read-only page."""
+"""The weekly digest: the model's short summary of the last seven days (or why there is
+none), then the journal entries themselves, oldest first, in one read-only page."""
 
 from __future__ import annotations
 
@@ -8,7 +8,17 @@ from html import escape
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
-from core.operations.journal import JournalItem
+from core.operations.journal import JournalItem, WeekDigest
+
+
+def summary_html(digest: WeekDigest) -> str:
+    if digest.summary is not None:
+        body = escape(digest.summary).replace("\n", "<br>")
+        return f"<h2>The week in short</h2><p>{body}</p><p><i>Written by the model from the " \
+               "entries below.</i></p><hr>"
+    if not digest.entries:
+        return ""
+    return f"<p><i>{escape(digest.why_no_summary or '')}</i></p><hr>"
 
 
 def digest_html(entries: Sequence[JournalItem]) -> str:
@@ -24,11 +34,12 @@ def digest_html(entries: Sequence[JournalItem]) -> str:
 
 
 class WeekDialog(QDialog):
-    def __init__(self, entries: Sequence[JournalItem], parent: QWidget | None = None) -> None:
+    def __init__(self, digest: WeekDigest, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle(f"This week: {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}")
+        count = len(digest.entries)
+        self.setWindowTitle(f"This week: {count} entr{'y' if count == 1 else 'ies'}")
         self.text = QTextBrowser()
-        self.text.setHtml(digest_html(entries))
+        self.text.setHtml(summary_html(digest) + digest_html(digest.entries))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)

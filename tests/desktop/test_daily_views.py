@@ -4,6 +4,7 @@ real database through ``core.operations``."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -19,11 +20,13 @@ from desktop.context import AppContext
 from desktop.daily.journal import JournalPage
 from desktop.daily.notes import NotesPage
 from desktop.daily.read_later import ReadLaterPage
+from desktop.daily.reminder_dialog import ReminderDialog
 from desktop.daily.task_dialog import TaskDialog
 from desktop.daily.today import RECORD, TodayPage
 from desktop.inspector import confirm
 from desktop.inspector.base import InspectorPage
 from support.qt_waits import wait_idle
+from support.scripted_llm import ScriptedLLM
 
 P = TypeVar("P", bound=InspectorPage)
 
@@ -206,6 +209,39 @@ def test_the_task_editor_saves_a_due_day_and_says_why_a_title_is_refused(qtbot, 
     assert stored.due_date == when.today() + timedelta(days=3)
 
 
+def test_the_reminder_editor_rewords_and_moves_a_reminder(qtbot, ctx) -> None:
+    page = open_page(qtbot, ctx, TodayPage)
+    item = reminders.add(ctx.hearth, "call mum", clock.now() + timedelta(hours=1)).value
+    page.reload()
+    settle(qtbot, ctx)
+    dialog = ReminderDialog(ctx, item, page)
+    qtbot.addWidget(dialog)
+    assert dialog.message.text() == "call mum"
+    dialog.message.setText("   ")
+    dialog.save()
+    settle(qtbot, ctx)
+    assert dialog.error.isVisibleTo(dialog) and "cannot be empty" in dialog.error.text()
+    assert reminders.list_reminders(ctx.hearth)[0].message == "call mum"  # nothing lost
+
+    dialog.message.setText("call mum about Sunday lunch")
+    dialog.save()
+    settle(qtbot, ctx)
+    [stored] = reminders.list_reminders(ctx.hearth)
+    assert (stored.message, stored.remind_at, stored.snooze_count) == (
+        "call mum about Sunday lunch", item.remind_at, 0)  # the time was not touched
+    assert sections(page)["reminders"] == ["call mum about Sunday lunch"]
+
+    moved = ReminderDialog(ctx, stored, page)
+    qtbot.addWidget(moved)
+    moved.when.setDateTime(moved.when.dateTime().addSecs(3600))
+    moved.save()
+    settle(qtbot, ctx)
+    [again] = reminders.list_reminders(ctx.hearth)
+    assert abs(again.remind_at - item.remind_at - timedelta(hours=1)) < timedelta(seconds=1)
+    assert again.snooze_count == 1
+    assert again.message == "call mum about Sunday lunch"
+
+
 def test_notes_search_pin_edit_and_delete(qtbot, ctx, answers) -> None:
     summary = ctx.hearth.notes.save_summary("Training", "Long runs on Sundays.",
                                             session_id=None)
@@ -261,7 +297,10 @@ def test_a_note_refused_by_core_keeps_the_text_and_says_why(qtbot, ctx) -> None:
     assert notes.list_notes(ctx.hearth) == ()
 
 
-def test_journal_add_edit_search_and_the_week(qtbot, ctx) -> None:
+def test_journal_add_edit_search_and_the_week(qtbot, make_ctx) -> None:
+    answers = iter([json.dumps({"summary": "You found a flat and ran by the river."}),
+                    "no summary here", "nor here"])
+    ctx = make_ctx(lambda: ScriptedLLM(lambda _kind, _messages, _extra: next(answers)))
     page = open_page(qtbot, ctx, JournalPage)
     page.new_item()
     page.editor.content.setPlainText("Saw the Bonfim apartment; loved the light.")
@@ -289,7 +328,19 @@ def test_journal_add_edit_search_and_the_week(qtbot, ctx) -> None:
     settle(qtbot, ctx)
     from desktop.daily.week_dialog import WeekDialog
     [dialog] = page.findChildren(WeekDialog)
-    assert "Booked it." in dialog.text.toPlainText() and "river" in dialog.text.toPlainText()
+    shown = dialog.text.toPlainText()
+    assert shown.startswith("The week in short\nYou found a flat and ran by the river.")
+    assert "Booked it." in shown and "river" in shown
+    dialog.close()
+    dialog.deleteLater()
+    settle(qtbot, ctx)
+
+    page.show_week()  # the model's answer is unusable: the entries alone, and why
+    settle(qtbot, ctx)
+    [dialog] = [d for d in page.findChildren(WeekDialog) if d.isVisible()]
+    shown = dialog.text.toPlainText()
+    assert shown.startswith("The model's summary was not usable (")
+    assert "Booked it." in shown and "A long run by the river." in shown
     dialog.close()
 
 

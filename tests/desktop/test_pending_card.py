@@ -138,3 +138,36 @@ def test_without_tools_the_rules_card_confirms_a_reminder(qtbot, make_ctx) -> No
     wait_idle(qtbot, ctx)
     (reminder,) = ctx.hearth.reminders.list()
     assert reminder.message == "call the dentist"
+
+
+def test_a_request_answered_in_the_terminal_shows_when_hearth_is_active_again(
+        qtbot, make_ctx, ollama, capsys) -> None:  # noqa: F811
+    from PySide6.QtGui import QGuiApplication
+
+    from core.cli.main import run
+
+    held_task(ollama, "Renew passport")
+    held_task(ollama, "Book the dentist")
+    ctx = make_ctx(provider_factory=ollama.provider_factory())
+    page = open_page(qtbot, ctx)
+    first = card_under(qtbot, say(qtbot, page, "add a task to renew my passport"))
+    second = card_under(qtbot, say(qtbot, page, "add a task to book the dentist"))
+    home = str(ctx.hearth.paths.home)
+
+    assert run(["--home", home, "pending", "confirm", str(first.item.id)]) == 0
+    capsys.readouterr()
+    assert first.waiting  # nothing told the window yet
+    app = QGuiApplication.instance()
+    app.applicationStateChanged.emit(Qt.ApplicationState.ApplicationActive)  # back from it
+    qtbot.waitUntil(lambda: not first.waiting, timeout=30_000)
+    (task,) = ctx.hearth.tasks.list()
+    assert first.outcome.text() == f"Done: Added task {task.id} “Renew passport”."
+    assert second.waiting and second.confirm_button.isVisible()  # still pending: still asks
+
+    assert run(["--home", home, "pending", "cancel", str(second.item.id)]) == 0
+    capsys.readouterr()
+    page.activate()  # coming back to the Chat view from another one reads them too
+    qtbot.waitUntil(lambda: not second.waiting, timeout=30_000)
+    assert second.outcome.text() == "Cancelled"
+    wait_idle(qtbot, ctx)
+    assert [t.title for t in ctx.hearth.tasks.list()] == ["Renew passport"]

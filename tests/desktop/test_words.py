@@ -46,7 +46,8 @@ def test_the_status_bar_says_what_learning_does_in_words() -> None:
 
 def test_no_view_is_named_by_an_internal_word() -> None:
     titles = [cls.title for cls in page_classes()]
-    assert titles == ["Chat", "Today", "Notes", "Journal", "Read later", "Facts", "About you",
+    assert titles == ["Chat", "Today", "Notes", "Journal", "Read later", "Schedule", "Facts",
+                      "About you",
                       "Notes about you", "Habits I keep", "Follow-ups", "Memories", "Activity",
                       "Stats", "Memory map"]
     for cls in page_classes():
