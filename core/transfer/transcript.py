@@ -33,13 +33,13 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, StringConstraints, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from core.embedding import CancelCheck, ProgressCallback
 from core.knowledge.memories import MemoryService
 from core.storage.port import StoragePort
 from core.transfer.turns import SessionToWrite, TurnToWrite, write_turns
-from core.transfer.validation import Moment, fail, problems_in, read_document
+from core.transfer.validation import Moment, Text, fail, problems_in, read_document
 
 FORMAT_HINT = "See docs/transcript-format.md for the expected format."
 MAX_SESSION_ID = 64      # chat_sessions.id
@@ -47,9 +47,6 @@ MAX_EXTERNAL_ID = 256    # interactions.external_id, memories.external_id
 
 
 # --- the format ----------------------------------------------------------------------------
-
-
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
 
 class TurnIn(BaseModel):
@@ -204,7 +201,7 @@ def import_transcript(
     return ImportReport(
         sessions=len(transcript.sessions),
         turns=written.turns,
-        interactions_created=len(written.interactions_created),
-        memories_created=len(written.memories_created),
+        interactions_created=written.interactions_created,
+        memories_created=written.memories_created,
         skipped_existing=written.skipped_existing,
     )

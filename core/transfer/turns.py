@@ -66,21 +66,23 @@ class SessionToWrite:
 
 @dataclass(frozen=True)
 class TurnsWritten:
-    """What writing a set of sessions added (external ids of the turns touched)."""
+    """What writing a set of sessions added, in turns."""
 
-    interactions_created: frozenset[str] = frozenset()
-    memories_created: frozenset[str] = frozenset()
+    interactions_created: int = 0
+    memories_created: int = 0
+    touched: int = 0
+    """Turns for which something was created (an interaction, a memory or both)."""
     turns: int = 0
 
     @property
     def skipped_existing(self) -> int:
         """Turns already imported completely: nothing was created for them."""
-        return self.turns - len(self.interactions_created | self.memories_created)
+        return self.turns - self.touched
 
     def __add__(self, other: TurnsWritten) -> TurnsWritten:
-        return TurnsWritten(self.interactions_created | other.interactions_created,
-                            self.memories_created | other.memories_created,
-                            self.turns + other.turns)
+        return TurnsWritten(self.interactions_created + other.interactions_created,
+                            self.memories_created + other.memories_created,
+                            self.touched + other.touched, self.turns + other.turns)
 
 
 @dataclass(frozen=True)
@@ -108,9 +110,9 @@ def write_turns(
     interactions_created, interaction_ids = _write_interactions(storage, planned)
     specs = _missing_memories(storage, planned, interaction_ids)
     memories.add_many(specs, progress=progress, cancel=cancel)
-    return TurnsWritten(frozenset(interactions_created),
-                        frozenset(spec.external_id for spec in specs if spec.external_id),
-                        len(planned))
+    with_memory = {spec.external_id for spec in specs}
+    return TurnsWritten(len(interactions_created), len(specs),
+                        len(interactions_created | with_memory), len(planned))
 
 
 def _plan(sessions: Sequence[SessionToWrite]) -> dict[str, _Planned]:
@@ -153,7 +155,7 @@ def _add_or_extend_sessions(session: Session, sessions: Sequence[SessionToWrite]
 
 
 def _write_interactions(storage: StoragePort, planned: Mapping[str, _Planned],
-                        ) -> tuple[set[str], dict[str, int]]:
+                        ) -> tuple[set[str | None], dict[str, int]]:
     """Insert the missing interactions in short transactions (``WritePacer``: a large
     import must not keep other writers waiting). Each transaction looks up which of its
     turns exist first, so an interrupted import resumes without duplicates.
@@ -161,7 +163,7 @@ def _write_interactions(storage: StoragePort, planned: Mapping[str, _Planned],
     Returns the external ids whose interaction was created now, and the interaction id of
     every turn (new or existing) for linking the memories.
     """
-    created: set[str] = set()
+    created: set[str | None] = set()
     pacer = WritePacer(storage)
     for keys in pacer.slices(list(planned)):
         with pacer.write() as session:
