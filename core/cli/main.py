@@ -343,6 +343,19 @@ def import_claude(file: Path, as_json: JsonOption = False) -> None:
     _import_chat_export(file, CLAUDE, as_json=as_json)
 
 
+@import_app.command("notes")
+def import_notes(folder: Path, as_json: JsonOption = False) -> None:
+    """Import a folder of Markdown notes (an Obsidian vault); again to pick up edits."""
+    from core.transfer.notes import import_notes as run_import
+
+    with opened() as hearth, progress_bar("embedding notes", enabled=not as_json) as progress:
+        report = run_import(folder, hearth.storage, hearth.memories, progress=progress)
+    if as_json:
+        output.print_json(report)
+    else:
+        output.stdout.print(report)
+
+
 def _import_chat_export(file: Path, service: ChatService, *, as_json: bool) -> None:
     from core.transfer.chat_export import import_chat_export
 
