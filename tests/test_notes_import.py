@@ -142,3 +142,16 @@ def test_the_command_imports_a_folder(capsys, migrated_home, vault) -> None:
     assert json.loads(capsys.readouterr().out)["added"] == 3
     assert run(["--home", str(migrated_home), "import", "notes", str(vault / "nope")]) != 0
     assert "is not a folder" in capsys.readouterr().err
+
+
+def test_a_stopped_import_is_completed_by_the_next(vault, storage, memories) -> None:
+    from core.embedding import EmbeddingCancelled
+
+    with pytest.raises(EmbeddingCancelled):
+        import_notes(vault, storage, memories, cancel=lambda: True)
+    assert notes_by_path(storage) == {}
+
+    report = import_notes(vault, storage, memories)
+
+    assert (report.added, report.links) == (3, 5)
+    assert import_notes(vault, storage, memories).added == 0

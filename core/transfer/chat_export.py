@@ -360,7 +360,12 @@ def import_chat_export(
 
     with opened_export(path) as items:
         for index, raw in enumerate(items):
-            group.append(_session(service, _read_one(service, raw, index)))
+            try:
+                conversation = _read_one(service, raw, index)
+            except _Refused as exc:  # the file changed since it was checked
+                fail(exc.problems, f"The {service.label} export", HINT)
+                raise
+            group.append(_session(service, conversation))
             if sum(len(chat.turns) for chat in group) >= GROUP_TURNS:
                 write_group()
     if group:
