@@ -277,7 +277,9 @@ def _problems(service: ChatService, conversation: ChatConversation) -> list[str]
 
 
 @dataclass
-class _Checked:
+class CheckedExport:
+    """What the checking pass counted: the import's totals, known before it writes."""
+
     conversations: int = 0
     turns: int = 0
     left_out: int = 0
@@ -303,10 +305,10 @@ def _read_one(service: ChatService, raw: Any, index: int) -> ChatConversation:
                         for loc, what in exc.problems]) from exc
 
 
-def check_export(path: Path, service: ChatService) -> _Checked:
+def check_export(path: Path, service: ChatService) -> CheckedExport:
     """Read the whole export once, writing nothing: every problem found is reported in
     one :class:`InvalidInputError` (the first few, and how many there are)."""
-    checked = _Checked()
+    checked = CheckedExport()
     problems: list[str] = []
     total = 0
     first_index: dict[str, int] = {}
