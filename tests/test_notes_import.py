@@ -155,3 +155,15 @@ def test_a_stopped_import_is_completed_by_the_next(vault, storage, memories) -> 
 
     assert (report.added, report.links) == (3, 5)
     assert import_notes(vault, storage, memories).added == 0
+
+
+def test_a_note_the_user_set_aside_stays_set_aside(vault, storage, memories) -> None:
+    import_notes(vault, storage, memories)
+    garden = notes_by_path(storage)["Garden.md"][0]
+    memories.invalidate(garden.id, "wrong: I moved the tomatoes")
+
+    import_notes(vault, storage, memories)
+
+    again = notes_by_path(storage)["Garden.md"]
+    assert len(again) == 1
+    assert (again[0].is_valid, again[0].invalid_reason) == (False, "wrong: I moved the tomatoes")

@@ -177,7 +177,8 @@ def import_notes(folder: Path, storage: StoragePort, memories: MemoryService, *,
 
     with storage.read() as session:
         stored = {row.external_id: row for row in session.execute(
-            select(Memory.id, Memory.external_id, Memory.is_valid, Memory.origin)
+            select(Memory.id, Memory.external_id, Memory.is_valid, Memory.invalid_reason,
+                   Memory.origin)
             .where(Memory.namespace == namespace, Memory.source == SOURCE))}
     new = [note for note in notes if external_id(note) not in stored]
     memories.add_many([
@@ -193,7 +194,8 @@ def import_notes(folder: Path, storage: StoragePort, memories: MemoryService, *,
     with storage.write() as session:
         changed, removed = _invalidate_outdated(session, stored, current, paths)
         _restore(session, [row.id for key, row in stored.items()
-                           if key in current and not row.is_valid])
+                           if key in current and not row.is_valid
+                           and row.invalid_reason in (CHANGED, REMOVED)])
         links = _link(session, notes, external_id)
     return NotesReport(notes=len(notes), added=len(new), changed=changed, removed=removed,
                        unchanged=len(notes) - len(new), links=links)
@@ -221,7 +223,8 @@ def _invalidate_outdated(session: Session, stored: dict[str | None, Any], curren
 
 
 def _restore(session: Session, ids: list[int]) -> None:
-    """A note edited back to a text imported before: that memory is valid again."""
+    """A note edited back to a text imported before (or put back): that memory is valid
+    again. One the user set aside by hand stays set aside."""
     for memory_id in ids:
         memory = session.get(Memory, memory_id)
         if memory is not None:
