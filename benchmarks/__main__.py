@@ -21,6 +21,7 @@ def suites(quick: bool) -> dict:
     from benchmarks.desktop import bench_desktop
     from benchmarks.dream import bench_dream
     from benchmarks.graph_view import bench_graph_view
+    from benchmarks.imports import bench_imports
     from benchmarks.postgres import bench_postgres
     from benchmarks.quality import bench_quality
     from benchmarks.recall import bench_recall
@@ -40,6 +41,7 @@ def suites(quick: bool) -> dict:
         "graph": bench_graph_view,
         "desktop": bench_desktop,
         "delivery": bench_delivery,
+        "imports": bench_imports,
     }
 
 

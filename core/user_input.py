@@ -24,8 +24,9 @@ import json
 import re
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from core.errors import InvalidInputError
 from core.llm.repair import nesting_depth
@@ -121,9 +122,23 @@ def load_json_file(path: Path, hint: str) -> Any:
     return data
 
 
+def open_binary_file(path: Path) -> BinaryIO:
+    """A file the user named, open for reading bytes (for a file too large to read whole),
+    or a sentence naming the file."""
+    with _open_errors_explained(path):
+        return path.open("rb")
+
+
 def _read_bytes(path: Path) -> bytes:
-    try:
+    with _open_errors_explained(path):
         return path.read_bytes()
+
+
+@contextmanager
+def _open_errors_explained(path: Path) -> Iterator[None]:
+    """Each way a named file cannot be opened, as one sentence naming it."""
+    try:
+        yield
     except FileNotFoundError as exc:
         raise InvalidInputError(f"{path} does not exist.", "Check the file name.") from exc
     except IsADirectoryError as exc:

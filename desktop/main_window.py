@@ -146,6 +146,7 @@ class MainWindow(QMainWindow):
             file_menu.addAction(self._action("&New chat", self._new_chat, "Ctrl+N", "new-chat"))
             file_menu.addAction(self._action("New &incognito chat", self._new_incognito_chat,
                                              "Ctrl+Shift+N", "incognito"))
+        file_menu.addAction(self._action("&Import…", self.open_import))
         file_menu.addAction(self._action("Back up &now", self.runs.backup_now))
         file_menu.addSeparator()
         file_menu.addAction(self._action("&Settings…", self.open_settings, "Ctrl+,",
@@ -229,6 +230,13 @@ class MainWindow(QMainWindow):
                     listed.append((prefix + action.text().replace("&", ""), key))
         views = [row for row in listed if row[0].startswith("Show ")]
         return views + [row for row in listed if not row[0].startswith("Show ")]
+
+    def open_import(self) -> None:
+        """File → Import…: a ChatGPT or Claude export, or a notes folder (window-modal, and
+        deleted once closed and its import has finished)."""
+        from desktop.dialogs.import_dialog import ImportDialog
+
+        ImportDialog(self.ctx, self).open()
 
     def open_welcome(self) -> None:
         from desktop.dialogs.welcome import WelcomeDialog

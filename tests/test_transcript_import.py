@@ -16,7 +16,7 @@ from core.errors import InvalidInputError
 from core.knowledge.memories import MemoryService
 from core.storage.orm import Base, ChatSession, Interaction, Memory
 from core.storage.port import IndexedKind
-from core.transfer import transcript
+from core.transfer import turns
 from core.transfer.transcript import ImportReport, import_transcript
 from support.interrupted import Killed, KilledAfter
 
@@ -131,7 +131,7 @@ def test_an_import_killed_between_its_transactions_is_completed_without_duplicat
         storage, memories, monkeypatch) -> None:
     """The turns are written in short transactions (so nobody waits long for the import):
     killed after the first, the import keeps those turns and the next run adds the rest."""
-    monkeypatch.setattr(transcript, "WritePacer",
+    monkeypatch.setattr(turns, "WritePacer",
                         lambda store: KilledAfter(store, transactions=1, first_size=2))
     with pytest.raises(Killed):
         import_transcript(TRANSCRIPT, storage, memories)

@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # imported where used, to keep the command's start quick
     from core.recall import RecallResult
     from core.storage.orm import UserFact
     from core.storage.port import SearchFilters
+    from core.transfer.chat_export import ChatService
 
 app = typer.Typer(
     name="hearth",
@@ -320,6 +321,48 @@ def import_transcript(file: Path, as_json: JsonOption = False) -> None:
 
     with opened() as hearth, progress_bar("embedding turns", enabled=not as_json) as progress:
         report = run_import(file, hearth.storage, hearth.memories, progress=progress)
+    if as_json:
+        output.print_json(report)
+    else:
+        output.stdout.print(report)
+
+
+@import_app.command("chatgpt")
+def import_chatgpt(file: Path, as_json: JsonOption = False) -> None:
+    """Import ChatGPT's data export: the zip, or its conversations.json (docs/imports.md)."""
+    from core.transfer.chatgpt import CHATGPT
+
+    _import_chat_export(file, CHATGPT, as_json=as_json)
+
+
+@import_app.command("claude")
+def import_claude(file: Path, as_json: JsonOption = False) -> None:
+    """Import Claude's data export: its conversations.json, or the zip (docs/imports.md)."""
+    from core.transfer.claude import CLAUDE
+
+    _import_chat_export(file, CLAUDE, as_json=as_json)
+
+
+@import_app.command("notes")
+def import_notes(folder: Path, as_json: JsonOption = False) -> None:
+    """Import a folder of Markdown notes (an Obsidian vault); again to pick up edits."""
+    from core.transfer.notes import import_notes as run_import
+
+    with opened() as hearth, progress_bar("embedding notes", enabled=not as_json) as progress:
+        report = run_import(folder, hearth.storage, hearth.memories, progress=progress)
+    if as_json:
+        output.print_json(report)
+    else:
+        output.stdout.print(report)
+
+
+def _import_chat_export(file: Path, service: ChatService, *, as_json: bool) -> None:
+    from core.transfer.chat_export import import_chat_export
+
+    with opened() as hearth, progress_bar(f"importing {service.label} turns",
+                                          enabled=not as_json) as progress:
+        report = import_chat_export(file, service, hearth.storage, hearth.memories,
+                                    progress=progress)
     if as_json:
         output.print_json(report)
     else:

@@ -21,40 +21,32 @@ Guarantees:
   each turn as the mean of several views: dated, and with its neighbours
   (``core.transfer.turn_views``).
   Interactions are not embedded here (``hearth reembed`` does that) to halve import time.
+
+Writing the turns is shared with the chat services' exports (``core.transfer.turns``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, StringConstraints, ValidationError
-from sqlalchemy import insert, select
-from sqlalchemy.orm import InstrumentedAttribute, Session
+from pydantic import BaseModel, Field, ValidationError
 
 from core.embedding import CancelCheck, ProgressCallback
-from core.knowledge.memories import MemoryService, MemorySpec
-from core.storage.orm import ChatSession, Interaction, Memory
-from core.storage.pacing import WritePacer
-from core.storage.port import IMPORTED_SOURCE, StoragePort, batched
-from core.transfer.turn_views import SpokenTurn, turn_views
-from core.transfer.validation import Moment, fail, problems_in, read_document
+from core.knowledge.memories import MemoryService
+from core.storage.port import StoragePort
+from core.transfer.turns import SessionToWrite, TurnToWrite, write_turns
+from core.transfer.validation import Moment, Text, fail, problems_in, read_document
 
 FORMAT_HINT = "See docs/transcript-format.md for the expected format."
 MAX_SESSION_ID = 64      # chat_sessions.id
 MAX_EXTERNAL_ID = 256    # interactions.external_id, memories.external_id
-LOOKUP_BATCH = 500       # ids per IN (...) lookup
-
-T = TypeVar("T")
 
 
 # --- the format ----------------------------------------------------------------------------
-
-
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
 
 class TurnIn(BaseModel):
@@ -134,7 +126,7 @@ def _consistency_problems(transcript: TranscriptIn) -> list[str]:
 
 def _last_untimed_turn_after_9999(session: SessionIn) -> int | None:
     """Turns without a timestamp are timed ``started_at`` plus their index in seconds
-    (see ``_plan``), which can pass the end of year 9999, the last a datetime can hold."""
+    (see ``_sessions``), which can pass the end of year 9999, the last a datetime can hold."""
     untimed = [index for index, turn in enumerate(session.turns) if turn.timestamp is None]
     if not untimed:
         return None
@@ -166,28 +158,25 @@ def memory_namespace(conversation_id: str) -> str:
     return f"import/{conversation_id}"
 
 
-@dataclass(frozen=True)
-class _PlannedTurn:
-    session_row_id: str
-    session_id: str
-    turn: TurnIn
-    created_at: datetime
-    views: tuple[str, ...]
-
-
-def _plan(transcript: TranscriptIn) -> list[_PlannedTurn]:
-    """Every turn with its time: its own timestamp, else the session start plus its index
-    in seconds, so that turns without times still sort in the order they were spoken."""
-    planned = []
-    for session in transcript.sessions:
-        row_id = session_row_id(transcript.conversation_id, session.session_id)
-        started = session.started_at.astimezone(timezone.utc)  # as stored, for the backfill
-        spoken = [SpokenTurn(turn.speaker, turn.text, started) for turn in session.turns]
-        for index, turn in enumerate(session.turns):
-            created = turn.timestamp or session.started_at + timedelta(seconds=index)
-            planned.append(_PlannedTurn(row_id, session.session_id, turn, created,
-                                        turn_views(spoken, index)))
-    return planned
+def _sessions(transcript: TranscriptIn) -> list[SessionToWrite]:
+    """Every session with its turns and their times: a turn's own timestamp, else the
+    session start plus its index in seconds, so that turns without times still sort in
+    the order they were spoken."""
+    conversation = transcript.conversation_id
+    return [
+        SessionToWrite(
+            row_id=session_row_id(conversation, session.session_id),
+            title=f"{conversation} / {session.session_id}", conversation_id=conversation,
+            started_at=session.started_at, namespace=memory_namespace(conversation),
+            turns=[TurnToWrite(
+                external_id=turn_external_id(conversation, turn.turn_id),
+                speaker=turn.speaker, text=turn.text,
+                created_at=turn.timestamp or session.started_at + timedelta(seconds=index),
+                origin={"conversation_id": conversation, "session_id": session.session_id,
+                        "turn_id": turn.turn_id, "speaker": turn.speaker})
+                for index, turn in enumerate(session.turns)])
+        for session in transcript.sessions
+    ]
 
 
 # --- importing -------------------------------------------------------------------------
@@ -207,104 +196,12 @@ def import_transcript(
     import keeps what it committed; importing the same file again completes it.
     """
     transcript = load_transcript(source)
-    planned = _plan(transcript)
-    interactions_created, interaction_ids = _write_sessions_and_interactions(
-        storage, transcript, planned)
-    specs, turns_with_new_memory = _missing_memories(storage, transcript, planned,
-                                                     interaction_ids)
-    created_ids = memories.add_many(specs, progress=progress, cancel=cancel) if specs else []
-    touched = interactions_created | turns_with_new_memory
+    written = write_turns(storage, memories, _sessions(transcript), progress=progress,
+                          cancel=cancel)
     return ImportReport(
         sessions=len(transcript.sessions),
-        turns=len(planned),
-        interactions_created=len(interactions_created),
-        memories_created=len(created_ids),
-        skipped_existing=len(planned) - len(touched),
+        turns=written.turns,
+        interactions_created=written.interactions_created,
+        memories_created=written.memories_created,
+        skipped_existing=written.skipped_existing,
     )
-
-
-def _existing(session: Session, column: InstrumentedAttribute[T], values: Iterable[T]) -> set[T]:
-    """Which of ``values`` are already present in ``column`` (looked up in IN batches)."""
-    found: set[T] = set()
-    for chunk in batched(list(values), LOOKUP_BATCH):
-        found.update(session.scalars(select(column).where(column.in_(chunk))))
-    return found
-
-
-def _write_sessions_and_interactions(
-    storage: StoragePort, transcript: TranscriptIn, planned: list[_PlannedTurn],
-) -> tuple[set[str], dict[str, int]]:
-    """Insert the missing sessions, then the missing interactions in short transactions
-    (``WritePacer``: a large transcript must not keep other writers waiting). Each
-    transaction looks up which of its turns exist first, so an interrupted import resumes
-    without duplicates.
-
-    Returns the turn ids whose interaction was created now, and the interaction id of
-    every turn (new or existing) for linking the memories.
-    """
-    conversation = transcript.conversation_id
-    by_external = {turn_external_id(conversation, p.turn.turn_id): p for p in planned}
-    with storage.write() as session:
-        _add_missing_sessions(session, transcript, planned)
-    created: set[str] = set()
-    pacer = WritePacer(storage)
-    for keys in pacer.slices(list(by_external)):
-        with pacer.write() as session:
-            existing = _existing(session, Interaction.external_id, keys)
-            new = [(key, by_external[key]) for key in keys if key not in existing]
-            if new:  # a bulk INSERT: the ORM's unit of work costs twice the time
-                session.execute(insert(Interaction), [
-                    {"session_id": p.session_row_id, "user_message": p.turn.text,
-                     "speaker": p.turn.speaker, "channel": "import", "external_id": key,
-                     "created_at": p.created_at} for key, p in new])
-        created.update(p.turn.turn_id for _, p in new)
-    ids: dict[str, int] = {}
-    with storage.read() as session:
-        for chunk in batched(list(by_external), LOOKUP_BATCH):
-            for external_id, row_id in session.execute(
-                    select(Interaction.external_id, Interaction.id)
-                    .where(Interaction.external_id.in_(chunk))):
-                assert external_id is not None  # it matched the IN list
-                ids[by_external[external_id].turn.turn_id] = row_id
-    return created, ids
-
-
-def _add_missing_sessions(session: Session, transcript: TranscriptIn,
-                          planned: list[_PlannedTurn]) -> None:
-    last_message: dict[str, datetime] = {}
-    for p in planned:
-        last_message[p.session_row_id] = max(p.created_at,
-                                             last_message.get(p.session_row_id, p.created_at))
-    rows = {session_row_id(transcript.conversation_id, s.session_id): s
-            for s in transcript.sessions}
-    existing = _existing(session, ChatSession.id, rows)
-    session.add_all(
-        ChatSession(id=row_id, title=f"{transcript.conversation_id} / {s.session_id}",
-                    source=IMPORTED_SOURCE, conversation_id=transcript.conversation_id,
-                    started_at=s.started_at, last_message_at=last_message.get(row_id))
-        for row_id, s in rows.items() if row_id not in existing)
-
-
-def _missing_memories(
-    storage: StoragePort, transcript: TranscriptIn, planned: list[_PlannedTurn],
-    interaction_ids: Mapping[str, int],
-) -> tuple[list[MemorySpec], set[str]]:
-    """Specs for the turns that have no memory yet, and those turns' ids."""
-    conversation = transcript.conversation_id
-    by_external = {turn_external_id(conversation, p.turn.turn_id): p for p in planned}
-    with storage.read() as session:
-        existing = _existing(session, Memory.external_id, by_external)
-    missing = [p for key, p in by_external.items() if key not in existing]
-    namespace = memory_namespace(conversation)
-    specs = [
-        MemorySpec(
-            f"{p.turn.speaker}: {p.turn.text}", memory_type="episodic", namespace=namespace,
-            source=IMPORTED_SOURCE, session_id=p.session_row_id,
-            interaction_id=interaction_ids[p.turn.turn_id],
-            external_id=turn_external_id(conversation, p.turn.turn_id),
-            origin={"conversation_id": conversation, "session_id": p.session_id,
-                    "turn_id": p.turn.turn_id, "speaker": p.turn.speaker},
-            created_at=p.created_at, views=p.views)
-        for p in missing
-    ]
-    return specs, {p.turn.turn_id for p in missing}

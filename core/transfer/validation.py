@@ -13,13 +13,17 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, ValidationError
+from pydantic import AfterValidator, BeforeValidator, StringConstraints, ValidationError
 
 from core.errors import InvalidInputError
 from core.user_input import load_json_file
 
 MAX_PROBLEMS_SHOWN = 5
 _NOT_A_TIME = "must be an ISO-8601 date-time string"
+
+
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+"""A string that is not empty once its surrounding whitespace is removed."""
 
 
 # --- times ----------------------------------------------------------------------------
@@ -118,11 +122,15 @@ def problems_in(error: ValidationError, *, prefix: Sequence[int | str] = (),
     return [f"{position((*prefix, *e['loc']), whole)} {_problem(e)}" for e in errors]
 
 
-def fail(problems: list[str], what: str, hint: str) -> None:
-    """Raise one :class:`InvalidInputError` listing the first few problems, if any."""
+def fail(problems: list[str], what: str, hint: str, *, total: int | None = None) -> None:
+    """Raise one :class:`InvalidInputError` listing the first few problems, if any.
+
+    ``total`` is how many there are when only the first few were kept (a file read as a
+    stream is not held whole, nor every problem in it).
+    """
     if not problems:
         return
     shown = "; ".join(problems[:MAX_PROBLEMS_SHOWN])
-    more = len(problems) - MAX_PROBLEMS_SHOWN
+    more = (len(problems) if total is None else total) - MAX_PROBLEMS_SHOWN
     suffix = f" (and {more} more)" if more > 0 else ""
     raise InvalidInputError(f"{what} is not valid: {shown}{suffix}.", hint)

@@ -1,0 +1,380 @@
+"""``hearth import chatgpt|claude FILE``: a chat service's data export into memory.
+
+ChatGPT and Claude let their users download everything they said: a ``conversations.json``
+(ChatGPT's inside a zip, which is read as it is). Both are a JSON list of conversations;
+how a conversation holds its messages is each service's own (``core.transfer.chatgpt``,
+``core.transfer.claude`` turn one into a :class:`ChatConversation`), and this module is
+the rest:
+
+* **Streaming.** Years of chats make an export of hundreds of MB. It is parsed with ijson,
+  one conversation at a time, from the file or straight out of the zip member, in chunks
+  of ``READ_CHUNK`` bytes: at most one conversation and one group of turns being written
+  are held at once.
+* **All or nothing on bad input.** A first pass reads and checks every conversation and
+  writes nothing; problems are reported with their position (``[12].mapping.b7.message
+  .author.role is missing``) in one sentence. Only a file without problems is imported,
+  in a second pass over it.
+* **One conversation, one dated session** (from its creation time), its messages on the
+  current branch as turns (``"User: ..."``, ``"ChatGPT: ..."``), with the service,
+  conversation id and title and message id in each memory's ``origin``.
+* **Idempotent and resumable**: writing is ``core.transfer.turns``, keyed by
+  ``turn:<service>:<conversation id>:<message id>``. The same export twice, or a newer
+  export of the same account, adds only the messages not imported before; an import
+  killed or cancelled anywhere is completed by running it again.
+"""
+
+from __future__ import annotations
+
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import IO, Any
+
+import ijson
+from pydantic import ValidationError
+
+from core.embedding import CancelCheck, EmbeddingCancelled, ProgressCallback
+from core.errors import InvalidInputError
+from core.knowledge.memories import MemoryService
+from core.storage.port import StoragePort
+from core.transfer.transcript import MAX_EXTERNAL_ID, MAX_SESSION_ID, session_row_id
+from core.transfer.turns import SessionToWrite, TurnToWrite, TurnsWritten, write_turns
+from core.transfer.validation import MAX_PROBLEMS_SHOWN, fail, position, problems_in
+from core.user_input import FILE_ENCODING_HINT, open_binary_file
+
+HINT = "See docs/imports.md for the exports Hearth reads."
+USER_SPEAKER = "User"
+"""The speaker of the user's own messages (the assistant's are the service's name)."""
+MEMBER = "conversations.json"
+READ_CHUNK = 64 * 1024
+GROUP_TURNS = 1024
+"""Turns written (and embedded) together: conversations are grouped up to this many."""
+_ZIP_MAGIC = b"PK\x03\x04"
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_WHOLE = "the export"
+
+Location = tuple[int | str, ...]
+
+
+# --- what a service's reader hands over ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    """A message to import: one the user or the assistant wrote, in words."""
+
+    message_id: str
+    speaker: str
+    text: str
+    created_at: datetime | None
+    attachments: tuple[str, ...] = ()
+    """File names (or ``image``) attached to it: their content is not imported."""
+
+
+@dataclass(frozen=True)
+class ChatConversation:
+    conversation_id: str
+    title: str
+    started_at: datetime
+    messages: tuple[ChatMessage, ...]
+    """The messages to import, in the order they were written (the current branch)."""
+    left_out: int
+    """Messages read but not imported: other branches, system and tool messages, hidden
+    ones, and those without text."""
+
+
+class ConversationProblems(Exception):
+    """What is wrong with one conversation, each at its location within it."""
+
+    def __init__(self, problems: Sequence[tuple[Location, str]]) -> None:
+        super().__init__("; ".join(f"{position(loc, 'it')} {what}" for loc, what in problems))
+        self.problems = list(problems)
+
+
+@dataclass(frozen=True)
+class ChatService:
+    name: str
+    """Its key in ids, namespaces and provenance: ``chatgpt``."""
+    label: str
+    """Its name for people, also the assistant's speaker: ``ChatGPT``."""
+    read: Callable[[Any], ChatConversation]
+    """One decoded conversation → what to import; raises ``ValidationError`` or
+    :class:`ConversationProblems`."""
+
+
+@dataclass(frozen=True)
+class ChatImportReport:
+    """What an import found and what it added."""
+
+    service: str
+    conversations: int
+    turns: int
+    left_out: int  # messages read but not imported (see ChatConversation.left_out)
+    interactions_created: int
+    memories_created: int
+    skipped_existing: int  # turns already imported completely (nothing created for them)
+
+
+def branch(leaf: str, parent_of: Mapping[str, str | None],
+           link_at: Callable[[str], Location]) -> list[str]:
+    """The ids from the root down to ``leaf``, following parent links (an id not in
+    ``parent_of`` is above the root). A loop in the links is a problem of the file, at
+    ``link_at(id)`` of the message whose link closes it."""
+    path: list[str] = []
+    seen: set[str] = set()
+    node: str | None = leaf
+    while node is not None and node in parent_of:
+        if node in seen:
+            raise ConversationProblems([(link_at(path[-1]), "leads round in a loop")])
+        seen.add(node)
+        path.append(node)
+        node = parent_of[node]
+    path.reverse()
+    return path
+
+
+# --- reading the file as a stream ------------------------------------------------------
+
+
+class _Resumed:
+    """A binary stream with the bytes already looked at put back in front; counts what it
+    hands on, so a parse error can say how far into the file it is."""
+
+    def __init__(self, head: bytes, rest: IO[bytes]) -> None:
+        self._head = head
+        self._rest = rest
+        self.consumed = 0
+
+    def read(self, size: int) -> bytes:
+        if self._head:
+            data, self._head = self._head[:size], self._head[size:]
+        else:
+            data = self._rest.read(size)
+        self.consumed += len(data)
+        return data
+
+
+def conversations(stream: IO[bytes], name: str) -> Iterator[Any]:
+    """Each conversation of an export's top-level list, decoded one at a time from
+    ``stream``, which is read in chunks of ``READ_CHUNK`` bytes (never whole)."""
+    head = stream.read(READ_CHUNK)
+    if head.startswith(_UTF16_BOMS):
+        raise InvalidInputError(f"{name} is UTF-16 text, not UTF-8.", FILE_ENCODING_HINT)
+    head = head.removeprefix(b"\xef\xbb\xbf")
+    while head and not head.strip():
+        more = stream.read(READ_CHUNK)
+        if not more:
+            break
+        head += more
+    first = head.lstrip()[:1]
+    if first != b"[":
+        what = "is empty" if not first else "must be a list of conversations"
+        raise InvalidInputError(f"{name} {what}.", HINT)
+    resumed = _Resumed(head, stream)
+    try:
+        yield from ijson.items(resumed, "item", use_float=True, buf_size=READ_CHUNK)
+    except ijson.JSONError as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else "it ends too early"
+        if "UTF8" in reason:
+            raise InvalidInputError(
+                f"{name} is not UTF-8 text (within its first {resumed.consumed:,} bytes).",
+                FILE_ENCODING_HINT) from exc
+        raise InvalidInputError(
+            f"{name} is not valid JSON ({reason}, within its first {resumed.consumed:,} "
+            f"bytes).", HINT) from exc
+    except (zlib.error, zipfile.BadZipFile, EOFError) as exc:
+        raise InvalidInputError(f"{name} cannot be read to its end ({exc}).",
+                                "Download the export again.") from exc
+
+
+@contextmanager
+def opened_export(path: Path) -> Iterator[Iterator[Any]]:
+    """The conversations of ``path``: a ``conversations.json``, or an export zip holding
+    one (read from the zip as a stream, never unpacked whole)."""
+    with ExitStack() as stack:
+        raw = stack.enter_context(open_binary_file(path))
+        if raw.read(len(_ZIP_MAGIC)) != _ZIP_MAGIC:
+            raw.seek(0)
+            yield conversations(raw, str(path))
+            return
+        raw.seek(0)
+        try:
+            archive = stack.enter_context(zipfile.ZipFile(raw))
+            member = _member(archive, path)
+            stream = stack.enter_context(archive.open(member))
+        except (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError) as exc:
+            raise InvalidInputError(f"{path} is a zip file Hearth cannot read ({exc}).",
+                                    "Download the export again.") from exc
+        yield conversations(stream, f"{member} in {path}")
+
+
+def _member(archive: zipfile.ZipFile, path: Path) -> str:
+    """The export's ``conversations.json`` (the one nearest the top of the zip)."""
+    found = [name for name in archive.namelist()
+             if name == MEMBER or name.endswith(f"/{MEMBER}")]
+    if not found:
+        raise InvalidInputError(f"{path} is a zip file without a {MEMBER}.", HINT)
+    return min(found, key=lambda name: (name.count("/"), name))
+
+
+def _offset(progress: ProgressCallback | None, done: int,
+            total: int) -> ProgressCallback | None:
+    """A group's own ``progress(step, of)`` as the whole import's ``(done + step, total)``."""
+    if progress is None:
+        return None
+    return lambda step, _of: progress(done + step, total)
+
+
+# --- checking, then importing ----------------------------------------------------------
+
+
+def _session(service: ChatService, conversation: ChatConversation) -> SessionToWrite:
+    """The session a conversation becomes. A message without a time is a second after
+    the one before it (the first: the conversation's start), so the order is kept."""
+    key = f"{service.name}:{conversation.conversation_id}"
+    turns = []
+    previous: datetime | None = None
+    for message in conversation.messages:
+        created = message.created_at or (
+            conversation.started_at if previous is None else previous + timedelta(seconds=1))
+        previous = created
+        origin: dict[str, Any] = {
+            "service": service.name, "conversation_id": conversation.conversation_id,
+            "conversation_title": conversation.title, "message_id": message.message_id,
+            "turn_id": message.message_id, "speaker": message.speaker}
+        if message.attachments:
+            origin["attachments"] = list(message.attachments)
+        turns.append(TurnToWrite(
+            external_id=f"turn:{key}:{message.message_id}", speaker=message.speaker,
+            text=message.text, created_at=created, origin=origin))
+    return SessionToWrite(
+        row_id=session_row_id(service.name, conversation.conversation_id),
+        title=f"{service.label}: {conversation.title}", conversation_id=key,
+        started_at=conversation.started_at,
+        namespace=f"import/{service.name}/{conversation.conversation_id}", turns=turns)
+
+
+def _problems(service: ChatService, conversation: ChatConversation) -> list[str]:
+    """What the columns the ids go into cannot hold, and message ids given twice."""
+    problems = []
+    key = conversation.conversation_id
+    if len(session_row_id(service.name, key)) > MAX_SESSION_ID:
+        longest = MAX_SESSION_ID - len(session_row_id(service.name, ""))
+        problems.append(f"has a conversation id longer than {longest} characters")
+    seen: set[str] = set()
+    for message in conversation.messages:
+        if message.message_id in seen:
+            problems.append(f"has the message id {message.message_id!r} twice")
+        seen.add(message.message_id)
+        if len(f"turn:{service.name}:{key}:{message.message_id}") > MAX_EXTERNAL_ID:
+            problems.append(f"has a message id too long to keep "
+                            f"({message.message_id[:20]!r}...)")
+    return problems
+
+
+@dataclass
+class CheckedExport:
+    """What the checking pass counted: the import's totals, known before it writes."""
+
+    conversations: int = 0
+    turns: int = 0
+    left_out: int = 0
+
+
+class _Refused(Exception):
+    """A conversation's problems, each located in the file (``[3].mapping...``)."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def _read_one(service: ChatService, raw: Any, index: int) -> ChatConversation:
+    """One conversation read by its service, or :class:`_Refused` with its problems
+    located in the file."""
+    try:
+        return service.read(raw)
+    except ValidationError as exc:
+        raise _Refused(problems_in(exc, prefix=(index,), whole=_WHOLE)) from exc
+    except ConversationProblems as exc:
+        raise _Refused([f"{position((index, *loc), _WHOLE)} {what}"
+                        for loc, what in exc.problems]) from exc
+
+
+def check_export(path: Path, service: ChatService) -> CheckedExport:
+    """Read the whole export once, writing nothing: every problem found is reported in
+    one :class:`InvalidInputError` (the first few, and how many there are)."""
+    checked = CheckedExport()
+    problems: list[str] = []
+    total = 0
+    first_index: dict[str, int] = {}
+    with opened_export(path) as items:
+        for index, raw in enumerate(items):
+            checked.conversations += 1
+            try:
+                conversation = _read_one(service, raw, index)
+                found = [f"[{index}] {what}" for what in _problems(service, conversation)]
+                earlier = first_index.setdefault(conversation.conversation_id, index)
+                if earlier != index:
+                    found.append(f"[{index}] repeats the conversation id of [{earlier}]")
+                _session(service, conversation)  # times that overflow fail here, not later
+            except _Refused as exc:
+                found = exc.problems
+            except OverflowError:
+                found = [f"[{index}] has times past the year 9999"]
+            total += len(found)
+            problems.extend(found[:MAX_PROBLEMS_SHOWN - len(problems)])
+            if not found:
+                checked.turns += len(conversation.messages)
+                checked.left_out += conversation.left_out
+    fail(problems, f"The {service.label} export", HINT, total=total)
+    return checked
+
+
+def import_chat_export(
+    path: Path,
+    service: ChatService,
+    storage: StoragePort,
+    memories: MemoryService,
+    *,
+    progress: ProgressCallback | None = None,
+    cancel: CancelCheck | None = None,
+) -> ChatImportReport:
+    """Import a service's export (see the module docstring); ``progress(done, total)``
+    counts turns, ``cancel`` is checked while embedding and between groups of turns."""
+    checked = check_export(path, service)
+    written = TurnsWritten()
+    group: list[SessionToWrite] = []
+
+    def write_group() -> None:
+        nonlocal written
+        if cancel is not None and cancel():
+            raise EmbeddingCancelled(written.turns, checked.turns)
+        written += write_turns(storage, memories, group, cancel=cancel,
+                               progress=_offset(progress, written.turns, checked.turns))
+        group.clear()
+        if progress is not None:
+            progress(written.turns, checked.turns)
+
+    with opened_export(path) as items:
+        for index, raw in enumerate(items):
+            try:
+                conversation = _read_one(service, raw, index)
+            except _Refused as exc:  # the file changed since it was checked
+                fail(exc.problems, f"The {service.label} export", HINT)
+                raise
+            group.append(_session(service, conversation))
+            if sum(len(chat.turns) for chat in group) >= GROUP_TURNS:
+                write_group()
+    if group:
+        write_group()
+    return ChatImportReport(
+        service=service.name, conversations=checked.conversations, turns=written.turns,
+        left_out=checked.left_out,
+        interactions_created=written.interactions_created,
+        memories_created=written.memories_created,
+        skipped_existing=written.skipped_existing)

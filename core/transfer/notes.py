@@ -1,0 +1,268 @@
+"""``hearth import notes FOLDER``: a folder of Markdown notes (an Obsidian vault) into memory.
+
+Each ``*.md`` file under the folder (folders whose name starts with a dot, such as
+``.obsidian`` and ``.trash``, are skipped) becomes one memory:
+
+* its text is the note's title (the front matter's ``title``, else the file name) and its
+  Markdown body as written: headings and ``[[wikilinks]]`` stay in it, so both searches
+  see them. A long note is not cut into rows: ``MemoryService`` gives a text longer than
+  one inference a vector per 160-token stretch (``core.embedding.chunking``), so a search
+  finds the note by the part that matches and names that excerpt;
+* the front matter (YAML between ``---`` lines) is kept in ``origin["front_matter"]``, its
+  ``tags`` become the memory's tags, and ``origin`` also holds the path, the headings, the
+  link targets and the content hash;
+* each ``[[link]]`` to another note of the folder (by file name or path, ``#heading`` and
+  ``|alias`` ignored) becomes a ``memory_edges`` row of kind ``wikilink`` from the note to
+  the note it names.
+
+**Re-importing** the folder compares content hashes: an unchanged note is left alone, an
+edited one gets a new memory and the old one is invalidated ("the note changed"), a note
+no longer there is invalidated ("the note was removed"); nothing is deleted, and a note
+edited back to an earlier text gets that memory back. The external id
+``note:<folder>:<path>:<content hash>`` (each part hashed to a fixed length) makes it
+idempotent, and the steps (add, invalidate, link) each complete what a killed run left.
+The whole folder is read and checked first: a note that is not UTF-8 or whose front
+matter is not YAML refuses the import in one sentence, with nothing written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import yaml
+from sqlalchemy import insert, select
+from sqlalchemy.orm import Session
+
+from core.embedding import CancelCheck, ProgressCallback
+from core.errors import InvalidInputError
+from core.knowledge.memories import MemoryService, MemorySpec
+from core.storage.orm import Memory, MemoryEdge, utcnow
+from core.storage.port import StoragePort, batched
+from core.transfer.turns import LOOKUP_BATCH
+from core.transfer.validation import fail
+from core.user_input import read_text_file
+
+HINT = "See docs/imports.md for how a notes folder is read."
+SOURCE = "notes"
+LINK_KIND = "wikilink"
+CHANGED = "the note changed; its newer text is another memory"
+REMOVED = "the note was removed from the folder"
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+_LINK = re.compile(r"!?\[\[([^\[\]|#^]+)(?:[#^][^\[\]|]*)?(?:\|[^\[\]]*)?\]\]")
+_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class NoteFile:
+    """One note, read: what its memory will hold."""
+
+    path: str  # relative to the folder, with /
+    title: str
+    content: str
+    digest: str
+    front_matter: dict[str, Any]
+    tags: tuple[str, ...]
+    headings: tuple[str, ...]
+    links: tuple[str, ...]
+    written_at: datetime
+
+
+@dataclass(frozen=True)
+class NotesReport:
+    notes: int
+    added: int      # new notes, and new texts of edited ones
+    changed: int    # edited notes whose older memory was invalidated
+    removed: int    # notes gone from the folder, their memories invalidated
+    unchanged: int
+    links: int      # wikilink edges created
+
+
+def _hash(text: str, length: int = 16) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:length]
+
+
+def _note_files(folder: Path) -> Iterator[Path]:
+    for path in sorted(folder.rglob("*.md")):
+        relative = path.relative_to(folder)
+        if path.is_file() and not any(part.startswith(".") for part in relative.parts):
+            yield path
+
+
+def read_folder(folder: Path) -> list[NoteFile]:
+    """Every note of ``folder``, read and checked; all problems in one sentence."""
+    if not folder.is_dir():
+        raise InvalidInputError(f"{folder} is not a folder.", "Give the notes folder itself.")
+    notes: list[NoteFile] = []
+    problems: list[str] = []
+    for path in _note_files(folder):
+        relative = path.relative_to(folder).as_posix()
+        try:
+            notes.append(_read_note(path, relative))
+        except InvalidInputError as exc:
+            problems.append(exc.message.rstrip("."))
+    fail(problems, f"The notes folder {folder}", HINT)
+    return notes
+
+
+def _read_note(path: Path, relative: str) -> NoteFile:
+    text = read_text_file(path)
+    front: dict[str, Any] = {}
+    body = text
+    match = _FRONT_MATTER.match(text)
+    if match:
+        try:
+            loaded = yaml.safe_load(match.group(1))
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" (line {mark.line + 2})" if mark is not None else ""
+            raise InvalidInputError(f"the front matter of {relative} is not valid YAML{where}",
+                                    HINT) from exc
+        if loaded is not None and not isinstance(loaded, dict):
+            raise InvalidInputError(f"the front matter of {relative} is not a set of fields",
+                                    HINT)
+        front = json.loads(json.dumps(loaded or {}, default=str, ensure_ascii=False))
+        body = text[match.end():]
+    title = str(front.get("title") or Path(relative).stem).strip()
+    body = body.strip()
+    content = f"{title}\n\n{body}" if body else title
+    tags = front.get("tags") or []
+    tag_list = [tags] if isinstance(tags, str) else tags if isinstance(tags, list) else []
+    return NoteFile(
+        path=relative, title=title, content=content, digest=_hash(content),
+        front_matter=front,
+        tags=tuple(dict.fromkeys(str(tag).strip().lstrip("#") for tag in tag_list
+                                 if str(tag).strip())),
+        headings=tuple(_HEADING.findall(body)),
+        links=tuple(dict.fromkeys(link.strip() for link in _LINK.findall(body))),
+        written_at=_written_at(path, front))
+
+
+def _written_at(path: Path, front: dict[str, Any]) -> datetime:
+    """The front matter's ``created`` or ``date`` where it is a date, else the file's
+    modification time."""
+    for key in ("created", "date"):
+        value = front.get(key)
+        if isinstance(value, str):
+            try:
+                moment = datetime.fromisoformat(value)
+            except ValueError:
+                continue
+            if isinstance(moment, datetime) and moment.tzinfo is None:
+                moment = moment.replace(tzinfo=timezone.utc)
+            return moment
+    return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+
+
+# --- importing ---------------------------------------------------------------------------
+
+
+def import_notes(folder: Path, storage: StoragePort, memories: MemoryService, *,
+                 progress: ProgressCallback | None = None,
+                 cancel: CancelCheck | None = None) -> NotesReport:
+    """Import (or re-import) a notes folder; see the module docstring."""
+    notes = read_folder(folder)
+    where = str(folder.resolve())
+    vault = _hash(where, 12)
+    namespace = f"import/notes/{vault}"
+
+    def external_id(note: NoteFile) -> str:
+        return f"note:{vault}:{_hash(note.path)}:{note.digest}"
+
+    with storage.read() as session:
+        stored = {row.external_id: row for row in session.execute(
+            select(Memory.id, Memory.external_id, Memory.is_valid, Memory.invalid_reason,
+                   Memory.origin)
+            .where(Memory.namespace == namespace, Memory.source == SOURCE))}
+    new = [note for note in notes if external_id(note) not in stored]
+    memories.add_many([
+        MemorySpec(note.content, memory_type="semantic", namespace=namespace, source=SOURCE,
+                   tags=note.tags, external_id=external_id(note), created_at=note.written_at,
+                   origin={"service": SOURCE, "folder": where, "path": note.path,
+                           "title": note.title, "content_hash": note.digest,
+                           "front_matter": note.front_matter, "headings": list(note.headings),
+                           "links": list(note.links)})
+        for note in new], progress=progress, cancel=cancel)
+    current = {external_id(note) for note in notes}
+    paths = {note.path for note in notes}
+    with storage.write() as session:
+        changed, removed = _invalidate_outdated(session, stored, current, paths)
+        _restore(session, [row.id for key, row in stored.items()
+                           if key in current and not row.is_valid
+                           and row.invalid_reason in (CHANGED, REMOVED)])
+        links = _link(session, notes, external_id)
+    return NotesReport(notes=len(notes), added=len(new), changed=changed, removed=removed,
+                       unchanged=len(notes) - len(new), links=links)
+
+
+def _invalidate_outdated(session: Session, stored: dict[str | None, Any], current: set[str],
+                         paths: set[str]) -> tuple[int, int]:
+    """Invalidate the memories of older texts (the note changed) and of notes no longer
+    in the folder; never deleted."""
+    changed = removed = 0
+    now = utcnow()
+    for key, row in stored.items():
+        if key in current or not row.is_valid:
+            continue
+        gone = (row.origin or {}).get("path") not in paths
+        memory = session.get(Memory, row.id)
+        if memory is None:
+            continue
+        memory.is_valid = False
+        memory.invalid_reason = REMOVED if gone else CHANGED
+        memory.updated_at = now
+        removed += gone
+        changed += not gone
+    return changed, removed
+
+
+def _restore(session: Session, ids: list[int]) -> None:
+    """A note edited back to a text imported before (or put back): that memory is valid
+    again. One the user set aside by hand stays set aside."""
+    for memory_id in ids:
+        memory = session.get(Memory, memory_id)
+        if memory is not None:
+            memory.is_valid = True
+            memory.invalid_reason = None
+            memory.updated_at = utcnow()
+
+
+def _link(session: Session, notes: list[NoteFile],
+          external_id: Callable[[NoteFile], str]) -> int:
+    """The ``wikilink`` edges of the current notes that are not there yet."""
+    ids: dict[str, int] = {}
+    keys = {external_id(note): note for note in notes}
+    for chunk in batched(list(keys), LOOKUP_BATCH):
+        for key, memory_id in session.execute(select(Memory.external_id, Memory.id).where(
+                Memory.external_id.in_(chunk))):
+            assert key is not None  # it matched the IN list
+            ids[keys[key].path] = memory_id
+    by_name: dict[str, int] = {}
+    for note in notes:
+        if note.path in ids:
+            stem = note.path.removesuffix(".md")
+            by_name.setdefault(Path(stem).name.casefold(), ids[note.path])
+            by_name[stem.casefold()] = ids[note.path]
+    wanted = {(ids[note.path], target)
+              for note in notes if note.path in ids
+              for link in note.links
+              if (target := by_name.get(link.removesuffix(".md").casefold())) is not None
+              and target != ids[note.path]}
+    present: set[tuple[int, int]] = set()
+    for sources in batched(sorted({source for source, _ in wanted}), LOOKUP_BATCH):
+        present.update((source, target) for source, target in session.execute(
+            select(MemoryEdge.from_id, MemoryEdge.to_id).where(
+                MemoryEdge.kind == LINK_KIND, MemoryEdge.from_id.in_(sources))))
+    missing = sorted(wanted - present)
+    if missing:
+        session.execute(insert(MemoryEdge), [
+            {"from_id": source, "to_id": target, "kind": LINK_KIND, "weight": 1.0,
+             "created_at": utcnow()} for source, target in missing])
+    return len(missing)
+
