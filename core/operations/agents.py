@@ -6,6 +6,7 @@ Plain frozen data over ``core.agents``; accepting a write reports the domain it 
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -30,6 +31,8 @@ class AgentInfo:
     trusted: bool
     first_seen_at: datetime
     last_seen_at: datetime
+    held: int = 0
+    """How many of its writes wait for the user's review."""
 
 
 @dataclass(frozen=True)
@@ -57,9 +60,9 @@ class AgentCall:
     summary: str
 
 
-def _info(agent: Agent) -> AgentInfo:
+def _info(agent: Agent, held: int = 0) -> AgentInfo:
     return AgentInfo(agent.name, agent.access, agent.trusted, agent.first_seen_at,
-                     agent.last_seen_at)
+                     agent.last_seen_at, held)
 
 
 def _item(row: AgentWrite, name: str) -> AgentWriteItem:
@@ -68,8 +71,10 @@ def _item(row: AgentWrite, name: str) -> AgentWriteItem:
 
 
 def list_agents(hearth: Hearth) -> tuple[AgentInfo, ...]:
-    """Every agent that connected (or was granted access), most recently seen first."""
-    return tuple(map(_info, AgentRegistry(hearth.storage).list()))
+    """Every agent that connected (or was granted access), most recently seen first, with
+    how many of its writes wait for review."""
+    held = Counter(name for _row, name in AgentWrites(hearth).held())
+    return tuple(_info(agent, held[agent.name]) for agent in AgentRegistry(hearth.storage).list())
 
 
 def grant(hearth: Hearth, name: str, access: str) -> Done[AgentInfo]:
