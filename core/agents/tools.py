@@ -181,7 +181,8 @@ class AgentTools:
     def _facts(facts: builtins.list[Any]) -> tuple[Result, str]:
         listed = [{"key": f.key, "value": f.value, "category": f.category,
                    "source": f.source, "updated_at": _plain(f.updated_at)} for f in facts]
-        return {"facts": listed}, f"{len(listed)} facts: {', '.join(f.key for f in facts)}"
+        keys = ", ".join(f.key for f in facts)
+        return {"facts": listed}, f"{len(listed)} facts: {keys}" if keys else "0 facts"
 
     def _read_profile(self, _agent: Agent, _arguments: Mapping[str, Any]) -> tuple[Result, str]:
         current = self._hearth.profile.current()
