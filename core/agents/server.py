@@ -54,6 +54,12 @@ class AgentServer:
     def run_stdio(self) -> None:
         self.mcp.run("stdio")
 
+    def http_app(self) -> Any:
+        """The SDK's streamable-HTTP app (at ``/mcp``), for ``core.agents.http``."""
+        from core.agents.http import LOOPBACK, PATH
+
+        return self.mcp.streamable_http_app(streamable_http_path=PATH, host=LOOPBACK)
+
     def _agent_name(self, ctx: Context[Any, Any]) -> str:
         if self._agent:
             return self._agent

@@ -27,7 +27,13 @@ NameArgument = Annotated[str, typer.Argument(metavar="NAME",
 @mcp_app.callback()
 def serve(ctx: typer.Context, agent: Annotated[str | None, typer.Option(
         "--agent", help="Name this connection yourself (else the client's own name is used).",
-        )] = None) -> None:
+        )] = None, http: Annotated[bool, typer.Option(
+        "--http", help="Serve streamable HTTP on 127.0.0.1 instead of stdio (token needed).",
+        )] = False, port: Annotated[int, typer.Option(
+        help="The HTTP port (0: any free one).", min=0, max=65535)] = 8765,
+        new_token: Annotated[bool, typer.Option(
+        "--new-token", help="Replace the HTTP token (clients with the old one are refused).",
+        )] = False) -> None:
     """Serve the memory over MCP on stdin/stdout (what an MCP client's configuration runs)."""
     if ctx.invoked_subcommand is not None:
         return
@@ -36,7 +42,25 @@ def serve(ctx: typer.Context, agent: Annotated[str | None, typer.Option(
 
     name = normalise_name(agent) if agent is not None else None
     with opened() as hearth:
-        AgentServer(hearth, name).run_stdio()
+        server = AgentServer(hearth, name)
+        if not http:
+            server.run_stdio()
+            return
+        from core.agents import http as over_http
+
+        token = over_http.bearer_token(hearth.paths.home, renew=new_token)
+        try:
+            sock = over_http.listen(port)
+        except OSError as exc:
+            raise InvalidInputError(f"Port {port} on 127.0.0.1 cannot be used ({exc.strerror}).",
+                                    "Choose another with --port, or --port 0 for any free one."
+                                    ) from exc
+        host, bound = sock.getsockname()[:2]
+        output.stderr.print(f"Serving MCP on http://{host}:{bound}{over_http.PATH} (token in "
+                            f"{over_http.token_path(hearth.paths.home)}); Ctrl-C stops.",
+                            highlight=False, markup=False)
+        with sock:
+            over_http.serve(server.http_app(), token, sock)
 
 
 @mcp_app.command("agents")
