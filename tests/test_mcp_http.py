@@ -20,6 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 
 from core.app import Hearth
+from core.config import HearthPaths
 from core.operations import agents
 
 
@@ -58,6 +59,7 @@ def test_the_token_is_private_and_required(served) -> None:
     url, home = served
     assert stat.S_IMODE((home / "mcp-token").stat().st_mode) == 0o600
     assert len(token(home)) >= 40
+    assert HearthPaths(home).is_own_file(home / "mcp-token")  # no export overwrites it
 
     async def ask(headers: dict[str, str]) -> httpx2.Response:
         async with httpx2.AsyncClient(headers=headers) as client:
