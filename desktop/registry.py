@@ -28,6 +28,7 @@ PAGES: tuple[str, ...] = (
     "desktop.inspector.activity:ActivityPage",
     "desktop.inspector.stats:StatsPage",
     "desktop.graph.page:GraphPage",
+    "desktop.inspector.agents:AgentsPage",
 )
 """``module:Class`` of each page, imported when the window is built."""
 

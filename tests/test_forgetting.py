@@ -26,7 +26,9 @@ from core.forgetting.places import MACHINE_COLUMNS, PLACES
 from core.forgetting.service import FileCheck
 from core.llm import ToolCall
 from core.storage.orm import (
+    Agent,
     AgentLearning,
+    AgentWrite,
     AuditEntry,
     Base,
     ChatSession,
@@ -137,6 +139,12 @@ def plant_everywhere(hearth: Hearth) -> dict[str, Any]:
                           preview=f"Add the task {VALUE}.", source_message=EARLIER,
                           result=f"Added {VALUE}", expires_at=clock.now()),
         ])
+        agent = Agent(name="notes-app", access="write")
+        session.add(agent)
+        session.flush()
+        session.add(AgentWrite(agent_id=agent.id, action="remember_fact",
+                               arguments={"key": KEY, "value": VALUE},
+                               preview=f"Remember {KEY} = {VALUE}.", result=EARLIER))
     from core.embedding.reembed import backfill_embeddings
 
     backfill_embeddings(hearth.storage, hearth.embedder)

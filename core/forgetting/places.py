@@ -60,6 +60,8 @@ PLACES: tuple[Place, ...] = (
           ("tags",)),
     Place("pending_actions", "requests awaiting your answer",
           ("preview", "source_message", "result"), ("arguments",)),
+    Place("agent_writes", "other programs' writes awaiting your review",
+          ("preview", "result"), ("arguments",)),
 )
 
 MACHINE_COLUMNS: frozenset[tuple[str, str]] = frozenset({
@@ -93,6 +95,8 @@ MACHINE_COLUMNS: frozenset[tuple[str, str]] = frozenset({
     ("read_later", "status"),
     ("pending_actions", "action"), ("pending_actions", "session_id"),
     ("pending_actions", "status"),
+    ("agents", "name"), ("agents", "access"),
+    ("agent_writes", "action"), ("agent_writes", "status"),
 })
 """Text and JSON columns that hold only what Hearth itself writes: ids, states, kinds,
 model names. ``user_facts.key`` is here on purpose: a fact's key names it, and the forget

@@ -28,6 +28,7 @@ class Domain(StrEnum):
     JOURNAL = "journal"
     READ_LATER = "read_later"
     PENDING = "pending"            # changes a model asked for, awaiting the user's answer
+    AGENTS = "agents"              # programs using the memory over MCP, and their writes
 
 
 KNOWLEDGE = frozenset({Domain.FACTS, Domain.MEMORIES, Domain.PROFILE, Domain.HABITS,

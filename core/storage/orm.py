@@ -597,3 +597,49 @@ class PendingAction(Base):
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
     decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     result: Mapped[str | None] = mapped_column(Text)
+
+
+AGENT_ACCESS = ("none", "read", "write")
+AGENT_WRITE_STATUSES = ("held", "accepted", "rejected")
+
+
+class Agent(Base):
+    """Another local program that uses Hearth's memory over MCP (``core.agents``).
+
+    ``name`` is what the client called itself at ``initialize`` (``clientInfo.name``),
+    normalised; ``access`` is the user's grant: nothing until the user gives one, "read", or
+    "write" (read and write). What a ``trusted`` agent writes is applied at once; anyone
+    else's is held for the user's review (``AgentWrite``)."""
+
+    __tablename__ = "agents"
+    __table_args__ = (CheckConstraint(_one_of("access", AGENT_ACCESS), name="access"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    access: Mapped[str] = mapped_column(String(8), default="none")
+    trusted: Mapped[bool] = mapped_column(Boolean, default=False)
+    first_seen_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    last_seen_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class AgentWrite(Base):
+    """A write an agent asked for (a fact, an observation, a forget), held until the user
+    accepts or rejects it; a trusted agent's fact or observation is recorded here already
+    accepted, so what each agent wrote stays listable. ``result`` says what accepting did."""
+
+    __tablename__ = "agent_writes"
+    __table_args__ = (
+        CheckConstraint(_one_of("status", AGENT_WRITE_STATUSES), name="status"),
+        Index("ix_agent_writes_status_created", "status", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"),
+                                          index=True)
+    action: Mapped[str] = mapped_column(String(32))
+    arguments: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    preview: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default="held")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    result: Mapped[str | None] = mapped_column(Text)

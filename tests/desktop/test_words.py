@@ -49,7 +49,7 @@ def test_no_view_is_named_by_an_internal_word() -> None:
     assert titles == ["Chat", "Today", "Notes", "Journal", "Read later", "Schedule", "Facts",
                       "About you",
                       "Notes about you", "Habits I keep", "Follow-ups", "Memories", "Activity",
-                      "Stats", "Memory map"]
+                      "Stats", "Memory map", "Agents"]
     for cls in page_classes():
         assert cls.about, f"{cls.__name__} has no sidebar tooltip"
     abouts = {cls.key: cls.about for cls in page_classes()}

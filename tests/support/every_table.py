@@ -76,4 +76,12 @@ def fill_every_table(storage, embedder) -> None:
                               expires_at=T0 + timedelta(minutes=30), status="expired",
                               decided_at=T0),
         ])
+        agent = orm.Agent(name="claude-desktop", access="write", trusted=False,
+                          first_seen_at=T0, last_seen_at=T0 + timedelta(hours=1))
+        s.add(agent)
+        s.flush()
+        s.add(orm.AgentWrite(agent_id=agent.id, action="remember_fact",
+                             arguments={"key": "bike", "value": "a green Brompton"},
+                             preview="Remember bike = a green Brompton.", status="accepted",
+                             created_at=T0, decided_at=T0, result="created fact bike"))
     backfill_embeddings(storage, embedder)

@@ -1,0 +1,141 @@
+"""Who is asking: each agent by name, with the user's grant and trust.
+
+An agent is named by what its MCP client calls itself at ``initialize``
+(``clientInfo.name``), or by the name the user gave it in its configuration
+(``hearth mcp --agent NAME``). The name is normalised (lower case, words joined by "-") so
+"Claude Desktop" and "claude-desktop" are one agent. An agent Hearth has not seen before is
+recorded with no access: it can connect, but every tool answers how the user grants it
+access. Only the user changes a grant (``grant``, ``trust``), and each change is audited.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from datetime import timedelta
+from typing import Literal, cast
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from core import clock
+from core.errors import InvalidInputError, NotFoundError
+from core.storage.orm import AGENT_ACCESS, Agent, AuditEntry
+from core.storage.port import StoragePort
+from core.user_input import readable_text
+
+Access = Literal["none", "read", "write"]
+MAX_NAME = 24
+"""So that ``agent:<name>`` fits the audit log's 32-character actor column."""
+SEEN_EVERY = timedelta(minutes=1)
+"""``last_seen_at`` is rewritten at most this often: reads should not each be a write."""
+
+
+def normalise_name(name: str) -> str:
+    """``"Claude Desktop"`` → ``"claude-desktop"``; a name with no letters or digits is
+    refused in a sentence."""
+    readable_text(name, "The agent's name")
+    normalised = re.sub(r"[\W_]+", "-", name.strip().lower()).strip("-")[:MAX_NAME].strip("-")
+    if not normalised:
+        raise InvalidInputError(f"The agent name {name!r} has no letters or digits.",
+                                "Name it in a word or two, such as “claude-desktop”.")
+    return normalised
+
+
+def actor(name: str) -> str:
+    """The audit log's actor for an agent's calls: ``agent:<name>``."""
+    return f"agent:{name}"
+
+
+def check_access(access: str) -> Access:
+    if access not in AGENT_ACCESS:
+        raise InvalidInputError(f"{access!r} is not an access level.",
+                                "Use none, read (search and read) or write (read and write).")
+    return cast(Access, access)
+
+
+class AgentRegistry:
+    """Record the agents that connect; grant, trust and list them."""
+
+    def __init__(self, storage: StoragePort) -> None:
+        self._storage = storage
+
+    def seen(self, name: str) -> Agent:
+        """The agent ``name`` (normalised), recorded with no access on its first call."""
+        name = normalise_name(name)
+        now = clock.now()
+        known = self.get(name)
+        if known is not None and now - known.last_seen_at < SEEN_EVERY:
+            return known
+        with self._storage.write() as session:
+            agent = self._find(session, name)
+            if agent is None:
+                agent = Agent(name=name, access="none", trusted=False, first_seen_at=now,
+                              last_seen_at=now)
+                session.add(agent)
+            else:
+                agent.last_seen_at = now
+            session.flush()
+            return agent
+
+    def get(self, name: str) -> Agent | None:
+        with self._storage.read() as session:
+            return self._find(session, normalise_name(name))
+
+    def require(self, name: str) -> Agent:
+        agent = self.get(name)
+        if agent is None:
+            raise NotFoundError(f"No agent named {normalise_name(name)!r} has connected yet.",
+                                "See `hearth mcp agents` for the ones that have.")
+        return agent
+
+    def list(self) -> builtins.list[Agent]:
+        """Every agent, most recently seen first."""
+        with self._storage.read() as session:
+            return builtins.list(session.scalars(select(Agent).order_by(
+                Agent.last_seen_at.desc(), Agent.id)))
+
+    def grant(self, name: str, access: str) -> Agent:
+        """Set what ``name`` may do. An agent not seen yet is recorded, so the user can grant
+        access before its first connection."""
+        access = check_access(access)
+        name = normalise_name(name)
+        with self._storage.write() as session:
+            agent = self._find(session, name)
+            if agent is None:
+                now = clock.now()
+                agent = Agent(name=name, access=access, trusted=False, first_seen_at=now,
+                              last_seen_at=now)
+                session.add(agent)
+            before, agent.access = agent.access, access
+            if access != "write":
+                agent.trusted = False  # trust means nothing without write access
+            session.add(AuditEntry(action="agent.grant", actor="user",
+                                   arguments={"agent": name, "access": access},
+                                   result_summary=f"{before} -> {access}"))
+            session.flush()
+            return agent
+
+    def trust(self, name: str, trusted: bool = True) -> Agent:
+        """Let the agent's facts and observations be applied without review (forgetting is
+        still always held for the user). Trust needs write access."""
+        name = normalise_name(name)
+        with self._storage.write() as session:
+            agent = self._find(session, name)
+            if agent is None:
+                raise NotFoundError(f"No agent named {name!r} has connected yet.",
+                                    "See `hearth mcp agents` for the ones that have.")
+            if trusted and agent.access != "write":
+                raise InvalidInputError(
+                    f"{name} has {agent.access} access; only an agent that may write can be "
+                    "trusted with its writes.", f"First: `hearth mcp grant {name} write`.")
+            agent.trusted = trusted
+            session.add(AuditEntry(action="agent.trust", actor="user",
+                                   arguments={"agent": name, "trusted": trusted},
+                                   result_summary="trusted" if trusted else "not trusted"))
+            session.flush()
+            return agent
+
+    @staticmethod
+    def _find(session: Session, name: str) -> Agent | None:
+        return session.scalars(select(Agent).where(Agent.name == name)).first()

@@ -1,0 +1,147 @@
+"""``hearth mcp``: the agent tools (``core.agents.tools``) served over MCP with the official
+``mcp`` SDK.
+
+Each connection's agent is named by ``--agent NAME`` when the user put one in the client's
+configuration, else by the client's own ``clientInfo.name`` from ``initialize``; a client
+that gives neither is refused in a sentence saying how to name it. Tools are plain
+functions the SDK runs in a worker thread, so recall and embedding never block the
+protocol. A refusal (no grant, bad input) reaches the agent as a tool error carrying
+Hearth's one-sentence message and hint; an unexpected failure is logged to the data
+folder's log file and reaches the agent only as "failed".
+
+Only the protocol is written to stdout: the SDK's stdio transport points the process's
+file descriptor 1 at stderr while it serves, so a stray print or a library's warning
+cannot corrupt the stream, and Hearth's own log goes to ``<home>/logs/hearth.log``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from core.agents.tools import AgentTools, Result
+from core.app import Hearth
+from core.errors import HearthError
+from core.version import app_version
+
+INSTRUCTIONS = (
+    "Hearth is the user's private, local memory. Search it before asking the user something "
+    "they may have told Hearth already. What you write is held for the user's review unless "
+    "they trust you; forgetting always needs their confirmation in Hearth.")
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+
+
+class AgentServer:
+    """The MCP server of one ``hearth mcp`` process over an open ``Hearth``."""
+
+    def __init__(self, hearth: Hearth, agent: str | None = None) -> None:
+        self._hearth = hearth
+        self._agent = agent
+        self._tools: dict[str, AgentTools] = {}
+        self._lock = threading.Lock()
+        self.mcp: MCPServer[Any] = MCPServer(
+            name="hearth", title="Hearth memory", version=app_version(),
+            instructions=INSTRUCTIONS, log_level="WARNING")
+        self._register()
+
+    def run_stdio(self) -> None:
+        self.mcp.run("stdio")
+
+    def http_app(self) -> Any:
+        """The SDK's streamable-HTTP app (at ``/mcp``), for ``core.agents.http``."""
+        from core.agents.http import LOOPBACK, PATH
+
+        return self.mcp.streamable_http_app(streamable_http_path=PATH, host=LOOPBACK)
+
+    def _agent_name(self, ctx: Context[Any, Any]) -> str:
+        if self._agent:
+            return self._agent
+        params = ctx.session.client_params
+        name = params.client_info.name if params is not None else ""
+        if not name or not name.strip():
+            raise ToolError("Hearth cannot tell which program this is: the client sent no "
+                            "name. Add \"--agent\", \"NAME\" to Hearth's args in the client's "
+                            "configuration.")
+        return name
+
+    def _call(self, ctx: Context[Any, Any], tool: str, arguments: Mapping[str, Any]) -> Result:
+        try:
+            name = self._agent_name(ctx)
+            with self._lock:
+                tools = self._tools.get(name)
+                if tools is None:
+                    tools = self._tools[name] = AgentTools(self._hearth, name)
+            return tools.call(tool, arguments)
+        except HearthError as refused:
+            raise ToolError(str(refused)) from refused
+
+    def _register(self) -> None:
+        mcp = self.mcp
+
+        @mcp.tool(annotations=READ)
+        def search_memory(
+                query: Annotated[str, Field(description="what to look for, in words")],
+                ctx: Context[Any, Any],
+                limit: Annotated[int, Field(ge=1, le=20, description="results wanted")] = 5,
+        ) -> Result:
+            """Search the user's memories and notes by meaning and keywords (Hearth's hybrid
+            recall). Each result has its text, score, date and provenance."""
+            return self._call(ctx, "search_memory", {"query": query, "limit": limit})
+
+        @mcp.tool(annotations=READ)
+        def list_facts(ctx: Context[Any, Any], category: Annotated[str, Field(
+                description="location, personal, preference, work, health or general; "
+                            "empty for all")] = "") -> Result:
+            """List the user's permanent facts (key, value, category)."""
+            return self._call(ctx, "list_facts", {"category": category})
+
+        @mcp.tool(annotations=READ)
+        def recall_facts(
+                query: Annotated[str, Field(description="words in a fact's key or value")],
+                ctx: Context[Any, Any]) -> Result:
+            """Find the user's permanent facts whose key or value contains these words."""
+            return self._call(ctx, "recall_facts", {"query": query})
+
+        @mcp.tool(annotations=READ)
+        def read_profile(ctx: Context[Any, Any]) -> Result:
+            """Read the narrative profile Hearth keeps about the user."""
+            return self._call(ctx, "read_profile", {})
+
+        @mcp.tool(annotations=WRITE)
+        def remember_fact(
+                key: Annotated[str, Field(description="snake_case name, e.g. home_city")],
+                value: Annotated[str, Field(description="the fact, in a few words")],
+                ctx: Context[Any, Any],
+                category: Annotated[str, Field(description="location, personal, preference, "
+                                                           "work, health or general")] = "general",
+        ) -> Result:
+            """Save a permanent fact about the user. Held for the user's review unless they
+            trust this agent."""
+            return self._call(ctx, "remember_fact",
+                              {"key": key, "value": value, "category": category})
+
+        @mcp.tool(annotations=WRITE)
+        def record_observation(
+                content: Annotated[str, Field(description="what you noticed about the user")],
+                ctx: Context[Any, Any],
+                category: Annotated[str, Field(description="a word for its topic")] = "general",
+        ) -> Result:
+            """Note something worth remembering about the user that is not a simple fact; Hearth
+            consolidates it into memory. Held for review unless the user trusts this agent."""
+            return self._call(ctx, "record_observation",
+                              {"content": content, "category": category})
+
+        @mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                                              open_world_hint=False))
+        def forget_fact(key: Annotated[str, Field(description="the fact's key")],
+                        ctx: Context[Any, Any]) -> Result:
+            """Ask Hearth to forget a fact everywhere. Never done at once: the user must
+            confirm it in Hearth."""
+            return self._call(ctx, "forget_fact", {"key": key})

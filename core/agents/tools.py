@@ -1,0 +1,253 @@
+"""What an agent may do with Hearth's memory, each call checked and audited.
+
+============================  ================  =============================================
+tool                          needs             does
+============================  ================  =============================================
+search_memory(query, limit)   read              hybrid recall over memories and notes (the
+                                                chat's ``search_memory``), with provenance
+list_facts(category)          read              the permanent facts, by category
+recall_facts(query)           read              facts whose key or value contains ``query``
+read_profile()                read              the narrative profile in use
+remember_fact(key, value,     write             a fact, held for review unless trusted
+category)
+record_observation(content,   write             a context event for consolidation, held
+category)                                       for review unless trusted
+forget_fact(key)              write             never done here: a request the user must
+                                                confirm in the app (held even if trusted)
+============================  ================  =============================================
+
+The agent is looked up on every call (``AgentRegistry.seen``), so a grant the user changes
+applies to the next call of a running server. An agent without the access a tool needs
+gets ``AccessDenied``: one sentence naming the command that grants it. Writes pass the
+same gates as the chat's tools first: nothing is stored while learning is paused, nor what
+touches the user's exclusions. Unlike the chat, there is no user message to ground a fact
+in: the review is that check.
+
+Every call, refused ones included, leaves an audit entry ``mcp.<tool>`` with actor
+``agent:<name>``, the arguments redacted as the chat's (``core.conversation.audit``: a
+fact's value is logged as its length, credential-shaped text as ``***``) and a
+content-free summary; ``history`` lists them per agent.
+"""
+
+from __future__ import annotations
+
+import builtins
+import enum
+import logging
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+
+from core.agents.registry import AgentRegistry, actor
+from core.agents.writes import AgentWrites
+from core.app import Hearth
+from core.conversation.audit import SUMMARY_CHARS, redact_arguments, redact_text
+from core.errors import HearthError, InvalidInputError
+from core.knowledge.facts import CATEGORIES, normalise_key
+from core.learning.consent import learns_from
+from core.learning.exclusions import ExclusionGate
+from core.recall.service import RecallQuery
+from core.storage.orm import Agent, AuditEntry
+from core.storage.port import IndexedKind
+from core.user_input import readable_text
+
+log = logging.getLogger(__name__)
+
+READ_TOOLS = ("search_memory", "list_facts", "recall_facts", "read_profile")
+WRITE_TOOLS = ("remember_fact", "record_observation", "forget_fact")
+MAX_RESULTS = 20
+MAX_TEXT = 10_000
+"""The longest observation or fact value an agent may send (a paragraph, not a file)."""
+
+Result = dict[str, Any]
+
+
+class AccessDenied(HearthError):
+    """The agent lacks the grant the tool needs (or learning is off, or the topic is
+    excluded): it is told, in a sentence, what the user can do."""
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-ready copy: times as ISO text, enums as their value."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _text(arguments: Mapping[str, Any], name: str, *, default: str | None = None) -> str:
+    value = arguments.get(name, default)
+    if not isinstance(value, str) or (not value.strip() and default is None):
+        raise InvalidInputError(f"The argument {name!r} needs some text.",
+                                f"Pass {name} as a non-empty string.")
+    value = readable_text(value, f"The argument {name!r}").strip()
+    if len(value) > MAX_TEXT:
+        raise InvalidInputError(f"The argument {name!r} is {len(value)} characters long.",
+                                f"Send at most {MAX_TEXT} characters.")
+    return value
+
+
+class AgentTools:
+    """The tools of one connection, for the agent named ``name``."""
+
+    def __init__(self, hearth: Hearth, name: str) -> None:
+        self._hearth = hearth
+        self._registry = AgentRegistry(hearth.storage)
+        self._writes = AgentWrites(hearth)
+        self._name = self._registry.seen(name).name
+        self._handlers: dict[str, Callable[[Agent, Mapping[str, Any]], tuple[Result, str]]] = {
+            "search_memory": self._search_memory, "list_facts": self._list_facts,
+            "recall_facts": self._recall_facts, "read_profile": self._read_profile,
+            "remember_fact": self._remember_fact,
+            "record_observation": self._record_observation, "forget_fact": self._forget_fact,
+        }
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def call(self, tool: str, arguments: Mapping[str, Any]) -> Result:
+        """Run ``tool`` for this agent and audit it; a refusal or bad input raises
+        ``HearthError`` (after the audit entry is written)."""
+        handler = self._handlers.get(tool)
+        if handler is None:
+            raise InvalidInputError(f"There is no tool named {tool!r}.",
+                                    f"Available: {', '.join(self._handlers)}.")
+        try:
+            agent = self._registry.seen(self._name)
+            self._check_access(agent, tool)
+            result, summary = handler(agent, arguments)
+        except HearthError as refused:
+            self._audit(tool, arguments, f"error: {refused.message}")
+            raise
+        except Exception as exc:
+            log.exception("the agent tool %s failed", tool)
+            self._audit(tool, arguments, f"error: {type(exc).__name__}")
+            raise
+        self._audit(tool, arguments, summary)
+        return result
+
+    def _audit(self, tool: str, arguments: Mapping[str, Any], summary: str) -> None:
+        with self._hearth.storage.write() as session:
+            session.add(AuditEntry(action=f"mcp.{tool}", actor=actor(self._name),
+                                   arguments=redact_arguments(arguments, tool),
+                                   result_summary=redact_text(summary)[:SUMMARY_CHARS]))
+
+    def _check_access(self, agent: Agent, tool: str) -> None:
+        needed = "write" if tool in WRITE_TOOLS else "read"
+        if agent.access == "write" or agent.access == needed:
+            return
+        have = ("no access to Hearth's memory yet" if agent.access == "none"
+                else "read-only access to Hearth's memory")
+        raise AccessDenied(
+            f"The agent “{agent.name}” has {have}, so it cannot use {tool}.",
+            f"The user can allow it in Hearth (Agents) or with `hearth mcp grant {agent.name} "
+            f"{needed}`.")
+
+    # --- reads ---------------------------------------------------------------------------
+
+    def _search_memory(self, _agent: Agent, arguments: Mapping[str, Any]) -> tuple[Result, str]:
+        limit = arguments.get("limit", 5)
+        if not isinstance(limit, int) or not 1 <= limit <= MAX_RESULTS:
+            raise InvalidInputError(f"A limit of {limit!r} results cannot be used.",
+                                    f"Ask for 1 to {MAX_RESULTS} results.")
+        results = self._hearth.recall.recall(RecallQuery(
+            text=_text(arguments, "query"), k=limit,
+            kinds=(IndexedKind.MEMORY, IndexedKind.NOTE)))
+        found = [{"kind": r.kind.value, "id": r.id, "text": r.text, "excerpt": r.excerpt,
+                  "score": round(r.score, 4), "created_at": _plain(r.created_at),
+                  "provenance": _plain(r.provenance)} for r in results]
+        names = ", ".join(f"{r.kind.value} {r.id}" for r in results)
+        return {"results": found}, f"{len(found)} results: {names}"
+
+    def _list_facts(self, _agent: Agent, arguments: Mapping[str, Any]) -> tuple[Result, str]:
+        category = _text(arguments, "category", default="").lower() or None
+        if category is not None and category not in CATEGORIES:
+            raise InvalidInputError(f"{category!r} is not a fact category.",
+                                    f"Use one of: {', '.join(CATEGORIES)}.")
+        return self._facts(self._hearth.facts.list(category))
+
+    def _recall_facts(self, _agent: Agent, arguments: Mapping[str, Any]) -> tuple[Result, str]:
+        return self._facts(self._hearth.facts.search(_text(arguments, "query")))
+
+    @staticmethod
+    def _facts(facts: builtins.list[Any]) -> tuple[Result, str]:
+        listed = [{"key": f.key, "value": f.value, "category": f.category,
+                   "source": f.source, "updated_at": _plain(f.updated_at)} for f in facts]
+        keys = ", ".join(f.key for f in facts)
+        return {"facts": listed}, f"{len(listed)} facts: {keys}" if keys else "0 facts"
+
+    def _read_profile(self, _agent: Agent, _arguments: Mapping[str, Any]) -> tuple[Result, str]:
+        current = self._hearth.profile.current()
+        if current is None:
+            return {"profile": None}, "no profile yet"
+        return ({"profile": current.content, "version": current.id,
+                 "written_at": _plain(current.created_at)}, f"profile version {current.id}")
+
+    # --- writes --------------------------------------------------------------------------
+
+    def _remember_fact(self, agent: Agent, arguments: Mapping[str, Any]) -> tuple[Result, str]:
+        key = normalise_key(_text(arguments, "key"))
+        value = _text(arguments, "value")
+        category = _text(arguments, "category", default="general").lower() or "general"
+        if category not in CATEGORIES:
+            raise InvalidInputError(f"{category!r} is not a fact category.",
+                                    f"Use one of: {', '.join(CATEGORIES)}.")
+        self._check_learning(f"{key.replace('_', ' ')} {value}")
+        return self._write(agent, "remember_fact",
+                           {"key": key, "value": value, "category": category},
+                           f"Remember {key} = {value} ({category})", f"fact {key}")
+
+    def _record_observation(self, agent: Agent,
+                            arguments: Mapping[str, Any]) -> tuple[Result, str]:
+        content = _text(arguments, "content")
+        category = _text(arguments, "category", default="general")[:32] or "general"
+        self._check_learning(content)
+        return self._write(agent, "record_observation",
+                           {"content": content, "category": category},
+                           f"Note for consolidation: {content}", "an observation")
+
+    def _forget_fact(self, agent: Agent, arguments: Mapping[str, Any]) -> tuple[Result, str]:
+        key = normalise_key(_text(arguments, "key"))
+        if self._hearth.facts.get(key) is None:
+            raise InvalidInputError(f"There is no fact named {key}.",
+                                    "Use list_facts or recall_facts to find the right key.")
+        row = self._writes.hold(agent, "forget_fact", {"key": key}, f"Forget the fact {key}")
+        return ({"status": "held", "write_id": row.id,
+                 "message": f"Forgetting {key} needs the user's confirmation in Hearth; "
+                            "nothing was deleted yet."}, f"held forget {key} as write {row.id}")
+
+    def _write(self, agent: Agent, action: str, arguments: dict[str, Any], preview: str,
+               what: str) -> tuple[Result, str]:
+        if agent.trusted:
+            row = self._writes.apply_now(agent, action, arguments, preview)
+            return ({"status": "accepted", "write_id": row.id, "message": row.result},
+                    f"applied {what} as write {row.id}")
+        row = self._writes.hold(agent, action, arguments, preview)
+        return ({"status": "held", "write_id": row.id,
+                 "message": "Held for the user's review in Hearth; it is not part of the "
+                            "memory until they accept it."}, f"held {what} as write {row.id}")
+
+    def _check_learning(self, text: str) -> None:
+        with self._hearth.storage.read() as session:
+            if not learns_from(self._hearth.settings, session, None):
+                raise AccessDenied("The user has paused learning, so nothing new is stored.",
+                                   "Try again after they resume it.")
+        if ExclusionGate(self._hearth.settings.exclusions).drop(text):
+            raise AccessDenied("This touches a topic the user asked never to be stored.",
+                               "It was not stored; do not send it again.")
+
+
+def history(hearth: Hearth, name: str, limit: int = 200) -> builtins.list[AuditEntry]:
+    """What the agent ``name`` did (its audited calls), newest first."""
+    with hearth.storage.read() as session:
+        return builtins.list(session.scalars(
+            select(AuditEntry).where(AuditEntry.actor == actor(name))
+            .order_by(AuditEntry.id.desc()).limit(limit)))

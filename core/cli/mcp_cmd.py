@@ -1,0 +1,144 @@
+"""``hearth mcp``: serve Hearth's memory to other local programs over MCP (stdio), and the
+user's side of it: which agents connected, what each may do, and the writes they asked for.
+
+``hearth mcp`` alone serves (see ``core.agents.server``): nothing but the protocol goes to
+stdout. ``agents``, ``grant``, ``trust``, ``review``, ``accept``, ``reject`` and
+``history`` are the consent model's commands (``docs/mcp.md``)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from core.cli import output
+from core.cli.context import opened
+from core.cli.daily import IdArgument, JsonOption, done, local, show
+from core.errors import InvalidInputError
+from core.operations import agents
+
+mcp_app = typer.Typer(help="Hearth's memory for other local agents (MCP): serve, grant, review.",
+                      invoke_without_command=True)
+NameArgument = Annotated[str, typer.Argument(metavar="NAME",
+                                             help="The agent, as `hearth mcp agents` lists it.")]
+
+
+@mcp_app.callback()
+def serve(ctx: typer.Context, agent: Annotated[str | None, typer.Option(
+        "--agent", help="Name this connection yourself (else the client's own name is used).",
+        )] = None, http: Annotated[bool, typer.Option(
+        "--http", help="Serve streamable HTTP on 127.0.0.1 instead of stdio (token needed).",
+        )] = False, port: Annotated[int, typer.Option(
+        help="The HTTP port (0: any free one).", min=0, max=65535)] = 8765,
+        new_token: Annotated[bool, typer.Option(
+        "--new-token", help="Replace the HTTP token (clients with the old one are refused).",
+        )] = False) -> None:
+    """Serve the memory over MCP on stdin/stdout (what an MCP client's configuration runs)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from core.agents.registry import normalise_name
+    from core.agents.server import AgentServer
+
+    name = normalise_name(agent) if agent is not None else None
+    with opened() as hearth:
+        server = AgentServer(hearth, name)
+        if not http:
+            server.run_stdio()
+            return
+        from core.agents import http as over_http
+
+        token = over_http.bearer_token(hearth.paths.home, renew=new_token)
+        try:
+            sock = over_http.listen(port)
+        except OSError as exc:
+            raise InvalidInputError(f"Port {port} on 127.0.0.1 cannot be used ({exc.strerror}).",
+                                    "Choose another with --port, or --port 0 for any free one."
+                                    ) from exc
+        host, bound = sock.getsockname()[:2]
+        output.stderr.print(f"Serving MCP on http://{host}:{bound}{over_http.PATH} (token in "
+                            f"{over_http.token_path(hearth.paths.home)}); Ctrl-C stops.",
+                            highlight=False, markup=False)
+        with sock:
+            over_http.serve(server.http_app(), token, sock)
+
+
+@mcp_app.command("agents")
+def list_agents(as_json: JsonOption = False) -> None:
+    """The agents that connected, with what each may do."""
+    with opened(only_reads=True) as hearth:
+        items = agents.list_agents(hearth)
+    show(items, as_json, "Agents", ["agent", "access", "trusted", "last seen"],
+         lambda a: (a.name, a.access, "yes" if a.trusted else "no", local(a.last_seen_at)))
+
+
+@mcp_app.command("grant")
+def grant(name: NameArgument, access: Annotated[str, typer.Argument(
+        metavar="read|write|none", help="read: search and read; write: read and write.")],
+        as_json: JsonOption = False) -> None:
+    """Set what an agent may do (an agent not seen yet can be granted ahead)."""
+    with opened() as hearth:
+        info = agents.grant(hearth, name, access).value
+    may = {"none": "no access", "read": "read access",
+           "write": "read and write access"}[info.access]
+    done(info, as_json, f"{info.name} now has {may}.")
+
+
+@mcp_app.command("trust")
+def trust(name: NameArgument, undo: Annotated[bool, typer.Option(
+        "--undo", help="Hold its writes for review again.")] = False,
+        as_json: JsonOption = False) -> None:
+    """Apply the agent's facts and observations without review (forgets are still held)."""
+    with opened() as hearth:
+        info = agents.trust(hearth, name, not undo).value
+    state = "trusted: its writes are applied at once" if info.trusted else \
+        "not trusted: its writes are held for your review"
+    done(info, as_json, f"{info.name} is {state}.")
+
+
+@mcp_app.command("review")
+def review(as_json: JsonOption = False) -> None:
+    """The writes agents asked for, waiting for your answer (`accept` or `reject` them)."""
+    with opened(only_reads=True) as hearth:
+        items = agents.held_writes(hearth)
+    show(items, as_json, "Held for your review", ["id", "agent", "write", "asked"],
+         lambda w: (w.id, w.agent, w.preview, local(w.created_at)))
+
+
+@mcp_app.command("accept")
+def accept(write_id: IdArgument, yes: Annotated[bool, typer.Option(
+        "--yes", help="Do not ask before a forget (for scripts).")] = False,
+        as_json: JsonOption = False) -> None:
+    """Apply a held write. A forget asks first: it removes the value everywhere."""
+    with opened() as hearth:
+        held = {item.id: item for item in agents.held_writes(hearth)}
+        if write_id in held and held[write_id].action == "forget_fact" and not yes:
+            _confirm_forget(held[write_id].preview)
+        item = agents.accept(hearth, write_id).value
+    done(item, as_json, f"Accepted: {item.result or item.preview}")
+
+
+@mcp_app.command("reject")
+def reject(write_id: IdArgument, as_json: JsonOption = False) -> None:
+    """Drop a held write: nothing is applied."""
+    with opened() as hearth:
+        item = agents.reject(hearth, write_id).value
+    done(item, as_json, f"Rejected: {item.preview}")
+
+
+@mcp_app.command("history")
+def history(name: NameArgument, as_json: JsonOption = False) -> None:
+    """What an agent read and wrote, newest first (arguments redacted)."""
+    with opened(only_reads=True) as hearth:
+        calls = agents.calls_of(hearth, name)
+    show(calls, as_json, f"What {name} did", ["when", "kind", "tool", "result"],
+         lambda c: (local(c.at), c.kind, c.tool, c.summary))
+
+
+def _confirm_forget(preview: str) -> None:
+    if not sys.stdin.isatty():
+        raise InvalidInputError("A forget cannot be undone, so it is only done when "
+                                "confirmed.", "Add --yes to accept it without asking.")
+    if not typer.confirm(f"{preview}, everywhere it appears?", err=True):
+        output.stderr.print("Kept; the request is still held.", highlight=False)
+        raise typer.Exit(1)

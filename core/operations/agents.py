@@ -1,0 +1,124 @@
+"""Agents over MCP for the window and the CLI: who connected, what each may do, what they
+asked to write (held for review) and what they read and wrote (the audit log).
+
+Plain frozen data over ``core.agents``; accepting a write reports the domain it changed
+(facts, or the memory an observation or a forget moves) as well as the agents' list."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from core.agents.registry import AgentRegistry
+from core.agents.tools import READ_TOOLS, history
+from core.agents.writes import AgentWrites
+from core.app import Hearth
+from core.operations.changes import Changes, Domain
+from core.operations.done import Done
+from core.storage.orm import Agent, AgentWrite
+
+AGENTS = Changes.of(Domain.AGENTS)
+
+
+@dataclass(frozen=True)
+class AgentInfo:
+    """One agent. ``access``: "none", "read" or "write" (read and write)."""
+
+    name: str
+    access: str
+    trusted: bool
+    first_seen_at: datetime
+    last_seen_at: datetime
+    held: int = 0
+    """How many of its writes wait for the user's review."""
+
+
+@dataclass(frozen=True)
+class AgentWriteItem:
+    """A write an agent asked for. ``status``: "held", "accepted" or "rejected"."""
+
+    id: int
+    agent: str
+    action: str
+    preview: str
+    status: str
+    created_at: datetime
+    decided_at: datetime | None
+    result: str | None
+
+
+@dataclass(frozen=True)
+class AgentCall:
+    """One audited call of an agent: ``kind`` "read" or "write"; ``arguments`` redacted."""
+
+    at: datetime
+    tool: str
+    kind: str
+    arguments: dict[str, Any]
+    summary: str
+
+
+def _info(agent: Agent, held: int = 0) -> AgentInfo:
+    return AgentInfo(agent.name, agent.access, agent.trusted, agent.first_seen_at,
+                     agent.last_seen_at, held)
+
+
+def _item(row: AgentWrite, name: str) -> AgentWriteItem:
+    return AgentWriteItem(row.id, name, row.action, row.preview, row.status, row.created_at,
+                          row.decided_at, row.result)
+
+
+def list_agents(hearth: Hearth) -> tuple[AgentInfo, ...]:
+    """Every agent that connected (or was granted access), most recently seen first, with
+    how many of its writes wait for review."""
+    held = Counter(name for _row, name in AgentWrites(hearth).held())
+    return tuple(_info(agent, held[agent.name]) for agent in AgentRegistry(hearth.storage).list())
+
+
+def grant(hearth: Hearth, name: str, access: str) -> Done[AgentInfo]:
+    return Done(_info(AgentRegistry(hearth.storage).grant(name, access)), AGENTS)
+
+
+def trust(hearth: Hearth, name: str, trusted: bool = True) -> Done[AgentInfo]:
+    return Done(_info(AgentRegistry(hearth.storage).trust(name, trusted)), AGENTS)
+
+
+def held_writes(hearth: Hearth) -> tuple[AgentWriteItem, ...]:
+    """The writes waiting for the user's answer, oldest first."""
+    return tuple(_item(row, name) for row, name in AgentWrites(hearth).held())
+
+
+def writes_of(hearth: Hearth, name: str) -> tuple[AgentWriteItem, ...]:
+    """Everything one agent asked to write, answered or not, oldest first."""
+    agent = AgentRegistry(hearth.storage).require(name)
+    return tuple(_item(row, n) for row, n in AgentWrites(hearth).of_agent(agent.name))
+
+
+def calls_of(hearth: Hearth, name: str) -> tuple[AgentCall, ...]:
+    """What one agent read and wrote, newest first (its audited calls)."""
+    agent = AgentRegistry(hearth.storage).require(name)
+    calls = []
+    for entry in history(hearth, agent.name):
+        tool = entry.action.removeprefix("mcp.")
+        calls.append(AgentCall(entry.timestamp, tool, "read" if tool in READ_TOOLS else "write",
+                               dict(entry.arguments), entry.result_summary))
+    return tuple(calls)
+
+
+def accept(hearth: Hearth, write_id: int) -> Done[AgentWriteItem]:
+    """Apply a held write (a forget included: accepting it is the user's confirmation)."""
+    row = AgentWrites(hearth).accept(write_id)
+    return Done(_item(row, _agent_name(hearth, row)), AGENTS | Changes.knowledge())
+
+
+def reject(hearth: Hearth, write_id: int) -> Done[AgentWriteItem]:
+    row = AgentWrites(hearth).reject(write_id)
+    return Done(_item(row, _agent_name(hearth, row)), AGENTS)
+
+
+def _agent_name(hearth: Hearth, row: AgentWrite) -> str:
+    with hearth.storage.read() as session:
+        agent = session.get(Agent, row.agent_id)
+        return agent.name if agent is not None else "?"

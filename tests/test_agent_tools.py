@@ -1,0 +1,54 @@
+"""The agent tools in process (``core.agents.tools``): the chat's gates apply to agents'
+writes (learning paused, exclusions), refusals are audited too, and trust follows the
+grant."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.agents.registry import AgentRegistry
+from core.agents.tools import AccessDenied, AgentTools
+from core.app import Hearth
+from core.config import Settings
+from core.errors import InvalidInputError
+from core.operations import agents
+
+
+def opened(home: Path, embedder, **settings) -> Hearth:
+    return Hearth.open(home, settings=Settings(**settings), embedder=embedder)
+
+
+def test_nothing_is_written_while_learning_is_paused(migrated_home: Path, embedder) -> None:
+    with opened(migrated_home, embedder, learning_paused=True) as hearth:
+        agents.grant(hearth, "bot", "write")
+        with pytest.raises(AccessDenied, match="paused learning"):
+            AgentTools(hearth, "bot").call("record_observation", {"content": "Likes jazz"})
+        assert agents.held_writes(hearth) == ()
+        (call,) = agents.calls_of(hearth, "bot")
+        assert call.summary == "error: The user has paused learning, so nothing new is stored."
+
+
+def test_an_excluded_topic_is_not_stored_even_for_review(migrated_home: Path,
+                                                         embedder) -> None:
+    with opened(migrated_home, embedder, exclusions=["salary"]) as hearth:
+        agents.grant(hearth, "bot", "write")
+        tools = AgentTools(hearth, "bot")
+        with pytest.raises(AccessDenied, match="never to be stored"):
+            tools.call("remember_fact", {"key": "salary", "value": "plenty"})
+        assert tools.call("remember_fact", {"key": "pet", "value": "a cat"})["status"] == "held"
+        assert [w.preview for w in agents.held_writes(hearth)] == [
+            "Remember pet = a cat (general)"]
+
+
+def test_trust_needs_write_access_and_a_lower_grant_drops_it(hearth: Hearth) -> None:
+    registry = AgentRegistry(hearth.storage)
+    registry.grant("Claude Desktop", "read")
+    with pytest.raises(InvalidInputError, match="grant claude-desktop write"):
+        registry.trust("claude-desktop")
+    registry.grant("claude-desktop", "write")
+    assert registry.trust("claude-desktop").trusted
+    assert registry.grant("claude-desktop", "read").trusted is False
+    with pytest.raises(InvalidInputError, match="not an access level"):
+        registry.grant("claude-desktop", "admin")
