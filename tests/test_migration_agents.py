@@ -1,6 +1,6 @@
-"""Migration 0016 (agents over MCP) on both backends: facts and the audit log written before
+"""Migration 0015 (agents over MCP) on both backends: facts and the audit log written before
 it come through untouched, and up, down and up again keeps them (the two agent tables, new
-in 0016, go and come back empty)."""
+in 0015, go and come back empty)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """agents: the local programs using Hearth's memory over MCP, and the writes they asked for
 
-Revision ID: 0016
+Revision ID: 0015
 Revises: 0014_link_watermark
 Create Date: 2026-11-25
 
@@ -18,7 +18,7 @@ from alembic import op
 
 import core.storage.orm
 
-revision: str = "0016"
+revision: str = "0015"
 down_revision: str | None = "0014_link_watermark"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
