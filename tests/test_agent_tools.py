@@ -52,3 +52,37 @@ def test_trust_needs_write_access_and_a_lower_grant_drops_it(hearth: Hearth) -> 
     assert registry.grant("claude-desktop", "read").trusted is False
     with pytest.raises(InvalidInputError, match="not an access level"):
         registry.grant("claude-desktop", "admin")
+
+
+def test_accepting_an_observation_queues_it_with_the_answer_or_not_at_all(
+        hearth: Hearth, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The event and the answer are one transaction: a failure while answering (a crash,
+    a full disk) leaves the write held and nothing queued, so the next accept queues it
+    once."""
+    from sqlalchemy import func, select
+
+    from core.agents import writes
+    from core.storage.orm import ContextEvent
+
+    def queued() -> int:
+        with hearth.storage.read() as session:
+            return int(session.scalar(select(func.count()).select_from(ContextEvent)) or 0)
+
+    agents.grant(hearth, "bot", "write")
+    held = AgentTools(hearth, "bot").call("record_observation", {"content": "Likes jazz"})
+    before = queued()
+
+    def broken_audit(**_: object) -> None:
+        raise OSError("disk full")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(writes, "AuditEntry", broken_audit)
+        with pytest.raises(OSError):
+            agents.accept(hearth, held["write_id"])
+    assert queued() == before
+    assert [w.id for w in agents.held_writes(hearth)] == [held["write_id"]]
+    agents.accept(hearth, held["write_id"])
+    assert queued() == before + 1
+    with pytest.raises(InvalidInputError, match="already accepted"):
+        agents.accept(hearth, held["write_id"])
+    assert queued() == before + 1

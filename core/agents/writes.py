@@ -7,24 +7,28 @@ removes the value from everywhere, so only the user, in the app or the CLI, deci
 
 Accepting applies the write through the same services a user's own change uses
 (``FactService.remember`` with source ``agent:<name>``, an ``observation`` context event
-for consolidation, ``ForgetService.forget``), then marks the row accepted; rejecting
-applies nothing. A row already answered is refused in a sentence. Every answer is audited
-(content-free: which write, which agent, the answer).
+for consolidation, ``ForgetService.forget``) and marks the row accepted; rejecting
+applies nothing. A crash or a second accept (the window and the CLI at once) can never
+apply a write twice: an observation's event is added in the same transaction that marks
+the row (under its row lock), and remembering or forgetting a fact, which run their own
+transactions first, give the same result when repeated. A row already answered is
+refused in a sentence. Every answer is audited (content-free: which write, which agent,
+the answer).
 """
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from core import clock
 from core.app import Hearth
 from core.errors import InvalidInputError
-from core.learning.events import add_event
-from core.storage.orm import Agent, AgentWrite, AuditEntry
+from core.storage.orm import Agent, AgentWrite, AuditEntry, ContextEvent
 from core.storage.rows import require
 
 WRITE_ACTIONS = ("remember_fact", "record_observation", "forget_fact")
@@ -82,6 +86,9 @@ class AgentWrites:
         with self._hearth.storage.read() as session:
             agent = session.get(Agent, row.agent_id)
             name = agent.name if agent is not None else "?"
+        if row.action == "record_observation":
+            return self._decide(write_id, "accepted", None, lambda session: _observation(
+                session, name, row.arguments))
         result = self._apply(name, row.action, row.arguments)
         return self._decide(write_id, "accepted", result)
 
@@ -91,12 +98,16 @@ class AgentWrites:
             raise _answered(row)
         return self._decide(write_id, "rejected", None)
 
-    def _decide(self, write_id: int, status: str, result: str | None) -> AgentWrite:
+    def _decide(self, write_id: int, status: str, result: str | None,
+                apply: Callable[[Session], str] | None = None) -> AgentWrite:
+        """Answer a held write; ``apply`` writes its effect in the same transaction."""
         with self._hearth.storage.write() as session:
             row = session.scalars(select(AgentWrite).where(
                 AgentWrite.id == write_id).with_for_update()).one()
             if row.status != "held":
                 raise _answered(row)
+            if apply is not None:
+                result = apply(session)
             row.status, row.decided_at = status, clock.now()
             row.result = None if result is None else result[:RESULT_CHARS]
             session.add(AuditEntry(action=f"agent_write.{row.action}", actor="user",
@@ -113,10 +124,8 @@ class AgentWrites:
                                            source=f"agent:{agent_name}")
             return f"{change.action} fact {change.key}"
         if action == "record_observation":
-            event_id = add_event(hearth.storage, "observation", arguments["content"],
-                                 {"source": "agent", "agent": agent_name,
-                                  "category": arguments.get("category", "general")})
-            return f"event {event_id} queued for consolidation"
+            with hearth.storage.write() as session:
+                return _observation(session, agent_name, arguments)
         if action == "forget_fact":
             report = hearth.forgetting.forget(arguments["key"]).report
             return f"forgot fact {report.key} in {report.total} places"
@@ -128,6 +137,16 @@ class AgentWrites:
             return [(row, name) for row, name in session.execute(
                 select(AgentWrite, Agent.name).join(Agent, Agent.id == AgentWrite.agent_id)
                 .where(where).order_by(AgentWrite.created_at, AgentWrite.id))]
+
+
+def _observation(session: Session, agent_name: str, arguments: Mapping[str, Any]) -> str:
+    """Queue an agent's observation for consolidation in ``session``; what it did, in words."""
+    event = ContextEvent(event_type="observation", content=arguments["content"],
+                         source_metadata={"source": "agent", "agent": agent_name,
+                                          "category": arguments.get("category", "general")})
+    session.add(event)
+    session.flush()
+    return f"event {event.id} queued for consolidation"
 
 
 def _answered(row: AgentWrite) -> InvalidInputError:
