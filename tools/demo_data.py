@@ -168,6 +168,7 @@ def seed(home: Path) -> None:
             DreamCycle(hearth, ScriptedLLM()).run(trigger="scheduled", only=stage)
         _chats(hearth)
         _daily(hearth)
+        _agents(hearth)
 
 
 def _process_events(hearth: Hearth) -> None:
@@ -281,6 +282,23 @@ def _daily(hearth: Hearth) -> None:
     prompts.add(hearth, "Race countdown", "How many weeks to the half marathon, and is the "
                 "plan on track?", "0 7 1 * *", enabled=False)
     prompts.set_alert(hearth, "task_overdue", cooldown_minutes=4 * 60)
+
+
+def _agents(hearth: Hearth) -> None:
+    """Two local agents over MCP: an editor that may only read, and a desktop assistant
+    that may write, with a fact and an observation waiting for review."""
+    from core.agents.tools import AgentTools
+    from core.operations import agents
+
+    agents.grant(hearth, "zed", "read")
+    AgentTools(hearth, "zed").call("search_memory", {"query": "half marathon plan"})
+    agents.grant(hearth, "claude-desktop", "write")
+    desktop = AgentTools(hearth, "claude-desktop")
+    desktop.call("read_profile", {})
+    desktop.call("remember_fact", {"key": "preferred editor", "value": "Zed",
+                                   "category": "work"})
+    desktop.call("record_observation", {"content": "Asked for a packing list for Porto "
+                                        "in March."})
 
 
 if __name__ == "__main__":

@@ -180,7 +180,8 @@ def _chat_with_requests(page: Any) -> None:
 
 PREPARE: dict[str, Callable[[Any], None]] = {
     "chat": _chat_with_why, "today": _quick_add_read, "notes": _first_row,
-    "journal": _first_row, "read_later": _summarised_article, "schedule": _first_row}
+    "journal": _first_row, "read_later": _summarised_article, "schedule": _first_row,
+    "agents": _first_row}
 """Views shown in a particular state rather than as they open."""
 
 
