@@ -92,6 +92,16 @@ from tzlocal import get_localzone
 from core.app import Hearth
 from core.errors import HearthError, InvalidInputError
 from core.home.instance_lock import FolderLock
+from core.job_names import (  # re-exported: the scheduler's callers name its jobs from here
+    DAILY_BRIEFING as DAILY_BRIEFING,
+    DECAY as DECAY,
+    DELIVERY as DELIVERY,
+    DREAM as DREAM,
+    EVENT_PROCESSOR as EVENT_PROCESSOR,
+    ON_DEMAND_JOBS as ON_DEMAND_JOBS,
+    REFLECT as REFLECT,
+    SCHEDULED_JOBS as SCHEDULED_JOBS,
+)
 from core.daily import briefing, delivery
 from core.daily.delivery import Notification
 from core.daily.prompt_runs import run_prompt
@@ -102,13 +112,6 @@ from core.storage.orm import utcnow
 
 log = logging.getLogger(__name__)
 
-DREAM, DECAY, EVENT_PROCESSOR, DELIVERY, DAILY_BRIEFING, REFLECT = (
-    "dream", "decay", "event_processor", "delivery", "daily_briefing", "reflect")
-SCHEDULED_JOBS: tuple[str, ...] = (DREAM, DECAY, EVENT_PROCESSOR, DELIVERY)
-"""Always scheduled; ``daily_briefing`` too while the setting is on."""
-ON_DEMAND_JOBS: tuple[str, ...] = (*SCHEDULED_JOBS, DAILY_BRIEFING, REFLECT)
-"""``reflect`` has no schedule of its own (the dream cycle reflects nightly); it exists
-for the tray's "Reflect now"."""
 NOTHING_DUE = "nothing due"
 """A delivery pass that found nothing (most minutes): logged at DEBUG only."""
 RETIRED_JOBS = ("intention_followups",)

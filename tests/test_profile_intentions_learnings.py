@@ -219,6 +219,7 @@ def test_the_commands_list_and_change_things(cli, embedder) -> None:
 
 def test_reflect_runs_with_the_configured_model_and_closes_it(cli, embedder, monkeypatch) -> None:
     from core.app import Hearth
+    from core.llm import selection
     from core.storage.orm import Interaction
     from support.scripted_llm import ScriptedLLM
 
@@ -231,7 +232,8 @@ def test_reflect_runs_with_the_configured_model_and_closes_it(cli, embedder, mon
     answer = ("---PROFILE---\n## Personal\nAna.\n## Notes\nNew here.\n---FACTS---\n"
               '[{"key": "name", "value": "Ana", "category": "personal"}]\n'
               "---INTENTIONS---\n[]\n---LEARNINGS---\n[]")
-    monkeypatch.setattr(reflection_cmd, "build_provider", lambda settings: Model([answer]))
+    # the command imports build_provider when it runs, so the selection module's is the one
+    monkeypatch.setattr(selection, "build_provider", lambda settings: Model([answer]))
     code, out = cli("reflect", "--json")
     assert code == 0 and json.loads(out)["skipped"] and closed == [True]
     with Hearth.open(embedder=embedder) as hearth, hearth.storage.write() as session:

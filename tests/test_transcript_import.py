@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import func, select
 
 from core.embedding import EmbeddingCancelled
+from core.embedding.chunking import MAX_CHUNKED_CHARS
 from core.errors import InvalidInputError
 from core.knowledge.memories import MemoryService
 from core.storage.orm import Base, ChatSession, Interaction, Memory
@@ -220,7 +221,13 @@ def test_files_that_are_not_json(tmp_path, storage, memories) -> None:
 
 
 def test_a_huge_turn_imports(storage, memories) -> None:
-    data = broken(lambda d: d["sessions"][0]["turns"][0].update(text="word " * 200_000))
+    """A megabyte turn, past every size limit (one inference, the chunked prefix). Its words
+    are longer than the tokenizer's longest word, so each is one token and its 200,000
+    chunked characters make 8 windows to embed rather than 310 of "word word ...": the size
+    is the point here, many windows are ``test_chunking.py``'s."""
+    huge = ("x" * 150 + " ") * 6600
+    assert len(huge) > 4 * MAX_CHUNKED_CHARS
+    data = broken(lambda d: d["sessions"][0]["turns"][0].update(text=huge))
     data["sessions"] = data["sessions"][:1]
     report = import_transcript(data, storage, memories)
     assert report.memories_created == 3

@@ -16,25 +16,20 @@ import io
 import sys
 import threading
 from collections.abc import Iterator
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from core.assistant import Assistant
 from core.cli import output
 from core.cli.context import opened
 from core.cli.pending_cmd import answer_in_terminal
-from core.conversation import (
-    Compacted,
-    TextDelta,
-    ToolActivity,
-    TurnEvent,
-    TurnFailed,
-    TurnFinished,
-)
 from core.errors import HearthError
 from core.llm import CancelToken
 from core.user_input import REPLACEMENT, replace_unreadable
+
+if TYPE_CHECKING:  # the assistant and its conversation are imported by the two commands that talk
+    from core.assistant import Assistant
+    from core.conversation import TurnEvent, TurnFailed, TurnFinished
 
 CHAT_HELP = "Type a message. /new starts a new conversation, /quit (or Ctrl-D) leaves."
 
@@ -46,6 +41,8 @@ def _confirm_in_terminal(question: str) -> bool:
 
 def _render(events: Iterator[TurnEvent]) -> TurnFinished | TurnFailed | None:
     """Stream a turn to the terminal; returns its last event."""
+    from core.conversation import Compacted, TextDelta, ToolActivity, TurnFailed, TurnFinished
+
     last: TurnFinished | TurnFailed | None = None
     for event in events:
         if isinstance(event, TextDelta):
@@ -79,6 +76,8 @@ def _run_turn(assistant: Assistant, session_id: str, text: str) -> TurnFinished 
 
 def chat() -> None:
     """Talk with Hearth in the terminal (streaming replies, status line)."""
+    from core.assistant import Assistant
+
     with opened() as hearth:
         assistant = Assistant.start(hearth, confirm=_confirm_in_terminal, channel="cli")
         try:
@@ -141,6 +140,9 @@ def ask(message: Annotated[str, typer.Argument(help="What to ask or tell Hearth.
         as_json: Annotated[bool, typer.Option("--json", help="Print JSON at the end.")] = False,
         ) -> None:
     """One turn, for scripts: prints the reply, learns from it, then exits."""
+    from core.assistant import Assistant
+    from core.conversation import TurnFailed
+
     with opened() as hearth:
         assistant = Assistant.start(hearth, confirm=lambda _q: False, channel="cli")
         try:
@@ -159,6 +161,8 @@ def ask(message: Annotated[str, typer.Argument(help="What to ask or tell Hearth.
 
 
 def _collect(assistant: Assistant, session_id: str, text: str) -> TurnFinished | TurnFailed | None:
+    from core.conversation import TurnFailed, TurnFinished
+
     last = None
     for event in assistant.conversation.send(session_id, text):
         if isinstance(event, (TurnFinished, TurnFailed)):
@@ -168,6 +172,8 @@ def _collect(assistant: Assistant, session_id: str, text: str) -> TurnFinished |
 
 def _answer(assistant: Assistant, session_id: str, last: TurnFinished | TurnFailed | None,
             learning_finished: bool) -> dict[str, Any]:
+    from core.conversation import TurnFailed, TurnFinished
+
     answer: dict[str, Any] = {"session_id": session_id, "provider": assistant.provider.name,
                     "model": assistant.provider.model,
                     "learning": {**assistant.learning.stats.__dict__,

@@ -11,20 +11,18 @@ show what they wait for. Nothing on the event bus is ever dropped.
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from core.cli import output
 from core.cli.context import opened
-from core.consolidation import changelog
-from core.consolidation.processor import list_events, retry_event, retry_failed_events
-from core.consolidation.undo import undo_change, undo_run
-from core.consolidation.wording import plural, run_status
 from core.errors import InvalidInputError
-from core.conversation.tokens import clip
-from core.storage.orm import ContextEvent
-from core.views.activity import RunView, event_view, list_runs
+
+if TYPE_CHECKING:
+    from core.consolidation import changelog
+    from core.storage.orm import ContextEvent
+    from core.views.activity import RunView
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
@@ -44,6 +42,9 @@ def events(event_id: Annotated[int | None, typer.Argument(
            limit: Annotated[int, typer.Option(min=1, help="Show at most this many.")] = 200,
            as_json: JsonOption = False) -> None:
     """Observations waiting for consolidation, or (--failed) those that failed."""
+    from core.consolidation.processor import list_events
+    from core.conversation.tokens import clip
+
     if retry:
         _retry(event_id, every, as_json)
         return
@@ -75,6 +76,8 @@ def events(event_id: Annotated[int | None, typer.Argument(
 
 def _retry(event_id: int | None, every: bool, as_json: bool) -> None:
     """``--retry ID`` or ``--retry --all``: fresh attempts for the next run."""
+    from core.consolidation.processor import retry_event, retry_failed_events
+
     if every and event_id is None:
         with opened() as hearth:
             count = retry_failed_events(hearth.storage)
@@ -112,6 +115,10 @@ def runs(run_id: Annotated[int | None, typer.Argument(
          as_json: JsonOption = False) -> None:
     """Recent consolidation runs, newest first, with per-stage counts and seconds; or one
     run's changelog (what a dream or reflection changed), which --undo reverts."""
+    from core.consolidation import changelog
+    from core.consolidation.wording import run_status
+    from core.views.activity import list_runs
+
     if run_id is None:
         if undo or change is not None:
             raise InvalidInputError("Say which run to undo.",
@@ -164,6 +171,9 @@ def print_changes(run_id: int, changes: list[changelog.Change]) -> None:
 
 
 def _undo(run_id: int, number: int | None, as_json: bool) -> None:
+    from core.consolidation.undo import undo_change, undo_run
+    from core.consolidation.wording import plural
+
     with opened() as hearth:
         if number is not None:
             done = undo_change(hearth, run_id, number - 1)
@@ -190,6 +200,8 @@ def _changes_dict(shown: changelog.RunChanges) -> dict[str, Any]:
 
 
 def _event_dict(event: ContextEvent, max_attempts: int) -> dict[str, Any]:
+    from core.views.activity import event_view
+
     viewed = asdict(event_view(event, max_attempts))
     return {**viewed, "state": viewed["state"].value}
 

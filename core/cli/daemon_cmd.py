@@ -28,14 +28,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from core.cli import notify, output
 from core.cli.context import opened
-from core.llm.selection import build_provider
-from core.scheduling import DELIVERY, ON_DEMAND_JOBS, HearthScheduler
+from core.job_names import DELIVERY, ON_DEMAND_JOBS
+
+if TYPE_CHECKING:
+    from core.scheduling import HearthScheduler
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -59,6 +61,9 @@ def daemon(once: Annotated[str | None, typer.Option(
     events every 15 minutes, reminders, task alerts, follow-ups and scheduled prompts
     every minute, shown with notify-send where there is one) until Ctrl-C or SIGTERM; a
     running job stops at its next safe point first."""
+    from core.llm.selection import build_provider
+    from core.scheduling import HearthScheduler
+
     with opened() as hearth, output.notices_paused("core"), \
             _logging_to(hearth.paths.home / "logs" / "daemon.log"):
         scheduler = HearthScheduler(hearth, lambda: build_provider(hearth.settings),

@@ -10,16 +10,18 @@ from __future__ import annotations
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from core.cli import output
 from core.cli.consolidation_cmd import print_changes
 from core.cli.context import opened
-from core.consolidation.dream import STAGES, DreamCycle, DreamReport
+from core.consolidation.stages import STAGES
 from core.llm.protocol import CancelToken
-from core.llm.selection import build_provider
+
+if TYPE_CHECKING:
+    from core.consolidation.dream import DreamReport
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 EXIT_CODES = {"done": 0, "partial": 1, "cancelled": 130}
@@ -48,6 +50,9 @@ def dream(stage: Annotated[str | None, typer.Option(
           as_json: JsonOption = False) -> None:
     """Consolidate now: back up, then process, triage, distil, enrich, decay, merge, link,
     REM and reflect (or one --stage), recorded like the nightly run."""
+    from core.consolidation.dream import DreamCycle
+    from core.llm.selection import build_provider
+
     cancel = CancelToken()
 
     def announce(name: str, done: int, total: int) -> None:

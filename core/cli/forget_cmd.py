@@ -11,16 +11,17 @@ forgotten, ``--from-backups`` reads the values from the backups' own records of 
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from core.cli import output
 from core.cli.context import opened
 from core.errors import HearthError, NotFoundError
-from core.forgetting import wording
-from core.forgetting.backups import BackupRewrite
-from core.forgetting.service import ForgetReport
+
+if TYPE_CHECKING:
+    from core.forgetting.backups import BackupRewrite
+    from core.forgetting.service import ForgetReport
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of sentences.")]
 
@@ -35,6 +36,8 @@ def forget(key: str,
 
     Chats, memories, events, indexes and logs then show a placeholder.
     The output names the backups taken before that still hold it."""
+    from core.forgetting import wording
+
     with opened() as hearth:
         if dry_run:
             preview = hearth.forgetting.preview(key)
@@ -89,6 +92,8 @@ def _report_dict(report: ForgetReport) -> dict[str, Any]:
 
 
 def _print_report(report: ForgetReport, *, offer_flag: bool) -> None:
+    from core.forgetting import wording
+
     lines = [f"Forgot {report.key}.", wording.redactions(report), wording.FILES[report.files],
              *wording.unmasked(report)]
     if report.backups:

@@ -3,15 +3,16 @@ add, edit and delete entries."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from core.cli import output
 from core.cli.context import opened
 from core.cli.daily import IdArgument, JsonOption, YesOption, delete_confirmed, done, local, show
-from core.operations import journal
-from core.operations.journal import JournalItem
+
+if TYPE_CHECKING:
+    from core.operations.journal import JournalItem
 
 journal_app = typer.Typer(help="Your journal: list, search, week, add, edit, delete.",
                           no_args_is_help=True)
@@ -28,6 +29,8 @@ def _show(items: tuple[JournalItem, ...], as_json: bool, title: str) -> None:
 def list_entries(limit: Annotated[int | None, typer.Option(min=1, help="At most this many.")]
                  = None, as_json: JsonOption = False) -> None:
     """Entries, newest first."""
+    from core.operations import journal
+
     with opened(only_reads=True) as hearth:
         _show(journal.list_entries(hearth, limit), as_json, "Journal")
 
@@ -36,6 +39,8 @@ def list_entries(limit: Annotated[int | None, typer.Option(min=1, help="At most 
 def search(query: Annotated[str, typer.Argument(help="Words to look for.")],
            as_json: JsonOption = False) -> None:
     """Entries holding all these words."""
+    from core.operations import journal
+
     with opened(only_reads=True) as hearth:
         _show(journal.search(hearth, query), as_json, f"Entries matching {query!r}")
 
@@ -46,6 +51,8 @@ def week(summary: Annotated[bool, typer.Option(
             "entries are listed whatever it answers).")] = False,
          as_json: JsonOption = False) -> None:
     """The entries of your last seven days, oldest first (the weekly digest)."""
+    from core.operations import journal
+
     if not summary:
         with opened(only_reads=True) as hearth:
             _show(journal.week(hearth), as_json, "This week")
@@ -71,6 +78,8 @@ def add(content: Annotated[str, typer.Argument(help="What you want to write.")],
         title: Annotated[str | None, typer.Option(help="A title.")] = None,
         as_json: JsonOption = False) -> None:
     """Write an entry."""
+    from core.operations import journal
+
     with opened() as hearth:
         item = journal.add(hearth, content, title).value
     done(item, as_json, f"Saved entry {item.id}")
@@ -82,6 +91,8 @@ def edit(entry_id: IdArgument,
          title: Annotated[str | None, typer.Option(help="A new title.")] = None,
          as_json: JsonOption = False) -> None:
     """Change an entry's text or title."""
+    from core.operations import journal
+
     with opened() as hearth:
         item = journal.edit(hearth, entry_id, content=content, title=title).value
     done(item, as_json, f"Changed entry {item.id}")
@@ -90,6 +101,8 @@ def edit(entry_id: IdArgument,
 @journal_app.command("delete")
 def delete(entry_id: IdArgument, yes: YesOption = False, as_json: JsonOption = False) -> None:
     """Delete an entry for good."""
+    from core.operations import journal
+
     delete_confirmed(f"journal entry {entry_id}", yes)
     with opened() as hearth:
         item = journal.delete(hearth, entry_id).value

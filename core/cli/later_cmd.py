@@ -4,15 +4,16 @@ text from a file, since Hearth fetches nothing), mark read, archive, unread, del
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from core.cli.context import opened
 from core.cli.daily import IdArgument, JsonOption, YesOption, delete_confirmed, done, local, show
-from core.operations import later
-from core.operations.later import LaterItem
 from core.user_input import read_text_file
+
+if TYPE_CHECKING:
+    from core.operations.later import LaterItem
 
 later_app = typer.Typer(help="Read later: list, search, add, read, archive, delete.",
                         no_args_is_help=True)
@@ -27,6 +28,8 @@ def _show(items: tuple[LaterItem, ...], as_json: bool, title: str) -> None:
 def list_items(status: Annotated[str | None, typer.Option(
         help="unread, read or archived.")] = None, as_json: JsonOption = False) -> None:
     """Saved articles, newest first."""
+    from core.operations import later
+
     with opened(only_reads=True) as hearth:
         _show(later.list_items(hearth, status), as_json, "Read later")
 
@@ -35,6 +38,8 @@ def list_items(status: Annotated[str | None, typer.Option(
 def search(query: Annotated[str, typer.Argument(help="Words to look for.")],
            as_json: JsonOption = False) -> None:
     """Articles whose address, title, note, text, summary or tags hold all these words."""
+    from core.operations import later
+
     with opened(only_reads=True) as hearth:
         _show(later.search(hearth, query), as_json, f"Matching {query!r}")
 
@@ -47,6 +52,8 @@ def add(url: Annotated[str, typer.Argument(help="The full address (https://…).
             "--text-file", help="A file holding the article's text.")] = None,
         as_json: JsonOption = False) -> None:
     """Keep an article to read later."""
+    from core.operations import later
+
     text = read_text_file(text_file) if text_file is not None else ""
     with opened() as hearth:
         item = later.add(hearth, url, title=title, note=note, text=text).value
@@ -55,6 +62,8 @@ def add(url: Annotated[str, typer.Argument(help="The full address (https://…).
 
 
 def _mark(item_id: int, status: str, as_json: bool) -> None:
+    from core.operations import later
+
     with opened() as hearth:
         item = later.mark(hearth, item_id, status).value
     done(item, as_json, f"Marked {item.id} {status}")
@@ -81,6 +90,8 @@ def unread(item_id: IdArgument, as_json: JsonOption = False) -> None:
 @later_app.command("delete")
 def delete(item_id: IdArgument, yes: YesOption = False, as_json: JsonOption = False) -> None:
     """Delete an article for good."""
+    from core.operations import later
+
     delete_confirmed(f"read-later item {item_id}", yes)
     with opened() as hearth:
         item = later.delete(hearth, item_id).value

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from core.app import Hearth
 from core.cli import output
 from core.cli.arguments import refuse_unreadable_text
 from core.cli import (
@@ -48,6 +47,7 @@ from core.home.private_files import exposure_warning, restrict_new_files, secure
 from core.user_input import read_text_file
 
 if TYPE_CHECKING:  # imported where used, to keep the command's start quick
+    from core.app import Hearth
     from core.config import Settings
     from core.recall import RecallResult
     from core.storage.orm import UserFact

@@ -20,7 +20,6 @@ from core.cli import output
 from core.cli.context import opened
 from core.cli.forget_cmd import fail_if_any_failed, rewrite_asked
 from core.errors import InvalidInputError
-from core.forgetting import wording
 
 memories_app = typer.Typer(help="Long-term memories: delete the ones you do not want kept.",
                            no_args_is_help=True)
@@ -37,6 +36,8 @@ def delete(ids: Annotated[list[int], typer.Argument(help="The numbers of the mem
     """Delete memories for good: their text, index entries, vectors and links.
 
     To keep a wrong memory out of replies but restorable, invalidate it in the window."""
+    from core.forgetting import wording
+
     count = len(set(ids))
     if not yes:
         if not sys.stdin.isatty():

@@ -23,7 +23,6 @@ from rich.progress import (
 )
 
 from core.cli import context, output
-from core.llm.ollama import OllamaProvider, same_model
 from core.llm.protocol import PullProgress
 
 models_app = typer.Typer(help="Ollama models: list the installed ones, pull another.",
@@ -34,6 +33,8 @@ models_app = typer.Typer(help="Ollama models: list the installed ones, pull anot
 def list_models(as_json: Annotated[bool, typer.Option(
         "--json", help="Print JSON instead of a table.")] = False) -> None:
     """The models installed in Ollama; the one Hearth is set to use is marked."""
+    from core.llm.ollama import OllamaProvider, same_model
+
     settings = context.settings()
     provider = OllamaProvider.from_settings(settings)
     try:
@@ -64,6 +65,8 @@ def pull(name: Annotated[str | None, typer.Argument(
         help="Model to download, e.g. llama3.2:3b (default: the configured model).")] = None,
          ) -> None:
     """Download a model into Ollama, with progress; Ctrl-C stops (run again to resume)."""
+    from core.llm.ollama import OllamaProvider
+
     provider = OllamaProvider.from_settings(context.settings())
     wanted = name or provider.model
     try:

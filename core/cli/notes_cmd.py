@@ -3,14 +3,15 @@ list, search, add, edit, pin and delete."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from core.cli.context import opened
 from core.cli.daily import IdArgument, JsonOption, YesOption, delete_confirmed, done, local, show
-from core.operations import notes
-from core.operations.notes import NoteItem
+
+if TYPE_CHECKING:
+    from core.operations.notes import NoteItem
 
 notes_app = typer.Typer(help="Your notes: list, search, add, edit, pin, delete.",
                         no_args_is_help=True)
@@ -26,6 +27,8 @@ def _show(items: tuple[NoteItem, ...], as_json: bool, title: str) -> None:
 @notes_app.command("list")
 def list_notes(as_json: JsonOption = False) -> None:
     """Notes, pinned first, then newest first."""
+    from core.operations import notes
+
     with opened(only_reads=True) as hearth:
         _show(notes.list_notes(hearth), as_json, "Notes")
 
@@ -34,6 +37,8 @@ def list_notes(as_json: JsonOption = False) -> None:
 def search(query: Annotated[str, typer.Argument(help="Words to look for.")],
            as_json: JsonOption = False) -> None:
     """Notes with these words, best first."""
+    from core.operations import notes
+
     with opened(only_reads=True) as hearth:
         _show(notes.search(hearth, query), as_json, f"Notes matching {query!r}")
 
@@ -43,6 +48,8 @@ def add(content: Annotated[str, typer.Argument(help="The note's text.")],
         title: Annotated[str, typer.Option(help="A title.")] = "",
         as_json: JsonOption = False) -> None:
     """Write a note (searchable and recallable at once)."""
+    from core.operations import notes
+
     with opened() as hearth:
         item = notes.add(hearth, title, content).value
     done(item, as_json, f"Saved note {item.id}")
@@ -54,6 +61,8 @@ def edit(note_id: IdArgument,
          content: Annotated[str | None, typer.Option("--text", help="A new text.")] = None,
          as_json: JsonOption = False) -> None:
     """Change a note's title or text."""
+    from core.operations import notes
+
     with opened() as hearth:
         item = notes.edit(hearth, note_id, title=title, content=content).value
     done(item, as_json, f"Changed note {item.id}")
@@ -64,6 +73,8 @@ def pin(note_id: IdArgument,
         off: Annotated[bool, typer.Option("--off", help="Unpin it.")] = False,
         as_json: JsonOption = False) -> None:
     """Pin a note (listed first), or unpin it with --off."""
+    from core.operations import notes
+
     with opened() as hearth:
         item = notes.pin(hearth, note_id, not off).value
     done(item, as_json, f"{'Unpinned' if off else 'Pinned'} note {item.id}")
@@ -72,6 +83,8 @@ def pin(note_id: IdArgument,
 @notes_app.command("delete")
 def delete(note_id: IdArgument, yes: YesOption = False, as_json: JsonOption = False) -> None:
     """Delete a note for good, with its search entries."""
+    from core.operations import notes
+
     delete_confirmed(f"note {note_id}", yes)
     with opened() as hearth:
         item = notes.delete(hearth, note_id).value

@@ -11,11 +11,15 @@ tasks done``, …, or in the window.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import logging
 import shutil
 import subprocess
 
-from core.daily.delivery import Notification
+
+if TYPE_CHECKING:
+    from core.daily.delivery import Notification
 
 log = logging.getLogger(__name__)
 

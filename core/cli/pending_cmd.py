@@ -7,17 +7,18 @@ the number ``list`` shows. ``hearth chat`` asks about each one as it appears
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from core.app import Hearth
 from core.cli import output
 from core.cli.context import opened
 from core.cli.daily import IdArgument, JsonOption, done, local, show
 from core.errors import HearthError
-from core.operations import pending
-from core.operations.pending import PendingItem
+
+if TYPE_CHECKING:
+    from core.app import Hearth
+    from core.operations.pending import PendingItem
 
 pending_app = typer.Typer(help="Changes the assistant asked for: list, confirm, cancel.",
                           no_args_is_help=True)
@@ -27,6 +28,8 @@ pending_app = typer.Typer(help="Changes the assistant asked for: list, confirm, 
 def list_pending(session: Annotated[str | None, typer.Option(
         help="Only this chat's requests.")] = None, as_json: JsonOption = False) -> None:
     """Requests still waiting, oldest first (they expire after 30 minutes)."""
+    from core.operations import pending
+
     with opened() as hearth:  # listing marks the expired ones: a write
         items = pending.list_pending(hearth, session)
     show(items, as_json, "Waiting for your confirmation", ["id", "request", "expires"],
@@ -36,6 +39,8 @@ def list_pending(session: Annotated[str | None, typer.Option(
 @pending_app.command("confirm")
 def confirm(action_id: IdArgument, as_json: JsonOption = False) -> None:
     """Do it."""
+    from core.operations import pending
+
     with opened() as hearth:
         item = pending.confirm(hearth, action_id).value
     done(item, as_json, f"Done: {item.result or item.preview}")
@@ -44,6 +49,8 @@ def confirm(action_id: IdArgument, as_json: JsonOption = False) -> None:
 @pending_app.command("cancel")
 def cancel(action_id: IdArgument, as_json: JsonOption = False) -> None:
     """Do not do it."""
+    from core.operations import pending
+
     with opened() as hearth:
         item = pending.cancel(hearth, action_id).value
     done(item, as_json, f"Cancelled: {item.preview}")
@@ -53,6 +60,8 @@ def answer_in_terminal(hearth: Hearth, session_id: str, asked: set[int]) -> str 
     """Ask about each request of ``session_id`` not asked about yet: y confirms, n
     cancels, e cancels and returns the original message for the user to change and send
     again (None when nobody chose to edit)."""
+    from core.operations import pending
+
     for item in pending.list_pending(hearth, session_id):
         if item.id in asked:
             continue

@@ -4,14 +4,15 @@ by hand from a terminal. The delivery job of the tray or ``hearth daemon`` runs 
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from core.cli.context import opened
 from core.cli.daily import IdArgument, JsonOption, YesOption, delete_confirmed, done, local, show
-from core.operations import prompts
-from core.operations.prompts import AlertItem, PromptItem
+
+if TYPE_CHECKING:
+    from core.operations.prompts import AlertItem, PromptItem
 
 prompts_app = typer.Typer(help="Scheduled prompts: list, add, edit, pause, delete.",
                           no_args_is_help=True)
@@ -35,6 +36,8 @@ def _said(item: PromptItem, verb: str) -> str:
 @prompts_app.command("list")
 def list_prompts(as_json: JsonOption = False) -> None:
     """Every scheduled prompt, by name, with its next run."""
+    from core.operations import prompts
+
     with opened(only_reads=True) as hearth:
         items = prompts.list_prompts(hearth)
     show(items, as_json, "Scheduled prompts", ["id", "name", "cron", "zone", "next run",
@@ -47,6 +50,8 @@ def add(name: Annotated[str, typer.Argument(help="A short name, e.g. 'Morning pl
         prompt: Annotated[str, typer.Argument(help="What to ask the assistant.")],
         cron: CronOption, zone: ZoneOption = None, as_json: JsonOption = False) -> None:
     """Ask the assistant something on a schedule."""
+    from core.operations import prompts
+
     with opened() as hearth:
         item = prompts.add(hearth, name, prompt, cron, zone=zone).value
     done(item, as_json, _said(item, "added"))
@@ -60,6 +65,8 @@ def edit(prompt_id: IdArgument,
                                                   help="A new schedule.")] = None,
          zone: ZoneOption = None, as_json: JsonOption = False) -> None:
     """Change a prompt's name, question, schedule or zone."""
+    from core.operations import prompts
+
     with opened() as hearth:
         item = prompts.edit(hearth, prompt_id, name=name, prompt=prompt, cron=cron,
                             zone=zone).value
@@ -69,6 +76,8 @@ def edit(prompt_id: IdArgument,
 @prompts_app.command("pause")
 def pause(prompt_id: IdArgument, as_json: JsonOption = False) -> None:
     """Stop running a prompt until it is resumed."""
+    from core.operations import prompts
+
     with opened() as hearth:
         item = prompts.edit(hearth, prompt_id, enabled=False).value
     done(item, as_json, _said(item, "paused"))
@@ -77,6 +86,8 @@ def pause(prompt_id: IdArgument, as_json: JsonOption = False) -> None:
 @prompts_app.command("resume")
 def resume(prompt_id: IdArgument, as_json: JsonOption = False) -> None:
     """Run a paused prompt again on its schedule."""
+    from core.operations import prompts
+
     with opened() as hearth:
         item = prompts.edit(hearth, prompt_id, enabled=True).value
     done(item, as_json, _said(item, "resumed"))
@@ -85,6 +96,8 @@ def resume(prompt_id: IdArgument, as_json: JsonOption = False) -> None:
 @prompts_app.command("delete")
 def delete(prompt_id: IdArgument, yes: YesOption = False, as_json: JsonOption = False) -> None:
     """Delete a scheduled prompt (its past answers stay in their chat)."""
+    from core.operations import prompts
+
     delete_confirmed(f"scheduled prompt {prompt_id}", yes)
     with opened() as hearth:
         item = prompts.delete(hearth, prompt_id).value
@@ -99,6 +112,8 @@ def _alert_row(item: AlertItem) -> tuple[str, str, str, str]:
 @alerts_app.command("list")
 def list_alerts(as_json: JsonOption = False) -> None:
     """The task alerts and how long each stays quiet after firing for a task."""
+    from core.operations import prompts
+
     with opened(only_reads=True) as hearth:
         items = prompts.list_alerts(hearth)
     show(items, as_json, "Task alerts", ["kind", "state", "quiet for", "last fired"],
@@ -113,6 +128,8 @@ def set_alert(kind: Annotated[str, typer.Argument(help="task_due_today or task_o
                   help="Minutes it stays quiet after firing for a task.")] = None,
               as_json: JsonOption = False) -> None:
     """Turn an alert on or off, or change its quiet time."""
+    from core.operations import prompts
+
     with opened() as hearth:
         item = prompts.set_alert(hearth, kind, enabled=on, cooldown_minutes=cooldown).value
     done(item, as_json, f"Alert {item.kind}: {'on' if item.enabled else 'off'}, quiet for "

@@ -9,21 +9,17 @@ person always knows which one failed.
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from core.cli import output
 from core.cli.consolidation_cmd import print_changes
 from core.cli.context import opened
-from core.consolidation.dream import dream_lock
-from core.consolidation.reflection import ReflectionEngine
 from core.errors import InvalidInputError
-from core.knowledge.intentions import IntentionService
-from core.knowledge.learnings import LearningService
-from core.llm.selection import build_provider
-from core.knowledge.profile import ProfileService
-from core.storage.orm import AgentLearning, PendingIntention, utcnow
+
+if TYPE_CHECKING:
+    from core.storage.orm import AgentLearning, PendingIntention
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 IdOption = Annotated[int | None, typer.Option(metavar="ID")]
@@ -40,6 +36,10 @@ def _one_action(**chosen: object) -> str | None:
 
 def reflect(as_json: JsonOption = False) -> None:
     """Reflect on the last day's conversations now: profile, facts, intentions, learnings."""
+    from core.consolidation.dream import dream_lock
+    from core.consolidation.reflection import ReflectionEngine
+    from core.llm.selection import build_provider
+
     with opened() as hearth, dream_lock(hearth.storage):  # never beside a dream cycle
         provider = build_provider(hearth.settings)
         try:
@@ -78,6 +78,9 @@ def intentions(
             help="open, resolved or dismissed (default: all).")] = None,
         as_json: JsonOption = False) -> None:
     """Things you said you would do: list them, or snooze, resolve or dismiss one."""
+    from core.knowledge.intentions import IntentionService
+    from core.storage.orm import utcnow
+
     action = _one_action(snooze=snooze, resolve=resolve, dismiss=dismiss)
     with opened() as hearth:
         service = IntentionService(hearth.storage, hearth.settings)
@@ -110,6 +113,8 @@ def _learning_dict(item: AgentLearning) -> dict[str, object]:
 def learnings(promote: IdOption = None, demote: IdOption = None, delete: IdOption = None,
               as_json: JsonOption = False) -> None:
     """How Hearth has learned to work with you: list, promote, demote or delete a rule."""
+    from core.knowledge.learnings import LearningService
+
     action = _one_action(promote=promote, demote=demote, delete=delete)
     with opened() as hearth:
         service = LearningService(hearth.storage)
@@ -142,6 +147,8 @@ def profile(history: Annotated[bool, typer.Option("--history", help="List versio
                 metavar="A B", help="Unified diff from version A to B.")] = None,
             restore: IdOption = None, as_json: JsonOption = False) -> None:
     """Hearth's narrative picture of you: show it, its history, a diff, or restore a version."""
+    from core.knowledge.profile import ProfileService
+
     action = _one_action(history=history or None, diff=diff, restore=restore)
     with opened() as hearth:
         service = ProfileService(hearth.storage)

@@ -5,14 +5,15 @@ delivers them."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from core.cli.context import opened
 from core.cli.daily import IdArgument, JsonOption, done, local, show
-from core.operations import reminders
-from core.operations.reminders import ReminderItem
+
+if TYPE_CHECKING:
+    from core.operations.reminders import ReminderItem
 
 reminders_app = typer.Typer(help="Your reminders: list, add, edit, snooze, cancel.",
                             no_args_is_help=True)
@@ -26,6 +27,8 @@ def _when(item: ReminderItem) -> str:
 def list_reminders(status: Annotated[str | None, typer.Option(
         help="pending, sent or cancelled.")] = None, as_json: JsonOption = False) -> None:
     """Reminders, soonest first."""
+    from core.operations import reminders
+
     with opened(only_reads=True) as hearth:
         items = reminders.list_reminders(hearth, status)
     show(items, as_json, "Reminders", ["id", "message", "when", "status", "snoozed"],
@@ -40,6 +43,8 @@ def add(message: Annotated[str, typer.Argument(help="What to remind you of.")],
             help="Another time zone, e.g. Europe/Lisbon.")] = None,
         as_json: JsonOption = False) -> None:
     """Set a reminder."""
+    from core.operations import reminders
+
     with opened() as hearth:
         item = reminders.add(hearth, message, at, zone).value
     done(item, as_json, f"Reminder {item.id} set for {_when(item)}: {item.message}")
@@ -52,6 +57,8 @@ def snooze(reminder_id: IdArgument,
                metavar="YYYY-MM-DDTHH:MM", help="Until then instead.")] = None,
            as_json: JsonOption = False) -> None:
     """Remind again later."""
+    from core.operations import reminders
+
     with opened() as hearth:
         item = reminders.snooze(hearth, reminder_id, minutes=minutes, until=until).value
     done(item, as_json, f"Reminder {item.id} snoozed to {_when(item)}")
@@ -73,6 +80,8 @@ def edit(reminder_id: IdArgument,
 @reminders_app.command("cancel")
 def cancel(reminder_id: IdArgument, as_json: JsonOption = False) -> None:
     """Cancel a pending reminder."""
+    from core.operations import reminders
+
     with opened() as hearth:
         item = reminders.cancel(hearth, reminder_id).value
     done(item, as_json, f"Cancelled reminder {item.id}: {item.message}")

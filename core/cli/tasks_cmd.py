@@ -6,15 +6,16 @@ changes something does one change and prints what it did (or the task as JSON)."
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from core.cli.context import opened
 from core.cli.daily import IdArgument, JsonOption, YesOption, delete_confirmed, done, show
 from core.daily import when
-from core.operations import tasks
-from core.operations.tasks import KEEP, Keep, TaskItem
+
+if TYPE_CHECKING:
+    from core.operations.tasks import Keep, TaskItem
 
 tasks_app = typer.Typer(help="Your tasks: list, add, done, edit, delete.", no_args_is_help=True)
 
@@ -34,6 +35,8 @@ def _show(items: tuple[TaskItem, ...], as_json: bool, title: str) -> None:
 def list_tasks(status: Annotated[str | None, typer.Option(help="todo or done.")] = None,
                as_json: JsonOption = False) -> None:
     """Tasks, soonest due first, undated last."""
+    from core.operations import tasks
+
     with opened(only_reads=True) as hearth:
         _show(tasks.list_tasks(hearth, status), as_json, "Tasks")
 
@@ -43,6 +46,8 @@ def today(day: Annotated[str | None, typer.Option(
         "--day", metavar="YYYY-MM-DD", help="Another day than today.")] = None,
         as_json: JsonOption = False) -> None:
     """Open tasks that are overdue or due today."""
+    from core.operations import tasks
+
     local_day = when.day(day) if day else when.today()
     with opened(only_reads=True) as hearth:
         items = tasks.overdue(hearth, local_day) + tasks.due_today(hearth, local_day)
@@ -55,6 +60,8 @@ def add(title: Annotated[str, typer.Argument(help="What to do.")], due: DueOptio
         details: Annotated[str, typer.Option(help="Notes on the task.")] = "",
         as_json: JsonOption = False) -> None:
     """Add a task."""
+    from core.operations import tasks
+
     with opened() as hearth:
         item = tasks.add(hearth, title, details=details, due_date=due, due_time=at).value
     done(item, as_json, f"Added task {item.id}: {item.title}{_due(item)}")
@@ -63,6 +70,8 @@ def add(title: Annotated[str, typer.Argument(help="What to do.")], due: DueOptio
 @tasks_app.command("done")
 def complete(task_id: IdArgument, as_json: JsonOption = False) -> None:
     """Mark a task done."""
+    from core.operations import tasks
+
     with opened() as hearth:
         item = tasks.complete(hearth, task_id).value
     done(item, as_json, f"Done: {item.title}")
@@ -71,6 +80,8 @@ def complete(task_id: IdArgument, as_json: JsonOption = False) -> None:
 @tasks_app.command("reopen")
 def reopen(task_id: IdArgument, as_json: JsonOption = False) -> None:
     """Mark a done task to do again."""
+    from core.operations import tasks
+
     with opened() as hearth:
         item = tasks.reopen(hearth, task_id).value
     done(item, as_json, f"To do again: {item.title}")
@@ -84,6 +95,9 @@ def edit(task_id: IdArgument,
          no_due: Annotated[bool, typer.Option("--no-due", help="Take the due date away.")]
          = False, as_json: JsonOption = False) -> None:
     """Change a task's title, notes or due date and time."""
+    from core.operations import tasks
+    from core.operations.tasks import KEEP
+
     due_date: date | str | None | Keep = None if no_due else (due if due is not None else KEEP)
     with opened() as hearth:
         item = tasks.edit(hearth, task_id, title=title, details=details, due_date=due_date,
@@ -94,6 +108,8 @@ def edit(task_id: IdArgument,
 @tasks_app.command("delete")
 def delete(task_id: IdArgument, yes: YesOption = False, as_json: JsonOption = False) -> None:
     """Delete a task for good."""
+    from core.operations import tasks
+
     delete_confirmed(f"task {task_id}", yes)
     with opened() as hearth:
         item = tasks.delete(hearth, task_id).value

@@ -47,6 +47,7 @@ from core.consolidation.processor import MemoryProcessor
 from core.consolidation.reflection import ReflectionEngine
 from core.consolidation.rem import run_rem
 from core.consolidation.runs import CANCELLED, RunRecorder, StageCancelled
+from core.consolidation.stages import STAGES as STAGES  # re-exported: the order the cycle runs in
 from core.errors import HearthError, InvalidInputError
 from core.llm.protocol import (
     CancelToken,
@@ -58,9 +59,6 @@ from core.storage.orm import Run, utcnow
 from core.storage.port import StoragePort
 
 log = logging.getLogger(__name__)
-
-STAGES = ("process", "triage", "distil", "enrich", "decay", "merge", "link", "rem",
-          "reflect", "daily")
 
 KIND = "dream"
 LOCK_NAME = "dream"

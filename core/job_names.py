@@ -1,0 +1,12 @@
+"""The names of the scheduler's jobs (``core.scheduling``), in a module of their own so that
+``hearth daemon --help`` can list them without importing the scheduler and the engine."""
+
+from __future__ import annotations
+
+DREAM, DECAY, EVENT_PROCESSOR, DELIVERY, DAILY_BRIEFING, REFLECT = (
+    "dream", "decay", "event_processor", "delivery", "daily_briefing", "reflect")
+SCHEDULED_JOBS: tuple[str, ...] = (DREAM, DECAY, EVENT_PROCESSOR, DELIVERY)
+"""Always scheduled; ``daily_briefing`` too while the setting is on."""
+ON_DEMAND_JOBS: tuple[str, ...] = (*SCHEDULED_JOBS, DAILY_BRIEFING, REFLECT)
+"""``reflect`` has no schedule of its own (the dream cycle reflects nightly); it exists
+for the tray's "Reflect now"."""
