@@ -16,7 +16,6 @@ from core.cli import output
 from core.cli.context import opened
 from core.cli.daily import IdArgument, JsonOption, done, local, show
 from core.errors import InvalidInputError
-from core.operations import agents
 
 mcp_app = typer.Typer(help="Hearth's memory for other local agents (MCP): serve, grant, review.",
                       invoke_without_command=True)
@@ -66,6 +65,8 @@ def serve(ctx: typer.Context, agent: Annotated[str | None, typer.Option(
 @mcp_app.command("agents")
 def list_agents(as_json: JsonOption = False) -> None:
     """The agents that connected, with what each may do."""
+    from core.operations import agents
+
     with opened(only_reads=True) as hearth:
         items = agents.list_agents(hearth)
     show(items, as_json, "Agents", ["agent", "access", "trusted", "last seen"],
@@ -77,6 +78,8 @@ def grant(name: NameArgument, access: Annotated[str, typer.Argument(
         metavar="read|write|none", help="read: search and read; write: read and write.")],
         as_json: JsonOption = False) -> None:
     """Set what an agent may do (an agent not seen yet can be granted ahead)."""
+    from core.operations import agents
+
     with opened() as hearth:
         info = agents.grant(hearth, name, access).value
     may = {"none": "no access", "read": "read access",
@@ -89,6 +92,8 @@ def trust(name: NameArgument, undo: Annotated[bool, typer.Option(
         "--undo", help="Hold its writes for review again.")] = False,
         as_json: JsonOption = False) -> None:
     """Apply the agent's facts and observations without review (forgets are still held)."""
+    from core.operations import agents
+
     with opened() as hearth:
         info = agents.trust(hearth, name, not undo).value
     state = "trusted: its writes are applied at once" if info.trusted else \
@@ -99,6 +104,8 @@ def trust(name: NameArgument, undo: Annotated[bool, typer.Option(
 @mcp_app.command("review")
 def review(as_json: JsonOption = False) -> None:
     """The writes agents asked for, waiting for your answer (`accept` or `reject` them)."""
+    from core.operations import agents
+
     with opened(only_reads=True) as hearth:
         items = agents.held_writes(hearth)
     show(items, as_json, "Held for your review", ["id", "agent", "write", "asked"],
@@ -110,6 +117,8 @@ def accept(write_id: IdArgument, yes: Annotated[bool, typer.Option(
         "--yes", help="Do not ask before a forget (for scripts).")] = False,
         as_json: JsonOption = False) -> None:
     """Apply a held write. A forget asks first: it removes the value everywhere."""
+    from core.operations import agents
+
     with opened() as hearth:
         held = {item.id: item for item in agents.held_writes(hearth)}
         if write_id in held and held[write_id].action == "forget_fact" and not yes:
@@ -121,6 +130,8 @@ def accept(write_id: IdArgument, yes: Annotated[bool, typer.Option(
 @mcp_app.command("reject")
 def reject(write_id: IdArgument, as_json: JsonOption = False) -> None:
     """Drop a held write: nothing is applied."""
+    from core.operations import agents
+
     with opened() as hearth:
         item = agents.reject(hearth, write_id).value
     done(item, as_json, f"Rejected: {item.preview}")
@@ -129,6 +140,8 @@ def reject(write_id: IdArgument, as_json: JsonOption = False) -> None:
 @mcp_app.command("history")
 def history(name: NameArgument, as_json: JsonOption = False) -> None:
     """What an agent read and wrote, newest first (arguments redacted)."""
+    from core.operations import agents
+
     with opened(only_reads=True) as hearth:
         calls = agents.calls_of(hearth, name)
     show(calls, as_json, f"What {name} did", ["when", "kind", "tool", "result"],

@@ -72,6 +72,8 @@ def edit(reminder_id: IdArgument,
              help="Move it to then, in its time zone (counts as a snooze).")] = None,
          as_json: JsonOption = False) -> None:
     """Change a reminder's message, its time, or both."""
+    from core.operations import reminders
+
     with opened() as hearth:
         item = reminders.edit(hearth, reminder_id, message=message, until=at).value
     done(item, as_json, f"Reminder {item.id} at {_when(item)}: {item.message}")
