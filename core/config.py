@@ -292,7 +292,7 @@ class HearthPaths:
 
 
 OWN_FOLDERS = ("backups", "logs", "cache")
-OWN_FILE_PREFIXES = ("hearth.db", "settings.json")
+OWN_FILE_PREFIXES = ("hearth.db", "settings.json", "encryption.json")
 
 
 def _same_file(path: Path, other: Path) -> bool:

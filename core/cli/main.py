@@ -26,6 +26,7 @@ from core.cli import (
     context,
     daemon_cmd,
     dream_cmd,
+    encrypt_cmd,
     forget_cmd,
     logs,
     migrate_cmd,
@@ -81,6 +82,8 @@ app.command()(consolidation_cmd.events)
 app.command()(consolidation_cmd.runs)
 app.command()(daemon_cmd.daemon)
 app.command()(dream_cmd.dream)
+app.command()(encrypt_cmd.encrypt)
+app.command()(encrypt_cmd.decrypt)
 app.command()(migrate_cmd.migrate)
 app.command()(reflection_cmd.reflect)
 app.command()(reflection_cmd.intentions)
@@ -340,10 +343,12 @@ def import_export(file: Path, as_json: JsonOption = False) -> None:
 
 
 @app.command()
-def export(file: Path) -> None:
+def export(file: Path, plain: Annotated[bool, typer.Option(
+        "--plain", help="Write the export of an encrypted folder anyway (it is plain JSON).",
+        )] = False) -> None:
     """Write everything Hearth knows to one JSON file."""
     with opened(only_reads=True) as hearth:
-        hearth.export(file)
+        hearth.export(file, plain=plain)
     output.stdout.print(f"exported to {file}")
     warning = exposure_warning(file)
     if warning:
@@ -393,6 +398,7 @@ def restore(file: Path) -> None:
     from core.storage.factory import restore_backup
 
     paths = context.paths()
+    context.unlock_folder()
     with FolderLock(paths.home, exclusive=True):
         aside = restore_backup(context.settings(), paths, file)
     kept = f"; the previous database was kept as {aside}" if aside else ""

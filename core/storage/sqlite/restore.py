@@ -32,7 +32,8 @@ from core.storage.sqlite.copies import (
     with_sidecars,
 )
 from core.storage.sqlite.engine import (
-    dbapi_module,
+    connect_file,
+    module_for,
     read_only_parameters,
     sqlite_uri,
     translated_errors,
@@ -105,11 +106,11 @@ def _copy_verified(backup: Path, staged: Path) -> None:
     integrity check on the copy itself."""
     with translated_os_errors(staged):
         staged.touch(exist_ok=False)  # a folder that cannot be written says so here
-    module = dbapi_module()
     with translated_errors(staged.parent):
-        source = module.connect(sqlite_uri(backup, **read_only_parameters(backup)), uri=True)
+        source = connect_file(backup, sqlite_uri(backup, **read_only_parameters(backup)),
+                              uri=True)
         try:
-            destination = module.connect(str(staged))
+            destination = connect_file(staged)
             try:
                 destination.execute("PRAGMA synchronous=FULL")
                 source.backup(destination)
@@ -128,9 +129,9 @@ def _checkpoint(database: Path) -> None:
     with its -wal and -shm, which SQLite reads together."""
     if not database.exists() or not os.access(database, os.W_OK):
         return
-    module = dbapi_module()
+    module = module_for(database)
     try:
-        connection = module.connect(sqlite_uri(database), uri=True)
+        connection = connect_file(database, sqlite_uri(database), uri=True)
         try:
             connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
