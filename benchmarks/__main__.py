@@ -20,6 +20,7 @@ def suites(quick: bool) -> dict:
     from benchmarks.delivery import bench_delivery
     from benchmarks.desktop import bench_desktop
     from benchmarks.dream import bench_dream
+    from benchmarks.encryption import bench_encryption
     from benchmarks.graph_view import bench_graph_view
     from benchmarks.postgres import bench_postgres
     from benchmarks.quality import bench_quality
@@ -40,6 +41,7 @@ def suites(quick: bool) -> dict:
         "graph": bench_graph_view,
         "desktop": bench_desktop,
         "delivery": bench_delivery,
+        "encryption": bench_encryption,
     }
 
 

@@ -71,6 +71,11 @@ SQLITE_BUSY = 5
 LOW_SPACE_BYTES = 1 << 20
 """An I/O error with less than this free on the database's disk is the disk being full:
 SQLite reports a -shm file it cannot grow as a plain "disk I/O error", not as full."""
+ENCRYPTED_CACHE_KIB = 32 * 1024
+"""SQLCipher decrypts a page each time it enters SQLite's own page cache (the system's file
+cache holds only encrypted pages), so an encrypted connection keeps a larger cache than
+SQLite's 2 MiB default: recall re-reads the same index pages query after query
+(``benchmarks/encryption.py`` measures it)."""
 RESTORE_HINT = ("Restore the latest backup with `hearth restore BACKUP` (`hearth backup "
                 "--list` shows them; the damaged file is kept aside).")
 
@@ -189,6 +194,8 @@ def open_engine(path: Path | None, busy_timeout_ms: int = 5000, *,
             cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA secure_delete=ON")
+            if module is not dbapi_module():  # SQLCipher: see ENCRYPTED_CACHE_KIB
+                cursor.execute(f"PRAGMA cache_size=-{ENCRYPTED_CACHE_KIB}")
         finally:
             cursor.close()
 
