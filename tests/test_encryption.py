@@ -9,6 +9,7 @@ recalls it and chats with it given the passphrase, and refuses in one sentence w
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -228,3 +229,47 @@ def test_a_keyring_key_opens_the_folder_without_asking(
     encryption.forget_keys()
     assert hearth(capsys, home, "decrypt")[0] == 0
     assert keyring.get_password("Hearth", str(home.resolve())) is None
+
+
+def test_a_delete_rewrites_encrypted_backups_too(
+        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The forget path reads and rewrites backups (``SqliteCopies``): in an encrypted
+    folder it does so with the folder's key, and what it rewrites stays encrypted."""
+    home = remembered_home(capsys, tmp_path)
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    assert hearth(capsys, home, "encrypt")[0] == 0
+    code, out, _ = hearth(capsys, home, "search", "locker code", "--json")
+    memory = next(result["id"] for result in json.loads(out)
+                  if result["text"] == f"user: {FACT}")
+    code, out, err = hearth(capsys, home, "memories", "delete", str(memory), "--yes",
+                            "--from-backups", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert len(report["backups_holding"]) == 1  # found by reading the encrypted backup
+    assert files_holding(home, SECRET) == []
+    assert hearth(capsys, home, "decrypt")[0] == 0
+    for database in [home / "hearth.db", *(home / "backups").glob("*.db")]:
+        connection = sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True)
+        try:  # the memory is gone (the imported turn itself is kept: not what was deleted)
+            assert connection.execute("SELECT count(*) FROM memories WHERE id = ?",
+                                      (memory,)).fetchone() == (0,)
+        finally:
+            connection.close()
+
+
+def test_an_encryption_cut_short_is_said_and_finished_by_running_it_again(
+        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A crash after the marker was written and before any file was converted (the
+    worst moment: the folder says encrypted, every file is plain)."""
+    home = remembered_home(capsys, tmp_path)
+    encryption.write_marker(home, encryption.Marker.new("passphrase"))
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    code, _, err = hearth(capsys, home, "search", "locker")
+    assert code == 1
+    assert "an encryption or decryption was cut short" in err
+    code, out, _ = hearth(capsys, home, "encrypt")
+    assert code == 0
+    assert "2 database files converted" in out
+    assert files_holding(home, SECRET) == []
+    code, out, _ = hearth(capsys, home, "search", "locker code", "--json")
+    assert f"user: {FACT}" in [result["text"] for result in json.loads(out)]
