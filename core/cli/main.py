@@ -424,13 +424,16 @@ def _log_unexpected(exc: BaseException) -> Path | None:
 
 def run(argv: list[str] | None = None) -> int:
     """Console-script entry point: maps every failure to a message and an exit code. The
-    ``--home`` of this run is forgotten afterwards, so a later run in the same process (a
-    test) never inherits it."""
+    ``--home`` of this run, and any encrypted folder's key it was given, are forgotten
+    afterwards, so a later run in the same process (a test) never inherits them."""
+    from core.home.encryption import forget_keys
+
     restrict_new_files()
     try:
         return _exit_code(argv)
     finally:
         state.home = None
+        forget_keys()
 
 
 def _exit_code(argv: list[str] | None) -> int:
