@@ -273,3 +273,21 @@ def test_an_encryption_cut_short_is_said_and_finished_by_running_it_again(
     assert files_holding(home, SECRET) == []
     code, out, _ = hearth(capsys, home, "search", "locker code", "--json")
     assert f"user: {FACT}" in [result["text"] for result in json.loads(out)]
+
+
+def test_without_a_usable_keyring_encrypt_keyring_says_so_and_changes_nothing(
+        capsys, tmp_path: Path) -> None:
+    from keyring.backends.fail import Keyring as NoKeyring
+
+    home = remembered_home(capsys, tmp_path)
+    before = {path: path.read_bytes() for path in home.rglob("*") if path.is_file()}
+    previous = keyring.get_keyring()
+    keyring.set_keyring(NoKeyring())  # keyring's own backend for a system without one
+    try:
+        code, _, err = hearth(capsys, home, "encrypt", "--keyring")
+    finally:
+        keyring.set_keyring(previous)
+    assert code == 1
+    assert "The system keyring cannot keep a key" in err
+    after = {path: path.read_bytes() for path in home.rglob("*") if path.is_file()}
+    assert after == before

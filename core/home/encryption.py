@@ -135,16 +135,29 @@ def derive_key(passphrase: str, marker: Marker) -> str:
 def new_keyring_key(home: Path) -> str:
     """A random key, stored in the system keyring for ``home``."""
     import keyring
+    from keyring.errors import KeyringError
 
     key = secrets.token_hex(KEY_BYTES)
-    keyring.set_password(KEYRING_SERVICE, str(home.resolve()), key)
+    try:
+        keyring.set_password(KEYRING_SERVICE, str(home.resolve()), key)
+    except KeyringError as error:
+        raise InvalidInputError(f"The system keyring cannot keep a key ({error}).",
+                                "Nothing was changed; encrypt with a passphrase instead "
+                                "(without --keyring).") from error
     return key
 
 
 def _keyring_key(home: Path) -> str:
     import keyring
+    from keyring.errors import KeyringError
 
-    key = keyring.get_password(KEYRING_SERVICE, str(home.resolve()))
+    try:
+        key = keyring.get_password(KEYRING_SERVICE, str(home.resolve()))
+    except KeyringError as error:
+        raise PassphraseNeededError(
+            f"The data folder {home} is encrypted with a key kept in the system keyring, "
+            f"which cannot be read ({error}).",
+            "Unlock the keyring (log in to the desktop session) and try again.") from error
     if not key:
         raise PassphraseNeededError(
             f"The data folder {home} is encrypted with a key kept in the system keyring, "
