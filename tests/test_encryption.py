@@ -291,3 +291,17 @@ def test_without_a_usable_keyring_encrypt_keyring_says_so_and_changes_nothing(
     assert "The system keyring cannot keep a key" in err
     after = {path: path.read_bytes() for path in home.rglob("*") if path.is_file()}
     assert after == before
+
+
+def test_a_plain_backup_restored_into_an_encrypted_folder_is_encrypted_on_the_way(
+        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = remembered_home(capsys, tmp_path)
+    outside = tmp_path / "kept-elsewhere.db"
+    outside.write_bytes(next((home / "backups").glob("*.db")).read_bytes())
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    assert hearth(capsys, home, "encrypt")[0] == 0
+    code, _, err = hearth(capsys, home, "restore", str(outside))
+    assert code == 0, err
+    assert files_holding(home, SECRET) == []
+    code, out, _ = hearth(capsys, home, "search", "locker code", "--json")
+    assert f"user: {FACT}" in [result["text"] for result in json.loads(out)]

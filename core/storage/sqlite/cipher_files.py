@@ -35,9 +35,7 @@ def convert(path: Path, old_key: str | None, new_key: str | None) -> None:
     working = path.with_name(path.name + CONVERTING)
     _remove(working)
     try:
-        with translated_errors(path):
-            counts = _export(path, old_key, working, new_key)
-            _check(working, new_key, counts)
+        copy_converted(path, old_key, working, new_key)
         with working.open("rb") as handle:
             os.fsync(handle.fileno())
         os.replace(working, path)
@@ -47,6 +45,16 @@ def convert(path: Path, old_key: str | None, new_key: str | None) -> None:
     except BaseException:
         _remove(working)
         raise
+
+
+def copy_converted(source: Path, source_key: str | None, target: Path,
+                   target_key: str | None) -> None:
+    """Export ``source`` into the new file ``target`` under ``target_key``, and check it.
+    Also how a restore copies a backup whose key is not its folder's (a plain backup put
+    back into an encrypted folder): SQLite's backup API copies pages as they are."""
+    with translated_errors(source):
+        counts = _export(source, source_key, target, target_key)
+        _check(target, target_key, counts)
 
 
 def _open(path: Path, key: str | None) -> Any:
