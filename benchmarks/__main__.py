@@ -20,6 +20,7 @@ def suites(quick: bool) -> dict:
     from benchmarks.delivery import bench_delivery
     from benchmarks.desktop import bench_desktop
     from benchmarks.dream import bench_dream
+    from benchmarks.encryption import bench_encryption
     from benchmarks.graph_view import bench_graph_view
     from benchmarks.imports import bench_imports
     from benchmarks.postgres import bench_postgres
@@ -42,6 +43,7 @@ def suites(quick: bool) -> dict:
         "desktop": bench_desktop,
         "delivery": bench_delivery,
         "imports": bench_imports,
+        "encryption": bench_encryption,
     }
 
 

@@ -134,11 +134,21 @@ class Hearth:
     def backup(self) -> backups.BackupInfo:
         return backups.create_backup(self.storage, self.paths, self.settings.backups_to_keep)
 
-    def export(self, path: Path) -> dict[str, int]:
+    def export(self, path: Path, *, plain: bool = False) -> dict[str, int]:
         """Write everything to ``path`` as one JSON file (``core.transfer.export``); returns
         rows per table. A file Hearth keeps in the data folder is refused: an export must
-        never overwrite the database, a backup or the settings."""
+        never overwrite the database, a backup or the settings. An encrypted folder's
+        export is plain JSON, so it is written only when asked for as such (``plain``):
+        the person chose encryption, and an export would quietly undo it."""
+        from core.home.encryption import read_marker
         from core.transfer.export import export_all
+
+        if not plain and read_marker(self.paths.home) is not None:
+            raise InvalidInputError(
+                "This data folder is encrypted, and an export is a plain JSON file that "
+                "anyone who gets it can read.",
+                "Add --plain to write it anyway, or take an encrypted copy with "
+                "`hearth backup`.")
 
         if self.paths.is_own_file(path):
             raise InvalidInputError(

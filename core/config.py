@@ -292,7 +292,7 @@ class HearthPaths:
 
 
 OWN_FOLDERS = ("backups", "logs", "cache")
-OWN_FILE_PREFIXES = ("hearth.db", "settings.json", "mcp-token")
+OWN_FILE_PREFIXES = ("hearth.db", "settings.json", "mcp-token", "encryption.json")
 
 
 def _same_file(path: Path, other: Path) -> bool:

@@ -87,3 +87,21 @@ def translated_os_errors(path: Path) -> Iterator[None]:
         if error.errno in NOT_WRITABLE:
             raise ReadOnlyError.at(error.filename or path, error.strerror) from error
         raise
+
+
+class PassphraseNeededError(HearthError):
+    """The data folder is encrypted and no passphrase (or keyring key) was given for it."""
+
+    @classmethod
+    def at(cls, home: Path | str) -> PassphraseNeededError:
+        return cls(f"The data folder {home} is encrypted and needs its passphrase.",
+                   "Type it when asked, or set HEARTH_PASSPHRASE for a script.")
+
+
+class WrongPassphraseError(HearthError):
+    """The passphrase or key given for an encrypted data folder does not open it."""
+
+    @classmethod
+    def at(cls, home: Path | str) -> WrongPassphraseError:
+        return cls(f"That passphrase does not open the encrypted data folder {home}.",
+                   "Nothing was changed; try again with the right passphrase.")

@@ -19,11 +19,13 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from core.app import Hearth
+from core.config import resolve_home
 from core.errors import HearthError
 from core.operations.data import restrict_new_files
 from desktop import icons
 from desktop.context import AppContext
 from desktop.dialogs.locations import startup_home
+from desktop.dialogs.passphrase import ask_to_unlock
 from desktop.main_window import MainWindow
 from desktop.theme import apply_scheme
 
@@ -112,7 +114,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = make_application(qt_args)
     apply_scheme(app, args.theme)
     try:
-        hearth = Hearth.open(startup_home(args.home))
+        home = resolve_home(startup_home(args.home))
+        if not ask_to_unlock(home):
+            return 1
+        hearth = Hearth.open(home)
     except HearthError as exc:
         log.error("%s %s", exc.message, exc.hint)
         QMessageBox.critical(None, "Hearth cannot open its data",

@@ -43,11 +43,13 @@ def run_in_child(kind: str, home: Path, *, trigger: str = "manual", only: str | 
     another run holds the dream lock, ``LLMCancelled`` when a reflection was cancelled
     (nothing was written; its run is recorded ``cancelled``), ``HearthError`` with the
     child's message when the run fails."""
+    from core.operations.folder_lock import child_key
+
     receiver, sender = _CONTEXT.Pipe(duplex=False)
     stop = _CONTEXT.Event()
     child = _CONTEXT.Process(target=_child_main, name=f"hearth-{kind}",
                              args=(kind, str(home), trigger, only, provider_factory, sender,
-                                   stop))
+                                   stop, child_key(home)))
     child.start()
     sender.close()
     try:
@@ -96,14 +98,16 @@ def _follow(child: Any, receiver: Connection, stop: Any,
 
 def _child_main(kind: str, home: str, trigger: str, only: str | None,
                 provider_factory: Callable[[], Any] | None, sender: Connection,
-                stop: Any) -> None:
+                stop: Any, folder_key: str | None = None) -> None:
     from core.app import Hearth
     from core.operations import consolidation
     from core.operations.consolidation import DreamAlreadyRunning
     from core.operations.data import restrict_new_files
+    from core.operations.folder_lock import use_key
     from core.operations.models import CancelToken, configured_provider
 
     restrict_new_files()  # the window's umask is inherited, but anyone may call run_in_child
+    use_key(Path(home), folder_key)  # an encrypted folder: the key the window checked
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     cancel = CancelToken()
 

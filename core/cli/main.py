@@ -25,6 +25,7 @@ from core.cli import (
     context,
     daemon_cmd,
     dream_cmd,
+    encrypt_cmd,
     forget_cmd,
     logs,
     migrate_cmd,
@@ -84,6 +85,8 @@ app.command()(consolidation_cmd.events)
 app.command()(consolidation_cmd.runs)
 app.command()(daemon_cmd.daemon)
 app.command()(dream_cmd.dream)
+app.command()(encrypt_cmd.encrypt)
+app.command()(encrypt_cmd.decrypt)
 app.command()(migrate_cmd.migrate)
 app.command()(reflection_cmd.reflect)
 app.command()(reflection_cmd.intentions)
@@ -385,10 +388,12 @@ def import_export(file: Path, as_json: JsonOption = False) -> None:
 
 
 @app.command()
-def export(file: Path) -> None:
+def export(file: Path, plain: Annotated[bool, typer.Option(
+        "--plain", help="Write the export of an encrypted folder anyway (it is plain JSON).",
+        )] = False) -> None:
     """Write everything Hearth knows to one JSON file."""
     with opened(only_reads=True) as hearth:
-        hearth.export(file)
+        hearth.export(file, plain=plain)
     output.stdout.print(f"exported to {file}")
     warning = exposure_warning(file)
     if warning:
@@ -438,6 +443,7 @@ def restore(file: Path) -> None:
     from core.storage.factory import restore_backup
 
     paths = context.paths()
+    context.unlock_folder()
     with FolderLock(paths.home, exclusive=True):
         aside = restore_backup(context.settings(), paths, file)
     kept = f"; the previous database was kept as {aside}" if aside else ""
@@ -463,13 +469,16 @@ def _log_unexpected(exc: BaseException) -> Path | None:
 
 def run(argv: list[str] | None = None) -> int:
     """Console-script entry point: maps every failure to a message and an exit code. The
-    ``--home`` of this run is forgotten afterwards, so a later run in the same process (a
-    test) never inherits it."""
+    ``--home`` of this run, and any encrypted folder's key it was given, are forgotten
+    afterwards, so a later run in the same process (a test) never inherits them."""
+    from core.home.encryption import forget_keys
+
     restrict_new_files()
     try:
         return _exit_code(argv)
     finally:
         state.home = None
+        forget_keys()
 
 
 def _exit_code(argv: list[str] | None) -> int:

@@ -79,6 +79,14 @@ def restore_backup(settings: Settings, paths: HearthPaths, backup: Path,
     return restore_file(paths, backup, now, database=sqlite_file(url, paths.database))
 
 
+def convert_database_file(path: Path, old_key: str | None, new_key: str | None) -> None:
+    """Rewrite the SQLite file ``path`` from ``old_key`` to ``new_key`` (None: plain), in
+    place and only once the new file is checked (``core.home.folder_cipher``)."""
+    from core.storage.sqlite.cipher_files import convert
+
+    convert(path, old_key, new_key)
+
+
 def describe(settings: Settings) -> str:
     """Which database ``settings`` name, for ``hearth doctor`` and the window: the URL
     with its password masked."""

@@ -17,7 +17,7 @@ from core.storage.sqlite.copies import SqliteCopies, with_sidecars
 from core.storage.sqlite.engine import (
     DEFAULT_WRITE_WAIT_SECONDS,
     WRITE_OPTION,
-    dbapi_module,
+    connect_file,
     open_engine,
     translated_errors,
 )
@@ -141,7 +141,7 @@ class SqliteStorage:
         -shm beside it. It gets a vector generation of its own, so once restored no ANN
         index file built from this database is taken for its (``ann.new_generation``)."""
         target.parent.mkdir(parents=True, exist_ok=True)
-        destination = dbapi_module().connect(str(target))
+        destination = connect_file(target)
         try:
             with translated_errors(self._path):
                 raw = self._engine.raw_connection()

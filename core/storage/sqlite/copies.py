@@ -29,11 +29,13 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import NullPool
 
 from core.errors import DatabaseError, HearthError
+from core.home.encryption import key_for
 from core.storage.durable import sync_folder
 from core.storage.port import StoragePort
 from core.storage.sqlite.engine import (
     SQLITE_HEADER,
-    dbapi_module,
+    connect_file,
+    module_for,
     read_only_parameters,
     sqlite_uri,
     translated_errors,
@@ -48,14 +50,16 @@ REWRITING = ".forgetting"
 
 
 def verify_backup(path: Path) -> None:
-    """Raise unless ``path`` is a readable, internally consistent SQLite database."""
-    with path.open("rb") as handle:
-        if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
-            raise DatabaseError(f"{path} is not a SQLite database.",
-                                "Pick another file from the backups folder.")
+    """Raise unless ``path`` is a readable, internally consistent SQLite database (in an
+    encrypted folder, one its key opens: its header is encrypted too)."""
+    if key_for(path) is None:
+        with path.open("rb") as handle:
+            if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+                raise DatabaseError(f"{path} is not a SQLite database.",
+                                    "Pick another file from the backups folder.")
     with translated_errors(path):
-        connection = dbapi_module().connect(sqlite_uri(path, **read_only_parameters(path)),
-                                            uri=True)
+        connection = connect_file(path, sqlite_uri(path, **read_only_parameters(path)),
+                                  uri=True)
         try:
             check_integrity(connection, path)
         finally:
@@ -103,10 +107,9 @@ class SqliteCopies:
         """``immutable``: nothing writes a backup while it is read here, so SQLite needs no
         lock or shared-memory file beside it (which a read-only folder could not take, and
         which would otherwise be left behind)."""
-        module = dbapi_module()
         uri = f"{copy.resolve().as_uri()}?mode=ro&immutable=1"
-        engine = create_engine("sqlite://", module=module, poolclass=NullPool,
-                               creator=lambda: module.connect(uri, uri=True),
+        engine = create_engine("sqlite://", module=module_for(copy), poolclass=NullPool,
+                               creator=lambda: connect_file(copy, uri, uri=True),
                                hide_parameters=True)
         try:
             with Session(engine) as session:

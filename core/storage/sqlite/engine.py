@@ -32,6 +32,10 @@ read as URI syntax, putting the database outside the folder (two folders ``a?x``
 ``a?y`` shared one ``a``). A read-only engine (``read_only=True``) changes nothing in the
 file or beside it: no WAL switch, and ``immutable=1`` where SQLite could not read a WAL
 database otherwise (see ``read_only_parameters``).
+
+Every connection to a database file is made by ``connect_file``: in an encrypted data folder
+(``core.home.encryption``) it is a SQLCipher connection keyed before anything is read, so
+the database, its WAL and every backup or copy made from it are encrypted with one key.
 """
 
 from __future__ import annotations
@@ -57,15 +61,21 @@ from core.errors import (
     HearthError,
     ReadOnlyError,
 )
+from core.home import encryption
 from core.storage.write_turns import DEFAULT_WRITE_WAIT_SECONDS as DEFAULT_WRITE_WAIT_SECONDS
 from core.storage.write_turns import WRITE_OPTION as WRITE_OPTION
 from core.storage.write_turns import take_turn
 
-SQLITE_HEADER = b"SQLite format 3\x00"
+SQLITE_HEADER = encryption.SQLITE_HEADER
 SQLITE_BUSY = 5
 LOW_SPACE_BYTES = 1 << 20
 """An I/O error with less than this free on the database's disk is the disk being full:
 SQLite reports a -shm file it cannot grow as a plain "disk I/O error", not as full."""
+ENCRYPTED_CACHE_KIB = 32 * 1024
+"""SQLCipher decrypts a page each time it enters SQLite's own page cache (the system's file
+cache holds only encrypted pages), so an encrypted connection keeps a larger cache than
+SQLite's 2 MiB default: recall re-reads the same index pages query after query
+(``benchmarks/encryption.py`` measures it)."""
 RESTORE_HINT = ("Restore the latest backup with `hearth restore BACKUP` (`hearth backup "
                 "--list` shows them; the damaged file is kept aside).")
 
@@ -77,6 +87,25 @@ def dbapi_module() -> ModuleType:
     import sqlean
 
     return cast(ModuleType, sqlean)
+
+
+def module_for(path: Path | None) -> ModuleType:
+    """The DB-API module for the database at ``path``: SQLCipher's in an encrypted folder."""
+    if path is not None and encryption.encrypted_folder(path) is not None:
+        import sqlcipher3
+
+        return cast(ModuleType, sqlcipher3)
+    return dbapi_module()
+
+
+def connect_file(path: Path, target: str | None = None, **kwargs: Any) -> Any:
+    """A DB-API connection to the database file ``path`` (through ``target``, a ``file:``
+    URI, when given with ``uri=True``), keyed when the file is in an encrypted folder."""
+    key = encryption.key_for(path)
+    target = str(path) if target is None else target
+    if key is None:
+        return dbapi_module().connect(target, **kwargs)
+    return encryption.connect(target, key, **kwargs)
 
 
 def sqlite_uri(path: Path, **parameters: str) -> str:
@@ -99,7 +128,7 @@ def read_only_parameters(path: Path) -> dict[str, str]:
     return {"mode": "ro", "immutable": "1"}
 
 
-def check_database_file(path: Path, module: Any) -> None:
+def check_database_file(path: Path) -> None:
     """Refuse a file that exists but is not a readable SQLite database, before touching it.
 
     The file is opened through SQLite itself (read-only), never with a plain ``open()``:
@@ -111,7 +140,8 @@ def check_database_file(path: Path, module: Any) -> None:
     if not path.exists() or path.stat().st_size == 0:
         return
     with translated_errors(path):
-        connection = module.connect(sqlite_uri(path, **read_only_parameters(path)), uri=True)
+        connection = connect_file(path, sqlite_uri(path, **read_only_parameters(path)),
+                                  uri=True)
         try:
             connection.execute("PRAGMA schema_version").fetchone()
         finally:
@@ -124,7 +154,7 @@ def open_engine(path: Path | None, busy_timeout_ms: int = 5000, *,
     """An engine for the database at ``path`` (``None`` for a private in-memory one); its
     write transactions wait up to ``write_wait_seconds`` for another writer. ``read_only``:
     one that cannot change the file (which must exist already)."""
-    module = dbapi_module()
+    module = module_for(path)
     pool: type[Pool]
     if path is None:
         target, pool = ":memory:", StaticPool
@@ -135,14 +165,17 @@ def open_engine(path: Path | None, busy_timeout_ms: int = 5000, *,
                                 "folder Hearth can write.")
         if not read_only:
             path.parent.mkdir(parents=True, exist_ok=True)
-        check_database_file(path, module)
+        check_database_file(path)
         parameters = read_only_parameters(path) if read_only else {}
         # pooled: a connect + extension load is ~1.4 ms
         target, pool = sqlite_uri(path, **parameters), QueuePool
 
     def connect() -> Any:
-        return module.connect(target, uri=True, check_same_thread=False,
-                              timeout=busy_timeout_ms / 1000)
+        if path is None:
+            return module.connect(target, uri=True, check_same_thread=False,
+                                  timeout=busy_timeout_ms / 1000)
+        return connect_file(path, target, uri=True, check_same_thread=False,
+                            timeout=busy_timeout_ms / 1000)
 
     engine = create_engine("sqlite://", module=module, poolclass=pool, creator=connect,
                            hide_parameters=True)  # an error or log never quotes user text
@@ -161,6 +194,8 @@ def open_engine(path: Path | None, busy_timeout_ms: int = 5000, *,
             cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA secure_delete=ON")
+            if module is not dbapi_module():  # SQLCipher: see ENCRYPTED_CACHE_KIB
+                cursor.execute(f"PRAGMA cache_size=-{ENCRYPTED_CACHE_KIB}")
         finally:
             cursor.close()
 
@@ -205,7 +240,7 @@ def translated_errors(path: Path | None) -> Iterator[None]:
     (bugs) pass unchanged. Both SQLAlchemy's wrapped errors and the DB-API's own are seen."""
     try:
         yield
-    except (exc.DBAPIError, dbapi_module().Error) as error:
+    except (exc.DBAPIError, dbapi_module().Error, *encryption.driver_errors()) as error:
         translated = _person_error(getattr(error, "orig", error), path)
         if translated is None:
             raise

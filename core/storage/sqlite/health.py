@@ -17,7 +17,7 @@ from core.errors import HearthError
 from core.storage import migrate
 from core.storage.port import HealthCheck
 from core.storage.sqlite.ann import IndexState
-from core.storage.sqlite.engine import dbapi_module
+from core.storage.sqlite.engine import dbapi_module, module_for
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,8 @@ def _database(engine: Engine, path: Path | None) -> HealthCheck:
         return HealthCheck("database", False, f"{where}: {verdict}",
                            "Restore a backup with `hearth restore BACKUP`.")
     revision = migrate.current_revision(engine)
-    return HealthCheck("database", True, f"{where} (SQLite, schema {revision}, integrity ok)")
+    kind = "SQLite" if module_for(path) is dbapi_module() else "SQLite, encrypted (SQLCipher)"
+    return HealthCheck("database", True, f"{where} ({kind}, schema {revision}, integrity ok)")
 
 
 def _sqlite_vec() -> HealthCheck:

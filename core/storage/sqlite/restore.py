@@ -23,6 +23,8 @@ from core.config import HearthPaths
 from core.errors import DatabaseError, HearthError, InvalidInputError, translated_os_errors
 from core.home.backups import RestoreHalfDoneError, list_backups, stamp
 from core.storage.durable import sync_folder
+from core.home.encryption import key_for
+from core.storage.sqlite.cipher_files import copy_converted
 from core.storage.sqlite.copies import (
     ASIDE,
     BACKUP_SUFFIX,
@@ -32,7 +34,8 @@ from core.storage.sqlite.copies import (
     with_sidecars,
 )
 from core.storage.sqlite.engine import (
-    dbapi_module,
+    connect_file,
+    module_for,
     read_only_parameters,
     sqlite_uri,
     translated_errors,
@@ -102,14 +105,22 @@ def _copy_verified(backup: Path, staged: Path) -> None:
     """Copy ``backup`` to ``staged`` with SQLite's backup API (which also takes in a -wal
     beside the backup), committed with ``synchronous=FULL`` so it is on the disk, as one
     self-contained file (rollback journal; the engine turns WAL back on), then run the
-    integrity check on the copy itself."""
+    integrity check on the copy itself. A backup under another key than the folder's
+    (``docs/encryption.md``) is converted to the folder's instead."""
     with translated_os_errors(staged):
         staged.touch(exist_ok=False)  # a folder that cannot be written says so here
-    module = dbapi_module()
+    source_key, target_key = key_for(backup), key_for(staged)
+    if source_key != target_key:  # a plain backup into an encrypted folder, or back
+        staged.unlink()
+        copy_converted(backup, source_key, staged, target_key)
+        with staged.open("rb") as handle:
+            os.fsync(handle.fileno())
+        return
     with translated_errors(staged.parent):
-        source = module.connect(sqlite_uri(backup, **read_only_parameters(backup)), uri=True)
+        source = connect_file(backup, sqlite_uri(backup, **read_only_parameters(backup)),
+                              uri=True)
         try:
-            destination = module.connect(str(staged))
+            destination = connect_file(staged)
             try:
                 destination.execute("PRAGMA synchronous=FULL")
                 source.backup(destination)
@@ -128,9 +139,9 @@ def _checkpoint(database: Path) -> None:
     with its -wal and -shm, which SQLite reads together."""
     if not database.exists() or not os.access(database, os.W_OK):
         return
-    module = dbapi_module()
+    module = module_for(database)
     try:
-        connection = module.connect(sqlite_uri(database), uri=True)
+        connection = connect_file(database, sqlite_uri(database), uri=True)
         try:
             connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:

@@ -1,0 +1,307 @@
+"""An encrypted data folder, end to end: the real CLI, SQLCipher, sqlite-vec, the embedder.
+
+The proof the issue asks for: after ``hearth encrypt``, a distinctive fact's text is in no
+file of the data folder (the database, its live write-ahead log, backups old and new,
+logs, settings, index files: the whole folder is walked byte by byte), while the CLI still
+recalls it and chats with it given the passphrase, and refuses in one sentence without.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import pytest
+from keyrings.alt.file import PlaintextKeyring
+
+from core.app import Hearth
+from core.cli.main import run
+from core.errors import PassphraseNeededError, WrongPassphraseError
+from core.home import encryption
+from support.fake_ollama import FakeOllama, FakeReply
+
+SECRET = "Quillbramble"
+"""A word in no model, fixture or schema: found in a file only if the fact's text is."""
+FACT = f"My locker code at the {SECRET} swimming hall is 4417"
+PASSPHRASE = "correct horse battery staple"
+MODEL = "llama3.2:3b"
+
+
+@pytest.fixture(autouse=True)
+def keys_forgotten() -> Iterator[None]:
+    """Each test starts as a new process would: no folder's key known."""
+    encryption.forget_keys()
+    yield
+    encryption.forget_keys()
+
+
+def hearth(capsys: pytest.CaptureFixture[str], home: Path, *args: str) -> tuple[int, str, str]:
+    code = run(["--home", str(home), *args])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    return code, captured.out, captured.err
+
+
+def files_holding(folder: Path, text: str) -> list[Path]:
+    """Every file under ``folder`` whose raw bytes hold ``text`` (UTF-8 or UTF-16)."""
+    needles = [text.encode("utf-8"), text.encode("utf-16-le")]
+    return [path for path in sorted(folder.rglob("*")) if path.is_file()
+            and any(needle in path.read_bytes() for needle in needles)]
+
+
+def remembered_home(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Path:
+    """A plain folder with the fact as a turn memory, and a backup of it."""
+    home = tmp_path / "h"
+    transcript = tmp_path / "t.json"
+    transcript.write_text(json.dumps({
+        "conversation_id": "locker", "participants": ["user", "assistant"],
+        "sessions": [{"session_id": "s1", "started_at": "2026-02-01T09:00:00+00:00",
+                      "turns": [{"turn_id": "t1", "speaker": "user", "text": FACT}]}]}))
+    assert hearth(capsys, home, "import", "transcript", str(transcript))[0] == 0
+    transcript.unlink()
+    assert hearth(capsys, home, "backup")[0] == 0
+    assert files_holding(home, SECRET)  # the test could fail: the text is there in plain
+    return home
+
+
+def test_after_encrypt_no_file_holds_the_fact_and_the_cli_still_recalls_it(
+        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = remembered_home(capsys, tmp_path)
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    code, out, _ = hearth(capsys, home, "encrypt")
+    assert code == 0, out
+    assert "2 database files converted" in out
+    assert json.loads((home / "encryption.json").read_text())["key"] == "passphrase"
+    assert files_holding(home, SECRET) == []
+
+    # a new memory and a new backup, while a process holds the database open (its WAL live)
+    encryption.forget_keys()
+    with Hearth.open(home) as opened:
+        opened.memories.add(f"The {SECRET} hall closes at nine on Sundays")
+        assert (home / "hearth.db-wal").stat().st_size > 0
+        opened.backup()
+        assert files_holding(home, SECRET) == []
+    assert len(list((home / "backups").glob("*.db"))) == 2
+    assert files_holding(home, SECRET) == []
+
+    encryption.forget_keys()
+    code, out, _ = hearth(capsys, home, "search", "locker code swimming hall", "--json")
+    assert code == 0
+    assert f"user: {FACT}" in [result["text"] for result in json.loads(out)]
+
+
+def test_without_or_with_a_wrong_passphrase_the_cli_says_so_and_changes_nothing(
+        capfd, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    capsys = capfd  # the file descriptors: SQLCipher's C library would write to fd 2
+    home = remembered_home(capsys, tmp_path)
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    assert hearth(capsys, home, "encrypt")[0] == 0
+    before = {path: path.read_bytes() for path in home.rglob("*") if path.is_file()}
+    encryption.forget_keys()
+
+    monkeypatch.delenv(encryption.PASSPHRASE_ENV)
+    code, _, err = hearth(capsys, home, "search", "locker")
+    assert code == 1
+    assert f"Hearth needs a passphrase for the data folder {home}" in err
+
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, "not the passphrase")
+    for command in (["search", "locker"], ["decrypt"], ["backup"]):
+        code, _, err = hearth(capsys, home, *command)
+        assert code == 1
+        assert f"That passphrase does not open the encrypted data folder {home}." in err
+        assert "ERROR CORE" not in err  # SQLCipher's own log stays quiet
+    after = {path: path.read_bytes() for path in home.rglob("*") if path.is_file()}
+    assert after == before
+
+
+def test_chat_recalls_the_encrypted_fact_through_ollama(
+        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = remembered_home(capsys, tmp_path)
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    assert hearth(capsys, home, "encrypt")[0] == 0
+    encryption.forget_keys()
+
+    def respond(body: dict) -> FakeReply:
+        if body.get("format") is not None:
+            return FakeReply(text=json.dumps({"facts": []}))
+        return FakeReply(text="It is 4417.")
+
+    with FakeOllama(models=[MODEL], responder=respond) as server:
+        monkeypatch.setenv("HEARTH_LLM_PROVIDER", "ollama")
+        monkeypatch.setenv("HEARTH_OLLAMA_HOST", server.url)
+        monkeypatch.setenv("HEARTH_OLLAMA_MODEL", MODEL)
+        code, out, _ = hearth(capsys, home, "ask", "What is my swimming hall locker code?")
+        prompts = [message["content"] for body in server.chat_requests()
+                   for message in body["messages"]]
+    assert code == 0
+    assert "It is 4417." in out
+    assert any(SECRET in prompt for prompt in prompts)
+    assert files_holding(home, SECRET) == []
+
+
+def test_decrypt_gives_back_plain_files_that_open_without_a_passphrase(
+        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = remembered_home(capsys, tmp_path)
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    assert hearth(capsys, home, "encrypt")[0] == 0
+    encryption.forget_keys()
+    code, out, _ = hearth(capsys, home, "decrypt")
+    assert code == 0, out
+    assert not (home / "encryption.json").exists()
+    assert not list(home.glob("hearth.db.before-encrypt*"))
+    assert home / "hearth.db" in files_holding(home, SECRET)
+    monkeypatch.delenv(encryption.PASSPHRASE_ENV)
+    code, out, _ = hearth(capsys, home, "search", "locker code", "--json")
+    assert code == 0
+    assert f"user: {FACT}" in [result["text"] for result in json.loads(out)]
+
+
+def test_an_encrypted_folder_refuses_a_plain_export_unless_asked(
+        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = remembered_home(capsys, tmp_path)
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    assert hearth(capsys, home, "encrypt")[0] == 0
+    export = tmp_path / "export.json"
+    code, _, err = hearth(capsys, home, "export", str(export))
+    assert code == 1
+    assert "This data folder is encrypted" in err
+    assert not export.exists()
+    assert hearth(capsys, home, "export", str(export), "--plain")[0] == 0
+    assert SECRET in export.read_text(encoding="utf-8")
+
+
+def test_a_restored_encrypted_backup_opens_with_the_same_key(
+        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = remembered_home(capsys, tmp_path)
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    assert hearth(capsys, home, "encrypt")[0] == 0
+    backup = sorted((home / "backups").glob("*.db"))[0]
+    code, out, err = hearth(capsys, home, "restore", str(backup))
+    assert code == 0, err
+    assert files_holding(home, SECRET) == []
+    code, out, _ = hearth(capsys, home, "search", "locker code", "--json")
+    assert f"user: {FACT}" in [result["text"] for result in json.loads(out)]
+
+
+def test_unlock_checks_the_key_before_keeping_it(capsys, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    home = remembered_home(capsys, tmp_path)
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    assert hearth(capsys, home, "encrypt")[0] == 0
+    encryption.forget_keys()
+    monkeypatch.delenv(encryption.PASSPHRASE_ENV)
+    assert encryption.is_locked(home)
+    with pytest.raises(PassphraseNeededError):
+        Hearth.open(home)
+    with pytest.raises(WrongPassphraseError):
+        encryption.unlock(home, "wrong")
+    assert encryption.is_locked(home)
+    encryption.unlock(home, PASSPHRASE)
+    assert not encryption.is_locked(home)
+
+
+@pytest.fixture
+def file_keyring(tmp_path: Path) -> Iterator[PlaintextKeyring]:
+    """keyrings.alt's file backend in the test's folder: never the desktop's keyring."""
+    previous = keyring.get_keyring()
+    backend = PlaintextKeyring()
+    backend.file_path = str(tmp_path / "keyring.cfg")
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+def test_a_keyring_key_opens_the_folder_without_asking(
+        capsys, tmp_path: Path, file_keyring: PlaintextKeyring) -> None:
+    home = remembered_home(capsys, tmp_path)
+    code, out, _ = hearth(capsys, home, "encrypt", "--keyring")
+    assert code == 0, out
+    assert json.loads((home / "encryption.json").read_text())["key"] == "keyring"
+    assert files_holding(home, SECRET) == []
+    assert keyring.get_password("Hearth", str(home.resolve()))
+    encryption.forget_keys()
+    code, out, _ = hearth(capsys, home, "search", "locker code", "--json")
+    assert code == 0
+    assert f"user: {FACT}" in [result["text"] for result in json.loads(out)]
+    encryption.forget_keys()
+    assert hearth(capsys, home, "decrypt")[0] == 0
+    assert keyring.get_password("Hearth", str(home.resolve())) is None
+
+
+def test_a_delete_rewrites_encrypted_backups_too(
+        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The forget path reads and rewrites backups (``SqliteCopies``): in an encrypted
+    folder it does so with the folder's key, and what it rewrites stays encrypted."""
+    home = remembered_home(capsys, tmp_path)
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    assert hearth(capsys, home, "encrypt")[0] == 0
+    code, out, _ = hearth(capsys, home, "search", "locker code", "--json")
+    memory = next(result["id"] for result in json.loads(out)
+                  if result["text"] == f"user: {FACT}")
+    code, out, err = hearth(capsys, home, "memories", "delete", str(memory), "--yes",
+                            "--from-backups", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert len(report["backups_holding"]) == 1  # found by reading the encrypted backup
+    assert files_holding(home, SECRET) == []
+    assert hearth(capsys, home, "decrypt")[0] == 0
+    for database in [home / "hearth.db", *(home / "backups").glob("*.db")]:
+        connection = sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True)
+        try:  # the memory is gone (the imported turn itself is kept: not what was deleted)
+            assert connection.execute("SELECT count(*) FROM memories WHERE id = ?",
+                                      (memory,)).fetchone() == (0,)
+        finally:
+            connection.close()
+
+
+def test_an_encryption_cut_short_is_said_and_finished_by_running_it_again(
+        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A crash after the marker was written and before any file was converted (the
+    worst moment: the folder says encrypted, every file is plain)."""
+    home = remembered_home(capsys, tmp_path)
+    encryption.write_marker(home, encryption.Marker.new("passphrase"))
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    code, _, err = hearth(capsys, home, "search", "locker")
+    assert code == 1
+    assert "an encryption or decryption was cut short" in err
+    code, out, _ = hearth(capsys, home, "encrypt")
+    assert code == 0
+    assert "2 database files converted" in out
+    assert files_holding(home, SECRET) == []
+    code, out, _ = hearth(capsys, home, "search", "locker code", "--json")
+    assert f"user: {FACT}" in [result["text"] for result in json.loads(out)]
+
+
+def test_without_a_usable_keyring_encrypt_keyring_says_so_and_changes_nothing(
+        capsys, tmp_path: Path) -> None:
+    from keyring.backends.fail import Keyring as NoKeyring
+
+    home = remembered_home(capsys, tmp_path)
+    before = {path: path.read_bytes() for path in home.rglob("*") if path.is_file()}
+    previous = keyring.get_keyring()
+    keyring.set_keyring(NoKeyring())  # keyring's own backend for a system without one
+    try:
+        code, _, err = hearth(capsys, home, "encrypt", "--keyring")
+    finally:
+        keyring.set_keyring(previous)
+    assert code == 1
+    assert "The system keyring cannot keep a key" in err
+    after = {path: path.read_bytes() for path in home.rglob("*") if path.is_file()}
+    assert after == before
+
+
+def test_a_plain_backup_restored_into_an_encrypted_folder_is_encrypted_on_the_way(
+        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = remembered_home(capsys, tmp_path)
+    outside = tmp_path / "kept-elsewhere.db"
+    outside.write_bytes(next((home / "backups").glob("*.db")).read_bytes())
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    assert hearth(capsys, home, "encrypt")[0] == 0
+    code, _, err = hearth(capsys, home, "restore", str(outside))
+    assert code == 0, err
+    assert files_holding(home, SECRET) == []
+    code, out, _ = hearth(capsys, home, "search", "locker code", "--json")
+    assert f"user: {FACT}" in [result["text"] for result in json.loads(out)]
