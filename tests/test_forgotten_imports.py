@@ -1,0 +1,141 @@
+"""A deleted imported turn or note never comes back: importing the same (or a newer)
+export, transcript or notes folder again leaves it out and says so; only a hash of its
+external id is kept, never its words."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from core.config import HearthPaths
+from core.forgetting.imported import key_hash
+from core.forgetting.service import ForgetService
+from core.knowledge.memories import MemoryService
+from core.storage.orm import AuditEntry, ForgottenImport, ImportRun, Memory
+from core.transfer import batches
+from core.transfer.chat_export import import_chat_export
+from core.transfer.chatgpt import CHATGPT
+from core.transfer.claude import CLAUDE
+from core.transfer.notes import import_notes
+from core.transfer.transcript import import_transcript
+
+DATA = Path(__file__).parent / "data"
+CHATGPT_FILE = DATA / "chat_exports" / "chatgpt-conversations.json"
+CLAUDE_FILE = DATA / "chat_exports" / "claude-conversations.json"
+TRANSCRIPT = {"conversation_id": "maya-sam", "participants": ["Maya", "Sam"], "sessions": [
+    {"session_id": "s1", "started_at": "2024-03-02T18:30:00+01:00", "turns": [
+        {"turn_id": "D1:1", "speaker": "Maya", "text": "I moved to Porto last week."},
+        {"turn_id": "D1:2", "speaker": "Sam", "text": "Nice! How is the flat?"}]}]}
+
+
+@pytest.fixture
+def memories(storage, embedder) -> MemoryService:
+    return MemoryService(storage, embedder)
+
+
+@pytest.fixture
+def forgetting(storage, embedder, tmp_path) -> ForgetService:
+    home = tmp_path / "home"
+    home.mkdir()
+    return ForgetService(storage, embedder, HearthPaths(home))
+
+
+def memory_rows(storage) -> dict[str, tuple[int, str]]:
+    with storage.read() as session:
+        return {row.external_id: (row.id, row.content) for row in session.execute(
+            select(Memory.id, Memory.external_id, Memory.content))}
+
+
+@pytest.mark.parametrize("service, path", [(CHATGPT, CHATGPT_FILE), (CLAUDE, CLAUDE_FILE)],
+                         ids=["chatgpt", "claude"])
+def test_a_deleted_chat_turn_stays_out_of_every_later_import(storage, memories, forgetting,
+                                                             service, path) -> None:
+    first = import_chat_export(path, service, storage, memories)
+    stored = memory_rows(storage)
+    gone_key, (gone_id, gone_text) = sorted(stored.items())[0]
+
+    forgetting.delete_memories([gone_id])
+    again = import_chat_export(path, service, storage, memories)
+
+    assert again.forgotten == 1
+    assert again.memories_created == 0
+    assert again.turns == first.turns - 1
+    after = memory_rows(storage)
+    assert gone_key not in after
+    assert gone_text not in {text for _, text in after.values()}
+    with storage.read() as session:
+        kept = list(session.scalars(select(ForgottenImport.key_sha256)))
+    assert kept == [key_hash(gone_key)]  # a hash of ids, not the words
+
+
+def test_a_deleted_transcript_turn_stays_out_and_the_others_come_back(
+        tmp_path, storage, memories, forgetting) -> None:
+    import json
+
+    file = tmp_path / "t.json"
+    file.write_text(json.dumps(TRANSCRIPT), encoding="utf-8")
+    import_transcript(file, storage, memories)
+    stored = memory_rows(storage)
+    forgetting.delete_memories([row_id for row_id, _ in stored.values()])  # every turn
+    # a newer transcript of the same conversation, with one more turn
+    newer = json.loads(file.read_text(encoding="utf-8"))
+    newer["sessions"][0]["turns"].append(
+        {"turn_id": "D1:3", "speaker": "Maya", "text": "It has a view of the river."})
+    file.write_text(json.dumps(newer), encoding="utf-8")
+
+    report = import_transcript(file, storage, memories)
+
+    assert (report.forgotten, report.memories_created, report.turns) == (2, 1, 1)
+    assert [text for _, text in memory_rows(storage).values()] == [
+        "Maya: It has a view of the river."]
+
+
+def test_a_deleted_note_stays_out_until_it_is_edited(tmp_path, storage, memories,
+                                                      forgetting) -> None:
+    vault = tmp_path / "vault"
+    shutil.copytree(DATA / "notes_vault", vault)
+    import_notes(vault, storage, memories)
+    with storage.read() as session:
+        garden = session.scalar(select(Memory.id).where(
+            Memory.origin["path"].as_string() == "Garden.md"))
+    assert garden is not None
+    forgetting.delete_memories([garden])
+
+    unchanged = import_notes(vault, storage, memories)
+    assert (unchanged.forgotten, unchanged.added) == (1, 0)
+    with storage.read() as session:
+        paths = set(session.scalars(select(Memory.origin["path"].as_string())))
+    assert "Garden.md" not in paths
+
+    note = vault / "Garden.md"
+    note.write_text(note.read_text(encoding="utf-8") + "\nPlanted basil today.\n",
+                    encoding="utf-8")
+    edited = import_notes(vault, storage, memories)
+    assert (edited.forgotten, edited.added) == (0, 1)
+
+
+def test_each_import_is_a_run_and_undoing_it_removes_what_it_added(
+        tmp_path, storage, memories, forgetting) -> None:
+    first = import_chat_export(CHATGPT_FILE, CHATGPT, storage, memories)
+    second = import_chat_export(CLAUDE_FILE, CLAUDE, storage, memories)
+    runs = batches.runs(storage)
+    assert [(run.id, run.source, run.added, run.present) for run in runs] == [
+        (second.batch, "claude", second.memories_created, second.memories_created),
+        (first.batch, "chatgpt", first.memories_created, first.memories_created)]
+
+    ids = batches.memories_of(storage, first.batch)
+    forgetting.delete_memories(ids)
+    batches.mark_undone(storage, first.batch)
+
+    with storage.read() as session:
+        services = {origin["service"] for origin in session.scalars(select(Memory.origin))}
+        undone = session.get(ImportRun, first.batch)
+        assert undone is not None and undone.undone_at is not None
+        assert session.scalar(select(AuditEntry.arguments).where(
+            AuditEntry.action == "memory.delete"))["count"] == len(ids)
+    assert services == {"claude"}
+    again = import_chat_export(CHATGPT_FILE, CHATGPT, storage, memories)
+    assert (again.memories_created, again.forgotten) == (0, first.memories_created)
