@@ -139,3 +139,31 @@ def test_each_import_is_a_run_and_undoing_it_removes_what_it_added(
     assert services == {"claude"}
     again = import_chat_export(CHATGPT_FILE, CHATGPT, storage, memories)
     assert (again.memories_created, again.forgotten) == (0, first.memories_created)
+
+
+def test_the_commands_list_runs_and_undo_one_after_confirmation(capsys, migrated_home) -> None:
+    import json
+
+    from core.cli.main import run
+
+    home = ["--home", str(migrated_home)]
+    assert run([*home, "import", "chatgpt", str(CHATGPT_FILE), "--json"]) == 0
+    imported = json.loads(capsys.readouterr().out)
+    assert run([*home, "imports", "--json"]) == 0
+    [listed] = json.loads(capsys.readouterr().out)
+    assert (listed["id"], listed["source"], listed["added"], listed["present"]) == (
+        imported["batch"], "chatgpt", 13, 13)
+
+    assert run([*home, "imports", "undo", str(listed["id"])]) != 0  # no terminal to ask
+    assert "only done when confirmed" in capsys.readouterr().err
+    assert run([*home, "imports", "undo", str(listed["id"]), "--yes", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["removed"] == 13
+    assert run([*home, "imports", "undo", "99", "--yes"]) != 0
+    assert "There is no import run 99." in capsys.readouterr().err
+
+    assert run([*home, "import", "chatgpt", str(CHATGPT_FILE), "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert (again["memories_created"], again["forgotten"]) == (0, 13)
+    assert run([*home, "imports"]) == 0
+    table = capsys.readouterr().out
+    assert "removed" in table and "chatgpt" in table
