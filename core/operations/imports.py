@@ -20,11 +20,14 @@ from typing import TYPE_CHECKING
 
 from core.operations.changes import Changes, Domain
 from core.operations.done import Done
+from core.transfer.batches import ImportRunInfo
 
 if TYPE_CHECKING:
     from core.app import Hearth
     from core.forgetting.service import MemoriesDeleted
-    from core.transfer.batches import ImportRunInfo
+
+__all__ = ["ImportRunInfo", "ImportSource", "ImportSummary", "ImportUndone", "import_history",
+           "import_runs", "undo_import"]
 
 IMPORT_CHANGES = Changes.of(Domain.MEMORIES, Domain.CHATS)
 """New memories (turns, notes) and, from a chat export, imported sessions."""
