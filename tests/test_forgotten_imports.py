@@ -167,3 +167,27 @@ def test_the_commands_list_runs_and_undo_one_after_confirmation(capsys, migrated
     assert run([*home, "imports"]) == 0
     table = capsys.readouterr().out
     assert "removed" in table and "chatgpt" in table
+
+
+def test_a_deleted_imported_chat_does_not_come_back(hearth) -> None:
+    from support.scripted_llm import ScriptedLLM
+
+    from core.conversation import ConversationService
+    from core.storage.orm import ChatSession, Interaction
+
+    first = import_chat_export(CLAUDE_FILE, CLAUDE, hearth.storage, hearth.memories)
+    with hearth.storage.read() as session:
+        doomed = session.scalars(select(ChatSession.id).order_by(ChatSession.id)).first()
+        turns = len(session.scalars(select(Interaction.id).where(
+            Interaction.session_id == doomed)).all())
+    assert doomed is not None and turns > 0
+
+    ConversationService(hearth, ScriptedLLM([])).delete_session(doomed)
+    again = import_chat_export(CLAUDE_FILE, CLAUDE, hearth.storage, hearth.memories)
+
+    assert (again.forgotten, again.interactions_created) == (turns, 0)
+    assert again.turns == first.turns - turns
+    with hearth.storage.read() as session:
+        assert session.get(ChatSession, doomed) is None
+        assert session.scalars(select(Interaction.id).where(
+            Interaction.session_id == doomed)).all() == []
