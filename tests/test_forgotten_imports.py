@@ -191,3 +191,29 @@ def test_a_deleted_imported_chat_does_not_come_back(hearth) -> None:
         assert session.get(ChatSession, doomed) is None
         assert session.scalars(select(Interaction.id).where(
             Interaction.session_id == doomed)).all() == []
+
+
+def test_backups_rewritten_without_a_deleted_turn_record_it_too_older_ones_included(
+        hearth) -> None:
+    import sqlite3
+
+    import_chat_export(CLAUDE_FILE, CLAUDE, hearth.storage, hearth.memories)
+    stored = memory_rows(hearth.storage)
+    key, (memory_id, _text) = sorted(stored.items())[0]
+    current = hearth.backup().path
+    older = hearth.backup().path
+    with sqlite3.connect(older) as copy:  # as a backup taken before migration 0016 (a
+        # rewrite opens it upgraded, so it gets the record too)
+        copy.execute("DROP TABLE forgotten_imports")
+        copy.execute("DROP TABLE import_runs")
+        copy.execute("UPDATE alembic_version SET version_num = '0015'")
+
+    deleted = hearth.forgetting.delete_memories([memory_id])
+    rewrites = deleted.remove_from_backups()
+
+    assert sorted((rewrite.path, rewrite.ok) for rewrite in rewrites) == sorted(
+        [(current, True), (older, True)])
+    for path in (current, older):
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as copy:
+            assert copy.execute("SELECT key_sha256 FROM forgotten_imports").fetchall() == [
+                (key_hash(key),)]
