@@ -5,6 +5,7 @@ external id is kept, never its words."""
 from __future__ import annotations
 
 import shutil
+from types import SimpleNamespace
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,14 @@ from core.config import HearthPaths
 from core.forgetting.imported import key_hash
 from core.forgetting.service import ForgetService
 from core.knowledge.memories import MemoryService
-from core.storage.orm import AuditEntry, ForgottenImport, ImportRun, Memory
+from core.storage.orm import (
+    AuditEntry,
+    ChatSession,
+    ForgottenImport,
+    ImportRun,
+    Interaction,
+    Memory,
+)
 from core.transfer import batches
 from core.transfer.chat_export import import_chat_export
 from core.transfer.chatgpt import CHATGPT
@@ -119,6 +127,8 @@ def test_a_deleted_note_stays_out_until_it_is_edited(tmp_path, storage, memories
 
 def test_each_import_is_a_run_and_undoing_it_removes_what_it_added(
         tmp_path, storage, memories, forgetting) -> None:
+    from core.operations.imports import undo_import
+
     first = import_chat_export(CHATGPT_FILE, CHATGPT, storage, memories)
     second = import_chat_export(CLAUDE_FILE, CLAUDE, storage, memories)
     runs = batches.runs(storage)
@@ -127,16 +137,23 @@ def test_each_import_is_a_run_and_undoing_it_removes_what_it_added(
         (first.batch, "chatgpt", first.memories_created, first.memories_created)]
 
     ids = batches.memories_of(storage, first.batch)
-    forgetting.delete_memories(ids)
-    batches.mark_undone(storage, first.batch)
+    hearth = SimpleNamespace(storage=storage, forgetting=forgetting)  # what undo_import uses
+    undone = undo_import(hearth, first.batch).value
+    assert (undone.removed, undone.exchanges, undone.chats) == (len(ids), 13, 3)
 
     with storage.read() as session:
         services = {origin["service"] for origin in session.scalars(select(Memory.origin))}
-        undone = session.get(ImportRun, first.batch)
-        assert undone is not None and undone.undone_at is not None
+        run = session.get(ImportRun, first.batch)
+        assert run is not None and run.undone_at is not None
         assert session.scalar(select(AuditEntry.arguments).where(
             AuditEntry.action == "memory.delete"))["count"] == len(ids)
     assert services == {"claude"}
+    with storage.read() as session:  # the chats and exchanges it added went too
+        chats = set(session.scalars(select(ChatSession.id)))
+        exchanges = {key.split(":")[1] for key in session.scalars(
+            select(Interaction.external_id))}
+    assert chats and all(chat.startswith("import:claude:") for chat in chats)
+    assert exchanges == {"claude"}
     again = import_chat_export(CHATGPT_FILE, CHATGPT, storage, memories)
     assert (again.memories_created, again.forgotten) == (0, first.memories_created)
 
@@ -157,7 +174,8 @@ def test_the_commands_list_runs_and_undo_one_after_confirmation(capsys, migrated
     assert run([*home, "imports", "undo", str(listed["id"])]) != 0  # no terminal to ask
     assert "only done when confirmed" in capsys.readouterr().err
     assert run([*home, "imports", "undo", str(listed["id"]), "--yes", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["removed"] == 13
+    undone = json.loads(capsys.readouterr().out)
+    assert (undone["removed"], undone["exchanges"], undone["chats"]) == (13, 13, 3)
     assert run([*home, "imports", "undo", "99", "--yes"]) != 0
     assert "There is no import run 99." in capsys.readouterr().err
 

@@ -46,8 +46,8 @@ def undo(batch: Annotated[int, typer.Argument(metavar="ID", help="The run, as li
          yes: Annotated[bool, typer.Option(
              "--yes", help="Do not ask first (for scripts).")] = False,
          as_json: JsonFlag = False) -> None:
-    """Remove what one import run added: its memories are deleted for good, and importing
-    the same file again leaves them out."""
+    """Remove what one import run added: its memories, and the imported chats they came
+    from, are deleted for good, and importing the same file again leaves them out."""
     from core.forgetting import wording
     from core.operations.imports import undo_import
 
@@ -64,10 +64,13 @@ def undo(batch: Annotated[int, typer.Argument(metavar="ID", help="The run, as li
     report = undone.deleted.report if undone.deleted is not None else None
     if as_json:
         output.print_json({"run": undone.batch, "removed": undone.removed,
+                           "exchanges": undone.exchanges, "chats": undone.chats,
                            "files": report.files if report else None,
                            "backups_holding": list(report.backups) if report else []})
         return
-    lines = (wording.memories_deleted(report) if report is not None
+    lines = ([*wording.memories_deleted(report),
+              f"Deleted {undone.exchanges} imported exchanges and {undone.chats} imported "
+              "chats left empty."] if report is not None
              else [f"Import run {batch} had nothing left to remove."])
     for line in lines:
         output.stdout.print(line, highlight=False, markup=False)

@@ -88,17 +88,21 @@ def import_history(hearth: Hearth, source: ImportSource, path: Path,
         return ImportSummary(source, found=0, added=0, stopped=True)
 
 
-UNDO_CHANGES = Changes.of(Domain.MEMORIES, Domain.RUNS)
-"""Removing a run is a delete of its memories (which also touches the runs' records)."""
+UNDO_CHANGES = Changes.of(Domain.MEMORIES, Domain.RUNS, Domain.CHATS)
+"""Removing a run deletes its memories (which also touches the runs' records) and the
+imported chats they came from."""
 
 
 @dataclass(frozen=True)
 class ImportUndone:
-    """What removing an import run did: ``removed`` memories, and the delete's result
-    (None when nothing of the run was left), which can also rewrite the backups."""
+    """What removing an import run did: ``removed`` memories, the imported ``exchanges``
+    and ``chats`` they came from, and the delete's result (None when nothing of the run was
+    left), which can also rewrite the backups."""
 
     batch: int
     removed: int
+    exchanges: int
+    chats: int
     deleted: MemoriesDeleted | None
 
 
@@ -111,12 +115,14 @@ def import_runs(hearth: Hearth) -> list[ImportRunInfo]:
 
 
 def undo_import(hearth: Hearth, batch: int) -> Done[ImportUndone]:
-    """Delete the memories the run ``batch`` added (``NotFoundError`` for an unknown run),
-    through the user's delete: audited, their words' traces redacted, and recorded as
+    """Delete what the run ``batch`` added (``NotFoundError`` for an unknown run): the
+    imported exchanges and emptied chats first, then the memories through the user's
+    delete, which redacts their words' traces and cleans the files; all recorded as
     forgotten so that no later import brings them back."""
     from core.transfer import batches
 
     ids = batches.memories_of(hearth.storage, batch)
+    exchanges, chats = batches.remove_turns(hearth.storage, batch, ids)
     deleted = hearth.forgetting.delete_memories(ids) if ids else None
     batches.mark_undone(hearth.storage, batch)
-    return Done(ImportUndone(batch, len(ids), deleted), UNDO_CHANGES)
+    return Done(ImportUndone(batch, len(ids), exchanges, chats, deleted), UNDO_CHANGES)

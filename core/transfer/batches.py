@@ -5,9 +5,10 @@ row (``run``) and names it in the ``origin`` of every memory it adds
 (``origin.import_batch``); when it ends, however it ends, the run counts what it added
 from those memories, so a run cancelled part-way still counts what it committed. ``runs``
 lists them for ``hearth imports`` and the window; ``memories_of`` gives the memories a run
-added, which
-``core.operations.imports.undo_import`` deletes through the forget machinery (audited, and
-recorded as forgotten so that importing the same file again leaves them out).
+added, which ``core.operations.imports.undo_import`` deletes through the forget machinery
+(audited, and recorded as forgotten so that importing the same file again leaves them out),
+after ``remove_turns`` took their raw records: the imported exchanges, and the imported
+chats left empty, so the chat list does not keep what the user removed.
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 
 from core.errors import NotFoundError
-from core.storage.orm import ImportRun, Memory, utcnow
-from core.storage.port import StoragePort
+from core.forgetting import imported
+from core.storage.affected import affected
+from core.storage.orm import AuditEntry, ChatSession, ImportRun, Interaction, Memory, utcnow
+from core.storage.port import IMPORTED_SOURCE, StoragePort, batched
 
 BATCH_KEY = "import_batch"
 
@@ -99,3 +102,35 @@ def mark_undone(storage: StoragePort, batch: int) -> None:
         run = session.get(ImportRun, batch)
         if run is not None:
             run.undone_at = utcnow()
+
+
+def remove_turns(storage: StoragePort, batch: int, memory_ids: list[int]) -> tuple[int, int]:
+    """Delete, in one transaction, the imported exchanges the memories ``memory_ids`` of the
+    run ``batch`` were made from (recorded as forgotten, like the memories) and the imported
+    chats that have none left; audited by counts. Returns (exchanges, chats) deleted."""
+    with storage.write() as session:
+        keys: set[str] = set()
+        chats: set[str] = set()
+        for chunk in batched(memory_ids, 500):
+            for key, chat in session.execute(select(Memory.external_id, Memory.session_id)
+                                             .where(Memory.id.in_(chunk))):
+                if key:
+                    keys.add(key)
+                if chat:
+                    chats.add(chat)
+        imported.record(session, keys)
+        exchanges = 0
+        for part in batched(sorted(keys), 500):
+            exchanges += affected(session.execute(delete(Interaction).where(
+                Interaction.external_id.in_(part), Interaction.channel == "import"))) or 0
+        emptied = [chat for chat in sorted(chats) if session.scalar(
+            select(func.count()).select_from(Interaction)
+            .where(Interaction.session_id == chat)) == 0]
+        for part in batched(emptied, 500):
+            session.execute(delete(ChatSession).where(ChatSession.id.in_(part),
+                                                      ChatSession.source == IMPORTED_SOURCE))
+        session.add(AuditEntry(action="import.undo", actor="user",
+                               arguments={"run": batch, "memories": len(memory_ids)},
+                               result_summary=f"deleted {exchanges} imported exchanges, "
+                                              f"{len(emptied)} imported chats"))
+    return exchanges, len(emptied)

@@ -110,7 +110,11 @@ class ImportHistoryDialog(QDialog):
                                 writes=True)
 
     def _removed(self, done: Done[ImportUndone]) -> None:
-        self.outcome.setText(f"Removed {count(done.value.removed, 'memory', 'memories')}.")
+        undone = done.value
+        text = f"Removed {count(undone.removed, 'memory', 'memories')}"
+        if undone.chats:
+            text += f" and {count(undone.chats, 'imported chat')}"
+        self.outcome.setText(text + ".")
         self.ctx.hub.changed.emit(done.changes)
         self.load()
 

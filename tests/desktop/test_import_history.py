@@ -36,7 +36,7 @@ def test_a_run_is_listed_and_removed_only_after_a_yes(qtbot, ctx, monkeypatch) -
     assert ctx.hearth.memories.count() == 13 and "13 memories" in asked[0]
     dialog.remove_selected()
     wait_idle(qtbot, ctx)
-    qtbot.waitUntil(lambda: dialog.outcome.text() == "Removed 13 memories.")
+    qtbot.waitUntil(lambda: dialog.outcome.text() == "Removed 13 memories and 3 imported chats.")
     qtbot.waitUntil(lambda: dialog.runs.count() == 1
                     and dialog.runs.item(0).text().endswith("· removed"))
     assert ctx.hearth.memories.count() == 0
