@@ -1,6 +1,7 @@
 """Importing a ChatGPT export: the checking pass over a large file (time and peak memory),
 the import's throughput against the transcript import of the same turns (the baseline:
-both share ``core.transfer.turns``), and a re-import that finds nothing new.
+both share ``core.transfer.turns``), a re-import that finds nothing new, and one after
+every turn was deleted (each key looked up in ``forgotten_imports`` and left out).
 
 Run alone: ``python -m benchmarks.imports``; in the table: ``--only imports``."""
 
@@ -13,8 +14,11 @@ import time
 import tracemalloc
 from pathlib import Path
 
+from sqlalchemy import select
+
 from benchmarks.stats import percentiles, timed_ms
 from core.app import Hearth
+from core.storage.orm import Memory
 from core.transfer.chat_export import check_export, import_chat_export
 from core.transfer.chatgpt import CHATGPT
 from core.transfer.transcript import import_transcript
@@ -91,6 +95,11 @@ def bench_imports() -> list[dict]:
             chat_s = time.perf_counter() - start
             again = [timed_ms(lambda h=hearth: import_chat_export(
                 path, CHATGPT, h.storage, h.memories)) for _ in range(REIMPORTS)]
+            with hearth.storage.read() as session:
+                every = list(session.scalars(select(Memory.id)))
+            hearth.forgetting.delete_memories(every)
+            forgotten = [timed_ms(lambda h=hearth: import_chat_export(
+                path, CHATGPT, h.storage, h.memories)) for _ in range(REIMPORTS)]
         with Hearth.open(root / "transcript-home") as hearth:
             hearth.embedder.embed_documents(["warm up"])
             start = time.perf_counter()
@@ -104,6 +113,10 @@ def bench_imports() -> list[dict]:
         p50, p95 = percentiles(again)
         rows.append({"benchmark": f"re-import of the same export ({turns} turns, nothing new)",
                      "value": f"p50 {p50:.0f} ms, p95 {p95:.0f} ms", "target": ""})
+        f50, f95 = percentiles(forgotten)
+        rows.append({"benchmark": f"re-import after deleting all {turns} turns (all left out)",
+                     "value": f"p50 {f50:.0f} ms, p95 {f95:.0f} ms "
+                              f"(×{f50 / p50:.2f} the re-import above)", "target": "≈ 1"})
     return rows
 
 

@@ -147,6 +147,7 @@ class MainWindow(QMainWindow):
             file_menu.addAction(self._action("New &incognito chat", self._new_incognito_chat,
                                              "Ctrl+Shift+N", "incognito"))
         file_menu.addAction(self._action("&Import…", self.open_import))
+        file_menu.addAction(self._action("Import &history…", self.open_import_history))
         file_menu.addAction(self._action("Back up &now", self.runs.backup_now))
         file_menu.addSeparator()
         file_menu.addAction(self._action("&Settings…", self.open_settings, "Ctrl+,",
@@ -237,6 +238,12 @@ class MainWindow(QMainWindow):
         from desktop.dialogs.import_dialog import ImportDialog
 
         ImportDialog(self.ctx, self).open()
+
+    def open_import_history(self) -> None:
+        """File → Import history…: the import runs, each removable as one."""
+        from desktop.dialogs.import_history import ImportHistoryDialog
+
+        ImportHistoryDialog(self.ctx, self).open()
 
     def open_welcome(self) -> None:
         from desktop.dialogs.welcome import WelcomeDialog

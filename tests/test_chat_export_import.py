@@ -87,7 +87,8 @@ def test_chatgpt_keeps_the_current_branch_of_each_conversation_with_its_provenan
     assert budget.origin == {
         "service": "chatgpt", "conversation_id": PORTO,
         "conversation_title": "Moving to Porto 🏠", "message_id": "u-2", "turn_id": "u-2",
-        "speaker": "User", "attachments": ["listing-rua-das-flores.pdf"]}
+        "speaker": "User", "attachments": ["listing-rua-das-flores.pdf"],
+        "import_batch": report.batch}
     assert stored["u-3"].origin["attachments"] == ["image"]
     assert (budget.memory_type, budget.source, budget.namespace, budget.external_id) == (
         "episodic", "import", f"import/chatgpt/{PORTO}", f"turn:chatgpt:{PORTO}:u-2")
@@ -138,7 +139,7 @@ def test_the_same_export_twice_adds_nothing_and_a_newer_one_only_what_is_new(
     again = import_chat_export(CHATGPT_FILE, CHATGPT, storage, memories)
     assert (again.memories_created, again.interactions_created, again.skipped_existing) == (
         0, 0, 13)
-    assert row_counts(storage) == before
+    assert row_counts(storage) == {**before, "import_runs": before["import_runs"] + 1}
 
     newer = load(CHATGPT_FILE)
     porto = newer[0]
@@ -218,7 +219,8 @@ def test_claude_keeps_words_of_both_sides_the_current_branch_and_file_names(
     assert stored["c1-m1"].origin == {
         "service": "claude", "conversation_id": "1b7e2f10-3c4d-4e5f-9a0b-1c2d3e4f5a6b",
         "conversation_title": "Planning the Lisbon trip ✈️", "message_id": "c1-m1",
-        "turn_id": "c1-m1", "speaker": "User", "attachments": ["itinerary.txt"]}
+        "turn_id": "c1-m1", "speaker": "User", "attachments": ["itinerary.txt"],
+        "import_batch": report.batch}
     assert "Alfama Patio" not in stored["c1-m1"].content  # the file's content stays out
     assert "c1-m3" not in stored  # an image without words
     # the older export's flat text, with an offset; a message without a time follows
@@ -243,7 +245,7 @@ def test_claude_reimport_adds_nothing(storage, memories) -> None:
     before = row_counts(storage)
     report = import_chat_export(CLAUDE_FILE, CLAUDE, storage, memories)
     assert (report.memories_created, report.skipped_existing) == (0, 8)
-    assert row_counts(storage) == before
+    assert row_counts(storage) == {**before, "import_runs": before["import_runs"] + 1}
 
 
 # --- bad files ----------------------------------------------------------------------------

@@ -98,7 +98,8 @@ def test_import_creates_sessions_interactions_and_turn_memories(tmp_path, storag
     assert memory.session_id == s1.id
     assert memory.external_id == "turn:maya-sam:D1:1"
     assert memory.origin == {"conversation_id": "maya-sam", "session_id": "s1",
-                             "turn_id": "D1:1", "speaker": "Maya"}
+                             "turn_id": "D1:1", "speaker": "Maya",
+                             "import_batch": report.batch}
     assert stored["D1:3"].created_at == datetime(2024, 3, 2, 17, 45, tzinfo=timezone.utc)
     assert stored["D2:2"].content.startswith("Maya: Yes — Café Çandeia, ☕")
     assert all(m.embedding_model for m in stored.values())
@@ -113,7 +114,7 @@ def test_reimport_changes_nothing(tmp_path, storage, memories) -> None:
 
     assert again == ImportReport(sessions=2, turns=5, interactions_created=0,
                                  memories_created=0, skipped_existing=5)
-    assert row_counts(storage) == before
+    assert row_counts(storage) == {**before, "import_runs": before["import_runs"] + 1}
 
 
 def test_a_cancelled_import_is_completed_by_importing_again(storage, memories) -> None:

@@ -34,6 +34,7 @@ from core.cli import (
 from core.cli.context import opened, state
 from core.cli.journal_cmd import journal_app
 from core.cli.later_cmd import later_app
+from core.cli.imports_cmd import imports_app
 from core.cli.mcp_cmd import mcp_app
 from core.cli.memories_cmd import memories_app
 from core.cli.models_cmd import models_app
@@ -79,6 +80,7 @@ app.add_typer(later_app, name="later")
 app.add_typer(prompts_app, name="prompts")
 app.add_typer(alerts_app, name="alerts")
 app.add_typer(mcp_app, name="mcp")
+app.add_typer(imports_app, name="imports")
 app.command()(chat_cmd.chat)
 app.command()(chat_cmd.ask)
 app.command()(consolidation_cmd.events)

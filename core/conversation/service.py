@@ -82,6 +82,7 @@ from core.conversation.user_turn import Clock, local_now
 from core.daily import when
 from core.daily.explicit import explicit_request
 from core.errors import HearthError, InvalidInputError
+from core.forgetting import imported as forgotten_imports
 from core.forgetting.service import Forgotten
 from core.learning.consent import learns_from
 from core.learning.exclusions import ExclusionGate
@@ -353,7 +354,9 @@ class ConversationService:
         facts are the user's to edit or forget in Facts, and long-term memories (which
         consolidation may have merged with others) are managed in Memories; they only lose
         their link to the session. The audit entry records the id and the counts, never
-        the title or any text."""
+        the title or any text. An imported chat's turns are recorded as forgotten
+        (``core.forgetting.imported``), so importing the same export again does not bring
+        the chat back."""
         with self._hearth.storage.write() as session:
             self._require_session(session, session_id)
             exchange_ids = select(Interaction.id).where(Interaction.session_id == session_id)
@@ -363,6 +366,8 @@ class ConversationService:
             summaries = affected(session.execute(delete(Note).where(
                 Note.session_id == session_id,
                 Note.title.startswith(SUMMARY_PREFIX, autoescape=True))))
+            forgotten_imports.record(session, session.scalars(select(Interaction.external_id).where(
+                Interaction.session_id == session_id)))
             exchanges = affected(session.execute(delete(Interaction).where(
                 Interaction.session_id == session_id)))
             session.execute(delete(ChatSession).where(ChatSession.id == session_id))

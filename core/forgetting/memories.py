@@ -13,7 +13,9 @@ restored); a delete is the user's "this must not be kept". In one write transact
   the dream's audit entry naming it, a run's record). Chats, notes, facts and other
   memories are the user's own material and are left as they are: deleting a memory is
   not a forget of the conversation it came from (``hearth facts forget`` is);
-* records the delete in the audit log by ids and count, never by text.
+* records the delete in the audit log by ids and count, never by text;
+* keeps a one-way hash of each imported memory's external id (``core.forgetting.imported``),
+  so importing the same export, transcript or note again does not bring it back.
 
 The caller then makes the bytes go from the files (``service.erase_from_files``) and, when
 the user asks, from the backups taken before (``MemoriesErasure``, for
@@ -31,6 +33,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from core.errors import InvalidInputError, NotFoundError
+from core.forgetting import imported
 from core.forgetting.database import Redactor, apply, find
 from core.forgetting.matching import ValueMatcher
 from core.forgetting.places import PLACES
@@ -104,8 +107,11 @@ def erase_memories(storage: StoragePort, memory_ids: Sequence[int]) -> MemoriesE
 
 
 def _delete(session: Session, ids: Sequence[int], matcher: ValueMatcher) -> Counter[str]:
-    """Delete the memory rows ``ids`` and replace their words in ``TRACES``."""
+    """Delete the memory rows ``ids`` (recording the imported ones as forgotten) and
+    replace their words in ``TRACES``."""
     for chunk in batched(list(ids), 500):
+        imported.record(session, session.scalars(select(Memory.external_id)
+                                                 .where(Memory.id.in_(chunk))))
         session.execute(delete(Memory).where(Memory.id.in_(chunk)))
     return apply(session, find(session, Redactor(matcher, matcher), TRACES))
 

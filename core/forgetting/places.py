@@ -97,6 +97,8 @@ MACHINE_COLUMNS: frozenset[tuple[str, str]] = frozenset({
     ("pending_actions", "status"),
     ("agents", "name"), ("agents", "access"),
     ("agent_writes", "action"), ("agent_writes", "status"),
+    # a SHA-256 of an imported item's ids (core.forgetting.imported); an importer's name
+    ("forgotten_imports", "key_sha256"), ("import_runs", "source"),
 })
 """Text and JSON columns that hold only what Hearth itself writes: ids, states, kinds,
 model names. ``user_facts.key`` is here on purpose: a fact's key names it, and the forget

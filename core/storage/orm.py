@@ -643,3 +643,32 @@ class AgentWrite(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     result: Mapped[str | None] = mapped_column(Text)
+
+
+class ForgottenImport(Base):
+    """An imported item the user deleted, so that importing the same (or a newer) export,
+    transcript or notes folder again leaves it out (``core.forgetting.imported``).
+
+    Only a one-way hash of the item's external id is kept (its service, conversation and
+    message ids, or a note's folder, path and content hash): never its text, and nothing
+    from which the text could be read back."""
+
+    __tablename__ = "forgotten_imports"
+
+    key_sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    forgotten_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class ImportRun(Base):
+    """One run of ``hearth import``: what it read and how much it added. The memories it
+    added name it in their ``origin`` (``import_batch``), so the run can be listed and
+    removed as one (``hearth imports undo``). ``undone_at`` is set once it was removed."""
+
+    __tablename__ = "import_runs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    source: Mapped[str] = mapped_column(String(16))
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    added: Mapped[int] = mapped_column(Integer, default=0)
+    undone_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

@@ -29,7 +29,7 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
@@ -41,6 +41,7 @@ from core.embedding import CancelCheck, EmbeddingCancelled, ProgressCallback
 from core.errors import InvalidInputError
 from core.knowledge.memories import MemoryService
 from core.storage.port import StoragePort
+from core.transfer import batches
 from core.transfer.transcript import MAX_EXTERNAL_ID, MAX_SESSION_ID, session_row_id
 from core.transfer.turns import SessionToWrite, TurnToWrite, TurnsWritten, write_turns
 from core.transfer.validation import MAX_PROBLEMS_SHOWN, fail, position, problems_in
@@ -117,6 +118,8 @@ class ChatImportReport:
     interactions_created: int
     memories_created: int
     skipped_existing: int  # turns already imported completely (nothing created for them)
+    forgotten: int = 0     # turns left out because the user deleted them before
+    batch: int | None = field(default=None, compare=False)  # the run (``hearth imports``)
 
 
 def branch(leaf: str, parent_of: Mapping[str, str | None],
@@ -354,13 +357,13 @@ def import_chat_export(
         nonlocal written
         if cancel is not None and cancel():
             raise EmbeddingCancelled(written.turns, checked.turns)
-        written += write_turns(storage, memories, group, cancel=cancel,
+        written += write_turns(storage, memories, group, batch=batch, cancel=cancel,
                                progress=_offset(progress, written.turns, checked.turns))
         group.clear()
         if progress is not None:
             progress(written.turns, checked.turns)
 
-    with opened_export(path) as items:
+    with batches.run(storage, service.name) as batch, opened_export(path) as items:
         for index, raw in enumerate(items):
             try:
                 conversation = _read_one(service, raw, index)
@@ -370,11 +373,11 @@ def import_chat_export(
             group.append(_session(service, conversation))
             if sum(len(chat.turns) for chat in group) >= GROUP_TURNS:
                 write_group()
-    if group:
-        write_group()
+        if group:
+            write_group()
     return ChatImportReport(
         service=service.name, conversations=checked.conversations, turns=written.turns,
         left_out=checked.left_out,
         interactions_created=written.interactions_created,
         memories_created=written.memories_created,
-        skipped_existing=written.skipped_existing)
+        skipped_existing=written.skipped_existing, forgotten=written.forgotten, batch=batch)

@@ -21,6 +21,10 @@ no longer there is invalidated ("the note was removed"); nothing is deleted, and
 edited back to an earlier text gets that memory back. The external id
 ``note:<folder>:<path>:<content hash>`` (each part hashed to a fixed length) makes it
 idempotent, and the steps (add, invalidate, link) each complete what a killed run left.
+A note whose memory the user deleted stays out of every later import while its text is
+the same (its external id was recorded as forgotten, ``core.forgetting.imported``): the
+user said it must not be kept, and the note still saying the same thing does not change
+that. Edited in the vault, it is a text the user wrote since, and is imported again.
 The whole folder is read and checked first: a note that is not UTF-8 or whose front
 matter is not YAML refuses the import in one sentence, with nothing written.
 """
@@ -31,7 +35,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -42,9 +46,11 @@ from sqlalchemy.orm import Session
 
 from core.embedding import CancelCheck, ProgressCallback
 from core.errors import InvalidInputError
+from core.forgetting import imported
 from core.knowledge.memories import MemoryService, MemorySpec
 from core.storage.orm import Memory, MemoryEdge, utcnow
 from core.storage.port import StoragePort, batched
+from core.transfer import batches
 from core.transfer.turns import LOOKUP_BATCH
 from core.transfer.validation import fail
 from core.user_input import read_text_file
@@ -82,6 +88,8 @@ class NotesReport:
     removed: int    # notes gone from the folder, their memories invalidated
     unchanged: int
     links: int      # wikilink edges created
+    forgotten: int = 0  # notes left out: the user deleted this text of them before
+    batch: int | None = field(default=None, compare=False)  # the run (``hearth imports``)
 
 
 def _hash(text: str, length: int = 16) -> str:
@@ -180,15 +188,20 @@ def import_notes(folder: Path, storage: StoragePort, memories: MemoryService, *,
             select(Memory.id, Memory.external_id, Memory.is_valid, Memory.invalid_reason,
                    Memory.origin)
             .where(Memory.namespace == namespace, Memory.source == SOURCE))}
-    new = [note for note in notes if external_id(note) not in stored]
-    memories.add_many([
-        MemorySpec(note.content, memory_type="semantic", namespace=namespace, source=SOURCE,
-                   tags=note.tags, external_id=external_id(note), created_at=note.written_at,
-                   origin={"service": SOURCE, "folder": where, "path": note.path,
+        left_out = imported.forgotten(session, [external_id(note) for note in notes])
+    new = [note for note in notes
+           if external_id(note) not in stored and external_id(note) not in left_out]
+    with batches.run(storage, SOURCE) as batch:
+        memories.add_many([
+            MemorySpec(note.content, memory_type="semantic", namespace=namespace,
+                       source=SOURCE, tags=note.tags, external_id=external_id(note),
+                       created_at=note.written_at,
+                       origin=batches.with_batch({
+                           "service": SOURCE, "folder": where, "path": note.path,
                            "title": note.title, "content_hash": note.digest,
-                           "front_matter": note.front_matter, "headings": list(note.headings),
-                           "links": list(note.links)})
-        for note in new], progress=progress, cancel=cancel)
+                           "front_matter": note.front_matter,
+                           "headings": list(note.headings), "links": list(note.links)}, batch))
+            for note in new], progress=progress, cancel=cancel)
     current = {external_id(note) for note in notes}
     paths = {note.path for note in notes}
     with storage.write() as session:
@@ -198,7 +211,8 @@ def import_notes(folder: Path, storage: StoragePort, memories: MemoryService, *,
                            and row.invalid_reason in (CHANGED, REMOVED)])
         links = _link(session, notes, external_id)
     return NotesReport(notes=len(notes), added=len(new), changed=changed, removed=removed,
-                       unchanged=len(notes) - len(new), links=links)
+                       unchanged=len(notes) - len(new) - len(left_out), links=links,
+                       forgotten=len(left_out), batch=batch)
 
 
 def _invalidate_outdated(session: Session, stored: dict[str | None, Any], current: set[str],

@@ -28,7 +28,7 @@ Writing the turns is shared with the chat services' exports (``core.transfer.tur
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any
@@ -38,6 +38,7 @@ from pydantic import BaseModel, Field, ValidationError
 from core.embedding import CancelCheck, ProgressCallback
 from core.knowledge.memories import MemoryService
 from core.storage.port import StoragePort
+from core.transfer import batches
 from core.transfer.turns import SessionToWrite, TurnToWrite, write_turns
 from core.transfer.validation import Moment, Text, fail, problems_in, read_document
 
@@ -79,6 +80,8 @@ class ImportReport:
     interactions_created: int
     memories_created: int
     skipped_existing: int  # turns already imported completely (nothing created for them)
+    forgotten: int = 0     # turns left out because the user deleted them before
+    batch: int | None = field(default=None, compare=False)  # the run (``hearth imports``)
 
 
 # --- reading and validating ------------------------------------------------------------
@@ -196,12 +199,15 @@ def import_transcript(
     import keeps what it committed; importing the same file again completes it.
     """
     transcript = load_transcript(source)
-    written = write_turns(storage, memories, _sessions(transcript), progress=progress,
-                          cancel=cancel)
+    with batches.run(storage, "transcript") as batch:
+        written = write_turns(storage, memories, _sessions(transcript), batch=batch,
+                              progress=progress, cancel=cancel)
     return ImportReport(
         sessions=len(transcript.sessions),
         turns=written.turns,
         interactions_created=written.interactions_created,
         memories_created=written.memories_created,
         skipped_existing=written.skipped_existing,
+        forgotten=written.forgotten,
+        batch=batch,
     )

@@ -16,6 +16,10 @@ already exists is skipped, so importing the same thing twice adds nothing and an
 stopped anywhere (killed between two transactions, cancelled while embedding) is
 completed by running it again. Rows are written in short transactions
 (``core.storage.pacing``) and embedded outside them, so nobody waits long to write.
+
+A turn whose memory the user deleted is left out and counted (``forgotten``): its
+external id was recorded by the delete (``core.forgetting.imported``). Each memory names
+the import run that added it in ``origin.import_batch`` (``core.transfer.batches``).
 """
 
 from __future__ import annotations
@@ -29,10 +33,12 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from core.embedding import CancelCheck, ProgressCallback
+from core.forgetting import imported
 from core.knowledge.memories import MemoryService, MemorySpec
 from core.storage.orm import ChatSession, Interaction, Memory
 from core.storage.pacing import WritePacer
 from core.storage.port import IMPORTED_SOURCE, StoragePort, batched
+from core.transfer.batches import with_batch
 from core.transfer.turn_views import SpokenTurn, turn_views
 
 LOOKUP_BATCH = 500       # ids per IN (...) lookup
@@ -73,6 +79,8 @@ class TurnsWritten:
     touched: int = 0
     """Turns for which something was created (an interaction, a memory or both)."""
     turns: int = 0
+    forgotten: int = 0
+    """Turns left out because the user deleted them before."""
 
     @property
     def skipped_existing(self) -> int:
@@ -82,7 +90,8 @@ class TurnsWritten:
     def __add__(self, other: TurnsWritten) -> TurnsWritten:
         return TurnsWritten(self.interactions_created + other.interactions_created,
                             self.memories_created + other.memories_created,
-                            self.touched + other.touched, self.turns + other.turns)
+                            self.touched + other.touched, self.turns + other.turns,
+                            self.forgotten + other.forgotten)
 
 
 @dataclass(frozen=True)
@@ -97,22 +106,29 @@ def write_turns(
     memories: MemoryService,
     sessions: Sequence[SessionToWrite],
     *,
+    batch: int | None = None,
     progress: ProgressCallback | None = None,
     cancel: CancelCheck | None = None,
 ) -> TurnsWritten:
-    """Create whatever of ``sessions`` is missing; see the module docstring.
+    """Create whatever of ``sessions`` is missing and was not forgotten; see the module
+    docstring. ``batch`` is the import run recorded on the new memories.
 
     ``progress`` and ``cancel`` apply to embedding the new memories, the slow part.
     """
     planned = _plan(sessions)
+    with storage.read() as session:
+        left_out = imported.forgotten(session, planned)
+    for key in left_out:
+        del planned[key]
+    kept = [chat for chat in sessions if any(turn.external_id in planned for turn in chat.turns)]
     with storage.write() as session:
-        _add_or_extend_sessions(session, sessions)
+        _add_or_extend_sessions(session, kept)
     interactions_created, interaction_ids = _write_interactions(storage, planned)
-    specs = _missing_memories(storage, planned, interaction_ids)
+    specs = _missing_memories(storage, planned, interaction_ids, batch)
     memories.add_many(specs, progress=progress, cancel=cancel)
     with_memory = {spec.external_id for spec in specs}
     return TurnsWritten(len(interactions_created), len(specs),
-                        len(interactions_created | with_memory), len(planned))
+                        len(interactions_created | with_memory), len(planned), len(left_out))
 
 
 def _plan(sessions: Sequence[SessionToWrite]) -> dict[str, _Planned]:
@@ -187,8 +203,9 @@ def _write_interactions(storage: StoragePort, planned: Mapping[str, _Planned],
 
 
 def _missing_memories(storage: StoragePort, planned: Mapping[str, _Planned],
-                      interaction_ids: Mapping[str, int]) -> list[MemorySpec]:
-    """Specs for the turns that have no memory yet."""
+                      interaction_ids: Mapping[str, int],
+                      batch: int | None) -> list[MemorySpec]:
+    """Specs for the turns that have no memory yet (naming the import run ``batch``)."""
     with storage.read() as session:
         present = existing(session, Memory.external_id, planned)
     return [
@@ -196,7 +213,7 @@ def _missing_memories(storage: StoragePort, planned: Mapping[str, _Planned],
             f"{p.turn.speaker}: {p.turn.text}", memory_type="episodic",
             namespace=p.session.namespace, source=IMPORTED_SOURCE,
             session_id=p.session.row_id, interaction_id=interaction_ids[key],
-            external_id=key, origin=dict(p.turn.origin), created_at=p.turn.created_at,
+            external_id=key, origin=with_batch(p.turn.origin, batch), created_at=p.turn.created_at,
             views=p.views)
         for key, p in planned.items() if key not in present
     ]

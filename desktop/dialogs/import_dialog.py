@@ -46,12 +46,16 @@ def describe(summary: ImportSummary) -> str:
     if summary.stopped:
         return ("Stopped. What was imported so far is kept; import the same again to "
                 "finish.")
+    unit = "note" if summary.source is ImportSource.NOTES else "message"
+    forgotten = (f" {count(summary.forgotten, unit)} left out because you deleted "
+                 f"{'it' if summary.forgotten == 1 else 'them'} before."
+                 if summary.forgotten else "")
     if summary.source is ImportSource.NOTES:
         text = (f"Imported {count(summary.found, 'note')}: "
                 f"{count(summary.added, 'new memory', 'new memories')}")
         if summary.invalidated:
             text += f", {count(summary.invalidated, 'older text')} set aside"
-        return text + "."
+        return text + "." + forgotten
     name = NAMES[summary.source]
     text = (f"Read {count(summary.conversations, f'{name} conversation')} with "
             f"{count(summary.found, 'message')} to keep: "
@@ -59,7 +63,7 @@ def describe(summary: ImportSummary) -> str:
     if summary.left_out:
         text += f" ({count(summary.left_out, 'other message')} left out: tools, system, "
         text += "other branches)"
-    return text + "."
+    return text + "." + forgotten
 
 
 class ImportDialog(QDialog):

@@ -84,4 +84,8 @@ def fill_every_table(storage, embedder) -> None:
                              arguments={"key": "bike", "value": "a green Brompton"},
                              preview="Remember bike = a green Brompton.", status="accepted",
                              created_at=T0, decided_at=T0, result="created fact bike"))
+        s.add_all([orm.ForgottenImport(key_sha256="0f" * 32, forgotten_at=T0),
+                   orm.ImportRun(source="chatgpt", started_at=T0,
+                                 finished_at=T0 + timedelta(seconds=5), added=3,
+                                 undone_at=T0 + timedelta(days=1))])
     backfill_embeddings(storage, embedder)

@@ -1,0 +1,62 @@
+"""File → Import history…: the runs listed off the UI thread, and "Remove this import…"
+deletes what one added after a confirmation; importing the same file again says what was
+left out because the user deleted it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from core.operations.imports import ImportSource, import_history
+from desktop.dialogs.import_dialog import describe
+from desktop.dialogs.import_history import ImportHistoryDialog
+from desktop.inspector import confirm
+from support.qt_waits import wait_idle
+
+EXPORT = Path(__file__).parents[1] / "data" / "chat_exports" / "chatgpt-conversations.json"
+
+
+def test_a_run_is_listed_and_removed_only_after_a_yes(qtbot, ctx, monkeypatch) -> None:
+    import_history(ctx.hearth, ImportSource.CHATGPT, EXPORT)
+    asked: list[str] = []
+
+    def ask(_parent: Any, title: str, text: str, action: str = "Delete") -> bool:
+        asked.append(text)
+        return len(asked) > 1  # no the first time, yes after
+
+    monkeypatch.setattr(confirm, "ask", ask)
+    dialog = ImportHistoryDialog(ctx)
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.runs.count() == 1)
+    assert "ChatGPT export · 13 memories added" in dialog.runs.item(0).text()
+    dialog.runs.setCurrentRow(0)
+    assert dialog.remove.isEnabled()
+
+    assert dialog.remove_selected() is None  # the user said no
+    assert ctx.hearth.memories.count() == 13 and "13 memories" in asked[0]
+    dialog.remove_selected()
+    wait_idle(qtbot, ctx)
+    qtbot.waitUntil(lambda: dialog.outcome.text() == "Removed 13 memories and 3 imported chats.")
+    qtbot.waitUntil(lambda: dialog.runs.count() == 1
+                    and dialog.runs.item(0).text().endswith("· removed"))
+    assert ctx.hearth.memories.count() == 0
+
+    again = import_history(ctx.hearth, ImportSource.CHATGPT, EXPORT)
+    assert describe(again).endswith(
+        "13 messages left out because you deleted them before.")
+    assert ctx.hearth.memories.count() == 0
+
+
+def test_the_file_menu_offers_the_import_history(qtbot, make_ctx) -> None:
+    from desktop.main_window import MainWindow
+
+    window = MainWindow(make_ctx())
+    qtbot.addWidget(window)
+    file_menu = window.menuBar().actions()[0].menu()
+    next(a for a in file_menu.actions() if a.text() == "Import &history…").trigger()
+
+    (dialog,) = window.findChildren(ImportHistoryDialog)
+    assert dialog.isVisible()
+    qtbot.waitUntil(lambda: dialog.outcome.text() == "Nothing has been imported yet.")
+    assert not dialog.remove.isEnabled()
+    dialog.reject()
