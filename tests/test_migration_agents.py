@@ -4,24 +4,12 @@ in 0015, go and come back empty)."""
 
 from __future__ import annotations
 
-from alembic import command
-from sqlalchemy import inspect, select
+from sqlalchemy import select
 
 from core.storage import migrate, orm
+from support.migration_steps import downgrade, tables
 
 AGENT_TABLES = {"agents", "agent_writes"}
-
-
-def downgrade(storage, revision: str) -> None:
-    config = migrate.alembic_config()
-    with storage.write_engine().begin() as connection:
-        config.attributes["connection"] = connection
-        command.downgrade(config, revision)
-
-
-def tables(storage) -> set[str]:
-    with storage.read() as session:
-        return set(inspect(session.connection()).get_table_names())
 
 
 def test_facts_and_audit_survive_up_down_up(storage) -> None:

@@ -7,28 +7,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from alembic import command
 from sqlalchemy import inspect, select, text
 
 from core.daily.alerts import AlertService
 from core.daily.tasks import TaskService
 from core.storage import migrate, orm
+from support.migration_steps import downgrade, tables
 from core.storage.port import IndexedKind, SearchFilters
 
 DAILY_TABLES = {"tasks", "reminders", "scheduled_prompts", "alert_rules", "journal_entries",
                 "read_later", "pending_actions"}
-
-
-def downgrade(storage, revision: str) -> None:
-    config = migrate.alembic_config()
-    with storage.write_engine().begin() as connection:
-        config.attributes["connection"] = connection
-        command.downgrade(config, revision)
-
-
-def tables(storage) -> set[str]:
-    with storage.read() as session:
-        return set(inspect(session.connection()).get_table_names())
 
 
 def found_notes(storage, words: str) -> list[int]:

@@ -6,25 +6,13 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from alembic import command
-from sqlalchemy import inspect, select
+from sqlalchemy import select
 
 from core.storage import migrate, orm
+from support.migration_steps import downgrade, tables
 
 NEW_TABLES = {"forgotten_imports", "import_runs"}
 T0 = datetime(2025, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
-
-
-def downgrade(storage, revision: str) -> None:
-    config = migrate.alembic_config()
-    with storage.write_engine().begin() as connection:
-        config.attributes["connection"] = connection
-        command.downgrade(config, revision)
-
-
-def tables(storage) -> set[str]:
-    with storage.read() as session:
-        return set(inspect(session.connection()).get_table_names())
 
 
 def test_memories_facts_and_audit_survive_up_down_up(storage) -> None:
