@@ -11,16 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from core.embedding import EmbeddingCancelled
 from core.errors import InvalidInputError
 from core.knowledge.memories import MemoryService
-from core.storage.orm import Base, ChatSession, Interaction, Memory
+from core.storage.orm import ChatSession, Interaction, Memory
 from core.transfer import turns
 from core.transfer.chat_export import ChatImportReport, import_chat_export
 from core.transfer.chatgpt import CHATGPT
 from core.transfer.claude import CLAUDE
+from support.row_counts import row_counts
 from support.interrupted import Killed, KilledAfter
 
 DATA = Path(__file__).parent / "data" / "chat_exports"
@@ -43,12 +44,6 @@ def write(tmp_path: Path, data: Any, name: str = "conversations.json") -> Path:
     path = tmp_path / name
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     return path
-
-
-def row_counts(storage) -> dict[str, int]:
-    with storage.read() as session:
-        return {table.name: session.scalar(select(func.count()).select_from(table))
-                for table in Base.metadata.sorted_tables}
 
 
 def stored_memories(storage) -> dict[str, Memory]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from core.errors import InvalidInputError
 from core.embedding.reembed import INDEXED_MODELS
@@ -14,14 +14,9 @@ from core.storage.port import IndexedKind, SearchFilters
 from core.storage.sqlite.adapter import SqliteStorage
 from core.transfer import export
 from core.transfer.export import FORMAT, VERSION, export_all, import_export
+from support.row_counts import row_counts
 from support.every_table import fill_every_table
 from support.interrupted import Killed, KilledAfter
-
-def counts(storage) -> dict[str, int]:
-    with storage.read() as s:
-        return {t.name: s.scalar(select(func.count()).select_from(t))
-                for t in orm.Base.metadata.sorted_tables}
-
 
 @pytest.fixture
 def target(request, tmp_path, storage):
@@ -44,14 +39,14 @@ def target(request, tmp_path, storage):
 def test_round_trip_is_lossless_and_rebuilds_vectors(tmp_path, storage, target,
                                                      embedder) -> None:
     fill_every_table(storage, embedder)
-    assert 0 not in counts(storage).values()
+    assert 0 not in row_counts(storage).values()
     first, second = tmp_path / "first.json", tmp_path / "second.json"
     export_all(storage, first)
 
     restored = import_export(first, target, embedder)
     export_all(target, second)
 
-    assert restored == counts(storage)
+    assert restored == row_counts(storage)
     one, two = (json.loads(p.read_text(encoding="utf-8")) for p in (first, second))
     assert one.pop("exported_at") and two.pop("exported_at")
     assert one == two
@@ -83,7 +78,7 @@ def test_import_refuses_a_database_that_has_data(tmp_path, storage, target, embe
 
     with pytest.raises(InvalidInputError, match="not empty"):
         import_export(tmp_path / "empty.json", target, embedder)
-    assert counts(target)["notes"] == 1
+    assert row_counts(target)["notes"] == 1
 
 
 def exports_alike(one_path, two_path) -> bool:
@@ -106,7 +101,7 @@ def test_an_import_killed_between_its_transactions_is_finished_by_running_it_aga
         import_export(first, target, embedder)
     monkeypatch.undo()
 
-    assert import_export(first, target, embedder) == counts(storage)
+    assert import_export(first, target, embedder) == row_counts(storage)
     export_all(target, second)
     assert exports_alike(first, second)
 
@@ -150,7 +145,7 @@ def test_an_inconsistent_export_is_refused_before_anything_is_written(
 
     with pytest.raises(InvalidInputError, match=message):
         import_export(path, target, embedder)
-    assert set(counts(target).values()) == {0}
+    assert set(row_counts(target).values()) == {0}
 
 
 @pytest.mark.parametrize("change, message", [
@@ -172,7 +167,7 @@ def test_unreadable_exports_are_refused_before_writing(tmp_path, storage, target
 
     with pytest.raises(InvalidInputError, match=message):
         import_export(path, target, embedder)
-    assert set(counts(target).values()) == {0}
+    assert set(row_counts(target).values()) == {0}
 
 
 def test_an_export_from_an_older_version_imports(tmp_path, storage, target, embedder) -> None:

@@ -8,12 +8,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from core.errors import InvalidInputError
 from core.knowledge.memories import MemoryService
-from core.storage.orm import Base, Memory, MemoryEdge
+from core.storage.orm import Memory, MemoryEdge
 from core.transfer.notes import CHANGED, LINK_KIND, REMOVED, NotesReport, import_notes
+from support.row_counts import row_counts
 
 VAULT = Path(__file__).parent / "data" / "notes_vault"
 
@@ -126,9 +127,7 @@ def test_a_bad_note_refuses_the_whole_folder(vault, storage, memories) -> None:
         import_notes(vault, storage, memories)
     assert "the front matter of Broken.md is not valid YAML" in str(error.value)
     assert "is not UTF-8 text" in str(error.value)
-    with storage.read() as session:
-        assert {session.scalar(select(func.count()).select_from(table))
-                for table in Base.metadata.sorted_tables} == {0}
+    assert set(row_counts(storage).values()) == {0}
     with pytest.raises(InvalidInputError, match="is not a folder"):
         import_notes(vault / "Home.md", storage, memories)
 

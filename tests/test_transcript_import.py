@@ -9,16 +9,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from core.embedding import EmbeddingCancelled
 from core.embedding.chunking import MAX_CHUNKED_CHARS
 from core.errors import InvalidInputError
 from core.knowledge.memories import MemoryService
-from core.storage.orm import Base, ChatSession, Interaction, Memory
+from core.storage.orm import ChatSession, Interaction, Memory
 from core.storage.port import IndexedKind
 from core.transfer import turns
 from core.transfer.transcript import ImportReport, import_transcript
+from support.row_counts import row_counts
 from support.interrupted import Killed, KilledAfter
 
 TRANSCRIPT: dict[str, Any] = {
@@ -56,12 +57,6 @@ def write(tmp_path: Path, data: Any, name: str = "transcript.json") -> Path:
     path = tmp_path / name
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     return path
-
-
-def row_counts(storage) -> dict[str, int]:
-    with storage.read() as session:
-        return {table.name: session.scalar(select(func.count()).select_from(table))
-                for table in Base.metadata.sorted_tables}
 
 
 def test_import_creates_sessions_interactions_and_turn_memories(tmp_path, storage,

@@ -25,7 +25,7 @@ from desktop.daily.task_dialog import TaskDialog
 from desktop.daily.today import RECORD, TodayPage
 from desktop.inspector import confirm
 from desktop.inspector.base import InspectorPage
-from support.qt_waits import wait_idle
+from support.qt_waits import settle
 from support.scripted_llm import ScriptedLLM
 
 P = TypeVar("P", bound=InspectorPage)
@@ -52,13 +52,6 @@ def open_page(qtbot, ctx: AppContext, cls: type[P]) -> P:
     page.activate()
     settle(qtbot, ctx)
     return page
-
-
-def settle(qtbot, ctx: AppContext) -> None:
-    """Wait for a change job and the reloads it set off."""
-    wait_idle(qtbot, ctx)
-    qtbot.wait(10)
-    wait_idle(qtbot, ctx)
 
 
 def sections(page: TodayPage) -> dict[str, list[str]]:

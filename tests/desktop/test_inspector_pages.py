@@ -28,7 +28,7 @@ from desktop.inspector.json_tree import KEY, TYPE, VALUE
 from desktop.inspector.learnings import LearningsPage
 from desktop.inspector.profile import ProfilePage
 from desktop.inspector.scaffold import ScaffoldPage
-from support.qt_waits import wait_idle
+from support.qt_waits import settle, wait_idle
 
 P = TypeVar("P", bound=InspectorPage)
 
@@ -55,13 +55,6 @@ def open_page(qtbot, ctx: AppContext, cls: type[P]) -> P:
     page.activate()
     wait_idle(qtbot, ctx)
     return page
-
-
-def settle(qtbot, ctx: AppContext) -> None:
-    """Wait for the change job and for the reloads it set off."""
-    wait_idle(qtbot, ctx)
-    qtbot.wait(10)
-    wait_idle(qtbot, ctx)
 
 
 def edit_cell(page: FactsPage, key: str, column: int, text: str) -> None:

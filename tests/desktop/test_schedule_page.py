@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from core.operations import prompts
 from desktop.daily.schedule import SchedulePage, quiet_words
 from desktop.inspector import confirm
-from support.qt_waits import wait_idle
+from support.qt_waits import settle
 
 
 @pytest.fixture
@@ -25,12 +25,6 @@ def page(qtbot, ctx) -> SchedulePage:
     shown.activate()
     settle(qtbot, ctx)
     return shown
-
-
-def settle(qtbot, ctx) -> None:
-    wait_idle(qtbot, ctx)
-    qtbot.wait(10)
-    wait_idle(qtbot, ctx)
 
 
 def fill(qtbot, page: SchedulePage, *, name: str, prompt: str, cron: str,

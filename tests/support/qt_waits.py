@@ -15,3 +15,10 @@ def wait_for_task(qtbot: Any, task: Any, timeout: int = TASK_TIMEOUT_MS) -> None
 def wait_idle(qtbot: Any, ctx: Any, timeout: int = TASK_TIMEOUT_MS) -> None:
     """Wait until no background task of the window is running."""
     qtbot.waitUntil(lambda: not ctx.workers.active, timeout=timeout)
+
+
+def settle(qtbot: Any, ctx: Any) -> None:
+    """Wait for a change job and for the reloads it set off (a second round of jobs)."""
+    wait_idle(qtbot, ctx)
+    qtbot.wait(10)
+    wait_idle(qtbot, ctx)
