@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -326,12 +327,8 @@ def import_transcript(file: Path, as_json: JsonOption = False) -> None:
     """Import a dated multi-session conversation (see docs/transcript-format.md)."""
     from core.transfer.transcript import import_transcript as run_import
 
-    with opened() as hearth, progress_bar("embedding turns", enabled=not as_json) as progress:
-        report = run_import(file, hearth.storage, hearth.memories, progress=progress)
-    if as_json:
-        output.print_json(report)
-    else:
-        output.stdout.print(report)
+    _run_import("embedding turns", as_json, lambda hearth, progress: run_import(
+        file, hearth.storage, hearth.memories, progress=progress))
 
 
 @import_app.command("chatgpt")
@@ -355,21 +352,23 @@ def import_notes(folder: Path, as_json: JsonOption = False) -> None:
     """Import a folder of Markdown notes (an Obsidian vault); again to pick up edits."""
     from core.transfer.notes import import_notes as run_import
 
-    with opened() as hearth, progress_bar("embedding notes", enabled=not as_json) as progress:
-        report = run_import(folder, hearth.storage, hearth.memories, progress=progress)
-    if as_json:
-        output.print_json(report)
-    else:
-        output.stdout.print(report)
+    _run_import("embedding notes", as_json, lambda hearth, progress: run_import(
+        folder, hearth.storage, hearth.memories, progress=progress))
 
 
 def _import_chat_export(file: Path, service: ChatService, *, as_json: bool) -> None:
     from core.transfer.chat_export import import_chat_export
 
-    with opened() as hearth, progress_bar(f"importing {service.label} turns",
-                                          enabled=not as_json) as progress:
-        report = import_chat_export(file, service, hearth.storage, hearth.memories,
-                                    progress=progress)
+    _run_import(f"importing {service.label} turns", as_json, lambda hearth, progress:
+                import_chat_export(file, service, hearth.storage, hearth.memories,
+                                   progress=progress))
+
+
+def _run_import(label: str, as_json: bool, run: Callable[[Hearth, Any], object]) -> None:
+    """Run one import in the opened data folder under a progress bar named ``label``
+    (none with ``--json``) and print its report."""
+    with opened() as hearth, progress_bar(label, enabled=not as_json) as progress:
+        report = run(hearth, progress)
     if as_json:
         output.print_json(report)
     else:
