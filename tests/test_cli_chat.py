@@ -25,9 +25,7 @@ NO_FACTS = json.dumps({"facts": []})
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOllama]:
     with FakeOllama(models=[MODEL]) as fake:
-        monkeypatch.setenv("HEARTH_LLM_PROVIDER", "ollama")
-        monkeypatch.setenv("HEARTH_OLLAMA_HOST", fake.url)
-        monkeypatch.setenv("HEARTH_OLLAMA_MODEL", MODEL)
+        fake.configure(monkeypatch, MODEL)
         yield fake
 
 

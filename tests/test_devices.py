@@ -47,9 +47,7 @@ def shared(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeO
     the device processes inherit)."""
     with FakeOllama(models=[MODEL]) as fake:
         monkeypatch.setenv("HEARTH_DATABASE_URL", postgres_url)
-        monkeypatch.setenv("HEARTH_LLM_PROVIDER", "ollama")
-        monkeypatch.setenv("HEARTH_OLLAMA_HOST", fake.url)
-        monkeypatch.setenv("HEARTH_OLLAMA_MODEL", MODEL)
+        fake.configure(monkeypatch, MODEL)
         yield fake
 
 

@@ -130,9 +130,7 @@ def test_chat_recalls_the_encrypted_fact_through_ollama(
         return FakeReply(text="It is 4417.")
 
     with FakeOllama(models=[MODEL], responder=respond) as server:
-        monkeypatch.setenv("HEARTH_LLM_PROVIDER", "ollama")
-        monkeypatch.setenv("HEARTH_OLLAMA_HOST", server.url)
-        monkeypatch.setenv("HEARTH_OLLAMA_MODEL", MODEL)
+        server.configure(monkeypatch, MODEL)
         code, out, _ = hearth(capsys, home, "ask", "What is my swimming hall locker code?")
         prompts = [message["content"] for body in server.chat_requests()
                    for message in body["messages"]]

@@ -89,9 +89,7 @@ def test_an_empty_week_asks_no_model(hearth) -> None:
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOllama]:
     with FakeOllama(models=[MODEL]) as fake:
-        monkeypatch.setenv("HEARTH_LLM_PROVIDER", "ollama")
-        monkeypatch.setenv("HEARTH_OLLAMA_HOST", fake.url)
-        monkeypatch.setenv("HEARTH_OLLAMA_MODEL", MODEL)
+        fake.configure(monkeypatch, MODEL)
         yield fake
 
 

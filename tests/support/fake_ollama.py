@@ -170,6 +170,13 @@ class FakeOllama:
         host, port = self._httpd.server_address[:2]
         return f"http://{host}:{port}"
 
+    def configure(self, monkeypatch: Any, model: str) -> None:
+        """Point Hearth's settings (its ``HEARTH_*`` environment, so child processes too) at
+        this server and ``model``, for the rest of the test."""
+        monkeypatch.setenv("HEARTH_LLM_PROVIDER", "ollama")
+        monkeypatch.setenv("HEARTH_OLLAMA_HOST", self.url)
+        monkeypatch.setenv("HEARTH_OLLAMA_MODEL", model)
+
     # --- scripting ---------------------------------------------------------------------------
 
     def script(self, *replies: str | FakeReply) -> None:
