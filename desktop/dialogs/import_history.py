@@ -51,6 +51,7 @@ class ImportHistoryDialog(QDialog):
         super().__init__(parent)
         self.ctx = ctx
         self.setWindowTitle("Import history")
+        self.resize(620, 380)  # a run's line (time · source · what it added) fits unscrolled
         self.tasks = OwnedTasks(ctx.workers, self)
         column = QVBoxLayout(self)
         self.runs = QListWidget()
