@@ -38,10 +38,12 @@ marks it ``interrupted``, while a turn still streaming in a live process is left
 Explicit requests without tools: when the model cannot call tools (the embedded one), the
 user's message is read by ``core.daily.explicit.explicit_request`` once it is saved; "remind
 me tomorrow at 9 to ...", "add a task: ..." or "note: ..." is held as a pending action (the
-same one the tool would hold, with this message as the request "Edit" sends again), and
-the model is told so in the user turn so its reply can say it waits for the user's Confirm.
-With a model that has tools the rules do not run: its tool call holds the request, and
-running both would hold two actions for one message.
+same one the tool would hold, with this message as the request "Edit" sends again), and the
+reply is ``HELD_REPLY`` naming it, without asking the model: the rules only match a message
+that is a complete command, and the small embedded model, told that a request waits, still
+wrote paragraphs that could claim it was already done (or answer a different question)
+beside a card that said otherwise. With a model that has tools the rules do not run: its
+tool call holds the request, and running both would hold two actions for one message.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -111,8 +113,10 @@ WORD = re.compile(r"\w+")
 MAX_TOOL_ROUNDS = 4
 """Rounds in which tools are offered; one more round without tools forces an answer."""
 TITLE_CHARS = 60
-HELD_NOTE = ("\n\n[Hearth has held this request for the user's confirmation: {}. It is not "
-             "done until they press Confirm on the card under your reply; say so briefly.]")
+HELD_REPLY = ("This waits for you: {}. It is not done yet: press Confirm on the card below "
+              "to do it, Edit to change it, or Cancel to drop it.")
+"""The reply to a request the rules held (see the module docstring): fixed, so it can never
+claim the request is already done."""
 
 
 @dataclass(frozen=True)
@@ -187,8 +191,6 @@ class _Turn:
     """Facts forgotten during the turn: the reply is saved without their values."""
     learn: bool = True
     """Whether the learner hears of the exchange (not for a regenerated reply)."""
-    held: list[str] = field(default_factory=list)
-    """Previews of what the rules held from the user's message for their Confirm."""
 
     @property
     def text(self) -> str:
@@ -475,19 +477,12 @@ class ConversationService:
         interaction_id, claim = claim_new_row(self._hearth.storage, INTERACTION, create)
         turn = _Turn(interaction_id, time.perf_counter(), claim, learn=learn)
         try:
-            self._hold_explicit(session_id, turn, text)
-            prepared = assembly.draft(self._hearth.storage, self._hearth.recall,
-                                      self._hearth.settings, self._provider, text,
-                                      self._clock())
-            compaction = self._compact_if_needed(session_id, turn.interaction_id, prepared,
-                                                 cancel)
-            if compaction is not None:
-                yield compaction
-            turn.prompt = assembly.complete(
-                self._hearth.storage, self._hearth.recall, self._hearth.settings,
-                self._provider, prepared, session_id=session_id, text=text,
-                exclude_id=turn.interaction_id)
-            yield from self._converse(session_id, turn, cancel)
+            held = self._hold_explicit(session_id, turn, text)
+            if held is not None:
+                turn.reply.append(HELD_REPLY.format(f"{held[:1].lower()}{held[1:]}".rstrip(".")))
+                yield TextDelta(turn.text)
+            else:
+                yield from self._answer(session_id, turn, text, cancel)
         except LLMCancelled:
             turn.stopped = True
         except HearthError as exc:  # the model failed, or the database refused: say so
@@ -508,15 +503,30 @@ class ConversationService:
             yield TurnFinished(turn.interaction_id, turn.text, context_log_id,
                                dict(turn.prompt.tokens) if turn.prompt else {}, turn.stopped)
 
-    def _hold_explicit(self, session_id: str, turn: _Turn, text: str) -> None:
+    def _answer(self, session_id: str, turn: _Turn, text: str,
+                cancel: CancelToken) -> Iterator[TurnEvent]:
+        """The model's reply: draft the prompt, compact the conversation if it has grown
+        too long, then converse."""
+        prepared = assembly.draft(self._hearth.storage, self._hearth.recall,
+                                  self._hearth.settings, self._provider, text, self._clock())
+        compaction = self._compact_if_needed(session_id, turn.interaction_id, prepared, cancel)
+        if compaction is not None:
+            yield compaction
+        turn.prompt = assembly.complete(
+            self._hearth.storage, self._hearth.recall, self._hearth.settings,
+            self._provider, prepared, session_id=session_id, text=text,
+            exclude_id=turn.interaction_id)
+        yield from self._converse(session_id, turn, cancel)
+
+    def _hold_explicit(self, session_id: str, turn: _Turn, text: str) -> str | None:
         """With a model without tools, hold the reminder, task or note ``text`` asks for
-        outright (see the module docstring). One the actions refuse (a task that no longer
-        exists, a moment gone by) is left to the model's answer."""
+        outright (see the module docstring) and return its preview. One the actions refuse
+        (a task that no longer exists, a moment gone by) is left to the model's answer."""
         if self._provider.supports_tools:
-            return
+            return None
         request = explicit_request(text, now=clock.now(), zone=when.zone())
         if request is None:
-            return
+            return None
         try:
             row, already = hold_once(self._hearth, request.action, request.arguments,
                                      source_message=text, session_id=session_id,
@@ -524,14 +534,14 @@ class ConversationService:
         except InvalidInputError as refused:
             log.info("the request in exchange %s was not held: %s", turn.interaction_id,
                      refused.message)
-            return
-        turn.held.append(row.preview)
+            return None
         if not already:
             with self._hearth.storage.write() as session:
                 session.add(AuditEntry(
                     action=f"explicit.{request.action}", actor="assistant",
                     arguments={"pending_action": row.id, "given": sorted(row.arguments)},
                     result_summary=f"held pending action {row.id}"))
+        return row.preview
 
     def _add_user_message(self, session: Session, session_id: str, text: str) -> int:
         """The message is stored before the model is asked anything: nothing can lose it.
@@ -598,9 +608,6 @@ class ConversationService:
         """Stream the reply, running tool calls between rounds."""
         assert turn.prompt is not None
         messages = list(turn.prompt.messages)
-        if turn.held and messages and messages[-1].role == "user":
-            held = HELD_NOTE.format("; ".join(turn.held))
-            messages[-1] = replace(messages[-1], content=messages[-1].content + held)
         tools = TOOL_SPECS if self._provider.supports_tools else ()
         toolbox = ToolBox(self._hearth, session_id=session_id,
                           interaction_id=turn.interaction_id, gate=self._current_gate(),

@@ -250,8 +250,9 @@ class WhyPanel(QWidget):
 
     def _show_summary(self) -> None:
         if not self._logged:
-            self.summary.setText("No record of what this reply was given: it failed before "
-                                 "its prompt was built.")
+            self.summary.setText("No record of what this reply was given: the model was not "
+                                 "asked (a request held for your Confirm), or the turn failed "
+                                 "before its prompt was built.")
         elif not self.items:
             self.summary.setText("This reply was given nothing from memory.")
         else:

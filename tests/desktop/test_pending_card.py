@@ -124,13 +124,19 @@ def test_without_tools_the_rules_card_confirms_a_reminder(qtbot, make_ctx) -> No
     def answer(kind: str, _messages: object, extra: dict) -> str:
         if kind == "structured":
             return json.dumps({name: [] for name in extra["schema"].get("properties", {})})
-        return "I'll set that up once you confirm."
+        return "Done! Your reminder is set."  # what a small model said before the click
 
     ctx = make_ctx(provider_factory=lambda: ScriptedLLM(answer, supports_tools=False))
     page = open_page(qtbot, ctx)
-    card = card_under(qtbot, say(qtbot, page, "remind me tomorrow at 9 to call the dentist"))
+    reply = say(qtbot, page, "remind me tomorrow at 9 to call the dentist")
+    card = card_under(qtbot, reply)
 
     assert card.preview.text().startswith("Remind you “call the dentist” on ")
+    assert "It is not done yet: press Confirm" in reply.body.toPlainText()
+    assert "Done!" not in reply.body.toPlainText()
+    reply.why_button.click()
+    qtbot.waitUntil(lambda: "the model was not asked" in page.why_panel.summary.text(),
+                    timeout=30_000)
     assert ctx.hearth.reminders.list() == []
     qtbot.mouseClick(card.confirm_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: card.outcome.text().startswith("Done: Set reminder"),
