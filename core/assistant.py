@@ -15,6 +15,7 @@ from core.app import Hearth
 from core.conversation import Confirm, ConversationService
 from core.learning.pipeline import LearningPipeline
 from core.llm import LLMProvider
+from core.llm.turns_first import TurnsFirst
 from core.llm.selection import build_provider, describe_active
 
 
@@ -30,9 +31,10 @@ class Assistant:
               provider: LLMProvider | None = None) -> Assistant:
         """Pick the model (``build_provider``) unless one is given, and wire the rest."""
         provider = provider or build_provider(hearth.settings)
-        learning = LearningPipeline(hearth, provider)
+        turns = TurnsFirst()  # one model for both: the learning gives way to the replies
+        learning = LearningPipeline(hearth, provider, turns=turns)
         conversation = ConversationService(hearth, provider, listener=learning,
-                                           confirm=confirm, channel=channel)
+                                           confirm=confirm, channel=channel, turns=turns)
         return cls(hearth, provider, conversation, learning)
 
     @property

@@ -90,6 +90,7 @@ from core.learning.consent import learns_from
 from core.learning.exclusions import ExclusionGate
 from core.home.liveness import INTERACTION, Claim, claim_new_row
 from core.llm import CancelToken, LLMCancelled, LLMProvider, Message, ToolCall
+from core.llm.turns_first import TurnsFirst
 from core.knowledge.notes import SUMMARY_PREFIX
 from core.storage.affected import affected
 from core.storage.orm import (
@@ -222,9 +223,12 @@ class ConversationService:
 
     def __init__(self, hearth: Hearth, provider: LLMProvider, *,
                  listener: ExchangeListener | None = None, clock: Clock | None = None,
-                 confirm: Confirm | None = None, channel: str = "desktop") -> None:
+                 confirm: Confirm | None = None, channel: str = "desktop",
+                 turns: TurnsFirst | None = None) -> None:
         self._hearth = hearth
         self._provider = provider
+        self._turns = turns or TurnsFirst()
+        """Shared with the learning: background model work gives way to a reply."""
         self._listener = listener
         self._clock = clock or local_now
         self._confirm = confirm
@@ -482,7 +486,8 @@ class ConversationService:
                 turn.reply.append(HELD_REPLY.format(f"{held[:1].lower()}{held[1:]}".rstrip(".")))
                 yield TextDelta(turn.text)
             else:
-                yield from self._answer(session_id, turn, text, cancel)
+                with self._turns.turn():  # the learning's model calls wait meanwhile
+                    yield from self._answer(session_id, turn, text, cancel)
         except LLMCancelled:
             turn.stopped = True
         except HearthError as exc:  # the model failed, or the database refused: say so

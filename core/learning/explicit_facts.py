@@ -259,6 +259,7 @@ _TRAILING_MORE = re.compile(
     r"(?:\s+(?:19|20)\d\d)?|"
     r"(?:this|tomorrow|yesterday)\s+(?:morning|afternoon|evening|night)|tonight|tomorrow|"
     r"originally|full[- ]time|part[- ]time|as\s+of\s+(?:now|today)|officially|"
+    r"(?:over\s+)?there|here|"
     r"(?:at\s+the\s+)?(?:start|end|beginning)\s+of\s+(?:the\s+)?(?:month|year|week|"
     + _MONTHS + r")|by\s+(?:trade|training|profession)|(?:last|this)\s+(?:summer|autumn|fall|"
     r"spring|winter|term|semester)))+\s*$", re.I)
@@ -551,7 +552,7 @@ def _has_allergy(match: re.Match[str], context: _Context) -> Found:
        r"(?P<y>.+)")
 def _works_as(match: re.Match[str], context: _Context) -> Found:
     title, *place = re.split(r"\s+(?:at|for)\s+", match["y"], maxsplit=1, flags=re.I)
-    value = _clean(title, _NOT_A_VALUE)
+    value = _clean(title, _NOT_A_VALUE, more=True)
     if value is None:
         return []
     employer = _clean(place[0], _NOT_AN_EMPLOYER) if place else None
@@ -1036,6 +1037,7 @@ def _graduated(match: re.Match[str], context: _Context) -> Found:
 
 _NOT_A_NAMED_PLACE = _NOT_A_PLACE | vocab.NOT_A_PLACE_EXTRA | {
     "here", "there", "nowhere", "everywhere", "around here", "all over", "work", "home",
+    "around", "over",  # what "around here", "over there" leave once "here", "there" go
     "school", "abroad", "another planet", "outer space", "mars", "the internet", "a family",
     "a long line", "money", "nothing", "scratch", "the start"}
 

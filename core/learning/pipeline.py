@@ -21,6 +21,9 @@ and whatever a model proposes about the user (a fact, a memory candidate) is dro
 rests on words only the assistant used (``core.learning.grounding``), counted in
 ``LearningStats.dropped_ungrounded``.
 
+Every model call here gives way to the user's turn (``core.llm.turns_first``): a reply
+never waits behind an extraction or a chat summary; the call cut short runs again after it.
+
 Quitting does not wait for learning (``stop``): the model call under way is cancelled and
 what is queued is left where it is durable. An exchange is ``learning_due`` in the database
 from the moment it is saved until its learning is done, so the next start (``resume``)
@@ -60,7 +63,9 @@ from core.learning.quiet_timers import MakeTimers, QuietTimerJobs, QuietTimers
 from core.learning.session_digest import MIN_EXCHANGES, digest_session, users_own_candidates
 from core.home.liveness import LEARNING, Claim
 from core.llm import CancelToken, LLMCancelled, LLMProvider
+from core.llm.turns_first import TurnsFirst
 from core.embedding.reembed import backfill_embeddings
+from core.storage.affected import affected
 from core.storage.orm import ChatSession, Interaction, utcnow
 from core.storage.port import IndexedKind
 
@@ -96,9 +101,12 @@ class LearningPipeline:
 
     def __init__(self, hearth: Hearth, provider: LLMProvider, *,
                  quiet_seconds: float | None = None,
-                 timers: MakeTimers = QuietTimerJobs.in_memory) -> None:
+                 timers: MakeTimers = QuietTimerJobs.in_memory,
+                 turns: TurnsFirst | None = None) -> None:
         self._hearth = hearth
         self._provider = provider
+        self._turns = turns or TurnsFirst()
+        """Shared with the conversation: every model call here gives way to a turn."""
         self._quiet_seconds = (quiet_seconds if quiet_seconds is not None
                                else hearth.settings.session_quiet_minutes * 60)
         self._jobs: queue.Queue[Job | None] = queue.Queue()
@@ -318,8 +326,8 @@ class LearningPipeline:
 
     def _learn_from_exchange(self, interaction_id: int, session_id: str | None) -> None:
         """The rules' facts are stored before the model is asked anything: on the embedded
-        model an extraction takes from half a minute to minutes on a busy machine (it waits
-        behind the reply, one request at a time), and what the user stated outright must
+        model an extraction takes from half a minute to minutes on a busy machine (and it
+        gives way to every reply: ``TurnsFirst``), and what the user stated outright must
         not wait for it, nor be lost if the model fails or the program quits meanwhile."""
         hearth = self._hearth
         backfill_embeddings(hearth.storage, hearth.embedder, kinds=[IndexedKind.INTERACTION])
@@ -335,9 +343,9 @@ class LearningPipeline:
             return
         stated = rule_facts(interaction.user_message, self._last_fact_key.get(session_id))
         self._store_facts(stated, gate, interaction_id, session_id)
-        proposed, ungrounded = extract_model_facts(
+        proposed, ungrounded = self._turns.run(lambda cancel: extract_model_facts(
             self._provider, interaction.user_message, interaction.agent_response,
-            cancel=self._stopping)
+            cancel=cancel), self._stopping)
         if ungrounded:
             self._count(dropped_ungrounded=ungrounded)
         model_only = merge(stated, proposed)[len(stated):]  # keys no rule set
@@ -394,8 +402,8 @@ class LearningPipeline:
         if self._stopping.cancelled:
             return  # left open: closed by its quiet timer or at the next start
         self._last_fact_key.pop(session_id, None)
-        counts = close_session(self._hearth, session_id, lambda: self._provider,
-                               cancel=self._stopping)
+        counts = self._turns.run(lambda cancel: close_session(
+            self._hearth, session_id, lambda: self._provider, cancel=cancel), self._stopping)
         self._count(**counts)  # type: ignore[arg-type]  # counter names only
 
 
@@ -407,8 +415,10 @@ def close_session(hearth: Hearth, session_id: str, provider: ProviderSource, *,
     only called when there is something to summarise: a caller without a model at hand (the
     scheduler) builds one only then. Candidates that rest on the assistant's words, not the
     user's, are dropped. Returns the ``LearningStats`` increments. A digest stopped by
-    ``cancel`` (Hearth quitting) opens the session again and raises ``LLMCancelled``, so the
-    session is closed and summarised later, not closed unsummarised."""
+    ``cancel`` (Hearth quitting, or a turn it gives way to) opens the session again and
+    raises ``LLMCancelled``, so the session is closed and summarised later, not closed
+    unsummarised; when a new message has reopened the session meanwhile there is nothing
+    left to close (its quiet timer runs again), and the counts are simply returned."""
     counts = {"sessions_closed": 0, "summaries_written": 0, "events_created": 0,
               "dropped_by_exclusion": 0, "dropped_ungrounded": 0}
     with hearth.storage.write() as session:
@@ -428,10 +438,13 @@ def close_session(hearth: Hearth, session_id: str, provider: ProviderSource, *,
     try:
         digest = digest_session(provider(), interactions, cancel=cancel)
     except LLMCancelled:
-        with hearth.storage.write() as session:  # unless a new message reopened it already
-            session.execute(update(ChatSession).where(ChatSession.id == session_id,
-                                                      ChatSession.closed_at == closed_at)
-                            .values(closed_at=None))
+        with hearth.storage.write() as session:
+            reopened = affected(session.execute(
+                update(ChatSession).where(ChatSession.id == session_id,
+                                          ChatSession.closed_at == closed_at)
+                .values(closed_at=None)))
+        if not reopened:  # a new message reopened it already: the chat goes on
+            return {**counts, "sessions_closed": 0}
         raise
     if digest is None:
         return counts

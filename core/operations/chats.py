@@ -144,12 +144,16 @@ def discard_incognito(assistant: Assistant, keep: str | None = None) -> Stored:
 
 
 def send(assistant: Assistant, session_id: str | None, text: str,
-         cancel: CancelToken) -> Iterator[TurnEvent | TurnResult]:
+         cancel: CancelToken) -> Iterator[Started | TurnEvent | TurnResult]:
     """Send ``text`` in ``session_id`` (a new chat when None: the very first message of a
-    fresh data folder needs no separate "new chat" step). A cancel stops the model; the
-    partial reply is kept, marked stopped."""
+    fresh data folder needs no separate "new chat" step; ``Started`` comes first then, so
+    the chat is listed while its first reply is still being written). A cancel stops the
+    model; the partial reply is kept, marked stopped."""
     conversation = assistant.conversation
-    chat = session_id or conversation.new_session()
+    chat = session_id
+    if chat is None:
+        chat = conversation.new_session()
+        yield Started(chat)
     yield from _ended(chat, conversation.send(chat, text, cancel=cancel))
 
 

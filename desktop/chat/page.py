@@ -548,7 +548,13 @@ class ChatPage(Page):
             if self._reply is not None:
                 self._reply.footer.setText("stopping…")
 
-    def _on_event(self, event: TurnEvent) -> None:
+    def _on_event(self, event: Started | TurnEvent) -> None:
+        if isinstance(event, Started):  # the first message made a chat: list it now
+            if self._turn_session is None and self.current_session is None:
+                self.current_session = event.session_id
+                self.learning_notes.show_session(event.session_id)
+            self.ctx.hub.changed.emit(event.changes)
+            return
         if isinstance(event, Compacted):
             self.ctx.hub.status_message.emit(
                 f"{event.folded_exchanges} older exchanges were folded into a summary.")
@@ -561,9 +567,6 @@ class ChatPage(Page):
 
     def _turn_done(self, result: TurnResult) -> None:
         outcome = result.outcome
-        if self._turn_session is None and self.current_session is None:
-            self.current_session = result.session_id  # the chat the first message made
-            self.learning_notes.show_session(result.session_id)
         if isinstance(outcome, TurnFailed):
             self._end_turn("failed", outcome.interaction_id,
                            f"{outcome.message} {outcome.hint}".strip())

@@ -2,8 +2,9 @@
 happen (``task.emit``), its ``TurnResult`` (how it ended, what it changed) is the job's
 result.
 
-The operation creates the chat first when there is none yet, so the very first message of
-a fresh data folder needs no separate "new chat" step. ``again_job`` runs the chat's last
+The operation creates the chat first when there is none yet (its ``Started`` event comes
+first, so the window lists the chat at once), so the very first message of a fresh data
+folder needs no separate "new chat" step. ``again_job`` runs the chat's last
 exchange again (regenerate, or edit and resend) the same way."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from core.operations import chats
-from core.operations.chats import TurnEvent, TurnResult
+from core.operations.chats import Started, TurnEvent, TurnResult
 from desktop.workers import Job, Task
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ def again_job(assistant: Assistant, session_id: str, interaction_id: int,
                                                    text, task.cancel_token), task)
 
 
-def _stream(events: Iterator[TurnEvent | TurnResult], task: Task) -> TurnResult:
+def _stream(events: Iterator[Started | TurnEvent | TurnResult], task: Task) -> TurnResult:
     for event in events:
         if isinstance(event, TurnResult):
             return event

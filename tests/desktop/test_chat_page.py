@@ -5,6 +5,7 @@ panel, the assistant starting, a huge paste, and one turn with the real embedded
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -22,6 +23,7 @@ from core.config import Settings
 from core.errors import HearthError
 from core.llm.embedded import EmbeddedProvider
 from core.llm.ollama import OllamaProvider
+from core.operations.chats import TextDelta
 from core.storage.orm import ChatSession, Interaction
 from desktop.chat import page as chat_page
 from desktop.chat.page import ChatPage
@@ -118,8 +120,9 @@ def test_a_reply_streams_in_and_is_rendered_as_markdown(qtbot, make_ctx, ollama)
     type_and_send(qtbot, page, "Plan my run please")
     assert page.busy and page._turn is not None
     reply = last_reply(page)
-    page._turn.streamed.connect(
-        lambda _event: seen.append((page.busy, reply.markdown, reply.text)))
+    page._turn.streamed.connect(  # the reply's words (a new chat's Started comes first)
+        lambda event: isinstance(event, TextDelta)
+        and seen.append((page.busy, reply.markdown, reply.text)))
     # learning caught up:
     with qtbot.waitSignal(ctx.hub.changed, timeout=60_000, check_params_cb=touching()):
         wait_reply(qtbot, page)
@@ -407,3 +410,25 @@ def test_opening_a_long_chat_never_freezes_and_ends_at_the_bottom(qtbot, make_ct
     assert page.transcript.messages[0].text == "Question 0"
     bar = page.transcript.verticalScrollBar()
     assert bar.maximum() > 0 and bar.value() == bar.maximum()
+
+
+def test_a_new_chat_is_listed_while_its_first_reply_is_still_written(qtbot, make_ctx) -> None:
+    release = threading.Event()
+
+    def answer(kind: str, _messages: Any, extra: dict[str, Any]) -> str:
+        if kind == "structured":
+            return json.dumps({name: [] for name in extra["schema"].get("properties", {})})
+        assert release.wait(30)  # the model is still "thinking"
+        return "Welcome back."
+
+    ctx = make_ctx(provider_factory=lambda: ScriptedLLM(answer))
+    page = open_page(qtbot, ctx)
+    page.composer.edit.setPlainText("Plan my week of running")
+    qtbot.keyClick(page.composer.edit, Qt.Key.Key_Return)
+
+    qtbot.waitUntil(lambda: page.list_model.rowCount() == 1, timeout=30_000)
+    assert page.busy and page.current_session is not None
+    assert page.list_model.session(0).id == page.current_session
+    release.set()
+    qtbot.waitUntil(lambda: not page.busy, timeout=30_000)
+    assert page.transcript.messages[-1].text == "Welcome back."
