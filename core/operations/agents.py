@@ -22,6 +22,10 @@ from core.storage.orm import Agent, AgentWrite
 
 AGENTS = Changes.of(Domain.AGENTS)
 
+__all__ = ["AgentCall", "AgentInfo", "AgentWriteItem", "NewToken", "TokenInfo", "accept",
+           "add_token", "calls_of", "grant", "held_writes", "list_agents", "reject",
+           "revoke_tokens", "tokens", "trust", "writes_of"]
+
 
 @dataclass(frozen=True)
 class AgentInfo:
