@@ -31,6 +31,12 @@ class TokenDialog(QDialog):
         self.configuration = QPlainTextEdit(made.configuration)
         self.configuration.setReadOnly(True)
         self.configuration.setFont(fixed)
+        self.configuration.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        lines = made.configuration.count("\n") + 2  # all of it, without scrolling
+        self.configuration.setMinimumSize(
+            self.configuration.fontMetrics().horizontalAdvance(
+                max(made.configuration.splitlines(), key=len)) + 40,
+            self.configuration.fontMetrics().lineSpacing() * lines + 12)
         self.copy_token = QPushButton("&Copy")
         self.copy_token.setToolTip("Put the token on the clipboard")
         self.copy_configuration = QPushButton("Copy &configuration")
@@ -54,7 +60,6 @@ class TokenDialog(QDialog):
         layout.addWidget(self.configuration, 3, 0, 1, 2)
         layout.addWidget(self.copy_configuration, 4, 0, 1, 2)
         layout.addWidget(buttons, 5, 0, 1, 2)
-        self.resize(560, 340)
 
     @staticmethod
     def _copy(text: str, button: QPushButton) -> None:
