@@ -74,7 +74,7 @@ class AgentTokens:
             session.add(row)
             session.flush()
             session.add(AuditEntry(action="agent.token_add", actor="user",
-                                   arguments={"agent": name, "token": row.id},
+                                   arguments={"agent": name, "token_id": row.id},
                                    result_summary=f"token {row.id} made"))
             return token, TokenInfo(row.id, name, row.created_at, None)
 
