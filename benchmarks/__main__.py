@@ -23,6 +23,7 @@ def suites(quick: bool) -> dict:
     from benchmarks.encryption import bench_encryption
     from benchmarks.graph_view import bench_graph_view
     from benchmarks.imports import bench_imports
+    from benchmarks.mcp import bench_mcp
     from benchmarks.postgres import bench_postgres
     from benchmarks.quality import bench_quality
     from benchmarks.recall import bench_recall
@@ -44,6 +45,7 @@ def suites(quick: bool) -> dict:
         "delivery": bench_delivery,
         "imports": bench_imports,
         "encryption": bench_encryption,
+        "mcp": bench_mcp,
     }
 
 

@@ -90,3 +90,58 @@ def test_the_sdk_client_with_the_token_uses_the_tools(served) -> None:
     with Hearth.open(home) as hearth:
         (call,) = agents.calls_of(hearth, "http-tester")
     assert call.tool == "list_facts"
+
+
+async def session_calls(url: str, token_text: str, client_name: str,
+                        calls: list[tuple[str, dict[str, object]]]) -> list[tuple[bool, str]]:
+    """Each call's (is_error, text) in one SDK session with ``token_text`` as bearer."""
+    answers = []
+    headers = {"Authorization": f"Bearer {token_text}"}
+    async with httpx2.AsyncClient(headers=headers) as http, \
+            streamable_http_client(url, http_client=http) as (read, write), \
+            ClientSession(read, write, client_info=Implementation(
+                name=client_name, version="1")) as session:
+        await session.initialize()
+        for tool, arguments in calls:
+            result = await session.call_tool(tool, arguments)
+            answers.append((result.is_error, " ".join(
+                getattr(c, "text", "") for c in result.content)))
+    return answers
+
+
+def test_a_named_token_is_its_agent_whatever_the_client_says(served) -> None:
+    """A client holding pinned-bot's token that calls itself the trusted agent gets
+    pinned-bot's rights; the folder's token cannot act as pinned-bot either; revoking the
+    token makes the running server refuse it on the next request."""
+    url, home = served
+    with Hearth.open(home) as hearth:
+        agents.grant(hearth, "trusted-bot", "write")
+        agents.trust(hearth, "trusted-bot")
+        agents.grant(hearth, "pinned-bot", "read")
+        pinned = agents.add_token(hearth, "Pinned Bot").value.token
+
+    (listed, wrote) = anyio.run(session_calls, url, pinned, "Trusted Bot", [
+        ("list_facts", {}),
+        ("remember_fact", {"key": "bike", "value": "a red one", "category": "general"})])
+    assert not listed[0]
+    assert wrote[0] and "pinned-bot" in wrote[1] and "write" in wrote[1]
+    with Hearth.open(home) as hearth:
+        assert [c.tool for c in agents.calls_of(hearth, "pinned-bot")] == [
+            "remember_fact", "list_facts"]
+        assert agents.calls_of(hearth, "trusted-bot") == ()
+        assert agents.held_writes(hearth) == ()
+        (used,) = agents.tokens(hearth, "pinned-bot")
+        assert used.last_used_at is not None
+
+    ((refused, why),) = anyio.run(session_calls, url, token(home), "Pinned Bot",
+                                  [("list_facts", {})])
+    assert refused and "pinned-bot has its own token" in why
+
+    with Hearth.open(home) as hearth:
+        agents.revoke_tokens(hearth, "pinned-bot")
+
+    async def ping() -> httpx2.Response:
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {pinned}"}) as client:
+            return await client.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+
+    assert anyio.run(ping).status_code == 401

@@ -286,7 +286,8 @@ def _daily(hearth: Hearth) -> None:
 
 def _agents(hearth: Hearth) -> None:
     """Two local agents over MCP: an editor that may only read, and a desktop assistant
-    that may write, with a fact and an observation waiting for review."""
+    that may write, with a fact and an observation waiting for review, and its own token
+    for HTTP."""
     from core.agents.tools import AgentTools
     from core.operations import agents
 
@@ -299,6 +300,7 @@ def _agents(hearth: Hearth) -> None:
                                    "category": "work"})
     desktop.call("record_observation", {"content": "Asked for a packing list for Porto "
                                         "in March."})
+    agents.add_token(hearth, "claude-desktop")
 
 
 if __name__ == "__main__":

@@ -5,8 +5,9 @@ It listens on 127.0.0.1 only and every request must carry ``Authorization: Beare
 the token is random (32 bytes, URL-safe), made on first use and kept in
 ``<home>/mcp-token``, readable by the user alone (0600), so only programs running as this
 user can read it; ``--new-token`` replaces it (clients holding the old one are refused).
-A request without the token, or with another, gets 401 and one sentence, before the SDK
-sees it. The SDK's own host and origin checks (DNS rebinding) stay on.
+An agent's own named token (``hearth mcp token add NAME``, ``core.agents.tokens``) is
+accepted too, and names the agent. A request with neither gets 401 and one sentence,
+before the SDK sees it. The SDK's own host and origin checks (DNS rebinding) stay on.
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ import socket
 from pathlib import Path
 from typing import IO, Any
 
+import anyio
+import anyio.to_thread
+
+from core.agents.tokens import AgentTokens
 from core.home.private_files import write_privately
 
 log = logging.getLogger(__name__)
@@ -49,27 +54,47 @@ def bearer_token(home: Path, *, renew: bool = False) -> str:
     return token
 
 
-class BearerGate:
-    """ASGI middleware: HTTP requests pass only with the right bearer token (compared in
-    constant time); the lifespan and everything else pass through."""
+AGENT_KEY = "hearth.agent"
+"""The ASGI scope key where the gate leaves the agent a named token names (absent for the
+folder's token); ``core.agents.server`` reads it from the request of each tool call."""
 
-    def __init__(self, app: Any, token: str) -> None:
+
+class BearerGate:
+    """ASGI middleware: HTTP requests pass only with a token Hearth knows, compared in
+    constant time. The folder's token lets the client name itself; an agent's named token
+    (``core.agents.tokens``) names the agent, in the request's scope. Named tokens are read
+    on every request, so a revoked one is refused at once. The lifespan passes through."""
+
+    def __init__(self, app: Any, token: str, tokens: AgentTokens) -> None:
         self._app = app
-        self._expected = f"Bearer {token}".encode()
+        self._folder = f"Bearer {token}".encode()
+        self._tokens = tokens
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self._expected):
-                await _refuse(send)
-                return
+            if hmac.compare_digest(given, self._folder):
+                scope.pop(AGENT_KEY, None)
+            else:
+                agent = await self._named(given)
+                if agent is None:
+                    await _refuse(send)
+                    return
+                scope[AGENT_KEY] = agent
         await self._app(scope, receive, send)
+
+    async def _named(self, given: bytes) -> str | None:
+        scheme, _, token = given.decode("latin-1").partition(" ")
+        if scheme != "Bearer" or not token:
+            return None
+        return await anyio.to_thread.run_sync(self._tokens.agent_of, token)
 
 
 async def _refuse(send: Any) -> None:
-    body = json.dumps({"error": "Hearth needs its token: send the header "
-                                "'Authorization: Bearer <the contents of mcp-token in "
-                                "Hearth's data folder>'."}).encode()
+    body = json.dumps({"error": "Hearth needs a token: send the header 'Authorization: "
+                                "Bearer TOKEN' with the token `hearth mcp token add NAME` "
+                                "printed, or the contents of mcp-token in Hearth's data "
+                                "folder."}).encode()
     await send({"type": "http.response.start", "status": 401,
                 "headers": [(b"content-type", b"application/json"),
                             (b"www-authenticate", b"Bearer")]})
@@ -86,11 +111,10 @@ def listen(port: int) -> socket.socket:
     return sock
 
 
-def serve(app: Any, token: str, sock: socket.socket) -> None:
+def serve(app: Any, token: str, tokens: AgentTokens, sock: socket.socket) -> None:
     """Serve ``app`` (the SDK's Starlette app) behind the token gate until interrupted."""
-    import anyio
     import uvicorn
 
-    config = uvicorn.Config(BearerGate(app, token), log_level="warning", access_log=False,
-                            lifespan="on")
+    config = uvicorn.Config(BearerGate(app, token, tokens), log_level="warning",
+                            access_log=False, lifespan="on")
     anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))

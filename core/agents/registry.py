@@ -54,6 +54,19 @@ def check_access(access: str) -> Access:
     return cast(Access, access)
 
 
+def recorded(session: Session, name: str) -> Agent:
+    """The agent ``name`` (already normalised), added with no access if Hearth has no row
+    for it yet: the user may grant it, or make it a token, before it first connects."""
+    agent = session.scalars(select(Agent).where(Agent.name == name)).first()
+    if agent is None:
+        now = clock.now()
+        agent = Agent(name=name, access="none", trusted=False, first_seen_at=now,
+                      last_seen_at=now)
+        session.add(agent)
+        session.flush()
+    return agent
+
+
 class AgentRegistry:
     """Record the agents that connect; grant, trust and list them."""
 
@@ -101,12 +114,7 @@ class AgentRegistry:
         access = check_access(access)
         name = normalise_name(name)
         with self._storage.write() as session:
-            agent = self._find(session, name)
-            if agent is None:
-                now = clock.now()
-                agent = Agent(name=name, access=access, trusted=False, first_seen_at=now,
-                              last_seen_at=now)
-                session.add(agent)
+            agent = recorded(session, name)
             before, agent.access = agent.access, access
             if access != "write":
                 agent.trusted = False  # trust means nothing without write access

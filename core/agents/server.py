@@ -3,7 +3,9 @@
 
 Each connection's agent is named by ``--agent NAME`` when the user put one in the client's
 configuration, else by the client's own ``clientInfo.name`` from ``initialize``; a client
-that gives neither is refused in a sentence saying how to name it. Tools are plain
+that gives neither is refused in a sentence saying how to name it. Over HTTP, a request
+carrying an agent's named token is that agent, whatever the client says
+(``core.agents.tokens``). Tools are plain
 functions the SDK runs in a worker thread, so recall and embedding never block the
 protocol. A refusal (no grant, bad input) reaches the agent as a tool error carrying
 Hearth's one-sentence message and hint; an unexpected failure is logged to the data
@@ -25,6 +27,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from core.agents.http import AGENT_KEY
+from core.agents.registry import normalise_name
+from core.agents.tokens import AgentTokens
 from core.agents.tools import AgentTools, Result
 from core.app import Hearth
 from core.errors import HearthError
@@ -46,6 +51,7 @@ class AgentServer:
         self._agent = agent
         self._tools: dict[str, AgentTools] = {}
         self._lock = threading.Lock()
+        self._tokens = AgentTokens(hearth.storage)
         self.mcp: MCPServer[Any] = MCPServer(
             name="hearth", title="Hearth memory", version=app_version(),
             instructions=INSTRUCTIONS, log_level="WARNING")
@@ -61,14 +67,23 @@ class AgentServer:
         return self.mcp.streamable_http_app(streamable_http_path=PATH, host=LOOPBACK)
 
     def _agent_name(self, ctx: Context[Any, Any]) -> str:
-        if self._agent:
-            return self._agent
-        params = ctx.session.client_params
-        name = params.client_info.name if params is not None else ""
+        """Who calls: over HTTP with an agent's named token, that agent; else ``--agent``,
+        else the client's own name, which over HTTP may not be one that has its own token
+        (holding the folder's token does not make a program that agent)."""
+        scope: Mapping[str, Any] | None = getattr(ctx.request_context.request, "scope", None)
+        if scope is not None and scope.get(AGENT_KEY):
+            return str(scope[AGENT_KEY])
+        name = self._agent
+        if not name:
+            params = ctx.session.client_params
+            name = params.client_info.name if params is not None else ""
         if not name or not name.strip():
             raise ToolError("Hearth cannot tell which program this is: the client sent no "
                             "name. Add \"--agent\", \"NAME\" to Hearth's args in the client's "
                             "configuration.")
+        if scope is not None and self._tokens.has_tokens(name):
+            raise ToolError(f"{normalise_name(name)} has its own token: connect with it (the "
+                            "folder's token cannot act as an agent that has one).")
         return name
 
     def _call(self, ctx: Context[Any, Any], tool: str, arguments: Mapping[str, Any]) -> Result:

@@ -3,7 +3,8 @@ user's side of it: which agents connected, what each may do, and the writes they
 
 ``hearth mcp`` alone serves (see ``core.agents.server``): nothing but the protocol goes to
 stdout. ``agents``, ``grant``, ``trust``, ``review``, ``accept``, ``reject`` and
-``history`` are the consent model's commands (``docs/mcp.md``)."""
+``history`` are the consent model's commands, ``token add|list|revoke`` the agents' named
+tokens for HTTP (``docs/mcp.md``)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,14 @@ import typer
 
 from core.cli import output
 from core.cli.context import opened
-from core.cli.daily import IdArgument, JsonOption, done, local, show
+from core.cli.daily import IdArgument, JsonOption, YesOption, done, local, show
 from core.errors import InvalidInputError
 
 mcp_app = typer.Typer(help="Hearth's memory for other local agents (MCP): serve, grant, review.",
                       invoke_without_command=True)
+token_app = typer.Typer(help="Named tokens for HTTP: a token that is one agent, whatever its "
+                             "client calls itself.", no_args_is_help=True)
+mcp_app.add_typer(token_app, name="token")
 NameArgument = Annotated[str, typer.Argument(metavar="NAME",
                                              help="The agent, as `hearth mcp agents` lists it.")]
 
@@ -47,6 +51,8 @@ def serve(ctx: typer.Context, agent: Annotated[str | None, typer.Option(
             return
         from core.agents import http as over_http
 
+        from core.agents.tokens import AgentTokens
+
         token = over_http.bearer_token(hearth.paths.home, renew=new_token)
         try:
             sock = over_http.listen(port)
@@ -59,7 +65,7 @@ def serve(ctx: typer.Context, agent: Annotated[str | None, typer.Option(
                             f"{over_http.token_path(hearth.paths.home)}); Ctrl-C stops.",
                             highlight=False, markup=False)
         with sock:
-            over_http.serve(server.http_app(), token, sock)
+            over_http.serve(server.http_app(), token, AgentTokens(hearth.storage), sock)
 
 
 @mcp_app.command("agents")
@@ -146,6 +152,51 @@ def history(name: NameArgument, as_json: JsonOption = False) -> None:
         calls = agents.calls_of(hearth, name)
     show(calls, as_json, f"What {name} did", ["when", "kind", "tool", "result"],
          lambda c: (local(c.at), c.kind, c.tool, c.summary))
+
+
+@token_app.command("add")
+def add_token(name: NameArgument, as_json: JsonOption = False) -> None:
+    """Make a token for an agent and print it once (Hearth keeps only its hash)."""
+    from core.operations import agents
+
+    with opened() as hearth:
+        made = agents.add_token(hearth, name).value
+    if as_json:
+        output.print_json(made)
+        return
+    output.stdout.print(
+        f"A token for {made.info.agent}, shown only now (Hearth keeps a hash of it):\n"
+        f"{made.token}\n\nIn the client's configuration (for `hearth mcp --http` on its "
+        f"default port):\n{made.configuration}", markup=False, highlight=False)
+
+
+@token_app.command("list")
+def list_tokens(as_json: JsonOption = False) -> None:
+    """The agents' live tokens: agent, made, last used (never the token)."""
+    from core.operations import agents
+
+    with opened(only_reads=True) as hearth:
+        items = agents.tokens(hearth)
+    show(items, as_json, "Tokens", ["id", "agent", "made", "last used"],
+         lambda t: (t.id, t.agent, local(t.created_at), local(t.last_used_at) or "never"))
+
+
+@token_app.command("revoke")
+def revoke_token(name: NameArgument, yes: YesOption = False,
+                 as_json: JsonOption = False) -> None:
+    """Revoke an agent's tokens: a running server refuses them from the next request."""
+    from core.operations import agents
+
+    if not yes:
+        if not sys.stdin.isatty():
+            raise InvalidInputError("Revoking cuts the agent off, so it is only done when "
+                                    "confirmed.", "Add --yes to revoke without asking.")
+        if not typer.confirm(f"Revoke {name}'s tokens? Its client is refused from its next "
+                             "request.", default=False, err=True):
+            raise typer.Exit(1)
+    with opened() as hearth:
+        count = agents.revoke_tokens(hearth, name).value
+    done(count, as_json, f"Revoked {count} token{'s' if count != 1 else ''} of {name}.")
 
 
 def _confirm_forget(preview: str) -> None:

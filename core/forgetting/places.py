@@ -97,6 +97,7 @@ MACHINE_COLUMNS: frozenset[tuple[str, str]] = frozenset({
     ("pending_actions", "status"),
     ("agents", "name"), ("agents", "access"),
     ("agent_writes", "action"), ("agent_writes", "status"),
+    ("agent_tokens", "token_sha256"),  # a SHA-256 of a random token Hearth made
     # a SHA-256 of an imported item's ids (core.forgetting.imported); an importer's name
     ("forgotten_imports", "key_sha256"), ("import_runs", "source"),
 })

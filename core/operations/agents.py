@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from core.agents.registry import AgentRegistry
+from core.agents.tokens import AgentTokens, TokenInfo, client_configuration
 from core.agents.tools import READ_TOOLS, history
 from core.agents.writes import AgentWrites
 from core.app import Hearth
@@ -20,6 +21,10 @@ from core.operations.done import Done
 from core.storage.orm import Agent, AgentWrite
 
 AGENTS = Changes.of(Domain.AGENTS)
+
+__all__ = ["AgentCall", "AgentInfo", "AgentWriteItem", "NewToken", "TokenInfo", "accept",
+           "add_token", "calls_of", "grant", "held_writes", "list_agents", "reject",
+           "revoke_tokens", "tokens", "trust", "writes_of"]
 
 
 @dataclass(frozen=True)
@@ -122,3 +127,28 @@ def _agent_name(hearth: Hearth, row: AgentWrite) -> str:
     with hearth.storage.read() as session:
         agent = session.get(Agent, row.agent_id)
         return agent.name if agent is not None else "?"
+
+
+@dataclass(frozen=True)
+class NewToken:
+    """A token just made: ``token`` is shown to the user this once and never stored."""
+
+    token: str
+    info: TokenInfo
+    configuration: str
+    """The client configuration that uses it (``hearth mcp --http`` on its default port)."""
+
+
+def tokens(hearth: Hearth, name: str | None = None) -> tuple[TokenInfo, ...]:
+    """The live named tokens (of one agent, or every agent's), oldest first."""
+    return tuple(AgentTokens(hearth.storage).list(name))
+
+
+def add_token(hearth: Hearth, name: str) -> Done[NewToken]:
+    token, info = AgentTokens(hearth.storage).add(name)
+    return Done(NewToken(token, info, client_configuration(token)), AGENTS)
+
+
+def revoke_tokens(hearth: Hearth, name: str, token_id: int | None = None) -> Done[int]:
+    """Revoke the agent's tokens (or one of them); how many were revoked."""
+    return Done(AgentTokens(hearth.storage).revoke(name, token_id), AGENTS)

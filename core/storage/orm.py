@@ -645,6 +645,23 @@ class AgentWrite(Base):
     result: Mapped[str | None] = mapped_column(Text)
 
 
+class AgentToken(Base):
+    """A bearer token the user made for one agent to use Hearth's MCP over HTTP
+    (``core.agents.tokens``): whoever presents it is that agent, whatever its client calls
+    itself. Only a SHA-256 of the token is kept (it is shown once, when made); a revoked
+    token keeps its row, with ``revoked_at``, and is refused from then on."""
+
+    __tablename__ = "agent_tokens"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"),
+                                          index=True)
+    token_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
 class ForgottenImport(Base):
     """An imported item the user deleted, so that importing the same (or a newer) export,
     transcript or notes folder again leaves it out (``core.forgetting.imported``).

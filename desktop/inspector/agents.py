@@ -4,7 +4,9 @@ The table lists each agent with what it may do (no access, read, read and write)
 its writes are trusted, and how many of them wait for review. Beside it, for the selected
 agent: its writes held for review, each accepted or rejected here (accepting a forget is
 asked once more: it removes the value everywhere), and what it read and wrote (its audited
-calls, arguments redacted). Everything is read and changed through
+calls, arguments redacted), and its tokens for HTTP: made here ("New token…", shown once
+with the client configuration to paste), revoked here (asked first). Everything is read
+and changed through
 ``core.operations.agents`` on workers.
 """
 
@@ -25,13 +27,14 @@ from PySide6.QtWidgets import (
 )
 
 from core.operations import agents
-from core.operations.agents import AgentCall, AgentInfo, AgentWriteItem
+from core.operations.agents import AgentCall, AgentInfo, AgentWriteItem, NewToken, TokenInfo
 from core.operations.changes import Domain
 from desktop.context import AppContext
 from desktop.inspector import confirm
 from desktop.inspector.formatting import local_time, time_key
 from desktop.inspector.table import Column
 from desktop.inspector.table_page import TablePage
+from desktop.inspector.token_dialog import TokenDialog
 
 ACCESS_WORDS = {"none": "no access", "read": "read", "write": "read and write"}
 
@@ -48,8 +51,13 @@ def call_text(call: AgentCall) -> str:
     return f"{local_time(call.at)}  {call.kind}  {call.tool}: {call.summary}"
 
 
+def token_text(token: TokenInfo) -> str:
+    used = local_time(token.last_used_at) if token.last_used_at else "never"
+    return f"Token {token.id}  made {local_time(token.created_at)}  last used {used}"
+
+
 class AgentDetail(QWidget):
-    """The selected agent's held writes (Accept / Reject) and its history."""
+    """The selected agent's held writes (Accept / Reject), its history and its tokens."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -61,6 +69,17 @@ class AgentDetail(QWidget):
         self.reject.setToolTip("Drop the selected write: nothing is applied")
         self.history = QListWidget()
         self.history.setObjectName("agent-history")
+        self.tokens = QListWidget()
+        self.tokens.setObjectName("agent-tokens")
+        self.new_token = QPushButton("New t&oken…")
+        self.new_token.setToolTip("Make a token that is this agent over HTTP, whatever its "
+                                  "client calls itself (shown once)")
+        self.revoke = QPushButton("Re&voke")
+        self.revoke.setToolTip("Refuse the selected token from now on")
+        token_buttons = QHBoxLayout()
+        token_buttons.addWidget(self.new_token)
+        token_buttons.addWidget(self.revoke)
+        token_buttons.addStretch(1)
         buttons = QHBoxLayout()
         buttons.addWidget(self.accept)
         buttons.addWidget(self.reject)
@@ -72,10 +91,15 @@ class AgentDetail(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(QLabel("What it read and wrote"))
         layout.addWidget(self.history, 2)
+        layout.addWidget(QLabel("Its tokens for HTTP"))
+        layout.addWidget(self.tokens, 1)
+        layout.addLayout(token_buttons)
         self.held.currentItemChanged.connect(lambda *_: self._enable())
+        self.tokens.currentItemChanged.connect(lambda *_: self._enable())
         self._enable()
 
-    def show_agent(self, writes: Sequence[AgentWriteItem], calls: Sequence[AgentCall]) -> None:
+    def show_agent(self, writes: Sequence[AgentWriteItem], calls: Sequence[AgentCall],
+                   tokens: Sequence[TokenInfo] = (), chosen: bool = True) -> None:
         self.held.clear()
         for write in writes:
             if write.status == "held":
@@ -84,16 +108,27 @@ class AgentDetail(QWidget):
                 self.held.addItem(item)
         self.history.clear()
         self.history.addItems([call_text(call) for call in calls])
+        self.tokens.clear()
+        for token in tokens:
+            item = QListWidgetItem(token_text(token))
+            item.setData(Qt.ItemDataRole.UserRole, token)
+            self.tokens.addItem(item)
+        self.new_token.setEnabled(chosen)
         self._enable()
 
     def selected_write(self) -> AgentWriteItem | None:
         item = self.held.currentItem()
         return None if item is None else item.data(Qt.ItemDataRole.UserRole)
 
+    def selected_token(self) -> TokenInfo | None:
+        item = self.tokens.currentItem()
+        return None if item is None else item.data(Qt.ItemDataRole.UserRole)
+
     def _enable(self) -> None:
         chosen = self.held.currentItem() is not None
         self.accept.setEnabled(chosen)
         self.reject.setEnabled(chosen)
+        self.revoke.setEnabled(self.tokens.currentItem() is not None)
 
 
 class AgentsPage(TablePage):
@@ -107,6 +142,7 @@ class AgentsPage(TablePage):
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         self.detail = AgentDetail()
+        self.token_dialog: TokenDialog | None = None
         super().__init__(ctx, parent)
         self.no_access = self.add_button("&No access", None, lambda: self._grant("none"),
                                          tooltip="The agent can no longer read or write")
@@ -119,6 +155,8 @@ class AgentsPage(TablePage):
                                              "(forgetting always waits for you)")
         self.detail.accept.clicked.connect(lambda _checked=False: self._answer(True))
         self.detail.reject.clicked.connect(lambda _checked=False: self._answer(False))
+        self.detail.new_token.clicked.connect(lambda _checked=False: self._new_token())
+        self.detail.revoke.clicked.connect(lambda _checked=False: self._revoke())
 
     def columns(self) -> Sequence[Column[AgentInfo]]:
         return AGENT_COLUMNS
@@ -141,14 +179,15 @@ class AgentsPage(TablePage):
 
     def show_detail(self, record: Any | None) -> None:
         if record is None:
-            self.detail.show_agent((), ())
+            self.detail.show_agent((), (), (), chosen=False)
             return
         hearth, name = self.ctx.hearth, record.name
         self.run(f"Loading what {name} did",
-                 lambda _task: (agents.writes_of(hearth, name), agents.calls_of(hearth, name)),
+                 lambda _task: (agents.writes_of(hearth, name), agents.calls_of(hearth, name),
+                                agents.tokens(hearth, name)),
                  lambda loaded: self._detail_loaded(name, loaded))
 
-    def _detail_loaded(self, name: str, loaded: tuple[Any, Any]) -> None:
+    def _detail_loaded(self, name: str, loaded: tuple[Any, Any, Any]) -> None:
         current = self.selected()
         if current is not None and current.name == name:
             self.detail.show_agent(*loaded)
@@ -187,3 +226,28 @@ class AgentsPage(TablePage):
         else:
             self.change("Rejecting an agent's write", lambda: agents.reject(hearth, write_id),
                         lambda item: f"Rejected: {item.preview}")
+
+    def _new_token(self) -> None:
+        agent = self.selected()
+        if agent is None:
+            return
+        hearth, name = self.ctx.hearth, agent.name
+        self.change(f"Making a token for {name}", lambda: agents.add_token(hearth, name),
+                    self._token_made)
+
+    def _token_made(self, made: NewToken) -> str:
+        """Show the token (once) in its dialog; the status bar says what to do with it."""
+        self.token_dialog = TokenDialog(made, self)
+        self.token_dialog.open()
+        return f"Made a token for {made.info.agent}: copy it now, it is shown only once."
+
+    def _revoke(self) -> None:
+        token, agent = self.detail.selected_token(), self.selected()
+        if token is None or agent is None or not confirm.ask(
+                self, "Revoke a token", f"Revoke token {token.id} of {agent.name}?\n\nA "
+                "client using it is refused from its next request.", "Revoke"):
+            return
+        hearth, name, token_id = self.ctx.hearth, agent.name, token.id
+        self.change(f"Revoking a token of {name}",
+                    lambda: agents.revoke_tokens(hearth, name, token_id),
+                    lambda _count: f"Revoked token {token_id} of {name}.")

@@ -1,12 +1,15 @@
 """The Agents view: agents with their grants, changed with the buttons; the selected
-agent's held writes accepted or rejected (a forget asked once more), and its history."""
+agent's held writes accepted or rejected (a forget asked once more), its history, and its
+HTTP tokens made (shown once, copied) and revoked (asked first)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from PySide6.QtGui import QGuiApplication
 
+from core.agents.tokens import AgentTokens
 from core.agents.tools import AgentTools
 from core.operations import agents
 from desktop.context import AppContext
@@ -98,3 +101,34 @@ def test_held_writes_are_accepted_or_rejected_and_a_forget_is_asked_first(
     qtbot.waitUntil(lambda: held_previews(page) == [])
     assert [w.status for w in agents.writes_of(ctx.hearth, "notes-bot")] == ["accepted",
                                                                             "accepted"]
+
+
+def test_a_token_is_made_shown_once_copied_and_revoked(qtbot, ctx, page, monkeypatch) -> None:
+    answers = iter([False, True])
+    monkeypatch.setattr(confirm, "ask", lambda *_args, **_kw: next(answers))
+    choose(qtbot, ctx, page, "reader")
+    assert page.detail.tokens.count() == 0 and not page.detail.revoke.isEnabled()
+
+    page.detail.new_token.click()
+    qtbot.waitUntil(lambda: page.token_dialog is not None and page.token_dialog.isVisible())
+    dialog = page.token_dialog
+    token = dialog.token.text()
+    assert AgentTokens(ctx.hearth.storage).agent_of(token) == "reader"
+    assert f"Bearer {token}" in dialog.configuration.toPlainText()
+    dialog.copy_token.click()
+    assert QGuiApplication.clipboard().text() == token
+    dialog.copy_configuration.click()
+    assert QGuiApplication.clipboard().text() == dialog.configuration.toPlainText()
+    dialog.reject()
+
+    qtbot.waitUntil(lambda: page.detail.tokens.count() == 1)
+    assert page.detail.tokens.item(0).text().startswith("Token ")
+    assert token not in page.detail.tokens.item(0).text()
+    page.detail.tokens.setCurrentRow(0)
+    page.detail.revoke.click()  # the user says no: the token still works
+    wait_idle(qtbot, ctx)
+    assert AgentTokens(ctx.hearth.storage).agent_of(token) == "reader"
+    page.detail.revoke.click()
+    wait_idle(qtbot, ctx)
+    assert AgentTokens(ctx.hearth.storage).agent_of(token) is None
+    qtbot.waitUntil(lambda: page.detail.tokens.count() == 0)

@@ -84,6 +84,8 @@ def fill_every_table(storage, embedder) -> None:
                              arguments={"key": "bike", "value": "a green Brompton"},
                              preview="Remember bike = a green Brompton.", status="accepted",
                              created_at=T0, decided_at=T0, result="created fact bike"))
+        s.add(orm.AgentToken(agent_id=agent.id, token_sha256="5e" * 32, created_at=T0,
+                             last_used_at=T0 + timedelta(minutes=5)))
         s.add_all([orm.ForgottenImport(key_sha256="0f" * 32, forgotten_at=T0),
                    orm.ImportRun(source="chatgpt", started_at=T0,
                                  finished_at=T0 + timedelta(seconds=5), added=3,
