@@ -219,14 +219,14 @@ def _fsync_file(path: Path) -> None:
         os.close(handle)
 
 
-def _new_graph(dimensions: int) -> Any:
+def new_graph(dimensions: int) -> Any:
     from usearch.index import Index
 
     return Index(ndim=dimensions, metric="cos", dtype=DTYPE, connectivity=CONNECTIVITY,
                  expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
 
 
-def _load_graph(file: Path, key: bytes | None, *, view: bool) -> Any:
+def load_graph(file: Path, key: bytes | None, *, view: bool) -> Any:
     """The graph in ``file``: mapped (``view``) or read from a plain folder's file, decrypted
     into memory from an encrypted folder's (``key``); None if usearch cannot read it.
     Raises ``SealError`` for a file in the wrong form or that does not open with ``key``."""
@@ -241,7 +241,7 @@ def _load_graph(file: Path, key: bytes | None, *, view: bool) -> Any:
     return Index.restore(plain, view=False)
 
 
-def _write_graph(graph: Any, path: Path, key: bytes | None) -> None:
+def write_graph(graph: Any, path: Path, key: bytes | None) -> None:
     """Write ``graph`` to the new private file ``path`` (sealed under ``key`` if given) and
     flush it to disk."""
     if key is None:
@@ -421,7 +421,7 @@ class TableIndex:
         try:
             if file.stat().st_size != header.size:
                 raise Stale(f"{file.name} is not the size its header records")
-            graph = _load_graph(file, self._key(), view=True)
+            graph = load_graph(file, self._key(), view=True)
             if graph is None or graph.size != header.count or graph.ndim != header.dimensions:
                 raise Stale(f"{file.name} does not hold what its header records")
         except (OSError, RuntimeError, ValueError, Stale) as error:  # SealError is a ValueError
@@ -504,7 +504,7 @@ class TableIndex:
             header = self._header
             assert header is not None
             try:
-                graph = _load_graph(self._folder / header.file, self._key(), view=False)
+                graph = load_graph(self._folder / header.file, self._key(), view=False)
             except (OSError, SealError) as error:
                 log.warning("The vector index file %s cannot be read again (%s); it will be "
                             "rebuilt.", header.file, error)
@@ -534,7 +534,7 @@ class TableIndex:
         self._folder.mkdir(mode=0o700, exist_ok=True)
         name = f"{self._table}-{secrets.token_hex(6)}.usearch"
         path = self._folder / name
-        _write_graph(graph, path, self._key())
+        write_graph(graph, path, self._key())
         header = Header(HEADER_VERSION, generation, applied, int(graph.size),
                         int(graph.ndim), name, path.stat().st_size)
         _write_atomically(self._header_path, json.dumps(asdict(header)).encode())
@@ -582,7 +582,7 @@ class TableIndex:
                 applied = high_water(connection)
                 total = _count(connection, self._table)
                 dimensions = _width(connection, self._table)
-            graph = _new_graph(dimensions)
+            graph = new_graph(dimensions)
             done, after = 0, 0
             while True:
                 if cancel is not None and cancel():
