@@ -46,6 +46,13 @@ data folder. SQLite stays the source of truth:
   a file lock, loads the graph, applies the changes, writes a new file and header, and
   trims the log up to what the file holds, recording how far it trimmed so a process still
   on the older file rereads the header instead of missing entries.
+* **Sealed in an encrypted folder.** The file holds an int8 copy of every vector, from
+  which text can be approximated, so in a folder with ``encryption.json`` it is written
+  sealed (AES-256-GCM under a subkey of the folder's key: ``core.storage.sqlite.ann_seal``)
+  and each process decrypts it into its own memory and views that, instead of mapping the
+  file. A file that does not open (changed, another key, in the wrong form after a
+  conversion cut short) is stale like any other; ``convert_files`` seals or opens every
+  file when ``hearth encrypt`` / ``decrypt`` convert the folder.
 * **Forgotten means gone from the file too.** usearch keeps a removed vector's bytes in
   its slot until another vector takes the slot. Compaction therefore fills every freed slot
   with a placeholder and removes the placeholders again, so a deleted memory's vector is in
@@ -227,8 +234,9 @@ def new_graph(dimensions: int) -> Any:
 
 
 def load_graph(file: Path, key: bytes | None, *, view: bool) -> Any:
-    """The graph in ``file``: mapped (``view``) or read from a plain folder's file, decrypted
-    into memory from an encrypted folder's (``key``); None if usearch cannot read it.
+    """The graph in ``file``: a read-only view (``view``: of the mapped file in a plain
+    folder, of the decrypted bytes in an encrypted one, ``key``) or a copy to change;
+    None if usearch cannot read it.
     Raises ``SealError`` for a file in the wrong form or that does not open with ``key``."""
     from usearch.index import Index
 
@@ -238,7 +246,10 @@ def load_graph(file: Path, key: bytes | None, *, view: bool) -> Any:
                 raise SealError(f"{file.name} is encrypted, but its folder is not")
         return Index.restore(str(file), view=view)
     plain = unseal(file.read_bytes(), key, file.name)
-    return Index.restore(plain, view=False)
+    graph: Any = Index.restore(plain, view=view)
+    if graph is not None and view:
+        graph.hearth_buffer = plain  # the view reads these bytes: they live as long as it
+    return graph
 
 
 def write_graph(graph: Any, path: Path, key: bytes | None) -> None:
