@@ -133,7 +133,7 @@ def bench_index_sealing(size: int = INDEX_SIZE) -> list[dict[str, str]]:
         {"benchmark": f"{label}: file size plain → sealed (built in {built:.0f} s)",
          "value": f"{sizes['plain'] / 2**20:.1f} → {sizes['sealed'] / 2**20:.1f} MiB, "
                   f"sealing it {sealing[0] * 1000:.0f} ms"},
-        {"benchmark": f"{label}: first load p50 / p95 (median of {INDEX_LOADS}), "
+        {"benchmark": f"{label}: first load p50 / p95 (over {INDEX_LOADS} loads), "
                       "mapped → decrypted into memory",
          "value": f"{l50:.1f} / {l95:.1f} ms → {s50:.1f} / {s95:.1f} ms "
                   f"(×{s50 / l50:.0f} / ×{s95 / l95:.0f})"},
