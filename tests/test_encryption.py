@@ -451,3 +451,38 @@ def test_an_encryption_cut_short_before_the_index_leaves_it_unused_then_finishes
     assert files_holding(home, SECRET) == []
     encryption.forget_keys()
     assert memories_index_state(home).state == "current"
+
+
+def test_a_decryption_cut_short_before_the_index_is_finished_by_running_it_again(
+        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Decrypting converted the database files, then stopped before the index files: the
+    folder says so, running decrypt again opens the sealed file, and a sealed file left in
+    a plain folder is never given to usearch (it is stale, rebuilt)."""
+    home, vector = indexed_home(capsys, tmp_path, monkeypatch)
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    assert hearth(capsys, home, "encrypt")[0] == 0
+    encryption.forget_keys()
+
+    def disk_full(*_args: object) -> int:
+        raise DatabaseError("The disk is full.", "Free some space.")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(folder_cipher, "convert_vector_index_files", disk_full)
+        code, _, err = hearth(capsys, home, "decrypt")
+    assert code == 1 and "The disk is full." in err
+    assert ann_seal.is_sealed(index_file(home).read_bytes())
+    code, _, err = hearth(capsys, home, "search", "locker")
+    assert code == 1 and "cut short" in err
+
+    sealed = index_file(home).read_bytes()
+    encryption.forget_keys()
+    assert hearth(capsys, home, "decrypt")[0] == 0
+    assert files_holding_bytes(home, vector) == [index_file(home)]
+    assert memories_index_state(home).state == "current"
+
+    # a sealed file where the folder is plain (put back by hand): stale, never parsed
+    index_file(home).write_bytes(sealed)
+    header = index_file(home).parent / "memories_vec.json"
+    header.write_text(json.dumps({**json.loads(header.read_text()), "size": len(sealed)}))
+    state = memories_index_state(home)
+    assert state.state == "stale" and "is encrypted, but its folder is not" in state.reason
