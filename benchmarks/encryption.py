@@ -6,6 +6,13 @@ the cache itself is never changed); the encrypted one is converted by ``hearth e
 own code, whose time is a figure too. Recall queries alternate between the two folders, so
 the noise of a shared machine falls on both alike. Inserting writes ``INSERT_ROWS`` of the
 store's memories with their vectors into a new empty folder of each kind, alternating.
+
+The ANN index of an encrypted folder is sealed (``core/storage/sqlite/ann_seal.py``) and
+decrypted into memory where a plain folder's is mapped: ``bench_index_sealing`` writes one
+``INDEX_SIZE``-vector index both ways and times loading it (alternating, the page cache
+warm for both) and shortlist searches on each loaded graph. Its vectors are generated
+(unit vectors with a decaying spread per axis, seeded), not the cached real ones: the
+load's cost depends on the file's size, and the search compares one graph with itself.
 """
 
 from __future__ import annotations
@@ -24,6 +31,10 @@ from benchmarks.stats import percentiles
 SIZE = 10_000
 INSERT_ROWS = 5_000
 INSERT_REPEATS = 3
+INDEX_SIZE = 100_000
+INDEX_LOADS = 9
+INDEX_QUERIES = 200
+SHORTLIST = 100
 """Inserts alternate plain, encrypted, plain, …; the median rate of each counts."""
 PASSPHRASE = "benchmark passphrase"
 
@@ -60,11 +71,78 @@ def bench_encryption() -> list[dict[str, str]]:
         rows.append({"benchmark": f"{label} p50 / p95, plain → encrypted",
                      "value": f"{p50:.1f} / {p95:.1f} ms → {e50:.1f} / {e95:.1f} ms "
                               f"(×{e50 / p50:.2f} / ×{e95 / p95:.2f})"})
+    rows += bench_index_sealing()
     rows.append({"benchmark": f"insert {INSERT_ROWS:,} memories with vectors (median of "
                               f"{INSERT_REPEATS}), plain → encrypted",
                  "value": f"{inserts['plain']:,.0f} → {inserts['encrypted']:,.0f} rows/s "
                           f"(×{inserts['encrypted'] / inserts['plain']:.2f})"})
     return rows
+
+
+def bench_index_sealing(size: int = INDEX_SIZE) -> list[dict[str, str]]:
+    """Loading and searching a ``size``-vector ANN index, plain (mapped) and sealed
+    (decrypted into memory)."""
+    from core.storage.sqlite import ann
+    from core.storage.sqlite.ann_seal import subkey
+
+    rng = np.random.default_rng(11)
+    dimensions = 384
+    spread = (1.0 / np.sqrt(1.0 + np.arange(dimensions))).astype(np.float32)
+    vectors = rng.standard_normal((size, dimensions)).astype(np.float32) * spread
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    queries = vectors[rng.choice(size, INDEX_QUERIES, replace=False)]
+    queries = queries + 0.05 * rng.standard_normal(queries.shape).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    key = subkey("ab" * 32)
+    graph = ann.new_graph(dimensions)
+    started = time.perf_counter()
+    graph.add(np.arange(size), vectors, threads=0)
+    built = time.perf_counter() - started
+    with tempfile.TemporaryDirectory(prefix="hearth-bench-ann-seal-") as scratch:
+        files = {"plain": (Path(scratch) / "plain.usearch", None),
+                 "sealed": (Path(scratch) / "sealed.usearch", key)}
+        sealing: list[float] = []
+        for path, file_key in files.values():
+            started = time.perf_counter()
+            ann.write_graph(graph, path, file_key)
+            if file_key is not None:
+                sealing.append(time.perf_counter() - started)
+        del graph
+        loads: dict[str, list[float]] = {"plain": [], "sealed": []}
+        for _ in range(INDEX_LOADS):
+            for name, (path, file_key) in files.items():
+                started = time.perf_counter()
+                ann.load_graph(path, file_key, view=True)
+                loads[name].append(_since(started))
+        graphs = {name: ann.load_graph(path, file_key, view=True)
+                  for name, (path, file_key) in files.items()}
+        searches: dict[str, list[float]] = {"plain": [], "sealed": []}
+        same = 0
+        for query in queries:
+            found = {}
+            for name, loaded in graphs.items():
+                started = time.perf_counter()
+                found[name] = loaded.search(query, SHORTLIST, threads=1).keys
+                searches[name].append(_since(started))
+            same += int(np.array_equal(found["plain"], found["sealed"]))
+        sizes = {name: path.stat().st_size for name, (path, _k) in files.items()}
+    (l50, l95), (s50, s95) = percentiles(loads["plain"]), percentiles(loads["sealed"])
+    (q50, q95), (e50, e95) = percentiles(searches["plain"]), percentiles(searches["sealed"])
+    label = f"{size // 1000}k-vector ANN index"
+    return [
+        {"benchmark": f"{label}: file size plain → sealed (built in {built:.0f} s)",
+         "value": f"{sizes['plain'] / 2**20:.1f} → {sizes['sealed'] / 2**20:.1f} MiB, "
+                  f"sealing it {sealing[0] * 1000:.0f} ms"},
+        {"benchmark": f"{label}: first load p50 / p95 (over {INDEX_LOADS} loads), "
+                      "mapped → decrypted into memory",
+         "value": f"{l50:.1f} / {l95:.1f} ms → {s50:.1f} / {s95:.1f} ms "
+                  f"(×{s50 / l50:.0f} / ×{s95 / l95:.0f})"},
+        {"benchmark": f"{label}: shortlist search (k = {SHORTLIST}) p50 / p95, "
+                      "plain → sealed",
+         "value": f"{q50:.2f} / {q95:.2f} ms → {e50:.2f} / {e95:.2f} ms "
+                  f"(×{e50 / q50:.2f} / ×{e95 / q95:.2f}); same results for "
+                  f"{same}/{len(queries)} queries"},
+    ]
 
 
 def _encrypt(home: Path, settings: Any) -> float:

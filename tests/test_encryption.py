@@ -4,6 +4,8 @@ The proof the issue asks for: after ``hearth encrypt``, a distinctive fact's tex
 file of the data folder (the database, its live write-ahead log, backups old and new,
 logs, settings, index files: the whole folder is walked byte by byte), while the CLI still
 recalls it and chats with it given the passphrase, and refuses in one sentence without.
+With the ANN index built (its threshold lowered to a few hundred rows), the fact's vector,
+as the index file stores it (int8), is in no file either.
 """
 
 from __future__ import annotations
@@ -14,13 +16,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import keyring
+import numpy as np
 import pytest
 from keyrings.alt.file import PlaintextKeyring
+from sqlalchemy import insert, select
 
 from core.app import Hearth
 from core.cli.main import run
-from core.errors import PassphraseNeededError, WrongPassphraseError
-from core.home import encryption
+from core.errors import DatabaseError, PassphraseNeededError, WrongPassphraseError
+from core.home import encryption, folder_cipher
+from core.storage.orm import Memory
+from core.storage.port import IndexedKind
+from core.storage.sqlite import ann, ann_seal
 from support.fake_ollama import FakeOllama, FakeReply
 
 SECRET = "Quillbramble"
@@ -47,7 +54,11 @@ def hearth(capsys: pytest.CaptureFixture[str], home: Path, *args: str) -> tuple[
 
 def files_holding(folder: Path, text: str) -> list[Path]:
     """Every file under ``folder`` whose raw bytes hold ``text`` (UTF-8 or UTF-16)."""
-    needles = [text.encode("utf-8"), text.encode("utf-16-le")]
+    return files_holding_bytes(folder, text.encode("utf-8"), text.encode("utf-16-le"))
+
+
+def files_holding_bytes(folder: Path, *needles: bytes) -> list[Path]:
+    """Every file under ``folder`` whose raw bytes hold one of ``needles``."""
     return [path for path in sorted(folder.rglob("*")) if path.is_file()
             and any(needle in path.read_bytes() for needle in needles)]
 
@@ -303,3 +314,175 @@ def test_a_plain_backup_restored_into_an_encrypted_folder_is_encrypted_on_the_wa
     assert files_holding(home, SECRET) == []
     code, out, _ = hearth(capsys, home, "search", "locker code", "--json")
     assert f"user: {FACT}" in [result["text"] for result in json.loads(out)]
+
+
+# --- the ANN index files ----------------------------------------------------------------------
+
+INDEXED = 300
+"""Memories beside the fact, above the lowered ``ANN_MIN_ROWS``: the index is built."""
+
+
+def index_file(home: Path) -> Path:
+    folder = ann.index_folder(home / "hearth.db")
+    return folder / json.loads((folder / "memories_vec.json").read_text())["file"]
+
+
+def memories_index_state(home: Path) -> ann.IndexState:
+    with Hearth.open(home) as opened:
+        return next(state for state in opened.storage.search.vector_index_states()
+                    if state.table == "memories_vec")
+
+
+def indexed_home(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                 monkeypatch: pytest.MonkeyPatch) -> tuple[Path, bytes]:
+    """A plain folder whose memories' ANN index is built, and the fact's vector as the
+    index file holds it (int8 bytes, found in the plain file: the test could fail)."""
+    from usearch.index import Index
+
+    monkeypatch.setattr(ann, "ANN_MIN_ROWS", 100)
+    home = remembered_home(capsys, tmp_path)
+    with Hearth.open(home) as opened:
+        dimensions = opened.embedder.dimensions
+        vectors = np.random.default_rng(3).standard_normal((INDEXED, dimensions))
+        vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+        with opened.storage.write() as session:
+            ids = session.scalars(insert(Memory).returning(
+                Memory.id, sort_by_parameter_order=True),
+                [{"content": f"memory {n}"} for n in range(INDEXED)]).all()
+            opened.storage.search.store_embeddings(session, IndexedKind.MEMORY, ids, vectors,
+                                                   opened.embedder.model_id)
+        with opened.storage.read() as session:
+            fact = session.scalar(select(Memory.id).where(Memory.content == f"user: {FACT}"))
+        assert fact is not None
+        assert opened.storage.search.refresh_vector_index()
+    graph = Index.restore(str(index_file(home)))
+    vector = np.asarray(graph.get(fact, dtype="i8"), dtype=np.int8).tobytes()
+    assert len(vector) == dimensions and len(set(vector)) > 10  # not a constant
+    assert files_holding_bytes(home, vector) == [index_file(home)]
+    assert memories_index_state(home).state == "current"
+    return home, vector
+
+
+def test_after_encrypt_no_index_file_holds_a_vector_in_the_clear(
+        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home, vector = indexed_home(capsys, tmp_path, monkeypatch)
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    code, out, _ = hearth(capsys, home, "encrypt")
+    assert code == 0, out
+
+    assert files_holding(home, SECRET) == []
+    assert files_holding_bytes(home, vector) == []
+    sealed = index_file(home).read_bytes()
+    assert ann_seal.is_sealed(sealed)
+    with pytest.raises(ann_seal.SealError):  # it opens with the folder's key only
+        ann_seal.unseal(sealed, ann_seal.subkey("00" * 32), index_file(home).name)
+    assert [path.name for path in index_file(home).parent.glob("*.usearch")] == [
+        index_file(home).name]  # the plain file is gone, not left beside it
+
+    encryption.forget_keys()
+    assert memories_index_state(home).state == "current"  # converted: no rebuild needed
+    code, out, _ = hearth(capsys, home, "search", "locker code swimming hall", "--json")
+    assert code == 0
+    assert f"user: {FACT}" in [result["text"] for result in json.loads(out)]
+
+    encryption.forget_keys()
+    code, out, _ = hearth(capsys, home, "decrypt")
+    assert code == 0, out
+    assert not ann_seal.is_sealed(index_file(home).read_bytes())
+    assert files_holding_bytes(home, vector) == [index_file(home)]
+    assert memories_index_state(home).state == "current"
+
+
+def test_a_changed_or_wrongly_keyed_index_file_is_rebuilt_not_trusted(
+        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    home, vector = indexed_home(capsys, tmp_path, monkeypatch)
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    assert hearth(capsys, home, "encrypt")[0] == 0
+    file = index_file(home)
+    changed = bytearray(file.read_bytes())
+    changed[len(changed) // 2] ^= 0x01
+    file.write_bytes(bytes(changed))
+
+    state = memories_index_state(home)
+    assert state.state == "stale"
+    assert "does not open with the folder's key" in state.reason
+    assert "out of date" in caplog.text
+    with Hearth.open(home) as opened:
+        assert opened.storage.search.refresh_vector_index()
+    assert memories_index_state(home).state == "current"
+    assert ann_seal.is_sealed(index_file(home).read_bytes())
+    assert files_holding_bytes(home, vector) == []
+
+    # a sealed file with a header renamed to another table's name does not open either
+    other = file.parent / "memories_vec-000000000000.usearch"
+    index_file(home).rename(other)
+    header = file.parent / "memories_vec.json"
+    header.write_text(json.dumps({**json.loads(header.read_text()), "file": other.name}))
+    assert memories_index_state(home).state == "stale"
+
+
+def test_an_encryption_cut_short_before_the_index_leaves_it_unused_then_finishes(
+        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The database files were converted, the index files not yet (a full disk): the
+    plain index is never read in the encrypted folder, and running encrypt again seals
+    it."""
+    home, vector = indexed_home(capsys, tmp_path, monkeypatch)
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+
+    def disk_full(*_args: object) -> int:
+        raise DatabaseError("The disk is full.", "Free some space.")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(folder_cipher, "convert_vector_index_files", disk_full)
+        code, _, err = hearth(capsys, home, "encrypt")
+    assert code == 1
+    assert "The disk is full." in err
+    assert files_holding_bytes(home, vector) == [index_file(home)]
+
+    encryption.forget_keys()
+    state = memories_index_state(home)
+    assert state.state == "stale"
+    assert "is not encrypted, but its folder is" in state.reason
+
+    encryption.forget_keys()
+    assert hearth(capsys, home, "encrypt")[0] == 0
+    assert files_holding_bytes(home, vector) == []
+    assert files_holding(home, SECRET) == []
+    encryption.forget_keys()
+    assert memories_index_state(home).state == "current"
+
+
+def test_a_decryption_cut_short_before_the_index_is_finished_by_running_it_again(
+        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Decrypting converted the database files, then stopped before the index files: the
+    folder says so, running decrypt again opens the sealed file, and a sealed file left in
+    a plain folder is never given to usearch (it is stale, rebuilt)."""
+    home, vector = indexed_home(capsys, tmp_path, monkeypatch)
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    assert hearth(capsys, home, "encrypt")[0] == 0
+    encryption.forget_keys()
+
+    def disk_full(*_args: object) -> int:
+        raise DatabaseError("The disk is full.", "Free some space.")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(folder_cipher, "convert_vector_index_files", disk_full)
+        code, _, err = hearth(capsys, home, "decrypt")
+    assert code == 1 and "The disk is full." in err
+    assert ann_seal.is_sealed(index_file(home).read_bytes())
+    code, _, err = hearth(capsys, home, "search", "locker")
+    assert code == 1 and "cut short" in err
+
+    sealed = index_file(home).read_bytes()
+    encryption.forget_keys()
+    assert hearth(capsys, home, "decrypt")[0] == 0
+    assert files_holding_bytes(home, vector) == [index_file(home)]
+    assert memories_index_state(home).state == "current"
+
+    # a sealed file where the folder is plain (put back by hand): stale, never parsed
+    index_file(home).write_bytes(sealed)
+    header = index_file(home).parent / "memories_vec.json"
+    header.write_text(json.dumps({**json.loads(header.read_text()), "size": len(sealed)}))
+    state = memories_index_state(home)
+    assert state.state == "stale" and "is encrypted, but its folder is not" in state.reason

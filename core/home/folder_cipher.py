@@ -13,9 +13,12 @@ Before anything changes, a copy of the database is taken beside it
 every file is converted and checked; if a conversion fails it stays, and the message says
 where it is.
 
-The ANN index files (``hearth.db.vector-index/``) are not converted: they hold int8
-vectors and row ids, never text, and are mapped into memory by every process, which an
-encrypted file would prevent (``docs/encryption.md`` says what that means).
+The ANN index files (``hearth.db.vector-index/``) hold an int8 copy of every vector,
+from which text can be approximated: they are converted too, once the database files are
+(``core.storage.factory.convert_vector_index_files``: sealed with AES-GCM under a subkey
+of the folder's key, or opened again), each committed by its header only once written, so
+a run cut short leaves each in one form or the other and the next run finishes it. One
+that cannot be read is dropped and rebuilt from the rows by the next dream.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from core.config import HearthPaths, Settings
 from core.errors import InvalidInputError, WrongPassphraseError
 from core.home import encryption
 from core.home.backups import list_backups
-from core.storage.factory import convert_database_file
+from core.storage.factory import convert_database_file, convert_vector_index_files
 
 SAFETY_COPY = ".before-encrypt"
 ASIDE = ".before-restore-"
@@ -57,16 +60,14 @@ def encrypt_folder(settings: Settings, paths: HearthPaths, *, passphrase: str | 
         marker = encryption.Marker.new("keyring" if use_keyring else "passphrase")
         key = (encryption.new_keyring_key(paths.home) if use_keyring
                else encryption.derive_key(passphrase or "", marker))
-        safety = _safety_copy(paths, None)
+        _safety_copy(paths)
         encryption.write_marker(paths.home, marker)
     else:  # finishing one cut short: the passphrase must open what is converted already
         key = encryption.folder_key(paths.home, marker, passphrase)
         _check_key(paths, key)
-        safety = None
     converted = _convert_all(paths, key, plain_target=False, progress=progress)
     encryption.remember(paths.home, key)
-    if safety is not None:
-        _remove_copy(safety)
+    _remove_copy(_safety_path(paths))  # also the plain one an earlier, cut-short run took
     return converted
 
 
@@ -81,12 +82,11 @@ def decrypt_folder(settings: Settings, paths: HearthPaths, *, passphrase: str | 
                                 "Nothing to decrypt.")
     key = encryption.folder_key(paths.home, marker, passphrase)
     _check_key(paths, key)
-    safety = _safety_copy(paths, key)
+    _safety_copy(paths)
     converted = _convert_all(paths, key, plain_target=True, progress=progress)
     encryption.marker_path(paths.home).unlink()
     encryption.remember(paths.home, None)
-    if safety is not None:
-        _remove_copy(safety)
+    _remove_copy(_safety_path(paths))
     if marker.source == "keyring":
         _drop_keyring_key(paths.home)
     return converted
@@ -103,6 +103,10 @@ def _convert_all(paths: HearthPaths, key: str, *, plain_target: bool,
         else:
             convert_database_file(file, None, key)
         progress(done, len(files))
+    if plain_target:
+        convert_vector_index_files(paths.database, key, None)
+    else:
+        convert_vector_index_files(paths.database, None, key)
     return len(files)
 
 
@@ -115,18 +119,21 @@ def _check_key(paths: HearthPaths, key: str) -> None:
             return
 
 
-def _safety_copy(paths: HearthPaths, key: str | None) -> Path | None:
+def _safety_path(paths: HearthPaths) -> Path:
+    return paths.database.with_name(paths.database.name + SAFETY_COPY)
+
+
+def _safety_copy(paths: HearthPaths) -> None:
     """A copy of the database as it is now, kept until every file is converted."""
     database = paths.database
     if not database.is_file() or not database.stat().st_size:
-        return None
-    copy = database.with_name(database.name + SAFETY_COPY)
+        return
+    copy = _safety_path(paths)
     _remove_copy(copy)
     shutil.copy2(database, copy)
     wal = database.with_name(database.name + "-wal")
     if wal.is_file() and wal.stat().st_size:
         shutil.copy2(wal, copy.with_name(copy.name + "-wal"))
-    return copy
 
 
 def _remove_copy(copy: Path) -> None:

@@ -51,11 +51,12 @@ def backup(hearth: Hearth) -> BackupInfo:
     return hearth.backup()
 
 
-def export(hearth: Hearth, path: Path) -> Exported:
-    """Write everything to ``path`` (never one of Hearth's own files)."""
+def export(hearth: Hearth, path: Path, *, plain: bool = False) -> Exported:
+    """Write everything to ``path`` (never one of Hearth's own files); from an encrypted
+    folder only with ``plain``, once the person agreed to a plain file."""
     from core.home.private_files import exposure_warning
 
-    counts = hearth.export(path)
+    counts = hearth.export(path, plain=plain)
     return Exported(counts, exposure_warning(path))
 
 

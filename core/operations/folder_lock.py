@@ -13,7 +13,13 @@ from pathlib import Path
 from core.errors import WrongPassphraseError
 from core.home import encryption
 
-__all__ = ["WrongPassphraseError", "child_key", "needs_passphrase", "unlock", "use_key"]
+__all__ = ["WrongPassphraseError", "child_key", "is_encrypted", "needs_passphrase", "unlock",
+           "use_key"]
+
+
+def is_encrypted(home: Path) -> bool:
+    """Whether ``home`` is an encrypted data folder (locked or not)."""
+    return encryption.encrypted_folder(home / encryption.DATABASE) is not None
 
 
 def needs_passphrase(home: Path) -> bool:

@@ -87,6 +87,16 @@ def convert_database_file(path: Path, old_key: str | None, new_key: str | None) 
     convert(path, old_key, new_key)
 
 
+def convert_vector_index_files(database: Path, old_key: str | None,
+                               new_key: str | None) -> int:
+    """Rewrite the ANN index files beside the SQLite file ``database`` from ``old_key`` to
+    ``new_key`` (None: plain), each committed only once written (``core.home.folder_cipher``);
+    returns how many were rewritten."""
+    from core.storage.sqlite.ann import convert_files
+
+    return convert_files(database, old_key, new_key)
+
+
 def describe(settings: Settings) -> str:
     """Which database ``settings`` name, for ``hearth doctor`` and the window: the URL
     with its password masked."""

@@ -1,13 +1,16 @@
-"""The settings' "Data" tab: where Hearth keeps its data, a backup now, moving everything
-out of and into Hearth as one JSON file (``core.operations.data``), and, for those who run
+"""The settings' "Data" tab: where Hearth keeps its data, a backup now, moving everything out
+of and into Hearth as one JSON file (``core.operations.data``), and, for those who run
 their own database server, which database holds the memory (``database_url``, advanced).
 
 The data folder is chosen for the next start (see ``desktop.dialogs.locations``); nothing
 is moved, so the way to take the data along is Export here, then Import in the new, empty
-folder. Backups, exports and imports run in workers with progress; an import re-embeds
-what it restored (exports carry no vectors) and can be stopped, the rows staying. An export
-is readable by the user alone, and says so when the chosen place lets others read or
-replace it.
+folder. An encrypted folder's export is a plain file: it is written only once the person
+agrees to that in a question naming the file. An encrypted folder is chosen only once its
+passphrase opens it, in the same dialog as at the start (``desktop.dialogs.passphrase``):
+Cancel keeps the folder chosen before, and says so. Backups, exports and imports run in
+workers with progress; an import re-embeds what it restored (exports carry no vectors) and
+can be stopped, the rows staying. An export is readable by the user alone, and says so when
+the chosen place lets others read or replace it.
 """
 
 from __future__ import annotations
@@ -30,20 +33,23 @@ from PySide6.QtWidgets import (
 )
 
 from core.config import Settings, resolve_home
-from core.operations import data
+from core.operations import data, folder_lock
 from core.operations.settings import database_url_entered, database_url_shown
 from core.operations.data import BackupInfo, Exported, Imported
 from desktop.context import AppContext
 from desktop.dialogs import locations
 from desktop.dialogs.owned_tasks import OwnedTasks
+from desktop.dialogs.passphrase import ask_to_unlock
 from desktop.dialogs.settings_form import (
     Changes,
     Problems,
     SettingsSection,
     data_size,
     muted_label,
+    show_status,
 )
 from desktop.dialogs.task_progress import Describe, TaskProgress
+from desktop.inspector.confirm import ask
 from desktop.words import count, listing
 from desktop.workers import Job, Task
 
@@ -57,6 +63,10 @@ DATABASE_HELP = (
     "shown. A change takes effect the next time Hearth starts, and this field alone copies "
     "nothing: to take what Hearth knows along, quit Hearth and run "
     "hearth migrate --to ADDRESS --switch (docs/home-server.md).")
+PLAIN_EXPORT = (
+    "This data folder is encrypted, but an export is not: {path} will be a plain JSON file "
+    "with everything Hearth knows, readable by anyone who gets a copy of it.\n\n"
+    "Write it unencrypted? (Back up now keeps an encrypted copy instead.)")
 
 
 NAMED_TABLES = (("chat_sessions", "chat", None), ("interactions", "exchange", None),
@@ -189,19 +199,32 @@ class DataSection(SettingsSection):
             self.choose_folder(Path(chosen))
 
     def choose_folder(self, folder: Path | None) -> None:
-        """Use ``folder`` (None: the default) from the next start, once settings are saved."""
+        """Use ``folder`` (None: the default) from the next start, once settings are saved;
+        an encrypted one only if its passphrase is typed (or its key found)."""
+        target = folder or resolve_home(None)
+        if target != self.ctx.hearth.paths.home and not ask_to_unlock(target, self):
+            kept = self._next_home or resolve_home(None)
+            self.set_error(FOLDER_FIELD, "")
+            self._show_next_folder(f"{target} is encrypted and stays locked, so it was not "
+                                   f"chosen: Hearth keeps {kept}.")
+            return
         self._next_home = folder
         problem = locations.folder_problem(folder) if folder else None
         self.set_error(FOLDER_FIELD, problem or "")
         self._show_next_folder()
 
-    def _show_next_folder(self) -> None:
+    def _show_next_folder(self, before: str = "") -> None:
+        """Which folder the next start opens, after ``before`` (why a choice was refused)."""
         next_home = self._next_home or resolve_home(None)
         if next_home == self.ctx.hearth.paths.home:
             text = "Hearth opens this folder at the next start too."
         else:
             text = (f"From the next start: <b>{escape(str(next_home))}</b>. Nothing is "
                     "moved; export here and import there to take your data along.")
+            if folder_lock.is_encrypted(next_home):
+                text += " It is encrypted: Hearth asks for its passphrase when it starts."
+        if before:
+            text = f"{escape(before)} {text}"
         overridden = locations.overridden_by()
         if overridden:
             text += f" (For now {overridden} decides the folder, whatever is chosen here.)"
@@ -228,16 +251,25 @@ class DataSection(SettingsSection):
         if chosen:
             self.export_to(Path(chosen))
 
-    def export_to(self, path: Path) -> Task:
+    def export_to(self, path: Path) -> Task | None:
         """Export to ``path``; the sentence after it warns when other users of the computer
-        could read or replace the file there (``Exported.warning``)."""
+        could read or replace the file there (``Exported.warning``). From an encrypted
+        folder, only once the person agrees to a plain file (None: declined, nothing
+        written)."""
         hearth = self.ctx.hearth
+        plain = folder_lock.is_encrypted(hearth.paths.home)
+        if plain and not ask(self, "Export without encryption?",
+                             PLAIN_EXPORT.format(path=path), "Export &unencrypted"):
+            show_status(self.transfer_progress.result, f"Nothing was exported: {path.name} "
+                        "was not written.")
+            return None
 
         def describe(exported: Exported) -> str:
             return " ".join(filter(None, (f"Exported {contents(exported.counts)} to {path}.",
                                           exported.warning)))
 
-        return self._transfer(f"Exporting to {path}…", lambda _task: data.export(hearth, path),
+        return self._transfer(f"Exporting to {path}…",
+                              lambda _task: data.export(hearth, path, plain=plain),
                               describe, stoppable=False)
 
     def _choose_import(self) -> None:

@@ -46,6 +46,13 @@ data folder. SQLite stays the source of truth:
   a file lock, loads the graph, applies the changes, writes a new file and header, and
   trims the log up to what the file holds, recording how far it trimmed so a process still
   on the older file rereads the header instead of missing entries.
+* **Sealed in an encrypted folder.** The file holds an int8 copy of every vector, from
+  which text can be approximated, so in a folder with ``encryption.json`` it is written
+  sealed (AES-256-GCM under a subkey of the folder's key: ``core.storage.sqlite.ann_seal``)
+  and each process decrypts it into its own memory and views that, instead of mapping the
+  file. A file that does not open (changed, another key, in the wrong form after a
+  conversion cut short) is stale like any other; ``convert_files`` seals or opens every
+  file when ``hearth encrypt`` / ``decrypt`` convert the folder.
 * **Forgotten means gone from the file too.** usearch keeps a removed vector's bytes in
   its slot until another vector takes the slot. Compaction therefore fills every freed slot
   with a placeholder and removes the placeholders again, so a deleted memory's vector is in
@@ -73,7 +80,9 @@ import numpy as np
 from sqlalchemy import Connection, Engine, bindparam
 from sqlalchemy import text as sql
 
+from core.home import encryption
 from core.storage.durable import sync_folder
+from core.storage.sqlite.ann_seal import MAGIC, SealError, is_sealed, seal, subkey, unseal
 from core.storage.sqlite.engine import WRITE_OPTION
 
 log = logging.getLogger(__name__)
@@ -112,6 +121,9 @@ _PLACEHOLDER_KEY = 1 << 62
 
 ProgressCallback = Callable[[int, int], None]
 CancelCheck = Callable[[], bool]
+SealKey = Callable[[], bytes]
+"""The index key of an encrypted folder, found when a file is first read or written (the
+folder may be unlocked after the index object is made)."""
 
 
 def index_folder(database: Path) -> Path:
@@ -214,11 +226,52 @@ def _fsync_file(path: Path) -> None:
         os.close(handle)
 
 
-def _new_graph(dimensions: int) -> Any:
+def new_graph(dimensions: int) -> Any:
     from usearch.index import Index
 
     return Index(ndim=dimensions, metric="cos", dtype=DTYPE, connectivity=CONNECTIVITY,
                  expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
+
+
+def load_graph(file: Path, key: bytes | None, *, view: bool) -> Any:
+    """The graph in ``file``: a read-only view (``view``: of the mapped file in a plain
+    folder, of the decrypted bytes in an encrypted one, ``key``) or a copy to change;
+    None if usearch cannot read it.
+    Raises ``SealError`` for a file in the wrong form or that does not open with ``key``."""
+    from usearch.index import Index
+
+    if key is None:
+        with file.open("rb") as handle:  # a few bytes: usearch must never parse ciphertext
+            if is_sealed(handle.read(len(MAGIC))):
+                raise SealError(f"{file.name} is encrypted, but its folder is not")
+        return Index.restore(str(file), view=view)
+    plain = unseal(file.read_bytes(), key, file.name)
+    graph: Any = Index.restore(plain, view=view)
+    if graph is not None and view:
+        graph.hearth_buffer = plain  # the view reads these bytes: they live as long as it
+    return graph
+
+
+def write_graph(graph: Any, path: Path, key: bytes | None) -> None:
+    """Write ``graph`` to the new private file ``path`` (sealed under ``key`` if given) and
+    flush it to disk."""
+    if key is None:
+        graph.save(str(path))
+        os.chmod(path, 0o600)
+        _fsync_file(path)
+    else:
+        _write_new(path, seal(graph.save(), key, path.name))
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    """Write ``data`` to the new private file ``path`` and flush it to disk."""
+    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(handle, "wb", closefd=False) as stream:
+            stream.write(data)
+        os.fsync(handle)
+    finally:
+        os.close(handle)
 
 
 # --- one table's index -----------------------------------------------------------------------
@@ -245,10 +298,13 @@ class TableIndex:
     masked rows since it, and what of the log has been applied. Thread-safe."""
 
     def __init__(self, engine: Engine, folder: Path, table: str, *, min_rows: int,
-                 read_only: bool) -> None:
+                 read_only: bool, seal_key: SealKey | None = None) -> None:
+        """``seal_key`` is given for an encrypted folder: its files are then sealed
+        (``core.storage.sqlite.ann_seal``) and read into memory instead of mapped."""
         self._engine = engine
         self._folder = folder
         self._table = table
+        self._seal_key = seal_key
         self._min_rows = min_rows
         self._read_only = read_only
         self._lock = threading.RLock()
@@ -270,6 +326,9 @@ class TableIndex:
     @property
     def _header_path(self) -> Path:
         return self._folder / f"{self._table}.json"
+
+    def _key(self) -> bytes | None:
+        return None if self._seal_key is None else self._seal_key()
 
     # searching
 
@@ -373,12 +432,10 @@ class TableIndex:
         try:
             if file.stat().st_size != header.size:
                 raise Stale(f"{file.name} is not the size its header records")
-            from usearch.index import Index
-
-            graph = Index.restore(str(file), view=True)
+            graph = load_graph(file, self._key(), view=True)
             if graph is None or graph.size != header.count or graph.ndim != header.dimensions:
                 raise Stale(f"{file.name} does not hold what its header records")
-        except (OSError, RuntimeError, ValueError, Stale) as error:
+        except (OSError, RuntimeError, ValueError, Stale) as error:  # SealError is a ValueError
             self._mark_stale(str(error))
             return
         self._graph, self._header, self._applied = graph, header, header.applied
@@ -457,9 +514,12 @@ class TableIndex:
                 return
             header = self._header
             assert header is not None
-            from usearch.index import Index
-
-            graph = Index.restore(str(self._folder / header.file), view=False)
+            try:
+                graph = load_graph(self._folder / header.file, self._key(), view=False)
+            except (OSError, SealError) as error:
+                log.warning("The vector index file %s cannot be read again (%s); it will be "
+                            "rebuilt.", header.file, error)
+                graph = None
             if graph is None:  # unreadable since it was mapped: rebuilt from the rows
                 self.discard()
                 return
@@ -485,9 +545,7 @@ class TableIndex:
         self._folder.mkdir(mode=0o700, exist_ok=True)
         name = f"{self._table}-{secrets.token_hex(6)}.usearch"
         path = self._folder / name
-        graph.save(str(path))
-        os.chmod(path, 0o600)
-        _fsync_file(path)
+        write_graph(graph, path, self._key())
         header = Header(HEADER_VERSION, generation, applied, int(graph.size),
                         int(graph.ndim), name, path.stat().st_size)
         _write_atomically(self._header_path, json.dumps(asdict(header)).encode())
@@ -535,7 +593,7 @@ class TableIndex:
                 applied = high_water(connection)
                 total = _count(connection, self._table)
                 dimensions = _width(connection, self._table)
-            graph = _new_graph(dimensions)
+            graph = new_graph(dimensions)
             done, after = 0, 0
             while True:
                 if cancel is not None and cancel():
@@ -620,6 +678,66 @@ def _vectors_of(connection: Connection, table: str,
     return found
 
 
+def _folder_seal_key(database: Path) -> SealKey:
+    """The index key of ``database``'s encrypted folder, derived once it is first needed."""
+    found: list[bytes] = []
+
+    def key() -> bytes:
+        if not found:
+            database_key = encryption.key_for(database)
+            assert database_key is not None  # the folder is encrypted
+            found.append(subkey(database_key))
+        return found[0]
+
+    return key
+
+
+def convert_files(database: Path, old_key: str | None, new_key: str | None) -> int:
+    """Rewrite the index files of ``database`` from the folder key ``old_key`` to
+    ``new_key`` (SQLCipher's raw keys; None: plain), for ``hearth encrypt`` / ``decrypt``;
+    returns how many were rewritten. Each is written under a new name, flushed, committed
+    by its header, and only then is the old file removed: cut short, every header names a
+    whole file, in its old or new form, and running it again finishes (a file already in
+    the new form is left alone). A file that cannot be read (missing, changed, another key)
+    is deleted with its header: it is rebuilt from the rows like any stale index. Files no
+    header names are removed. The caller holds the folder's exclusive lock."""
+    folder = index_folder(database)
+    if not folder.is_dir():
+        return 0
+    old = None if old_key is None else subkey(old_key)
+    new = None if new_key is None else subkey(new_key)
+    converted, named = 0, set()
+    for header_path in sorted(folder.glob("*.json")):
+        header = _read_header(header_path)
+        file = folder / header.file if header is not None else None
+        try:
+            if header is None or file is None:
+                raise SealError(f"{header_path.name} is not a vector index header")
+            data = file.read_bytes()
+            if is_sealed(data) == (new is not None):
+                named.add(header.file)
+                continue
+            plain = data if old is None else unseal(data, old, file.name)
+        except (OSError, SealError) as error:
+            log.warning("dropping the vector index %s (%s); it will be rebuilt",
+                        header_path.name, error)
+            header_path.unlink()
+            continue
+        name = f"{header_path.stem}-{secrets.token_hex(6)}.usearch"
+        _write_new(folder / name, plain if new is None else seal(plain, new, name))
+        committed = Header(**{**asdict(header), "file": name,
+                              "size": (folder / name).stat().st_size})
+        _write_atomically(header_path, json.dumps(asdict(committed)).encode())
+        file.unlink()
+        named.add(name)
+        converted += 1
+    for leftover in [*folder.glob("*.usearch"), *folder.glob(".*.partial")]:
+        if leftover.name not in named:
+            leftover.unlink()
+    sync_folder(folder)
+    return converted
+
+
 # --- every table's index --------------------------------------------------------------------
 
 
@@ -629,8 +747,10 @@ class VectorIndexes:
     def __init__(self, engine: Engine, database: Path, tables: Sequence[str], *,
                  min_rows: int = ANN_MIN_ROWS, read_only: bool = False) -> None:
         self._folder = index_folder(database)
+        seal_key = (_folder_seal_key(database)
+                    if encryption.encrypted_folder(database) is not None else None)
         self._indexes = {table: TableIndex(engine, self._folder, table, min_rows=min_rows,
-                                           read_only=read_only)
+                                           read_only=read_only, seal_key=seal_key)
                          for table in tables}
         self._engine = engine
         self._min_rows = min_rows
