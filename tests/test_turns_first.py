@@ -48,6 +48,10 @@ class OneSlotModel(ScriptedLLM):
         self.thinking = threading.Event()
         self.cut_short = 0
 
+    def think_long_next(self) -> None:
+        """The next structured request takes until it is cancelled."""
+        self._slow = 1
+
     def structured(self, messages: Sequence[Message], schema: dict[str, Any], *,
                    max_tokens: int | None = None, cancel: CancelToken | None = None) -> str:
         with self._slot:
@@ -113,17 +117,25 @@ def test_a_reply_does_not_wait_for_the_learning_and_nothing_is_lost(hearth) -> N
     learning.shutdown()
 
 
+def chat_about_the_dog(hearth: Hearth, digest: str) -> tuple[
+        OneSlotModel, ConversationService, LearningPipeline, TurnsFirst, str]:
+    """A chat of two exchanges, learned from; the model's next structured request (the
+    chat's summary) will think until a turn cuts it short."""
+    model = OneSlotModel(digest=digest, slow=0)
+    chat, learning, turns = wired(hearth, model)
+    session_id = chat.new_session()
+    for text in ("We adopted a beagle.", "His name is Biscuit."):
+        reply_within(chat, session_id, text)
+    assert learning.drain(timeout=WAIT)
+    model.think_long_next()
+    return model, chat, learning, turns, session_id
+
+
 def test_a_chat_summary_cut_short_by_a_turn_in_another_chat_is_written_after_it(hearth) -> None:
     digest = json.dumps({"summaries": [{"topic": "New dog", "summary":
                                         "The user adopted a beagle called Biscuit."}],
                          "candidates": []})
-    model = OneSlotModel(digest=digest, slow=0)
-    chat, learning, turns = wired(hearth, model)
-    first = chat.new_session()
-    for text in ("We adopted a beagle.", "His name is Biscuit."):
-        reply_within(chat, first, text)
-    assert learning.drain(timeout=WAIT)
-    model._slow = 1  # the summary of the first chat will think until cut short
+    model, chat, learning, turns, first = chat_about_the_dog(hearth, digest)
     second = chat.new_session()
     learning.session_ended(first)  # "New chat"
     assert model.thinking.wait(WAIT)
@@ -142,14 +154,8 @@ def test_a_chat_summary_cut_short_by_a_turn_in_another_chat_is_written_after_it(
 def test_a_message_in_the_chat_being_summarised_keeps_it_open(hearth) -> None:
     """The summary gives way to a turn of the same chat, which reopened it: it is not closed
     behind the user's back (its quiet timer closes it later, summarising everything)."""
-    digest = json.dumps({"summaries": [], "candidates": []})
-    model = OneSlotModel(digest=digest, slow=0)
-    chat, learning, _ = wired(hearth, model)
-    session_id = chat.new_session()
-    for text in ("We adopted a beagle.", "His name is Biscuit."):
-        reply_within(chat, session_id, text)
-    assert learning.drain(timeout=WAIT)
-    model._slow = 1
+    model, chat, learning, _, session_id = chat_about_the_dog(
+        hearth, json.dumps({"summaries": [], "candidates": []}))
     learning.session_ended(session_id)
     assert model.thinking.wait(WAIT)
     reply_within(chat, session_id, "Oh, and he is four months old.")
