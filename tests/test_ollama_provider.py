@@ -588,7 +588,10 @@ def test_ctrl_c_stops_a_pull_cleanly(tmp_path: Path):
             [sys.executable, "-c", "from core.cli.models_cmd import models_app; "
              "models_app(['pull', 'big:70b'], prog_name='hearth models')"],
             cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True)
+            text=True,
+            # a test run started in the background of a non-interactive shell ignores
+            # SIGINT, and a child inherits that (Python then installs no Ctrl+C handler)
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         try:
             assert wait_for(lambda: bool(fake.requests_to("/api/pull")), seconds=30)
             process.send_signal(signal.SIGINT)  # the pull is streaming: 200 steps of 50 ms
