@@ -43,7 +43,8 @@ def test_the_filter_keeps_exactly_what_one_run_added(storage, memories) -> None:
             page = memory_browse.browse(storage, run, page.next, limit=5)
             listed += [row.id for row in page.rows]
         assert sorted(listed) == batches.memories_of(storage, report.batch)
-        assert memory_browse.count(storage, run) == len(listed) == report.memories_created
+        assert memory_browse.count(storage, run) == len(listed) == (
+            report.memories_created + report.attachments_created)
         with storage.read() as session:
             assert {origin["service"] for origin in session.scalars(
                 select(Memory.origin).where(Memory.id.in_(listed)))} == {service}
@@ -66,7 +67,8 @@ def test_the_run_is_found_on_its_index_not_by_reading_every_memory(storage,
             connection.execute(text("SET LOCAL enable_seqscan = off"))
             plan = " ".join(row[0] for row in connection.execute(text(f"EXPLAIN {compiled}")))
             seek = rf"Index Scan (using|on) {IMPORT_BATCH_INDEX} .*Index Cond"
-        assert connection.execute(query).scalar_one() == report.memories_created
+        assert connection.execute(query).scalar_one() == (report.memories_created
+                                                          + report.attachments_created)
     assert re.search(seek, plan), plan  # a seek to the run's keys, not a walk of them all
 
 
