@@ -103,9 +103,7 @@ class MemoryFilterBar(QWidget):
             widget.hide()
         self.import_run = QComboBox()
         self.import_run.addItem(ANY_IMPORT, None)
-        self.import_run.setMinimumContentsLength(len("Import #12"))
-        self.import_run.setSizeAdjustPolicy(
-            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.import_run.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.import_run.setToolTip("Only what one import added (File → Import history… "
                                    "lists the imports)")
         self.since.setToolTip("From the start of this day")
