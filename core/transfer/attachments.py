@@ -61,7 +61,10 @@ class AttachmentsWritten:
     created: int = 0
     forgotten: int = 0
     """Attachments left out because the user deleted them before."""
-    links: int = 0
+
+    def __add__(self, other: AttachmentsWritten) -> AttachmentsWritten:
+        return AttachmentsWritten(self.created + other.created,
+                                  self.forgotten + other.forgotten)
 
 
 def content(file_name: str, text: str) -> str:
@@ -87,10 +90,11 @@ def write_attachments(storage: StoragePort, memories: MemoryService,
                         created_at=item.created_at)
              for key, item in wanted.items() if key not in present and key not in left_out]
     memories.add_many(specs, cancel=cancel)
-    return AttachmentsWritten(len(specs), len(left_out), _link(storage, attachments))
+    _link(storage, attachments)
+    return AttachmentsWritten(len(specs), len(left_out))
 
 
-def _link(storage: StoragePort, attachments: Sequence[AttachmentToWrite]) -> int:
+def _link(storage: StoragePort, attachments: Sequence[AttachmentToWrite]) -> None:
     """The ``attached_to`` edges that are missing, between memories that exist."""
     keys = {key for item in attachments for key in (item.external_id, item.message_key)}
     with storage.write() as session:
@@ -112,4 +116,3 @@ def _link(storage: StoragePort, attachments: Sequence[AttachmentToWrite]) -> int
             session.execute(insert(MemoryEdge), [
                 {"from_id": source, "to_id": target, "kind": EDGE_KIND, "weight": 1.0,
                  "created_at": utcnow()} for source, target in missing])
-    return len(missing)

@@ -51,7 +51,7 @@ def with_batch(origin: Mapping[str, Any], batch: int | None) -> dict[str, Any]:
     return dict(origin) if batch is None else {**origin, BATCH_KEY: batch}
 
 
-def of_batch(batch: int) -> ColumnElement[bool]:
+def _of_batch(batch: int) -> ColumnElement[bool]:
     """The memories the run ``batch`` added, on the expression index of
     ``origin.import_batch`` (``core.storage.sql.of_import_batch``)."""
     return of_import_batch(Memory.origin, batch)
@@ -73,7 +73,7 @@ def run(storage: StoragePort, source: str) -> Iterator[int]:
             finished = session.get(ImportRun, batch)
             if finished is not None:
                 finished.added = session.scalar(select(func.count()).select_from(Memory)
-                                           .where(of_batch(batch))) or 0
+                                           .where(_of_batch(batch))) or 0
                 finished.finished_at = utcnow()
 
 
@@ -96,7 +96,7 @@ def memories_of(storage: StoragePort, batch: int) -> list[int]:
         if session.get(ImportRun, batch) is None:
             raise NotFoundError(f"There is no import run {batch}.",
                                 "See the runs with `hearth imports`.")
-        return list(session.scalars(select(Memory.id).where(of_batch(batch))
+        return list(session.scalars(select(Memory.id).where(_of_batch(batch))
                                     .order_by(Memory.id)))
 
 

@@ -424,9 +424,7 @@ def import_chat_export(
             raise EmbeddingCancelled(written.turns, checked.turns)
         written += write_turns(storage, memories, group, batch=batch, cancel=cancel,
                                progress=_offset(progress, written.turns, checked.turns))
-        more = write_attachments(storage, memories, attached, batch=batch, cancel=cancel)
-        files = AttachmentsWritten(files.created + more.created,
-                                   files.forgotten + more.forgotten, files.links + more.links)
+        files += write_attachments(storage, memories, attached, batch=batch, cancel=cancel)
         group.clear()
         attached.clear()
         if progress is not None:
