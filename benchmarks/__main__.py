@@ -22,6 +22,7 @@ def suites(quick: bool) -> dict:
     from benchmarks.dream import bench_dream
     from benchmarks.encryption import bench_encryption
     from benchmarks.graph_view import bench_graph_view
+    from benchmarks.import_filter import bench_import_filter
     from benchmarks.imports import bench_imports
     from benchmarks.mcp import bench_mcp
     from benchmarks.postgres import bench_postgres
@@ -44,6 +45,7 @@ def suites(quick: bool) -> dict:
         "desktop": bench_desktop,
         "delivery": bench_delivery,
         "imports": bench_imports,
+        "import_filter": lambda: bench_import_filter(100_000 if quick else 1_000_000),
         "encryption": bench_encryption,
         "mcp": bench_mcp,
     }

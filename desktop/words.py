@@ -104,3 +104,9 @@ reading of a chat or a tool call in one)."""
 def source_word(source: str) -> str:
     """A stored source in words; an unknown one is shown as stored."""
     return SOURCE_WORDS.get(source, spaced(source))
+
+
+IMPORT_SOURCE_WORDS = {"chatgpt": "ChatGPT export", "claude": "Claude export",
+                       "notes": "notes folder", "transcript": "transcript"}
+"""What an import run read (``import_runs.source``), for Import history and the Memories
+view's import filter."""

@@ -16,7 +16,8 @@ from sqlalchemy import select
 from core.embedding import EmbeddingCancelled
 from core.errors import InvalidInputError
 from core.knowledge.memories import MemoryService
-from core.storage.orm import ChatSession, Interaction, Memory
+from core.recall import RecallQuery
+from core.storage.orm import ChatSession, Interaction, Memory, MemoryEdge
 from core.transfer import turns
 from core.transfer.chat_export import ChatImportReport, import_chat_export
 from core.transfer.chatgpt import CHATGPT
@@ -48,7 +49,8 @@ def write(tmp_path: Path, data: Any, name: str = "conversations.json") -> Path:
 
 def stored_memories(storage) -> dict[str, Memory]:
     with storage.read() as session:
-        rows = {m.origin["message_id"]: m for m in session.scalars(select(Memory))}
+        rows = {m.origin["message_id"]: m for m in session.scalars(select(Memory))
+                if m.external_id.startswith("turn:")}  # attached files: see their own test
         session.expunge_all()
     return rows
 
@@ -353,3 +355,84 @@ def test_the_command_imports_and_search_cites_the_message(capsys, migrated_home,
     err = capsys.readouterr().err
     assert "[0].created_at must be an ISO-8601 date-time string" in err
     assert "Traceback" not in err
+
+
+# --- Claude: attached files' text -----------------------------------------------------------
+
+LEASE = "Übergabeprotokoll – Wohnung 3ª.md"
+DOCTOR = "2c8f3a21-4d5e-4f60-8b1c-2d3e4f5a6b7c"
+
+
+def attachment_memories(storage) -> dict[str, Memory]:
+    with storage.read() as session:
+        rows = {m.origin["file_name"]: m for m in session.scalars(
+            select(Memory).where(Memory.external_id.like("attachment:%")))}
+        session.expunge_all()
+    return rows
+
+
+def attached_edges(storage) -> set[tuple[str, str]]:
+    """(file name, message id) of each ``attached_to`` edge."""
+    with storage.read() as session:
+        origins = {row.id: row.origin for row in session.execute(
+            select(Memory.id, Memory.origin))}
+        return {(origins[row.from_id]["file_name"], origins[row.to_id]["message_id"])
+                for row in session.execute(select(MemoryEdge.from_id, MemoryEdge.to_id)
+                                           .where(MemoryEdge.kind == "attached_to"))}
+
+
+def test_claude_attachment_text_is_found_by_recall_and_cites_the_file(hearth) -> None:
+    report = import_chat_export(CLAUDE_FILE, CLAUDE, hearth.storage, hearth.memories)
+    assert (report.attachments, report.attachments_created, report.memories_created) == (
+        3, 3, 8)
+
+    found = hearth.recall.recall(RecallQuery(
+        text="where is the spare key hidden, under the ceramic hedgehog?", k=5, graph=0))
+    best = found[0]
+    origin = best.provenance["origin"]
+    assert (origin["file_name"], origin["message_id"], origin["conversation_id"],
+            origin["service"]) == (LEASE, "c2-m1", DOCTOR, "claude")
+    assert (origin["file_type"], origin["attached_by"], best.provenance["turn_id"]) == (
+        "text/markdown", "User", "c2-m1")
+    assert "blue ceramic hedgehog by the door 🦔" in (best.excerpt or "")  # its window
+    assert best.text.startswith(f"Attached file “{LEASE}”:\n\nWohnungsübergabe, Seite 1:")
+    assert "\u200e" in best.text and "naïve Frage von Zoë" in best.text  # as written
+
+    stored = attachment_memories(hearth.storage)
+    assert set(stored) == {LEASE, "itinerary.txt", "tram-notes.txt"}
+    lease = stored[LEASE]
+    assert lease.origin["import_batch"] == report.batch
+    assert (lease.memory_type, lease.namespace, lease.source) == (
+        "semantic", f"import/claude/{DOCTOR}", "import")
+    assert lease.created_at == datetime(2023, 11, 2, 20, 15, 5, tzinfo=timezone.utc)
+    assert lease.interaction_id is None  # not an exchange: nobody said it
+    # linked to its message's turn; the message with a file and no words has no turn
+    assert attached_edges(hearth.storage) == {(LEASE, "c2-m1"), ("itinerary.txt", "c1-m1")}
+
+
+def test_claude_attachments_are_idempotent_stay_deleted_and_go_with_their_run(
+        storage, memories, embedder, tmp_path) -> None:
+    from types import SimpleNamespace
+
+    from core.config import HearthPaths
+    from core.forgetting.service import ForgetService
+    from core.operations.imports import undo_import
+
+    first = import_chat_export(CLAUDE_FILE, CLAUDE, storage, memories)
+    before = row_counts(storage)
+    again = import_chat_export(CLAUDE_FILE, CLAUDE, storage, memories)
+    assert (again.attachments_created, again.attachments_forgotten) == (0, 0)
+    assert row_counts(storage) == {**before, "import_runs": before["import_runs"] + 1}
+
+    forgetting = ForgetService(storage, embedder, HearthPaths(tmp_path))
+    forgetting.delete_memories([attachment_memories(storage)[LEASE].id])
+    third = import_chat_export(CLAUDE_FILE, CLAUDE, storage, memories)
+    assert (third.attachments_created, third.attachments_forgotten) == (0, 1)
+    assert set(attachment_memories(storage)) == {"itinerary.txt", "tram-notes.txt"}
+
+    hearth = SimpleNamespace(storage=storage, forgetting=forgetting)  # what undo_import uses
+    undone = undo_import(hearth, first.batch).value
+    assert undone.removed == first.memories_created + first.attachments_created - 1
+    assert attachment_memories(storage) == {} and attached_edges(storage) == set()
+    fourth = import_chat_export(CLAUDE_FILE, CLAUDE, storage, memories)
+    assert (fourth.attachments_created, fourth.attachments_forgotten) == (0, 3)

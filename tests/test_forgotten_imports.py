@@ -63,7 +63,8 @@ def test_a_deleted_chat_turn_stays_out_of_every_later_import(storage, memories, 
                                                              service, path) -> None:
     first = import_chat_export(path, service, storage, memories)
     stored = memory_rows(storage)
-    gone_key, (gone_id, gone_text) = sorted(stored.items())[0]
+    gone_key, (gone_id, gone_text) = min(item for item in stored.items()
+                                         if item[0].startswith("turn:"))
 
     forgetting.delete_memories([gone_id])
     again = import_chat_export(path, service, storage, memories)
@@ -133,7 +134,8 @@ def test_each_import_is_a_run_and_undoing_it_removes_what_it_added(
     second = import_chat_export(CLAUDE_FILE, CLAUDE, storage, memories)
     runs = batches.runs(storage)
     assert [(run.id, run.source, run.added, run.present) for run in runs] == [
-        (second.batch, "claude", second.memories_created, second.memories_created),
+        (second.batch, "claude", second.memories_created + second.attachments_created,
+         second.memories_created + second.attachments_created),
         (first.batch, "chatgpt", first.memories_created, first.memories_created)]
 
     ids = batches.memories_of(storage, first.batch)
@@ -217,13 +219,15 @@ def test_backups_rewritten_without_a_deleted_turn_record_it_too_older_ones_inclu
 
     import_chat_export(CLAUDE_FILE, CLAUDE, hearth.storage, hearth.memories)
     stored = memory_rows(hearth.storage)
-    key, (memory_id, _text) = sorted(stored.items())[0]
+    key, (memory_id, _text) = min(item for item in stored.items()
+                                  if item[0].startswith("turn:"))
     current = hearth.backup().path
     older = hearth.backup().path
     with sqlite3.connect(older) as copy:  # as a backup taken before migration 0016 (a
         # rewrite opens it upgraded, so it gets the record too)
         copy.execute("DROP TABLE forgotten_imports")
         copy.execute("DROP TABLE import_runs")
+        copy.execute("DROP INDEX ix_memories_import_batch")  # migration 0018
         copy.execute("UPDATE alembic_version SET version_num = '0015'")
 
     deleted = hearth.forgetting.delete_memories([memory_id])

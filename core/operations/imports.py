@@ -42,6 +42,7 @@ class ImportSource(StrEnum):
 @dataclass(frozen=True)
 class ImportSummary:
     """What an import found and added. ``found`` counts turns (a chat export) or notes;
+    ``added`` memories (a chat export's attached files' text included);
     ``left_out`` messages a chat export holds that are not words between the user and the
     assistant; ``invalidated`` notes' older texts and removed notes; ``stopped`` when the
     user stopped it (what was committed stays; importing again completes it)."""
@@ -81,7 +82,8 @@ def import_history(hearth: Hearth, source: ImportSource, path: Path,
         service = CHATGPT if source is ImportSource.CHATGPT else CLAUDE
         chats = import_chat_export(path, service, hearth.storage, hearth.memories,
                                    progress=progress, cancel=cancelled)
-        return ImportSummary(source, found=chats.turns, added=chats.memories_created,
+        return ImportSummary(source, found=chats.turns,
+                             added=chats.memories_created + chats.attachments_created,
                              conversations=chats.conversations, left_out=chats.left_out,
                              forgotten=chats.forgotten)
     except EmbeddingCancelled:

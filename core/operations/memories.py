@@ -20,6 +20,8 @@ from core.operations.done import Done
 from core.recall import RecallQuery
 from core.storage.orm import MemoryTier, MemoryType
 from core.storage.port import SearchFilters
+from core.transfer import batches
+from core.transfer.batches import ImportRunInfo
 from core.views import graph, memory_browse, memory_detail, stats
 from core.views.graph import DEFAULT_LIMIT, Codes, GraphSnapshot, Neighbour, NodeDetails
 from core.views.memory_browse import Cursor, MemoryFilter, MemoryRow, Page, Validity
@@ -28,9 +30,9 @@ from core.views.stats import Histogram, Stats
 
 __all__ = [
     "DEFAULT_LIMIT", "ChainLink", "Codes", "Cursor", "Edge", "GraphSnapshot", "Histogram",
-    "Listing", "MemoriesDeleted", "MemoryDeleteReport", "MemoryDetail", "MemoryFilter",
-    "MemoryRef", "MemoryRow", "MemoryTier", "MemoryType", "Neighbour", "NodeDetails",
-    "Page", "Stats", "Validity", "delete", "invalidate", "list_memories", "map_node",
+    "ImportRunInfo", "Listing", "MemoriesDeleted", "MemoryDeleteReport", "MemoryDetail",
+    "MemoryFilter", "MemoryRef", "MemoryRow", "MemoryTier", "MemoryType", "Neighbour",
+    "NodeDetails", "Page", "Stats", "Validity", "delete", "invalidate", "list_memories", "map_node",
     "memories_deleted", "memory_map", "memory_stats", "more_memories", "pin", "read_memory",
     "recalled_ids", "restore", "said_by_assistant", "speaker",
 ]
@@ -43,7 +45,8 @@ DELETE_CHANGES = Changes.of(Domain.MEMORIES, Domain.RUNS)
 @dataclass(frozen=True)
 class Listing:
     """What one load of the list found: the rows, where the next page starts (browsing),
-    how many match in all (browsing) and the namespaces in use (for the filter)."""
+    how many match in all (browsing), and, for the filters, the namespaces in use and the
+    import runs whose memories were not removed (newest first)."""
 
     query: str
     memory_filter: MemoryFilter
@@ -51,21 +54,25 @@ class Listing:
     next_page: Cursor | None
     total: int | None
     namespaces: tuple[str, ...]
+    import_runs: tuple[ImportRunInfo, ...] = ()
 
 
 def list_memories(hearth: Hearth, query: str, memory_filter: MemoryFilter,
                   search_results: int) -> Listing:
     """The first page newest first (no ``query``), or the best ``search_results`` hybrid
-    recall finds for ``query``, under ``memory_filter``."""
+    recall finds for ``query``, under ``memory_filter`` (which may name an import run:
+    what that run added)."""
     storage = hearth.storage
     namespaces = tuple(memory_browse.namespaces(storage))
+    runs = tuple(run for run in batches.runs(storage) if run.undone_at is None)
     if query:
         rows = memory_browse.search(storage, hearth.recall, query, memory_filter,
                                     search_results)
-        return Listing(query, memory_filter, tuple(rows), None, None, namespaces)
+        return Listing(query, memory_filter, tuple(rows), None, None, namespaces, runs)
     page = memory_browse.browse(storage, memory_filter)
     total = memory_browse.count(storage, memory_filter)
-    return Listing(query, memory_filter, tuple(page.rows), page.next, total, namespaces)
+    return Listing(query, memory_filter, tuple(page.rows), page.next, total, namespaces,
+                   runs)
 
 
 def more_memories(hearth: Hearth, memory_filter: MemoryFilter, after: Cursor) -> Page:

@@ -15,6 +15,12 @@ SQLAlchemy constructs that compile per dialect (``@compiles``), so the read mode
   ``INTEGER PRIMARY KEY`` takes the largest id plus one).
 * ``floor_int(value)``: the largest integer not above ``value`` (a cast of a float to an
   integer truncates on SQLite but rounds on PostgreSQL, which would put 0.99 in bin 1).
+* ``import_batch_of(origin)`` / ``of_import_batch(origin, batch)``: the import run a
+  memory's ``origin`` names (``origin.import_batch``), and "added by run ``batch``",
+  spelled exactly as the expression index ``ix_memories_import_batch`` (migration 0018)
+  holds it, so the planners use that index instead of reading every memory's JSON
+  (SQLite ``json_extract`` with a literal path, an integer; PostgreSQL ``->>``, text). A
+  bound path or a cast would not match the index.
 """
 
 from __future__ import annotations
@@ -22,11 +28,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Connection, Integer, String, Table, literal, text
+from sqlalchemy import Connection, Dialect, Integer, String, Table, literal, text
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.functions import FunctionElement
+from sqlalchemy.types import TypeDecorator, TypeEngine
 
 
 class utc_day(FunctionElement[str]):  # noqa: N801  (a SQL function reads as one)
@@ -138,3 +145,62 @@ def advance_id_sequences(connection: Connection, tables: Iterable[Table]) -> Non
         connection.execute(text(
             f'SELECT setval(pg_get_serial_sequence(:name, \'id\'), max(id)) '
             f'FROM "{table.name}" HAVING max(id) IS NOT NULL'), {"name": table.name})
+
+
+IMPORT_BATCH_INDEX = "ix_memories_import_batch"
+"""The expression index on ``origin.import_batch`` (built by raw DDL in migration 0018)."""
+_IMPORT_BATCH_SQL = {"sqlite": "json_extract(origin, '$.import_batch')",
+                     "postgresql": "(origin ->> 'import_batch')"}
+
+
+def import_batch_index_ddl(dialect: str) -> str:
+    """The index as migration 0018 creates it on ``dialect``: the run's number, then the
+    list's newest-first order (so a page of one run is read in order, not sorted), for the
+    memories that name a run only."""
+    key = _IMPORT_BATCH_SQL[dialect]
+    return (f"CREATE INDEX {IMPORT_BATCH_INDEX} ON memories ({key}, created_at, id) "
+            f"WHERE {key} IS NOT NULL")
+
+
+class _ImportBatch(TypeDecorator[int]):
+    """An import run's number as the indexed expression holds it: an integer on SQLite,
+    its digits as text on PostgreSQL (``->>``); Python sees an ``int`` either way, so a
+    comparison binds the number in the index's own type."""
+
+    impl = String
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
+        return dialect.type_descriptor(Integer() if dialect.name == "sqlite" else String())
+
+    def process_bind_param(self, value: int | None, dialect: Dialect) -> Any:
+        return value if value is None or dialect.name == "sqlite" else str(value)
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> int | None:
+        return None if value is None else int(value)
+
+
+class import_batch_of(FunctionElement[int]):  # noqa: N801
+    """``import_batch_of(origin)``: see the module docstring."""
+
+    type = _ImportBatch()
+    name = "import_batch_of"
+    inherit_cache = True
+
+
+def of_import_batch(column: ColumnElement[Any] | Any, batch: int) -> ColumnElement[bool]:
+    """True for the memories whose ``origin`` (``column``) names the import run ``batch``
+    (a plain comparison with the indexed expression, so the planner seeks the index)."""
+    return import_batch_of(column) == batch
+
+
+@compiles(import_batch_of, "sqlite")
+def _import_batch_of_sqlite(element: import_batch_of, compiler: SQLCompiler,
+                            **kw: Any) -> str:
+    return f"json_extract({compiler.process(element.clauses, **kw)}, '$.import_batch')"
+
+
+@compiles(import_batch_of, "postgresql")
+def _import_batch_of_postgresql(element: import_batch_of, compiler: SQLCompiler,
+                                **kw: Any) -> str:
+    return f"({compiler.process(element.clauses, **kw)} ->> 'import_batch')"

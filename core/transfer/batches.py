@@ -20,12 +20,14 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, func, select
+from sqlalchemy.sql.elements import ColumnElement
 
 from core.errors import NotFoundError
 from core.forgetting import imported
 from core.storage.affected import affected
 from core.storage.orm import AuditEntry, ChatSession, ImportRun, Interaction, Memory, utcnow
 from core.storage.port import IMPORTED_SOURCE, StoragePort, batched
+from core.storage.sql import import_batch_of, of_import_batch
 
 BATCH_KEY = "import_batch"
 
@@ -49,8 +51,10 @@ def with_batch(origin: Mapping[str, Any], batch: int | None) -> dict[str, Any]:
     return dict(origin) if batch is None else {**origin, BATCH_KEY: batch}
 
 
-def _of_batch(batch: int) -> Any:
-    return Memory.origin[BATCH_KEY].as_integer() == batch
+def _of_batch(batch: int) -> ColumnElement[bool]:
+    """The memories the run ``batch`` added, on the expression index of
+    ``origin.import_batch`` (``core.storage.sql.of_import_batch``)."""
+    return of_import_batch(Memory.origin, batch)
 
 
 @contextmanager
@@ -76,7 +80,7 @@ def run(storage: StoragePort, source: str) -> Iterator[int]:
 def runs(storage: StoragePort) -> list[ImportRunInfo]:
     """Every import run, newest first."""
     with storage.read() as session:
-        batch = Memory.origin[BATCH_KEY].as_integer()
+        batch = import_batch_of(Memory.origin)
         counted = select(batch, func.count()).select_from(Memory).where(
             batch.is_not(None)).group_by(batch)
         present = {row[0]: row[1] for row in session.execute(counted)}

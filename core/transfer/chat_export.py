@@ -17,6 +17,8 @@ the rest:
 * **One conversation, one dated session** (from its creation time), its messages on the
   current branch as turns (``"User: ..."``, ``"ChatGPT: ..."``), with the service,
   conversation id and title and message id in each memory's ``origin``.
+* **Attached files' text** (Claude's export extracts it) becomes a memory per file, linked
+  to its message's turn (``core.transfer.attachments``).
 * **Idempotent and resumable**: writing is ``core.transfer.turns``, keyed by
   ``turn:<service>:<conversation id>:<message id>``. The same export twice, or a newer
   export of the same account, adds only the messages not imported before; an import
@@ -42,6 +44,7 @@ from core.errors import InvalidInputError
 from core.knowledge.memories import MemoryService
 from core.storage.port import StoragePort
 from core.transfer import batches
+from core.transfer.attachments import AttachmentsWritten, AttachmentToWrite, write_attachments
 from core.transfer.transcript import MAX_EXTERNAL_ID, MAX_SESSION_ID, session_row_id
 from core.transfer.turns import SessionToWrite, TurnToWrite, TurnsWritten, write_turns
 from core.transfer.validation import MAX_PROBLEMS_SHOWN, fail, position, problems_in
@@ -77,6 +80,23 @@ class ChatMessage:
 
 
 @dataclass(frozen=True)
+class AttachedText:
+    """The text of a file attached to a message of the current branch, as the service
+    extracted it (a message without words may still have one)."""
+
+    message_id: str
+    position: int
+    """Its place among its message's attachments: part of its external id."""
+    file_name: str
+    file_type: str | None
+    file_size: int | None
+    text: str
+    created_at: datetime | None
+    speaker: str
+    """Who attached it (the message's speaker)."""
+
+
+@dataclass(frozen=True)
 class ChatConversation:
     conversation_id: str
     title: str
@@ -86,6 +106,8 @@ class ChatConversation:
     left_out: int
     """Messages read but not imported: other branches, system and tool messages, hidden
     ones, and those without text."""
+    attachments: tuple[AttachedText, ...] = ()
+    """Attached files' text on the current branch (ChatGPT's export carries none)."""
 
 
 class ConversationProblems(Exception):
@@ -120,6 +142,9 @@ class ChatImportReport:
     skipped_existing: int  # turns already imported completely (nothing created for them)
     forgotten: int = 0     # turns left out because the user deleted them before
     batch: int | None = field(default=None, compare=False)  # the run (``hearth imports``)
+    attachments: int = 0   # attached files with text, on the imported branches
+    attachments_created: int = 0    # memories of attached files added by this run
+    attachments_forgotten: int = 0  # attached files left out: the user deleted them before
 
 
 def branch(leaf: str, parent_of: Mapping[str, str | None],
@@ -261,6 +286,38 @@ def _session(service: ChatService, conversation: ChatConversation) -> SessionToW
         namespace=f"import/{service.name}/{conversation.conversation_id}", turns=turns)
 
 
+def _attachment_key(service: ChatService, conversation: ChatConversation,
+                    attached: AttachedText) -> str:
+    return (f"attachment:{service.name}:{conversation.conversation_id}:"
+            f"{attached.message_id}:{attached.position}")
+
+
+def _attachments(service: ChatService, conversation: ChatConversation,
+                 chat: SessionToWrite) -> list[AttachmentToWrite]:
+    """The attached files' text to write, each dated as its message's turn (or by its
+    message's own time, or the conversation's start, for a message without words)."""
+    turn_times = {turn.origin["message_id"]: turn.created_at for turn in chat.turns}
+    key = f"{service.name}:{conversation.conversation_id}"
+    written = []
+    for attached in conversation.attachments:
+        origin: dict[str, Any] = {
+            "service": service.name, "conversation_id": conversation.conversation_id,
+            "conversation_title": conversation.title, "message_id": attached.message_id,
+            "turn_id": attached.message_id, "file_name": attached.file_name,
+            "attached_by": attached.speaker}
+        if attached.file_type:
+            origin["file_type"] = attached.file_type
+        if attached.file_size is not None:
+            origin["file_size"] = attached.file_size
+        written.append(AttachmentToWrite(
+            external_id=_attachment_key(service, conversation, attached),
+            message_key=f"turn:{key}:{attached.message_id}", session_id=chat.row_id,
+            namespace=chat.namespace, file_name=attached.file_name, text=attached.text,
+            created_at=turn_times.get(attached.message_id) or attached.created_at
+            or conversation.started_at, origin=origin))
+    return written
+
+
 def _problems(service: ChatService, conversation: ChatConversation) -> list[str]:
     """What the columns the ids go into cannot hold, and message ids given twice."""
     problems = []
@@ -276,6 +333,10 @@ def _problems(service: ChatService, conversation: ChatConversation) -> list[str]
         if len(f"turn:{service.name}:{key}:{message.message_id}") > MAX_EXTERNAL_ID:
             problems.append(f"has a message id too long to keep "
                             f"({message.message_id[:20]!r}...)")
+    for attached in conversation.attachments:
+        if len(_attachment_key(service, conversation, attached)) > MAX_EXTERNAL_ID:
+            problems.append(f"has a message id too long to keep "
+                            f"({attached.message_id[:20]!r}...)")
     return problems
 
 
@@ -286,6 +347,7 @@ class CheckedExport:
     conversations: int = 0
     turns: int = 0
     left_out: int = 0
+    attachments: int = 0
 
 
 class _Refused(Exception):
@@ -334,6 +396,7 @@ def check_export(path: Path, service: ChatService) -> CheckedExport:
             if not found:
                 checked.turns += len(conversation.messages)
                 checked.left_out += conversation.left_out
+                checked.attachments += len(conversation.attachments)
     fail(problems, f"The {service.label} export", HINT, total=total)
     return checked
 
@@ -351,15 +414,19 @@ def import_chat_export(
     counts turns, ``cancel`` is checked while embedding and between groups of turns."""
     checked = check_export(path, service)
     written = TurnsWritten()
+    files = AttachmentsWritten()
     group: list[SessionToWrite] = []
+    attached: list[AttachmentToWrite] = []
 
     def write_group() -> None:
-        nonlocal written
+        nonlocal written, files
         if cancel is not None and cancel():
             raise EmbeddingCancelled(written.turns, checked.turns)
         written += write_turns(storage, memories, group, batch=batch, cancel=cancel,
                                progress=_offset(progress, written.turns, checked.turns))
+        files += write_attachments(storage, memories, attached, batch=batch, cancel=cancel)
         group.clear()
+        attached.clear()
         if progress is not None:
             progress(written.turns, checked.turns)
 
@@ -370,8 +437,10 @@ def import_chat_export(
             except _Refused as exc:  # the file changed since it was checked
                 fail(exc.problems, f"The {service.label} export", HINT)
                 raise
-            group.append(_session(service, conversation))
-            if sum(len(chat.turns) for chat in group) >= GROUP_TURNS:
+            chat = _session(service, conversation)
+            group.append(chat)
+            attached.extend(_attachments(service, conversation, chat))
+            if sum(len(chat.turns) for chat in group) + len(attached) >= GROUP_TURNS:
                 write_group()
         if group:
             write_group()
@@ -380,4 +449,6 @@ def import_chat_export(
         left_out=checked.left_out,
         interactions_created=written.interactions_created,
         memories_created=written.memories_created,
-        skipped_existing=written.skipped_existing, forgotten=written.forgotten, batch=batch)
+        skipped_existing=written.skipped_existing, forgotten=written.forgotten, batch=batch,
+        attachments=checked.attachments, attachments_created=files.created,
+        attachments_forgotten=files.forgotten)

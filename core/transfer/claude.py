@@ -9,7 +9,10 @@ conversation (an edited message or a retried reply left the others), as with Cha
 
 Kept: the human's and the assistant's words, the ``text`` blocks joined (or the flat
 ``text`` where there are no blocks). Tool calls and results and thinking blocks are left
-out, and so are the attached files' contents (their names are kept in the provenance).
+out. Attached files' names are kept in the provenance, and the text Claude extracted from
+them (an attachment's ``extracted_content``, with its ``file_name``, ``file_type`` and
+``file_size``) is handed on as :class:`AttachedText`, a memory of its own
+(``core.transfer.attachments``); ``files`` carry names only.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pydantic import BaseModel
 
 from core.transfer.chat_export import (
     USER_SPEAKER,
+    AttachedText,
     ChatConversation,
     ChatMessage,
     ChatService,
@@ -39,6 +43,9 @@ class _Block(BaseModel):
 
 class _File(BaseModel):
     file_name: str | None = None
+    file_type: str | None = None
+    file_size: int | None = None
+    extracted_content: str | None = None
 
 
 class _Message(BaseModel):
@@ -71,7 +78,9 @@ def read_conversation(raw: Any) -> ChatConversation:
         conversation_id=conversation.uuid,
         title=(conversation.name or "").strip() or "Untitled",
         started_at=conversation.created_at, messages=tuple(messages),
-        left_out=len(conversation.chat_messages) - len(messages))
+        left_out=len(conversation.chat_messages) - len(messages),
+        attachments=tuple(attached for message in ordered
+                          for attached in _attached_texts(message)))
 
 
 def _current_branch(conversation: _Conversation) -> list[_Message]:
@@ -107,6 +116,19 @@ def _kept(message: _Message) -> ChatMessage | None:
              if file.file_name]
     return ChatMessage(message.uuid, speaker, text, message.created_at,
                        tuple(dict.fromkeys(names)))
+
+
+def _attached_texts(message: _Message) -> list[AttachedText]:
+    """The text of each file attached to ``message`` that has some, from a user's or the
+    assistant's message (a file with no name is named by its place)."""
+    speaker = SENDERS.get(message.sender.strip().casefold())
+    if speaker is None:
+        return []
+    return [AttachedText(message.uuid, position, (file.file_name or "").strip()
+                         or f"attachment {position + 1}", file.file_type, file.file_size,
+                         text, message.created_at, speaker)
+            for position, file in enumerate(message.attachments or [])
+            if (text := (file.extracted_content or "").strip())]
 
 
 CLAUDE = ChatService(name="claude", label=SPEAKER, read=read_conversation)

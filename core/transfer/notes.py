@@ -27,6 +27,14 @@ user said it must not be kept, and the note still saying the same thing does not
 that. Edited in the vault, it is a text the user wrote since, and is imported again.
 The whole folder is read and checked first: a note that is not UTF-8 or whose front
 matter is not YAML refuses the import in one sentence, with nothing written.
+
+**Streaming.** A vault can hold tens of thousands of notes, so no pass holds their texts:
+the checking pass reads one note at a time and keeps only its path, content hash and the
+names it links to (:class:`NoteEntry`: enough to know what is new and to resolve the
+links); the writing pass reads again only the notes to add, one at a time, and embeds and
+commits them in groups of at most ``GROUP_NOTES`` notes or ``GROUP_CHARACTERS`` of text.
+A note edited between the two passes stops the import with a sentence (what was
+committed stays; importing again completes it).
 """
 
 from __future__ import annotations
@@ -44,12 +52,13 @@ import yaml
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
-from core.embedding import CancelCheck, ProgressCallback
+from core.embedding import CancelCheck, EmbeddingCancelled, ProgressCallback
 from core.errors import InvalidInputError
 from core.forgetting import imported
 from core.knowledge.memories import MemoryService, MemorySpec
 from core.storage.orm import Memory, MemoryEdge, utcnow
 from core.storage.port import StoragePort, batched
+from core.storage.sql import json_text
 from core.transfer import batches
 from core.transfer.turns import LOOKUP_BATCH
 from core.transfer.validation import fail
@@ -63,6 +72,13 @@ REMOVED = "the note was removed from the folder"
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _LINK = re.compile(r"!?\[\[([^\[\]|#^]+)(?:[#^][^\[\]|]*)?(?:\|[^\[\]]*)?\]\]")
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader where PyYAML was built with it: the same documents, read tens of
+times faster than the pure-Python one (a vault's front matter is read twice)."""
+GROUP_NOTES = 64
+GROUP_CHARACTERS = 500_000
+"""A group of new notes is embedded and committed once it has this many notes or this
+much text (front matter included): a few big notes are not held together."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +94,15 @@ class NoteFile:
     headings: tuple[str, ...]
     links: tuple[str, ...]
     written_at: datetime
+
+
+@dataclass(frozen=True)
+class NoteEntry:
+    """What the checking pass keeps of a note: never its text."""
+
+    path: str  # relative to the folder, with /
+    digest: str
+    links: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -103,20 +128,37 @@ def _note_files(folder: Path) -> Iterator[Path]:
             yield path
 
 
-def read_folder(folder: Path) -> list[NoteFile]:
-    """Every note of ``folder``, read and checked; all problems in one sentence."""
+def scan_folder(folder: Path) -> list[NoteEntry]:
+    """Every note of ``folder``, read and checked one at a time, as a :class:`NoteEntry`;
+    all problems in one sentence."""
     if not folder.is_dir():
         raise InvalidInputError(f"{folder} is not a folder.", "Give the notes folder itself.")
-    notes: list[NoteFile] = []
+    entries: list[NoteEntry] = []
     problems: list[str] = []
     for path in _note_files(folder):
         relative = path.relative_to(folder).as_posix()
         try:
-            notes.append(_read_note(path, relative))
+            note = _read_note(path, relative)
         except InvalidInputError as exc:
             problems.append(exc.message.rstrip("."))
+            continue
+        entries.append(NoteEntry(note.path, note.digest, note.links))
     fail(problems, f"The notes folder {folder}", HINT)
-    return notes
+    return entries
+
+
+def read_again(folder: Path, entry: NoteEntry) -> NoteFile:
+    """The note ``entry`` was made from, read again for writing; a note changed (or
+    broken, or gone) since the checking pass stops the import with a sentence."""
+    again = (f"{entry.path} changed while the folder was being imported.",
+             "Import the folder again: what was added so far is kept.")
+    try:
+        note = _read_note(folder / entry.path, entry.path)
+    except (InvalidInputError, OSError) as exc:
+        raise InvalidInputError(*again) from exc
+    if note.digest != entry.digest:
+        raise InvalidInputError(*again)
+    return note
 
 
 def _read_note(path: Path, relative: str) -> NoteFile:
@@ -126,7 +168,7 @@ def _read_note(path: Path, relative: str) -> NoteFile:
     match = _FRONT_MATTER.match(text)
     if match:
         try:
-            loaded = yaml.safe_load(match.group(1))
+            loaded = yaml.load(match.group(1), Loader=_YAML_LOADER)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" (line {mark.line + 2})" if mark is not None else ""
@@ -174,45 +216,77 @@ def _written_at(path: Path, front: dict[str, Any]) -> datetime:
 def import_notes(folder: Path, storage: StoragePort, memories: MemoryService, *,
                  progress: ProgressCallback | None = None,
                  cancel: CancelCheck | None = None) -> NotesReport:
-    """Import (or re-import) a notes folder; see the module docstring."""
-    notes = read_folder(folder)
+    """Import (or re-import) a notes folder; see the module docstring. ``progress(done,
+    total)`` counts the new notes written."""
+    entries = scan_folder(folder)
     where = str(folder.resolve())
     vault = _hash(where, 12)
     namespace = f"import/notes/{vault}"
 
-    def external_id(note: NoteFile) -> str:
+    def external_id(note: NoteEntry | NoteFile) -> str:
         return f"note:{vault}:{_hash(note.path)}:{note.digest}"
 
     with storage.read() as session:
         stored = {row.external_id: row for row in session.execute(
             select(Memory.id, Memory.external_id, Memory.is_valid, Memory.invalid_reason,
-                   Memory.origin)
+                   json_text(Memory.origin, "path").label("path"))
             .where(Memory.namespace == namespace, Memory.source == SOURCE))}
-        left_out = imported.forgotten(session, [external_id(note) for note in notes])
-    new = [note for note in notes
-           if external_id(note) not in stored and external_id(note) not in left_out]
+        left_out = imported.forgotten(session, [external_id(entry) for entry in entries])
+    new = [entry for entry in entries
+           if external_id(entry) not in stored and external_id(entry) not in left_out]
+
+    def spec(note: NoteFile, batch: int) -> MemorySpec:
+        return MemorySpec(
+            note.content, memory_type="semantic", namespace=namespace, source=SOURCE,
+            tags=note.tags, external_id=external_id(note), created_at=note.written_at,
+            origin=batches.with_batch({
+                "service": SOURCE, "folder": where, "path": note.path, "title": note.title,
+                "content_hash": note.digest, "front_matter": note.front_matter,
+                "headings": list(note.headings), "links": list(note.links)}, batch))
+
     with batches.run(storage, SOURCE) as batch:
-        memories.add_many([
-            MemorySpec(note.content, memory_type="semantic", namespace=namespace,
-                       source=SOURCE, tags=note.tags, external_id=external_id(note),
-                       created_at=note.written_at,
-                       origin=batches.with_batch({
-                           "service": SOURCE, "folder": where, "path": note.path,
-                           "title": note.title, "content_hash": note.digest,
-                           "front_matter": note.front_matter,
-                           "headings": list(note.headings), "links": list(note.links)}, batch))
-            for note in new], progress=progress, cancel=cancel)
-    current = {external_id(note) for note in notes}
-    paths = {note.path for note in notes}
+        _add_in_groups(memories, (spec(read_again(folder, entry), batch) for entry in new),
+                       len(new), progress, cancel)
+    current = {external_id(entry) for entry in entries}
+    paths = {entry.path for entry in entries}
     with storage.write() as session:
         changed, removed = _invalidate_outdated(session, stored, current, paths)
         _restore(session, [row.id for key, row in stored.items()
                            if key in current and not row.is_valid
                            and row.invalid_reason in (CHANGED, REMOVED)])
-        links = _link(session, notes, external_id)
-    return NotesReport(notes=len(notes), added=len(new), changed=changed, removed=removed,
-                       unchanged=len(notes) - len(new) - len(left_out), links=links,
+        links = _link(session, entries, external_id)
+    return NotesReport(notes=len(entries), added=len(new), changed=changed, removed=removed,
+                       unchanged=len(entries) - len(new) - len(left_out), links=links,
                        forgotten=len(left_out), batch=batch)
+
+
+def _add_in_groups(memories: MemoryService, specs: Iterator[MemorySpec], total: int,
+                   progress: ProgressCallback | None, cancel: CancelCheck | None) -> None:
+    """Embed and commit ``specs`` (read as they are asked for) a group at a time: at most
+    ``GROUP_NOTES`` notes or ``GROUP_CHARACTERS`` of text held at once."""
+    group: list[MemorySpec] = []
+    size = done = 0
+
+    def overall(step: int, _of: int) -> None:
+        if progress is not None:
+            progress(done + step, total)
+
+    def flush() -> None:
+        nonlocal size, done
+        memories.add_many(group, cancel=cancel, progress=overall)
+        done += len(group)
+        group.clear()
+        size = 0
+
+    for spec in specs:
+        if cancel is not None and cancel():
+            raise EmbeddingCancelled(done, total)
+        group.append(spec)
+        size += len(spec.content) + len(json.dumps(spec.origin, ensure_ascii=False))
+        if len(group) >= GROUP_NOTES or size >= GROUP_CHARACTERS:
+            flush()
+    if group:
+        flush()
 
 
 def _invalidate_outdated(session: Session, stored: dict[str | None, Any], current: set[str],
@@ -224,7 +298,7 @@ def _invalidate_outdated(session: Session, stored: dict[str | None, Any], curren
     for key, row in stored.items():
         if key in current or not row.is_valid:
             continue
-        gone = (row.origin or {}).get("path") not in paths
+        gone = row.path not in paths
         memory = session.get(Memory, row.id)
         if memory is None:
             continue
@@ -247,8 +321,8 @@ def _restore(session: Session, ids: list[int]) -> None:
             memory.updated_at = utcnow()
 
 
-def _link(session: Session, notes: list[NoteFile],
-          external_id: Callable[[NoteFile], str]) -> int:
+def _link(session: Session, notes: list[NoteEntry],
+          external_id: Callable[[NoteEntry], str]) -> int:
     """The ``wikilink`` edges of the current notes that are not there yet."""
     ids: dict[str, int] = {}
     keys = {external_id(note): note for note in notes}

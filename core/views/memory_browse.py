@@ -8,7 +8,8 @@ user scrolls. Each page here starts after the last row of the previous one, on t
 
 Validity has four answers, the search index only two (valid, or not): searching for
 "invalid" or "superseded" memories asks recall for the non-valid ones and keeps those whose
-state matches.
+state matches. The search index knows no import runs either: a search within one run keeps,
+of recall's best, those the run added.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from core.errors import InvalidInputError
 from core.recall import RecallQuery, RecallService
 from core.storage.orm import Memory
 from core.storage.port import IndexedKind, SearchFilters, StoragePort, batched
-from core.storage.sql import json_text
+from core.storage.sql import json_text, of_import_batch
 
 PAGE_SIZE = 200
 """Rows per page of the browsable list: a few screens, read in a few milliseconds."""
@@ -43,7 +44,9 @@ class Validity(str, enum.Enum):
 @dataclass(frozen=True)
 class MemoryFilter:
     """What the list and the search show. ``namespace`` is a prefix ("user" also matches
-    "user/health"); the time window is ``since <= created_at < until``."""
+    "user/health"); the time window is ``since <= created_at < until``; ``import_batch``
+    keeps the memories one import run added (``origin.import_batch``, on its expression
+    index)."""
 
     memory_types: frozenset[str] = frozenset()
     tiers: frozenset[str] = frozenset()
@@ -51,6 +54,7 @@ class MemoryFilter:
     validity: Validity = Validity.VALID
     since: datetime | None = None
     until: datetime | None = None
+    import_batch: int | None = None
 
     def __post_init__(self) -> None:
         try:
@@ -65,7 +69,8 @@ class MemoryFilter:
                                     "Pick a start date before the end date.")
 
     def search_filters(self) -> SearchFilters:
-        """The same filter in recall's terms (validity narrowed afterwards, see above)."""
+        """The same filter in recall's terms (validity and the import run narrowed
+        afterwards, see above)."""
         valid_only = {Validity.VALID: True, Validity.ALL: None}.get(self.validity, False)
         return SearchFilters(memory_types=self.memory_types, tiers=self.tiers,
                              namespaces=(self.namespace,) if self.namespace else (),
@@ -165,6 +170,8 @@ def _conditions(memory_filter: MemoryFilter) -> list[ColumnElement[bool]]:
         where.append(Memory.created_at >= memory_filter.since)
     if memory_filter.until is not None:
         where.append(Memory.created_at < memory_filter.until)
+    if memory_filter.import_batch is not None:
+        where.append(of_import_batch(Memory.origin, memory_filter.import_batch))
     return where
 
 
@@ -206,15 +213,17 @@ def search(storage: StoragePort, recall: RecallService, text: str,
                                         filters=memory_filter.search_filters()))
     ids = [result.id for result in results]
     rows: dict[int, Any] = {}
+    of_run = ([] if memory_filter.import_batch is None
+              else [of_import_batch(Memory.origin, memory_filter.import_batch)])
     with storage.read() as session:
         for chunk in batched(sorted(ids), 500):
             rows.update((row.id, row) for row in session.execute(
-                select(*_COLUMNS).where(Memory.id.in_(chunk))))
+                select(*_COLUMNS).where(Memory.id.in_(chunk), *of_run)))
     wanted = memory_filter.validity
     listed = []
     for result in results:
         row = rows.get(result.id)
-        if row is None:  # deleted since recall read it
+        if row is None:  # deleted since recall read it, or not of the import run asked for
             continue
         described = _row(row, score=result.score, signals=result.signals,
                          excerpt=result.excerpt)

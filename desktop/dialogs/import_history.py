@@ -1,4 +1,5 @@
-"""File → Import history…: the import runs, and "Remove this import…" for one of them.
+"""File → Import history…: the import runs, "Show memories" (the Memories view filtered to
+what one run added) and "Remove this import…" for one of them.
 
 Each run (``core.operations.imports.import_runs``) is listed with when it ran, what it read
 and how many memories it added and still has. Removing one asks first (the memories are
@@ -13,6 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -26,16 +28,13 @@ from core.operations.imports import ImportRunInfo, ImportUndone, import_runs, un
 from desktop.context import AppContext
 from desktop.dialogs.owned_tasks import OwnedTasks
 from desktop.inspector import confirm
-from desktop.words import count
+from desktop.words import IMPORT_SOURCE_WORDS, count
 from desktop.workers import Task
-
-SOURCES = {"chatgpt": "ChatGPT export", "claude": "Claude export", "notes": "notes folder",
-           "transcript": "transcript"}
-
 
 def line(run: ImportRunInfo) -> str:
     """One run as the list shows it."""
-    text = (f"{run.started_at:%Y-%m-%d %H:%M} · {SOURCES.get(run.source, run.source)} · "
+    source = IMPORT_SOURCE_WORDS.get(run.source, run.source)
+    text = (f"{run.started_at:%Y-%m-%d %H:%M} · {source} · "
             f"{count(run.added, 'memory', 'memories')} added")
     if run.undone_at is not None:
         return text + " · removed"
@@ -57,9 +56,16 @@ class ImportHistoryDialog(QDialog):
         self.runs = QListWidget()
         self.runs.currentItemChanged.connect(lambda *_: self._enable())
         column.addWidget(self.runs)
+        buttons = QHBoxLayout()
+        self.show_memories = QPushButton("Show memories")
+        self.show_memories.setToolTip("Open the Memories view on what this import added")
+        self.show_memories.clicked.connect(self.show_selected)
+        buttons.addWidget(self.show_memories)
         self.remove = QPushButton("Remove this import…")
         self.remove.clicked.connect(self.remove_selected)
-        column.addWidget(self.remove)
+        buttons.addWidget(self.remove)
+        buttons.addStretch(1)
+        column.addLayout(buttons)
         self.outcome = QLabel("")
         self.outcome.setWordWrap(True)
         column.addWidget(self.outcome)
@@ -93,6 +99,17 @@ class ImportHistoryDialog(QDialog):
     def _enable(self) -> None:
         run = self._selected()
         self.remove.setEnabled(run is not None and run.present > 0)
+        self.show_memories.setEnabled(run is not None and run.present > 0
+                                      and hasattr(self.parent(), "show_page"))
+
+    def show_selected(self) -> None:
+        """Close, and show the window's Memories view filtered to the selected run."""
+        run = self._selected()
+        show_page = getattr(self.parent(), "show_page", None)
+        if run is None or show_page is None:
+            return
+        self.accept()
+        show_page("memories").show_import_run(run.id)
 
     def remove_selected(self) -> Task | None:
         """Ask, then delete what the selected run added, on a worker."""

@@ -9,6 +9,10 @@ header's context menu, so the text has the room. The detail pane follows the lis
 memory it shows leaves the list (another search, another filter) or nothing is selected any
 more, it clears and its buttons go grey.
 
+Filtered to one import run (the filter row, or File → Import history… → Show memories), the
+view says so above the list and offers "Remove this import…": the same removal as the
+history's and ``hearth imports undo``, after asking.
+
 Keyboard: Ctrl+F searches, Escape clears the search, Enter searches at once; in the list,
 Delete deletes the selected memories (after asking). Links in the detail pane (related
 memories, the chain, "Details") are followed with Enter or a click.
@@ -27,6 +31,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
+    QPushButton,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -34,10 +39,12 @@ from PySide6.QtWidgets import (
 )
 
 from core.errors import InvalidInputError
-from core.operations import memories
+from core.operations import imports, memories
 from core.operations.changes import Domain
+from core.operations.imports import ImportUndone
 from core.operations.memories import (
     Cursor,
+    ImportRunInfo,
     Listing,
     MemoriesDeleted,
     MemoryDetail,
@@ -50,7 +57,7 @@ from desktop.inspector import confirm
 from desktop.inspector.base import InspectorPage
 from desktop.inspector.forget_dialog import ForgetResultDialog
 from desktop.inspector.memory_detail import MemoryDetailPane
-from desktop.inspector.memory_filters import MemoryFilterBar
+from desktop.inspector.memory_filters import MemoryFilterBar, run_description
 from desktop.inspector.memory_table import (
     COLUMNS,
     FIT_TO_CONTENTS,
@@ -59,6 +66,7 @@ from desktop.inspector.memory_table import (
     MemoryTableModel,
 )
 from desktop.inspector.table import make_table_view
+from desktop.words import count
 from desktop.workers import Task
 
 RELOAD_DELAY_MS = 300
@@ -94,6 +102,14 @@ class MemoriesPage(InspectorPage):
         self.search_box.setClearButtonEnabled(True)
         self.filters = MemoryFilterBar()
         self.summary = QLabel()
+        self.run_bar = QWidget()
+        self.run_text = QLabel()
+        self.remove_run = QPushButton("Remove this import…")
+        self.remove_run.setToolTip("Delete for good what this import added; importing the "
+                                   "same file again leaves it out")
+        self.remove_run.clicked.connect(self.remove_import)
+        self._shown_run: ImportRunInfo | None = None
+        """The import run the list is filtered to, as last read (None: not filtered)."""
         self.model = MemoryTableModel(self)
         self.view = self._make_view()
         self.detail_pane = MemoryDetailPane()
@@ -101,6 +117,7 @@ class MemoriesPage(InspectorPage):
 
         top = QHBoxLayout()
         top.addWidget(self.search_box, 1)
+        top.addWidget(self.filters.import_run)
         top.addWidget(self.summary)
         body = QSplitter(Qt.Orientation.Horizontal)
         body.setChildrenCollapsible(False)
@@ -112,6 +129,12 @@ class MemoriesPage(InspectorPage):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.filters)
+        run_row = QHBoxLayout(self.run_bar)
+        run_row.setContentsMargins(0, 0, 0, 0)
+        run_row.addWidget(self.run_text, 1)
+        run_row.addWidget(self.remove_run)
+        self.run_bar.hide()
+        layout.addWidget(self.run_bar)
         layout.addWidget(self.notice)
         layout.addWidget(body, 1)
 
@@ -167,6 +190,8 @@ class MemoriesPage(InspectorPage):
         self._searching = bool(result.query)
         keep = self.selected()
         self.filters.set_namespaces(result.namespaces)
+        self.filters.set_import_runs(result.import_runs)
+        self._show_run(result)
         self.model.show(result.rows, result.next_page)
         self._show_columns()
         for column in FIT_TO_CONTENTS:
@@ -184,6 +209,47 @@ class MemoriesPage(InspectorPage):
             self._clear_detail()
         else:  # the same list after a change (invalidated, say): show its new state
             self._load_detail(self.detail_pane.detail.id)
+
+    def _show_run(self, result: Listing) -> None:
+        """Above the list: which import run it is filtered to, and its removal."""
+        batch = result.memory_filter.import_batch
+        self.run_bar.setVisible(batch is not None)
+        if batch is None:
+            self._shown_run = None
+            return
+        run = next((r for r in result.import_runs if r.id == batch), None)
+        self._shown_run = run
+        if run is None:
+            self.run_text.setText(f"Import #{batch}: nothing it added is kept.")
+        else:
+            self.run_text.setText(f"What {run_description(run)} added: "
+                                  f"{count(run.present, 'memory', 'memories')} kept.")
+        self.remove_run.setEnabled(run is not None and run.present > 0)
+
+    def show_import_run(self, batch: int) -> Task | None:
+        """List what the import run ``batch`` added (in any state), from the newest."""
+        self.search_box.blockSignals(True)
+        self.search_box.clear()
+        self.search_box.blockSignals(False)
+        self.filters.show_import_run(batch)
+        return self.reload()
+
+    def remove_import(self) -> Task | None:
+        """Ask, then delete what the shown import run added (``undo_import``: audited, and
+        recorded so that importing the same file again leaves it out)."""
+        run = self._shown_run
+        if run is None or not confirm.ask(
+                self, "Remove this import",
+                f"Delete for good the {count(run.present, 'memory', 'memories')} that "
+                f"{run_description(run)} added? Importing the same file again will leave "
+                "them out.",
+                "Remove"):
+            return None
+        self.remove_run.setEnabled(False)
+        self._clear_detail()
+        hearth, batch = self.ctx.hearth, run.id
+        return self.change("Removing an import", lambda: imports.undo_import(hearth, batch),
+                           _removed)
 
     def _fetch_more(self, after: Cursor) -> None:
         generation, memory_filter = self._list_generation, self._shown_filter
@@ -356,6 +422,13 @@ class MemoriesPage(InspectorPage):
     def _focus_search(self) -> None:
         self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.search_box.selectAll()
+
+
+def _removed(undone: ImportUndone) -> str:
+    text = f"Removed {count(undone.removed, 'memory', 'memories')}"
+    if undone.chats:
+        text += f" and {count(undone.chats, 'imported chat')}"
+    return text + "."
 
 
 def _delete_question(ids: list[int], shown: MemoryDetail | None) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from core.operations.imports import ImportSource, import_history
+from core.transfer import batches
 from desktop.dialogs.import_dialog import describe
 from desktop.dialogs.import_history import ImportHistoryDialog
 from desktop.inspector import confirm
@@ -60,3 +61,50 @@ def test_the_file_menu_offers_the_import_history(qtbot, make_ctx) -> None:
     qtbot.waitUntil(lambda: dialog.outcome.text() == "Nothing has been imported yet.")
     assert not dialog.remove.isEnabled()
     dialog.reject()
+
+
+def test_show_memories_opens_the_memories_view_on_the_run_and_removes_it(
+        qtbot, make_ctx, monkeypatch) -> None:
+    from desktop.inspector.memories import MemoriesPage
+    from desktop.main_window import MainWindow
+
+    ctx = make_ctx()
+    ctx.hearth.memories.add("I water the tomatoes every morning", namespace="user")
+    chatgpt = import_history(ctx.hearth, ImportSource.CHATGPT, EXPORT)
+    claude = import_history(ctx.hearth, ImportSource.CLAUDE, EXPORT.with_name(
+        "claude-conversations.json"))
+    window = MainWindow(ctx)
+    qtbot.addWidget(window)
+    window.show()
+    window.open_import_history()
+    (dialog,) = window.findChildren(ImportHistoryDialog)
+    qtbot.waitUntil(lambda: dialog.runs.count() == 2)
+    dialog.runs.setCurrentRow(1)  # the older run: ChatGPT's
+    assert dialog.show_memories.isEnabled()
+    dialog.show_memories.click()
+
+    page = window.current_page()
+    assert isinstance(page, MemoriesPage) and not dialog.isVisible()
+    wait_idle(qtbot, ctx)
+    qtbot.waitUntil(lambda: page.summary.text() == "13 memories")
+    shown = {page.model.record(row).id for row in range(page.model.rowCount())}
+    assert shown == set(batches.memories_of(ctx.hearth.storage, 1))
+    assert page.run_bar.isVisible() and page.run_text.text().startswith(
+        "What import #1 (ChatGPT export, ")
+    assert page.filters.import_run.currentText() == "Import #1: ChatGPT export"
+    assert page.filters.import_run.count() == 3  # any, and the two runs
+
+    asked: list[str] = []
+    monkeypatch.setattr(confirm, "ask", lambda _p, _t, text, _a="Delete": not asked.append(
+        text))
+    page.remove_run.click()
+    assert asked[0].startswith("Delete for good the 13 memories that import #1 (ChatGPT export")
+    wait_idle(qtbot, ctx)
+    qtbot.waitUntil(lambda: page.summary.text() == "0 memories")
+    assert page.run_text.text() == "Import #1: nothing it added is kept."
+    assert not page.remove_run.isEnabled()
+    assert ctx.hearth.memories.count() == 1 + claude.added and chatgpt.added == 13
+
+    page.filters.import_run.setCurrentIndex(0)  # every memory again
+    qtbot.waitUntil(lambda: page.summary.text() == f"{1 + claude.added} memories")
+    assert not page.run_bar.isVisible()
