@@ -1,7 +1,7 @@
 """An expression index on origin.import_batch: what one import run added, found at once
 
 Revision ID: 0018
-Revises: 0016
+Revises: 0017
 Create Date: 2026-11-25
 
 The Memories view filters by import run, ``hearth imports`` counts each run's memories and
