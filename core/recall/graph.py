@@ -15,13 +15,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import or_, select
+from sqlalchemy import bindparam, or_, select
 from sqlalchemy.orm import Session
 
 from core.storage.orm import MemoryEdge
 from core.storage.port import IndexedKind, SearchFilters, SearchIndex
 
 KIND_FACTOR = {"knn": 1.0, "dream": 0.5}
+_EDGES = select(MemoryEdge.from_id, MemoryEdge.to_id, MemoryEdge.kind, MemoryEdge.weight).where(
+    MemoryEdge.kind.in_(KIND_FACTOR),
+    or_(MemoryEdge.from_id.in_(bindparam("seeds", expanding=True)),
+        MemoryEdge.to_id.in_(bindparam("targets", expanding=True))))
+"""The seeds' edges: built once and run on the session's connection, as recall's
+hydration is (it runs on every recall)."""
 
 
 @dataclass(frozen=True)
@@ -42,10 +48,7 @@ def recover(session: Session, index: SearchIndex, seeds: dict[int, float],
         return []
     best: dict[int, Recovered] = {}
     seed_ids = list(seeds)
-    for edge in session.execute(
-            select(MemoryEdge.from_id, MemoryEdge.to_id, MemoryEdge.kind, MemoryEdge.weight)
-            .where(MemoryEdge.kind.in_(KIND_FACTOR),
-                   or_(MemoryEdge.from_id.in_(seed_ids), MemoryEdge.to_id.in_(seed_ids)))):
+    for edge in session.connection().execute(_EDGES, {"seeds": seed_ids, "targets": seed_ids}):
         for source, target in ((edge.from_id, edge.to_id), (edge.to_id, edge.from_id)):
             if source not in seeds or target in exclude or target in seeds:
                 continue

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from core.storage.orm import Interaction, Memory
@@ -22,6 +22,11 @@ from core.storage.port import IndexedKind, batched
 SESSION_MODELS: dict[IndexedKind, Any] = {IndexedKind.MEMORY: Memory,
                                           IndexedKind.INTERACTION: Interaction}
 """The kinds whose rows are turns of a session."""
+_SESSIONS = {kind: select(model.session_id).where(
+    model.id.in_(bindparam("ids", expanding=True)), model.session_id.is_not(None))
+    for kind, model in SESSION_MODELS.items()}
+"""The sessions of a list of rows: built once and run on the session's connection, as
+recall's hydration is (it runs on every recall, with ~100 candidate ids)."""
 
 
 def adjacent(session: Session, kind: IndexedKind,
@@ -34,9 +39,9 @@ def adjacent(session: Session, kind: IndexedKind,
     if model is None or not wanted:
         return {}
     sessions: set[str] = set()
+    connection = session.connection()
     for chunk in batched(wanted, 500):
-        sessions.update(session.scalars(select(model.session_id).where(
-            model.id.in_(chunk), model.session_id.is_not(None))))
+        sessions.update(connection.scalars(_SESSIONS[kind], {"ids": list(chunk)}))
     if not sessions:
         return {}
     order = {"partition_by": model.session_id, "order_by": (model.created_at, model.id)}

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from core.storage.orm import MemoryEdge
@@ -29,11 +29,17 @@ from core.storage.port import batched
 SUMMARY_EDGE = "summary_of"
 
 
+_ORIGINALS = select(MemoryEdge.from_id, MemoryEdge.to_id).where(
+    MemoryEdge.kind == SUMMARY_EDGE, MemoryEdge.from_id.in_(bindparam("ids", expanding=True)))
+"""Built once and run on the session's connection, as recall's hydration is (it runs on
+every recall, with ~100 candidate ids)."""
+
+
 def originals_of(session: Session, summary_ids: Iterable[int]) -> dict[int, list[int]]:
     """``summary id -> its originals' ids`` (summaries without originals are absent)."""
     found: dict[int, list[int]] = {}
+    connection = session.connection()
     for chunk in batched(sorted(set(summary_ids)), 500):
-        for edge in session.execute(select(MemoryEdge.from_id, MemoryEdge.to_id).where(
-                MemoryEdge.kind == SUMMARY_EDGE, MemoryEdge.from_id.in_(chunk))):
+        for edge in connection.execute(_ORIGINALS, {"ids": list(chunk)}):
             found.setdefault(edge.from_id, []).append(edge.to_id)
     return found
