@@ -27,15 +27,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select
 
 from core.embedding import CancelCheck
 from core.forgetting import imported
 from core.knowledge.memories import MemoryService, MemorySpec
-from core.storage.orm import Memory, MemoryEdge, MemoryType, utcnow
-from core.storage.port import IMPORTED_SOURCE, StoragePort, batched
+from core.storage.orm import Memory, MemoryType
+from core.storage.port import IMPORTED_SOURCE, StoragePort
 from core.transfer.batches import with_batch
-from core.transfer.turns import LOOKUP_BATCH, existing
+from core.transfer.edges import add_missing_edges, memory_ids
+from core.transfer.turns import existing
 
 EDGE_KIND = "attached_to"
 """The edge from an attached file's memory to the memory of the message it came with."""
@@ -98,21 +98,8 @@ def _link(storage: StoragePort, attachments: Sequence[AttachmentToWrite]) -> Non
     """The ``attached_to`` edges that are missing, between memories that exist."""
     keys = {key for item in attachments for key in (item.external_id, item.message_key)}
     with storage.write() as session:
-        ids: dict[str, int] = {}
-        for chunk in batched(sorted(keys), LOOKUP_BATCH):
-            for key, memory_id in session.execute(
-                    select(Memory.external_id, Memory.id).where(Memory.external_id.in_(chunk))):
-                assert key is not None  # it matched the IN list
-                ids[key] = memory_id
-        pairs = {(ids[item.external_id], ids[item.message_key]) for item in attachments
-                 if item.external_id in ids and item.message_key in ids}
-        present: set[tuple[int, int]] = set()
-        for sources in batched(sorted({source for source, _ in pairs}), LOOKUP_BATCH):
-            present.update((source, target) for source, target in session.execute(
-                select(MemoryEdge.from_id, MemoryEdge.to_id).where(
-                    MemoryEdge.kind == EDGE_KIND, MemoryEdge.from_id.in_(sources))))
-        missing = sorted(pairs - present)
-        if missing:
-            session.execute(insert(MemoryEdge), [
-                {"from_id": source, "to_id": target, "kind": EDGE_KIND, "weight": 1.0,
-                 "created_at": utcnow()} for source, target in missing])
+        ids = memory_ids(session, keys)
+        add_missing_edges(session, {(ids[item.external_id], ids[item.message_key])
+                                    for item in attachments
+                                    if item.external_id in ids and item.message_key in ids},
+                          EDGE_KIND)

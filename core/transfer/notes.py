@@ -49,18 +49,18 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from sqlalchemy import insert, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core.embedding import CancelCheck, EmbeddingCancelled, ProgressCallback
 from core.errors import InvalidInputError
 from core.forgetting import imported
 from core.knowledge.memories import MemoryService, MemorySpec
-from core.storage.orm import Memory, MemoryEdge, utcnow
-from core.storage.port import StoragePort, batched
+from core.storage.orm import Memory, utcnow
+from core.storage.port import StoragePort
 from core.storage.sql import json_text
 from core.transfer import batches
-from core.transfer.turns import LOOKUP_BATCH
+from core.transfer.edges import add_missing_edges, memory_ids
 from core.transfer.validation import fail
 from core.user_input import read_text_file
 
@@ -324,13 +324,8 @@ def _restore(session: Session, ids: list[int]) -> None:
 def _link(session: Session, notes: list[NoteEntry],
           external_id: Callable[[NoteEntry], str]) -> int:
     """The ``wikilink`` edges of the current notes that are not there yet."""
-    ids: dict[str, int] = {}
     keys = {external_id(note): note for note in notes}
-    for chunk in batched(list(keys), LOOKUP_BATCH):
-        for key, memory_id in session.execute(select(Memory.external_id, Memory.id).where(
-                Memory.external_id.in_(chunk))):
-            assert key is not None  # it matched the IN list
-            ids[keys[key].path] = memory_id
+    ids = {keys[key].path: memory_id for key, memory_id in memory_ids(session, keys).items()}
     by_name: dict[str, int] = {}
     for note in notes:
         if note.path in ids:
@@ -342,15 +337,5 @@ def _link(session: Session, notes: list[NoteEntry],
               for link in note.links
               if (target := by_name.get(link.removesuffix(".md").casefold())) is not None
               and target != ids[note.path]}
-    present: set[tuple[int, int]] = set()
-    for sources in batched(sorted({source for source, _ in wanted}), LOOKUP_BATCH):
-        present.update((source, target) for source, target in session.execute(
-            select(MemoryEdge.from_id, MemoryEdge.to_id).where(
-                MemoryEdge.kind == LINK_KIND, MemoryEdge.from_id.in_(sources))))
-    missing = sorted(wanted - present)
-    if missing:
-        session.execute(insert(MemoryEdge), [
-            {"from_id": source, "to_id": target, "kind": LINK_KIND, "weight": 1.0,
-             "created_at": utcnow()} for source, target in missing])
-    return len(missing)
+    return add_missing_edges(session, wanted, LINK_KIND)
 
