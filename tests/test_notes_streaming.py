@@ -71,7 +71,9 @@ def test_importing_a_vault_holds_a_group_of_notes_not_the_vault(tmp_path, storag
     report, peak = peak_of(lambda: import_notes(tmp_path, storage, memories))
 
     assert (report.notes, report.added, report.links) == (480, 480, 479)
-    assert peak < size / 5, f"peak {peak:,} bytes for a {size:,}-byte vault"
+    # measured: 3-5.5 MB (PostgreSQL's driver holds more than SQLite's); the whole-folder
+    # import this replaced peaked at 41.5 MB on the same vault
+    assert peak < size / 3, f"peak {peak:,} bytes for a {size:,}-byte vault"
     with storage.read() as session:
         assert session.scalar(select(func.count()).select_from(MemoryEdge)) == 479
         stored = session.scalar(select(Memory.origin).where(
