@@ -131,6 +131,14 @@ class AgentDetail(QWidget):
         self.revoke.setEnabled(self.tokens.currentItem() is not None)
 
 
+NO_AGENTS_YET = (
+    "No program has used your memory yet. To let one (Claude Desktop, an editor, a script) "
+    "use it, add the command \u201chearth mcp\u201d to that program's MCP configuration "
+    "(docs/mcp.md): it appears here the first time it connects, with no access until you "
+    "give it some. For a program that connects over HTTP, run \u201chearth mcp grant NAME "
+    "read\u201d first, then select it here and make it a token.")
+
+
 class AgentsPage(TablePage):
     key = "agents"
     title = "Agents"
@@ -157,6 +165,13 @@ class AgentsPage(TablePage):
         self.detail.reject.clicked.connect(lambda _checked=False: self._answer(False))
         self.detail.new_token.clicked.connect(lambda _checked=False: self._new_token())
         self.detail.revoke.clicked.connect(lambda _checked=False: self._revoke())
+        self.empty_hint = QLabel(NO_AGENTS_YET)
+        self.empty_hint.setObjectName("no-agents-yet")
+        self.empty_hint.setWordWrap(True)
+        self.empty_hint.setVisible(False)
+        layout = self.layout()
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(1, self.empty_hint)  # under the search row, above the table
 
     def columns(self) -> Sequence[Column[AgentInfo]]:
         return AGENT_COLUMNS
@@ -166,6 +181,10 @@ class AgentsPage(TablePage):
 
     def load_records(self, query: str, choice: str | None) -> Sequence[AgentInfo]:
         return agents.list_agents(self.ctx.hearth)
+
+    def show_loaded(self, result: Sequence[Any]) -> None:
+        super().show_loaded(result)
+        self.empty_hint.setVisible(not result)  # an empty table alone says nothing
 
     def detail_widget(self) -> QWidget | None:
         return self.detail

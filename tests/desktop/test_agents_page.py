@@ -132,3 +132,18 @@ def test_a_token_is_made_shown_once_copied_and_revoked(qtbot, ctx, page, monkeyp
     wait_idle(qtbot, ctx)
     assert AgentTokens(ctx.hearth.storage).agent_of(token) is None
     qtbot.waitUntil(lambda: page.detail.tokens.count() == 0)
+
+
+def test_with_no_agent_yet_the_view_says_how_to_add_one(qtbot, ctx) -> None:
+    view = AgentsPage(ctx)
+    qtbot.addWidget(view)
+    view.resize(1100, 600)
+    view.show()
+    view.activate()
+    wait_idle(qtbot, ctx)
+    assert view.empty_hint.isVisible() and "hearth mcp" in view.empty_hint.text()
+
+    agents.grant(ctx.hearth, "reader", "read")
+    view.reload()
+    wait_idle(qtbot, ctx)
+    assert view.proxy.rowCount() == 1 and not view.empty_hint.isVisible()
