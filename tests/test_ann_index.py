@@ -113,12 +113,15 @@ def test_a_delete_in_another_process_is_out_of_its_results_at_once(built) -> Non
     other = SqliteStorage(storage.path)
     try:
         theirs = forced(other)
-        target = ids[123]
-        assert search(theirs, other, vectors[123])[0] == target
+        # a memory the approximate search finds first by its own vector (the graph is built
+        # on two threads, so now and then one vector's shortlist misses it)
+        picked = next(row for row in range(100, 200)
+                      if search(theirs, other, vectors[row])[0] == ids[row])
+        target = ids[picked]
         with storage.write() as session:  # a forget, in this process
             session.execute(delete(Memory).where(Memory.id == target))
-        assert target not in search(theirs, other, vectors[123], limit=50)
-        assert target not in search(index, storage, vectors[123], limit=50)
+        assert target not in search(theirs, other, vectors[picked], limit=50)
+        assert target not in search(index, storage, vectors[picked], limit=50)
         fresh = clustered(1, seed=3)
         new_id = add_memories(storage, fresh)[0]
         assert search(theirs, other, fresh[0])[0] == new_id  # added elsewhere, found here
