@@ -28,6 +28,11 @@ def page(qtbot, ctx: AppContext) -> AgentsPage:
     tools.call("forget_fact", {"key": "home_city"})
     tools.call("list_facts", {})
     agents.grant(hearth, "reader", "read")
+    return opened(qtbot, ctx)
+
+
+def opened(qtbot, ctx: AppContext) -> AgentsPage:
+    """The view on screen with its agents loaded."""
     view = AgentsPage(ctx)
     qtbot.addWidget(view)
     view.resize(1100, 600)
@@ -135,12 +140,7 @@ def test_a_token_is_made_shown_once_copied_and_revoked(qtbot, ctx, page, monkeyp
 
 
 def test_with_no_agent_yet_the_view_says_how_to_add_one(qtbot, ctx) -> None:
-    view = AgentsPage(ctx)
-    qtbot.addWidget(view)
-    view.resize(1100, 600)
-    view.show()
-    view.activate()
-    wait_idle(qtbot, ctx)
+    view = opened(qtbot, ctx)
     assert view.empty_hint.isVisible() and "hearth mcp" in view.empty_hint.text()
 
     agents.grant(ctx.hearth, "reader", "read")
