@@ -442,21 +442,31 @@ class TableIndex:
 
     def _catch_up(self, connection: Connection) -> None:
         """Apply the log entries after ``applied`` for this table; raise ``Stale`` if the
-        database is not the one the file was built from, or went back in time."""
-        meta: dict[str, str] = dict(connection.execute(sql(
-            "SELECT key, value FROM vector_index_meta WHERE key IN ('generation', :trimmed)"),
-            {"trimmed": _trimmed_key(self._table)}).all())
-        trimmed = int(meta.get(_trimmed_key(self._table)) or 0)
+        database is not the one the file was built from, or went back in time.
+
+        The checks and "is there anything new?" are one statement: this runs before every
+        search, and three round trips cost ~0.5 ms of a ~5 ms vector search at 100k rows."""
+        generation, trimmed_value, water, newest = connection.execute(sql(
+            "SELECT (SELECT value FROM vector_index_meta WHERE key = 'generation'), "
+            "(SELECT value FROM vector_index_meta WHERE key = :trimmed), "
+            "(SELECT seq FROM sqlite_sequence WHERE name = :changes), "
+            f"(SELECT max(seq) FROM {CHANGES_TABLE} WHERE vectors = :table AND seq > :seq)"),
+            {"trimmed": _trimmed_key(self._table), "changes": CHANGES_TABLE,
+             "table": self._table, "seq": self._applied}).one()
+        trimmed = int(trimmed_value or 0)
         if trimmed > self._applied:
             self._stamp = None  # a newer file holds what was trimmed: map it
             self._reload_if_replaced()
             if self._graph is None or self._applied < trimmed:
                 raise Stale("its changes were trimmed, and no newer file holds them")
+            newest = self._applied + 1  # re-read below, after the newer file's ``applied``
         assert self._header is not None
-        if meta.get("generation") != self._header.generation:
+        if generation != self._header.generation:
             raise Stale("the database is not the one it was built from")
-        if high_water(connection) < self._applied:
+        if int(water or 0) < self._applied:
             raise Stale("the database is older than the index (a restored backup?)")
+        if newest is None:
+            return
         rows = connection.execute(sql(
             f"SELECT seq, item_id FROM {CHANGES_TABLE} WHERE vectors = :table AND seq > :seq "
             f"ORDER BY seq"), {"table": self._table, "seq": self._applied}).all()
