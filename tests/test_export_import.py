@@ -31,7 +31,9 @@ def target(request, tmp_path, storage):
         db.close()
         server.drop_database(name)
         return
-    db = SqliteStorage(tmp_path / "restored" / "hearth.db")
+    template = request.getfixturevalue("sqlite_template")
+    (tmp_path / "restored").mkdir()
+    db = SqliteStorage(template.copy_database(tmp_path / "restored" / "hearth.db"))
     yield db
     db.close()
 
