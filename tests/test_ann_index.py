@@ -17,6 +17,7 @@ import pytest
 from sqlalchemy import delete, func, insert, select, text
 
 from core.storage.orm import Memory
+from support.templates import SqliteTemplate
 from core.storage.port import IndexedKind, SearchFilters
 from core.storage.sqlite import ann
 from core.storage.sqlite.adapter import SqliteStorage
@@ -69,9 +70,37 @@ def index_files(storage: SqliteStorage) -> list[Path]:
     return sorted(ann.index_folder(storage.path).glob("*.usearch"))
 
 
+@pytest.fixture(scope="module")
+def built_folder(tmp_path_factory: pytest.TempPathFactory,
+                 sqlite_template: SqliteTemplate) -> tuple[Path, list[int]]:
+    """A database of ``ROWS`` clustered vectors and the ANN index built over them, made once
+    for the module (building it is what this fixture checks: the progress it reports and
+    the index going from missing to current); each test gets a copy (``built``)."""
+    folder = tmp_path_factory.mktemp("built")
+    opened = SqliteStorage(sqlite_template.copy_database(folder / "hearth.db"))
+    try:
+        ids = add_memories(opened, clustered(ROWS, seed=1))
+        index = forced(opened)
+        assert state(index).state == "missing"
+        reported: list[tuple[int, int]] = []
+        assert index.refresh_vector_index(
+            progress=lambda done, total: reported.append((done, total)))
+        assert reported[-1] == (ROWS, ROWS)
+        assert state(index).state == "current"
+    finally:
+        opened.close()
+    return folder, ids
+
+
 @pytest.fixture
-def storage(tmp_path: Path) -> Iterator[SqliteStorage]:
-    opened = SqliteStorage(tmp_path / "hearth.db")
+def database(built_folder: tuple[Path, list[int]],
+             tmp_path: Path) -> Iterator[SqliteStorage]:
+    """A copy of the built database and its index files (a plain file copy keeps the
+    database's vector generation, so the copied index is the copy's own). Not named
+    ``storage``: the ANN index is SQLite's, and that name would run every test a second
+    time as a ``[postgresql]`` variant on the same SQLite file."""
+    folder = Path(shutil.copytree(built_folder[0], tmp_path / "built"))
+    opened = SqliteStorage(folder / "hearth.db")
     try:
         yield opened
     finally:
@@ -79,17 +108,11 @@ def storage(tmp_path: Path) -> Iterator[SqliteStorage]:
 
 
 @pytest.fixture
-def built(storage: SqliteStorage) -> tuple[SqliteStorage, SqliteSearchIndex, list[int],
-                                           np.ndarray]:
-    vectors = clustered(ROWS, seed=1)
-    ids = add_memories(storage, vectors)
-    index = forced(storage)
-    assert state(index).state == "missing"
-    reported: list[tuple[int, int]] = []
-    assert index.refresh_vector_index(progress=lambda done, total: reported.append((done, total)))
-    assert reported[-1] == (ROWS, ROWS)
+def built(database: SqliteStorage, built_folder: tuple[Path, list[int]]
+          ) -> tuple[SqliteStorage, SqliteSearchIndex, list[int], np.ndarray]:
+    index = forced(database)
     assert state(index).state == "current"
-    return storage, index, ids, vectors
+    return database, index, built_folder[1], clustered(ROWS, seed=1)
 
 
 def test_ann_search_agrees_with_exact_search(built) -> None:

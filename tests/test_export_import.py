@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from typing import Any
+
 import pytest
 from sqlalchemy import select
 
@@ -14,9 +16,17 @@ from core.storage.port import IndexedKind, SearchFilters
 from core.storage.sqlite.adapter import SqliteStorage
 from core.transfer import export
 from core.transfer.export import FORMAT, VERSION, export_all, import_export
+from support.reused_embeddings import ReusedEmbeddings
 from support.row_counts import row_counts
 from support.every_table import fill_every_table
 from support.interrupted import Killed, KilledAfter
+
+@pytest.fixture(scope="module")
+def embedder(embedder: Any) -> ReusedEmbeddings:
+    """The real model, each text embedded once per module (``support.reused_embeddings``):
+    most tests here store the same texts."""
+    return ReusedEmbeddings(embedder)
+
 
 @pytest.fixture
 def target(request, tmp_path, storage):
@@ -31,7 +41,9 @@ def target(request, tmp_path, storage):
         db.close()
         server.drop_database(name)
         return
-    db = SqliteStorage(tmp_path / "restored" / "hearth.db")
+    template = request.getfixturevalue("sqlite_template")
+    (tmp_path / "restored").mkdir()
+    db = SqliteStorage(template.copy_database(tmp_path / "restored" / "hearth.db"))
     yield db
     db.close()
 
