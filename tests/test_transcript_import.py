@@ -19,8 +19,9 @@ from core.storage.orm import ChatSession, Interaction, Memory
 from core.storage.port import IndexedKind
 from core.transfer import turns
 from core.transfer.transcript import ImportReport, import_transcript
-from support.row_counts import row_counts
 from support.interrupted import Killed, KilledAfter
+from support.reused_embeddings import ReusedEmbeddings
+from support.row_counts import row_counts
 
 TRANSCRIPT: dict[str, Any] = {
     "conversation_id": "maya-sam",
@@ -46,6 +47,13 @@ TRANSCRIPT: dict[str, Any] = {
         },
     ],
 }
+
+
+@pytest.fixture(scope="module")
+def embedder(embedder: Any) -> ReusedEmbeddings:
+    """The real model, each text embedded once per module (``support.reused_embeddings``):
+    most tests here import the same transcript."""
+    return ReusedEmbeddings(embedder)
 
 
 @pytest.fixture
