@@ -22,7 +22,7 @@ from core.transfer import turns
 from core.transfer.chat_export import ChatImportReport, import_chat_export
 from core.transfer.chatgpt import CHATGPT
 from core.transfer.claude import CLAUDE
-from support.reused_embeddings import ReusedEmbeddings
+from support.reused_embeddings import reused_per_module  # noqa: F401 (the module's embedder)
 from support.row_counts import row_counts
 from support.interrupted import Killed, KilledAfter
 
@@ -31,13 +31,6 @@ CHATGPT_FILE = DATA / "chatgpt-conversations.json"
 CLAUDE_FILE = DATA / "claude-conversations.json"
 PORTO = "6601a1b2-0c3d-4e5f-8a9b-0c1d2e3f4a5b"
 CAT = "3d9a4b32-5e6f-4071-9c2d-3e4f5a6b7c8d"
-
-
-@pytest.fixture(scope="module")
-def embedder(embedder: Any) -> ReusedEmbeddings:
-    """The real model, each text embedded once per module (``support.reused_embeddings``):
-    most tests here store the same texts."""
-    return ReusedEmbeddings(embedder)
 
 
 @pytest.fixture

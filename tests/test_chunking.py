@@ -31,7 +31,7 @@ from core.knowledge.memories import MemoryService, MemorySpec
 from core.knowledge.notes import NoteService
 from core.embedding.reembed import backfill_embeddings
 from core.storage.orm import ChatSession, Interaction, Memory, Note
-from support.reused_embeddings import ReusedEmbeddings
+from support.reused_embeddings import reused_per_module  # noqa: F401 (the module's embedder)
 from support.backends import search_index
 
 from core.storage.port import (
@@ -151,13 +151,6 @@ def search(storage: StoragePort, embedder: Any, question: str, kind: IndexedKind
 
 def holds(hit: IndexHit, text_: str, sentence: str = PLANTED) -> bool:
     return hit.chunk is not None and sentence in hit.chunk.excerpt(text_)
-
-
-@pytest.fixture(scope="module")
-def embedder(embedder: Any) -> ReusedEmbeddings:
-    """The real model, each text embedded once per module (``support.reused_embeddings``):
-    most tests here store the same texts."""
-    return ReusedEmbeddings(embedder)
 
 
 @pytest.fixture

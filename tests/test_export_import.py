@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-from typing import Any
-
 import pytest
 from sqlalchemy import select
 
@@ -16,16 +14,10 @@ from core.storage.port import IndexedKind, SearchFilters
 from core.storage.sqlite.adapter import SqliteStorage
 from core.transfer import export
 from core.transfer.export import FORMAT, VERSION, export_all, import_export
-from support.reused_embeddings import ReusedEmbeddings
+from support.reused_embeddings import reused_per_module  # noqa: F401 (the module's embedder)
 from support.row_counts import row_counts
 from support.every_table import fill_every_table
 from support.interrupted import Killed, KilledAfter
-
-@pytest.fixture(scope="module")
-def embedder(embedder: Any) -> ReusedEmbeddings:
-    """The real model, each text embedded once per module (``support.reused_embeddings``):
-    most tests here store the same texts."""
-    return ReusedEmbeddings(embedder)
 
 
 @pytest.fixture

@@ -52,19 +52,12 @@ from core.storage.orm import (
 )
 from core.storage.port import IndexedKind, SearchFilters, document_text
 from core.transfer.export import export_all
-from support.reused_embeddings import ReusedEmbeddings
+from support.reused_embeddings import reused_per_module  # noqa: F401 (the module's embedder)
 from support.scripted_llm import Reply, ScriptedLLM
 
 VALUE = "Qzvrt-93817446"
 EARLIER = "Qzvrt-11112222"
 KEY = "passport_number"
-
-
-@pytest.fixture(scope="module")
-def embedder(embedder: Any) -> ReusedEmbeddings:
-    """The real model, each text embedded once per module (``support.reused_embeddings``):
-    most tests here store the same few memories before forgetting one."""
-    return ReusedEmbeddings(embedder)
 
 
 def rows(hearth: Hearth, model: type) -> list[Any]:

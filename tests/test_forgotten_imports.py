@@ -7,7 +7,6 @@ from __future__ import annotations
 import shutil
 from types import SimpleNamespace
 from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -30,7 +29,7 @@ from core.transfer.chatgpt import CHATGPT
 from core.transfer.claude import CLAUDE
 from core.transfer.notes import import_notes
 from core.transfer.transcript import import_transcript
-from support.reused_embeddings import ReusedEmbeddings
+from support.reused_embeddings import reused_per_module  # noqa: F401 (the module's embedder)
 
 DATA = Path(__file__).parent / "data"
 CHATGPT_FILE = DATA / "chat_exports" / "chatgpt-conversations.json"
@@ -39,13 +38,6 @@ TRANSCRIPT = {"conversation_id": "maya-sam", "participants": ["Maya", "Sam"], "s
     {"session_id": "s1", "started_at": "2024-03-02T18:30:00+01:00", "turns": [
         {"turn_id": "D1:1", "speaker": "Maya", "text": "I moved to Porto last week."},
         {"turn_id": "D1:2", "speaker": "Sam", "text": "Nice! How is the flat?"}]}]}
-
-
-@pytest.fixture(scope="module")
-def embedder(embedder: Any) -> ReusedEmbeddings:
-    """The real model, each text embedded once per module (``support.reused_embeddings``):
-    most tests here store the same texts."""
-    return ReusedEmbeddings(embedder)
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy import func, select, text
@@ -21,16 +20,9 @@ from core.transfer.chat_export import import_chat_export
 from core.transfer.chatgpt import CHATGPT
 from core.transfer.claude import CLAUDE
 from core.views import memory_browse
-from support.reused_embeddings import ReusedEmbeddings
+from support.reused_embeddings import reused_per_module  # noqa: F401 (the module's embedder)
 
 DATA = Path(__file__).parent / "data" / "chat_exports"
-
-
-@pytest.fixture(scope="module")
-def embedder(embedder: Any) -> ReusedEmbeddings:
-    """The real model, each text embedded once per module (``support.reused_embeddings``):
-    most tests here import the same exports."""
-    return ReusedEmbeddings(embedder)
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from support.reused_embeddings import ReusedEmbeddings
+from support.reused_embeddings import reused_per_module  # noqa: F401 (the module's embedder)
 from core.config import Settings
 from core.errors import InvalidInputError, NotFoundError
 from core.knowledge.memories import MemoryService, MemorySpec
@@ -82,13 +82,6 @@ class CountingEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         self.queries += 1
         return self.inner.embed_query(text)
-
-
-@pytest.fixture(scope="module")
-def embedder(embedder: Any) -> ReusedEmbeddings:
-    """The real model, each text embedded once per module (``support.reused_embeddings``):
-    most tests here store the same texts."""
-    return ReusedEmbeddings(embedder)
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import delete, text, update
 
 from core.storage.orm import ChatSession, Interaction, Memory, Note, UserFact
-from support.reused_embeddings import ReusedEmbeddings
+from support.reused_embeddings import reused_per_module  # noqa: F401 (the module's embedder)
 from support.backends import search_index
 
 from core.storage.port import IndexedKind, SearchFilters, SearchIndex, StoragePort
@@ -81,13 +81,6 @@ def vector_rows(storage: StoragePort, table: str = "memories") -> set[int]:
 def model_of(storage: StoragePort, memory_id: int) -> str | None:
     with storage.read() as session:
         return session.get(Memory, memory_id).embedding_model
-
-
-@pytest.fixture(scope="module")
-def embedder(embedder: Any) -> ReusedEmbeddings:
-    """The real model, each text embedded once per module (``support.reused_embeddings``):
-    most tests here store the same texts."""
-    return ReusedEmbeddings(embedder)
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from core.storage.port import IndexedKind
 from core.transfer import turns
 from core.transfer.transcript import ImportReport, import_transcript
 from support.interrupted import Killed, KilledAfter
-from support.reused_embeddings import ReusedEmbeddings
+from support.reused_embeddings import reused_per_module  # noqa: F401 (the module's embedder)
 from support.row_counts import row_counts
 
 TRANSCRIPT: dict[str, Any] = {
@@ -47,13 +47,6 @@ TRANSCRIPT: dict[str, Any] = {
         },
     ],
 }
-
-
-@pytest.fixture(scope="module")
-def embedder(embedder: Any) -> ReusedEmbeddings:
-    """The real model, each text embedded once per module (``support.reused_embeddings``):
-    most tests here import the same transcript."""
-    return ReusedEmbeddings(embedder)
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pytest
 
 
 class ReusedEmbeddings:
@@ -37,3 +38,11 @@ class ReusedEmbeddings:
         if new:
             self._vectors.update(zip(new, self._inner.embed_documents(new), strict=True))
         return np.stack([self._vectors[text] for text in texts])
+
+
+@pytest.fixture(scope="module", name="embedder")
+def reused_per_module(embedder: Any) -> ReusedEmbeddings:
+    """The module's ``embedder``: the session's real model, each text embedded once per
+    module. A test module takes it by importing it (``from support.reused_embeddings
+    import reused_per_module``), for modules whose tests store the same texts."""
+    return ReusedEmbeddings(embedder)

@@ -454,18 +454,18 @@ class TableIndex:
             {"trimmed": _trimmed_key(self._table), "changes": CHANGES_TABLE,
              "table": self._table, "seq": self._applied}).one()
         trimmed = int(trimmed_value or 0)
-        if trimmed > self._applied:
-            self._stamp = None  # a newer file holds what was trimmed: map it
+        reloaded = trimmed > self._applied
+        if reloaded:  # a newer file holds what was trimmed: map it (``applied`` moves)
+            self._stamp = None
             self._reload_if_replaced()
             if self._graph is None or self._applied < trimmed:
                 raise Stale("its changes were trimmed, and no newer file holds them")
-            newest = self._applied + 1  # re-read below, after the newer file's ``applied``
         assert self._header is not None
         if generation != self._header.generation:
             raise Stale("the database is not the one it was built from")
         if int(water or 0) < self._applied:
             raise Stale("the database is older than the index (a restored backup?)")
-        if newest is None:
+        if newest is None and not reloaded:  # nothing logged after ``applied``
             return
         rows = connection.execute(sql(
             f"SELECT seq, item_id FROM {CHANGES_TABLE} WHERE vectors = :table AND seq > :seq "

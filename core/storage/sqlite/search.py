@@ -559,8 +559,8 @@ class SqliteSearchIndex:
         """Rows by their best further window, each once, planned like ``_row_search`` (a
         current ANN index first).
 
-        Without one, an empty window table (no long texts) costs one indexed probe. The filters are
-        the parent row's, through a join on ``item_id``.
+        Without one, an empty window table (no long texts) costs one indexed probe. The
+        filters are the parent row's, through a join on ``item_id``.
         """
         ids = None if narrowed else self._ann_shortlist(session, spec.chunks, query, limit,
                                                         None)
