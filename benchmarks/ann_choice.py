@@ -26,6 +26,7 @@ import numpy as np
 from benchmarks.recall import QUERIES, cached_document_vectors, memory_texts, query_texts
 from benchmarks.scale import REAL, bge_shaped
 from benchmarks.stats import percentiles
+from core import native_libraries
 
 SHORTLIST = 100
 K = 10
@@ -46,24 +47,24 @@ class Candidate:
 
 
 def _usearch(dtype: str, connectivity: int = 16, expansion_add: int = 128) -> Candidate:
-    from usearch.index import Index
+    index_type = native_libraries.usearch_index().Index
 
-    def build(keys: np.ndarray, vectors: np.ndarray) -> Index:
-        index = Index(ndim=vectors.shape[1], metric="cos", dtype=dtype,
-                      connectivity=connectivity, expansion_add=expansion_add,
-                      expansion_search=128)
+    def build(keys: np.ndarray, vectors: np.ndarray) -> Any:
+        index = index_type(ndim=vectors.shape[1], metric="cos", dtype=dtype,
+                           connectivity=connectivity, expansion_add=expansion_add,
+                           expansion_search=128)
         index.add(keys, vectors, threads=os.cpu_count() or 1)
         return index
 
-    def search(index: Index, query: np.ndarray, count: int) -> np.ndarray:
+    def search(index: Any, query: np.ndarray, count: int) -> np.ndarray:
         return np.asarray(index.search(query, count, threads=1).keys)
 
-    def view(path: Path) -> Index:
-        return Index.restore(str(path), view=True)
+    def view(path: Path) -> Any:
+        return index_type.restore(str(path), view=True)
 
     return Candidate(f"usearch {dtype} M={connectivity} ef_add={expansion_add}", build, search,
                      lambda index, path: index.save(str(path)),
-                     lambda path: Index.restore(str(path)), view,
+                     lambda path: index_type.restore(str(path)), view,
                      lambda index, keys, vectors: index.add(keys, vectors, threads=1),
                      lambda index, keys: index.remove(keys),
                      lambda index: int(index.memory_usage))

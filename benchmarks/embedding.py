@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 from benchmarks.stats import percentiles, timed_ms
+from core import native_libraries
 from core.config import DEFAULT_EMBEDDING_MODEL_DIR
 from core.embedding import OnnxEmbedder
 
@@ -30,13 +31,13 @@ def sample_texts(count: int, seed: int = 7) -> list[str]:
 
 def padded_batch_docs_per_second(embedder: OnnxEmbedder, texts: list[str]) -> float:
     """The same model run the fast, batch-dependent way (for comparison only)."""
-    import onnxruntime as ort
     from tokenizers import Tokenizer
 
     folder = embedder.model_dir
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
     tokenizer.enable_truncation(512)
     tokenizer.enable_padding()
+    ort = native_libraries.onnxruntime()
     options = ort.SessionOptions()
     options.intra_op_num_threads = 2
     session = ort.InferenceSession(str(folder / "model_quantized.onnx"), options,

@@ -30,7 +30,6 @@ reason (they take ~0.1 s to import).
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import threading
 import time
@@ -42,20 +41,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from core import native_libraries
 from core.embedding.protocol import CancelCheck, EmbeddingCancelled, ProgressCallback
 from core.errors import ModelUnavailableError
 
 if TYPE_CHECKING:
     import onnxruntime
     from tokenizers import Tokenizer
-
-os.environ["ORT_DISABLE_TELEMETRY"] = "1"
-"""onnxruntime's Linux wheels (1.32 measured) carry Microsoft's 1DS telemetry client: a few
-seconds after the first inference it resolves ``mobile.events.data.microsoft.com`` again
-and again, and it keeps a device id under ``~/.cache/Microsoft``. ``disable_telemetry_events()``
-does not stop it; this variable, read by the native library when its environment is
-created, does. It is set on import of this module, before onnxruntime is ever imported, and
-child processes inherit it. ``tests/reliability/test_network.py`` watches the sockets."""
 
 QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: "
 """bge's retrieval instruction: prepended to queries only, never to stored documents."""
@@ -337,8 +329,7 @@ def _load_tokenizer(path: Path, *, truncate: bool = True) -> Tokenizer:
 
 def _open_session(path: Path) -> onnxruntime.InferenceSession:
     """One single-threaded session; parallelism comes from concurrent ``run`` calls."""
-    import onnxruntime as ort
-
+    ort = native_libraries.onnxruntime()
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1

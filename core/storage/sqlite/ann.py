@@ -60,7 +60,8 @@ data folder. SQLite stays the source of truth:
 
 usearch is imported where an index is first mapped or built, not with this module: its
 import takes a third of a second, which a start with no index to open (most data
-folders) should not pay.
+folders) should not pay. It comes from ``core.native_libraries``, which loads onnxruntime
+before it: the other order crashes the process.
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ import numpy as np
 from sqlalchemy import Connection, Engine, bindparam
 from sqlalchemy import text as sql
 
+from core import native_libraries
 from core.home import encryption
 from core.storage.durable import sync_folder
 from core.storage.sqlite.ann_seal import MAGIC, SealError, is_sealed, seal, subkey, unseal
@@ -227,10 +229,9 @@ def _fsync_file(path: Path) -> None:
 
 
 def new_graph(dimensions: int) -> Any:
-    from usearch.index import Index
-
-    return Index(ndim=dimensions, metric="cos", dtype=DTYPE, connectivity=CONNECTIVITY,
-                 expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
+    return native_libraries.usearch_index().Index(
+        ndim=dimensions, metric="cos", dtype=DTYPE, connectivity=CONNECTIVITY,
+        expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
 
 
 def load_graph(file: Path, key: bytes | None, *, view: bool) -> Any:
@@ -238,15 +239,14 @@ def load_graph(file: Path, key: bytes | None, *, view: bool) -> Any:
     folder, of the decrypted bytes in an encrypted one, ``key``) or a copy to change;
     None if usearch cannot read it.
     Raises ``SealError`` for a file in the wrong form or that does not open with ``key``."""
-    from usearch.index import Index
-
+    index_type = native_libraries.usearch_index().Index
     if key is None:
         with file.open("rb") as handle:  # a few bytes: usearch must never parse ciphertext
             if is_sealed(handle.read(len(MAGIC))):
                 raise SealError(f"{file.name} is encrypted, but its folder is not")
-        return Index.restore(str(file), view=view)
+        return index_type.restore(str(file), view=view)
     plain = unseal(file.read_bytes(), key, file.name)
-    graph: Any = Index.restore(plain, view=view)
+    graph: Any = index_type.restore(plain, view=view)
     if graph is not None and view:
         graph.hearth_buffer = plain  # the view reads these bytes: they live as long as it
     return graph
