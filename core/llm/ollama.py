@@ -3,7 +3,9 @@
 What it promises beyond the ``LLMProvider`` protocol, and why:
 
 * **Only the configured host.** The HTTP client ignores proxy environment variables and
-  does not follow redirects, so a prompt can never be routed anywhere but ``host``.
+  does not follow redirects, so a prompt can never be routed anywhere but ``host``; the
+  package itself is imported with those variables hidden (``core.llm.ollama_library``),
+  as its import builds a default client that would read them.
 * **Plain errors.** Every failure of the client or of httpx becomes an ``LLMError``
   subclass with a sentence and a hint ("Ollama is not running at ...", "The model ... is
   not installed ..."); unexpected exceptions (bugs) are not disguised. Failures of the
@@ -40,11 +42,10 @@ from itertools import chain
 from typing import Any, TypeVar
 
 import httpx
-import ollama
-from ollama import ResponseError
 from pydantic import ValidationError
 
 from core.config import Settings
+from core.llm.ollama_library import ollama
 from core.llm.host import normalise_ollama_host, resolve_ollama_host
 from core.llm.protocol import (
     CancelToken,
@@ -77,7 +78,7 @@ SHOW_TIMEOUT = 10.0
 """Seconds to wait for a model's details, so a hung server fails fast before a chat."""
 
 _CLIENT_ERRORS: tuple[type[Exception], ...] = (
-    ResponseError, ConnectionError, httpx.HTTPError, json.JSONDecodeError, ValidationError)
+    ollama.ResponseError, ConnectionError, httpx.HTTPError, json.JSONDecodeError, ValidationError)
 """What the client and httpx raise for a failed exchange; anything else is a bug."""
 
 
@@ -232,7 +233,7 @@ class OllamaProvider:
         try:
             first, parts = self._start(lambda: self._client.pull(name, stream=True),
                                        f"pulling {name}")
-        except ResponseError as exc:
+        except ollama.ResponseError as exc:
             raise _pull_refused(name, exc) from exc
         except _CLIENT_ERRORS as exc:
             raise self._translate(exc, started=False) from exc
@@ -244,7 +245,7 @@ class OllamaProvider:
                                        f"Run `hearth models pull {name}` again to resume.")
                 progress(part.status or "", part.completed, part.total)
                 finished = part.status == "success"
-        except ResponseError as exc:
+        except ollama.ResponseError as exc:
             raise _pull_refused(name, exc) from exc
         except _CLIENT_ERRORS as exc:
             raise self._translate(exc, started=True) from exc
@@ -339,7 +340,7 @@ class OllamaProvider:
         try:
             try:
                 return self._start(request(wire_tools), "chat")
-            except ResponseError as exc:
+            except ollama.ResponseError as exc:
                 if not (tools and exc.status_code == 400 and "support tools" in str(exc.error)):
                     raise
                 log.info("%s refused tools (%s); asking again without them", self._model,
@@ -374,7 +375,7 @@ class OllamaProvider:
         """One plain sentence per kind of failure; ``started`` means part of a reply was
         already delivered, so the caller is keeping a cut-off answer."""
         host = self._host
-        if isinstance(exc, ResponseError):
+        if isinstance(exc, ollama.ResponseError):
             detail = str(exc.error).strip().rstrip(".")
             if exc.status_code == 404 and "model" in detail.lower():
                 return LLMModelMissingError(
@@ -494,7 +495,7 @@ def _close(parts: Iterator[Any]) -> None:
 
 
 def _retryable(exc: Exception) -> bool:
-    if isinstance(exc, ResponseError):
+    if isinstance(exc, ollama.ResponseError):
         return exc.status_code >= 500
     return isinstance(exc, (ConnectionError, httpx.ConnectError, httpx.ConnectTimeout,
                             httpx.RemoteProtocolError, httpx.ReadError))
@@ -511,7 +512,7 @@ def _structured_cancelled() -> LLMCancelled:
     return LLMCancelled("The request was cancelled.", "Nothing was changed.")
 
 
-def _pull_refused(name: str, exc: ResponseError) -> LLMError:
+def _pull_refused(name: str, exc: ollama.ResponseError) -> LLMError:
     detail = str(exc.error).strip().rstrip(".")
     return LLMError(f"Ollama could not pull {name}: {detail}.",
                     "Check the name (see https://ollama.com/library) and that the computer "
