@@ -443,7 +443,7 @@ class HearthScheduler:
         try:
             self._notify(notification)
         except Exception:
-            log.exception("could not show %s: %s", notification.key, notification.body)
+            log.exception("could not show %s", notification.key)
 
     # --- internals ------------------------------------------------------------------------
 
@@ -492,4 +492,4 @@ def _same_schedule(stored: BaseTrigger, wanted: BaseTrigger) -> bool:
 
 
 def _log_notification(notification: Notification) -> None:
-    log.info("%s: %s", notification.title, notification.body)
+    log.info("notification %s", notification.key)

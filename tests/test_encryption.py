@@ -151,6 +151,33 @@ def test_chat_recalls_the_encrypted_fact_through_ollama(
     assert files_holding(home, SECRET) == []
 
 
+def test_a_model_answer_that_fails_its_schema_leaves_no_copy_in_the_log(
+        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Learning after a turn asks for structured output; a small model's unusable answer
+    quotes the user's words. The log file is not encrypted, so its record of the failure
+    says what kind of failure it was, never what the model wrote."""
+    home = remembered_home(capsys, tmp_path)
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    assert hearth(capsys, home, "encrypt")[0] == 0
+    encryption.forget_keys()
+
+    def respond(body: dict) -> FakeReply:
+        if body.get("format") is not None:  # neither JSON nor the schema: quotes the user
+            return FakeReply(text=f"Noted! Your locker at {SECRET} is 4417. "
+                                  f'{{"facts": [{{"key": "{SECRET}"}}]}}')
+        return FakeReply(text="Noted.")
+
+    with FakeOllama(models=[MODEL], responder=respond) as server:
+        server.configure(monkeypatch, MODEL)
+        code, _, _ = hearth(capsys, home, "ask", f"Remember: the {SECRET} locker is 4417.")
+        structured = [body for body in server.chat_requests() if body.get("format")]
+    assert code == 0
+    assert structured, "the turn's learning asked for structured output"
+    log_file = home / "logs" / "hearth.log"
+    assert "was not valid" in log_file.read_text(encoding="utf-8")
+    assert files_holding(home, SECRET) == []
+
+
 def test_decrypt_gives_back_plain_files_that_open_without_a_passphrase(
         capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = remembered_home(capsys, tmp_path)

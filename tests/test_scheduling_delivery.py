@@ -217,10 +217,11 @@ def test_the_retired_hourly_follow_up_job_is_removed_at_start(hearth) -> None:
         scheduler.shutdown()
 
 
-def test_the_daemon_shows_a_due_reminder_with_notify_send_and_logs_it(
+def test_the_daemon_shows_a_due_reminder_with_notify_send_and_logs_which_one(
         isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`hearth daemon --once delivery` with a ``notify-send`` on the PATH (a script that
-    records what it was asked to show), then without one: the log alone."""
+    records what it was asked to show), then without one: the log alone, which names the
+    reminder but never holds its words (the log file is not encrypted with the folder)."""
     real = datetime.now(UTC).replace(microsecond=0)
     with Hearth.open(isolated_home) as opened, clock.shifted(timedelta(hours=-2)):
         opened.reminders.create("Call the dentist", real - timedelta(hours=1), zone="UTC")
@@ -252,7 +253,8 @@ def test_the_daemon_shows_a_due_reminder_with_notify_send_and_logs_it(
     assert "1 reminder(s)" in result.output  # the snoozed one, once
     assert len(shown.read_text().splitlines()) == 2  # no notify-send now: the log alone
     logged = (isolated_home / "logs" / "daemon.log").read_text()
-    assert logged.count("Reminder: Water the plants") == 2
+    assert logged.count(f"notification reminder:{reminder.id}") == 2
+    assert "Water the plants" not in logged and "dentist" not in logged
 
 
 def test_turning_the_briefing_on_is_a_schedule_change(hearth) -> None:

@@ -30,8 +30,7 @@ TIMEOUT_S = 5.0
 
 def notify(notification: Notification) -> None:
     """Log ``notification``, and show it with ``notify-send`` when there is one."""
-    log.info("notification %s: %s: %s", notification.key, notification.title,
-             notification.body)
+    log.info("notification %s", notification.key)
     program = shutil.which(NOTIFY_SEND)
     if program is None:
         return

@@ -115,7 +115,8 @@ def _distil_one(hearth: Hearth, provider: LLMProvider, deduper: Deduplicator,
     content = " ".join(answer.content.split())
     taken = _rests_on_assistant(content, exchanges)
     if taken:  # the assistant's words, not the user's: nothing is learned about the user
-        log.info("distil dropped a sentence resting on the assistant's words %s", taken)
+        log.info("distil dropped a sentence resting on %d of the assistant's words",
+                 len(taken))
         content = ""
         counts["ungrounded"] += 1
     decisions = []

@@ -450,7 +450,8 @@ class MemoryProcessor:
                 if row.attempts >= limit:
                     report.poisoned += 1
                     state.poisoned.add(row.id)
-        log.warning("Consolidating %d event(s) failed: %s", len(events), error)
+        log.warning("Consolidating %d event(s) failed; each says why (`hearth events "
+                    "--failed`)", len(events))
 
     def _waiting(self, events: Sequence[_Event], outage: LLMOutage,
                  report: ProcessorReport) -> None:

@@ -62,7 +62,9 @@ def summarise(entries: Sequence[JournalEntry], provider: LLMProvider | None, *,
         why = (f"The model could not be reached ({outcome.failure.message.rstrip('.')})"
                if outcome.failure is not None else
                f"The model's summary was not usable ({outcome.error or 'empty'})")
-        log.warning("Weekly journal digest without a summary: %s", why)
+        log.warning("Weekly journal digest without a summary: %s",
+                    "the model could not be reached" if outcome.failure is not None
+                    else "the model's summary was not usable")
         return Summary(None, f"{why}, so the week is listed without one.")
     return Summary(outcome.value.summary.strip())
 

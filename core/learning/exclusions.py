@@ -36,11 +36,11 @@ class ExclusionGate:
 
     def __init__(self, terms: Sequence[str]) -> None:
         self._terms: dict[str, str] = {}   # folded words joined by one space -> term as given
-        for term in terms:
+        for number, term in enumerate(terms, start=1):
             words = _WORD.findall(_fold(term))
             if not words:
-                log.warning("Ignoring the exclusion %r: it has no letters or digits to match.",
-                            term)
+                log.warning("Ignoring exclusion number %d: it has no letters or digits to "
+                            "match.", number)
                 continue
             self._terms.setdefault(" ".join(words), term.strip())
         self._pattern = self._compile(self._terms)

@@ -81,12 +81,11 @@ def extract_model_facts(provider: LLMProvider, user_message: str, agent_response
     kept, ungrounded = [], 0
     for fact in extraction.facts:
         if not is_grounded(fact.value, user_message):
-            log.info("dropped ungrounded fact %s=%r", fact.key, fact.value)
+            log.info("dropped an ungrounded fact (a value of %d characters)", len(fact.value))
             ungrounded += 1
             continue
         if not said.key_is_users_own(fact.key):
-            log.info("dropped fact %s=%r: the key rests on the assistant's words",
-                     fact.key, fact.value)
+            log.info("dropped a fact whose key rests on the assistant's words")
             ungrounded += 1
             continue
         try:

@@ -54,8 +54,8 @@ def users_own_candidates(candidates: Sequence[MemoryCandidate],
     for candidate in candidates:
         taken = said.assistant_only(candidate.content)
         if taken:
-            log.info("dropped a memory candidate resting on the assistant's words %s: %r",
-                     taken, candidate.content)
+            log.info("dropped a memory candidate resting on %d of the assistant's words",
+                     len(taken))
             continue
         kept.append(candidate)
     return kept

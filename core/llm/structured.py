@@ -38,7 +38,6 @@ CORRECTION = ("Your previous answer was not valid: {error}. "
               "Reply with JSON matching the schema only.")
 CANCELLED = "cancelled"
 
-_RAW_IN_LOG = 500          # characters of a bad answer kept in the log
 _RAW_IN_RETRY = 2000       # characters of a bad answer shown back to the model
 _ERROR_CHARS = 300
 _ERRORS_LISTED = 3
@@ -99,12 +98,12 @@ def ask_structured(provider: LLMProvider, messages: Sequence[Message], output: t
             return StructuredOutcome(None, raw, str(exc), attempts, failure=exc)
         if cancel is not None and cancel.cancelled:
             return StructuredOutcome(None, raw, CANCELLED, attempts)
-        value, error = parse_structured(raw, output)
+        value, error, kind = _parse(raw, output)
         if value is not None:
             return StructuredOutcome(value, raw, None, attempts)
         log.warning("Structured output from %s (%s) for %s was not valid (attempt %d of %d): "
-                    "%s; raw: %r", provider.name, provider.model, output.__name__, attempts,
-                    1 + retries, error, _clip(raw, _RAW_IN_LOG))
+                    "%s; %d characters", provider.name, provider.model, output.__name__,
+                    attempts, 1 + retries, kind, len(raw))
         conversation = [*messages, Message("assistant", _clip(raw, _RAW_IN_RETRY)),
                         Message("user", CORRECTION.format(error=error))]
     return StructuredOutcome(None, raw, error, attempts)
@@ -117,20 +116,37 @@ def parse_structured(raw: str, output: type[Model]) -> tuple[Model | None, str |
     literal reading is tried too, so a string field whose value merely looks like JSON
     (``"[1, 2]"``) still validates.
     """
+    value, error, _kind = _parse(raw, output)
+    return value, error
+
+
+def _parse(raw: str, output: type[Model]) -> tuple[Model | None, str | None, str | None]:
+    """``parse_structured``, plus what kind of failure it was in words that hold none of the
+    answer. The error shown back to the model may quote it (a field's path can be a key the
+    model took from the user's words, a value may be echoed), and the model's answer quotes
+    the user's facts; the log file outlives an encryption of the data folder, so a log
+    record gets the kind alone (``_failure_kind``)."""
     try:
         literal = repair_json(raw, unwrap=False)
     except RepairFailed as exc:
-        return None, f"not JSON: {exc.reason}"
+        return None, f"not JSON: {exc.reason}", "not JSON"
     readings = [unwrap_stringified(literal)]
     if readings[0] != literal:
         readings.append(literal)
     errors: list[ValidationError] = []
     for reading in readings:
         try:
-            return output.model_validate(_fit_shape(reading, output)), None
+            return output.model_validate(_fit_shape(reading, output)), None, None
         except ValidationError as exc:
             errors.append(exc)
-    return None, summarise_validation_error(errors[0])
+    return None, summarise_validation_error(errors[0]), _failure_kind(errors[0])
+
+
+def _failure_kind(error: ValidationError) -> str:
+    """The schema problems by pydantic's type codes only (``missing``, ``string_type``...):
+    never a path or a value, which can be the user's words."""
+    codes = dict.fromkeys(problem["type"] for problem in error.errors(include_url=False))
+    return f"{error.error_count()} schema problem(s): {', '.join(codes)}"
 
 
 def json_schema_for(output: type[BaseModel]) -> dict[str, Any]:
