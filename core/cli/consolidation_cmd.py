@@ -22,6 +22,7 @@ from core.errors import InvalidInputError
 if TYPE_CHECKING:
     from core.consolidation import changelog
     from core.storage.orm import ContextEvent
+    from core.storage.port import RowClaims
     from core.views.activity import RunView
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
@@ -55,7 +56,7 @@ def events(event_id: Annotated[int | None, typer.Argument(
     with opened() as hearth:
         max_attempts = hearth.settings.event_max_attempts
         rows = list_events(hearth.storage, max_attempts, failed=failed, limit=limit)
-    listed = [_event_dict(row, max_attempts) for row in rows]
+        listed = [_event_dict(row, max_attempts, hearth.storage.claims) for row in rows]
     if as_json:
         output.print_json(listed)
         return
@@ -93,7 +94,7 @@ def _retry(event_id: int | None, every: bool, as_json: bool) -> None:
                                 "`hearth events --retry --all`.")
     with opened() as hearth:
         event = retry_event(hearth.storage, event_id)
-        viewed = _event_dict(event, hearth.settings.event_max_attempts)
+        viewed = _event_dict(event, hearth.settings.event_max_attempts, hearth.storage.claims)
     if as_json:
         output.print_json(viewed)
     else:
@@ -199,10 +200,10 @@ def _changes_dict(shown: changelog.RunChanges) -> dict[str, Any]:
     return {**asdict(shown), "title": shown.title}
 
 
-def _event_dict(event: ContextEvent, max_attempts: int) -> dict[str, Any]:
+def _event_dict(event: ContextEvent, max_attempts: int, claims: RowClaims) -> dict[str, Any]:
     from core.views.activity import event_view
 
-    viewed = asdict(event_view(event, max_attempts))
+    viewed = asdict(event_view(event, max_attempts, claims))
     return {**viewed, "state": viewed["state"].value}
 
 

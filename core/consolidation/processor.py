@@ -422,7 +422,7 @@ class MemoryProcessor:
                 .where(ContextEvent.processed.is_(False),
                        ContextEvent.attempts < self._hearth.settings.event_max_attempts,
                        or_(ContextEvent.claimed_until.is_(None),
-                           ~event_claims.held_elsewhere(utcnow())))
+                           ~event_claims.held_elsewhere(self._hearth.storage)))
                 .order_by(ContextEvent.created_at, ContextEvent.id)))
 
     def _load(self, ids: Sequence[int]) -> list[_Event]:

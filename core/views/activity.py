@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 
 from core.consolidation.event_claims import claimed_elsewhere
 from core.storage.orm import ContextEvent, Run
-from core.storage.port import StoragePort
+from core.storage.port import RowClaims, StoragePort
 
 RUN_KINDS = ("reflection", "dream", "processor", "decay")
 """The kinds of run recorded today (``core.consolidation.runs.RunRecorder`` callers)."""
@@ -79,10 +79,12 @@ class RunView:
     reflections only."""
 
 
-def event_view(event: ContextEvent, max_attempts: int) -> EventView:
+def event_view(event: ContextEvent, max_attempts: int, claims: RowClaims) -> EventView:
+    """``event`` as the Activity view and `hearth events` show it; ``claims`` tell whether
+    a process that leased it is still alive."""
     if event.processed:
         state = EventState.PROCESSED
-    elif claimed_elsewhere(event):
+    elif claimed_elsewhere(event, claims):
         state = EventState.ELSEWHERE
     elif event.attempts >= max_attempts:
         state = EventState.POISONED
@@ -100,7 +102,8 @@ def queued_events(storage: StoragePort, max_attempts: int,
     query = (select(ContextEvent).where(ContextEvent.processed.is_(False))
              .order_by(ContextEvent.created_at, ContextEvent.id).limit(limit))
     with storage.read() as session:
-        return [event_view(row, max_attempts) for row in session.scalars(query)]
+        return [event_view(row, max_attempts, storage.claims)
+                for row in session.scalars(query)]
 
 
 def queue_size(storage: StoragePort) -> int:

@@ -24,7 +24,7 @@ from support.fake_ollama import FakeOllama, FakeReply
 
 from core.app import Hearth
 from core.learning.events import add_event
-from core.storage.orm import Interaction, Run
+from core.storage.orm import ContextEvent, Interaction, Run
 from core.storage.sqlite.adapter import SqliteStorage
 from reliability.conftest import PROJECT_ROOT, CliRunner
 
@@ -140,4 +140,42 @@ def test_a_killed_dream_is_interrupted_and_a_running_one_is_left_alone(
         "dream": "interrupted", "processor": "interrupted"}
     assert "backup" in runs["dream"]["stages"]  # the stages it finished are kept
     assert all(run.finished_at is not None for run in stored(isolated_home, Run))
+    assert claim_files(isolated_home) == []
+
+
+def test_events_a_killed_dream_was_consolidating_are_taken_up_by_the_next_run(
+        isolated_home: Path, embedder: Any, hearth_cli: CliRunner,
+        ollama: FakeOllama) -> None:
+    """Their claim dies with the process: the next dream consolidates them at once, and
+    meanwhile `hearth events` shows them pending, not held by another process (their
+    30-minute lease is only the backstop for a holder whose liveness cannot be seen)."""
+    with Hearth.open(isolated_home, embedder=embedder) as hearth:
+        event_id = add_event(hearth.storage, "observation", "Took up pottery.",
+                             {"source": "tool"})
+    ollama.script(FakeReply(text="{}", delay=120))  # the processor's model never answers
+    dreaming = start_hearth(isolated_home, ollama_env(ollama), "dream")
+    try:
+        until(lambda: ollama.chat_requests(), "the dream asked the model", dreaming)
+        (held,) = stored(isolated_home, ContextEvent)
+        assert held.claimed_until is not None  # the batch is leased to the dream
+        listed = hearth_cli(isolated_home, "events", "--json")
+        listed.assert_ok()
+        assert [event["state"] for event in json.loads(listed.out)] == ["elsewhere"]
+    finally:
+        kill(dreaming)
+
+    listed = hearth_cli(isolated_home, "events", "--json")
+    listed.assert_ok()
+    assert [(event["id"], event["state"]) for event in json.loads(listed.out)] == [
+        (event_id, "pending")]
+    ollama.script(json.dumps({"updated_scaffold": {"Hobbies": "pottery"},
+                              "updated_working_memory": "The user took up pottery.",
+                              "facts_to_embed": []}))
+    dreamt = hearth_cli(isolated_home, "dream", "--stage", "process", "--json",
+                        env=ollama_env(ollama))
+    dreamt.assert_ok()
+    counts = json.loads(dreamt.out)["stages"]["process"]["counts"]
+    assert (counts["events_seen"], counts["processed"]) == (1, 1), dreamt.out
+    (event,) = stored(isolated_home, ContextEvent)
+    assert event.processed
     assert claim_files(isolated_home) == []
