@@ -22,6 +22,7 @@ import typer
 
 from core.cli import output
 from core.cli.context import opened
+from core.cli.interrupts import ctrl_c_cancels
 from core.cli.pending_cmd import answer_in_terminal
 from core.errors import HearthError
 from core.llm import CancelToken
@@ -63,15 +64,14 @@ def _render(events: Iterator[TurnEvent]) -> TurnFinished | TurnFailed | None:
     return last
 
 
-def _run_turn(assistant: Assistant, session_id: str, text: str) -> TurnFinished | TurnFailed | None:
-    """One turn; Ctrl-C cancels the reply instead of killing the program."""
+def _run_turn(assistant: Assistant, session_id: str, text: str, *,
+              shown: bool = True) -> TurnFinished | TurnFailed | None:
+    """One turn, printed as it streams (``shown``) or only collected; Ctrl-C stops the
+    reply (saved as stopped) instead of killing the program (``ctrl_c_cancels``)."""
     cancel = CancelToken()
     events = assistant.conversation.send(session_id, text, cancel=cancel)
-    try:
-        return _render(events)
-    except KeyboardInterrupt:
-        cancel.cancel()
-        return _render(events)  # drain: the partial reply is saved as stopped
+    with ctrl_c_cancels(cancel):
+        return _render(events) if shown else _last(events)
 
 
 def chat() -> None:
@@ -141,30 +141,32 @@ def ask(message: Annotated[str, typer.Argument(help="What to ask or tell Hearth.
         ) -> None:
     """One turn, for scripts: prints the reply, learns from it, then exits."""
     from core.assistant import Assistant
-    from core.conversation import TurnFailed
+    from core.conversation import TurnFailed, TurnFinished
 
     with opened() as hearth:
         assistant = Assistant.start(hearth, confirm=lambda _q: False, channel="cli")
         try:
             session_id = session or assistant.conversation.new_session()
-            if as_json:
-                last = _collect(assistant, session_id, message)
-            else:
+            if not as_json:
                 output.stderr.print(f"[dim]{assistant.status_line}[/]", highlight=False)
-                last = _run_turn(assistant, session_id, message)
+            last = _run_turn(assistant, session_id, message, shown=not as_json)
         finally:
             finished = _close(assistant, close_sessions=False)
         if as_json:
             output.print_json(_answer(assistant, session_id, last, finished))
         if isinstance(last, TurnFailed):
             raise typer.Exit(1)
+        if isinstance(last, TurnFinished) and last.stopped:  # Ctrl-C: not a whole answer
+            output.print_error("Interrupted: the reply so far was saved, marked stopped.")
+            raise typer.Exit(130)
 
 
-def _collect(assistant: Assistant, session_id: str, text: str) -> TurnFinished | TurnFailed | None:
+def _last(events: Iterator[TurnEvent]) -> TurnFinished | TurnFailed | None:
+    """The turn's outcome, its streamed parts left unprinted (``ask --json``)."""
     from core.conversation import TurnFailed, TurnFinished
 
     last = None
-    for event in assistant.conversation.send(session_id, text):
+    for event in events:
         if isinstance(event, (TurnFinished, TurnFailed)):
             last = event
     return last

@@ -7,9 +7,6 @@ and the run is recorded ``cancelled``; the next run resumes it.
 
 from __future__ import annotations
 
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -17,6 +14,7 @@ import typer
 from core.cli import output
 from core.cli.consolidation_cmd import print_changes
 from core.cli.context import opened
+from core.cli.interrupts import ctrl_c_cancels
 from core.consolidation.stages import STAGES
 from core.llm.protocol import CancelToken
 
@@ -25,23 +23,6 @@ if TYPE_CHECKING:
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 EXIT_CODES = {"done": 0, "partial": 1, "cancelled": 130}
-
-
-@contextmanager
-def _ctrl_c_cancels(cancel: CancelToken) -> Iterator[None]:
-    """The first Ctrl-C asks the cycle to stop cleanly (at the next check); a second one
-    interrupts at once, for a stage that does not check often."""
-    previous = signal.getsignal(signal.SIGINT)
-
-    def first_press(_signum: int, _frame: Any) -> None:
-        cancel.cancel()
-        signal.signal(signal.SIGINT, previous)
-
-    signal.signal(signal.SIGINT, first_press)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def dream(stage: Annotated[str | None, typer.Option(
@@ -62,7 +43,7 @@ def dream(stage: Annotated[str | None, typer.Option(
     with opened() as hearth:
         provider = build_provider(hearth.settings)
         try:
-            with _ctrl_c_cancels(cancel):
+            with ctrl_c_cancels(cancel):
                 report = DreamCycle(hearth, provider).run(trigger="manual", only=stage,
                                                           progress=announce, cancel=cancel)
         finally:
