@@ -27,6 +27,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from core.agents import limits
 from core.agents.http import AGENT_KEY
 from core.agents.registry import normalise_name
 from core.agents.tokens import AgentTokens
@@ -41,6 +42,12 @@ INSTRUCTIONS = (
     "they trust you; forgetting always needs their confirmation in Hearth.")
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+
+
+def _limited(description: str, limit: int) -> str:
+    """An argument's description with its limit (``core.agents.limits``), so an agent
+    knows it before it sends too much."""
+    return f"{description} (at most {limit:,} characters)"
 
 
 class AgentServer:
@@ -102,7 +109,8 @@ class AgentServer:
 
         @mcp.tool(annotations=READ)
         def search_memory(
-                query: Annotated[str, Field(description="what to look for, in words")],
+                query: Annotated[str, Field(
+                    description=_limited("what to look for, in words", limits.QUERY))],
                 ctx: Context[Any, Any],
                 limit: Annotated[int, Field(ge=1, le=20, description="results wanted")] = 5,
         ) -> Result:
@@ -119,7 +127,8 @@ class AgentServer:
 
         @mcp.tool(annotations=READ)
         def recall_facts(
-                query: Annotated[str, Field(description="words in a fact's key or value")],
+                query: Annotated[str, Field(
+                    description=_limited("words in a fact's key or value", limits.QUERY))],
                 ctx: Context[Any, Any]) -> Result:
             """Find the user's permanent facts whose key or value contains these words."""
             return self._call(ctx, "recall_facts", {"query": query})
@@ -131,8 +140,10 @@ class AgentServer:
 
         @mcp.tool(annotations=WRITE)
         def remember_fact(
-                key: Annotated[str, Field(description="snake_case name, e.g. home_city")],
-                value: Annotated[str, Field(description="the fact, in a few words")],
+                key: Annotated[str, Field(
+                    description=_limited("snake_case name, e.g. home_city", limits.KEY))],
+                value: Annotated[str, Field(
+                    description=_limited("the fact, in a few words", limits.TEXT))],
                 ctx: Context[Any, Any],
                 category: Annotated[str, Field(description="location, personal, preference, "
                                                            "work, health or general")] = "general",
@@ -144,7 +155,8 @@ class AgentServer:
 
         @mcp.tool(annotations=WRITE)
         def record_observation(
-                content: Annotated[str, Field(description="what you noticed about the user")],
+                content: Annotated[str, Field(
+                    description=_limited("what you noticed about the user", limits.TEXT))],
                 ctx: Context[Any, Any],
                 category: Annotated[str, Field(description="a word for its topic")] = "general",
         ) -> Result:
