@@ -172,3 +172,47 @@ def test_a_flood_of_big_refused_calls_leaves_the_database_bounded(hearth: Hearth
     with clock.shifted(timedelta(minutes=2)), pytest.raises(AccessDenied):
         tools.call("read_profile", {})  # a new minute: listed one by one again
     assert len(_audit_of(hearth, "bot")) == LISTED_PER_WINDOW + 2
+
+
+def test_a_trusted_agent_changes_facts_except_those_the_user_set_which_wait_for_review(
+        hearth: Hearth) -> None:
+    hearth.facts.remember("home_city", "Porto", category="location", source="user")
+    hearth.facts.remember("coffee", "flat white", category="preference", source="agent")
+    agents.grant(hearth, "bot", "write")
+    agents.trust(hearth, "bot")
+    tools = AgentTools(hearth, "bot")
+
+    def remember(key: str, value: str) -> dict:
+        return tools.call("remember_fact", {"key": key, "value": value})
+
+    assert remember("pet", "a cat")["status"] == "accepted"  # a new fact
+    assert remember("pet", "two cats")["status"] == "accepted"  # its own
+    assert remember("coffee", "espresso")["status"] == "accepted"  # Hearth's learning's
+    assert remember("home_city", "Porto")["status"] == "accepted"  # the same value: no change
+    held = remember("home_city", "Lisbon")
+    assert held["status"] == "held" and "the user set" in held["message"].lower()
+    assert (hearth.facts.get("pet").value, hearth.facts.get("coffee").value) == (
+        "two cats", "espresso")
+    assert hearth.facts.get("home_city").value == "Porto"
+
+    agents.accept(hearth, held["write_id"])  # the user's review
+    fact = hearth.facts.get("home_city")
+    assert (fact.value, fact.source) == ("Lisbon", "agent:bot")
+    assert [h.value for h in hearth.facts.history("home_city")] == ["Porto"]
+
+
+def test_a_value_the_user_sets_while_an_agent_writes_is_not_replaced(
+        hearth: Hearth, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check is made again where the fact is written: an agent that looked before the
+    user's value arrived still cannot replace it."""
+    from core.knowledge.facts import FactService
+
+    agents.grant(hearth, "bot", "write")
+    agents.trust(hearth, "bot")
+    tools = AgentTools(hearth, "bot")
+    hearth.facts.remember("home_city", "Porto", category="location", source="user")
+    monkeypatch.setattr(FactService, "get", lambda self, key: None)  # the earlier look
+    assert tools.call("remember_fact", {"key": "home_city", "value": "Lisbon"})[
+        "status"] == "held"
+    monkeypatch.undo()
+    assert hearth.facts.get("home_city").value == "Porto"

@@ -39,7 +39,8 @@ from core.version import app_version
 INSTRUCTIONS = (
     "Hearth is the user's private, local memory. Search it before asking the user something "
     "they may have told Hearth already. What you write is held for the user's review unless "
-    "they trust you; forgetting always needs their confirmation in Hearth.")
+    "they trust you; changing a fact the user set, and forgetting, always need their "
+    "confirmation in Hearth.")
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
@@ -149,7 +150,7 @@ class AgentServer:
                                                            "work, health or general")] = "general",
         ) -> Result:
             """Save a permanent fact about the user. Held for the user's review unless they
-            trust this agent."""
+            trust this agent; changing a value the user set always waits for their review."""
             return self._call(ctx, "remember_fact",
                               {"key": key, "value": value, "category": category})
 

@@ -9,7 +9,7 @@ list_facts(category)          read              the permanent facts, by category
 recall_facts(query)           read              facts whose key or value contains ``query``
 read_profile()                read              the narrative profile in use
 remember_fact(key, value,     write             a fact, held for review unless trusted
-category)
+category)                                       (and always when the user set its value)
 record_observation(content,   write             a context event for consolidation, held
 category)                                       for review unless trusted
 forget_fact(key)              write             never done here: a request the user must
@@ -202,9 +202,12 @@ class AgentTools:
             raise InvalidInputError(f"{category!r} is not a fact category.",
                                     f"Use one of: {', '.join(CATEGORIES)}.")
         self._check_learning(f"{key.replace('_', ' ')} {value}")
+        known = self._hearth.facts.get(key)
+        preview = (f"Remember {key} = {value} ({category})" if known is None
+                   else f"Change {key} from {known.value} to {value} ({category})")
         return self._write(agent, "remember_fact",
-                           {"key": key, "value": value, "category": category},
-                           f"Remember {key} = {value} ({category})", f"fact {key}")
+                           {"key": key, "value": value, "category": category}, preview,
+                           f"fact {key}")
 
     def _record_observation(self, agent: Agent,
                             arguments: Mapping[str, Any]) -> tuple[Result, str]:
@@ -229,8 +232,13 @@ class AgentTools:
                what: str) -> tuple[Result, str]:
         if agent.trusted:
             row = self._writes.apply_now(agent, action, arguments, preview)
-            return ({"status": "accepted", "write_id": row.id, "message": row.result},
-                    f"applied {what} as write {row.id}")
+            if row.status == "accepted":
+                return ({"status": "accepted", "write_id": row.id, "message": row.result},
+                        f"applied {what} as write {row.id}")
+            return ({"status": "held", "write_id": row.id,
+                     "message": "The user set this fact themselves, so changing it waits for "
+                                "their review in Hearth; it keeps its value until they accept "
+                                "the change."}, f"held {what} as write {row.id}: set by the user")
         row = self._writes.hold(agent, action, arguments, preview)
         return ({"status": "held", "write_id": row.id,
                  "message": "Held for the user's review in Hearth; it is not part of the "
