@@ -30,6 +30,7 @@ from pydantic import Field
 from core.agents import limits
 from core.agents.http import AGENT_KEY
 from core.agents.registry import normalise_name
+from core.agents.stdio import answered_lines
 from core.agents.tokens import AgentTokens
 from core.agents.tools import AgentTools, Result
 from core.app import Hearth
@@ -66,7 +67,10 @@ class AgentServer:
         self._register()
 
     def run_stdio(self) -> None:
-        self.mcp.run("stdio")
+        """Serve the client on stdin/stdout, answering its malformed lines too
+        (``core.agents.stdio``)."""
+        with answered_lines():
+            self.mcp.run("stdio")
 
     def http_app(self) -> Any:
         """The SDK's streamable-HTTP app (at ``/mcp``), for ``core.agents.http``."""
