@@ -151,18 +151,14 @@ def test_a_flood_of_big_refused_calls_leaves_the_database_bounded(hearth: Hearth
     from core import clock
     from core.agents.refusals import LISTED_PER_WINDOW
 
-    def stored() -> int:
-        database = hearth.paths.database
-        return sum(path.stat().st_size for path in database.parent.glob(f"{database.name}*"))
-
     tools = AgentTools(hearth, "bot")
     big = "x" * 1_000_000
-    before = stored()
+    before = hearth.storage.size_bytes()
     for _ in range(60):
         with pytest.raises(HearthError):
             tools.call("record_observation", {"content": big})
     rows = _audit_of(hearth, "bot")
-    assert stored() - before < 1_000_000
+    assert hearth.storage.size_bytes() - before < 1_000_000
     assert len(rows) == LISTED_PER_WINDOW + 1
     counted = rows[-1]
     assert counted.arguments["refused"] == 60 - LISTED_PER_WINDOW
