@@ -4,6 +4,7 @@ grant."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from core.agents.registry import AgentRegistry
 from core.agents.tools import AccessDenied, AgentTools
 from core.app import Hearth
 from core.config import Settings
-from core.errors import InvalidInputError
+from core.errors import HearthError, InvalidInputError
 from core.operations import agents
 
 
@@ -86,3 +87,128 @@ def test_accepting_an_observation_queues_it_with_the_answer_or_not_at_all(
     with pytest.raises(InvalidInputError, match="already accepted"):
         agents.accept(hearth, held["write_id"])
     assert queued() == before + 1
+
+
+def _audit_of(hearth: Hearth, name: str) -> list:
+    from sqlalchemy import select
+
+    from core.storage.orm import AuditEntry
+
+    with hearth.storage.read() as session:
+        return list(session.scalars(select(AuditEntry).where(
+            AuditEntry.actor == f"agent:{name}").order_by(AuditEntry.id)))
+
+
+@pytest.mark.parametrize(("tool", "argument", "limit"), [
+    ("search_memory", "query", 4_000), ("recall_facts", "query", 4_000),
+    ("list_facts", "category", 64), ("remember_fact", "key", 200),
+    ("remember_fact", "value", 10_000), ("remember_fact", "category", 64),
+    ("record_observation", "content", 10_000), ("record_observation", "category", 64),
+    ("forget_fact", "key", 200)])
+def test_every_argument_is_bounded_in_a_sentence_naming_it_and_its_limit(
+        hearth: Hearth, tool: str, argument: str, limit: int) -> None:
+    """Checked before the grant, so even an agent with no access learns the limit, and an
+    argument one character over it is refused while one at it is not refused for size."""
+    tools = AgentTools(hearth, "bot")
+    others = {"key": "pet", "value": "a cat", "content": "Likes jazz", "query": "jazz"}
+    arguments = {name: value for name, value in others.items()
+                 if name in {"remember_fact": {"key", "value"}, "forget_fact": {"key"},
+                             "record_observation": {"content"}, "search_memory": {"query"},
+                             "recall_facts": {"query"}}.get(tool, set())}
+    arguments[argument] = "a" * (limit + 1)
+    with pytest.raises(InvalidInputError) as refused:
+        tools.call(tool, arguments)
+    assert f"“{argument}”" in refused.value.message
+    assert f"{limit:,}" in refused.value.message + refused.value.hint
+    arguments[argument] = "a" * limit
+    with pytest.raises(AccessDenied):  # within the limit: on to the grant, which it lacks
+        tools.call(tool, arguments)
+
+
+def test_a_refused_call_is_audited_by_size_and_hash_without_its_content(
+        hearth: Hearth) -> None:
+    tools = AgentTools(hearth, "bot")
+    with pytest.raises(AccessDenied):
+        tools.call("record_observation", {"content": "Walks the dog at six", "category": "pets"})
+    with pytest.raises(InvalidInputError):
+        tools.call("search_memory", {"query": "dog " * 2_000})
+    observed, searched = _audit_of(hearth, "bot")
+    assert observed.action == "mcp.record_observation"
+    assert set(observed.arguments) == {"bytes", "sha256"}
+    assert observed.arguments["bytes"] == len(
+        '{"category": "pets", "content": "Walks the dog at six"}')
+    assert len(observed.arguments["sha256"]) == 64
+    assert "dog" not in str(observed.arguments) and "dog" not in str(searched.arguments)
+    assert searched.arguments["bytes"] > 8_000
+    assert observed.result_summary.startswith("error: The agent “bot” has no access")
+
+
+def test_a_flood_of_big_refused_calls_leaves_the_database_bounded(hearth: Hearth) -> None:
+    """The probe's attack: an agent with no grant sends megabyte observations as fast as it
+    can. Past the first refusals of the minute, one entry counts the rest."""
+    from datetime import timedelta
+
+    from core import clock
+    from core.agents.refusals import LISTED_PER_WINDOW
+
+    tools = AgentTools(hearth, "bot")
+    big = "x" * 1_000_000
+    before = hearth.storage.size_bytes()
+    for _ in range(60):
+        with pytest.raises(HearthError):
+            tools.call("record_observation", {"content": big})
+    rows = _audit_of(hearth, "bot")
+    assert hearth.storage.size_bytes() - before < 1_000_000
+    assert len(rows) == LISTED_PER_WINDOW + 1
+    counted = rows[-1]
+    assert counted.arguments["refused"] == 60 - LISTED_PER_WINDOW
+    assert counted.arguments["bytes"] == (60 - LISTED_PER_WINDOW) * len(
+        json.dumps({"content": big}))
+    assert counted.result_summary.startswith(f"error: {60 - LISTED_PER_WINDOW} more refused")
+    with clock.shifted(timedelta(minutes=2)), pytest.raises(AccessDenied):
+        tools.call("read_profile", {})  # a new minute: listed one by one again
+    assert len(_audit_of(hearth, "bot")) == LISTED_PER_WINDOW + 2
+
+
+def test_a_trusted_agent_changes_facts_except_those_the_user_set_which_wait_for_review(
+        hearth: Hearth) -> None:
+    hearth.facts.remember("home_city", "Porto", category="location", source="user")
+    hearth.facts.remember("coffee", "flat white", category="preference", source="agent")
+    agents.grant(hearth, "bot", "write")
+    agents.trust(hearth, "bot")
+    tools = AgentTools(hearth, "bot")
+
+    def remember(key: str, value: str) -> dict:
+        return tools.call("remember_fact", {"key": key, "value": value})
+
+    assert remember("pet", "a cat")["status"] == "accepted"  # a new fact
+    assert remember("pet", "two cats")["status"] == "accepted"  # its own
+    assert remember("coffee", "espresso")["status"] == "accepted"  # Hearth's learning's
+    assert remember("home_city", "Porto")["status"] == "accepted"  # the same value: no change
+    held = remember("home_city", "Lisbon")
+    assert held["status"] == "held" and "the user set" in held["message"].lower()
+    assert (hearth.facts.get("pet").value, hearth.facts.get("coffee").value) == (
+        "two cats", "espresso")
+    assert hearth.facts.get("home_city").value == "Porto"
+
+    agents.accept(hearth, held["write_id"])  # the user's review
+    fact = hearth.facts.get("home_city")
+    assert (fact.value, fact.source) == ("Lisbon", "agent:bot")
+    assert [h.value for h in hearth.facts.history("home_city")] == ["Porto"]
+
+
+def test_a_value_the_user_sets_while_an_agent_writes_is_not_replaced(
+        hearth: Hearth, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check is made again where the fact is written: an agent that looked before the
+    user's value arrived still cannot replace it."""
+    from core.knowledge.facts import FactService
+
+    agents.grant(hearth, "bot", "write")
+    agents.trust(hearth, "bot")
+    tools = AgentTools(hearth, "bot")
+    hearth.facts.remember("home_city", "Porto", category="location", source="user")
+    monkeypatch.setattr(FactService, "get", lambda self, key: None)  # the earlier look
+    assert tools.call("remember_fact", {"key": "home_city", "value": "Lisbon"})[
+        "status"] == "held"
+    monkeypatch.undo()
+    assert hearth.facts.get("home_city").value == "Porto"

@@ -192,3 +192,26 @@ def test_a_trusted_agent_writes_at_once_but_a_forget_waits_for_the_user(
 
     failed, message = client.call("forget_fact", key="locker")
     assert failed and "no fact named locker" in message
+
+
+def test_a_trusted_agent_cannot_replace_a_fact_the_user_set_without_their_review(
+        client: Client, capsys) -> None:
+    assert client.hearth("mcp", "grant", AGENT, "write") == 0
+    assert client.hearth("mcp", "trust", AGENT) == 0
+
+    failed, asked = client.call("remember_fact", key="home_city", value="Lisbon",
+                                category="location")
+    assert not failed and asked["status"] == "held"
+    assert "set" in asked["message"] and "review" in asked["message"]
+    with client.opened() as hearth:
+        fact = hearth.facts.get("home_city")
+        assert (fact.value, fact.source) == ("Porto", "user")
+        assert hearth.facts.history("home_city") == []
+    capsys.readouterr()
+    assert client.hearth("mcp", "review", "--json") == 0
+    waiting = {item["id"]: item for item in json.loads(capsys.readouterr().out)}
+    assert waiting[asked["write_id"]]["preview"] == (
+        "Change home_city from Porto to Lisbon (location)")
+    assert client.hearth("mcp", "reject", str(asked["write_id"])) == 0
+    with client.opened() as hearth:
+        assert hearth.facts.get("home_city").value == "Porto"

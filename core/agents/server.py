@@ -27,8 +27,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from core.agents import limits
 from core.agents.http import AGENT_KEY
 from core.agents.registry import normalise_name
+from core.agents.stdio import answered_lines
 from core.agents.tokens import AgentTokens
 from core.agents.tools import AgentTools, Result
 from core.app import Hearth
@@ -38,9 +40,16 @@ from core.version import app_version
 INSTRUCTIONS = (
     "Hearth is the user's private, local memory. Search it before asking the user something "
     "they may have told Hearth already. What you write is held for the user's review unless "
-    "they trust you; forgetting always needs their confirmation in Hearth.")
+    "they trust you; changing a fact the user set, and forgetting, always need their "
+    "confirmation in Hearth.")
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+
+
+def _limited(description: str, limit: int) -> str:
+    """An argument's description with its limit (``core.agents.limits``), so an agent
+    knows it before it sends too much."""
+    return f"{description} (at most {limit:,} characters)"
 
 
 class AgentServer:
@@ -58,7 +67,10 @@ class AgentServer:
         self._register()
 
     def run_stdio(self) -> None:
-        self.mcp.run("stdio")
+        """Serve the client on stdin/stdout, answering its malformed lines too
+        (``core.agents.stdio``)."""
+        with answered_lines():
+            self.mcp.run("stdio")
 
     def http_app(self) -> Any:
         """The SDK's streamable-HTTP app (at ``/mcp``), for ``core.agents.http``."""
@@ -102,7 +114,8 @@ class AgentServer:
 
         @mcp.tool(annotations=READ)
         def search_memory(
-                query: Annotated[str, Field(description="what to look for, in words")],
+                query: Annotated[str, Field(
+                    description=_limited("what to look for, in words", limits.QUERY))],
                 ctx: Context[Any, Any],
                 limit: Annotated[int, Field(ge=1, le=20, description="results wanted")] = 5,
         ) -> Result:
@@ -119,7 +132,8 @@ class AgentServer:
 
         @mcp.tool(annotations=READ)
         def recall_facts(
-                query: Annotated[str, Field(description="words in a fact's key or value")],
+                query: Annotated[str, Field(
+                    description=_limited("words in a fact's key or value", limits.QUERY))],
                 ctx: Context[Any, Any]) -> Result:
             """Find the user's permanent facts whose key or value contains these words."""
             return self._call(ctx, "recall_facts", {"query": query})
@@ -131,20 +145,23 @@ class AgentServer:
 
         @mcp.tool(annotations=WRITE)
         def remember_fact(
-                key: Annotated[str, Field(description="snake_case name, e.g. home_city")],
-                value: Annotated[str, Field(description="the fact, in a few words")],
+                key: Annotated[str, Field(
+                    description=_limited("snake_case name, e.g. home_city", limits.KEY))],
+                value: Annotated[str, Field(
+                    description=_limited("the fact, in a few words", limits.TEXT))],
                 ctx: Context[Any, Any],
                 category: Annotated[str, Field(description="location, personal, preference, "
                                                            "work, health or general")] = "general",
         ) -> Result:
             """Save a permanent fact about the user. Held for the user's review unless they
-            trust this agent."""
+            trust this agent; changing a value the user set always waits for their review."""
             return self._call(ctx, "remember_fact",
                               {"key": key, "value": value, "category": category})
 
         @mcp.tool(annotations=WRITE)
         def record_observation(
-                content: Annotated[str, Field(description="what you noticed about the user")],
+                content: Annotated[str, Field(
+                    description=_limited("what you noticed about the user", limits.TEXT))],
                 ctx: Context[Any, Any],
                 category: Annotated[str, Field(description="a word for its topic")] = "general",
         ) -> Result:

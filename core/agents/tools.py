@@ -9,7 +9,7 @@ list_facts(category)          read              the permanent facts, by category
 recall_facts(query)           read              facts whose key or value contains ``query``
 read_profile()                read              the narrative profile in use
 remember_fact(key, value,     write             a fact, held for review unless trusted
-category)
+category)                                       (and always when the user set its value)
 record_observation(content,   write             a context event for consolidation, held
 category)                                       for review unless trusted
 forget_fact(key)              write             never done here: a request the user must
@@ -23,10 +23,13 @@ same gates as the chat's tools first: nothing is stored while learning is paused
 touches the user's exclusions. Unlike the chat, there is no user message to ground a fact
 in: the review is that check.
 
-Every call, refused ones included, leaves an audit entry ``mcp.<tool>`` with actor
-``agent:<name>``, the arguments redacted as the chat's (``core.conversation.audit``: a
-fact's value is logged as its length, credential-shaped text as ``***``) and a
-content-free summary; ``history`` lists them per agent.
+Every argument is bounded (``core.agents.limits``), checked before the grant so that no
+call makes Hearth work on, or keep, more than a real agent would send. Every call is
+audited as ``mcp.<tool>`` with actor ``agent:<name>`` and a content-free summary; a
+call that was answered keeps its arguments redacted as the chat's
+(``core.conversation.audit``: a fact's value is logged as its length, credential-shaped
+text as ``***``), a refused one only their size and hash, and a flood of refusals is
+counted rather than listed (``core.agents.refusals``). ``history`` lists them per agent.
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ from typing import Any
 
 from sqlalchemy import select
 
+from core.agents.limits import check_sizes
+from core.agents.refusals import RefusalLog
 from core.agents.registry import AgentRegistry, actor
 from core.agents.writes import AgentWrites
 from core.app import Hearth
@@ -58,8 +63,6 @@ log = logging.getLogger(__name__)
 READ_TOOLS = ("search_memory", "list_facts", "recall_facts", "read_profile")
 WRITE_TOOLS = ("remember_fact", "record_observation", "forget_fact")
 MAX_RESULTS = 20
-MAX_TEXT = 10_000
-"""The longest observation or fact value an agent may send (a paragraph, not a file)."""
 
 Result = dict[str, Any]
 
@@ -87,11 +90,7 @@ def _text(arguments: Mapping[str, Any], name: str, *, default: str | None = None
     if not isinstance(value, str) or (not value.strip() and default is None):
         raise InvalidInputError(f"The argument {name!r} needs some text.",
                                 f"Pass {name} as a non-empty string.")
-    value = readable_text(value, f"The argument {name!r}").strip()
-    if len(value) > MAX_TEXT:
-        raise InvalidInputError(f"The argument {name!r} is {len(value)} characters long.",
-                                f"Send at most {MAX_TEXT} characters.")
-    return value
+    return readable_text(value, f"The argument {name!r}").strip()
 
 
 class AgentTools:
@@ -102,6 +101,7 @@ class AgentTools:
         self._registry = AgentRegistry(hearth.storage)
         self._writes = AgentWrites(hearth)
         self._name = self._registry.seen(name).name
+        self._refusals = RefusalLog(hearth.storage, self._name)
         self._handlers: dict[str, Callable[[Agent, Mapping[str, Any]], tuple[Result, str]]] = {
             "search_memory": self._search_memory, "list_facts": self._list_facts,
             "recall_facts": self._recall_facts, "read_profile": self._read_profile,
@@ -115,21 +115,22 @@ class AgentTools:
 
     def call(self, tool: str, arguments: Mapping[str, Any]) -> Result:
         """Run ``tool`` for this agent and audit it; a refusal or bad input raises
-        ``HearthError`` (after the audit entry is written)."""
+        ``HearthError`` (after the refusal is audited)."""
         handler = self._handlers.get(tool)
         if handler is None:
             raise InvalidInputError(f"There is no tool named {tool!r}.",
                                     f"Available: {', '.join(self._handlers)}.")
         try:
+            check_sizes(tool, arguments)
             agent = self._registry.seen(self._name)
             self._check_access(agent, tool)
             result, summary = handler(agent, arguments)
         except HearthError as refused:
-            self._audit(tool, arguments, f"error: {refused.message}")
+            self._refusals.record(tool, arguments, f"error: {refused.message}")
             raise
         except Exception as exc:
             log.exception("the agent tool %s failed", tool)
-            self._audit(tool, arguments, f"error: {type(exc).__name__}")
+            self._refusals.record(tool, arguments, f"error: {type(exc).__name__}")
             raise
         self._audit(tool, arguments, summary)
         return result
@@ -201,9 +202,12 @@ class AgentTools:
             raise InvalidInputError(f"{category!r} is not a fact category.",
                                     f"Use one of: {', '.join(CATEGORIES)}.")
         self._check_learning(f"{key.replace('_', ' ')} {value}")
+        known = self._hearth.facts.get(key)
+        preview = (f"Remember {key} = {value} ({category})" if known is None
+                   else f"Change {key} from {known.value} to {value} ({category})")
         return self._write(agent, "remember_fact",
-                           {"key": key, "value": value, "category": category},
-                           f"Remember {key} = {value} ({category})", f"fact {key}")
+                           {"key": key, "value": value, "category": category}, preview,
+                           f"fact {key}")
 
     def _record_observation(self, agent: Agent,
                             arguments: Mapping[str, Any]) -> tuple[Result, str]:
@@ -228,8 +232,13 @@ class AgentTools:
                what: str) -> tuple[Result, str]:
         if agent.trusted:
             row = self._writes.apply_now(agent, action, arguments, preview)
-            return ({"status": "accepted", "write_id": row.id, "message": row.result},
-                    f"applied {what} as write {row.id}")
+            if row.status == "accepted":
+                return ({"status": "accepted", "write_id": row.id, "message": row.result},
+                        f"applied {what} as write {row.id}")
+            return ({"status": "held", "write_id": row.id,
+                     "message": "The user set this fact themselves, so changing it waits for "
+                                "their review in Hearth; it keeps its value until they accept "
+                                "the change."}, f"held {what} as write {row.id}: set by the user")
         row = self._writes.hold(agent, action, arguments, preview)
         return ({"status": "held", "write_id": row.id,
                  "message": "Held for the user's review in Hearth; it is not part of the "

@@ -2,8 +2,11 @@
 
 An agent's fact or observation is held (``status`` "held") unless the agent is trusted;
 then it is applied at once and recorded already "accepted", so what each agent wrote stays
-listable either way. A request to forget a fact is always held, trusted or not: forgetting
-removes the value from everywhere, so only the user, in the app or the CLI, decides it.
+listable either way. Even a trusted agent never replaces a fact's value the user set
+(``FactService.remember(yield_to_user=True)``): that change is held for the user's review
+like an untrusted agent's, and the agent is told so. A request to forget a fact is always
+held, trusted or not: forgetting removes the value from everywhere, so only the user, in
+the app or the CLI, decides it.
 
 Accepting applies the write through the same services a user's own change uses
 (``FactService.remember`` with source ``agent:<name>``, an ``observation`` context event
@@ -28,6 +31,7 @@ from sqlalchemy.orm import Session
 from core import clock
 from core.app import Hearth
 from core.errors import InvalidInputError
+from core.knowledge.facts import SetByUser
 from core.storage.orm import Agent, AgentWrite, AuditEntry, ContextEvent
 from core.storage.rows import require
 
@@ -59,8 +63,12 @@ class AgentWrites:
 
     def apply_now(self, agent: Agent, action: str, arguments: Mapping[str, Any],
                   preview: str) -> AgentWrite:
-        """A trusted agent's write: applied, and recorded as accepted."""
-        result = self._apply(agent.name, action, arguments)
+        """A trusted agent's write: applied, and recorded as accepted; held instead (the
+        row's status says which) when it would replace a value the user set."""
+        try:
+            result = self._apply(agent.name, action, arguments, yield_to_user=True)
+        except SetByUser:
+            return self.hold(agent, action, arguments, preview)
         now = clock.now()
         with self._hearth.storage.write() as session:
             row = AgentWrite(agent_id=agent.id, action=action, arguments=dict(arguments),
@@ -116,12 +124,15 @@ class AgentWrites:
             session.flush()
             return row
 
-    def _apply(self, agent_name: str, action: str, arguments: Mapping[str, Any]) -> str:
+    def _apply(self, agent_name: str, action: str, arguments: Mapping[str, Any], *,
+               yield_to_user: bool = False) -> str:
+        """Carry out the write; ``yield_to_user`` when no user has reviewed it."""
         hearth = self._hearth
         if action == "remember_fact":
             change = hearth.facts.remember(arguments["key"], arguments["value"],
                                            category=arguments.get("category", "general"),
-                                           source=f"agent:{agent_name}")
+                                           source=f"agent:{agent_name}",
+                                           yield_to_user=yield_to_user)
             return f"{change.action} fact {change.key}"
         if action == "record_observation":
             with hearth.storage.write() as session:

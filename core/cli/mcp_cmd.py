@@ -97,13 +97,14 @@ def grant(name: NameArgument, access: Annotated[str, typer.Argument(
 def trust(name: NameArgument, undo: Annotated[bool, typer.Option(
         "--undo", help="Hold its writes for review again.")] = False,
         as_json: JsonOption = False) -> None:
-    """Apply the agent's facts and observations without review (forgets are still held)."""
+    """Apply the agent's facts and observations without review (a forget, or a change to a
+    fact you set, is still held)."""
     from core.operations import agents
 
     with opened() as hearth:
         info = agents.trust(hearth, name, not undo).value
-    state = "trusted: its writes are applied at once" if info.trusted else \
-        "not trusted: its writes are held for your review"
+    state = ("trusted: its writes are applied at once, except changes to facts you set"
+             if info.trusted else "not trusted: its writes are held for your review")
     done(info, as_json, f"{info.name} is {state}.")
 
 

@@ -4,12 +4,16 @@ A fact is a key-value pair the user (or the agent on the user's behalf) stated o
 ``home_address``, ``partner_name``, ``dietary_restrictions``. Facts are upserted by key and
 never pruned by the machine, so they survive where the narrative profile would lose them.
 
-Three rules shape this module:
+Four rules shape this module:
 
 * an upsert whose value did not change writes nothing (no history row, no new
   ``updated_at``, no re-embedding), because extraction re-states known facts constantly;
 * a changed value keeps the previous one in ``fact_history`` in the same transaction as the
   update and its new embedding, so the fact, its past and its vector never disagree;
+* a writer that may add facts but not overrule the user (another program over MCP) passes
+  ``yield_to_user``: a value the user set (source ``"user"``) is then left as it is and
+  ``SetByUser`` raised, checked again inside the write transaction so a value the user
+  sets meanwhile is not replaced either;
 * the audit entries of ``remember`` record key, category and source but never the value:
   a fact the user forgets must leave no copy behind. Forgetting is not done here but by
   ``core.forgetting``, because it reaches far beyond this table: every value the fact had
@@ -31,7 +35,7 @@ from sqlalchemy.orm import Session
 
 from core.embedding import Embedder
 from core.embedding.chunking import embed_documents_with_chunks
-from core.errors import InvalidInputError, NotFoundError
+from core.errors import HearthError, InvalidInputError, NotFoundError
 from core.forgetting.matching import PLACEHOLDER
 from core.storage.orm import AuditEntry, FactHistory, UserFact, utcnow
 from core.storage.port import IndexedKind, StoragePort, document_text
@@ -41,6 +45,19 @@ CATEGORIES: tuple[str, ...] = ("location", "personal", "preference", "work", "he
 MAX_KEY_LENGTH = 200  # user_facts.key is String(200)
 
 FactAction = Literal["created", "updated", "unchanged"]
+USER = "user"
+"""The source of a value the user set (stated, typed, or corrected)."""
+
+
+class SetByUser(HearthError):
+    """The fact's value was set by the user, and the writer may not replace it: the
+    caller asks the user instead (``core.agents.writes`` holds it for review)."""
+
+    def __init__(self, key: str, value: str) -> None:
+        super().__init__(f"The user set {key} themselves, so it is not changed without "
+                         "their review.", "Ask the user to change it.")
+        self.key = key
+        self.value = value
 
 
 @dataclass(frozen=True)
@@ -103,10 +120,12 @@ class FactService:
 
     # --- writing -----------------------------------------------------------------------
 
-    def remember(self, key: str, value: str, category: str = "general", source: str = "user",
-                 confidence: float = 1.0) -> FactChange:
+    def remember(self, key: str, value: str, category: str = "general", source: str = USER,
+                 confidence: float = 1.0, *, yield_to_user: bool = False) -> FactChange:
         """Upsert a fact by key; an unchanged value (case-sensitive) is a no-op, even if the
-        category or source given differ (re-stating a fact does not recategorise it).
+        category or source given differ (re-stating a fact does not recategorise it). With
+        ``yield_to_user``, a different value where the user set the current one raises
+        ``SetByUser`` and changes nothing.
 
         The new value is embedded before the write transaction opens, so the database is
         never locked during inference; the row, its history and its vector are then
@@ -121,6 +140,8 @@ class FactService:
         known = self.get(key)
         if known is not None and known.value == value:
             return FactChange(key, "unchanged", value, value)
+        if yield_to_user and known is not None and known.source == USER:
+            raise SetByUser(key, known.value)
         self._storage.search.ensure_dimensions(self._embedder.dimensions)
         embedded = embed_documents_with_chunks(self._embedder, [fact_text(key, value)])
         with self._storage.write() as session:
@@ -128,6 +149,8 @@ class FactService:
             old_value = fact.value if fact is not None else None
             if old_value == value:  # another writer stored the same value meanwhile
                 return FactChange(key, "unchanged", value, value)
+            if yield_to_user and fact is not None and fact.source == USER:  # set meanwhile
+                raise SetByUser(key, fact.value)
             if fact is None:
                 fact = UserFact(key=key, value=value, category=category, source=source,
                                 confidence=confidence)

@@ -226,8 +226,9 @@ class AgentsPage(TablePage):
             return
         hearth, name, trusted = self.ctx.hearth, agent.name, not agent.trusted
         self.change(f"Changing trust in {name}", lambda: agents.trust(hearth, name, trusted),
-                    lambda info: f"{info.name}'s writes are now "
-                                 f"{'applied at once' if info.trusted else 'held for review'}.")
+                    lambda info: f"{info.name}'s writes are now " + (
+                        "applied at once, except changes to facts you set." if info.trusted
+                        else "held for review."))
 
     def _answer(self, accept: bool) -> None:
         write = self.detail.selected_write()
