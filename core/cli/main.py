@@ -354,7 +354,7 @@ def import_notes(folder: Path, as_json: JsonOption = False) -> None:
 
     _run_import("embedding notes", as_json, lambda hearth, progress: run_import(
         folder, hearth.storage, hearth.memories, progress=progress),
-        warnings=lambda report: [note.sentence() for note in report.skipped])
+        warnings=lambda report: report.warnings())
 
 
 def _import_chat_export(file: Path, service: ChatService, *, as_json: bool) -> None:
@@ -362,7 +362,7 @@ def _import_chat_export(file: Path, service: ChatService, *, as_json: bool) -> N
 
     _run_import(f"importing {service.label} turns", as_json, lambda hearth, progress:
                 import_chat_export(file, service, hearth.storage, hearth.memories,
-                                   progress=progress))
+                                   progress=progress), warnings=lambda report: report.warnings())
 
 
 def _run_import(label: str, as_json: bool, run: Callable[[Hearth, Any], Any], *,

@@ -45,7 +45,8 @@ class ImportSummary:
     ``added`` memories (a chat export's attached files' text included);
     ``left_out`` messages a chat export holds that are not words between the user and the
     assistant; ``invalidated`` notes' older texts and removed notes; ``skipped`` what was
-    not imported, one sentence each (notes that cannot be read); ``stopped`` when the
+    not imported, one sentence each (notes that cannot be read); ``warnings`` other
+    sentences the user should read (a chat export's texts cut short); ``stopped`` when the
     user stopped it (what was committed stays; importing again completes it)."""
 
     source: ImportSource
@@ -57,6 +58,7 @@ class ImportSummary:
     forgotten: int = 0
     """Turns or notes left out because the user deleted them before."""
     skipped: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
     stopped: bool = False
     changes: Changes = IMPORT_CHANGES
 
@@ -89,7 +91,7 @@ def import_history(hearth: Hearth, source: ImportSource, path: Path,
         return ImportSummary(source, found=chats.turns,
                              added=chats.memories_created + chats.attachments_created,
                              conversations=chats.conversations, left_out=chats.left_out,
-                             forgotten=chats.forgotten)
+                             forgotten=chats.forgotten, warnings=tuple(chats.warnings()))
     except EmbeddingCancelled:
         return ImportSummary(source, found=0, added=0, stopped=True)
 

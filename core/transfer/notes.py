@@ -139,6 +139,10 @@ class NotesReport:
     skipped: tuple[SkippedNote, ...] = ()  # notes not imported, each with its reason
     batch: int | None = field(default=None, compare=False)  # the run (``hearth imports``)
 
+    def warnings(self) -> list[str]:
+        """What the user should know besides the counts, in sentences."""
+        return [note.sentence() for note in self.skipped]
+
 
 def _hash(text: str, length: int = 16) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:length]

@@ -66,7 +66,7 @@ def describe(summary: ImportSummary) -> str:
     if summary.left_out:
         text += f" ({count(summary.left_out, 'other message')} left out: tools, system, "
         text += "other branches)"
-    return text + "." + forgotten
+    return " ".join([text + "." + forgotten, *summary.warnings])
 
 
 def _skipped(sentences: tuple[str, ...]) -> str:

@@ -62,6 +62,15 @@ def test_skipped_notes_are_named_and_counted() -> None:
         "And 2 more notes.")
 
 
+def test_a_chat_export_sentence_ends_with_its_warnings() -> None:
+    cut = ("1 message or attached file was longer than 2,000,000 characters: only the "
+           "first 2,000,000 are kept (the memory's origin says how long it was).")
+
+    assert describe(ImportSummary(ImportSource.CLAUDE, found=4, added=4, conversations=1,
+                                  warnings=(cut,))) == (
+        "Read 1 Claude conversation with 4 messages to keep: 4 new memories. " + cut)
+
+
 def test_stop_keeps_what_was_done_and_says_how_to_finish(qtbot, ctx, tmp_path) -> None:
     conversations = json.loads((DATA / "chat_exports" / "claude-conversations.json")
                                .read_text(encoding="utf-8"))
