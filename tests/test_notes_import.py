@@ -177,15 +177,20 @@ def test_the_command_imports_a_folder(capsys, migrated_home, vault) -> None:
 
 def test_a_stopped_import_is_completed_by_the_next(vault, storage, memories) -> None:
     from core.embedding import EmbeddingCancelled
+    from core.transfer import batches
 
     with pytest.raises(EmbeddingCancelled):
         import_notes(vault, storage, memories, cancel=lambda: True)
     assert notes_by_path(storage) == {}
+    (stopped,) = batches.runs(storage)
+    assert (stopped.outcome, stopped.added) == ("cancelled", 0)  # never listed as done
 
     report = import_notes(vault, storage, memories)
 
     assert (report.added, report.links) == (3, 5)
     assert import_notes(vault, storage, memories).added == 0
+    assert [run.outcome for run in batches.runs(storage)] == [
+        "finished", "finished", "cancelled"]
 
 
 def test_a_note_the_user_set_aside_stays_set_aside(vault, storage, memories) -> None:

@@ -97,6 +97,7 @@ def test_a_note_edited_between_the_passes_stops_the_import_with_a_sentence(
         import_notes(tmp_path, storage, memories)
     assert refused.value.message == (
         "part 1/Note 00001.md changed while the folder was being imported.")
+    assert [run.outcome for run in notes.batches.runs(storage)] == ["failed"]
 
     monkeypatch.setattr(notes, "scan_folder", scanned)  # importing again completes it
     again = import_notes(tmp_path, storage, memories)

@@ -267,18 +267,18 @@ def import_notes(folder: Path, storage: StoragePort, memories: MemoryService, *,
                 "content_hash": note.digest, "front_matter": note.front_matter,
                 "headings": list(note.headings), "links": list(note.links)}, batch))
 
+    current = {external_id(entry) for entry in entries}
+    paths = {entry.path for entry in entries}
     with batches.run(storage, SOURCE) as batch:
         _add_in_groups(memories, (spec(read_again(folder, entry), batch) for entry in new),
                        len(new), progress, cancel)
-    current = {external_id(entry) for entry in entries}
-    paths = {entry.path for entry in entries}
-    with storage.write() as session:
-        changed, removed = _invalidate_outdated(session, stored, current, paths,
-                                                scanned.unread)
-        _restore(session, [row.id for key, row in stored.items()
-                           if key in current and not row.is_valid
-                           and row.invalid_reason in (CHANGED, REMOVED)])
-        links = _link(session, entries, external_id)
+        with storage.write() as session:
+            changed, removed = _invalidate_outdated(session, stored, current, paths,
+                                                    scanned.unread)
+            _restore(session, [row.id for key, row in stored.items()
+                               if key in current and not row.is_valid
+                               and row.invalid_reason in (CHANGED, REMOVED)])
+            links = _link(session, entries, external_id)
     return NotesReport(notes=len(entries), added=len(new), changed=changed, removed=removed,
                        unchanged=len(entries) - len(new) - len(left_out), links=links,
                        forgotten=len(left_out), skipped=tuple(scanned.skipped),
