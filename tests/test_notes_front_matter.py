@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from core.transfer import front_matter
 from core.transfer.notes import scan_folder
@@ -88,6 +89,18 @@ def test_front_matter_past_a_bound_skips_its_note(tmp_path, front, reason) -> No
     assert [entry.path for entry in scanned.entries] == ["Fine.md"]
     assert [note.path for note in scanned.skipped] == ["Bad.md"]
     assert scanned.skipped[0].reason.startswith(reason)  # Python's own words follow
+
+
+def test_without_libyaml_deep_nesting_is_refused_too(tmp_path, monkeypatch) -> None:
+    """PyYAML's pure-Python composer recurses once per level, before the nodes can be
+    checked: 100,000 brackets (200 KB, within the size bound) reach Python's limit."""
+    monkeypatch.setattr(front_matter, "_LOADER", yaml.SafeLoader)
+    write_note(tmp_path, "Bad.md", "deep: " + "[" * 100_000 + "]" * 100_000)
+
+    scanned = scan_folder(tmp_path)
+
+    assert [(note.path, note.reason) for note in scanned.skipped] == [
+        ("Bad.md", "its front matter nests more than 32 levels deep")]
 
 
 def test_front_matter_within_the_bounds_is_read_as_before() -> None:

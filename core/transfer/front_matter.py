@@ -35,6 +35,7 @@ MAX_BYTES = 256 * 1024
 dozen. More than this is not a note's properties."""
 MAX_DEPTH = 32
 """Levels of nesting (a list in a field is 3: the fields, the list, its items)."""
+_TOO_DEEP = f"its front matter nests more than {MAX_DEPTH} levels deep"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's safe loader where PyYAML was built with it: the same documents, read tens of
 times faster than the pure-Python one."""
@@ -86,6 +87,8 @@ def _load(text: str) -> Any:
     except ValueError as exc:  # a date like 2024-02-30, an integer past 4,300 digits
         raise BadFrontMatter(f"its front matter holds a value that cannot be read "
                              f"({exc})") from exc
+    except RecursionError as exc:  # the pure-Python composer recurses before the check
+        raise BadFrontMatter(_TOO_DEEP) from exc
     finally:
         loader.dispose()
 
@@ -101,7 +104,7 @@ def _check(root: yaml.Node) -> None:
                                  "(*name), which Hearth does not expand")
         seen.add(id(node))
         if depth > MAX_DEPTH:
-            raise BadFrontMatter(f"its front matter nests more than {MAX_DEPTH} levels deep")
+            raise BadFrontMatter(_TOO_DEEP)
         if isinstance(node, yaml.MappingNode):
             stack.extend((part, depth + 1) for pair in node.value for part in pair)
         elif isinstance(node, yaml.SequenceNode):
