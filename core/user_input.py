@@ -87,7 +87,12 @@ def replace_unreadable(text: str) -> tuple[str, int]:
 def read_text_file(path: Path) -> str:
     """The text of a file the user named, as UTF-8 (a byte-order mark is dropped; UTF-16
     with a BOM, which Windows tools write, is read too), or a sentence naming the file."""
-    data = _read_bytes(path)
+    return decode_text(_read_bytes(path), str(path))
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """A file's bytes as text, read as :func:`read_text_file` reads them, or a sentence
+    naming it as ``name`` (for bytes read some other way than by path)."""
     encoding = "utf-16" if data.startswith(_UTF16_BOMS) else "utf-8-sig"
     try:
         return data.decode(encoding)
@@ -95,7 +100,7 @@ def read_text_file(path: Path) -> str:
         line = data.count(b"\n", 0, exc.start) + 1
         byte = data[exc.start:exc.start + 1].hex().upper()
         raise InvalidInputError(
-            f"{path} is not {'UTF-16' if encoding == 'utf-16' else 'UTF-8'} text "
+            f"{name} is not {'UTF-16' if encoding == 'utf-16' else 'UTF-8'} text "
             f"(byte 0x{byte} on line {line} cannot be read).", FILE_ENCODING_HINT) from exc
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import tracemalloc
 import zipfile
 from pathlib import Path
@@ -32,7 +33,9 @@ class ChunksOnly(io.RawIOBase):
 
 def generated_export(path: Path, conversations_count: int, text_size: int) -> int:
     """A ChatGPT export of ``conversations_count`` conversations of four long messages,
-    written conversation by conversation; returns its size in bytes."""
+    written conversation by conversation; returns its size in bytes. The messages are
+    random hexadecimal digits, which pack about twice smaller, like text (a repeated
+    phrase would pack hundreds of times smaller, past what a zip member may)."""
     template = json.loads(FIXTURE.read_text(encoding="utf-8"))[1]
     with path.open("w", encoding="utf-8") as out:
         out.write("[")
@@ -41,8 +44,8 @@ def generated_export(path: Path, conversations_count: int, text_size: int) -> in
             conversation["conversation_id"] = conversation["id"] = f"conv-{index:06d}"
             for node in conversation["mapping"].values():
                 if node["message"] is not None:
-                    node["message"]["content"]["parts"] = [f"{index} " + "ab c " * (
-                        text_size // 5)]
+                    node["message"]["content"]["parts"] = [
+                        f"{index} " + os.urandom(text_size // 2).hex()]
             out.write(("," if index else "") + json.dumps(conversation))
         out.write("]")
     return path.stat().st_size
@@ -96,3 +99,16 @@ def test_a_zipped_export_is_streamed_out_of_the_zip(tmp_path) -> None:
 
     assert checked.conversations == 100
     assert peak < size / 5, f"peak {peak:,} bytes for a {size:,}-byte member"
+
+
+def test_whitespace_before_the_list_is_dropped_not_gathered() -> None:
+    stream = io.BytesIO(b" \n" * 4_000_000 + b"[]")
+
+    tracemalloc.start()
+    try:
+        assert list(conversations(stream, "export")) == []
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+    assert peak < 1_000_000, f"peak {peak:,} bytes for 8 MB of whitespace"

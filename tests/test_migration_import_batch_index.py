@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlalchemy import select, text
 
 from core.storage import migrate, orm
-from core.storage.sql import IMPORT_BATCH_INDEX
+from core.storage.sql import IMPORT_BATCH_INDEX, of_import_batch
 from core.transfer import batches
 from support.migration_steps import downgrade
 
@@ -28,7 +28,8 @@ def test_memories_keep_their_run_through_up_down_up(storage) -> None:
     downgrade(storage, "0017")
     assert IMPORT_BATCH_INDEX not in indexes(storage)
     with storage.write() as session:
-        session.add(orm.ImportRun(id=1, source="claude", started_at=orm.utcnow(), added=1))
+        session.execute(orm.ImportRun.__table__.insert(), [  # the columns 0017 has
+            {"id": 1, "source": "claude", "started_at": orm.utcnow(), "added": 1}])
         session.add(orm.Memory(content="User: I moved to Porto", source="import",
                                external_id="turn:claude:c1:m1", origin=ORIGIN))
         session.add(orm.Memory(content="I like tea", origin={"channel": "chat"}))
@@ -46,4 +47,7 @@ def test_memories_keep_their_run_through_up_down_up(storage) -> None:
         if round_trip == 0:
             downgrade(storage, "0017")
             assert IMPORT_BATCH_INDEX not in indexes(storage)
-            assert len(batches.memories_of(storage, 1)) == 1  # found by a scan, as before
+            with storage.read() as session:  # found by a scan, as before (the ORM's run
+                # has columns 0017 lacks, so the memories are asked for directly)
+                assert session.scalars(select(orm.Memory.id).where(
+                    of_import_batch(orm.Memory.origin, 1))).all() == [1]

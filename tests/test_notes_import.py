@@ -14,7 +14,6 @@ from core.errors import InvalidInputError
 from core.knowledge.memories import MemoryService
 from core.storage.orm import Memory, MemoryEdge
 from core.transfer.notes import CHANGED, LINK_KIND, REMOVED, NotesReport, import_notes
-from support.row_counts import row_counts
 
 VAULT = Path(__file__).parent / "data" / "notes_vault"
 
@@ -120,16 +119,40 @@ def test_reimport_picks_up_edits_and_removals_and_deletes_nothing(vault, storage
     assert (old.is_valid, new.is_valid) == (True, False)
 
 
-def test_a_bad_note_refuses_the_whole_folder(vault, storage, memories) -> None:
+def test_bad_notes_are_skipped_with_their_reasons_and_the_rest_is_imported(
+        vault, storage, memories) -> None:
     (vault / "Broken.md").write_text("---\ntitle: [unclosed\n---\nbody\n", encoding="utf-8")
     (vault / "Latin.md").write_bytes(b"caf\xe9\n")
-    with pytest.raises(InvalidInputError) as error:
-        import_notes(vault, storage, memories)
-    assert "the front matter of Broken.md is not valid YAML" in str(error.value)
-    assert "is not UTF-8 text" in str(error.value)
-    assert set(row_counts(storage).values()) == {0}
+    (vault / "Listed.md").write_text("---\n- a\n- b\n---\nbody\n", encoding="utf-8")
+    (vault / "Projects" / "Leap day.md").write_text("---\ncreated: 2025-02-29\n---\nbody\n",
+                                                    encoding="utf-8")
+
+    report = import_notes(vault, storage, memories)
+
+    assert (report.notes, report.added, report.links) == (3, 3, 5)
+    assert [note.sentence() for note in report.skipped] == [
+        "Broken.md was skipped: its front matter is not valid YAML (line 3).",
+        "Latin.md was skipped: it is not UTF-8 text (byte 0xE9 on line 1 cannot be read).",
+        "Listed.md was skipped: its front matter is not a set of fields.",
+        "Projects/Leap day.md was skipped: its front matter holds a value that cannot be "
+        "read (day is out of range for month)."]
+    assert set(notes_by_path(storage)) == {"Home.md", "Garden.md",
+                                           "Projects/Boat restoration.md"}
     with pytest.raises(InvalidInputError, match="is not a folder"):
         import_notes(vault / "Home.md", storage, memories)
+
+
+def test_a_note_that_turns_bad_keeps_its_earlier_memory(vault, storage, memories) -> None:
+    import_notes(vault, storage, memories)
+    (vault / "Garden.md").write_bytes("Tomatoes, café".encode("latin-1"))
+
+    report = import_notes(vault, storage, memories)
+
+    assert (report.notes, report.added, report.removed, report.changed) == (2, 0, 0, 0)
+    assert [note.path for note in report.skipped] == ["Garden.md"]
+    garden = notes_by_path(storage)["Garden.md"]
+    assert [(memory.is_valid, "San Marzano" in memory.content) for memory in garden] == [
+        (True, True)]
 
 
 def test_the_command_imports_a_folder(capsys, migrated_home, vault) -> None:
@@ -142,18 +165,32 @@ def test_the_command_imports_a_folder(capsys, migrated_home, vault) -> None:
     assert run(["--home", str(migrated_home), "import", "notes", str(vault / "nope")]) != 0
     assert "is not a folder" in capsys.readouterr().err
 
+    (vault / "Latin.md").write_bytes(b"caf\xe9\n")
+    assert run(["--home", str(migrated_home), "import", "notes", str(vault)]) == 0
+    assert ("Latin.md was skipped: it is not UTF-8 text (byte 0xE9 on line 1 cannot be "
+            "read).") in " ".join(capsys.readouterr().err.split())
+    assert run(["--home", str(migrated_home), "import", "notes", str(vault), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["skipped"] == [
+        {"path": "Latin.md",
+         "reason": "it is not UTF-8 text (byte 0xE9 on line 1 cannot be read)"}]
+
 
 def test_a_stopped_import_is_completed_by_the_next(vault, storage, memories) -> None:
     from core.embedding import EmbeddingCancelled
+    from core.transfer import batches
 
     with pytest.raises(EmbeddingCancelled):
         import_notes(vault, storage, memories, cancel=lambda: True)
     assert notes_by_path(storage) == {}
+    (stopped,) = batches.runs(storage)
+    assert (stopped.outcome, stopped.added) == ("cancelled", 0)  # never listed as done
 
     report = import_notes(vault, storage, memories)
 
     assert (report.added, report.links) == (3, 5)
     assert import_notes(vault, storage, memories).added == 0
+    assert [run.outcome for run in batches.runs(storage)] == [
+        "finished", "finished", "cancelled"]
 
 
 def test_a_note_the_user_set_aside_stays_set_aside(vault, storage, memories) -> None:

@@ -55,9 +55,10 @@ def test_checking_a_30_mb_vault_holds_one_note_at_a_time(tmp_path) -> None:
     size = generated_vault(tmp_path, 150, body_size=200_000)
     assert size > 30_000_000
 
-    entries, peak = peak_of(lambda: scan_folder(tmp_path))
+    scanned, peak = peak_of(lambda: scan_folder(tmp_path))
 
-    assert len(entries) == 150 and entries[0].path == "part 0/Note 00000.md"
+    entries = scanned.entries
+    assert len(entries) == 150 and not scanned.skipped and entries[0].path == "part 0/Note 00000.md"
     assert peak < size / 20, f"peak {peak:,} bytes for a {size:,}-byte vault"
 
 
@@ -86,7 +87,7 @@ def test_a_note_edited_between_the_passes_stops_the_import_with_a_sentence(
     generated_vault(tmp_path, 3)
     scanned = notes.scan_folder
 
-    def edited_after_scanning(folder: Path) -> list[notes.NoteEntry]:
+    def edited_after_scanning(folder: Path) -> notes.ScannedFolder:
         entries = scanned(folder)
         (folder / "part 1" / "Note 00001.md").write_text("rewritten", encoding="utf-8")
         return entries
@@ -96,6 +97,7 @@ def test_a_note_edited_between_the_passes_stops_the_import_with_a_sentence(
         import_notes(tmp_path, storage, memories)
     assert refused.value.message == (
         "part 1/Note 00001.md changed while the folder was being imported.")
+    assert [run.outcome for run in notes.batches.runs(storage)] == ["failed"]
 
     monkeypatch.setattr(notes, "scan_folder", scanned)  # importing again completes it
     again = import_notes(tmp_path, storage, memories)

@@ -21,6 +21,10 @@ from core.errors import InvalidInputError
 imports_app = typer.Typer(help="The import runs: list them, or remove what one added.",
                           invoke_without_command=True)
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+STATES = {"finished": "done", "cancelled": "cancelled", "interrupted": "interrupted",
+          "failed": "failed"}
+"""A run's state by how it ended; one that has not ended (still running, or its process
+was killed) is ``unfinished``."""
 
 
 @imports_app.callback()
@@ -37,7 +41,7 @@ def runs(ctx: typer.Context, as_json: JsonFlag = False) -> None:
         return
     output.print_table("Import runs", ["run", "started", "source", "added", "kept", "state"], [
         (run.id, f"{run.started_at:%Y-%m-%d %H:%M}", run.source, run.added, run.present,
-         "removed" if run.undone_at else "done" if run.finished_at else "unfinished")
+         "removed" if run.undone_at else STATES.get(run.outcome or "", "unfinished"))
         for run in found])
 
 

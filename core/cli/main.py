@@ -353,7 +353,8 @@ def import_notes(folder: Path, as_json: JsonOption = False) -> None:
     from core.transfer.notes import import_notes as run_import
 
     _run_import("embedding notes", as_json, lambda hearth, progress: run_import(
-        folder, hearth.storage, hearth.memories, progress=progress))
+        folder, hearth.storage, hearth.memories, progress=progress),
+        warnings=lambda report: report.warnings())
 
 
 def _import_chat_export(file: Path, service: ChatService, *, as_json: bool) -> None:
@@ -361,18 +362,22 @@ def _import_chat_export(file: Path, service: ChatService, *, as_json: bool) -> N
 
     _run_import(f"importing {service.label} turns", as_json, lambda hearth, progress:
                 import_chat_export(file, service, hearth.storage, hearth.memories,
-                                   progress=progress))
+                                   progress=progress), warnings=lambda report: report.warnings())
 
 
-def _run_import(label: str, as_json: bool, run: Callable[[Hearth, Any], object]) -> None:
+def _run_import(label: str, as_json: bool, run: Callable[[Hearth, Any], Any], *,
+                warnings: Callable[[Any], list[str]] = lambda _report: []) -> None:
     """Run one import in the opened data folder under a progress bar named ``label``
-    (none with ``--json``) and print its report."""
+    (none with ``--json``) and print its report, then each of its ``warnings`` (what it
+    skipped or cut, in sentences; the JSON report holds the same)."""
     with opened() as hearth, progress_bar(label, enabled=not as_json) as progress:
         report = run(hearth, progress)
     if as_json:
         output.print_json(report)
-    else:
-        output.stdout.print(report)
+        return
+    output.stdout.print(report)
+    for sentence in warnings(report):
+        output.print_warning(sentence)
 
 
 @import_app.command("export")

@@ -44,7 +44,9 @@ class ImportSummary:
     """What an import found and added. ``found`` counts turns (a chat export) or notes;
     ``added`` memories (a chat export's attached files' text included);
     ``left_out`` messages a chat export holds that are not words between the user and the
-    assistant; ``invalidated`` notes' older texts and removed notes; ``stopped`` when the
+    assistant; ``invalidated`` notes' older texts and removed notes; ``skipped`` what was
+    not imported, one sentence each (notes that cannot be read); ``warnings`` other
+    sentences the user should read (a chat export's texts cut short); ``stopped`` when the
     user stopped it (what was committed stays; importing again completes it)."""
 
     source: ImportSource
@@ -55,6 +57,8 @@ class ImportSummary:
     invalidated: int = 0
     forgotten: int = 0
     """Turns or notes left out because the user deleted them before."""
+    skipped: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
     stopped: bool = False
     changes: Changes = IMPORT_CHANGES
 
@@ -63,7 +67,8 @@ def import_history(hearth: Hearth, source: ImportSource, path: Path,
                    progress: Callable[[int, int], None] = lambda *_: None,
                    cancelled: Callable[[], bool] = lambda: False) -> ImportSummary:
     """Import ``path`` as ``source``; a bad file is refused with a sentence
-    (``InvalidInputError``) before anything is written."""
+    (``InvalidInputError``) before anything is written, a bad note of a folder skipped
+    (named in ``skipped``)."""
     from core.embedding import EmbeddingCancelled
 
     try:
@@ -74,7 +79,8 @@ def import_history(hearth: Hearth, source: ImportSource, path: Path,
                                  cancel=cancelled)
             return ImportSummary(source, found=notes.notes, added=notes.added,
                                  invalidated=notes.changed + notes.removed,
-                                 forgotten=notes.forgotten)
+                                 forgotten=notes.forgotten,
+                                 skipped=tuple(note.sentence() for note in notes.skipped))
         from core.transfer.chat_export import import_chat_export
         from core.transfer.chatgpt import CHATGPT
         from core.transfer.claude import CLAUDE
@@ -85,7 +91,7 @@ def import_history(hearth: Hearth, source: ImportSource, path: Path,
         return ImportSummary(source, found=chats.turns,
                              added=chats.memories_created + chats.attachments_created,
                              conversations=chats.conversations, left_out=chats.left_out,
-                             forgotten=chats.forgotten)
+                             forgotten=chats.forgotten, warnings=tuple(chats.warnings()))
     except EmbeddingCancelled:
         return ImportSummary(source, found=0, added=0, stopped=True)
 

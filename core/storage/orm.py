@@ -679,7 +679,10 @@ class ForgottenImport(Base):
 class ImportRun(Base):
     """One run of ``hearth import``: what it read and how much it added. The memories it
     added name it in their ``origin`` (``import_batch``), so the run can be listed and
-    removed as one (``hearth imports undo``). ``undone_at`` is set once it was removed."""
+    removed as one (``hearth imports undo``). ``finished_at`` is when it ended and
+    ``outcome`` how (``core.transfer.batches``: finished, cancelled, interrupted, failed;
+    both null while it runs, or if its process was killed); ``undone_at`` is set once it
+    was removed."""
 
     __tablename__ = "import_runs"
 
@@ -689,3 +692,4 @@ class ImportRun(Base):
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     added: Mapped[int] = mapped_column(Integer, default=0)
     undone_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    outcome: Mapped[str | None] = mapped_column(String(16))

@@ -3,7 +3,10 @@
 Each ``hearth import`` run (ChatGPT, Claude, transcript, notes) opens an ``import_runs``
 row (``run``) and names it in the ``origin`` of every memory it adds
 (``origin.import_batch``); when it ends, however it ends, the run counts what it added
-from those memories, so a run cancelled part-way still counts what it committed. ``runs``
+from those memories, so a run cancelled part-way still counts what it committed, and
+records how it ended (``outcome``): ``finished``, ``cancelled`` (the user stopped it:
+``EmbeddingCancelled``), ``interrupted`` (Ctrl-C: ``KeyboardInterrupt``) or ``failed``
+(anything else), so a stopped run is never listed as done. ``runs``
 lists them for ``hearth imports`` and the window; ``memories_of`` gives the memories a run
 added, which ``core.operations.imports.undo_import`` deletes through the forget machinery
 (audited, and recorded as forgotten so that importing the same file again leaves them out),
@@ -22,6 +25,7 @@ from typing import Any
 from sqlalchemy import delete, func, select
 from sqlalchemy.sql.elements import ColumnElement
 
+from core.embedding import EmbeddingCancelled
 from core.errors import NotFoundError
 from core.forgetting import imported
 from core.storage.affected import affected
@@ -30,12 +34,14 @@ from core.storage.port import IMPORTED_SOURCE, StoragePort, batched
 from core.storage.sql import import_batch_of, of_import_batch
 
 BATCH_KEY = "import_batch"
+FINISHED, CANCELLED, INTERRUPTED, FAILED = "finished", "cancelled", "interrupted", "failed"
 
 
 @dataclass(frozen=True)
 class ImportRunInfo:
-    """One import run, as plain data: ``added`` memories when it finished, ``present`` of
-    them still kept now."""
+    """One import run, as plain data: ``added`` memories when it ended, ``present`` of
+    them still kept now; ``outcome`` how it ended (None while it runs, or if its process
+    was killed)."""
 
     id: int
     source: str
@@ -44,6 +50,7 @@ class ImportRunInfo:
     added: int
     present: int
     undone_at: datetime | None
+    outcome: str | None = None
 
 
 def with_batch(origin: Mapping[str, Any], batch: int | None) -> dict[str, Any]:
@@ -60,21 +67,31 @@ def _of_batch(batch: int) -> ColumnElement[bool]:
 @contextmanager
 def run(storage: StoragePort, source: str) -> Iterator[int]:
     """An import run from ``source``: recorded before it writes (its id is yielded, for the
-    memories' ``origin``), and, when it ends, with how many memories it added."""
+    memories' ``origin``), and, when it ends, with how it ended and how many memories it
+    added."""
     with storage.write() as session:
         row = ImportRun(source=source, started_at=utcnow(), added=0)
         session.add(row)
         session.flush()
         batch = row.id
+    outcome = FAILED
     try:
         yield batch
+        outcome = FINISHED
+    except EmbeddingCancelled:
+        outcome = CANCELLED
+        raise
+    except KeyboardInterrupt:
+        outcome = INTERRUPTED
+        raise
     finally:
         with storage.write() as session:
-            finished = session.get(ImportRun, batch)
-            if finished is not None:
-                finished.added = session.scalar(select(func.count()).select_from(Memory)
-                                           .where(_of_batch(batch))) or 0
-                finished.finished_at = utcnow()
+            ended = session.get(ImportRun, batch)
+            if ended is not None:
+                ended.added = session.scalar(select(func.count()).select_from(Memory)
+                                        .where(_of_batch(batch))) or 0
+                ended.finished_at = utcnow()
+                ended.outcome = outcome
 
 
 def runs(storage: StoragePort) -> list[ImportRunInfo]:
@@ -85,7 +102,7 @@ def runs(storage: StoragePort) -> list[ImportRunInfo]:
             batch.is_not(None)).group_by(batch)
         present = {row[0]: row[1] for row in session.execute(counted)}
         return [ImportRunInfo(run.id, run.source, run.started_at, run.finished_at, run.added,
-                              present.get(run.id, 0), run.undone_at)
+                              present.get(run.id, 0), run.undone_at, run.outcome)
                 for run in session.scalars(select(ImportRun).order_by(ImportRun.id.desc()))]
 
 

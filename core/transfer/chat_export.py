@@ -10,6 +10,17 @@ the rest:
   one conversation at a time, from the file or straight out of the zip member, in chunks
   of ``READ_CHUNK`` bytes: at most one conversation and one group of turns being written
   are held at once.
+* **Bounded.** An export is a file from elsewhere, and a small one can stand for a lot: a
+  0.4 MB zip unpacked to one 400 MB message, which ran for more than 15 minutes at 0.9 GB.
+  So a zip member that would unpack to more than ``MAX_UNPACKED`` bytes, or more than
+  ``MAX_RATIO`` times its packed size, is refused before it is read (zipfile itself stops
+  a member at its declared size and checks its CRC); a single JSON value longer than
+  ``MAX_VALUE_BYTES`` refuses the file as it is read (``_Reader``), since the parser's
+  time grows with the square of a value's length; and a message or attached file's text
+  longer than ``MAX_TEXT_CHARS`` is kept cut to that length, counted in the report
+  (``cut``) and recorded in its memory's ``origin.cut_from`` (its full length).
+* **One export at a time.** A zip with more than one ``conversations.json`` is refused,
+  naming them: which one the user meant is not for Hearth to guess.
 * **All or nothing on bad input.** A first pass reads and checks every conversation and
   writes nothing; problems are reported with their position (``[12].mapping.b7.message
   .author.role is missing``) in one sentence. Only a file without problems is imported,
@@ -27,14 +38,15 @@ the rest:
 
 from __future__ import annotations
 
+import re
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import ijson
 from pydantic import ValidationError
@@ -57,7 +69,26 @@ MEMBER = "conversations.json"
 READ_CHUNK = 64 * 1024
 GROUP_TURNS = 1024
 """Turns written (and embedded) together: conversations are grouped up to this many."""
+MAX_UNPACKED = 8 * 1024**3
+"""A zip member that would unpack to more is refused: the largest real exports are a
+small fraction of it."""
+MAX_RATIO = 100
+"""Nor may a member unpack to more than this many times its packed size (an export's JSON
+packs 5 to 20 times smaller); members under ``RATIO_FROM`` bytes unpacked are exempt."""
+RATIO_FROM = 1024**2
+MAX_VALUE_BYTES = 32 * 1024**2
+"""The longest single JSON value (a string, a number) read: the parser's time grows with
+the square of a value's length (a 40 MB string took 4 s, 80 MB 21 s)."""
+MAX_TEXT_CHARS = 2_000_000
+"""A message's or an attached file's text is kept up to this many characters (about 500
+pages; far more than one inference or the 200,000 characters chunked for search)."""
 _ZIP_MAGIC = b"PK\x03\x04"
+_BROKEN_STREAM = (zlib.error, zipfile.BadZipFile, EOFError)
+"""What reading a damaged zip member raises (zipfile checks each member's CRC at its end)."""
+_LAST_PLAIN_QUOTE = re.compile(rb'"(?!\\)')
+"""In bytes read backwards: the last quote not preceded by a backslash. Every string
+starts with one, and there is none inside a string, so the bytes since the last one are
+at least the length of the value being read."""
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _WHOLE = "the export"
 
@@ -77,6 +108,8 @@ class ChatMessage:
     created_at: datetime | None
     attachments: tuple[str, ...] = ()
     """File names (or ``image``) attached to it: their content is not imported."""
+    cut_from: int | None = None
+    """The text's full length in characters, where it was cut to ``MAX_TEXT_CHARS``."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +127,8 @@ class AttachedText:
     created_at: datetime | None
     speaker: str
     """Who attached it (the message's speaker)."""
+    cut_from: int | None = None
+    """The text's full length in characters, where it was cut to ``MAX_TEXT_CHARS``."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +143,9 @@ class ChatConversation:
     ones, and those without text."""
     attachments: tuple[AttachedText, ...] = ()
     """Attached files' text on the current branch (ChatGPT's export carries none)."""
+
+
+_Text = TypeVar("_Text", ChatMessage, AttachedText)
 
 
 class ConversationProblems(Exception):
@@ -145,6 +183,21 @@ class ChatImportReport:
     attachments: int = 0   # attached files with text, on the imported branches
     attachments_created: int = 0    # memories of attached files added by this run
     attachments_forgotten: int = 0  # attached files left out: the user deleted them before
+    cut: int = 0  # messages and attached files whose text was cut to MAX_TEXT_CHARS
+
+    def warnings(self) -> list[str]:
+        """What the user should know besides the counts, in sentences."""
+        if not self.cut:
+            return []
+        return [cut_sentence(self.cut)]
+
+
+def cut_sentence(cut: int) -> str:
+    """The sentence about texts cut to ``MAX_TEXT_CHARS`` (the report, the window)."""
+    what = "1 message or attached file was" if cut == 1 else (
+        f"{cut:,} messages or attached files were")
+    return (f"{what} longer than {MAX_TEXT_CHARS:,} characters: only the first "
+            f"{MAX_TEXT_CHARS:,} are kept (the memory's origin says how long it was).")
 
 
 def branch(leaf: str, parent_of: Mapping[str, str | None],
@@ -168,13 +221,18 @@ def branch(leaf: str, parent_of: Mapping[str, str | None],
 # --- reading the file as a stream ------------------------------------------------------
 
 
-class _Resumed:
-    """A binary stream with the bytes already looked at put back in front; counts what it
-    hands on, so a parse error can say how far into the file it is."""
+class _Reader:
+    """A binary stream with the bytes already looked at put back in front. It counts what
+    it hands on, so a parse error can say how far into the file it is, and refuses a
+    value longer than ``MAX_VALUE_BYTES`` before the parser has to (see
+    ``_LAST_PLAIN_QUOTE``): one regular-expression search per chunk, read backwards."""
 
-    def __init__(self, head: bytes, rest: IO[bytes]) -> None:
+    def __init__(self, head: bytes, rest: IO[bytes], name: str) -> None:
         self._head = head
         self._rest = rest
+        self._name = name
+        self._before = b""  # the byte before this chunk: a backslash escapes its quote
+        self._since_quote = 0
         self.consumed = 0
 
     def read(self, size: int) -> bytes:
@@ -183,26 +241,28 @@ class _Resumed:
         else:
             data = self._rest.read(size)
         self.consumed += len(data)
+        quote = _LAST_PLAIN_QUOTE.search((self._before + data)[::-1])
+        if quote is None or quote.start() >= len(data):  # none in this chunk
+            self._since_quote += len(data)
+        else:
+            self._since_quote = quote.start()
+        self._before = data[-1:] or self._before
+        if self._since_quote > MAX_VALUE_BYTES:
+            raise InvalidInputError(
+                f"{self._name} holds a single value longer than "
+                f"{MAX_VALUE_BYTES // 1024**2} MB (within its first {self.consumed:,} "
+                "bytes), more than any message and more than Hearth reads.", HINT)
         return data
 
 
 def conversations(stream: IO[bytes], name: str) -> Iterator[Any]:
     """Each conversation of an export's top-level list, decoded one at a time from
     ``stream``, which is read in chunks of ``READ_CHUNK`` bytes (never whole)."""
-    head = stream.read(READ_CHUNK)
-    if head.startswith(_UTF16_BOMS):
-        raise InvalidInputError(f"{name} is UTF-16 text, not UTF-8.", FILE_ENCODING_HINT)
-    head = head.removeprefix(b"\xef\xbb\xbf")
-    while head and not head.strip():
-        more = stream.read(READ_CHUNK)
-        if not more:
-            break
-        head += more
-    first = head.lstrip()[:1]
-    if first != b"[":
-        what = "is empty" if not first else "must be a list of conversations"
-        raise InvalidInputError(f"{name} {what}.", HINT)
-    resumed = _Resumed(head, stream)
+    try:
+        head = _start(stream, name)
+    except _BROKEN_STREAM as exc:
+        raise _cut_short(name, exc) from exc
+    resumed = _Reader(head, stream, name)
     try:
         yield from ijson.items(resumed, "item", use_float=True, buf_size=READ_CHUNK)
     except ijson.JSONError as exc:
@@ -214,9 +274,29 @@ def conversations(stream: IO[bytes], name: str) -> Iterator[Any]:
         raise InvalidInputError(
             f"{name} is not valid JSON ({reason}, within its first {resumed.consumed:,} "
             f"bytes).", HINT) from exc
-    except (zlib.error, zipfile.BadZipFile, EOFError) as exc:
-        raise InvalidInputError(f"{name} cannot be read to its end ({exc}).",
-                                "Download the export again.") from exc
+    except _BROKEN_STREAM as exc:
+        raise _cut_short(name, exc) from exc
+
+
+def _start(stream: IO[bytes], name: str) -> bytes:
+    """The first chunk of the export that is not all whitespace (whitespace before it is
+    dropped a chunk at a time, never gathered), checked to open a list."""
+    head = stream.read(READ_CHUNK)
+    if head.startswith(_UTF16_BOMS):
+        raise InvalidInputError(f"{name} is UTF-16 text, not UTF-8.", FILE_ENCODING_HINT)
+    head = head.removeprefix(b"\xef\xbb\xbf")
+    while head and not head.strip():
+        head = stream.read(READ_CHUNK)
+    first = head.lstrip()[:1]
+    if first != b"[":
+        what = "is empty" if not first else "must be a list of conversations"
+        raise InvalidInputError(f"{name} {what}.", HINT)
+    return head
+
+
+def _cut_short(name: str, exc: Exception) -> InvalidInputError:
+    return InvalidInputError(f"{name} cannot be read to its end ({exc}).",
+                             "Download the export again.")
 
 
 @contextmanager
@@ -237,16 +317,34 @@ def opened_export(path: Path) -> Iterator[Iterator[Any]]:
         except (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError) as exc:
             raise InvalidInputError(f"{path} is a zip file Hearth cannot read ({exc}).",
                                     "Download the export again.") from exc
-        yield conversations(stream, f"{member} in {path}")
+        yield conversations(stream, f"{member.filename} in {path}")
 
 
-def _member(archive: zipfile.ZipFile, path: Path) -> str:
-    """The export's ``conversations.json`` (the one nearest the top of the zip)."""
-    found = [name for name in archive.namelist()
-             if name == MEMBER or name.endswith(f"/{MEMBER}")]
+def _member(archive: zipfile.ZipFile, path: Path) -> zipfile.ZipInfo:
+    """The export's ``conversations.json``: the only one, and not one that would unpack
+    to more than ``MAX_UNPACKED`` or ``MAX_RATIO`` times its packed size."""
+    found = [info for info in archive.infolist()
+             if info.filename == MEMBER or info.filename.endswith(f"/{MEMBER}")]
     if not found:
         raise InvalidInputError(f"{path} is a zip file without a {MEMBER}.", HINT)
-    return min(found, key=lambda name: (name.count("/"), name))
+    if len(found) > 1:
+        names = ", ".join(info.filename for info in found)
+        raise InvalidInputError(
+            f"{path} holds {len(found)} files named {MEMBER} ({names}), and Hearth imports "
+            "one export at a time.",
+            f"Unzip it and import each {MEMBER} on its own, the one you mean first.")
+    member = found[0]
+    unpacked, packed = member.file_size, max(member.compress_size, 1)
+    too_large = unpacked > MAX_UNPACKED
+    if too_large or (unpacked > RATIO_FROM and unpacked > MAX_RATIO * packed):
+        why = (f"more than the {MAX_UNPACKED // 1024**3} GB Hearth unpacks" if too_large else
+               f"{unpacked // packed:,} times its packed size of {packed:,} bytes, while an "
+               f"export packs at most {MAX_RATIO} times smaller")
+        raise InvalidInputError(
+            f"{member.filename} in {path} would unpack to {unpacked:,} bytes, {why}; "
+            "Hearth does not unpack it.",
+            f"If the export is yours, unzip it and import its {MEMBER}.")
+    return member
 
 
 def _offset(progress: ProgressCallback | None, done: int,
@@ -276,6 +374,8 @@ def _session(service: ChatService, conversation: ChatConversation) -> SessionToW
             "turn_id": message.message_id, "speaker": message.speaker}
         if message.attachments:
             origin["attachments"] = list(message.attachments)
+        if message.cut_from is not None:
+            origin["cut_from"] = message.cut_from
         turns.append(TurnToWrite(
             external_id=f"turn:{key}:{message.message_id}", speaker=message.speaker,
             text=message.text, created_at=created, origin=origin))
@@ -309,6 +409,8 @@ def _attachments(service: ChatService, conversation: ChatConversation,
             origin["file_type"] = attached.file_type
         if attached.file_size is not None:
             origin["file_size"] = attached.file_size
+        if attached.cut_from is not None:
+            origin["cut_from"] = attached.cut_from
         written.append(AttachmentToWrite(
             external_id=_attachment_key(service, conversation, attached),
             message_key=f"turn:{key}:{attached.message_id}", session_id=chat.row_id,
@@ -340,6 +442,26 @@ def _problems(service: ChatService, conversation: ChatConversation) -> list[str]
     return problems
 
 
+def _cut(conversation: ChatConversation) -> ChatConversation:
+    """``conversation`` with each text longer than ``MAX_TEXT_CHARS`` cut to that length
+    (``cut_from`` keeps its full length): the longest texts cost the most to store, index
+    and search, and past a book's length are not something anyone said to anyone."""
+    return replace(conversation,
+                   messages=tuple(_cut_text(message) for message in conversation.messages),
+                   attachments=tuple(_cut_text(item) for item in conversation.attachments))
+
+
+def _cut_text(item: _Text) -> _Text:
+    if len(item.text) <= MAX_TEXT_CHARS:
+        return item
+    return replace(item, text=item.text[:MAX_TEXT_CHARS], cut_from=len(item.text))
+
+
+def _cut_count(conversation: ChatConversation) -> int:
+    return (sum(message.cut_from is not None for message in conversation.messages)
+            + sum(item.cut_from is not None for item in conversation.attachments))
+
+
 @dataclass
 class CheckedExport:
     """What the checking pass counted: the import's totals, known before it writes."""
@@ -348,6 +470,7 @@ class CheckedExport:
     turns: int = 0
     left_out: int = 0
     attachments: int = 0
+    cut: int = 0
 
 
 class _Refused(Exception):
@@ -359,10 +482,10 @@ class _Refused(Exception):
 
 
 def _read_one(service: ChatService, raw: Any, index: int) -> ChatConversation:
-    """One conversation read by its service, or :class:`_Refused` with its problems
-    located in the file."""
+    """One conversation read by its service (texts longer than ``MAX_TEXT_CHARS`` cut),
+    or :class:`_Refused` with its problems located in the file."""
     try:
-        return service.read(raw)
+        return _cut(service.read(raw))
     except ValidationError as exc:
         raise _Refused(problems_in(exc, prefix=(index,), whole=_WHOLE)) from exc
     except ConversationProblems as exc:
@@ -397,6 +520,7 @@ def check_export(path: Path, service: ChatService) -> CheckedExport:
                 checked.turns += len(conversation.messages)
                 checked.left_out += conversation.left_out
                 checked.attachments += len(conversation.attachments)
+                checked.cut += _cut_count(conversation)
     fail(problems, f"The {service.label} export", HINT, total=total)
     return checked
 
@@ -451,4 +575,4 @@ def import_chat_export(
         memories_created=written.memories_created,
         skipped_existing=written.skipped_existing, forgotten=written.forgotten, batch=batch,
         attachments=checked.attachments, attachments_created=files.created,
-        attachments_forgotten=files.forgotten)
+        attachments_forgotten=files.forgotten, cut=checked.cut)

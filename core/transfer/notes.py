@@ -25,8 +25,14 @@ A note whose memory the user deleted stays out of every later import while its t
 the same (its external id was recorded as forgotten, ``core.forgetting.imported``): the
 user said it must not be kept, and the note still saying the same thing does not change
 that. Edited in the vault, it is a text the user wrote since, and is imported again.
-The whole folder is read and checked first: a note that is not UTF-8 or whose front
-matter is not YAML refuses the import in one sentence, with nothing written.
+The whole folder is read and checked first. A note that cannot be imported is skipped,
+named with the reason in the report (``NotesReport.skipped``), and the rest of the folder
+is imported: a note that is not UTF-8 text, whose front matter cannot be read
+(``core.transfer.front_matter``), and a link that leads out of the folder
+(``core.transfer.note_files``: nothing outside the folder the user chose is ever read).
+A skipped note that is in the folder keeps the memory of its earlier text as it was; a
+link out of the folder is no note of it, so a memory imported from one before is set
+aside like a removed note's.
 
 **Streaming.** A vault can hold tens of thousands of notes, so no pass holds their texts:
 the checking pass reads one note at a time and keeps only its path, content hash and the
@@ -48,7 +54,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import yaml
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -59,12 +64,11 @@ from core.knowledge.memories import MemoryService, MemorySpec
 from core.storage.orm import Memory, utcnow
 from core.storage.port import StoragePort
 from core.storage.sql import json_text
-from core.transfer import batches
+from core.transfer import batches, front_matter, note_files
 from core.transfer.edges import add_missing_edges, memory_ids
-from core.transfer.validation import fail
-from core.user_input import read_text_file
+from core.transfer.note_files import Unreadable
+from core.user_input import decode_text
 
-HINT = "See docs/imports.md for how a notes folder is read."
 SOURCE = "notes"
 LINK_KIND = "wikilink"
 CHANGED = "the note changed; its newer text is another memory"
@@ -72,9 +76,6 @@ REMOVED = "the note was removed from the folder"
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _LINK = re.compile(r"!?\[\[([^\[\]|#^]+)(?:[#^][^\[\]|]*)?(?:\|[^\[\]]*)?\]\]")
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's safe loader where PyYAML was built with it: the same documents, read tens of
-times faster than the pure-Python one (a vault's front matter is read twice)."""
 GROUP_NOTES = 64
 GROUP_CHARACTERS = 500_000
 """A group of new notes is embedded and committed once it has this many notes or this
@@ -106,6 +107,27 @@ class NoteEntry:
 
 
 @dataclass(frozen=True)
+class SkippedNote:
+    """A note that was not imported: its path and why, as a clause."""
+
+    path: str  # relative to the folder, with /
+    reason: str  # "it is not UTF-8 text (...)", "its front matter is not valid YAML"
+
+    def sentence(self) -> str:
+        return f"{self.path} was skipped: {self.reason}."
+
+
+@dataclass(frozen=True)
+class ScannedFolder:
+    """What the checking pass found: the notes to import, those skipped, and the paths of
+    the skipped ones that are notes of the folder (their earlier memories stay)."""
+
+    entries: list[NoteEntry]
+    skipped: list[SkippedNote]
+    unread: frozenset[str]
+
+
+@dataclass(frozen=True)
 class NotesReport:
     notes: int
     added: int      # new notes, and new texts of edited ones
@@ -114,37 +136,38 @@ class NotesReport:
     unchanged: int
     links: int      # wikilink edges created
     forgotten: int = 0  # notes left out: the user deleted this text of them before
+    skipped: tuple[SkippedNote, ...] = ()  # notes not imported, each with its reason
     batch: int | None = field(default=None, compare=False)  # the run (``hearth imports``)
+
+    def warnings(self) -> list[str]:
+        """What the user should know besides the counts, in sentences."""
+        return [note.sentence() for note in self.skipped]
 
 
 def _hash(text: str, length: int = 16) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:length]
 
 
-def _note_files(folder: Path) -> Iterator[Path]:
-    for path in sorted(folder.rglob("*.md")):
-        relative = path.relative_to(folder)
-        if path.is_file() and not any(part.startswith(".") for part in relative.parts):
-            yield path
-
-
-def scan_folder(folder: Path) -> list[NoteEntry]:
-    """Every note of ``folder``, read and checked one at a time, as a :class:`NoteEntry`;
-    all problems in one sentence."""
+def scan_folder(folder: Path) -> ScannedFolder:
+    """Every note of ``folder``, read and checked one at a time: a :class:`NoteEntry` for
+    each note to import, a :class:`SkippedNote` for each that cannot be."""
     if not folder.is_dir():
         raise InvalidInputError(f"{folder} is not a folder.", "Give the notes folder itself.")
+    root = folder.resolve()
+    listing = note_files.list_notes(root)
     entries: list[NoteEntry] = []
-    problems: list[str] = []
-    for path in _note_files(folder):
-        relative = path.relative_to(folder).as_posix()
+    skipped = [SkippedNote(path, reason) for path, reason in listing.refused]
+    unread: set[str] = set()
+    for relative in listing.notes:
         try:
-            note = _read_note(path, relative)
-        except InvalidInputError as exc:
-            problems.append(exc.message.rstrip("."))
+            note = _read_note(root, relative)
+        except Unreadable as exc:
+            skipped.append(SkippedNote(relative, exc.reason))
+            unread.add(relative)
             continue
         entries.append(NoteEntry(note.path, note.digest, note.links))
-    fail(problems, f"The notes folder {folder}", HINT)
-    return entries
+    skipped.sort(key=lambda note: note.path.split("/"))
+    return ScannedFolder(entries, skipped, frozenset(unread))
 
 
 def read_again(folder: Path, entry: NoteEntry) -> NoteFile:
@@ -153,31 +176,30 @@ def read_again(folder: Path, entry: NoteEntry) -> NoteFile:
     again = (f"{entry.path} changed while the folder was being imported.",
              "Import the folder again: what was added so far is kept.")
     try:
-        note = _read_note(folder / entry.path, entry.path)
-    except (InvalidInputError, OSError) as exc:
+        note = _read_note(folder.resolve(), entry.path)
+    except Unreadable as exc:
         raise InvalidInputError(*again) from exc
     if note.digest != entry.digest:
         raise InvalidInputError(*again)
     return note
 
 
-def _read_note(path: Path, relative: str) -> NoteFile:
-    text = read_text_file(path)
+def _read_note(root: Path, relative: str) -> NoteFile:
+    """The note ``relative`` of the folder ``root``, or :class:`Unreadable` saying why
+    it cannot be imported."""
+    data, modified = note_files.read_note(root, relative)
+    try:
+        text = decode_text(data, "it")
+    except InvalidInputError as exc:
+        raise Unreadable(exc.message.rstrip(".")) from exc
     front: dict[str, Any] = {}
     body = text
     match = _FRONT_MATTER.match(text)
     if match:
         try:
-            loaded = yaml.load(match.group(1), Loader=_YAML_LOADER)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" (line {mark.line + 2})" if mark is not None else ""
-            raise InvalidInputError(f"the front matter of {relative} is not valid YAML{where}",
-                                    HINT) from exc
-        if loaded is not None and not isinstance(loaded, dict):
-            raise InvalidInputError(f"the front matter of {relative} is not a set of fields",
-                                    HINT)
-        front = json.loads(json.dumps(loaded or {}, default=str, ensure_ascii=False))
+            front = front_matter.fields(match.group(1))
+        except front_matter.BadFrontMatter as exc:
+            raise Unreadable(exc.reason) from exc
         body = text[match.end():]
     title = str(front.get("title") or Path(relative).stem).strip()
     body = body.strip()
@@ -191,10 +213,10 @@ def _read_note(path: Path, relative: str) -> NoteFile:
                                  if str(tag).strip())),
         headings=tuple(_HEADING.findall(body)),
         links=tuple(dict.fromkeys(link.strip() for link in _LINK.findall(body))),
-        written_at=_written_at(path, front))
+        written_at=_written_at(modified, front))
 
 
-def _written_at(path: Path, front: dict[str, Any]) -> datetime:
+def _written_at(modified: float, front: dict[str, Any]) -> datetime:
     """The front matter's ``created`` or ``date`` where it is a date, else the file's
     modification time."""
     for key in ("created", "date"):
@@ -207,7 +229,7 @@ def _written_at(path: Path, front: dict[str, Any]) -> datetime:
             if isinstance(moment, datetime) and moment.tzinfo is None:
                 moment = moment.replace(tzinfo=timezone.utc)
             return moment
-    return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+    return datetime.fromtimestamp(modified, timezone.utc)
 
 
 # --- importing ---------------------------------------------------------------------------
@@ -218,7 +240,8 @@ def import_notes(folder: Path, storage: StoragePort, memories: MemoryService, *,
                  cancel: CancelCheck | None = None) -> NotesReport:
     """Import (or re-import) a notes folder; see the module docstring. ``progress(done,
     total)`` counts the new notes written."""
-    entries = scan_folder(folder)
+    scanned = scan_folder(folder)
+    entries = scanned.entries
     where = str(folder.resolve())
     vault = _hash(where, 12)
     namespace = f"import/notes/{vault}"
@@ -244,20 +267,22 @@ def import_notes(folder: Path, storage: StoragePort, memories: MemoryService, *,
                 "content_hash": note.digest, "front_matter": note.front_matter,
                 "headings": list(note.headings), "links": list(note.links)}, batch))
 
+    current = {external_id(entry) for entry in entries}
+    paths = {entry.path for entry in entries}
     with batches.run(storage, SOURCE) as batch:
         _add_in_groups(memories, (spec(read_again(folder, entry), batch) for entry in new),
                        len(new), progress, cancel)
-    current = {external_id(entry) for entry in entries}
-    paths = {entry.path for entry in entries}
-    with storage.write() as session:
-        changed, removed = _invalidate_outdated(session, stored, current, paths)
-        _restore(session, [row.id for key, row in stored.items()
-                           if key in current and not row.is_valid
-                           and row.invalid_reason in (CHANGED, REMOVED)])
-        links = _link(session, entries, external_id)
+        with storage.write() as session:
+            changed, removed = _invalidate_outdated(session, stored, current, paths,
+                                                    scanned.unread)
+            _restore(session, [row.id for key, row in stored.items()
+                               if key in current and not row.is_valid
+                               and row.invalid_reason in (CHANGED, REMOVED)])
+            links = _link(session, entries, external_id)
     return NotesReport(notes=len(entries), added=len(new), changed=changed, removed=removed,
                        unchanged=len(entries) - len(new) - len(left_out), links=links,
-                       forgotten=len(left_out), batch=batch)
+                       forgotten=len(left_out), skipped=tuple(scanned.skipped),
+                       batch=batch)
 
 
 def _add_in_groups(memories: MemoryService, specs: Iterator[MemorySpec], total: int,
@@ -290,13 +315,14 @@ def _add_in_groups(memories: MemoryService, specs: Iterator[MemorySpec], total: 
 
 
 def _invalidate_outdated(session: Session, stored: dict[str | None, Any], current: set[str],
-                         paths: set[str]) -> tuple[int, int]:
+                         paths: set[str], unread: frozenset[str]) -> tuple[int, int]:
     """Invalidate the memories of older texts (the note changed) and of notes no longer
-    in the folder; never deleted."""
+    in the folder; never deleted. A note skipped this time (``unread``) keeps its
+    memories as they are: what it says now is not known."""
     changed = removed = 0
     now = utcnow()
     for key, row in stored.items():
-        if key in current or not row.is_valid:
+        if key in current or not row.is_valid or row.path in unread:
             continue
         gone = row.path not in paths
         memory = session.get(Memory, row.id)

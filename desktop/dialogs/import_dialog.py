@@ -2,7 +2,8 @@
 
 The user picks what to import, then the file (or folder); the import runs on a worker
 (``core.operations.imports``) with a progress bar and Stop, and ends in one sentence that
-says what was found and added. A stopped import keeps what it committed, and the sentence
+says what was found and added, and names the notes it skipped, each with the reason (the
+first few, and how many more). A stopped import keeps what it committed, and the sentence
 says that importing again completes it. Closing the dialog does not stop the import: its
 sentence then goes to the status bar.
 """
@@ -39,6 +40,8 @@ CHOICES = {
 }
 NAMES = {ImportSource.CHATGPT: "ChatGPT", ImportSource.CLAUDE: "Claude",
          ImportSource.NOTES: "notes"}
+SKIPPED_SHOWN = 3
+"""Skipped notes named in the sentence; the rest are counted (the command lists all)."""
 
 
 def describe(summary: ImportSummary) -> str:
@@ -55,7 +58,7 @@ def describe(summary: ImportSummary) -> str:
                 f"{count(summary.added, 'new memory', 'new memories')}")
         if summary.invalidated:
             text += f", {count(summary.invalidated, 'older text')} set aside"
-        return text + "." + forgotten
+        return text + "." + forgotten + _skipped(summary.skipped)
     name = NAMES[summary.source]
     text = (f"Read {count(summary.conversations, f'{name} conversation')} with "
             f"{count(summary.found, 'message')} to keep: "
@@ -63,7 +66,18 @@ def describe(summary: ImportSummary) -> str:
     if summary.left_out:
         text += f" ({count(summary.left_out, 'other message')} left out: tools, system, "
         text += "other branches)"
-    return text + "." + forgotten
+    return " ".join([text + "." + forgotten, *summary.warnings])
+
+
+def _skipped(sentences: tuple[str, ...]) -> str:
+    """What was skipped, after the counts: how many, the first few sentences, and how
+    many more."""
+    if not sentences:
+        return ""
+    more = len(sentences) - SKIPPED_SHOWN
+    named = " ".join(sentences[:SKIPPED_SHOWN])
+    return (f" {count(len(sentences), 'note')} could not be imported. {named}"
+            + (f" And {count(more, 'more note')}." if more > 0 else ""))
 
 
 class ImportDialog(QDialog):

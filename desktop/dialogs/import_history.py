@@ -31,6 +31,12 @@ from desktop.inspector import confirm
 from desktop.words import IMPORT_SOURCE_WORDS, count
 from desktop.workers import Task
 
+ENDINGS = {"cancelled": " · stopped", "interrupted": " · interrupted", "failed": " · failed",
+           None: " · unfinished"}
+"""How a run that did not finish is marked (None: still running, or its process was
+killed); a finished one is not marked."""
+
+
 def line(run: ImportRunInfo) -> str:
     """One run as the list shows it."""
     source = IMPORT_SOURCE_WORDS.get(run.source, run.source)
@@ -38,9 +44,7 @@ def line(run: ImportRunInfo) -> str:
             f"{count(run.added, 'memory', 'memories')} added")
     if run.undone_at is not None:
         return text + " · removed"
-    if run.finished_at is None:
-        return text + " · unfinished"
-    return text
+    return text + ENDINGS.get(run.outcome, "")
 
 
 class ImportHistoryDialog(QDialog):

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from core.operations.changes import Domain
-from core.operations.imports import ImportSource
-from desktop.dialogs.import_dialog import ImportDialog
+from core.operations.imports import ImportSource, ImportSummary
+from desktop.dialogs.import_dialog import ImportDialog, describe
 from support.hub_changes import touching
 from support.qt_waits import wait_for_task
 
@@ -46,6 +46,29 @@ def test_notes_and_a_bad_file_each_end_in_a_sentence(qtbot, ctx, tmp_path) -> No
     wait_for_task(qtbot, dialog.import_from(ImportSource.CLAUDE, bad))
     assert "must be a list of conversations" in dialog.progress.result.text()
     assert ctx.hearth.memories.count() == 3
+
+
+def test_skipped_notes_are_named_and_counted() -> None:
+    skipped = tuple(f"N{index}.md was skipped: it is not UTF-8 text." for index in range(5))
+
+    assert describe(ImportSummary(ImportSource.NOTES, found=2, added=2,
+                                  skipped=skipped[:1])) == (
+        "Imported 2 notes: 2 new memories. 1 note could not be imported. "
+        "N0.md was skipped: it is not UTF-8 text.")
+    assert describe(ImportSummary(ImportSource.NOTES, found=2, added=2,
+                                  skipped=skipped)).endswith(
+        "5 notes could not be imported. N0.md was skipped: it is not UTF-8 text. "
+        "N1.md was skipped: it is not UTF-8 text. N2.md was skipped: it is not UTF-8 text. "
+        "And 2 more notes.")
+
+
+def test_a_chat_export_sentence_ends_with_its_warnings() -> None:
+    cut = ("1 message or attached file was longer than 2,000,000 characters: only the "
+           "first 2,000,000 are kept (the memory's origin says how long it was).")
+
+    assert describe(ImportSummary(ImportSource.CLAUDE, found=4, added=4, conversations=1,
+                                  warnings=(cut,))) == (
+        "Read 1 Claude conversation with 4 messages to keep: 4 new memories. " + cut)
 
 
 def test_stop_keeps_what_was_done_and_says_how_to_finish(qtbot, ctx, tmp_path) -> None:

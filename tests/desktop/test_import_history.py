@@ -108,3 +108,20 @@ def test_show_memories_opens_the_memories_view_on_the_run_and_removes_it(
     page.filters.import_run.setCurrentIndex(0)  # every memory again
     qtbot.waitUntil(lambda: page.summary.text() == f"{1 + claude.added} memories")
     assert not page.run_bar.isVisible()
+
+
+def test_a_run_that_did_not_finish_says_how_it_ended() -> None:
+    from datetime import datetime, timezone
+
+    from core.operations.imports import ImportRunInfo
+    from desktop.dialogs.import_history import line
+
+    started = datetime(2026, 11, 29, 9, 30, tzinfo=timezone.utc)
+
+    def ended(outcome: str | None) -> str:
+        return line(ImportRunInfo(1, "notes", started, None, 64, 64, None, outcome))
+
+    assert ended("finished") == "2026-11-29 09:30 · notes folder · 64 memories added"
+    assert [ended(outcome).rsplit(" · ", 1)[1] for outcome in (
+        "cancelled", "interrupted", "failed", None)] == [
+        "stopped", "interrupted", "failed", "unfinished"]
