@@ -24,6 +24,7 @@ from core.errors import DatabaseError, DatabaseLockedError
 from core.home.instance_lock import FolderLock
 from core.storage import migrate, orm
 from core.storage.port import StoragePort
+from core.storage.sqlite import damage
 from core.storage.sqlite.adapter import SqliteStorage
 from core.storage.sqlite.engine import dbapi_module, open_engine
 
@@ -161,6 +162,25 @@ def test_a_corrupt_database_body_is_reported_not_raised_raw(tmp_path: Path) -> N
         storage = SqliteStorage(path)
         with storage.read() as session:
             session.scalars(select(orm.Memory)).all()
+
+
+def test_the_file_is_checked_once_before_its_first_write(tmp_path: Path, sqlite_template,
+                                                          monkeypatch) -> None:
+    """Reading never pays for the whole-file check; the first write does, once per open."""
+    checks: list[str | None] = []
+    real = damage._quick_check
+    monkeypatch.setattr(damage, "_quick_check",
+                        lambda connection: checks.append(real(connection)) or checks[-1])
+    storage = SqliteStorage(sqlite_template.copy_database(tmp_path / "hearth.db"))
+    try:
+        assert note_titles(storage) == [] and checks == []
+        for title in ("one", "two"):
+            with storage.write() as session:
+                session.add(orm.Note(title=title, content="saved"))
+        assert checks == [None]  # None: nothing wrong
+        assert sorted(note_titles(storage)) == ["one", "two"]
+    finally:
+        storage.close()
 
 
 @contextmanager

@@ -4,10 +4,13 @@ the damaged file, which may still be worth rescuing."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 from datafolder import digest, make_home, only_backups, read_facts, write_transcript
+
+from core.storage.sqlite.engine import dbapi_module
 
 EVERY_KIND = [("status",), ("stats",), ("facts", "list"), ("facts", "set", "home_city", "Faro"),
               ("search", "sister"), ("backup",), ("reembed",)]
@@ -54,3 +57,38 @@ def test_restoring_a_backup_over_a_damaged_database_keeps_the_damaged_one(
     assert digest(aside) == damaged
     assert read_facts(database)["home_city"] == "Porto"
     hearth_cli(home, "facts", "list").assert_ok()
+
+
+def scramble(database: Path, table: str) -> None:
+    """8 KB of random bytes over ``table``'s first pages, the file's length and header left
+    as they were: SQLite notices only when something reads those pages."""
+    connection = dbapi_module().connect(f"{database.as_uri()}?mode=ro", uri=True)
+    try:
+        root = connection.execute("SELECT rootpage FROM sqlite_master WHERE name = ?",
+                                  (table,)).fetchone()[0]
+        page = connection.execute("PRAGMA page_size").fetchone()[0]
+    finally:
+        connection.close()
+    with database.open("r+b") as handle:
+        handle.seek((root - 1) * page)
+        handle.write(random.Random(31).randbytes(8192))
+
+
+@pytest.mark.parametrize(("table", "readers"), [
+    ("memories", [("stats",), ("search", "sister")]),
+    ("vector_index_meta", [("search", "sister")]),  # read by every command that embeds
+])
+def test_a_write_is_refused_where_reading_finds_the_database_damaged(
+        hearth_cli, home: Path, table: str, readers: list[tuple[str, ...]]) -> None:
+    """The fact's own pages are intact, so the write alone would not meet the damage; the
+    pages the reading commands need are not, and they say so."""
+    database = home / "hearth.db"
+    scramble(database, table)
+    damaged = digest(database)
+    for args in [*readers, ("facts", "set", "home_city", "Faro")]:
+        run = hearth_cli(home, *args)
+        run.assert_sentence()
+        assert run.code == 1, (args, run.code, run.err)
+        assert f"{database} is damaged" in run.err and "hearth restore" in run.err, (args,
+                                                                                     run.err)
+    assert digest(database) == damaged

@@ -24,7 +24,9 @@ another write transaction is already active", sqlite.org/lang_transaction.html),
 retry never has to re-run half a unit of work: nothing of it has run yet. Each attempt
 waits ``busy_timeout`` inside SQLite (whose busy handler retries at most 100 ms apart);
 between attempts we back off exponentially, never more than ``MAX_RETRY_DELAY``, until
-``write_wait_seconds``. Only then does the write fail, with a sentence.
+``write_wait_seconds``. Only then does the write fail, with a sentence. Before its first
+write an engine checks the whole file once (``core.storage.sqlite.damage``): a damaged
+database is never written.
 
 Every database is opened through a ``file:`` URI built by ``sqlite_uri``, never a URL
 pasted together from the path: a ``?``, ``#`` or ``%`` in a folder name would otherwise be
@@ -62,6 +64,7 @@ from core.errors import (
     ReadOnlyError,
 )
 from core.home import encryption
+from core.storage.sqlite.damage import FirstWriteCheck, damaged, is_damage
 from core.storage.write_turns import DEFAULT_WRITE_WAIT_SECONDS as DEFAULT_WRITE_WAIT_SECONDS
 from core.storage.write_turns import WRITE_OPTION as WRITE_OPTION
 from core.storage.write_turns import take_turn
@@ -76,8 +79,6 @@ ENCRYPTED_CACHE_KIB = 32 * 1024
 cache holds only encrypted pages), so an encrypted connection keeps a larger cache than
 SQLite's 2 MiB default: recall re-reads the same index pages query after query
 (``benchmarks/encryption.py`` measures it)."""
-RESTORE_HINT = ("Restore the latest backup with `hearth restore BACKUP` (`hearth backup "
-                "--list` shows them; the damaged file is kept aside).")
 
 
 def dbapi_module() -> ModuleType:
@@ -156,6 +157,7 @@ def open_engine(path: Path | None, busy_timeout_ms: int = 5000, *,
     one that cannot change the file (which must exist already)."""
     module = module_for(path)
     pool: type[Pool]
+    first_write = None if path is None or read_only else FirstWriteCheck(path)
     if path is None:
         target, pool = ":memory:", StaticPool
     else:
@@ -202,7 +204,10 @@ def open_engine(path: Path | None, busy_timeout_ms: int = 5000, *,
     @event.listens_for(engine, "begin")
     def _begin(connection: Any) -> None:
         if connection.get_execution_options().get(WRITE_OPTION, False):
-            begin_immediate(connection.connection.driver_connection, path, write_wait_seconds)
+            driver = connection.connection.driver_connection
+            if first_write is not None:  # a damaged file is never written (``damage``)
+                first_write.before_write(driver)
+            begin_immediate(driver, path, write_wait_seconds)
         else:
             connection.exec_driver_sql("BEGIN")
 
@@ -260,12 +265,8 @@ def _person_error(error: BaseException, path: Path | None) -> HearthError | None
         return ReadOnlyError.at(where)
     if "database or disk is full" in text or ("disk i/o error" in text and _low_on_space(path)):
         return DiskFullError.at(where)
-    if "not a database" in text:
-        return DatabaseError(
-            f"{where} is not a SQLite database (it is damaged, or another kind of file).",
-            RESTORE_HINT)
-    if "malformed" in text or "corrupt" in text:
-        return DatabaseError(f"{where} is damaged ({error}).", RESTORE_HINT)
+    if is_damage(error):
+        return damaged(where, error)
     return None
 
 
