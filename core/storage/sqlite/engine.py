@@ -129,6 +129,17 @@ def read_only_parameters(path: Path) -> dict[str, str]:
     return {"mode": "ro", "immutable": "1"}
 
 
+def refuse_what_is_no_file(path: Path) -> None:
+    """Refuse a folder (or a device, a pipe) where the database or its write-ahead log
+    belongs, naming it: SQLite itself says only "disk I/O error"."""
+    for file in (path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm"))):
+        if file.exists() and not file.is_file():
+            what = "a folder" if file.is_dir() else "not a regular file"
+            raise DatabaseError(
+                f"{file} is {what}, but Hearth needs that name for a file of its database.",
+                "Move or rename it, or choose another data folder with --home.")
+
+
 def check_database_file(path: Path) -> None:
     """Refuse a file that exists but is not a readable SQLite database, before touching it.
 
@@ -161,6 +172,7 @@ def open_engine(path: Path | None, busy_timeout_ms: int = 5000, *,
     if path is None:
         target, pool = ":memory:", StaticPool
     else:
+        refuse_what_is_no_file(path)
         if read_only and not path.is_file():
             raise DatabaseError(f"There is no Hearth database at {path} yet.",
                                 "It is made by the first command that saves something, in a "
