@@ -17,16 +17,19 @@ import filelock
 import pytest
 from sqlalchemy import inspect, select, text
 
+from core import scheduling
+from core.consolidation import link_log
 from core.home import backups
 from core.storage.sqlite import restore
 from core.config import HearthPaths
 from core.errors import DatabaseError, DatabaseLockedError
 from core.home.instance_lock import FolderLock
-from core.storage import migrate, orm
+from core.storage import migrate, orm, transfer
 from core.storage.port import StoragePort
 from core.storage.sqlite import damage
 from core.storage.sqlite.adapter import SqliteStorage
 from core.storage.sqlite.engine import dbapi_module, open_engine
+from core.storage.sqlite.ownership import FIRST_SCHEMA, MADE_ELSEWHERE, VERSION_TABLE, hearth_tables
 
 EVERY_TIER = {
     "interactions", "chat_sessions", "user_facts", "fact_history", "profile_versions",
@@ -87,6 +90,7 @@ def test_upgrade_from_the_first_revision_keeps_data_and_indexes_it(tmp_path: Pat
     engine = open_engine(tmp_path / "old.db")
     migrate.upgrade(engine, "0001")
     assert migrate.current_revision(engine) == "0001"
+    assert set(inspect(engine).get_table_names()) == FIRST_SCHEMA | {VERSION_TABLE}
     stamp = "2025-05-01 10:00:00"
     with engine.begin() as connection:
         connection.execute(text(
@@ -114,6 +118,24 @@ def test_upgrade_from_the_first_revision_keeps_data_and_indexes_it(tmp_path: Pat
             assert [row[0] for row in found] == [memory.id]
     finally:
         upgraded.close()
+
+
+def test_every_table_hearth_makes_is_known_as_hearths(tmp_path: Path) -> None:
+    """A new table made outside the models and the search index must be declared, or
+    every database holding it would be refused as another program's."""
+    assert MADE_ELSEWHERE == {link_log.CHANGES.name, link_log.STATE.name,
+                              scheduling.JOBSTORE_TABLE, transfer.MARKER}
+    storage = SqliteStorage(tmp_path / "hearth.db")
+    try:
+        storage.search.ensure_dimensions(8)
+        with storage.write() as session:
+            for table in (scheduling.job_store_table(), transfer._marker()):
+                table.create(session.connection())
+        made = set(inspect(storage.engine).get_table_names()) - {"sqlite_sequence"}
+    finally:
+        storage.close()
+    assert made <= hearth_tables()
+    SqliteStorage(tmp_path / "hearth.db").close()  # opened again as Hearth's
 
 
 def test_an_out_of_date_database_in_a_read_only_folder_says_so(

@@ -22,6 +22,7 @@ from core.storage.sqlite.engine import (
     translated_errors,
 )
 from core.storage.sqlite.health import health_checks
+from core.storage.sqlite.ownership import refuse_another_programs
 from core.storage.sqlite.ann import new_generation
 from core.storage.sqlite.search import KINDS, SqliteSearchIndex
 
@@ -37,7 +38,8 @@ class SqliteStorage:
     second waits, then finds the schema at head. Write transactions wait up to
     ``write_wait_seconds`` for another process's (``engine.begin_immediate``). A
     ``read_only`` one changes nothing, so it cannot migrate: it refuses a schema this
-    version would have to change, and every write fails with ``ReadOnlyError``.
+    version would have to change, and every write fails with ``ReadOnlyError``. Another
+    program's SQLite file is refused before anything is written to it (``ownership``).
     """
 
     def __init__(self, path: Path | None, busy_timeout_ms: int = 5000, *,
@@ -49,6 +51,8 @@ class SqliteStorage:
                                            write_wait_seconds=write_wait_seconds,
                                            read_only=read_only)
         self._write_engine = self._engine.execution_options(**{WRITE_OPTION: True})
+        if path is not None:  # before the first connection, which switches to WAL
+            refuse_another_programs(path)
         with translated_errors(path):
             if read_only:
                 migrate.require_current(self._engine)
