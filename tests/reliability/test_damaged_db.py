@@ -1,16 +1,21 @@
-"""A damaged database (cut short, as by a full disk or a copy that stopped): every command
-says so in one sentence with the way back (restore a backup), and none of them writes over
-the damaged file, which may still be worth rescuing."""
+"""A damaged database (cut short, as by a full disk or a copy that stopped, or pages of it
+overwritten): every command that meets the damage says so in one sentence with the way back
+(restore a backup), and none of them writes over the damaged file, which may still be worth
+rescuing."""
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
-from datafolder import digest, make_home, only_backups, read_facts, write_transcript
-
-from core.storage.sqlite.engine import dbapi_module
+from datafolder import (
+    digest,
+    make_home,
+    only_backups,
+    read_facts,
+    scramble,
+    write_transcript,
+)
 
 EVERY_KIND = [("status",), ("stats",), ("facts", "list"), ("facts", "set", "home_city", "Faro"),
               ("search", "sister"), ("backup",), ("reembed",)]
@@ -57,21 +62,6 @@ def test_restoring_a_backup_over_a_damaged_database_keeps_the_damaged_one(
     assert digest(aside) == damaged
     assert read_facts(database)["home_city"] == "Porto"
     hearth_cli(home, "facts", "list").assert_ok()
-
-
-def scramble(database: Path, table: str) -> None:
-    """8 KB of random bytes over ``table``'s first pages, the file's length and header left
-    as they were: SQLite notices only when something reads those pages."""
-    connection = dbapi_module().connect(f"{database.as_uri()}?mode=ro", uri=True)
-    try:
-        root = connection.execute("SELECT rootpage FROM sqlite_master WHERE name = ?",
-                                  (table,)).fetchone()[0]
-        page = connection.execute("PRAGMA page_size").fetchone()[0]
-    finally:
-        connection.close()
-    with database.open("r+b") as handle:
-        handle.seek((root - 1) * page)
-        handle.write(random.Random(31).randbytes(8192))
 
 
 @pytest.mark.parametrize(("table", "readers"), [

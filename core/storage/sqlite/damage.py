@@ -28,6 +28,7 @@ from core.errors import DamagedDatabaseError
 
 RESTORE_HINT = ("Restore the latest backup with `hearth restore BACKUP` (`hearth backup "
                 "--list` shows them; the damaged file is kept aside).")
+OTHER_BACKUP_HINT = "Pick another one (`hearth backup --list` shows them)."
 
 
 SQLITE_CORRUPT = 11
@@ -45,13 +46,17 @@ def is_damage(error: BaseException) -> bool:
     return any(sign in text for sign in ("not a database", "malformed", "corrupt"))
 
 
-def damaged(where: str, error: BaseException | str) -> DamagedDatabaseError:
-    """The sentence for a damaged database file, with the way back."""
+def damaged(where: str, error: BaseException | str, *,
+            backup: bool = False) -> DamagedDatabaseError:
+    """The sentence for a damaged database file, with the way back: for the database, a
+    restore; for a ``backup``, another backup (restoring is what it was read for)."""
+    subject = f"The backup {where}" if backup else where
+    hint = OTHER_BACKUP_HINT if backup else RESTORE_HINT
     if "not a database" in str(error).lower():
         return DamagedDatabaseError(
-            f"{where} is not a SQLite database (it is damaged, or another kind of file).",
-            RESTORE_HINT)
-    return DamagedDatabaseError(f"{where} is damaged ({error}).", RESTORE_HINT)
+            f"{subject} is not a SQLite database (it is damaged, or another kind of file).",
+            hint)
+    return DamagedDatabaseError(f"{subject} is damaged ({error}).", hint)
 
 
 class FirstWriteCheck:
@@ -84,6 +89,12 @@ def _quick_check(connection: Any) -> str | None:
         if not is_damage(error):
             raise
         return str(error)
+    return first_problem(rows)
+
+
+def first_problem(rows: list[Any]) -> str | None:
+    """The first problem in the rows of a ``quick_check`` or ``integrity_check`` (None when
+    they say "ok"), on one line: a sentence names one, the others are SQLite's detail."""
     if [tuple(row) for row in rows] == [("ok",)]:
         return None
     lines = [line for row in rows for line in str(row[0]).splitlines()

@@ -252,19 +252,21 @@ def begin_immediate(dbapi_connection: Any, path: Path | None, wait_seconds: floa
 
 
 @contextmanager
-def translated_errors(path: Path | None) -> Iterator[None]:
+def translated_errors(path: Path | None, *, backup: bool = False) -> Iterator[None]:
     """Turn driver errors a person can act on into a ``HearthError`` with a hint; others
-    (bugs) pass unchanged. Both SQLAlchemy's wrapped errors and the DB-API's own are seen."""
+    (bugs) pass unchanged. Both SQLAlchemy's wrapped errors and the DB-API's own are seen.
+    ``backup``: ``path`` is a backup being read, so damage is told as the backup's."""
     try:
         yield
     except (exc.DBAPIError, dbapi_module().Error, *encryption.driver_errors()) as error:
-        translated = _person_error(getattr(error, "orig", error), path)
+        translated = _person_error(getattr(error, "orig", error), path, backup)
         if translated is None:
             raise
         raise translated from error
 
 
-def _person_error(error: BaseException, path: Path | None) -> HearthError | None:
+def _person_error(error: BaseException, path: Path | None,
+                  backup: bool) -> HearthError | None:
     """The sentence for a SQLite error about ``path`` that a person can do something about
     (locked, read-only, disk full, damaged), or None."""
     where = str(path) if path else "the in-memory database"
@@ -278,7 +280,7 @@ def _person_error(error: BaseException, path: Path | None) -> HearthError | None
     if "database or disk is full" in text or ("disk i/o error" in text and _low_on_space(path)):
         return DiskFullError.at(where)
     if is_damage(error):
-        return damaged(where, error)
+        return damaged(where, error, backup=backup)
     return None
 
 
