@@ -334,6 +334,12 @@ class StoragePort(Protocol):
         rebuilt so no free space keeps old bytes. False if another connection kept the log
         from being emptied (it is then emptied by a later checkpoint)."""
 
+    def checkpoint(self) -> bool:
+        """Write what the write-ahead log holds into the database's files now, so the log's
+        older part can be dropped (SQLite) or its segments reused (a server). False when
+        that could not be done: another connection reading the log, or a server that does
+        not let Hearth's role ask for it."""
+
     @property
     def claims(self) -> RowClaims:
         """Claims on unfinished rows, visible to every process using this database."""

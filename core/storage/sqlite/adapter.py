@@ -190,11 +190,24 @@ class SqliteStorage:
                 for spec in KINDS.values():
                     connection.exec_driver_sql(
                         f"INSERT INTO {spec.fts}({spec.fts}) VALUES ('optimize')")
+            if compact:
+                raw = self._engine.raw_connection()
+                try:
+                    driver = raw.driver_connection
+                    driver.execute("VACUUM")  # type: ignore[union-attr]  # open: never None
+                finally:
+                    raw.close()
+        return self.checkpoint()
+
+    def checkpoint(self) -> bool:
+        """``wal_checkpoint(TRUNCATE)``: the log copied into the file and emptied; False if
+        another connection still reads part of it."""
+        if self._path is None:
+            return True
+        with translated_errors(self._path):
             raw = self._engine.raw_connection()
             try:
                 driver = raw.driver_connection
-                if compact:
-                    driver.execute("VACUUM")  # type: ignore[union-attr]  # open: never None
                 busy = driver.execute(  # type: ignore[union-attr]  # open: never None
                     "PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
             finally:
