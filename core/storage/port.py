@@ -312,6 +312,11 @@ class StoragePort(Protocol):
         taken on entry, waiting there for another writer (for minutes, not a few seconds)
         before the body runs; long jobs use ``core.storage.pacing`` to keep theirs short."""
 
+    def check_writable(self) -> None:
+        """Raise now what the first write would meet because of the database itself (a
+        damaged SQLite file), without writing: for a program that stays open, so that it
+        says so when it starts rather than at some later write."""
+
     def backup_to(self, target: Path) -> None:
         """A consistent copy of the live database, taken without stopping writers, in the
         backend's backup format (``copies``)."""

@@ -91,6 +91,26 @@ def test_another_programs_database_is_a_message_box_and_left_as_it_was(
     assert database.read_bytes() == before
 
 
+def test_a_damaged_database_is_a_message_box_at_start(qapp, migrated_home: Path,
+                                                       umask_022) -> None:
+    """The window would meet the damage at its first write; it says so before it opens."""
+    database = migrated_home / "hearth.db"
+    with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as connection:
+        root = connection.execute("SELECT rootpage FROM sqlite_master WHERE name = "
+                                  "'memories'").fetchone()[0]
+        page = connection.execute("PRAGMA page_size").fetchone()[0]
+    with database.open("r+b") as handle:  # the memories pages, which no start reads
+        handle.seek((root - 1) * page)
+        handle.write(b"\xa5" * 8192)
+    before = database.read_bytes()
+
+    (shown,) = shown_at_start(migrated_home)
+
+    assert shown.startswith(f"{database} is damaged (")
+    assert "hearth restore" in shown
+    assert database.read_bytes() == before
+
+
 def test_what_the_child_process_writes_is_private(ctx, umask_022) -> None:
     run_in_child(DREAM, ctx.hearth.paths.home, only="decay", provider_factory=ScriptedLLM)
 

@@ -135,6 +135,10 @@ class PostgresStorage:
     def health_checks(self) -> list[HealthCheck]:
         return health_checks(self._engine, self._where)
 
+    def check_writable(self) -> None:
+        """Nothing to check from here: the server verifies its own pages as it reads them
+        (and refuses what it cannot write, each time)."""
+
     def erase_deleted(self, *, compact: bool = False) -> bool:
         """``VACUUM`` every table that holds user text, so the rows a forget deleted (and
         the old versions of rows it changed) are pruned from their pages and from the

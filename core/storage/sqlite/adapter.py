@@ -21,6 +21,7 @@ from core.storage.sqlite.engine import (
     open_engine,
     translated_errors,
 )
+from core.storage.sqlite.damage import FirstWriteCheck
 from core.storage.sqlite.health import health_checks
 from core.storage.sqlite.ownership import refuse_another_programs
 from core.storage.sqlite.ann import new_generation
@@ -47,9 +48,10 @@ class SqliteStorage:
                  read_only: bool = False) -> None:
         self._path = path
         self._write_wait_seconds = write_wait_seconds
+        self._first_write = None if path is None or read_only else FirstWriteCheck(path)
         self._engine: Engine = open_engine(path, busy_timeout_ms,
                                            write_wait_seconds=write_wait_seconds,
-                                           read_only=read_only)
+                                           read_only=read_only, first_write=self._first_write)
         self._write_engine = self._engine.execution_options(**{WRITE_OPTION: True})
         if path is not None:  # before the first connection, which switches to WAL
             refuse_another_programs(path)
@@ -136,6 +138,18 @@ class SqliteStorage:
         with translated_errors(self._path), self._writer() as session, session.begin():
             session.connection()
             yield session
+
+    def check_writable(self) -> None:
+        """Run the whole-file check of the first write now (``core.storage.sqlite.damage``):
+        a damaged file is refused at once, however long until the first write."""
+        if self._first_write is None:
+            return
+        with translated_errors(self._path):
+            raw = self._engine.raw_connection()
+            try:
+                self._first_write.before_write(raw.driver_connection)
+            finally:
+                raw.close()
 
     def backup_to(self, target: Path) -> None:
         """SQLite's online backup API: a consistent snapshot while others keep writing.

@@ -13,9 +13,9 @@ The check reads the whole file: measured on a 107 MB database (26,000 memories w
 full-text index and vectors) on the shared 2-core machine, 0.29 s when the file is in the
 system's cache and 1.1 s when it is not. That is too much for every transaction, so it runs
 once per open engine and only when it first writes: reading commands never pay, a command
-that writes pays once, and the window and the daemon once per start. Damage done to the
-file while a process keeps it open is found by that process's reads, and by the next open's
-check.
+that writes pays once, and the window and the daemon once per start (the window before it
+opens: ``StoragePort.check_writable``). Damage done to the file while a process keeps it
+open is found by that process's reads, and by the next open's check.
 """
 
 from __future__ import annotations

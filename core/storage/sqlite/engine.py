@@ -162,13 +162,17 @@ def check_database_file(path: Path) -> None:
 
 def open_engine(path: Path | None, busy_timeout_ms: int = 5000, *,
                 write_wait_seconds: float = DEFAULT_WRITE_WAIT_SECONDS,
-                read_only: bool = False) -> Engine:
+                read_only: bool = False, first_write: FirstWriteCheck | None = None) -> Engine:
     """An engine for the database at ``path`` (``None`` for a private in-memory one); its
     write transactions wait up to ``write_wait_seconds`` for another writer. ``read_only``:
-    one that cannot change the file (which must exist already)."""
+    one that cannot change the file (which must exist already). ``first_write``: the check
+    its first write runs (one of its own unless given, so the caller can run it sooner)."""
     module = module_for(path)
     pool: type[Pool]
-    first_write = None if path is None or read_only else FirstWriteCheck(path)
+    if path is None or read_only:
+        first_write = None
+    elif first_write is None:
+        first_write = FirstWriteCheck(path)
     if path is None:
         target, pool = ":memory:", StaticPool
     else:
