@@ -64,21 +64,24 @@ def test_restoring_a_backup_over_a_damaged_database_keeps_the_damaged_one(
     hearth_cli(home, "facts", "list").assert_ok()
 
 
-@pytest.mark.parametrize(("table", "readers"), [
-    ("memories", [("stats",), ("search", "sister")]),
+@pytest.mark.parametrize(("table", "others"), [
+    ("memories", [("stats",), ("search", "sister"), ("backup",)]),
     ("vector_index_meta", [("search", "sister")]),  # read by every command that embeds
 ])
 def test_a_write_is_refused_where_reading_finds_the_database_damaged(
-        hearth_cli, home: Path, table: str, readers: list[tuple[str, ...]]) -> None:
+        hearth_cli, home: Path, table: str, others: list[tuple[str, ...]]) -> None:
     """The fact's own pages are intact, so the write alone would not meet the damage; the
-    pages the reading commands need are not, and they say so."""
+    pages the reading commands need are not, and they say so. A backup, which copies pages
+    without reading them, says the database is damaged, not the copy it made."""
     database = home / "hearth.db"
+    backups = only_backups(home)
     scramble(database, table)
     damaged = digest(database)
-    for args in [*readers, ("facts", "set", "home_city", "Faro")]:
+    for args in [*others, ("facts", "set", "home_city", "Faro")]:
         run = hearth_cli(home, *args)
         run.assert_sentence()
         assert run.code == 1, (args, run.code, run.err)
         assert f"{database} is damaged" in run.err and "hearth restore" in run.err, (args,
                                                                                      run.err)
     assert digest(database) == damaged
+    assert only_backups(home) == backups

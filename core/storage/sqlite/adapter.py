@@ -157,7 +157,11 @@ class SqliteStorage:
         The copy is switched from WAL to a rollback journal, so it is one self-contained
         file: opening it read-only later (to verify or restore it) then leaves no -wal or
         -shm beside it. It gets a vector generation of its own, so once restored no ANN
-        index file built from this database is taken for its (``ann.new_generation``)."""
+        index file built from this database is taken for its (``ann.new_generation``).
+
+        The database is checked whole first (``check_writable``, once per open): a copy of a
+        damaged file would only fail its own check, and be told as a damaged backup."""
+        self.check_writable()
         target.parent.mkdir(parents=True, exist_ok=True)
         destination = connect_file(target)
         try:

@@ -21,6 +21,7 @@ open is found by that process's reads, and by the next open's check.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,7 +93,7 @@ def _quick_check(connection: Any) -> str | None:
     return first_problem(rows)
 
 
-def first_problem(rows: list[Any]) -> str | None:
+def first_problem(rows: Sequence[Any]) -> str | None:
     """The first problem in the rows of a ``quick_check`` or ``integrity_check`` (None when
     they say "ok"), on one line: a sentence names one, the others are SQLite's detail."""
     if [tuple(row) for row in rows] == [("ok",)]:
