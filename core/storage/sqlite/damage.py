@@ -30,8 +30,6 @@ from core.errors import DamagedDatabaseError
 RESTORE_HINT = ("Restore the latest backup with `hearth restore BACKUP` (`hearth backup "
                 "--list` shows them; the damaged file is kept aside).")
 OTHER_BACKUP_HINT = "Pick another one (`hearth backup --list` shows them)."
-
-
 SQLITE_CORRUPT = 11
 SQLITE_NOTADB = 26
 

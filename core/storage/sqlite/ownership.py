@@ -45,10 +45,14 @@ MADE_ELSEWHERE = frozenset({
     "hearth_copy_unfinished",  # a copy cut short (core.storage.transfer.MARKER)
 })
 """Tables Hearth makes that neither the models nor the search index declare."""
-FTS5_SHADOWS = ("data", "idx", "content", "docsize", "config")
+FTS5_SHADOWS = ("data", "idx", "docsize", "config")
+"""FTS5's own tables beside each index (no ``content`` one: Hearth's indexes read their text
+from the table they index)."""
 
 
 class Owner(str, Enum):
+    """Whose a database is (see the module docstring)."""
+
     NEW = "new"
     HEARTH = "hearth"
     NEWER_HEARTH = "newer hearth"
