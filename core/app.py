@@ -78,13 +78,16 @@ class Hearth:
 
     @classmethod
     def open(cls, home: Path | str | None = None, *, settings: Settings | None = None,
-             embedder: Embedder | None = None, read_only: bool = False) -> Hearth:
+             embedder: Embedder | None = None, read_only: bool = False,
+             check_now: bool = False) -> Hearth:
         """Open (creating if needed) the data folder ``home``; see ``resolve_home``. A
         folder an older Hearth left readable by others is made private first.
 
         ``read_only``: open it without changing anything (no lock file made where none can
         be, no permission repair, no migration, no bookkeeping of stopped work); every
-        write then fails with ``ReadOnlyError``."""
+        write then fails with ``ReadOnlyError``. ``check_now``: run the check of the first
+        write now (``StoragePort.check_writable``), for the window, which should say at
+        start that its database is damaged rather than at some later write."""
         paths = HearthPaths(resolve_home(home))
         if not read_only and not paths.writable():
             raise ReadOnlyError.at(paths.home)
@@ -94,6 +97,8 @@ class Hearth:
                 secure_home(paths.home)
             settings = settings or load_settings(paths)
             storage = open_storage(settings, paths, read_only=read_only)
+            if check_now:
+                _checked(storage)
         except BaseException:
             if lock is not None:
                 lock.release()
@@ -201,6 +206,15 @@ def _reconcile(storage: StoragePort) -> None:
         reconcile(storage)
     except (HearthError, OSError) as exc:
         log.warning("could not mark the work of stopped processes interrupted: %s", exc)
+
+
+def _checked(storage: StoragePort) -> None:
+    """``storage.check_writable()``, closing it when the check refuses it."""
+    try:
+        storage.check_writable()
+    except BaseException:
+        storage.close()
+        raise
 
 
 def _shared_lock(paths: HearthPaths, read_only: bool) -> FolderLock | None:

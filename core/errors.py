@@ -37,6 +37,10 @@ class DatabaseError(HearthError):
     """The database cannot be opened or used (not SQLite, corrupt, locked, too new)."""
 
 
+class DamagedDatabaseError(DatabaseError):
+    """A SQLite file that is damaged or not a database at all: what a restore is for."""
+
+
 class DatabaseLockedError(DatabaseError):
     """Another process holds a write lock for longer than the busy timeout."""
 

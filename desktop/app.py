@@ -117,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         home = resolve_home(startup_home(args.home))
         if not ask_to_unlock(home):
             return 1
-        hearth = Hearth.open(home)
+        hearth = Hearth.open(home, check_now=True)  # a damaged database: said here, at once
     except HearthError as exc:
         log.error("%s %s", exc.message, exc.hint)
         QMessageBox.critical(None, "Hearth cannot open its data",

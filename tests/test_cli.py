@@ -63,6 +63,27 @@ def test_facts_set_list_history_forget(capsys, tmp_path: Path) -> None:
     assert "There is no fact" in err
 
 
+def test_compact_rebuilds_the_file_and_says_so(capsys, tmp_path: Path,
+                                              sqlite_template) -> None:
+    home = sqlite_template.copy_home(tmp_path / "h")
+    code, out, _ = hearth(capsys, home, "compact")
+    assert code == 0 and "rebuilt without free space (VACUUM)" in out
+    assert json.loads(hearth(capsys, home, "compact", "--json")[1]) == {"files": "compacted"}
+
+
+def test_a_forget_with_compact_rewrites_a_servers_tables(capsys, tmp_path: Path,
+                                                         postgres_url: str,
+                                                         monkeypatch) -> None:
+    monkeypatch.setenv("HEARTH_DATABASE_URL", postgres_url)
+    home = tmp_path / "h"
+    assert hearth(capsys, home, "facts", "set", "pin", "4471-cobalt")[0] == 0
+    code, out, _ = hearth(capsys, home, "facts", "forget", "pin", "--compact", "--json")
+    assert code == 0
+    assert json.loads(out)["files"] == "rewritten on a server, no checkpoint"
+    code, out, _ = hearth(capsys, home, "compact")
+    assert code == 0 and "VACUUM FULL" in out and "did not let Hearth ask" in out
+
+
 def test_import_search_and_batch_search_carry_turn_ids(capsys, tmp_path: Path) -> None:
     home = tmp_path / "h"
     transcript = tmp_path / "t.json"

@@ -13,11 +13,13 @@ import threading
 import time
 from collections.abc import Iterator
 from datetime import datetime, timezone
+from pathlib import Path
 
 import numpy as np
 import psycopg
 import pytest
 from sqlalchemy import select, text
+from sqlalchemy.engine import make_url
 from support.backends import search_index
 from support.postgres import PostgresServer, free_port
 
@@ -257,6 +259,108 @@ def test_erasing_vacuums_and_says_when_an_open_snapshot_kept_old_rows(
         other.close()
     with db.read() as session:
         assert session.scalars(select(orm.Memory.content)).all() == ["Something to keep"]
+
+
+PIN = "4471-cobalt"
+HELD_IN = ("user_facts", "interactions", "chat_sessions")
+
+
+def remember_a_pin(storage: PostgresStorage, embedder, server: PostgresServer) -> str:
+    """The fact "pin" among others, a chat titled with it and a message holding it, written
+    out to the tables' files (a checkpoint: as on any server a few minutes later); the
+    database's name."""
+    from core.knowledge.facts import FactService
+
+    facts = FactService(storage, embedder)
+    facts.remember("home_city", "Porto")
+    facts.remember("pin", PIN)
+    facts.remember("partner_name", "Ana")
+    with storage.write() as session:
+        session.add(orm.ChatSession(id="s1", title=f"Your pin {PIN}"))
+        session.flush()
+        session.add(orm.Interaction(session_id="s1", user_message=f"My pin is {PIN}",
+                                    agent_response="Noted."))
+    database = make_url(storage.engine.url).database
+    assert database is not None
+    with server.superuser(database) as connection:
+        connection.execute("CHECKPOINT")
+    return database
+
+
+def heap_files(server: PostgresServer, database: str) -> dict[str, list[Path]]:
+    """Per table of ``HELD_IN``, the files of its rows and of its TOAST table's, found with
+    ``pg_relation_filepath`` (each segment past the first is ``<file>.<n>``)."""
+    data = server.base / "data"
+    found: dict[str, list[Path]] = {}
+    with server.superuser(database) as connection:
+        for table in HELD_IN:
+            names = connection.execute(
+                "SELECT pg_relation_filepath(oid), pg_relation_filepath(NULLIF(reltoastrelid, "
+                "0)) FROM pg_class WHERE oid = %s::regclass", (table,)).fetchone()
+            files = [data / name for name in names if name]
+            found[table] = [segment for file in files
+                            for segment in [file, *sorted(file.parent.glob(f"{file.name}.*"))]]
+    return found
+
+
+def holding(files: dict[str, list[Path]], value: str) -> set[str]:
+    """The tables one of whose ``files`` holds ``value``'s bytes."""
+    return {table for table, paths in files.items()
+            if any(path.is_file() and value.encode() in path.read_bytes() for path in paths)}
+
+
+def test_compacting_after_a_forget_leaves_no_copy_in_the_tables_files(
+        postgres_server: PostgresServer, postgres_url: str, tmp_path, embedder) -> None:
+    """A forget's ``VACUUM`` leaves the value in the heap files of every table that held it
+    (the pages as they were until the server writes them out, and the bytes it frees
+    without zeroing); ``hearth compact`` rewrites the tables (``VACUUM FULL``), leaving it in
+    neither the old files nor the new. Hearth's own role may not ask for a checkpoint."""
+    from core.config import HearthPaths
+    from core.forgetting.service import FileCheck, ForgetService
+
+    storage = PostgresStorage(postgres_url)
+    try:
+        database = remember_a_pin(storage, embedder, postgres_server)
+        old = heap_files(postgres_server, database)
+        assert holding(old, PIN) == set(HELD_IN)
+        forgetting = ForgetService(storage, embedder, HearthPaths(tmp_path))
+
+        assert forgetting.forget("pin").report.files is FileCheck.ON_SERVER
+        assert holding(old, PIN) == set(HELD_IN)  # what the forget's report warns of
+
+        assert forgetting.compact() is FileCheck.REWRITTEN_WITHOUT_CHECKPOINT
+        new = heap_files(postgres_server, database)
+        assert all(new[table] != old[table] for table in HELD_IN)  # new files
+        assert holding(old, PIN) == holding(new, PIN) == set()
+    finally:
+        storage.close()
+
+
+def test_a_forget_with_compact_rewrites_the_tables_and_checkpoints_where_it_may(
+        postgres_server: PostgresServer, tmp_path, embedder) -> None:
+    """``hearth facts forget KEY --compact`` as a role that may ask for a checkpoint (here
+    the superuser): the report says the tables were rewritten and what stays beyond
+    Hearth's reach."""
+    from core.config import HearthPaths
+    from core.forgetting import wording
+    from core.forgetting.service import FileCheck, ForgetService
+
+    name = postgres_server.create_database()
+    storage = PostgresStorage(postgres_server.superuser_url(name))
+    try:
+        remember_a_pin(storage, embedder, postgres_server)
+        old = heap_files(postgres_server, name)
+        report = ForgetService(storage, embedder, HearthPaths(tmp_path)).forget(
+            "pin", compact=True).report
+
+        assert report.files is FileCheck.REWRITTEN_ON_SERVER
+        assert holding(old, PIN) == holding(heap_files(postgres_server, name), PIN) == set()
+        said = wording.FILES[report.files]
+        assert "VACUUM FULL" in said and "checkpoint" in said
+        assert "archives, replicas" in said and PIN not in said
+    finally:
+        storage.close()
+        postgres_server.drop_database(name)
 
 
 # --- the HNSW path ---------------------------------------------------------------------------

@@ -17,15 +17,19 @@ import filelock
 import pytest
 from sqlalchemy import inspect, select, text
 
+from core import scheduling
+from core.consolidation import link_log
 from core.home import backups
 from core.storage.sqlite import restore
 from core.config import HearthPaths
 from core.errors import DatabaseError, DatabaseLockedError
 from core.home.instance_lock import FolderLock
-from core.storage import migrate, orm
+from core.storage import migrate, orm, transfer
 from core.storage.port import StoragePort
+from core.storage.sqlite import damage
 from core.storage.sqlite.adapter import SqliteStorage
 from core.storage.sqlite.engine import dbapi_module, open_engine
+from core.storage.sqlite.ownership import FIRST_SCHEMA, MADE_ELSEWHERE, VERSION_TABLE, hearth_tables
 
 EVERY_TIER = {
     "interactions", "chat_sessions", "user_facts", "fact_history", "profile_versions",
@@ -86,6 +90,7 @@ def test_upgrade_from_the_first_revision_keeps_data_and_indexes_it(tmp_path: Pat
     engine = open_engine(tmp_path / "old.db")
     migrate.upgrade(engine, "0001")
     assert migrate.current_revision(engine) == "0001"
+    assert set(inspect(engine).get_table_names()) == FIRST_SCHEMA | {VERSION_TABLE}
     stamp = "2025-05-01 10:00:00"
     with engine.begin() as connection:
         connection.execute(text(
@@ -113,6 +118,24 @@ def test_upgrade_from_the_first_revision_keeps_data_and_indexes_it(tmp_path: Pat
             assert [row[0] for row in found] == [memory.id]
     finally:
         upgraded.close()
+
+
+def test_every_table_hearth_makes_is_known_as_hearths(tmp_path: Path) -> None:
+    """A new table made outside the models and the search index must be declared, or
+    every database holding it would be refused as another program's."""
+    assert MADE_ELSEWHERE == {link_log.CHANGES.name, link_log.STATE.name,
+                              scheduling.JOBSTORE_TABLE, transfer.MARKER}
+    storage = SqliteStorage(tmp_path / "hearth.db")
+    try:
+        storage.search.ensure_dimensions(8)
+        with storage.write() as session:
+            for table in (scheduling.job_store_table(), transfer._marker()):
+                table.create(session.connection())
+        made = set(inspect(storage.engine).get_table_names()) - {"sqlite_sequence"}
+    finally:
+        storage.close()
+    assert made <= hearth_tables()
+    SqliteStorage(tmp_path / "hearth.db").close()  # opened again as Hearth's
 
 
 def test_an_out_of_date_database_in_a_read_only_folder_says_so(
@@ -161,6 +184,25 @@ def test_a_corrupt_database_body_is_reported_not_raised_raw(tmp_path: Path) -> N
         storage = SqliteStorage(path)
         with storage.read() as session:
             session.scalars(select(orm.Memory)).all()
+
+
+def test_the_file_is_checked_once_before_its_first_write(tmp_path: Path, sqlite_template,
+                                                          monkeypatch) -> None:
+    """Reading never pays for the whole-file check; the first write does, once per open."""
+    checks: list[str | None] = []
+    real = damage._quick_check
+    monkeypatch.setattr(damage, "_quick_check",
+                        lambda connection: checks.append(real(connection)) or checks[-1])
+    storage = SqliteStorage(sqlite_template.copy_database(tmp_path / "hearth.db"))
+    try:
+        assert note_titles(storage) == [] and checks == []
+        for title in ("one", "two"):
+            with storage.write() as session:
+                session.add(orm.Note(title=title, content="saved"))
+        assert checks == [None]  # None: nothing wrong
+        assert sorted(note_titles(storage)) == ["one", "two"]
+    finally:
+        storage.close()
 
 
 @contextmanager

@@ -6,6 +6,10 @@ are rewritten without it with ``--from-backups`` (in the same run: the values st
 process's memory only), or after a yes in a terminal. Given for a fact that is already
 forgotten, ``--from-backups`` reads the values from the backups' own records of the fact.
 ``--dry-run`` says what a forget would change and changes nothing. No value is ever printed.
+
+On a PostgreSQL server the files cannot be searched, and a plain ``VACUUM`` leaves old bytes
+in them: ``--compact``, or ``hearth compact`` later (for a forget made in the window or by
+the assistant, or a delete of memories), rewrites the tables (``ForgetService.compact``).
 """
 
 from __future__ import annotations
@@ -31,6 +35,10 @@ def forget(key: str,
                "--from-backups", help="Also rewrite the backups that still hold it.")] = False,
            dry_run: Annotated[bool, typer.Option(
                "--dry-run", help="Say what would be removed; change nothing.")] = False,
+           compact: Annotated[bool, typer.Option(
+               "--compact", help="On a PostgreSQL server, also rewrite its tables (VACUUM "
+                                 "FULL, locking each meanwhile) so their files keep no "
+                                 "copy.")] = False,
            as_json: JsonOption = False) -> None:
     """Delete a fact and redact every value it had wherever Hearth kept it.
 
@@ -44,7 +52,7 @@ def forget(key: str,
             _say(as_json, preview, wording.redactions(preview, done=False))
             return
         try:
-            forgotten = hearth.forgetting.forget(key)
+            forgotten = hearth.forgetting.forget(key, compact=compact)
         except NotFoundError:
             if not from_backups:
                 raise
@@ -61,6 +69,19 @@ def forget(key: str,
         rewrites = forgotten.remove_from_backups() if rewrite else ()
     _say(as_json, {**_report_dict(report), "backups": rewrites}, *wording.rewritten(rewrites))
     fail_if_any_failed(rewrites)
+
+
+def compact(as_json: JsonOption = False) -> None:
+    """Rebuild the database without what forgets and deletes left in its free space.
+
+    SQLite: the file is rebuilt (VACUUM).
+    PostgreSQL: every table is rewritten (VACUUM FULL, locking it meanwhile)
+    and a checkpoint asked for; the output says what the server may still keep."""
+    from core.forgetting import wording
+
+    with opened() as hearth:
+        files = hearth.forgetting.compact()
+    _say(as_json, {"files": files}, wording.compacted(files))
 
 
 def rewrite_asked(held: bool, from_backups: bool, as_json: bool, question: str) -> bool:

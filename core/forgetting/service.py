@@ -71,6 +71,13 @@ class FileCheck(str, Enum):
     ON_SERVER = "on a server"
     """A database on a PostgreSQL server: its tables were vacuumed, but the server's files
     are not Hearth's to search, and PostgreSQL does not zero what it frees."""
+    REWRITTEN_ON_SERVER = "rewritten on a server"
+    """On a PostgreSQL server, compacted (``compact_files``): every table rewritten into new
+    files and a checkpoint written, so no table file keeps it; the write-ahead log's old
+    segments and the server's archives and replicas still may."""
+    REWRITTEN_WITHOUT_CHECKPOINT = "rewritten on a server, no checkpoint"
+    """As ``REWRITTEN_ON_SERVER``, but the server did not let Hearth's role ask for a
+    checkpoint: the write-ahead log keeps it at least until the server's next one."""
 
 
 @dataclass(frozen=True)
@@ -180,9 +187,10 @@ class ForgetService:
         return ForgetPreview(key, len(redactor.recorded), dict(places),
                              redactor.searched_everywhere)
 
-    def forget(self, key: str) -> Forgotten:
+    def forget(self, key: str, *, compact: bool = False) -> Forgotten:
         """Forget the fact ``key`` everywhere (see the module docstring); NotFoundError if
-        there is no such fact."""
+        there is no such fact. ``compact``: on a server, rewrite its tables afterwards
+        (``compact_files``); a SQLite file is searched and rebuilt as needed anyway."""
         key = normalise_key(key)
         with self._storage.read() as session:
             values = tuple(fact_values(session, key))
@@ -196,7 +204,7 @@ class ForgetService:
         report = ForgetReport(
             key, len(erasure.redactor.recorded), places,
             erasure.redactor.searched_everywhere,
-            erase_from_files(self._storage, erasure.redactor.recorded),
+            erase_from_files(self._storage, erasure.redactor.recorded, compact=compact),
             self._holding(backups.FactErasure(key, values)),
             tuple(unmasked))
         return Forgotten(report, self._storage.copies, values)
@@ -217,6 +225,12 @@ class ForgetService:
         return MemoriesDeleted(MemoryDeleteReport(erased.deleted, places, files, held,
                                                   tuple(unmasked)), self._storage.copies,
                                erased.erasure)
+
+    def compact(self) -> FileCheck:
+        """Rebuild the database's files without the free space and old row versions that
+        earlier forgets and deletes may have left (``compact_files``), for a forget done
+        without it (in the window, by the assistant, ``hearth memories delete``)."""
+        return compact_files(self._storage)
 
     def _holding(self, erasure: backups.CopyErasure) -> tuple[Path, ...]:
         """The copies of the database that still hold what ``erasure`` took away."""
@@ -242,13 +256,15 @@ class ForgetService:
                      if backups.holds(copies, path, erasure))
 
 
-def erase_from_files(storage: StoragePort, matcher: ValueMatcher) -> FileCheck:
+def erase_from_files(storage: StoragePort, matcher: ValueMatcher, *,
+                     compact: bool = False) -> FileCheck:
     """Step 2 of the module docstring: empty the indexes' and the log's old copies, search
     the files for ``matcher``'s values and rebuild the database if one is still found (or
-    cannot be searched for)."""
+    cannot be searched for). A server's files cannot be searched: its tables are vacuumed,
+    or with ``compact`` rewritten (``compact_files``)."""
     database = storage.path
     if database is None:
-        return _erase_without_files(storage)
+        return compact_files(storage) if compact else _erase_without_files(storage)
     files = storage.copies.files(database)  # the database file and those beside it
     try:
         emptied = storage.erase_deleted()
@@ -272,6 +288,30 @@ def _erase_without_files(storage: StoragePort) -> FileCheck:
         return FileCheck.ON_SERVER if storage.erase_deleted() else FileCheck.IN_USE
     except DatabaseLockedError:
         return FileCheck.IN_USE
+
+
+def compact_files(storage: StoragePort) -> FileCheck:
+    """Rebuild the database's files so that nothing deleted or overwritten is left in them.
+
+    A SQLite file is rebuilt (``VACUUM``) and its log emptied. A PostgreSQL server's plain
+    ``VACUUM`` (every forget's) leaves a deleted row's bytes in the space it frees, and the
+    table files keep the pages as they were until the server writes them out: so every
+    table is rewritten into new files (``VACUUM FULL``: each is locked meanwhile, so other
+    devices wait) and a ``CHECKPOINT`` asked for, after which the old write-ahead log may
+    be recycled. What no client can reach stays: log segments until the server reuses
+    them, its WAL archives, replicas and backups (``docs/home-server.md``)."""
+    if storage.path is None and storage.write_engine().dialect.name == "sqlite":
+        return FileCheck.IN_MEMORY
+    try:
+        if not storage.erase_deleted(compact=True):
+            return FileCheck.IN_USE
+    except DatabaseLockedError:
+        return FileCheck.IN_USE
+    if storage.path is not None:
+        return FileCheck.COMPACTED
+    if storage.checkpoint():
+        return FileCheck.REWRITTEN_ON_SERVER
+    return FileCheck.REWRITTEN_WITHOUT_CHECKPOINT
 
 
 def _unknown(key: str) -> NotFoundError:

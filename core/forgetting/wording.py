@@ -10,6 +10,10 @@ from core.forgetting.backups import BackupRewrite
 from core.forgetting.matching import MIN_DISTINCTIVE_CHARS, PLACEHOLDER
 from core.forgetting.service import FileCheck, ForgetPreview, ForgetReport, MemoryDeleteReport
 
+_REWRITTEN = ("The database server rewrote every table into new files (VACUUM FULL), so no "
+              "table file keeps an old copy, ")
+_BEYOND_REACH = ("old write-ahead log segments may hold one until the server reuses them, and "
+                 "its WAL archives, replicas and backups are beyond Hearth's reach.")
 FILES = {
     FileCheck.VERIFIED: "The database files were searched byte by byte: no copy is left.",
     FileCheck.COMPACTED: "The database files were rebuilt so no free space keeps old bytes "
@@ -23,8 +27,23 @@ FILES = {
                          "but PostgreSQL does not overwrite the space it frees, and its "
                          "write-ahead log, archives and replicas can keep an old copy until "
                          "the server reuses or recycles them; Hearth cannot search the "
-                         "server's files.",
+                         "server's files. `hearth compact` rewrites the tables so their files "
+                         "keep no copy.",
+    FileCheck.REWRITTEN_ON_SERVER: _REWRITTEN + "and the server wrote a checkpoint; "
+                                   + _BEYOND_REACH,
+    FileCheck.REWRITTEN_WITHOUT_CHECKPOINT: _REWRITTEN + "but the server did not let Hearth "
+                                            "ask for a checkpoint (that needs a superuser or "
+                                            "the pg_checkpoint role), so its write-ahead log "
+                                            "keeps a copy at least until its next one; "
+                                            + _BEYOND_REACH,
 }
+COMPACTED_FILE = ("The database file was rebuilt without free space (VACUUM) and its "
+                  "write-ahead log emptied.")
+
+
+def compacted(files: FileCheck) -> str:
+    """What ``hearth compact`` did (``ForgetService.compact``)."""
+    return COMPACTED_FILE if files is FileCheck.COMPACTED else FILES[files]
 
 
 def places_list(places: Mapping[str, int]) -> str:

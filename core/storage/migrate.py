@@ -84,7 +84,10 @@ def _stored_revision(engine: Engine) -> str | None:
         return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
 
 
-def _known(revision: str) -> bool:
+def is_known(revision: str) -> bool:
+    """Whether ``revision`` is one of this version's (``HEAD`` without importing Alembic)."""
+    if revision == HEAD:
+        return True
     from alembic.script import ScriptDirectory
     from alembic.util import CommandError
 
@@ -113,7 +116,7 @@ def upgrade(engine: Engine, revision: str = "head", *, writer: Engine | None = N
     from alembic import command
 
     current = current_revision(engine)
-    if current is not None and not _known(current):
+    if current is not None and not is_known(current):
         raise _written_by_newer_version(current)
     if current == (head_revision() if revision == "head" else revision):
         return
@@ -129,7 +132,7 @@ def require_current(engine: Engine) -> None:
     stored = _stored_revision(engine)
     if stored == HEAD:
         return
-    if stored is not None and not _known(stored):
+    if stored is not None and not is_known(stored):
         raise _written_by_newer_version(stored)
     raise DatabaseError(
         f"The database is at schema revision {stored or 'none'}, older than this version "

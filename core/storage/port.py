@@ -312,6 +312,11 @@ class StoragePort(Protocol):
         taken on entry, waiting there for another writer (for minutes, not a few seconds)
         before the body runs; long jobs use ``core.storage.pacing`` to keep theirs short."""
 
+    def check_writable(self) -> None:
+        """Raise now what the first write would meet because of the database itself (a
+        damaged SQLite file), without writing: for a program that stays open, so that it
+        says so when it starts rather than at some later write."""
+
     def backup_to(self, target: Path) -> None:
         """A consistent copy of the live database, taken without stopping writers, in the
         backend's backup format (``copies``)."""
@@ -333,6 +338,12 @@ class StoragePort(Protocol):
         ahead log is copied into the database and emptied, and with ``compact`` the file is
         rebuilt so no free space keeps old bytes. False if another connection kept the log
         from being emptied (it is then emptied by a later checkpoint)."""
+
+    def checkpoint(self) -> bool:
+        """Write what the write-ahead log holds into the database's files now, so the log's
+        older part can be dropped (SQLite) or its segments reused (a server). False when
+        that could not be done: another connection reading the log, or a server that does
+        not let Hearth's role ask for it."""
 
     @property
     def claims(self) -> RowClaims:

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import stat
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -50,6 +52,63 @@ def test_a_bad_environment_value_is_a_message_box_not_a_crash(qapp, isolated_hom
     assert len(shown) == 1
     assert shown[0].startswith("HEARTH_EMBEDDING_THREADS='abc' is not accepted")
     assert "Correct or unset HEARTH_EMBEDDING_THREADS." in shown[0]
+
+
+def shown_at_start(home: Path) -> list[str]:
+    """The message boxes ``main`` shows for ``home``, each closed as it appears; it must
+    then exit with 1. A window that opens instead is quit after 10 s (``main`` returns 0)."""
+    shown: list[str] = []
+
+    def close_the_box(tries: int = 0) -> None:
+        box = QApplication.activeModalWidget()
+        if isinstance(box, QMessageBox):
+            shown.append(f"{box.text()}")
+            box.accept()
+        elif tries > 200:
+            QApplication.quit()
+        elif not shown:
+            QTimer.singleShot(50, lambda: close_the_box(tries + 1))
+
+    QTimer.singleShot(0, close_the_box)
+    assert desktop_app.main(["--home", str(home)]) == 1
+    return shown
+
+
+def test_another_programs_database_is_a_message_box_and_left_as_it_was(
+        qapp, isolated_home: Path, umask_022) -> None:
+    database = isolated_home / "hearth.db"
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    with closing(sqlite3.connect(database)) as connection:
+        connection.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)")
+        connection.commit()
+    before = database.read_bytes()
+
+    (shown,) = shown_at_start(isolated_home)
+
+    assert shown.startswith(f"{database} is not a Hearth database (it holds tables Hearth "
+                            "does not make: photos)")
+    assert "Move it out of the data folder" in shown
+    assert database.read_bytes() == before
+
+
+def test_a_damaged_database_is_a_message_box_at_start(qapp, migrated_home: Path,
+                                                       umask_022) -> None:
+    """The window would meet the damage at its first write; it says so before it opens."""
+    database = migrated_home / "hearth.db"
+    with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as connection:
+        root = connection.execute("SELECT rootpage FROM sqlite_master WHERE name = "
+                                  "'memories'").fetchone()[0]
+        page = connection.execute("PRAGMA page_size").fetchone()[0]
+    with database.open("r+b") as handle:  # the memories pages, which no start reads
+        handle.seek((root - 1) * page)
+        handle.write(b"\xa5" * 8192)
+    before = database.read_bytes()
+
+    (shown,) = shown_at_start(migrated_home)
+
+    assert shown.startswith(f"{database} is damaged (")
+    assert "hearth restore" in shown
+    assert database.read_bytes() == before
 
 
 def test_what_the_child_process_writes_is_private(ctx, umask_022) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import random
 from pathlib import Path
 
 from core.app import Hearth
@@ -64,6 +65,21 @@ def write_transcript(folder: Path, document: dict = MORE_TURNS) -> Path:
 
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def scramble(database: Path, table: str) -> None:
+    """8 KB of random bytes over ``table``'s first pages, the file's length and header left
+    as they were: SQLite notices only when something reads those pages."""
+    connection = _read_only(database)
+    try:
+        root = connection.execute("SELECT rootpage FROM sqlite_master WHERE name = ?",
+                                  (table,)).fetchone()[0]
+        page = connection.execute("PRAGMA page_size").fetchone()[0]
+    finally:
+        connection.close()
+    with database.open("r+b") as handle:
+        handle.seek((root - 1) * page)
+        handle.write(random.Random(31).randbytes(8192))
 
 
 def _read_only(database: Path):

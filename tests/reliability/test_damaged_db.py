@@ -1,13 +1,21 @@
-"""A damaged database (cut short, as by a full disk or a copy that stopped): every command
-says so in one sentence with the way back (restore a backup), and none of them writes over
-the damaged file, which may still be worth rescuing."""
+"""A damaged database (cut short, as by a full disk or a copy that stopped, or pages of it
+overwritten): every command that meets the damage says so in one sentence with the way back
+(restore a backup), and none of them writes over the damaged file, which may still be worth
+rescuing."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from datafolder import digest, make_home, only_backups, read_facts, write_transcript
+from datafolder import (
+    digest,
+    make_home,
+    only_backups,
+    read_facts,
+    scramble,
+    write_transcript,
+)
 
 EVERY_KIND = [("status",), ("stats",), ("facts", "list"), ("facts", "set", "home_city", "Faro"),
               ("search", "sister"), ("backup",), ("reembed",)]
@@ -54,3 +62,26 @@ def test_restoring_a_backup_over_a_damaged_database_keeps_the_damaged_one(
     assert digest(aside) == damaged
     assert read_facts(database)["home_city"] == "Porto"
     hearth_cli(home, "facts", "list").assert_ok()
+
+
+@pytest.mark.parametrize(("table", "others"), [
+    ("memories", [("stats",), ("search", "sister"), ("backup",)]),
+    ("vector_index_meta", [("search", "sister")]),  # read by every command that embeds
+])
+def test_a_write_is_refused_where_reading_finds_the_database_damaged(
+        hearth_cli, home: Path, table: str, others: list[tuple[str, ...]]) -> None:
+    """The fact's own pages are intact, so the write alone would not meet the damage; the
+    pages the reading commands need are not, and they say so. A backup, which copies pages
+    without reading them, says the database is damaged, not the copy it made."""
+    database = home / "hearth.db"
+    backups = only_backups(home)
+    scramble(database, table)
+    damaged = digest(database)
+    for args in [*others, ("facts", "set", "home_city", "Faro")]:
+        run = hearth_cli(home, *args)
+        run.assert_sentence()
+        assert run.code == 1, (args, run.code, run.err)
+        assert f"{database} is damaged" in run.err and "hearth restore" in run.err, (args,
+                                                                                     run.err)
+    assert digest(database) == damaged
+    assert only_backups(home) == backups

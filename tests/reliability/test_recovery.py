@@ -4,12 +4,15 @@ restore changes nothing until a verified copy is in place, backups leave no debr
 from __future__ import annotations
 
 import os
+import shutil
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
-from datafolder import digest, make_home, only_backups, read_facts
+from datafolder import digest, make_home, only_backups, read_facts, scramble
 from privileged import immutable  # noqa: F401 (a fixture)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]  # where `hearth_cli` runs the command
@@ -100,6 +103,47 @@ def test_a_restore_that_cannot_swap_changes_nothing(hearth_cli, home: Path,
     assert digest(database) == before
     assert sorted(p.name for p in home.glob("hearth.db*")) == ["hearth.db"]
     hearth_cli(home, "facts", "list").assert_ok()
+
+
+def refused_restore(hearth_cli, home: Path, backup: Path):
+    """``hearth restore BACKUP`` refused with a sentence that points to the other backups,
+    the database and the folder left exactly as they were."""
+    database = home / "hearth.db"
+    before = digest(database)
+    run = hearth_cli(home, "restore", str(backup))
+    run.assert_sentence()
+    assert run.code == 1, (run.code, run.err)
+    assert "hearth backup --list" in run.err, run.err
+    assert digest(database) == before
+    assert sorted(path.name for path in home.glob("hearth.db*")) == ["hearth.db"]
+    return run
+
+
+def test_restore_refuses_a_newer_versions_backup_and_another_programs_database(
+        hearth_cli, home: Path, tmp_path: Path) -> None:
+    (backup,) = only_backups(home)
+    newer = Path(shutil.copyfile(backup, tmp_path / "newer.db"))
+    with closing(sqlite3.connect(newer)) as connection:
+        connection.execute("UPDATE alembic_version SET version_num = '9999'")
+        connection.commit()
+    run = refused_restore(hearth_cli, home, newer)
+    assert f"{newer} was made by a newer version of Hearth" in run.err, run.err
+    assert "9999" in run.err and "with that newer Hearth" in run.err
+    photos = tmp_path / "photos.db"
+    with closing(sqlite3.connect(photos)) as connection:
+        connection.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)")
+        connection.commit()
+    run = refused_restore(hearth_cli, home, photos)
+    assert f"{photos} is not a Hearth backup" in run.err, run.err
+
+
+def test_a_damaged_backup_is_named_as_damaged_not_the_database(hearth_cli,
+                                                               home: Path) -> None:
+    (backup,) = only_backups(home)
+    scramble(backup, "memories")
+    run = refused_restore(hearth_cli, home, backup)
+    assert f"The backup {backup} is damaged" in run.err, run.err
+    assert "hearth restore" not in run.err  # the way back for a damaged database
 
 
 def test_after_a_restore_cut_short_no_empty_database_is_started(hearth_cli,

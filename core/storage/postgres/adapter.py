@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, exc, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from core.errors import HearthError
@@ -31,6 +31,9 @@ from core.storage.postgres.engine import (
 from core.storage.postgres.health import health_checks
 from core.storage.postgres.search import PostgresSearchIndex, erasable_tables
 from core.storage.write_turns import DEFAULT_WRITE_WAIT_SECONDS, WRITE_OPTION
+
+
+INSUFFICIENT_PRIVILEGE = "42501"
 
 
 class PostgresStorage:
@@ -132,6 +135,10 @@ class PostgresStorage:
     def health_checks(self) -> list[HealthCheck]:
         return health_checks(self._engine, self._where)
 
+    def check_writable(self) -> None:
+        """Nothing to check from here: the server verifies its own pages as it reads them
+        (and refuses what it cannot write, each time)."""
+
     def erase_deleted(self, *, compact: bool = False) -> bool:
         """``VACUUM`` every table that holds user text, so the rows a forget deleted (and
         the old versions of rows it changed) are pruned from their pages and from the
@@ -160,6 +167,24 @@ class PostgresStorage:
                 for table in tables:
                     connection.exec_driver_sql(f'{statement} "{table}"')
         return int(others) == 0
+
+    def checkpoint(self) -> bool:
+        """``CHECKPOINT``: every page the server changed is written to its table's files,
+        and the write-ahead log before it may be recycled (its segments are then reused or
+        removed as the server needs, not emptied). It needs a superuser or the
+        ``pg_checkpoint`` role (PostgreSQL 15), which Hearth's own role usually lacks:
+        then False, and the server's next timed checkpoint does it (``checkpoint_timeout``,
+        5 minutes by default)."""
+        with translated_errors(self._where):
+            try:
+                with self._engine.connect().execution_options(
+                        isolation_level="AUTOCOMMIT") as connection:
+                    connection.exec_driver_sql("CHECKPOINT")
+            except exc.DBAPIError as error:
+                if getattr(error.orig, "sqlstate", None) != INSUFFICIENT_PRIVILEGE:
+                    raise
+                return False
+        return True
 
     @property
     def claims(self) -> RowClaims:

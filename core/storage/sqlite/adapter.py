@@ -21,7 +21,9 @@ from core.storage.sqlite.engine import (
     open_engine,
     translated_errors,
 )
+from core.storage.sqlite.damage import FirstWriteCheck
 from core.storage.sqlite.health import health_checks
+from core.storage.sqlite.ownership import refuse_another_programs
 from core.storage.sqlite.ann import new_generation
 from core.storage.sqlite.search import KINDS, SqliteSearchIndex
 
@@ -37,7 +39,8 @@ class SqliteStorage:
     second waits, then finds the schema at head. Write transactions wait up to
     ``write_wait_seconds`` for another process's (``engine.begin_immediate``). A
     ``read_only`` one changes nothing, so it cannot migrate: it refuses a schema this
-    version would have to change, and every write fails with ``ReadOnlyError``.
+    version would have to change, and every write fails with ``ReadOnlyError``. Another
+    program's SQLite file is refused before anything is written to it (``ownership``).
     """
 
     def __init__(self, path: Path | None, busy_timeout_ms: int = 5000, *,
@@ -45,10 +48,13 @@ class SqliteStorage:
                  read_only: bool = False) -> None:
         self._path = path
         self._write_wait_seconds = write_wait_seconds
+        self._first_write = None if path is None or read_only else FirstWriteCheck(path)
         self._engine: Engine = open_engine(path, busy_timeout_ms,
                                            write_wait_seconds=write_wait_seconds,
-                                           read_only=read_only)
+                                           read_only=read_only, first_write=self._first_write)
         self._write_engine = self._engine.execution_options(**{WRITE_OPTION: True})
+        if path is not None:  # before the first connection, which switches to WAL
+            refuse_another_programs(path)
         with translated_errors(path):
             if read_only:
                 migrate.require_current(self._engine)
@@ -133,13 +139,29 @@ class SqliteStorage:
             session.connection()
             yield session
 
+    def check_writable(self) -> None:
+        """Run the whole-file check of the first write now (``core.storage.sqlite.damage``):
+        a damaged file is refused at once, however long until the first write."""
+        if self._first_write is None:
+            return
+        with translated_errors(self._path):
+            raw = self._engine.raw_connection()
+            try:
+                self._first_write.before_write(raw.driver_connection)
+            finally:
+                raw.close()
+
     def backup_to(self, target: Path) -> None:
         """SQLite's online backup API: a consistent snapshot while others keep writing.
 
         The copy is switched from WAL to a rollback journal, so it is one self-contained
         file: opening it read-only later (to verify or restore it) then leaves no -wal or
         -shm beside it. It gets a vector generation of its own, so once restored no ANN
-        index file built from this database is taken for its (``ann.new_generation``)."""
+        index file built from this database is taken for its (``ann.new_generation``).
+
+        The database is checked whole first (``check_writable``, once per open): a copy of a
+        damaged file would only fail its own check, and be told as a damaged backup."""
+        self.check_writable()
         target.parent.mkdir(parents=True, exist_ok=True)
         destination = connect_file(target)
         try:
@@ -186,11 +208,24 @@ class SqliteStorage:
                 for spec in KINDS.values():
                     connection.exec_driver_sql(
                         f"INSERT INTO {spec.fts}({spec.fts}) VALUES ('optimize')")
+            if compact:
+                raw = self._engine.raw_connection()
+                try:
+                    driver = raw.driver_connection
+                    driver.execute("VACUUM")  # type: ignore[union-attr]  # open: never None
+                finally:
+                    raw.close()
+        return self.checkpoint()
+
+    def checkpoint(self) -> bool:
+        """``wal_checkpoint(TRUNCATE)``: the log copied into the file and emptied; False if
+        another connection still reads part of it."""
+        if self._path is None:
+            return True
+        with translated_errors(self._path):
             raw = self._engine.raw_connection()
             try:
                 driver = raw.driver_connection
-                if compact:
-                    driver.execute("VACUUM")  # type: ignore[union-attr]  # open: never None
                 busy = driver.execute(  # type: ignore[union-attr]  # open: never None
                     "PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
             finally:

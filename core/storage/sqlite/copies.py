@@ -31,7 +31,9 @@ from sqlalchemy.pool import NullPool
 from core.errors import DatabaseError, HearthError
 from core.home.encryption import key_for
 from core.storage.durable import sync_folder
+from core.storage import migrate
 from core.storage.port import StoragePort
+from core.storage.sqlite.damage import OTHER_BACKUP_HINT, damaged, first_problem
 from core.storage.sqlite.engine import (
     SQLITE_HEADER,
     connect_file,
@@ -40,6 +42,7 @@ from core.storage.sqlite.engine import (
     sqlite_uri,
     translated_errors,
 )
+from core.storage.sqlite.ownership import Owner, Ownership, ownership
 
 BACKUP_SUFFIX = ".db"
 SIDECARS = ("-wal", "-shm", "-journal")
@@ -50,20 +53,38 @@ REWRITING = ".forgetting"
 
 
 def verify_backup(path: Path) -> None:
-    """Raise unless ``path`` is a readable, internally consistent SQLite database (in an
-    encrypted folder, one its key opens: its header is encrypted too)."""
+    """Raise unless ``path`` is a backup this Hearth can restore: a readable, internally
+    consistent SQLite database (in an encrypted folder, one its key opens: its header is
+    encrypted too) holding Hearth's schema at a revision this version knows. What is wrong
+    is said of the backup, never with the live database's way back."""
     if key_for(path) is None:
         with path.open("rb") as handle:
             if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
-                raise DatabaseError(f"{path} is not a SQLite database.",
-                                    "Pick another file from the backups folder.")
-    with translated_errors(path):
+                raise DatabaseError(f"{path} is not a SQLite database.", OTHER_BACKUP_HINT)
+    with translated_errors(path, backup=True):
         connection = connect_file(path, sqlite_uri(path, **read_only_parameters(path)),
                                   uri=True)
         try:
-            check_integrity(connection, path)
+            problem = first_problem(connection.execute("PRAGMA integrity_check").fetchall())
+            if problem is not None:
+                raise damaged(str(path), problem, backup=True)
+            refuse_unknown_schema(ownership(connection), path)
         finally:
             connection.close()
+
+
+def refuse_unknown_schema(found: Ownership, backup: Path) -> None:
+    """Refuse a backup that is not Hearth's, or that a newer Hearth made (this version
+    could not open it once restored)."""
+    if found.owner is Owner.NEWER_HEARTH:
+        raise DatabaseError(
+            f"{backup} was made by a newer version of Hearth (schema revision "
+            f"{found.revision}; this version knows up to {migrate.HEAD}).",
+            "Restore it with that newer Hearth, or pick a backup this version made "
+            "(`hearth backup --list` shows them).")
+    if found.owner is not Owner.HEARTH:
+        reason = "it holds no table" if found.owner is Owner.NEW else found.reason
+        raise DatabaseError(f"{backup} is not a Hearth backup ({reason}).", OTHER_BACKUP_HINT)
 
 
 def check_integrity(connection: Any, path: Path) -> None:

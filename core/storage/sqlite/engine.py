@@ -24,7 +24,9 @@ another write transaction is already active", sqlite.org/lang_transaction.html),
 retry never has to re-run half a unit of work: nothing of it has run yet. Each attempt
 waits ``busy_timeout`` inside SQLite (whose busy handler retries at most 100 ms apart);
 between attempts we back off exponentially, never more than ``MAX_RETRY_DELAY``, until
-``write_wait_seconds``. Only then does the write fail, with a sentence.
+``write_wait_seconds``. Only then does the write fail, with a sentence. Before its first
+write an engine checks the whole file once (``core.storage.sqlite.damage``): a damaged
+database is never written.
 
 Every database is opened through a ``file:`` URI built by ``sqlite_uri``, never a URL
 pasted together from the path: a ``?``, ``#`` or ``%`` in a folder name would otherwise be
@@ -62,6 +64,7 @@ from core.errors import (
     ReadOnlyError,
 )
 from core.home import encryption
+from core.storage.sqlite.damage import FirstWriteCheck, damaged, is_damage
 from core.storage.write_turns import DEFAULT_WRITE_WAIT_SECONDS as DEFAULT_WRITE_WAIT_SECONDS
 from core.storage.write_turns import WRITE_OPTION as WRITE_OPTION
 from core.storage.write_turns import take_turn
@@ -76,8 +79,6 @@ ENCRYPTED_CACHE_KIB = 32 * 1024
 cache holds only encrypted pages), so an encrypted connection keeps a larger cache than
 SQLite's 2 MiB default: recall re-reads the same index pages query after query
 (``benchmarks/encryption.py`` measures it)."""
-RESTORE_HINT = ("Restore the latest backup with `hearth restore BACKUP` (`hearth backup "
-                "--list` shows them; the damaged file is kept aside).")
 
 
 def dbapi_module() -> ModuleType:
@@ -128,6 +129,17 @@ def read_only_parameters(path: Path) -> dict[str, str]:
     return {"mode": "ro", "immutable": "1"}
 
 
+def refuse_what_is_no_file(path: Path) -> None:
+    """Refuse a folder (or a device, a pipe) where the database or its write-ahead log
+    belongs, naming it: SQLite itself says only "disk I/O error"."""
+    for file in (path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm"))):
+        if file.exists() and not file.is_file():
+            what = "a folder" if file.is_dir() else "not a regular file"
+            raise DatabaseError(
+                f"{file} is {what}, but Hearth needs that name for a file of its database.",
+                "Move or rename it, or choose another data folder with --home.")
+
+
 def check_database_file(path: Path) -> None:
     """Refuse a file that exists but is not a readable SQLite database, before touching it.
 
@@ -150,15 +162,21 @@ def check_database_file(path: Path) -> None:
 
 def open_engine(path: Path | None, busy_timeout_ms: int = 5000, *,
                 write_wait_seconds: float = DEFAULT_WRITE_WAIT_SECONDS,
-                read_only: bool = False) -> Engine:
+                read_only: bool = False, first_write: FirstWriteCheck | None = None) -> Engine:
     """An engine for the database at ``path`` (``None`` for a private in-memory one); its
     write transactions wait up to ``write_wait_seconds`` for another writer. ``read_only``:
-    one that cannot change the file (which must exist already)."""
+    one that cannot change the file (which must exist already). ``first_write``: the check
+    its first write runs (one of its own unless given, so the caller can run it sooner)."""
     module = module_for(path)
     pool: type[Pool]
+    if path is None or read_only:
+        first_write = None
+    elif first_write is None:
+        first_write = FirstWriteCheck(path)
     if path is None:
         target, pool = ":memory:", StaticPool
     else:
+        refuse_what_is_no_file(path)
         if read_only and not path.is_file():
             raise DatabaseError(f"There is no Hearth database at {path} yet.",
                                 "It is made by the first command that saves something, in a "
@@ -202,7 +220,10 @@ def open_engine(path: Path | None, busy_timeout_ms: int = 5000, *,
     @event.listens_for(engine, "begin")
     def _begin(connection: Any) -> None:
         if connection.get_execution_options().get(WRITE_OPTION, False):
-            begin_immediate(connection.connection.driver_connection, path, write_wait_seconds)
+            driver = connection.connection.driver_connection
+            if first_write is not None:  # a damaged file is never written (``damage``)
+                first_write.before_write(driver)
+            begin_immediate(driver, path, write_wait_seconds)
         else:
             connection.exec_driver_sql("BEGIN")
 
@@ -235,19 +256,21 @@ def begin_immediate(dbapi_connection: Any, path: Path | None, wait_seconds: floa
 
 
 @contextmanager
-def translated_errors(path: Path | None) -> Iterator[None]:
+def translated_errors(path: Path | None, *, backup: bool = False) -> Iterator[None]:
     """Turn driver errors a person can act on into a ``HearthError`` with a hint; others
-    (bugs) pass unchanged. Both SQLAlchemy's wrapped errors and the DB-API's own are seen."""
+    (bugs) pass unchanged. Both SQLAlchemy's wrapped errors and the DB-API's own are seen.
+    ``backup``: ``path`` is a backup being read, so damage is told as the backup's."""
     try:
         yield
     except (exc.DBAPIError, dbapi_module().Error, *encryption.driver_errors()) as error:
-        translated = _person_error(getattr(error, "orig", error), path)
+        translated = _person_error(getattr(error, "orig", error), path, backup)
         if translated is None:
             raise
         raise translated from error
 
 
-def _person_error(error: BaseException, path: Path | None) -> HearthError | None:
+def _person_error(error: BaseException, path: Path | None,
+                  backup: bool) -> HearthError | None:
     """The sentence for a SQLite error about ``path`` that a person can do something about
     (locked, read-only, disk full, damaged), or None."""
     where = str(path) if path else "the in-memory database"
@@ -260,12 +283,8 @@ def _person_error(error: BaseException, path: Path | None) -> HearthError | None
         return ReadOnlyError.at(where)
     if "database or disk is full" in text or ("disk i/o error" in text and _low_on_space(path)):
         return DiskFullError.at(where)
-    if "not a database" in text:
-        return DatabaseError(
-            f"{where} is not a SQLite database (it is damaged, or another kind of file).",
-            RESTORE_HINT)
-    if "malformed" in text or "corrupt" in text:
-        return DatabaseError(f"{where} is damaged ({error}).", RESTORE_HINT)
+    if is_damage(error):
+        return damaged(where, error, backup=backup)
     return None
 
 

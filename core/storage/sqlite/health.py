@@ -17,7 +17,8 @@ from core.errors import HearthError
 from core.storage import migrate
 from core.storage.port import HealthCheck
 from core.storage.sqlite.ann import IndexState
-from core.storage.sqlite.engine import dbapi_module, module_for
+from core.storage.sqlite.damage import first_problem
+from core.storage.sqlite.engine import dbapi_module, module_for, translated_errors
 
 log = logging.getLogger(__name__)
 
@@ -63,10 +64,10 @@ def _vector_index(states: list[IndexState]) -> HealthCheck:
 
 def _database(engine: Engine, path: Path | None) -> HealthCheck:
     where = str(path) if path else "the in-memory database"
-    with engine.connect() as connection:
-        verdict = connection.exec_driver_sql("PRAGMA quick_check").scalar()
-    if verdict != "ok":
-        return HealthCheck("database", False, f"{where}: {verdict}",
+    with translated_errors(path), engine.connect() as connection:  # damage may stop it
+        problem = first_problem(connection.exec_driver_sql("PRAGMA quick_check").all())
+    if problem is not None:
+        return HealthCheck("database", False, f"{where}: {problem}",
                            "Restore a backup with `hearth restore BACKUP`.")
     revision = migrate.current_revision(engine)
     kind = "SQLite" if module_for(path) is dbapi_module() else "SQLite, encrypted (SQLCipher)"

@@ -171,7 +171,7 @@ from core.storage.sqlite.ann import (
     change_log_objects,
     create_change_log,
 )
-from core.storage.sqlite.engine import WRITE_OPTION
+from core.storage.sqlite.engine import WRITE_OPTION, translated_errors
 
 EXACT_MAX_ROWS = 5_000
 """At most this many candidate vectors are scored exactly instead of through the bits."""
@@ -312,6 +312,7 @@ class SqliteSearchIndex:
         force the quantised and ANN paths on small data (unset, the module's constants
         apply as they are when the index is made)."""
         self._engine = engine
+        self._database = database
         self._exact_max_rows = EXACT_MAX_ROWS if exact_max_rows is None else exact_max_rows
         self._shortlist_factor = shortlist_factor
         self._min_shortlist = min_shortlist
@@ -773,12 +774,17 @@ class SqliteSearchIndex:
     def ensure_dimensions(self, dimensions: int) -> bool:
         """Create the vector tables for this width, or rebuild them if the width changed.
 
-        Cached per instance: after the first call for a width it costs nothing.
+        Cached per instance: after the first call for a width it costs nothing. A damaged
+        file is a sentence here too: this runs before any session of a command that embeds.
         """
         if dimensions == self._dimensions:
             return False
         if dimensions <= 0:
             raise ValueError(f"dimensions must be positive, got {dimensions}")
+        with translated_errors(self._database):
+            return self._prepare(dimensions)
+
+    def _prepare(self, dimensions: int) -> bool:
         if self._in_place(dimensions):
             self._dimensions = dimensions
             return False
