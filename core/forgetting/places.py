@@ -99,7 +99,7 @@ MACHINE_COLUMNS: frozenset[tuple[str, str]] = frozenset({
     ("agent_writes", "action"), ("agent_writes", "status"),
     ("agent_tokens", "token_sha256"),  # a SHA-256 of a random token Hearth made
     # a SHA-256 of an imported item's ids (core.forgetting.imported); an importer's name
-    ("forgotten_imports", "key_sha256"), ("import_runs", "source"),
+    ("forgotten_imports", "key_sha256"), ("import_runs", "source"), ("import_runs", "outcome"),
 })
 """Text and JSON columns that hold only what Hearth itself writes: ids, states, kinds,
 model names. ``user_facts.key`` is here on purpose: a fact's key names it, and the forget
