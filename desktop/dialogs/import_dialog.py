@@ -139,11 +139,7 @@ class ImportDialog(QDialog):
         self.choose_button.setEnabled(False)
         task = self.tasks.start(f"Importing {path.name}", job)
         self.progress.follow(task, f"Reading {path.name}…", describe)
-        task.succeeded.connect(self._imported)
         return task
-
-    def _imported(self, summary: ImportSummary) -> None:
-        self.ctx.hub.changed.emit(summary.changes)
 
     def done(self, result: int) -> None:
         """Closing leaves a running import to finish; the dialog goes when it has."""

@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from support.hub_changes import touching
 from support.long_text import diary_with
 from support.qt_waits import wait_for_task, wait_idle
 from PySide6.QtCore import Qt
@@ -123,9 +122,8 @@ def test_a_reply_streams_in_and_is_rendered_as_markdown(qtbot, make_ctx, ollama)
     page._turn.streamed.connect(  # the reply's words (a new chat's Started comes first)
         lambda event: isinstance(event, TextDelta)
         and seen.append((page.busy, reply.markdown, reply.text)))
-    # learning caught up:
-    with qtbot.waitSignal(ctx.hub.changed, timeout=60_000, check_params_cb=touching()):
-        wait_reply(qtbot, page)
+    wait_reply(qtbot, page)
+    qtbot.waitUntil(lambda: ctx.assistant.learning.drain(timeout=0), timeout=60_000)
 
     assert len(seen) >= 4
     assert all(busy for busy, _, _ in seen)  # the deltas arrived before the turn ended

@@ -5,10 +5,13 @@ learning pipeline and its rules are real."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 from support.hub_changes import touching
 from support.chat_turns import chatty, facts, note_lines, open_page, say
-from support.qt_waits import wait_idle
+from support.qt_waits import wait_for_task, wait_idle
+
+from core.operations import facts as facts_ops
 
 from desktop.chat import learning_note
 from desktop.chat.learning_note import LearningNote
@@ -76,3 +79,34 @@ def test_undo_of_a_correction_restores_the_old_value_and_edit_saves_yours(
                                 for line in note_lines(later)), timeout=30_000)
     assert ctx.hearth.facts.get("brother_employer").source == "user"
     assert [h.value for h in ctx.hearth.facts.history("brother_employer")] == ["Google"]
+
+
+def test_an_edit_elsewhere_reaches_the_open_chats_note_and_why_panel(qtbot, make_ctx) -> None:
+    """Seen: after an edit (or a forget) in Facts, the open chat still offered Undo on the
+    fact and the Why? panel still listed it as it was. Both follow the change feed now."""
+    ctx = make_ctx(provider_factory=chatty())
+    page = open_page(qtbot, ctx)
+    reply = say(qtbot, page, "My sister Priya lives in Lisbon")
+    qtbot.waitUntil(lambda: len(note_lines(reply)) == 2, timeout=60_000)
+    note = reply.findChild(LearningNote)
+    assert note.button("sister_home_city", "Undo")  # offered: the fact holds what was learned
+    asked = say(qtbot, page, "Where does she live?")
+    assert asked.interaction_id is not None
+    page.show_why(asked.interaction_id)
+
+    def given(value: str, changed: bool) -> bool:
+        return any(item.kind == "fact" and item.text == f"sister_home_city: {value}"
+                   and item.changed is changed for item in page.why_panel.items)
+
+    qtbot.waitUntil(lambda: given("Lisbon", changed=False), timeout=30_000)
+    wait_idle(qtbot, ctx)
+
+    hearth = ctx.hearth
+    wait_for_task(qtbot, ctx.workers.start(  # what saving in the Facts view runs
+        "Saving in Facts", lambda _task: facts_ops.correct(hearth, "sister_home_city", "Porto"),
+        writes=True))
+    qtbot.waitUntil(lambda: "Remembered: your sister lives in Lisbon, since changed to Porto"
+                    in note_lines(reply), timeout=1_000)
+    with pytest.raises(LookupError):
+        note.button("sister_home_city", "Undo")
+    qtbot.waitUntil(lambda: given("Porto", changed=True), timeout=1_000)
