@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from support.long_text import diary_with
 from support.qt_waits import wait_for_task, wait_idle
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontDatabase, QTextFormat
-from PySide6.QtWidgets import QLabel
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QFontDatabase, QImage, QTextFormat
+from PySide6.QtWidgets import QLabel, QWidget
 
 from core.config import Settings
 from core.errors import HearthError
@@ -335,6 +335,39 @@ def test_the_composer_waits_for_the_assistant_and_says_why_it_cannot_chat(
     assert not failing.composer.available
     assert "No model could be loaded." in failing.banner.text()
     assert "Install Ollama" in failing.banner.text()
+
+
+def on_screen(widget: QWidget) -> QImage:
+    """What the screen shows of ``widget`` now (its window's backing store), not what a
+    fresh render of it would show."""
+    window = widget.window()
+    corner = widget.mapTo(window, QPoint(0, 0))
+    shown = widget.screen().grabWindow(window.winId(), corner.x(), corner.y(),
+                                       widget.width(), widget.height())
+    return shown.toImage().convertToFormat(QImage.Format.Format_RGB32)
+
+
+def test_the_message_box_stops_saying_starting_once_the_assistant_is_ready(
+        qtbot, make_ctx) -> None:
+    """Seen: "Starting the assistant…" stayed in the box for minutes after the status bar
+    said ready and Enter worked (Qt repaints a placeholder only when it shows or hides)."""
+    ctx = make_ctx()
+    page = ChatPage(ctx)
+    qtbot.addWidget(page)
+    page.resize(900, 600)
+    page.show()
+    qtbot.waitExposed(page)
+    page.composer.edit.clearFocus()  # no blinking cursor in the pictures
+    viewport = page.composer.edit.viewport()
+    qtbot.waitUntil(lambda: on_screen(viewport) == viewport.grab().toImage()
+                    .convertToFormat(QImage.Format.Format_RGB32))
+    starting = on_screen(viewport)
+    with qtbot.waitSignal(ctx.hub.assistant_ready, timeout=30_000):
+        ctx.start_assistant()
+    assert page.composer.edit.placeholderText() != STARTING
+    ready = viewport.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+    assert ready != starting
+    qtbot.waitUntil(lambda: on_screen(viewport) == ready, timeout=1_000)
 
 
 # --- a huge paste ---------------------------------------------------------------------------
