@@ -16,6 +16,7 @@ from sqlalchemy import select
 
 from core.app import Hearth
 from core.config import Settings
+from core.operations import settings as settings_ops
 from core.recall import RecallQuery
 from core.storage.changes import Changes, Domain
 from core.storage.orm import ChatSession, ContextEvent, Interaction
@@ -177,6 +178,21 @@ def test_the_quiet_timer_closes_the_session_and_restarts_with_each_message(heart
     assert pipeline.drain(timeout=60)
     assert pipeline.stats.sessions_closed == 1
     assert [n.title for n in hearth.notes.list()] == ["Summary: Plans"]
+    pipeline.shutdown()
+
+
+def test_a_new_quiet_time_in_settings_applies_to_the_next_message(hearth) -> None:
+    """Settings says "Conversation ends after" applies at once: the open chat's next
+    message arms its timer with the new time, no restart needed."""
+    llm = ScriptedLLM([NOTHING, NOTHING, digest(("Plans", "Weekend plans."))])
+    clock = ManualClock()
+    pipeline = LearningPipeline(hearth, llm, timers=clock.timers)  # the setting, as the app
+    pipeline.exchange_completed(exchange(hearth, "s1", "Weekend plans?"), "s1")
+    settings_ops.save(hearth, session_quiet_minutes=5)
+    pipeline.exchange_completed(exchange(hearth, "s1", "Maybe hiking."), "s1")
+    clock.advance(timedelta(minutes=5))
+    assert pipeline.drain(timeout=60)
+    assert pipeline.stats.sessions_closed == 1
     pipeline.shutdown()
 
 

@@ -104,8 +104,9 @@ class LearningPipeline:
         self._provider = provider
         self._turns = turns or TurnsFirst()
         """Shared with the conversation: every model call here gives way to a turn."""
-        self._quiet_seconds = (quiet_seconds if quiet_seconds is not None
-                               else hearth.settings.session_quiet_minutes * 60)
+        self._fixed_quiet_seconds = quiet_seconds
+        """Given by tests; otherwise the setting is read at each use, so a change in
+        Settings applies to the next message at once."""
         self._jobs: queue.Queue[Job | None] = queue.Queue()
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
@@ -172,7 +173,7 @@ class LearningPipeline:
         due that no live process has queued, in the order they were said, then the chats
         left open past their quiet time. Returns how many exchanges were queued. Call once,
         right after start."""
-        quiet_since = utcnow() - timedelta(seconds=self._quiet_seconds)
+        quiet_since = utcnow() - self._quiet_time()
         with self._hearth.storage.read() as session:
             due = session.execute(
                 select(Interaction.id, Interaction.session_id)
@@ -280,7 +281,13 @@ class LearningPipeline:
         with self._lock:
             self._open.add(session_id)
         with self._timers_lock:
-            self._timers.restart(session_id, timedelta(seconds=self._quiet_seconds))
+            self._timers.restart(session_id, self._quiet_time())
+
+    def _quiet_time(self) -> timedelta:
+        """How long a chat stays open after its last message (``session_quiet_minutes``)."""
+        if self._fixed_quiet_seconds is not None:
+            return timedelta(seconds=self._fixed_quiet_seconds)
+        return timedelta(minutes=self._hearth.settings.session_quiet_minutes)
 
     def _cancel_quiet_timer(self, session_id: str) -> None:
         with self._lock:
