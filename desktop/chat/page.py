@@ -260,6 +260,7 @@ class ChatPage(Page):
             self._check_assistant()
         if changes.touches(Domain.CHATS):
             self.reload_list()
+            self._reread_open_chat()
         if changes.touches(*WHY_DOMAINS):
             self._reload_why()
 
@@ -364,6 +365,25 @@ class ChatPage(Page):
         self.transcript.set_empty_text("Loading…")
         self.run("Opening the chat", lambda _task: chats.history(assistant, session_id),
                  lambda exchanges: self._show_history(session_id, exchanges))
+
+    def _reread_open_chat(self) -> None:
+        """Read the open chat again after chats changed: what it shows must be what is
+        stored, also when it was rewritten elsewhere (a forget, another window). Left
+        alone while a reply streams or the last message is being edited."""
+        session_id, assistant = self.current_session, self.assistant
+        if (session_id is None or assistant is None or self.busy or self._editing is not None
+                or self.transcript.loading):
+            return
+
+        def read(exchanges: list[Exchange]) -> None:
+            if (session_id == self.current_session and not self.busy
+                    and self._editing is None and self.transcript.outdated_by(exchanges)):
+                self.transcript.show_exchanges(exchanges)
+                self.pending_answers.load(session_id)
+                self.learning_notes.show_session(session_id)  # under the new replies
+
+        self.run("Reading the open chat again",
+                 lambda _task: chats.history(assistant, session_id), read)
 
     def _set_read_only(self, info: SessionInfo | None) -> None:
         """An imported conversation is shown, not continued: no composer, a note why."""

@@ -337,6 +337,36 @@ def test_the_composer_waits_for_the_assistant_and_says_why_it_cannot_chat(
     assert "Install Ollama" in failing.banner.text()
 
 
+def test_the_open_chat_shows_its_words_as_rewritten_elsewhere(qtbot, make_ctx) -> None:
+    """A forget (or another window) rewrites a message of the open chat: the chat shows it
+    as stored now, within a second, not the words that were taken out."""
+    ctx = make_ctx(provider_factory=scripted("Lisbon is lovely in May.", "Enjoy it."))
+    page = open_page(qtbot, ctx)
+    type_and_send(qtbot, page, "My sister lives in Lisbon")
+    first = wait_reply(qtbot, page)
+    type_and_send(qtbot, page, "We meet there in May")
+    wait_reply(qtbot, page)
+    wait_idle(qtbot, ctx)
+    shown = page.transcript.messages[1]
+    with ctx.hearth.storage.write() as session:  # what a forget in another process writes
+        row = session.get(Interaction, first.interaction_id)
+        assert row is not None
+        row.user_message = "My sister lives in [forgotten]"
+        row.agent_response = "[forgotten] is lovely in May."
+    qtbot.waitUntil(lambda: [m.text for m in page.transcript.messages] == [
+        "My sister lives in [forgotten]", "[forgotten] is lovely in May.",
+        "We meet there in May", "Enjoy it."], timeout=1_000)
+    assert page.transcript.messages[1] is not shown
+    wait_idle(qtbot, ctx)
+    rebuilt = page.transcript.messages
+    with ctx.hearth.storage.write() as session:  # chats changed, not these words
+        session.get(ChatSession, page.current_session).title = "Renamed elsewhere"
+    qtbot.waitUntil(lambda: page.list_model.index(0).data(Qt.ItemDataRole.EditRole)
+                    == "Renamed elsewhere", timeout=1_000)
+    wait_idle(qtbot, ctx)
+    assert page.transcript.messages == rebuilt  # nothing laid out again
+
+
 def on_screen(widget: QWidget) -> QImage:
     """What the screen shows of ``widget`` now (its window's backing store), not what a
     fresh render of it would show."""
