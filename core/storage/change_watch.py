@@ -35,15 +35,22 @@ Probe = Callable[[Connection], bool]
 
 
 class ChangeWatch:
-    """The watching thread of one ``ChangeFeed``; see the module docstring."""
+    """The watching thread of one ``ChangeFeed``; see the module docstring. The first look
+    (where the log ends now) is taken before ``__init__`` returns, so a write committed
+    right after the watch started is never taken for an older one."""
 
     def __init__(self, engine: Engine, origin: str, publish: Callable[[Changes], None],
                  probe: Callable[[], Probe] | None = None) -> None:
         self._engine = engine
         self._origin = origin
         self._publish = publish
-        self._probe = probe
+        self._make_probe = probe
+        self._probe: Probe | None = None
+        self._connection: Connection | None = None
+        self._last: int | None = None
+        self._failing = False
         self._stopping = threading.Event()
+        self._look()
         self._thread = threading.Thread(target=self._run, name="hearth-change-watch",
                                         daemon=True)
         self._thread.start()
@@ -53,32 +60,32 @@ class ChangeWatch:
         self._thread.join(STOP_WAIT_SECONDS)
 
     def _run(self) -> None:
-        last: int | None = None
-        connection: Connection | None = None
-        probe: Probe | None = None
-        failing = False
-        while not self._stopping.is_set():
-            try:
-                if connection is None:
-                    connection = self._engine.connect()
-                    probe = self._probe() if self._probe is not None else None
-                if last is None:
-                    last = change_log.last_id(connection)
-                elif probe is None or probe(connection):
-                    found = change_log.since(connection, last, self._origin)
-                    last = found.last
-                    self._publish(found.changes)
-                connection.rollback()
-                failing = False
-            except Exception:  # a server gone for a while: say so once, then try again
-                if not failing:
-                    log.warning("cannot read what other processes changed; trying again",
-                                exc_info=True)
-                failing = True
-                if connection is not None:
-                    connection.invalidate()
-                    connection.close()
-                connection = None
-            self._stopping.wait(POLL_SECONDS)
-        if connection is not None:
-            connection.close()
+        while not self._stopping.wait(POLL_SECONDS):
+            self._look()
+        if self._connection is not None:
+            self._connection.close()
+
+    def _look(self) -> None:
+        """One poll: where the log ends (the first time), else what others added to it."""
+        try:
+            if self._connection is None:
+                self._connection = self._engine.connect()
+                self._probe = self._make_probe() if self._make_probe is not None else None
+            connection = self._connection
+            if self._last is None:
+                self._last = change_log.last_id(connection)
+            elif self._probe is None or self._probe(connection):
+                found = change_log.since(connection, self._last, self._origin)
+                self._last = found.last
+                self._publish(found.changes)
+            connection.rollback()
+            self._failing = False
+        except Exception:  # a server gone for a while: say so once, then try again
+            if not self._failing:
+                log.warning("cannot read what other processes changed; trying again",
+                            exc_info=True)
+            self._failing = True
+            if self._connection is not None:
+                self._connection.invalidate()
+                self._connection.close()
+            self._connection = None
