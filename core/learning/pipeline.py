@@ -209,12 +209,12 @@ class LearningPipeline:
         if queued or quiet:
             log.info("resuming learning left unfinished: %d exchanges, %d chats to close",
                      queued, len(quiet))
-        self._take_up_waiting()
+        self.take_up_waiting()
         return queued
 
-    def _take_up_waiting(self) -> None:
+    def take_up_waiting(self) -> int:
         """Queue the work a smaller model left for this one (``core.learning.waiting``),
-        when this model may do it."""
+        when this model may do it; returns how many jobs were queued."""
         profile = self.profile
         storage = self._hearth.storage
         facts = waiting.waiting(storage, Job.FACTS) if profile.may(Job.FACTS) else []
@@ -226,6 +226,7 @@ class LearningPipeline:
         if facts or chats:
             log.info("a capable model takes up what waited for one: %d exchanges, %d chats",
                      len(facts), len(chats))
+        return len(facts) + len(chats)
 
     @property
     def profile(self) -> CapabilityProfile:
