@@ -22,6 +22,8 @@ import logging
 import re
 from collections import Counter
 
+from core.learning.quality_gate import TEMPLATE_HOLE
+
 log = logging.getLogger(__name__)
 
 REPLY_TOKENS = 160
@@ -41,8 +43,6 @@ _CLAIM = re.compile(
     r"|\b(?:has|have) been (?:set|saved|created|added|scheduled|booked|sent|stored|noted|"
     r"recorded|updated|deleted|registered)\b",
     re.IGNORECASE)
-_HOLE = re.compile(r"\[[A-Za-z][\w .'/-]{0,40}\](?!\()|\{\{?\s*\w[\w .]{0,40}\}\}?"
-                   r"|<\s*(?:insert|your|name|date|time|event)[^>]{0,40}>", re.IGNORECASE)
 _ADDRESS = re.compile(r"\b(?:https?://|www\.)\S+|\b[\w.+-]+@[\w-]+\.[\w.]+\b"
                       r"|\b[\w-]+\.(?:com|org|net|io|co|uk)\b(?:/\S*)?|(?<!\w)@\w{3,}",
                       re.IGNORECASE)
@@ -90,7 +90,7 @@ class SmallReply:
     def _problem(self, sentence: str) -> str | None:
         if _CLAIM.search(sentence):
             return "claim"
-        if _HOLE.search(sentence):
+        if TEMPLATE_HOLE.search(sentence):
             return "template hole"
         for address in _ADDRESS.findall(sentence):
             if address.casefold().rstrip(".,;:)") not in self._known:

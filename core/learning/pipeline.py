@@ -56,7 +56,7 @@ from sqlalchemy.orm import Session
 
 from core.app import Hearth
 from core.forgetting.matching import PLACEHOLDER
-from core.learning import waiting
+from core.learning import quality_gate, waiting
 from core.learning.consent import learns_from
 from core.learning.events import add_event
 from core.learning.exclusions import ExclusionGate
@@ -96,6 +96,9 @@ class LearningStats:
     summaries_written: int = 0
     sessions_closed: int = 0
     waiting_for_model: int = 0
+    rejected_by_quality_gate: int = 0
+    """Chat summaries too short, with a template hole or about nothing said in the chat
+    (``core.learning.quality_gate``): not written."""
     """Exchanges and chats whose model work (facts beyond the rules, a summary) was left
     for a capable model (``core.learning.waiting``)."""
     failures: int = 0
@@ -534,7 +537,8 @@ def summarise_closed(hearth: Hearth, session_id: str, provider: LLMProvider, *,
 
 def _no_counts() -> dict[str, int]:
     return {"sessions_closed": 0, "summaries_written": 0, "events_created": 0,
-            "dropped_by_exclusion": 0, "dropped_ungrounded": 0, "waiting_for_model": 0}
+            "dropped_by_exclusion": 0, "dropped_ungrounded": 0, "waiting_for_model": 0,
+            "rejected_by_quality_gate": 0}
 
 
 def _to_summarise(session: Session, chat: ChatSession) -> list[Interaction]:
@@ -549,15 +553,23 @@ def _summarise(hearth: Hearth, session_id: str, interactions: list[Interaction],
                provider: LLMProvider, counts: dict[str, int],
                cancel: CancelToken | None) -> dict[str, int]:
     """Write the digest of ``interactions``: the summaries that pass the exclusion list and
-    the quality gate, and the candidates that rest on the user's own words."""
+    the quality gate (``core.learning.quality_gate``), and the candidates that rest on the
+    user's own words."""
     counts = dict(counts)
     digest = digest_session(provider, interactions, cancel=cancel)
     if digest is None:
         return counts
     gate = ExclusionGate(hearth.settings.exclusions)
+    exchanges = [f"User: {item.user_message}\nAssistant: {item.agent_response}"
+                 for item in interactions]
     for summary in digest.summaries:
         if gate.blocks(f"{summary.topic} {summary.summary}"):
             counts["dropped_by_exclusion"] += 1
+            continue
+        verdict = quality_gate.check(hearth.embedder, summary.summary, exchanges, share=0)
+        if not verdict.passed:
+            quality_gate.rejected("chat summary", [session_id], verdict)
+            counts["rejected_by_quality_gate"] += 1
             continue
         hearth.notes.save_summary(summary.topic, summary.summary, session_id=session_id)
         counts["summaries_written"] += 1
