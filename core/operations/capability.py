@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import func, select
 
+from core.config import Settings
 from core.learning import waiting
 from core.llm.capability import HOW_TO_GET_ONE, JOB_WORDS, Job, profile_of
 from core.llm.protocol import LLMProvider
@@ -85,6 +86,14 @@ def model_capability(hearth: Hearth, provider: LLMProvider) -> ModelCapability:
         how_to_get_more=HOW_TO_GET_ONE if profile.waiting else "",
         waiting=WaitingWork(counted.get(Job.FACTS, 0), counted.get(Job.SUMMARIES, 0),
                             observations))
+
+
+def built_in_model(settings: Settings) -> str:
+    """One sentence on the model built in (``embedded_model_path``): what it can and cannot
+    do, for a first run without a capable model. Reads the file's header, never loads it."""
+    from core.llm.embedded import EmbeddedProvider
+
+    return profile_of(EmbeddedProvider.from_settings(settings), settings.model_jobs).summary()
 
 
 def _counted(count: int, word: str) -> str:
