@@ -29,6 +29,7 @@ def suites(quick: bool) -> dict:
     from benchmarks.quality import bench_quality
     from benchmarks.recall import bench_recall
     from benchmarks.scale import bench_scale
+    from benchmarks.small_model import bench_small_model
 
     sizes = (10_000,) if quick else (10_000, 100_000)
     return {
@@ -48,6 +49,7 @@ def suites(quick: bool) -> dict:
         "import_filter": lambda: bench_import_filter(100_000 if quick else 1_000_000),
         "encryption": bench_encryption,
         "mcp": bench_mcp,
+        "small_model": bench_small_model,
     }
 
 

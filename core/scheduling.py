@@ -384,9 +384,13 @@ class HearthScheduler:
 
     def _process_events(self, trigger: str) -> str:
         from core.consolidation.processor import MemoryProcessor
+        from core.llm.capability import Job, profile_of
 
         provider = self._provider_factory()
         try:
+            profile = profile_of(provider, self._hearth.settings.model_jobs)
+            if not profile.may(Job.CONSOLIDATION):  # no run recorded every 15 minutes
+                return f"processor: {profile.waits_because(Job.CONSOLIDATION)}"
             report = MemoryProcessor(self._hearth, provider).run(trigger=trigger,
                                                                  cancel=self._stopping)
         finally:

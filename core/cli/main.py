@@ -52,7 +52,6 @@ from core.user_input import read_text_file
 
 if TYPE_CHECKING:  # imported where used, to keep the command's start quick
     from core.app import Hearth
-    from core.config import Settings
     from core.recall import RecallResult
     from core.storage.orm import UserFact
     from core.storage.port import SearchFilters
@@ -124,7 +123,7 @@ def status(as_json: JsonOption = False) -> None:
         report["embedding_model_dir"] = str(model_dir)
         report["embedding_model_present"] = any(model_dir.glob("*.onnx"))
         report["schema_revision"] = hearth.storage.schema_revision()
-        report["llm"] = _llm_status(hearth.settings)
+        report["llm"] = _llm_status(hearth)
     if as_json:
         output.print_json(report)
         return
@@ -140,17 +139,30 @@ def status(as_json: JsonOption = False) -> None:
         f"interactions: {counts['interactions']}")
     llm = report["llm"]
     output.stdout.print(f"language model: {llm['active']} ({llm['detail']})", highlight=False)
+    output.stdout.print(f"what it may do: {llm['summary']}", highlight=False)
+    if llm["how_to_get_more"]:
+        output.stdout.print(f"  {llm['how_to_get_more']}", highlight=False)
+    if llm["waiting"]:
+        output.stdout.print(f"waiting for a capable model: {', '.join(llm['waiting'])}",
+                            highlight=False)
     output.stdout.print("Run `hearth --help` for the commands; `hearth chat` to talk.")
 
 
-def _llm_status(settings: Settings) -> dict[str, Any]:
-    """Which provider and model would answer now, and why (the same choice `chat` makes)."""
+def _llm_status(hearth: Hearth) -> dict[str, Any]:
+    """Which provider and model would answer now, and why (the same choice `chat` makes),
+    what it may do and what waits for a capable model."""
     from core.llm.selection import build_provider, describe_active
+    from core.operations.capability import model_capability
 
-    provider = build_provider(settings)
+    provider = build_provider(hearth.settings)
     try:
+        capability = model_capability(hearth, provider)
         return {"provider": provider.name, "model": provider.model,
-                "active": describe_active(provider), "detail": provider.status().detail}
+                "active": describe_active(provider), "detail": provider.status().detail,
+                "size": capability.size, "summary": capability.summary,
+                "can": list(capability.can), "cannot": list(capability.cannot),
+                "how_to_get_more": capability.how_to_get_more,
+                "waiting": list(capability.waiting.lines())}
     finally:
         provider.close()
 
