@@ -51,7 +51,7 @@ from core.forgetting.deleted_rows import (
     drop_deleted_memories,
 )
 from core.forgetting.matching import ValueMatcher, is_distinctive
-from core.forgetting.places import PLACES
+from core.forgetting.places import PLACES, Place
 from core.forgetting.preview import PlaceInPreview, describe
 from core.storage.orm import AuditEntry, Memory
 from core.storage.port import StoragePort, batched
@@ -67,22 +67,31 @@ MAX_IDS_AUDITED = 50
 class MemoriesErasure:
     """Deleted memories as a backup taken before must lose them too
     (``core.forgetting.backups.CopyErasure``): their texts, in memory only. In a copy the
-    memories are found by their text, since a number may have been given again since."""
+    memories are found by their text, since a number may have been given again since.
+    ``said`` are their words as looked for elsewhere (``said_texts``); ``everywhere``: the
+    person erased them everywhere, so the copy loses them in every place too, not only in
+    Hearth's own records of them (an import's removal)."""
 
     texts: tuple[str, ...]
+    said: tuple[str, ...] = ()
+    everywhere: bool = False
 
     @cached_property
     def matcher(self) -> ValueMatcher:
-        return ValueMatcher(self.texts)
+        return ValueMatcher((*self.texts, *self.said))
+
+    @property
+    def _places(self) -> tuple[Place, ...]:
+        return PLACES if self.everywhere else TRACES
 
     def erase(self, storage: StoragePort) -> None:
         with storage.write() as session:
-            _delete(session, _ids_of(session, self.texts), self.matcher)
+            _delete(session, _ids_of(session, self.texts), self.matcher, self._places)
 
     def held_in(self, session: Session) -> bool:
         matcher = self.matcher
         return bool(_ids_of(session, self.texts)) or bool(
-            find(session, Redactor(matcher, matcher), TRACES))
+            find(session, Redactor(matcher, matcher), self._places))
 
 
 @dataclass(frozen=True)
@@ -107,6 +116,8 @@ class WordsFound:
 
     texts: tuple[str, ...]
     """The memories' texts, whole (how backups find the rows)."""
+    said: tuple[str, ...]
+    """Their words as looked for elsewhere (``said_texts``)."""
     redactor: Redactor
     found: tuple[Found, ...]
     places: tuple[PlaceInPreview, ...]
@@ -140,12 +151,13 @@ def words_found(session: Session, memory_ids: Sequence[int]) -> WordsFound:
         listed = ", ".join(f"#{memory_id}" for memory_id in missing[:10])
         raise NotFoundError(f"There is no memory {listed}.",
                             "It may have been deleted already; nothing was changed.")
-    matcher = ValueMatcher(said_texts(list(stored.values())))
+    said = tuple(said_texts(list(stored.values())))
+    matcher = ValueMatcher(said)
     redactor = Redactor(matcher, matcher)
     own = {f"memories:{memory_id}" for memory_id in wanted}
     own |= deleted_memories_tokens(session, wanted)
     found = tuple(item for item in find(session, redactor) if item.token not in own)
-    return WordsFound(tuple(dict.fromkeys(content for content, _ in stored.values())),
+    return WordsFound(tuple(dict.fromkeys(content for content, _ in stored.values())), said,
                       redactor, found, describe(session, found, redactor))
 
 
@@ -182,18 +194,19 @@ def erase_memories(storage: StoragePort, memory_ids: Sequence[int], *,
             arguments={"ids": wanted[:MAX_IDS_AUDITED], "count": len(wanted)},
             result_summary=f"deleted {len(wanted)}; redacted {sum(places.values())} places"))
     left = tuple(place for place in words.places if place.token not in tokens)
-    return MemoriesErased(len(wanted), places, MemoriesErasure(words.texts), left,
-                          words.redactor.everywhere)
+    erasure = MemoriesErasure(words.texts, words.said, everywhere=skip is not None)
+    return MemoriesErased(len(wanted), places, erasure, left, words.redactor.everywhere)
 
 
-def _delete(session: Session, ids: Sequence[int], matcher: ValueMatcher) -> Counter[str]:
+def _delete(session: Session, ids: Sequence[int], matcher: ValueMatcher,
+            places: Sequence[Place]) -> Counter[str]:
     """Delete the memory rows ``ids`` (recording the imported ones as forgotten) and
-    replace their words in ``TRACES`` (a backup's copy of the delete)."""
+    replace their words in ``places`` (a backup's copy of the delete or erase)."""
     for chunk in batched(list(ids), 500):
         imported.record(session, session.scalars(select(Memory.external_id)
                                                  .where(Memory.id.in_(chunk))))
         session.execute(delete(Memory).where(Memory.id.in_(chunk)))
-    return apply(session, find(session, Redactor(matcher, matcher), TRACES))
+    return apply(session, find(session, Redactor(matcher, matcher), places))
 
 
 def _ids_of(session: Session, texts: Sequence[str]) -> list[int]:
