@@ -117,6 +117,7 @@ def _where(session: Session, item: Found, key: str | None) -> tuple[str, datetim
             chat = session.get(ChatSession, row.session_id) if row.session_id else None
             whose = ("Hearth's reply" if set(item.changes) == {"agent_response"}
                      else "your message" if row.speaker in (None, "", "user")
+                     else "the assistant's message" if row.speaker == "assistant"
                      else f"a message by {row.speaker}")
             titled = f" in the chat “{chat.title}”" if chat is not None and chat.title else ""
             return f"{whose}{titled}", row.created_at

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QLabel,
+    QPushButton,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -53,6 +54,10 @@ class EraseDialog(QDialog):
         self.tree.addTopLevelItems(self._items)
         self.tree.expandAll()
         self.tree.setVisible(bool(places))
+        self.all_button = QPushButton("Untick all")
+        self.all_button.setToolTip("Keep every place (the entry itself still goes)")
+        self.all_button.clicked.connect(self._tick_all)
+        self.all_button.setVisible(bool(places))
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.erase_button = self.buttons.addButton("&Erase",
                                                    QDialogButtonBox.ButtonRole.DestructiveRole)
@@ -61,10 +66,22 @@ class EraseDialog(QDialog):
         layout.addWidget(self.headline)
         layout.addWidget(self.explain)
         layout.addWidget(self.tree, 1)
+        layout.addWidget(self.all_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.buttons)
         self.erase_button.clicked.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         self.setMinimumWidth(480)
+        if places:  # room to read the words around each value, within the screen
+            fits = self.screen().availableGeometry().size()
+            self.resize(min(760, fits.width() - 40), min(540, fits.height() - 60))
+
+    def _tick_all(self) -> None:
+        """Untick every place, or tick them all again (the button says which)."""
+        ticking = self.all_button.text() == "Tick all"
+        state = Qt.CheckState.Checked if ticking else Qt.CheckState.Unchecked
+        for item in self._items:
+            item.setCheckState(0, state)
+        self.all_button.setText("Untick all" if ticking else "Tick all")
 
     def tick(self, token: str, ticked: bool) -> None:
         """Tick or untick the place ``token`` (as a person's click does)."""
@@ -103,4 +120,6 @@ def _place_item(place: PlaceInPreview) -> QTreeWidgetItem:
 
 def places_headline(whose: str, places: Sequence[PlaceInPreview], itself: str) -> str:
     """“The value of “priya” is in 3 places besides the fact itself.”"""
+    if not places:
+        return f"{whose} nowhere but in {itself}."
     return f"{whose} in {count(len(places), 'place')} besides {itself}."
