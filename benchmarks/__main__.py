@@ -30,6 +30,7 @@ def suites(quick: bool) -> dict:
     from benchmarks.quality import bench_quality
     from benchmarks.recall import bench_recall
     from benchmarks.scale import bench_scale
+    from benchmarks.small_model import bench_small_model
 
     sizes = (10_000,) if quick else (10_000, 100_000)
     return {
@@ -50,6 +51,7 @@ def suites(quick: bool) -> dict:
         "encryption": bench_encryption,
         "mcp": bench_mcp,
         "change_feed": bench_change_feed,
+        "small_model": bench_small_model,
     }
 
 

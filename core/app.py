@@ -34,6 +34,7 @@ from core.config import HearthPaths, Settings, load_settings, resolve_home
 from core.embedding import Embedder, OnnxEmbedder
 from core.errors import HearthError, InvalidInputError, ReadOnlyError
 from core.knowledge.facts import FactService
+from core.forgetting.recently_deleted import RecentlyDeleted, purge_expired
 from core.forgetting.service import ForgetService
 from core.home.instance_lock import FolderLock
 from core.knowledge.intentions import IntentionService
@@ -65,6 +66,8 @@ class Hearth:
     intentions: IntentionService
     learnings: LearningService
     forgetting: ForgetService
+    deleted: RecentlyDeleted
+    """Single entries the user deleted, until their undo window ends."""
     tasks: TaskService
     reminders: ReminderService
     scheduled_prompts: ScheduledPromptService
@@ -125,6 +128,7 @@ class Hearth:
             intentions=IntentionService(storage, settings),
             learnings=LearningService(storage),
             forgetting=ForgetService(storage, embedder, paths),
+            deleted=RecentlyDeleted(storage, embedder),
             tasks=daily.tasks,
             reminders=daily.reminders,
             scheduled_prompts=daily.scheduled_prompts,
@@ -199,13 +203,18 @@ class Hearth:
 
 def _reconcile(storage: StoragePort) -> None:
     """Exchanges and runs a killed process left unfinished are marked interrupted
-    (``core.home.liveness``). Bookkeeping: a database or folder that refuses the write now
-    (locked for longer than the busy timeout, read-only) is still opened, and the next open
-    tries again."""
+    (``core.home.liveness``), and deleted entries whose undo has ended are purged
+    (``core.forgetting.recently_deleted``). Bookkeeping: a database or folder that refuses
+    the write now (locked for longer than the busy timeout, read-only) is still opened, and
+    the next open tries again."""
     try:
         reconcile(storage)
     except (HearthError, OSError) as exc:
         log.warning("could not mark the work of stopped processes interrupted: %s", exc)
+    try:
+        purge_expired(storage)
+    except (HearthError, OSError) as exc:
+        log.warning("could not purge deleted entries whose undo has ended: %s", exc)
 
 
 def _checked(storage: StoragePort) -> None:

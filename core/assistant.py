@@ -15,6 +15,7 @@ from core.app import Hearth
 from core.conversation import Confirm, ConversationService
 from core.learning.pipeline import LearningPipeline
 from core.llm import LLMProvider
+from core.llm.capability import CapabilityProfile, profile_of
 from core.llm.turns_first import TurnsFirst
 from core.llm.selection import build_provider, describe_active
 
@@ -41,6 +42,11 @@ class Assistant:
     def model_description(self) -> str:
         """``ollama · llama3.2:3b``: which provider and model answer."""
         return describe_active(self.provider)
+
+    @property
+    def profile(self) -> CapabilityProfile:
+        """What the model may do (``core.llm.capability``; the setting is read each time)."""
+        return profile_of(self.provider, self.hearth.settings.model_jobs)
 
     @property
     def status_line(self) -> str:

@@ -46,6 +46,11 @@ DEFAULT_EMBEDDED_LLM = MODELS_DIR / "smollm2-135m-instruct" / "SmolLM2-135M-Inst
 PERSONA_CHARS = 4000
 
 
+ModelJobs = Literal["auto", "replies_only", "all"]
+"""What a language model may do for Hearth: decided by its size, or by the user
+(``core.llm.capability``)."""
+
+
 class Settings(BaseSettings):
     """Everything a user can change. Defaults are the embedded, offline configuration."""
 
@@ -142,6 +147,10 @@ class Settings(BaseSettings):
         default=DEFAULT_EMBEDDED_LLM, description="A GGUF file for the in-process model.")
     embedded_context_tokens: int = Field(default=4096, ge=512)
     embedded_threads: int = Field(default=2, ge=1, le=64)
+    model_jobs: ModelJobs = Field(
+        default="auto",
+        description="What the model may do: auto decides by its size (docs/llm.md, "
+                    "\"What a model may do\"); replies_only or all as you choose.")
 
     # --- conversation ------------------------------------------------------------------
     history_token_budget: int = Field(default=6000, ge=0)

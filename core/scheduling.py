@@ -99,6 +99,7 @@ from core.job_names import (  # re-exported: the scheduler's callers name its jo
     DREAM as DREAM,
     EVENT_PROCESSOR as EVENT_PROCESSOR,
     ON_DEMAND_JOBS as ON_DEMAND_JOBS,
+    PURGE_DELETED as PURGE_DELETED,
     REFLECT as REFLECT,
     SCHEDULED_JOBS as SCHEDULED_JOBS,
 )
@@ -121,6 +122,8 @@ DECAY_TIME = (14, 0)
 """Daily decay at 14:00, twelve hours from the default dream time: memory used during the
 day fades on the same day's clock even on machines that are off every night."""
 EVENT_PROCESSOR_MINUTES = 15
+PURGE_MINUTES = 5
+"""How often deleted entries whose undo has ended are purged while Hearth runs."""
 MISFIRE_GRACE = timedelta(hours=23)
 JOBSTORE_TABLE = "apscheduler_jobs"
 _PERSISTENT = "default"
@@ -296,6 +299,7 @@ class HearthScheduler:
             DECAY: CronTrigger(hour=DECAY_TIME[0], minute=DECAY_TIME[1], timezone=tz),
             EVENT_PROCESSOR: IntervalTrigger(minutes=EVENT_PROCESSOR_MINUTES, timezone=tz),
             DELIVERY: CronTrigger(minute="*", timezone=tz),
+            PURGE_DELETED: IntervalTrigger(minutes=PURGE_MINUTES, timezone=tz),
         }
         if settings.daily_briefing:
             hour, minute = (int(part) for part in settings.daily_briefing_time.split(":"))
@@ -331,7 +335,8 @@ class HearthScheduler:
             return f"{job_id} skipped: Hearth is stopping"
         body: dict[str, Callable[[str], str]] = {
             DREAM: self._dream, DECAY: self._decay, EVENT_PROCESSOR: self._process_events,
-            DELIVERY: self._deliver, DAILY_BRIEFING: self._brief, REFLECT: self._reflect}
+            DELIVERY: self._deliver, DAILY_BRIEFING: self._brief, REFLECT: self._reflect,
+            PURGE_DELETED: self._purge_deleted}
         try:
             summary = body[job_id](trigger)
         except BaseException as exc:
@@ -381,9 +386,13 @@ class HearthScheduler:
 
     def _process_events(self, trigger: str) -> str:
         from core.consolidation.processor import MemoryProcessor
+        from core.llm.capability import Job, profile_of
 
         provider = self._provider_factory()
         try:
+            profile = profile_of(provider, self._hearth.settings.model_jobs)
+            if not profile.may(Job.CONSOLIDATION):  # no run recorded every 15 minutes
+                return f"processor: {profile.waits_because(Job.CONSOLIDATION)}"
             report = MemoryProcessor(self._hearth, provider).run(trigger=trigger,
                                                                  cancel=self._stopping)
         finally:
@@ -416,6 +425,13 @@ class HearthScheduler:
             return f"reflection run {report.run_id}: skipped ({report.reason})"
         return (f"reflection run {report.run_id}: facts +{report.facts_added}, "
                 f"intentions +{report.intentions_added}, learnings +{report.learnings_added}")
+
+    def _purge_deleted(self, _trigger: str) -> str:
+        """Deleted entries whose undo has ended go for good, also while the window stays
+        open for days (``core.forgetting.recently_deleted``)."""
+        purged = self._hearth.deleted.purge_expired()
+        return f"purged {purged} deleted entr{'y' if purged == 1 else 'ies'}" if purged \
+            else NOTHING_DUE
 
     def _deliver(self, _trigger: str) -> str:
         """One delivery pass: claim (marked delivered), show, then run the claimed prompts

@@ -64,3 +64,19 @@ def test_questions_are_labelled_with_real_turns_of_five_kinds(
             for _owner, _session, turn in answers:
                 shared = asked & content_words(turn["text"], names)
                 assert not shared, f"{question['id']} shares {shared} with its answer"
+
+
+def test_the_twenty_first_messages_are_learned_by_the_rules_without_junk() -> None:
+    """The small-model benchmark's "after" on a model that may not extract: only the rules
+    learn, and by the benchmark's own rule none of what they learn is junk."""
+    from benchmarks.small_model import is_junk, load_messages
+    from core.learning.extraction import rule_facts
+
+    messages = load_messages()
+    assert len(messages) == 20
+    learned = [(item, {f.key: f.value for f in rule_facts(item["message"])})
+               for item in messages]
+    assert not [(key, value) for item, facts in learned for key, value in facts.items()
+                if is_junk(key, value, item["message"], item["expected"])]
+    assert is_junk("lisbon_city", "Lisbon", "My sister Priya lives in Lisbon.", {})
+    assert is_junk("priya", "Madrid", "My sister Priya lives in Lisbon.", {})

@@ -14,6 +14,7 @@ from support.dream_folder import (
     PROFILE_BEFORE,
     SUMMARY,
     dreaming_model,
+    merge_line,
     prepare,
 )
 from support.scripted_llm import ScriptedLLM
@@ -61,8 +62,7 @@ def test_a_dreams_changelog_names_its_merge_and_what_else_it_changed(hearth) -> 
     run = dream(hearth)
     texts = [change.text for change in run.changes]
     merged = by_kind(run, "merged")
-    assert merged.text == (f"Combined 3 memories about marathon training into one summary: "
-                           f"“{SUMMARY}”")
+    assert merged.text == merge_line(ids["marathon"])  # which memories, by id and excerpt
     assert sorted(merged.data["originals"]) == sorted(ids["marathon"])
     assert by_kind(run, "set_aside").text == \
         "Set aside 1 new note as not worth keeping, such as “Hello there!”"

@@ -87,8 +87,10 @@ def test_reminders_notes_journal_and_later(capsys, tmp_path: Path) -> None:
     assert ok(capsys, home, "notes", "pin", str(note["id"]), "--json")["pinned"] is True
     found = ok(capsys, home, "notes", "search", "brakes", "--json")
     assert [n["id"] for n in found] == [note["id"]] and found[0]["edited_at"]
-    ok(capsys, home, "notes", "delete", str(note["id"]), "--yes")
+    gone = ok(capsys, home, "notes", "delete", str(note["id"]), "--json")  # asks nothing
     assert ok(capsys, home, "notes", "list", "--json") == []
+    ok(capsys, home, "deleted", "restore", str(gone["id"]), "--json")  # it can be undone
+    assert [n["id"] for n in ok(capsys, home, "notes", "list", "--json")] == [note["id"]]
 
     entry = ok(capsys, home, "journal", "add", "A quiet Sunday by the river.", "--json")
     assert ok(capsys, home, "journal", "search", "river", "--json")[0]["id"] == entry["id"]

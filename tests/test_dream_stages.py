@@ -167,7 +167,8 @@ def test_distil_writes_one_memory_per_closed_session_and_a_rerun_adds_nothing(he
                                  "startup.")])
     counts = distil.run(hearth, llm)
     assert counts == {"sessions": 1, "distilled": 1, "duplicates": 0, "empty": 0,
-                      "too_short": 1, "ungrounded": 0, "failed": 0, "rechecked": 0}
+                      "too_short": 1, "ungrounded": 0, "rejected": 0, "failed": 0,
+                      "rechecked": 0}
     assert "robotics startup" in llm.requests[0].messages[-1].content
     (memory,) = rows(hearth).values()
     assert (memory.source, memory.session_id, memory.category, memory.tier) == (
@@ -306,7 +307,8 @@ def test_merge_summarises_a_stale_cluster_and_demotes_its_originals(hearth) -> N
     llm = ScriptedLLM([json.dumps({"summary": "The user drinks green tea every morning, "
                                               "before work."})])
     counts = merge.run(hearth, llm)
-    assert counts == {"stale": 6, "clusters": 1, "merged": 1, "demoted": 3, "failed": 0}
+    assert counts == {"stale": 6, "clusters": 1, "merged": 1, "demoted": 3, "failed": 0,
+                      "rejected": 0}
     memories = rows(hearth)
     assert len(memories) == 10  # nine originals kept, one summary added
     (summary,) = [m for m in memories.values() if m.source == "merge"]

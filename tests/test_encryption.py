@@ -267,7 +267,7 @@ def test_a_keyring_key_opens_the_folder_without_asking(
     assert keyring.get_password("Hearth", str(home.resolve())) is None
 
 
-def test_a_delete_rewrites_encrypted_backups_too(
+def test_an_erase_rewrites_encrypted_backups_too(
         capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The forget path reads and rewrites backups (``SqliteCopies``): in an encrypted
     folder it does so with the folder's key, and what it rewrites stays encrypted."""
@@ -277,7 +277,7 @@ def test_a_delete_rewrites_encrypted_backups_too(
     code, out, _ = hearth(capsys, home, "search", "locker code", "--json")
     memory = next(result["id"] for result in json.loads(out)
                   if result["text"] == f"user: {FACT}")
-    code, out, err = hearth(capsys, home, "memories", "delete", str(memory), "--yes",
+    code, out, err = hearth(capsys, home, "memories", "forget", str(memory), "--yes",
                             "--from-backups", "--json")
     assert code == 0, err
     report = json.loads(out)
@@ -286,9 +286,11 @@ def test_a_delete_rewrites_encrypted_backups_too(
     assert hearth(capsys, home, "decrypt")[0] == 0
     for database in [home / "hearth.db", *(home / "backups").glob("*.db")]:
         connection = sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True)
-        try:  # the memory is gone (the imported turn itself is kept: not what was deleted)
+        try:  # the memory is gone, and its words from the chat it came from too
             assert connection.execute("SELECT count(*) FROM memories WHERE id = ?",
                                       (memory,)).fetchone() == (0,)
+            assert connection.execute("SELECT count(*) FROM interactions WHERE "
+                                      "user_message LIKE ?", (f"%{SECRET}%",)).fetchone() == (0,)
         finally:
             connection.close()
 

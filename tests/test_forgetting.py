@@ -146,6 +146,8 @@ def plant_everywhere(hearth: Hearth) -> dict[str, Any]:
         session.add(AgentWrite(agent_id=agent.id, action="remember_fact",
                                arguments={"key": KEY, "value": VALUE},
                                preview=f"Remember {KEY} = {VALUE}.", result=EARLIER))
+    hearth.facts.remember("passport_copy", f"scan of {VALUE}")
+    hearth.deleted.delete_fact("passport_copy")  # deleted, its undo not over yet
     from core.embedding.reembed import backfill_embeddings
 
     backfill_embeddings(hearth.storage, hearth.embedder)
@@ -591,7 +593,11 @@ def test_the_report_counts_documented_places(hearth: Hearth) -> None:
     hearth.facts.remember("sister_home_city", f"near {VALUE}")
     hearth.facts.remember(KEY, VALUE)
 
-    report = hearth.forgetting.forget(KEY).report
+    preview = hearth.forgetting.preview(KEY)
+    assert [place.where for place in preview.found if not place.ticked] == [
+        "the fact “sister home city”"]  # another fact: rewritten only when ticked
+    report = hearth.forgetting.forget(
+        KEY, include=[place.token for place in preview.found]).report
 
     sister = hearth.facts.get("sister_home_city")
     assert report.places == {"other facts": 1}

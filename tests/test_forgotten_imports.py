@@ -230,6 +230,7 @@ def test_backups_rewritten_without_a_deleted_turn_record_it_too_older_ones_inclu
         copy.execute("DROP TABLE import_runs")
         copy.execute("DROP TABLE agent_tokens")  # migration 0017
         copy.execute("DROP INDEX ix_memories_import_batch")  # migration 0018
+        copy.execute("DROP TABLE deleted_entries")  # migration 0020
         copy.execute("UPDATE alembic_version SET version_num = '0015'")
 
     deleted = hearth.forgetting.delete_memories([memory_id])

@@ -164,7 +164,7 @@ def test_a_one_exchange_session_gets_no_summary(hearth) -> None:
 
 
 def test_the_quiet_timer_closes_the_session_and_restarts_with_each_message(hearth) -> None:
-    llm = ScriptedLLM([NOTHING, NOTHING, digest(("Plans", "Weekend plans."))])
+    llm = ScriptedLLM([NOTHING, NOTHING, digest(("Plans", "Weekend plans: maybe hiking."))])
     clock = ManualClock()
     pipeline = learn(hearth, llm, "Weekend plans?", quiet_seconds=30 * 60, timers=clock.timers)
     clock.advance(timedelta(minutes=20))

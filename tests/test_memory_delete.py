@@ -1,7 +1,8 @@
-"""A user's delete of memories (``ForgetService.delete_memories``, ``hearth memories delete``):
-the rows, their index entries, vectors, links and the traces of their words are gone, down to
-the bytes of every file in the data folder, backups taken before included when asked;
-nothing else is touched."""
+"""Memories removed for good (``ForgetService.delete_memories``, an import's undo, and
+``ForgetService.erase_memories``, ``hearth memories forget``): the rows, their index entries,
+vectors, links and the traces of their words are gone, down to the bytes of every file in
+the data folder, backups taken before included when asked; nothing else is touched. (The
+everyday delete with an undo, ``hearth memories delete``, is ``tests/test_delete_entry.py``.)"""
 
 from __future__ import annotations
 
@@ -91,17 +92,17 @@ def test_several_memories_go_together_or_none_does(hearth: Hearth) -> None:
     assert hearth.memories.count() == 0
 
 
-def test_the_command_asks_first_and_deletes_with_yes(capsys, hearth: Hearth) -> None:
+def test_the_erase_command_asks_first_and_erases_with_yes(capsys, hearth: Hearth) -> None:
     secret = hearth.memories.add(SECRET).id
     hearth.memories.add(KEPT)
     home = str(hearth.paths.home)
     hearth.close()
 
-    refused = run(["--home", home, "memories", "delete", str(secret)])  # stdin is no terminal
+    refused = run(["--home", home, "memories", "forget", str(secret)])  # stdin is no terminal
     assert refused != 0
     assert "--yes" in capsys.readouterr().err
 
-    assert run(["--home", home, "memories", "delete", str(secret), "--yes", "--json"]) == 0
+    assert run(["--home", home, "memories", "forget", str(secret), "--yes", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["deleted"] == 1 and report["files"] == "verified"
     assert files_holding(Path(home), WORD) == []
@@ -143,7 +144,7 @@ def test_the_command_removes_deleted_memories_from_backups_with_from_backups(
     home = hearth.paths.home
     hearth.close()
 
-    assert run(["--home", str(home), "memories", "delete", str(first), str(second), "--yes",
+    assert run(["--home", str(home), "memories", "forget", str(first), str(second), "--yes",
                 "--from-backups", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["deleted"] == 2 and len(report["backups_holding"]) == 1
@@ -158,8 +159,36 @@ def test_without_from_backups_the_command_names_the_backups_and_leaves_them(
     home = hearth.paths.home
     hearth.close()
 
-    assert run(["--home", str(home), "memories", "delete", str(secret), "--yes"]) == 0
+    assert run(["--home", str(home), "memories", "forget", str(secret), "--yes"]) == 0
     out = capsys.readouterr().out
     assert "1 backup taken before still holds it." in out and str(backup) in out
-    assert "give --from-backups with the delete" in out
+    assert "give --from-backups with the erase" in out
     assert [path.name for path in files_holding(home, WORD)] == [backup.name]
+
+
+def test_a_delete_says_where_the_words_still_are_and_an_erase_removes_them(
+        hearth: Hearth) -> None:
+    """An imported chat keeps the message a turn memory was made of: the delete must not
+    say "no copy is left" while chat search still finds the sentence."""
+    with hearth.storage.write() as session:
+        session.execute(text("INSERT INTO chat_sessions (id, title, source, started_at, "
+                             "learn_from, incognito) VALUES ('c1', 'Keys', 'import', "
+                             "'2026-02-01 09:00:00.000000', 1, 0)"))
+    from core.storage.orm import Interaction
+
+    with hearth.storage.write() as session:
+        session.add(Interaction(session_id="c1", user_message=SECRET, speaker="user"))
+    secret = hearth.memories.add(f"user: {SECRET}", origin={"speaker": "user"}).id
+
+    report = hearth.forgetting.delete_memories([secret]).report
+    assert report.files is FileCheck.KEPT
+    assert [place.where for place in report.left] == ["your message in the chat “Keys”"]
+    said = " ".join(wording.memories_deleted(report))
+    assert "no copy is left" not in said
+    assert "The same words are still in 1 place: your message in the chat “Keys”." in said
+
+    again = hearth.memories.add(f"user: {SECRET}", origin={"speaker": "user"}).id
+    erased = hearth.forgetting.erase_memories([again]).report
+    assert erased.left == () and erased.files is FileCheck.VERIFIED
+    assert erased.places == {"chat messages": 1}
+    assert files_holding(hearth.paths.home, WORD) == []

@@ -1,4 +1,4 @@
-"""Migration 0020 (the change log) on both backends: down, the table goes and writes go on
+"""Migration 0021 (the change log) on both backends: down, the table goes and writes go on
 unlogged; up again, it is back, and a feed of a newly opened database logs into it."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from support.migration_steps import downgrade, tables
 
 
 def test_the_log_goes_down_and_comes_back_up(storage) -> None:
-    downgrade(storage, "0019")
+    downgrade(storage, "0020")
     assert "change_log" not in tables(storage)
     with storage.write() as session:  # nothing to log to: the write still commits
         session.add(orm.UserFact(key="home_city", value="Lisbon", category="location",

@@ -15,7 +15,7 @@ import pytest
 
 from core.app import Hearth
 from core.errors import InvalidInputError, NotFoundError
-from core.operations import facts, follow_ups, habits, memories, profile
+from core.operations import deleted, facts, follow_ups, habits, memories, profile
 from core.operations.changes import NOTHING, Changes, Domain
 from core.operations.done import Done
 from core.operations.memories import MemoryFilter, Validity
@@ -134,12 +134,18 @@ def test_invalidate_restore_pin_and_delete_move_memories(hearth: Hearth, three: 
     assert memories.read_memory(hearth, cat).tier == memories.MemoryTier.CORE.value
 
     done = memories.delete(hearth, [work])
-    assert_plain(done.value.report)
-    assert done.value.report.deleted == 1 and done.changes.touches(Domain.MEMORIES)
+    assert_plain(done.value)
+    assert done.value.item.count == 1 and done.changes.touches(Domain.MEMORIES)
     assert not done.changes.touches(Domain.FACTS, Domain.PROFILE)
-    assert memories.memories_deleted(done.value.report)[0] == "Deleted 1 memory."
     with pytest.raises(NotFoundError):
         memories.read_memory(hearth, work)
+    back = deleted.restore(hearth, done.value.item.id)
+    assert back.changes.touches(Domain.MEMORIES) and back.value.ids == (work,)
+
+    erased = memories.erase(hearth, [work])
+    assert_plain(erased.value.report)
+    assert memories.memories_deleted(erased.value.report, erased=True)[0] == "Erased 1 memory."
+    assert erased.changes.touches(Domain.MEMORIES, Domain.CHATS)
 
 
 def test_the_memory_map_and_what_recall_rings_on_it(hearth: Hearth, three: list[int]) -> None:

@@ -30,7 +30,7 @@ from core.user_input import REPLACEMENT, replace_unreadable
 
 if TYPE_CHECKING:  # the assistant and its conversation are imported by the two commands that talk
     from core.assistant import Assistant
-    from core.conversation import TurnEvent, TurnFailed, TurnFinished
+    from core.conversation import FromMemory, TurnEvent, TurnFailed, TurnFinished
 
 CHAT_HELP = "Type a message. /new starts a new conversation, /quit (or Ctrl-D) leaves."
 
@@ -42,11 +42,20 @@ def _confirm_in_terminal(question: str) -> bool:
 
 def _render(events: Iterator[TurnEvent]) -> TurnFinished | TurnFailed | None:
     """Stream a turn to the terminal; returns its last event."""
-    from core.conversation import Compacted, TextDelta, ToolActivity, TurnFailed, TurnFinished
+    from core.conversation import (
+        Compacted,
+        FromMemory,
+        TextDelta,
+        ToolActivity,
+        TurnFailed,
+        TurnFinished,
+    )
 
     last: TurnFinished | TurnFailed | None = None
     for event in events:
-        if isinstance(event, TextDelta):
+        if isinstance(event, FromMemory):
+            output.stdout.print(_known_lines(event), markup=False, highlight=False)
+        elif isinstance(event, TextDelta):
             output.stdout.print(event.text, end="", markup=False, highlight=False)
         elif isinstance(event, ToolActivity):
             output.stderr.print(f"[dim]· {event.name}: {event.result_summary}[/]",
@@ -54,7 +63,7 @@ def _render(events: Iterator[TurnEvent]) -> TurnFinished | TurnFailed | None:
         elif isinstance(event, Compacted):
             output.stderr.print(f"[dim]· compacted {event.folded_exchanges} earlier exchanges "
                                 f"into a summary[/]", highlight=False)
-        else:
+        elif isinstance(event, (TurnFinished, TurnFailed)):
             last = event
     output.stdout.print()
     if isinstance(last, TurnFailed):
@@ -64,25 +73,39 @@ def _render(events: Iterator[TurnEvent]) -> TurnFinished | TurnFailed | None:
     return last
 
 
+def _known_lines(event: FromMemory) -> str:
+    """What memory answers, before the model's phrasing: the true answer is on screen
+    whatever the model writes."""
+    lines = [f"  • {known.what}: {known.value} ({known.source})" for known in event.answers]
+    return "From what you told me:\n" + "\n".join(lines) + "\n"
+
+
 def _run_turn(assistant: Assistant, session_id: str, text: str, *,
-              shown: bool = True) -> TurnFinished | TurnFailed | None:
+              shown: bool = True, known: list[dict[str, Any]] | None = None,
+              ) -> TurnFinished | TurnFailed | None:
     """One turn, printed as it streams (``shown``) or only collected; Ctrl-C stops the
     reply (saved as stopped) instead of killing the program (``ctrl_c_cancels``)."""
     cancel = CancelToken()
     events = assistant.conversation.send(session_id, text, cancel=cancel)
     with ctrl_c_cancels(cancel):
-        return _render(events) if shown else _last(events)
+        return _render(events) if shown else _last(events, known)
 
 
 def chat() -> None:
     """Talk with Hearth in the terminal (streaming replies, status line)."""
     from core.assistant import Assistant
+    from core.llm.capability import HOW_TO_GET_ONE
 
     with opened() as hearth:
         assistant = Assistant.start(hearth, confirm=_confirm_in_terminal, channel="cli")
         try:
             output.stderr.print(f"[bold]Hearth[/] · {assistant.status_line}\n{CHAT_HELP}",
                                 highlight=False)
+            profile = assistant.profile
+            if profile.waiting:
+                output.stderr.print(f"[dim]{profile.summary()} {HOW_TO_GET_ONE}[/]",
+                                    highlight=False)
+            assistant.learning.take_up_waiting()
             session_id = assistant.conversation.new_session()
             _read_undecodable_bytes_as_escapes()
             asked: set[int] = set()
@@ -149,11 +172,13 @@ def ask(message: Annotated[str, typer.Argument(help="What to ask or tell Hearth.
             session_id = session or assistant.conversation.new_session()
             if not as_json:
                 output.stderr.print(f"[dim]{assistant.status_line}[/]", highlight=False)
-            last = _run_turn(assistant, session_id, message, shown=not as_json)
+            known: list[dict[str, Any]] = []
+            last = _run_turn(assistant, session_id, message, shown=not as_json, known=known)
         finally:
             finished = _close(assistant, close_sessions=False)
         if as_json:
-            output.print_json(_answer(assistant, session_id, last, finished))
+            output.print_json({**_answer(assistant, session_id, last, finished),
+                               "from_memory": known})
         if isinstance(last, TurnFailed):
             raise typer.Exit(1)
         if isinstance(last, TurnFinished) and last.stopped:  # Ctrl-C: not a whole answer
@@ -161,14 +186,19 @@ def ask(message: Annotated[str, typer.Argument(help="What to ask or tell Hearth.
             raise typer.Exit(130)
 
 
-def _last(events: Iterator[TurnEvent]) -> TurnFinished | TurnFailed | None:
-    """The turn's outcome, its streamed parts left unprinted (``ask --json``)."""
-    from core.conversation import TurnFailed, TurnFinished
+def _last(events: Iterator[TurnEvent], known: list[dict[str, Any]] | None = None,
+          ) -> TurnFinished | TurnFailed | None:
+    """The turn's outcome, its streamed parts left unprinted (``ask --json``); what memory
+    answered goes into ``known``."""
+    from core.conversation import FromMemory, TurnFailed, TurnFinished
 
     last = None
     for event in events:
         if isinstance(event, (TurnFinished, TurnFailed)):
             last = event
+        elif isinstance(event, FromMemory) and known is not None:
+            known.extend({"key": answer.key, "what": answer.what, "value": answer.value,
+                          "source": answer.source} for answer in event.answers)
     return last
 
 

@@ -16,6 +16,7 @@ from core.cli.consolidation_cmd import print_changes
 from core.cli.context import opened
 from core.cli.interrupts import ctrl_c_cancels
 from core.consolidation.stages import STAGES
+from core.consolidation.wording import stage_name
 from core.llm.protocol import CancelToken
 
 if TYPE_CHECKING:
@@ -62,6 +63,11 @@ def _print_report(report: DreamReport) -> None:
         f"Dream run {report.run_id}: {report.status}", ["stage", "status", "seconds", "counts"],
         [[name, result.status, f"{result.seconds:.2f}",
           result.error or _compact(result.counts)] for name, result in report.stages.items()])
+    waiting = [stage_name(name) for name, result in report.stages.items()
+               if result.status == "waiting"]
+    if waiting:
+        output.stdout.print(f"waiting for a capable model: {', '.join(waiting)}",
+                            highlight=False)
     if report.resumed_from is not None:
         output.stdout.print(f"resumed interrupted run {report.resumed_from}", highlight=False)
     if report.backup:

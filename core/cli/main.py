@@ -25,6 +25,7 @@ from core.cli import (
     consolidation_cmd,
     context,
     daemon_cmd,
+    deleted_cmd,
     dream_cmd,
     encrypt_cmd,
     forget_cmd,
@@ -51,7 +52,6 @@ from core.user_input import read_text_file
 
 if TYPE_CHECKING:  # imported where used, to keep the command's start quick
     from core.app import Hearth
-    from core.config import Settings
     from core.recall import RecallResult
     from core.storage.orm import UserFact
     from core.storage.port import SearchFilters
@@ -64,7 +64,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-facts_app = typer.Typer(help="Permanent facts about you: list, set, forget.",
+facts_app = typer.Typer(help="Permanent facts about you: list, set, delete, forget.",
                         no_args_is_help=True)
 import_app = typer.Typer(help="Bring conversations or a full export into Hearth.",
                          no_args_is_help=True)
@@ -82,6 +82,7 @@ app.add_typer(prompts_app, name="prompts")
 app.add_typer(alerts_app, name="alerts")
 app.add_typer(mcp_app, name="mcp")
 app.add_typer(imports_app, name="imports")
+app.add_typer(deleted_cmd.deleted_app, name="deleted")
 app.command()(chat_cmd.chat)
 app.command()(chat_cmd.ask)
 app.command()(consolidation_cmd.events)
@@ -122,7 +123,7 @@ def status(as_json: JsonOption = False) -> None:
         report["embedding_model_dir"] = str(model_dir)
         report["embedding_model_present"] = any(model_dir.glob("*.onnx"))
         report["schema_revision"] = hearth.storage.schema_revision()
-        report["llm"] = _llm_status(hearth.settings)
+        report["llm"] = _llm_status(hearth)
     if as_json:
         output.print_json(report)
         return
@@ -138,17 +139,30 @@ def status(as_json: JsonOption = False) -> None:
         f"interactions: {counts['interactions']}")
     llm = report["llm"]
     output.stdout.print(f"language model: {llm['active']} ({llm['detail']})", highlight=False)
+    output.stdout.print(f"what it may do: {llm['summary']}", highlight=False)
+    if llm["how_to_get_more"]:
+        output.stdout.print(f"  {llm['how_to_get_more']}", highlight=False)
+    if llm["waiting"]:
+        output.stdout.print(f"waiting for a capable model: {', '.join(llm['waiting'])}",
+                            highlight=False)
     output.stdout.print("Run `hearth --help` for the commands; `hearth chat` to talk.")
 
 
-def _llm_status(settings: Settings) -> dict[str, Any]:
-    """Which provider and model would answer now, and why (the same choice `chat` makes)."""
+def _llm_status(hearth: Hearth) -> dict[str, Any]:
+    """Which provider and model would answer now, and why (the same choice `chat` makes),
+    what it may do and what waits for a capable model."""
     from core.llm.selection import build_provider, describe_active
+    from core.operations.capability import model_capability
 
-    provider = build_provider(settings)
+    provider = build_provider(hearth.settings)
     try:
+        capability = model_capability(hearth, provider)
         return {"provider": provider.name, "model": provider.model,
-                "active": describe_active(provider), "detail": provider.status().detail}
+                "active": describe_active(provider), "detail": provider.status().detail,
+                "size": capability.size, "summary": capability.summary,
+                "can": list(capability.can), "cannot": list(capability.cannot),
+                "how_to_get_more": capability.how_to_get_more,
+                "waiting": list(capability.waiting.lines())}
     finally:
         provider.close()
 
@@ -243,6 +257,7 @@ def facts_set(key: str, value: str,
 
 
 facts_app.command("forget")(forget_cmd.forget)
+facts_app.command("delete")(deleted_cmd.delete_fact)
 
 
 @facts_app.command("history")
@@ -323,54 +338,67 @@ def _search_batch(hearth: Hearth, batch: Path, k: int, filters: SearchFilters) -
 # --- import / export / reembed / backup -------------------------------------------------
 
 
+IncludeRemovedOption = Annotated[bool, typer.Option(
+    "--include-removed", help="Also import again what you deleted from it before (it is left "
+                              "out otherwise).")]
+
+
 @import_app.command("transcript")
-def import_transcript(file: Path, as_json: JsonOption = False) -> None:
+def import_transcript(file: Path, include_removed: IncludeRemovedOption = False,
+                      as_json: JsonOption = False) -> None:
     """Import a dated multi-session conversation (see docs/transcript-format.md)."""
     from core.transfer.transcript import import_transcript as run_import
 
     _run_import("embedding turns", as_json, lambda hearth, progress: run_import(
-        file, hearth.storage, hearth.memories, progress=progress))
+        file, hearth.storage, hearth.memories, progress=progress,
+        include_removed=include_removed))
 
 
 @import_app.command("chatgpt")
-def import_chatgpt(file: Path, as_json: JsonOption = False) -> None:
+def import_chatgpt(file: Path, include_removed: IncludeRemovedOption = False,
+                   as_json: JsonOption = False) -> None:
     """Import ChatGPT's data export: the zip, or its conversations.json (docs/imports.md)."""
     from core.transfer.chatgpt import CHATGPT
 
-    _import_chat_export(file, CHATGPT, as_json=as_json)
+    _import_chat_export(file, CHATGPT, include_removed=include_removed, as_json=as_json)
 
 
 @import_app.command("claude")
-def import_claude(file: Path, as_json: JsonOption = False) -> None:
+def import_claude(file: Path, include_removed: IncludeRemovedOption = False,
+                  as_json: JsonOption = False) -> None:
     """Import Claude's data export: its conversations.json, or the zip (docs/imports.md)."""
     from core.transfer.claude import CLAUDE
 
-    _import_chat_export(file, CLAUDE, as_json=as_json)
+    _import_chat_export(file, CLAUDE, include_removed=include_removed, as_json=as_json)
 
 
 @import_app.command("notes")
-def import_notes(folder: Path, as_json: JsonOption = False) -> None:
+def import_notes(folder: Path, include_removed: IncludeRemovedOption = False,
+                 as_json: JsonOption = False) -> None:
     """Import a folder of Markdown notes (an Obsidian vault); again to pick up edits."""
     from core.transfer.notes import import_notes as run_import
 
     _run_import("embedding notes", as_json, lambda hearth, progress: run_import(
-        folder, hearth.storage, hearth.memories, progress=progress),
-        warnings=lambda report: report.warnings())
+        folder, hearth.storage, hearth.memories, progress=progress,
+        include_removed=include_removed), warnings=lambda report: report.warnings())
 
 
-def _import_chat_export(file: Path, service: ChatService, *, as_json: bool) -> None:
+def _import_chat_export(file: Path, service: ChatService, *, include_removed: bool,
+                        as_json: bool) -> None:
     from core.transfer.chat_export import import_chat_export
 
     _run_import(f"importing {service.label} turns", as_json, lambda hearth, progress:
                 import_chat_export(file, service, hearth.storage, hearth.memories,
-                                   progress=progress), warnings=lambda report: report.warnings())
+                                   progress=progress, include_removed=include_removed),
+                warnings=lambda report: report.warnings())
 
 
 def _run_import(label: str, as_json: bool, run: Callable[[Hearth, Any], Any], *,
                 warnings: Callable[[Any], list[str]] = lambda _report: []) -> None:
     """Run one import in the opened data folder under a progress bar named ``label``
     (none with ``--json``) and print its report, then each of its ``warnings`` (what it
-    skipped or cut, in sentences; the JSON report holds the same)."""
+    skipped or cut, in sentences; the JSON report holds the same), and what it left out
+    because the person deleted it before, with the way to bring it back."""
     with opened() as hearth, progress_bar(label, enabled=not as_json) as progress:
         report = run(hearth, progress)
     if as_json:
@@ -379,6 +407,11 @@ def _run_import(label: str, as_json: bool, run: Callable[[Hearth, Any], Any], *,
     output.stdout.print(report)
     for sentence in warnings(report):
         output.print_warning(sentence)
+    left_out = report.forgotten  # every importer's report counts them
+    if left_out:
+        output.stdout.print(f"{left_out} item{'s' if left_out != 1 else ''} left out because "
+                            "you deleted them before; to import them again, run the same "
+                            "command with --include-removed.", highlight=False, markup=False)
 
 
 @import_app.command("export")

@@ -1,73 +1,128 @@
-"""``hearth memories delete ID...``: a user's delete of memories, for good.
+"""``hearth memories delete ID...`` and ``hearth memories forget ID...``: two different acts.
 
-Deleting is not invalidating: an invalidated memory is kept (and can be restored); a
-deleted one is gone from the database, its indexes and its files
-(``ForgetService.delete_memories``). So it asks first in a terminal; a script says
-``--yes``. The numbers are those ``hearth search --json`` and the Memories view show.
-Backups taken before that still hold one of them are named, and rewritten without them with
-``--from-backups`` or after a yes in a terminal, as ``hearth facts forget`` does (in the
-same run: the deleted texts stay in this process's memory only).
+``delete`` removes the memories alone, with their links (``core.forgetting.recently_deleted``):
+nothing else changes, and it can be undone for a while (``hearth deleted restore``). Their
+words may well be elsewhere (an imported chat keeps the message a turn memory was made
+of), and the command names where, so nobody reads "gone" while a chat still says it.
+
+``forget`` erases them everywhere, for good (``ForgetService.erase_memories``): the rows,
+their index entries, vectors and links, and their words wherever Hearth kept them, then the
+files. ``--preview`` lists each place with the words around them; ``--skip`` and
+``--include`` choose, as for a fact. In a terminal it shows the places and asks first; a
+script gives ``--yes``. Backups taken before that still hold one of them are named, and
+rewritten without them with ``--from-backups`` or after a yes in a terminal (in the same
+run: the texts stay in this process's memory only). The numbers are those ``hearth search
+--json`` and the Memories view show.
 """
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
 from core.cli import output
 from core.cli.context import opened
-from core.cli.forget_cmd import fail_if_any_failed, rewrite_asked
+from core.cli.deleted_cmd import said_deleted
+from core.cli.forget_cmd import (
+    PlacesOption,
+    fail_if_any_failed,
+    interactive,
+    place_lines,
+    rewrite_asked,
+)
 from core.errors import InvalidInputError
 
-memories_app = typer.Typer(help="Long-term memories: delete the ones you do not want kept.",
+memories_app = typer.Typer(help="Long-term memories: delete or erase the ones you do not want.",
                            no_args_is_help=True)
+
+IdsArgument = Annotated[list[int], typer.Argument(help="The numbers of the memories.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of sentences.")]
 
 
 @memories_app.command("delete")
-def delete(ids: Annotated[list[int], typer.Argument(help="The numbers of the memories.")],
+def delete(ids: IdsArgument, as_json: JsonOption = False) -> None:
+    """Delete memories and their links; nothing else changes, and it can be undone.
+
+    The chats they came from keep their words (the command says where). To replace their
+    words everywhere instead, for good, use `hearth memories forget`."""
+    from core.forgetting import wording
+
+    with opened() as hearth:
+        left = hearth.forgetting.preview_memories(ids).places
+        item = hearth.deleted.delete_memories(ids)
+    numbers = " ".join(str(memory_id) for memory_id in sorted(set(ids)))
+    said_deleted(item, as_json, erase=f"hearth memories forget {numbers} --preview")
+    if not as_json and left:
+        _print(wording.words_left(left, "it" if item.count == 1 else "them"))
+
+
+@memories_app.command("forget")
+def forget(ids: IdsArgument,
+           preview: Annotated[bool, typer.Option(
+               "--preview", help="List every place their words are; change nothing.")] = False,
+           skip: PlacesOption = None,
+           include: PlacesOption = None,
            yes: Annotated[bool, typer.Option(
-               "--yes", help="Do not ask first (for scripts).")] = False,
+               "--yes", help="Do not show the places and ask first (for scripts).")] = False,
            from_backups: Annotated[bool, typer.Option(
                "--from-backups", help="Also rewrite the backups that still hold them.")] = False,
-           as_json: Annotated[bool, typer.Option(
-               "--json", help="Print JSON instead of sentences.")] = False) -> None:
-    """Delete memories for good: their text, index entries, vectors and links.
+           as_json: JsonOption = False) -> None:
+    """Erase memories everywhere, for good: them, and their words wherever Hearth kept them.
 
-    To keep a wrong memory out of replies but restorable, invalidate it in the window."""
+    This cannot be undone: to remove the memories alone, with an undo, use
+    `hearth memories delete`. --preview lists the places first."""
     from core.forgetting import wording
 
     count = len(set(ids))
-    if not yes:
-        if not sys.stdin.isatty():
-            raise InvalidInputError("A delete cannot be undone, so it is only done when "
-                                    "confirmed.", "Add --yes to delete without asking.")
-        if not typer.confirm(f"Delete {count} memor{'y' if count == 1 else 'ies'} for good? "
-                             "This cannot be undone.", default=False, err=True):
-            raise typer.Exit(1)
     what = "it" if count == 1 else "them"
     with opened() as hearth:
-        deleted = hearth.forgetting.delete_memories(ids)
-        report = deleted.report
+        if preview or (not yes and not as_json):
+            shown = hearth.forgetting.preview_memories(ids)
+            if preview:
+                if as_json:
+                    output.print_json(shown)
+                else:
+                    _print(_headline(count, len(shown.places)), *place_lines(shown.places))
+                return
+            if not interactive():
+                raise InvalidInputError("An erase cannot be undone, so it is only done when "
+                                        "confirmed.", "Add --yes to erase without asking.")
+            _print(_headline(count, len(shown.places)), *place_lines(shown.places))
+            if not typer.confirm(f"Erase {what} from the ticked places? "
+                                 f"{wording.CANNOT_UNDO}", default=False, err=True):
+                raise typer.Exit(1)
+        erased = hearth.forgetting.erase_memories(ids, skip=skip or (), include=include or ())
+        report = erased.report
         if not as_json:
-            _print(*wording.memories_deleted(report), *(f"  {path}" for path in report.backups))
+            _print(*wording.memories_deleted(report, erased=True), "It cannot be brought back.",
+                   *(f"  {path}" for path in report.backups))
         rewrite = rewrite_asked(bool(report.backups), from_backups, as_json,
                                 f"Remove {what} from those backups too?")
-        rewrites = deleted.remove_from_backups() if rewrite else ()
+        rewrites = erased.remove_from_backups() if rewrite else ()
     if as_json:
         output.print_json({"deleted": report.deleted, "places": dict(report.places),
-                           "files": report.files, "backups_holding": list(report.backups),
+                           "left": report.left, "files": report.files,
+                           "backups_holding": list(report.backups),
                            "logs_not_rewritten": list(report.unmasked_logs),
                            "backups": rewrites})
     else:
         _print(*wording.rewritten(rewrites, what=what))
         if report.backups and not rewrite:
-            _print(f"Those backups keep {what}; to remove deleted memories from backups "
-                   "too, give --from-backups with the delete.")
+            _print(f"Those backups keep {what}; to remove erased memories from backups "
+                   "too, give --from-backups with the erase.")
     fail_if_any_failed(rewrites, what)
+
+
+def _headline(count: int, places: int) -> str:
+    from core.forgetting import wording
+
+    whose = "this memory" if count == 1 else f"these {count} memories"
+    return (f"The words of {whose} are in {places} other place{'s' if places != 1 else ''}. "
+            f"{wording.CANNOT_UNDO}")
 
 
 def _print(*lines: str) -> None:
     for line in lines:
-        output.stdout.print(line, highlight=False, markup=False)
+        if line:
+            output.stdout.print(line, highlight=False, markup=False)

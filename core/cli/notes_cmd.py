@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from core.cli.context import opened
-from core.cli.daily import IdArgument, JsonOption, YesOption, delete_confirmed, done, local, show
+from core.cli.daily import IdArgument, JsonOption, done, local, show
 
 if TYPE_CHECKING:
     from core.operations.notes import NoteItem
@@ -81,11 +81,11 @@ def pin(note_id: IdArgument,
 
 
 @notes_app.command("delete")
-def delete(note_id: IdArgument, yes: YesOption = False, as_json: JsonOption = False) -> None:
-    """Delete a note for good, with its search entries."""
+def delete(note_id: IdArgument, as_json: JsonOption = False) -> None:
+    """Delete a note; it can be brought back for a while (`hearth deleted`)."""
+    from core.cli.deleted_cmd import said_deleted
     from core.operations import notes
 
-    delete_confirmed(f"note {note_id}", yes)
     with opened() as hearth:
         item = notes.delete(hearth, note_id).value
-    done(item, as_json, f"Deleted note {item.id}")
+    said_deleted(item, as_json)

@@ -50,7 +50,8 @@ def reflect(as_json: JsonOption = False) -> None:
         output.print_json(report)
         return
     if report.skipped:
-        output.stdout.print(f"nothing to reflect on: {report.reason} (run {report.run_id})")
+        output.stdout.print(f"reflection skipped: {report.reason} (run {report.run_id})",
+                            highlight=False)
         return
     output.stdout.print(
         f"run {report.run_id}: facts +{report.facts_added} ~{report.facts_updated}"

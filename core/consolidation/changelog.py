@@ -43,6 +43,8 @@ REVIEWED_KINDS = ("dream", "reflection")
 """Runs that get a changelog: the ones that reshape memory while the user is away."""
 
 QUOTE_CHARS = 90
+EXCERPT_CHARS = 40
+"""Of each original a merge line names: enough to recognise it, short enough for five."""
 CONTRADICTED = re.compile(r"^Contradicted by memory (\d+):")
 HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 
@@ -203,12 +205,22 @@ def _memory_changes(session: Session, start: datetime, end: datetime) -> list[di
 
 
 def _merge_entry(session: Session, summary: Memory) -> dict[str, Any]:
+    """The summary and which memories it combined: each original's id and the start of
+    its text, so the line can be checked against what was folded."""
     originals = list(summary.origin["merged"])  # type: ignore[index]  # a merge has one
     topics = (summary.entities or {}).get("topics") or []
     about = f" about {' and '.join(topics[:2])}" if topics else ""
+    texts = dict(session.execute(select(Memory.id, Memory.content)
+                                 .where(Memory.id.in_(originals))).all())
+    combined = ", ".join(f"#{memory_id} {_excerpt(texts[memory_id])}"
+                         for memory_id in originals if memory_id in texts)
     return _entry(MERGED, f"Combined {plural(len(originals), 'memory')}{about} into one "
-                          f"summary: {_quote(summary.content)}",
+                          f"summary: {_quote(summary.content)}, from {combined}",
                   summary=summary.id, originals=originals)
+
+
+def _excerpt(text: str) -> str:
+    return f"“{clip(' '.join(text.split()), EXCERPT_CHARS)}”"
 
 
 def _reflection_run(run: Run) -> int | None:

@@ -28,6 +28,7 @@ from sqlalchemy import func, select
 
 from core.consolidation.dedupe import CandidateMemory, DedupeUndecided, Deduplicator
 from core.consolidation.triage import ask_or_none, check_cancel, report_progress
+from core.learning import quality_gate
 from core.learning.grounding import Said
 from core.learning.schemas import FactCategory, plain_text
 from core.llm.protocol import CancelToken, LLMProvider, Message
@@ -67,11 +68,12 @@ def run(hearth: Hearth, provider: LLMProvider, *, progress: Progress | None = No
         cancel: CancelToken | None = None) -> dict[str, int]:
     """Distil every eligible session; counts ``sessions``, ``distilled`` (memories written),
     ``duplicates``, ``empty`` (nothing to keep), ``too_short``, ``ungrounded`` (a sentence
-    resting on the assistant's words, dropped: also recorded as nothing to keep) and
+    resting on the assistant's words, dropped: also recorded as nothing to keep),
+    ``rejected`` (turned down by ``core.learning.quality_gate``: also nothing to keep) and
     ``failed``; ``rechecked``: earlier distilled memories invalidated by the one-time check
 (``_recheck_earlier``)."""
     counts = {"sessions": 0, "distilled": 0, "duplicates": 0, "empty": 0, "too_short": 0,
-              "ungrounded": 0, "failed": 0}
+              "ungrounded": 0, "rejected": 0, "failed": 0}
     counts["rechecked"] = _recheck_earlier(hearth)
     pending = _pending_sessions(hearth, counts)
     counts["sessions"] = len(pending)
@@ -119,6 +121,13 @@ def _distil_one(hearth: Hearth, provider: LLMProvider, deduper: Deduplicator,
                  len(taken))
         content = ""
         counts["ungrounded"] += 1
+    if content:
+        verdict = quality_gate.check(hearth.embedder, content,
+                                     [user for user, _ in exchanges], share=0)
+        if not verdict.passed:  # recorded as nothing to keep: a misbehaving model's line
+            quality_gate.rejected("distilled sentence", [session_id], verdict)
+            content = ""
+            counts["rejected"] += 1
     decisions = []
     if content:
         candidate = CandidateMemory(content=content, source=SOURCE, session_id=session_id)

@@ -49,6 +49,7 @@ from core.consolidation.rem import run_rem
 from core.consolidation.runs import CANCELLED, RunRecorder, StageCancelled
 from core.consolidation.stages import STAGES as STAGES  # re-exported: the order the cycle runs in
 from core.errors import HearthError, InvalidInputError
+from core.llm.capability import Job, profile_of
 from core.llm.protocol import (
     CancelToken,
     LLMCancelled,
@@ -81,7 +82,7 @@ class DreamAlreadyRunning(HearthError):
 
 @dataclass
 class StageResult:
-    status: str                      # done, failed, unavailable, resumed, not run
+    status: str                      # done, failed, unavailable, waiting, resumed, not run
     counts: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     error: str | None = None
@@ -179,6 +180,15 @@ def _for_stage(progress: DreamProgress | None, name: str) -> StageProgress:
     return report
 
 
+STAGE_JOBS: dict[str, Job] = {
+    "process": Job.CONSOLIDATION, "distil": Job.CONSOLIDATION, "enrich": Job.CONSOLIDATION,
+    "merge": Job.CONSOLIDATION, "reflect": Job.REFLECTION, "daily": Job.SUMMARIES,
+}
+"""The model's job in each stage that needs one: a model that may not do it
+(``core.llm.capability``) leaves the stage waiting, its work where it is, for a capable
+model. Triage judges what is certain by rules and asks the model only for the rest, so it
+checks for itself; decay, link and REM need no model."""
+
 BUILT_IN: dict[str, StageFn] = {
     "process": _process, "decay": _decay, "link": _link, "rem": _rem, "reflect": _reflect,
 }
@@ -232,6 +242,7 @@ class DreamCycle:
                     recorder: RunRecorder, report: DreamReport,
                     progress: DreamProgress | None, cancel: CancelToken) -> None:
         report.status = "done"
+        profile = profile_of(self._provider, self._hearth.settings.model_jobs)
         for name in names:
             if cancel.cancelled:
                 report.status = "cancelled"
@@ -240,6 +251,10 @@ class DreamCycle:
                 report.resumed_from = carried[0]
                 with recorder.stage(name) as counts:
                     counts.update(carried[1][name]["counts"], resumed_from=carried[0])
+                continue
+            job = STAGE_JOBS.get(name)
+            if job is not None and not profile.may(job):
+                recorder.waiting(name)
                 continue
             stage = self._stages.get(name) or load_pluggable(name)
             if stage is None:

@@ -19,7 +19,9 @@ Per cluster the LLM writes one summary. In one transaction the summary is stored
 ``archival``, source ``merge``, embedded), every original is demoted to tier ``source``
 (still valid, never deleted) and linked from the summary by an edge ``summary_of`` of
 weight 1.0. Source-tier memories are never candidates, so a rerun merges nothing twice; a
-failed or garbled answer leaves the cluster as it was.
+failed or garbled answer, or one the quality gate turns down (too short, a template hole,
+covering fewer than half of its originals: ``core.learning.quality_gate``), leaves the
+cluster as it was.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from sqlalchemy import select
 from core.consolidation.link import normalised
 from core.consolidation.triage import ask_or_none, check_cancel, report_progress
 from core.embedding.chunking import embed_documents_with_chunks
+from core.learning import quality_gate
 from core.learning.schemas import plain_text
 from core.llm.protocol import CancelToken, LLMProvider, Message
 from core.knowledge.memories import MemorySpec, validated_memory
@@ -53,6 +56,8 @@ SOURCE = "merge"
 EDGE_KIND = "summary_of"
 SUMMARY_CHARS = 600
 MERGE_MAX_TOKENS = SUMMARY_CHARS // 3 + 30
+COVERAGE = 0.5
+"""Share of its originals a summary must cover to replace them (``quality_gate``)."""
 
 Progress = Callable[[int, int], None]
 
@@ -80,12 +85,13 @@ class MergeSummary(BaseModel):
 def run(hearth: Hearth, provider: LLMProvider, *, progress: Progress | None = None,
         cancel: CancelToken | None = None) -> dict[str, int]:
     """Merge stale clusters; counts ``stale``, ``clusters``, ``merged`` (summaries
-    written), ``demoted`` (originals moved to the source tier) and ``failed``."""
+    written), ``demoted`` (originals moved to the source tier), ``failed`` and
+    ``rejected`` (a summary the quality gate turned down: ``core.learning.quality_gate``)."""
     rule = ClusterRule.from_settings(hearth.settings)
     ids, matrix = _stale_vectors(hearth, rule)
     clusters = find_clusters(ids, matrix, rule)
     counts = {"stale": int(ids.size), "clusters": len(clusters), "merged": 0, "demoted": 0,
-              "failed": 0}
+              "failed": 0, "rejected": 0}
     for done, cluster in enumerate(clusters, start=1):
         check_cancel(cancel, "Merging memories")
         _merge_one(hearth, provider, cluster, counts, cancel)
@@ -149,6 +155,12 @@ def _merge_one(hearth: Hearth, provider: LLMProvider, cluster: Sequence[int],
                          "Merging memories")
     if answer is None:
         counts["failed"] += 1
+        return
+    verdict = quality_gate.check(hearth.embedder, answer.summary,
+                                 [memory.content for memory in originals], share=COVERAGE)
+    if not verdict.passed:  # the originals stay as they were, in the recall tier
+        quality_gate.rejected("merge summary", sorted(cluster), verdict)
+        counts["rejected"] += 1
         return
     summary = _summary_row(answer.summary, originals)
     embedder = hearth.embedder

@@ -53,6 +53,7 @@ from core.knowledge.intentions import IntentionService
 from core.learning.exclusions import ExclusionGate
 from core.knowledge.learnings import LearningService
 from core.llm import CancelToken, LLMCancelled, LLMError, LLMProvider, Message
+from core.llm.capability import Job, profile_of
 from core.knowledge.profile import ProfileService, cap_words, unified_diff
 from core.llm.prompts import load_prompt
 from core.storage.orm import Interaction, JournalEntry, utcnow
@@ -148,13 +149,9 @@ class ReflectionEngine:
                 inputs = self._gather(now, gate)
                 counts.update(interactions=inputs.interactions, omitted=inputs.omitted,
                               excluded=inputs.excluded, journal_entries=inputs.journal_shown)
-            if self._hearth.settings.learning_paused or (inputs.interactions == 0
-                                                         and inputs.journal_shown == 0):
-                report.skipped = True
-                report.reason = ("learning is paused" if self._hearth.settings.learning_paused
-                                 else "there were no conversations in the last "
-                                      f"{self._hearth.settings.reflection_lookback_hours} hours"
-                                      " and no new journal entry")
+            reason = self._reason_to_skip(inputs)
+            if reason:
+                report.skipped, report.reason = True, reason
                 recorder.finish(report.counts(), status="skipped")
                 return report
             with recorder.stage("model") as counts:
@@ -182,6 +179,20 @@ class ReflectionEngine:
         if review:
             report.changes = changelog.record(self._hearth.storage, report.run_id).changes
         return report
+
+    def _reason_to_skip(self, inputs: _Inputs) -> str:
+        """Why this reflection writes nothing, or "" when it goes ahead."""
+        settings = self._hearth.settings
+        if settings.learning_paused:
+            return "learning is paused"
+        if inputs.interactions == 0 and inputs.journal_shown == 0:
+            return (f"there were no conversations in the last "
+                    f"{settings.reflection_lookback_hours} hours and no new journal entry")
+        profile = profile_of(self._provider, settings.model_jobs)
+        if not profile.may(Job.REFLECTION):
+            return (f"{profile.model} ({profile.size_words}) is too small to reflect; "
+                    "it waits for a capable model")
+        return ""
 
     # --- gather --------------------------------------------------------------------------
 

@@ -77,6 +77,11 @@ class RunRecorder:
             entry["seconds"] = round(earlier.get("seconds", 0.0) + entry["seconds"], 3)
             run.stages = {**run.stages, name: entry}
 
+    def waiting(self, name: str) -> None:
+        """Record that stage ``name`` was not run because the model may not do its job
+        (``core.llm.capability``): its work waits for a capable model."""
+        self._record_stage(name, {}, time.perf_counter(), None, status="waiting")
+
     def keep(self, stage: str, **records: Any) -> None:
         """Keep ``records`` in a finished stage's entry beside (not among) its counts: what
         undoing the run needs (``core.consolidation.changelog``) and no listing shows."""

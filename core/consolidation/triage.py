@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
+from core.llm.capability import Job, profile_of
 from core.llm.protocol import CancelToken, LLMCancelled, LLMProvider, Message
 from core.llm.structured import CANCELLED, ask_structured
 from core.llm.prompts import load_prompt
@@ -64,7 +65,9 @@ class TriageAnswer(BaseModel):
 def run(hearth: Hearth, provider: LLMProvider, *, progress: Progress | None = None,
         cancel: CancelToken | None = None) -> dict[str, int]:
     """Triage every untriaged draft; counts ``drafts``, ``promoted``, ``forgotten``,
-    ``review`` and ``undecided`` (left for the next run)."""
+    ``review`` and ``undecided`` (left for the next run). A model that may not tidy
+    memories (``core.llm.capability``) is not asked: the rules judge what is certain and
+    the rest is counted ``waiting``."""
     counts = {"drafts": 0, "promoted": 0, "forgotten": 0, "review": 0, "undecided": 0}
     with hearth.storage.read() as session:
         drafts = [(row.id, row.content, row.priority) for row in session.execute(
@@ -83,6 +86,9 @@ def run(hearth: Hearth, provider: LLMProvider, *, progress: Progress | None = No
                  if memory_id not in settled]
     done = len(settled)
     report_progress(progress, done, len(drafts))
+    if not profile_of(provider, hearth.settings.model_jobs).may(Job.CONSOLIDATION):
+        counts["waiting"] = len(uncertain)  # judged by a capable model, later
+        return counts
     for start in range(0, len(uncertain), BATCH):
         check_cancel(cancel, "Triage")
         batch = uncertain[start:start + BATCH]

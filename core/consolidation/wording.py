@@ -69,6 +69,7 @@ STAGE_STATUS: dict[str, str] = {
     "failed": "failed",
     "cancelled": "cancelled",
     "unavailable": "not installed",
+    "waiting": "waits for a capable model",
 }
 
 

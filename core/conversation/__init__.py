@@ -3,6 +3,7 @@ the exchange, and compacting long conversations. See ``docs/conversation.md``.""
 
 from core.conversation.events import (
     Compacted,
+    FromMemory,
     ExchangeListener,
     TextDelta,
     ToolActivity,
@@ -20,6 +21,6 @@ from core.conversation.tools import Confirm
 
 __all__ = [
     "Compacted", "Confirm", "ContextLogRecord", "ConversationService", "Exchange",
-    "ExchangeListener", "SessionInfo", "TextDelta", "ToolActivity", "TurnEvent", "TurnFailed",
-    "TurnFinished",
+    "ExchangeListener", "FromMemory", "SessionInfo", "TextDelta", "ToolActivity", "TurnEvent",
+    "TurnFailed", "TurnFinished",
 ]

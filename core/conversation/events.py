@@ -1,8 +1,9 @@
 """What a turn reports to its front end, and what the service reports to the learner.
 
-``ConversationService.send`` yields these in order: ``Compacted`` (rarely, before the
-reply), ``TextDelta`` pieces and ``ToolActivity`` as they happen, and exactly one
-``TurnFinished`` or ``TurnFailed`` last. Front ends (the CLI, later the window) only
+``ConversationService.send`` yields these in order: ``FromMemory`` (when what Hearth
+knows answers the question), ``Compacted`` (rarely, before the reply), ``TextDelta``
+pieces and ``ToolActivity`` as they happen, and exactly one ``TurnFinished`` or
+``TurnFailed`` last. Front ends (the CLI, later the window) only
 render them; they never need to know how the turn was assembled.
 """
 
@@ -10,6 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from core.conversation.memory_answer import KnownAnswer
+
+
+@dataclass(frozen=True)
+class FromMemory:
+    """What Hearth knows that answers the user's question about themselves, shown before
+    (above) the model's phrasing of it (``core.conversation.memory_answer``)."""
+
+    answers: tuple[KnownAnswer, ...]
 
 
 @dataclass(frozen=True)
@@ -61,7 +72,7 @@ class TurnFailed:
     interaction_id: int
 
 
-TurnEvent = TextDelta | ToolActivity | Compacted | TurnFinished | TurnFailed
+TurnEvent = FromMemory | TextDelta | ToolActivity | Compacted | TurnFinished | TurnFailed
 
 
 class ExchangeListener(Protocol):

@@ -69,15 +69,18 @@ from core.conversation.assembly import Draft, LeftOut, Prompt
 from core.conversation.audit import redact_arguments
 from core.conversation.compaction import Compactor, needs_compaction
 from core.conversation.daily_tools import hold_once
+from core.conversation import memory_answer
 from core.conversation.events import (
     Compacted,
     ExchangeListener,
+    FromMemory,
     TextDelta,
     ToolActivity,
     TurnEvent,
     TurnFailed,
     TurnFinished,
 )
+from core.conversation.small_reply import REPLY_TOKENS, SmallReply
 from core.conversation.tokens import clip, estimate_tokens
 from core.conversation.tools import TOOL_SPECS, Confirm, ToolBox, ToolOutcome
 from core.conversation.user_turn import Clock, local_now
@@ -90,6 +93,7 @@ from core.learning.consent import learns_from
 from core.learning.exclusions import ExclusionGate
 from core.home.liveness import INTERACTION, Claim, claim_new_row
 from core.llm import CancelToken, LLMCancelled, LLMProvider, Message, ToolCall
+from core.llm.capability import CapabilityProfile, Job, profile_of
 from core.llm.turns_first import TurnsFirst
 from core.knowledge.notes import SUMMARY_PREFIX
 from core.storage.affected import affected
@@ -243,6 +247,12 @@ class ConversationService:
     def provider(self) -> LLMProvider:
         """The model answering (its ``name`` and ``model`` are shown to the user)."""
         return self._provider
+
+    @property
+    def profile(self) -> CapabilityProfile:
+        """What the model may do (``core.llm.capability``): tools, compaction, and whether
+        its replies are kept short and cleaned (``core.conversation.small_reply``)."""
+        return profile_of(self._provider, self._hearth.settings.model_jobs)
 
     @property
     def dropped_by_exclusion(self) -> int:
@@ -510,8 +520,11 @@ class ConversationService:
 
     def _answer(self, session_id: str, turn: _Turn, text: str,
                 cancel: CancelToken) -> Iterator[TurnEvent]:
-        """The model's reply: draft the prompt, compact the conversation if it has grown
-        too long, then converse."""
+        """What memory answers (``FromMemory``), then the model's reply: draft the prompt,
+        compact the conversation if it has grown too long, then converse."""
+        known = memory_answer.answers(self._hearth.facts, text)
+        if known:
+            yield FromMemory(tuple(known))
         prepared = assembly.draft(self._hearth.storage, self._hearth.recall,
                                   self._hearth.settings, self._provider, text, self._clock())
         compaction = self._compact_if_needed(session_id, turn.interaction_id, prepared, cancel)
@@ -527,7 +540,7 @@ class ConversationService:
         """With a model without tools, hold the reminder, task or note ``text`` asks for
         outright (see the module docstring) and return its preview. One the actions refuse
         (a task that no longer exists, a moment gone by) is left to the model's answer."""
-        if self._provider.supports_tools:
+        if self.profile.may(Job.TOOLS):
             return None
         request = explicit_request(text, now=clock.now(), zone=when.zone())
         if request is None:
@@ -589,6 +602,8 @@ class ConversationService:
     def _compact_if_needed(self, session_id: str, interaction_id: int, prepared: Draft,
                            cancel: CancelToken) -> Compacted | None:
         settings, window = self._hearth.settings, self._provider.context_window
+        if not self.profile.may(Job.SUMMARIES):  # the history budget drops the oldest
+            return None
         size = assembly.conversation_tokens(self._hearth.storage, session_id, interaction_id,
                                             prepared)
         if not needs_compaction(size, window, settings.compaction_threshold):
@@ -613,7 +628,13 @@ class ConversationService:
         """Stream the reply, running tool calls between rounds."""
         assert turn.prompt is not None
         messages = list(turn.prompt.messages)
-        tools = TOOL_SPECS if self._provider.supports_tools else ()
+        profile = self.profile
+        tools = TOOL_SPECS if profile.may(Job.TOOLS) else ()
+        max_tokens = assembly.reply_reserve(self._provider.context_window)
+        small = None
+        if profile.limited:
+            small = SmallReply("\n".join(message.content for message in messages))
+            max_tokens = min(max_tokens, REPLY_TOKENS)
         toolbox = ToolBox(self._hearth, session_id=session_id,
                           interaction_id=turn.interaction_id, gate=self._current_gate(),
                           confirm=self._confirm, reply_so_far=lambda: turn.text,
@@ -623,20 +644,24 @@ class ConversationService:
             said: list[str] = []
             calls: list[ToolCall] = []
             for chunk in self._provider.chat_stream(
-                    messages, tools=offered, cancel=cancel,
-                    max_tokens=assembly.reply_reserve(self._provider.context_window),
+                    messages, tools=offered, cancel=cancel, max_tokens=max_tokens,
                     temperature=self._hearth.settings.temperature):
-                if chunk.text:
+                shown = small.feed(chunk.text) if small is not None else chunk.text
+                if shown:
                     if not said and turn.text and not turn.text[-1].isspace():
                         turn.reply.append("\n\n")
                         yield TextDelta("\n\n")
-                    said.append(chunk.text)
-                    turn.reply.append(chunk.text)
-                    yield TextDelta(chunk.text)
+                    said.append(shown)
+                    turn.reply.append(shown)
+                    yield TextDelta(shown)
                 calls.extend(chunk.tool_calls)
             if cancel.cancelled:
                 turn.stopped = True
                 return
+            rest = small.finish() if small is not None else ""
+            if rest:
+                turn.reply.append(rest)
+                yield TextDelta(rest)
             if not calls or not offered:
                 if calls:
                     log.warning("the model asked for tools after %d rounds; ignored",

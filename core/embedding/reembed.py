@@ -14,14 +14,21 @@ missing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from sqlalchemy import func, or_, select
+from sqlalchemy.orm import Session
 
 from core.embedding import CancelCheck, Embedder, EmbeddingCancelled, ProgressCallback
 from core.embedding.chunking import EmbeddedDocuments, embed_documents_with_chunks
 from core.storage.orm import Interaction, Memory, Note, UserFact
-from core.storage.port import IndexedKind, StoragePort
+from core.storage.port import (
+    INDEXED_COLUMNS,
+    IndexedKind,
+    StoragePort,
+    batched,
+    document_text,
+)
 from core.transfer.turn_views import views_from_store
 
 DEFAULT_BATCH_SIZE = 64
@@ -93,6 +100,40 @@ def backfill_embeddings(
     if progress is not None:  # the count was an estimate (rows may change meanwhile): close
         progress(done, done)
     return embedded
+
+
+def embed_rows(storage: StoragePort, embedder: Embedder, kind: IndexedKind,
+               ids: Sequence[int]) -> int:
+    """Embed the rows ``ids`` of ``kind`` now, whatever vectors they have (rows put back by
+    an undo: their vectors went with the delete); returns how many were stored. A row that
+    changed meanwhile is left to the backfill, as in ``backfill_embeddings``."""
+    wanted = sorted(set(ids))
+    if not wanted:
+        return 0
+    storage.search.ensure_dimensions(embedder.dimensions)
+    with storage.read() as session:
+        texts = _texts(session, kind, wanted)
+    rows = [(row_id, texts[row_id]) for row_id in wanted if row_id in texts]
+    if not rows:
+        return 0
+    batch = embed_documents_with_chunks(embedder, [text for _, text in rows],
+                                        views=_turn_views(storage, kind, rows))
+    with storage.write() as session:
+        current = _texts(session, kind, wanted)
+        keep = [index for index, (row_id, text) in enumerate(rows)
+                if current.get(row_id) == text]
+        if keep:
+            batch.select(keep).store(storage.search, session, kind,
+                                     [rows[i][0] for i in keep], embedder.model_id)
+    return len(keep)
+
+
+def _texts(session: Session, kind: IndexedKind, ids: Sequence[int]) -> dict[int, str]:
+    """The text each of the rows ``ids`` is embedded as (``document_text``)."""
+    model = INDEXED_MODELS[kind]
+    columns = [getattr(model, name) for name in INDEXED_COLUMNS[kind]]
+    return {row[0]: document_text(kind, row[1:]) for chunk in batched(list(ids), 500)
+            for row in session.execute(select(model.id, *columns).where(model.id.in_(chunk)))}
 
 
 def _turn_views(storage: StoragePort, kind: IndexedKind,

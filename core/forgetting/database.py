@@ -33,6 +33,11 @@ from core.embedding import Embedder
 from core.embedding.chunking import EmbeddedDocuments, embed_documents_with_chunks
 from core.errors import InvalidInputError
 from core.knowledge.facts import normalise_key
+from core.forgetting.deleted_rows import (
+    deleted_fact_tokens,
+    deleted_fact_values,
+    drop_deleted_fact,
+)
 from core.forgetting.matching import ValueMatcher, is_distinctive
 from core.forgetting.places import PLACES, Place
 from core.embedding.reembed import backfill_embeddings
@@ -84,11 +89,13 @@ class Redactor:
 
 
 def fact_values(session: Session, key: str) -> list[str]:
-    """Every value the fact ``key`` has had: the current one, then the earlier ones."""
+    """Every value the fact ``key`` has had: the current one, then the earlier ones; and
+    those of a deleted copy still waiting for its undo to end (``deleted_rows``)."""
     current = session.scalar(select(UserFact.value).where(UserFact.key == key))
     earlier = session.scalars(select(FactHistory.value).join(UserFact)
                               .where(UserFact.key == key).order_by(FactHistory.id))
-    return [value for value in (current, *earlier) if value is not None]
+    values = [value for value in (current, *earlier) if value is not None]
+    return list(dict.fromkeys([*values, *deleted_fact_values(session, key)]))
 
 
 def fact_exists(session: Session, key: str) -> bool:
@@ -103,7 +110,8 @@ def redactor_for(session: Session, key: str, values: Sequence[str]) -> Redactor:
     return Redactor(everywhere, recorded, scope)
 
 
-def _fact_events(key: str) -> Any:
+def fact_events(key: str) -> Any:
+    """The ``fact`` events that recorded the learning of the fact ``key``."""
     return ((ContextEvent.event_type == FACT_EVENT)
             & (ContextEvent.source_metadata["fact_key"].as_string() == key))
 
@@ -112,7 +120,7 @@ def _recorded_rows(session: Session, key: str) -> dict[str, frozenset[Any]]:
     """The rows that recorded the fact ``key``, by table: the exchanges its events (or a
     ``remember_fact`` call) came from, their chats, and the memories made of either."""
     events = session.execute(select(ContextEvent.id, ContextEvent.source_metadata)
-                             .where(_fact_events(key))).all()
+                             .where(fact_events(key))).all()
     exchanges = {meta.get("interaction_id") for _, meta in events if isinstance(meta, dict)}
     chats = {meta.get("session_id") for _, meta in events if isinstance(meta, dict)}
     for row in session.execute(select(Interaction.id, Interaction.session_id,
@@ -159,6 +167,13 @@ class Found:
     place: Place
     row_id: Any
     changes: dict[str, Any]
+    before: dict[str, Any] = field(default_factory=dict, compare=False)
+    """The same columns as they are now (a preview shows the words around each value)."""
+
+    @property
+    def token(self) -> str:
+        """The row's name in a preview and in a choice of places: ``interactions:12``."""
+        return f"{self.place.table}:{self.row_id}"
 
 
 def find(session: Session, redactor: Redactor,
@@ -175,17 +190,20 @@ def find(session: Session, redactor: Redactor,
         columns = [name for name in place.columns if name in known]
         for row in _rows(session, table, columns, _candidates(table, columns, redactor)):
             matcher = redactor.for_row(place.table, row[0])
-            changes = _redacted(place, dict(zip(columns, row[1:], strict=True)), matcher)
+            values = dict(zip(columns, row[1:], strict=True))
+            changes = _redacted(place, values, matcher)
             if changes:
-                found.append(Found(place, row[0], changes))
+                found.append(Found(place, row[0], changes,
+                                   {name: values[name] for name in changes}))
     return found
 
 
 def find_elsewhere(session: Session, key: str, redactor: Redactor) -> list[Found]:
     """``find``, without the rows of the fact itself (``own_rows``)."""
     own = own_rows(session, key)
+    deleted = deleted_fact_tokens(session, key)
     return [item for item in find(session, redactor)
-            if (item.place.table, item.row_id) not in own]
+            if (item.place.table, item.row_id) not in own and item.token not in deleted]
 
 
 def _candidates(table: Table, columns: Sequence[str], redactor: Redactor) -> Any:
@@ -258,16 +276,17 @@ def own_rows(session: Session, key: str) -> set[tuple[str, Any]]:
     its events, which a forget deletes rather than redacts."""
     fact_id = session.scalar(select(UserFact.id).where(UserFact.key == key))
     history = session.scalars(select(FactHistory.id).where(FactHistory.fact_id == fact_id))
-    events = session.scalars(select(ContextEvent.id).where(_fact_events(key)))
+    events = session.scalars(select(ContextEvent.id).where(fact_events(key)))
     return {("user_facts", fact_id), *(("fact_history", row) for row in history),
             *(("context_events", row) for row in events)}
 
 
 def delete_fact(session: Session, key: str) -> int:
-    """Delete the fact (its history cascades) and the events that carried it; returns how
-    many events went."""
+    """Delete the fact (its history cascades), a deleted copy waiting for its undo to end,
+    and the events that carried it; returns how many events went."""
     session.execute(delete(UserFact).where(UserFact.key == key))
-    return affected(session.execute(delete(ContextEvent).where(_fact_events(key)))) or 0
+    drop_deleted_fact(session, key)
+    return affected(session.execute(delete(ContextEvent).where(fact_events(key)))) or 0
 
 
 # --- re-embedding ----------------------------------------------------------------------------
@@ -349,12 +368,12 @@ def _plan_kind(session: Session, redactor: Redactor, place: Place, ids: list[Any
     return plan
 
 
-def _embed(embedder: Embedder, plans: Sequence[_Planned]) -> list[EmbeddedDocuments]:
+def embed_plans(embedder: Embedder, plans: Sequence[_Planned]) -> list[EmbeddedDocuments]:
     return [embed_documents_with_chunks(embedder, plan.texts, views=plan.views)
             for plan in plans]
 
 
-def _store_current(storage: StoragePort, session: Session, plans: Sequence[_Planned],
+def store_current(storage: StoragePort, session: Session, plans: Sequence[_Planned],
                    embedded: Sequence[EmbeddedDocuments], model_id: str) -> set[tuple[Any, Any]]:
     """Store the planned vectors of the rows whose text is, inside this transaction, the
     text they were embedded for; returns the (kind, id) stored."""
@@ -385,9 +404,11 @@ class Erasure:
 
 
 def erase_fact(storage: StoragePort, key: str, *, known_values: Sequence[str] = (),
-               embedder: Embedder | None = None, audit: bool = True) -> Erasure:
+               embedder: Embedder | None = None, audit: bool = True,
+               skip: frozenset[str] = frozenset()) -> Erasure:
     """Delete the fact ``key`` and redact every value it had (those stored here and
-    ``known_values``) in one transaction; see the module docstring.
+    ``known_values``) in one transaction, except in the rows ``skip`` names (``Found.token``:
+    the places the person chose to keep); see the module docstring.
 
     With ``embedder``, changed rows get vectors of their new text in the same transaction
     (and the few changed by another writer meanwhile, right after). Without it, their
@@ -397,17 +418,19 @@ def erase_fact(storage: StoragePort, key: str, *, known_values: Sequence[str] = 
     with storage.read() as session:
         values = [*known_values, *fact_values(session, key)]
         redactor = redactor_for(session, key, values)
-        plans = (plan_reembedding(session, redactor, find_elsewhere(session, key, redactor))
+        plans = (plan_reembedding(session, redactor,
+                                  [item for item in find_elsewhere(session, key, redactor)
+                                   if item.token not in skip])
                  if embedder is not None else [])
-    embedded = _embed(embedder, plans) if embedder is not None and plans else []
+    embedded = embed_plans(embedder, plans) if embedder is not None and plans else []
     if embedder is not None:
         storage.search.ensure_dimensions(embedder.dimensions)
     with storage.write() as session:
         existed = fact_exists(session, key)
         delete_fact(session, key)
-        found = find(session, redactor)
+        found = [item for item in find(session, redactor) if item.token not in skip]
         places = apply(session, found)
-        stored = (_store_current(storage, session, plans, embedded, embedder.model_id)
+        stored = (store_current(storage, session, plans, embedded, embedder.model_id)
                   if embedder is not None else set())
         if audit and (existed or found):
             session.add(AuditEntry(action="fact.forget", actor="user", arguments={"key": key},

@@ -19,11 +19,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from core.storage.orm import ForgottenImport, utcnow
-from core.storage.port import batched
+from core.storage.port import StoragePort, batched
 
 LOOKUP_BATCH = 500
 
@@ -42,6 +42,28 @@ def record(session: Session, external_ids: Iterable[str | None]) -> int:
     session.add_all(ForgottenImport(key_sha256=key, forgotten_at=now)
                     for key in sorted(wanted - known))
     return len(wanted - known)
+
+
+def take_back(session: Session, external_ids: Iterable[str | None]) -> None:
+    """The items ``external_ids`` are no longer deleted (their delete was undone, or the
+    user imports them again on purpose): a later import may bring them back."""
+    wanted = sorted({key_hash(value) for value in external_ids if value})
+    for chunk in batched(wanted, LOOKUP_BATCH):
+        session.execute(delete(ForgottenImport).where(ForgottenImport.key_sha256.in_(chunk)))
+
+
+def left_out(storage: StoragePort, external_ids: Iterable[str], *,
+             include_removed: bool = False) -> set[str]:
+    """Which of ``external_ids`` an import leaves out: those the user deleted before. With
+    ``include_removed`` (the person asked to import them again on purpose) none, and
+    their records go, so they are kept like anything else imported."""
+    keys = list(external_ids)
+    if include_removed:
+        with storage.write() as session:
+            take_back(session, keys)
+        return set()
+    with storage.read() as session:
+        return forgotten(session, keys)
 
 
 def forgotten(session: Session, external_ids: Iterable[str]) -> set[str]:

@@ -62,6 +62,7 @@ PLACES: tuple[Place, ...] = (
           ("preview", "source_message", "result"), ("arguments",)),
     Place("agent_writes", "other programs' writes awaiting your review",
           ("preview", "result"), ("arguments",)),
+    Place("deleted_entries", "recently deleted entries", ("title",), ("rows",)),
 )
 
 MACHINE_COLUMNS: frozenset[tuple[str, str]] = frozenset({
@@ -99,6 +100,7 @@ MACHINE_COLUMNS: frozenset[tuple[str, str]] = frozenset({
     ("agent_writes", "action"), ("agent_writes", "status"),
     ("agent_tokens", "token_sha256"),  # a SHA-256 of a random token Hearth made
     # a SHA-256 of an imported item's ids (core.forgetting.imported); an importer's name
+    ("deleted_entries", "kind"),
     ("forgotten_imports", "key_sha256"), ("import_runs", "source"), ("import_runs", "outcome"),
 })
 """Text and JSON columns that hold only what Hearth itself writes: ids, states, kinds,

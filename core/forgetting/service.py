@@ -35,7 +35,7 @@ confirmation can say it. Results are plain data: front ends get no database rows
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -48,7 +48,13 @@ from core.forgetting import backups
 from core.forgetting.database import erase_fact, fact_values, find_elsewhere, redactor_for
 from core.forgetting.files import files_holding, mask_in_logs
 from core.forgetting.matching import ValueMatcher
-from core.forgetting.memories import MemoriesErasure, erase_memories
+from core.forgetting.memories import (
+    MemoriesErased,
+    MemoriesErasure,
+    erase_memories,
+    words_found,
+)
+from core.forgetting.preview import PlaceInPreview, chosen_skips, describe
 from core.storage.port import BackupCopies, StoragePort
 
 LOG_FILES = "log files"
@@ -78,20 +84,39 @@ class FileCheck(str, Enum):
     REWRITTEN_WITHOUT_CHECKPOINT = "rewritten on a server, no checkpoint"
     """As ``REWRITTEN_ON_SERVER``, but the server did not let Hearth's role ask for a
     checkpoint: the write-ahead log keeps it at least until the server's next one."""
+    KEPT = "kept where chosen"
+    """The person kept it in some places, so the files hold it there by design and a byte
+    search would prove nothing: the indexes' and the log's deleted copies were cleared, the
+    files were not searched."""
 
 
 @dataclass(frozen=True)
 class ForgetPreview:
-    """What forgetting a fact would change: rows per kind of place."""
+    """What forgetting a fact would change: ``found`` lists each row with the words around
+    the value (``core.forgetting.preview``); ``places`` counts the ticked ones per kind of
+    place, ``unticked`` those left unless the person ticks them (other facts)."""
 
     key: str
     values: int
     places: Mapping[str, int]
     searched_everywhere: bool
+    found: tuple[PlaceInPreview, ...] = ()
 
     @property
     def total(self) -> int:
         return sum(self.places.values())
+
+    @property
+    def unticked(self) -> Mapping[str, int]:
+        return dict(Counter(place.kind for place in self.found if not place.ticked))
+
+
+@dataclass(frozen=True)
+class MemoriesPreview:
+    """What erasing some memories would rewrite besides them (``core.forgetting.preview``)."""
+
+    count: int
+    places: tuple[PlaceInPreview, ...]
 
 
 @dataclass(frozen=True)
@@ -109,6 +134,8 @@ class ForgetReport:
     backups: tuple[Path, ...] = ()
     unmasked_logs: tuple[Path, ...] = ()
     """Log files that could not be rewritten (unreadable, read-only): they may still hold it."""
+    kept: Mapping[str, int] = field(default_factory=dict)
+    """Rows left as they were, by the person's choice (or as another fact's), per kind."""
 
     @property
     def total(self) -> int:
@@ -127,6 +154,9 @@ class MemoryDeleteReport:
     files: FileCheck
     backups: tuple[Path, ...] = ()
     unmasked_logs: tuple[Path, ...] = ()
+    left: tuple[PlaceInPreview, ...] = ()
+    """The places that still hold their words, by the person's choice or because this
+    delete does not rewrite them (an import's undo leaves the person's own material)."""
 
 
 @dataclass(frozen=True)
@@ -175,56 +205,86 @@ class ForgetService:
         self._paths = paths
 
     def preview(self, key: str) -> ForgetPreview:
-        """Count the rows a forget of ``key`` would change; NotFoundError if unknown."""
+        """Every row a forget of ``key`` would change, with the words around the value and
+        whether it is ticked (``core.forgetting.preview``); NotFoundError if unknown."""
         key = normalise_key(key)
         with self._storage.read() as session:
             values = fact_values(session, key)
             if not values:
                 raise _unknown(key)
             redactor = redactor_for(session, key, values)
-            places = Counter(item.place.label
-                             for item in find_elsewhere(session, key, redactor))
+            found = describe(session, find_elsewhere(session, key, redactor), redactor, key)
+        places = Counter(place.kind for place in found if place.ticked)
         return ForgetPreview(key, len(redactor.recorded), dict(places),
-                             redactor.searched_everywhere)
+                             redactor.searched_everywhere, found)
 
-    def forget(self, key: str, *, compact: bool = False) -> Forgotten:
-        """Forget the fact ``key`` everywhere (see the module docstring); NotFoundError if
-        there is no such fact. ``compact``: on a server, rewrite its tables afterwards
-        (``compact_files``); a SQLite file is searched and rebuilt as needed anyway."""
-        key = normalise_key(key)
+    def forget(self, key: str, *, skip: Iterable[str] = (), include: Iterable[str] = (),
+               compact: bool = False) -> Forgotten:
+        """Forget the fact ``key`` everywhere (see the module docstring) but in the places
+        left as they are: those the preview does not tick (other facts) unless in
+        ``include``, and those in ``skip`` (``preview`` tokens; an unknown one is refused
+        before anything changes). NotFoundError if there is no such fact. ``compact``: on a
+        server, rewrite its tables afterwards (``compact_files``); a SQLite file is searched
+        and rebuilt as needed anyway."""
+        preview = self.preview(key)
+        left = chosen_skips(preview.found, skip, include)
+        key = preview.key
         with self._storage.read() as session:
             values = tuple(fact_values(session, key))
-        if not values:
-            raise _unknown(key)
-        erasure = erase_fact(self._storage, key, known_values=values, embedder=self._embedder)
+        erasure = erase_fact(self._storage, key, known_values=values, embedder=self._embedder,
+                             skip=left)
         places = dict(erasure.places)
         masked, unmasked = mask_in_logs(self._paths.home / "logs", erasure.redactor.everywhere)
         if masked:
             places[LOG_FILES] = masked
+        kept = dict(Counter(place.kind for place in preview.found if place.token in left))
+        files = (erase_kept(self._storage) if kept else
+                 erase_from_files(self._storage, erasure.redactor.recorded, compact=compact))
         report = ForgetReport(
             key, len(erasure.redactor.recorded), places,
-            erasure.redactor.searched_everywhere,
-            erase_from_files(self._storage, erasure.redactor.recorded, compact=compact),
+            erasure.redactor.searched_everywhere, files,
             self._holding(backups.FactErasure(key, values)),
-            tuple(unmasked))
+            tuple(unmasked), kept)
         return Forgotten(report, self._storage.copies, values)
 
+    def preview_memories(self, memory_ids: Sequence[int]) -> MemoriesPreview:
+        """Every place besides the memories themselves that holds their words, with the
+        words around them, ticked as an erase would rewrite them (another fact is not);
+        NotFoundError if one of them does not exist."""
+        with self._storage.read() as session:
+            words = words_found(session, memory_ids)
+        return MemoriesPreview(len(set(memory_ids)), words.places)
+
+    def erase_memories(self, memory_ids: Sequence[int], *, skip: Iterable[str] = (),
+                       include: Iterable[str] = ()) -> MemoriesDeleted:
+        """Delete the memories ``memory_ids`` for good and rewrite their words in the
+        places of ``preview_memories`` but those left (``skip``, and the unticked ones not
+        in ``include``); then their bytes from the files and logs, and say which backups
+        still hold one of them. NotFoundError (nothing deleted) if one does not exist."""
+        left = chosen_skips(self.preview_memories(memory_ids).places, skip, include)
+        return self._memories_gone(erase_memories(self._storage, memory_ids, skip=left,
+                                                  embedder=self._embedder))
+
     def delete_memories(self, memory_ids: Sequence[int]) -> MemoriesDeleted:
-        """Delete the memories ``memory_ids`` for good: the rows, their index entries,
-        vectors and links, the traces of their words (``core.forgetting.memories``), then
-        their bytes from the database files and the logs; and say which backups still hold
-        one of them. NotFoundError (nothing deleted) if one of them does not exist."""
-        erased = erase_memories(self._storage, memory_ids)
-        matcher = erased.erasure.matcher
+        """Delete the memories ``memory_ids`` for good, with Hearth's own records of them
+        (``core.forgetting.memories.TRACES``) but not the person's material: an import's
+        undo. The report names where their words still are. NotFoundError (nothing
+        deleted) if one of them does not exist."""
+        return self._memories_gone(erase_memories(self._storage, memory_ids))
+
+    def _memories_gone(self, erased: MemoriesErased) -> MemoriesDeleted:
+        """The file and log steps after memories went, and their report."""
+        matcher = erased.erasure.matcher.joined(erased.redactor_matcher)
         places = dict(erased.places)
         masked, unmasked = mask_in_logs(self._paths.home / "logs", matcher)
         if masked:
             places[LOG_FILES] = masked
-        files = erase_from_files(self._storage, matcher)
+        files = (erase_kept(self._storage) if erased.left
+                 else erase_from_files(self._storage, matcher))
         held = self._holding(erased.erasure)
         return MemoriesDeleted(MemoryDeleteReport(erased.deleted, places, files, held,
-                                                  tuple(unmasked)), self._storage.copies,
-                               erased.erasure)
+                                                  tuple(unmasked), erased.left),
+                               self._storage.copies, erased.erasure)
 
     def compact(self) -> FileCheck:
         """Rebuild the database's files without the free space and old row versions that
@@ -277,6 +337,16 @@ def erase_from_files(storage: StoragePort, matcher: ValueMatcher, *,
     if matcher.verifiable and not files_holding(files, matcher):
         return FileCheck.VERIFIED
     return FileCheck.COMPACTED
+
+
+def erase_kept(storage: StoragePort) -> FileCheck:
+    """The file step when the person kept the words in some places: the deleted copies go
+    from the indexes and the write-ahead log, and the files are not searched (they hold
+    the words where they were kept)."""
+    try:
+        return FileCheck.KEPT if storage.erase_deleted() else FileCheck.IN_USE
+    except DatabaseLockedError:
+        return FileCheck.IN_USE
 
 
 def _erase_without_files(storage: StoragePort) -> FileCheck:

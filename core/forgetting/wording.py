@@ -8,6 +8,7 @@ from pathlib import Path
 
 from core.forgetting.backups import BackupRewrite
 from core.forgetting.matching import MIN_DISTINCTIVE_CHARS, PLACEHOLDER
+from core.forgetting.preview import PlaceInPreview
 from core.forgetting.service import FileCheck, ForgetPreview, ForgetReport, MemoryDeleteReport
 
 _REWRITTEN = ("The database server rewrote every table into new files (VACUUM FULL), so no "
@@ -31,6 +32,9 @@ FILES = {
                          "keep no copy.",
     FileCheck.REWRITTEN_ON_SERVER: _REWRITTEN + "and the server wrote a checkpoint; "
                                    + _BEYOND_REACH,
+    FileCheck.KEPT: "It stays where you kept it, so the database files were not searched for "
+                    "it; the deleted copies were cleared from the search indexes and the "
+                    "database's write-ahead log.",
     FileCheck.REWRITTEN_WITHOUT_CHECKPOINT: _REWRITTEN + "but the server did not let Hearth "
                                             "ask for a checkpoint (that needs a superuser or "
                                             "the pg_checkpoint role), so its write-ahead log "
@@ -81,6 +85,35 @@ def redactions(report: ForgetReport | ForgetPreview, *, done: bool = True) -> st
             f"{places_list(report.places)}.{narrow}")
 
 
+def kept(report: ForgetReport | ForgetPreview) -> str:
+    """The places left as they were: another fact's, or unticked by the person. Empty when
+    none."""
+    places = report.kept if isinstance(report, ForgetReport) else report.unticked
+    if not places:
+        return ""
+    total = sum(places.values())
+    verb = "Left as they were" if isinstance(report, ForgetReport) else "Left unless you tick them"
+    return f"{verb}: {total} place{'s' if total != 1 else ''} ({places_list(places)})."
+
+
+CANNOT_UNDO = "An erase cannot be undone."
+
+
+WHERE_LISTED = 3
+"""Places named in a sentence about words left; the rest are counted."""
+
+
+def words_left(left: Sequence[PlaceInPreview], what: str = "it") -> str:
+    """Where the words of deleted memories still are, named: a statement the person reads
+    must be true, so a delete never says "no copy is left" while a chat keeps the words."""
+    if not left:
+        return ""
+    named = "; ".join(place.where for place in left[:WHERE_LISTED])
+    more = f"; and {len(left) - WHERE_LISTED} more" if len(left) > WHERE_LISTED else ""
+    return (f"The same words are still in {len(left)} place{'s' if len(left) != 1 else ''}: "
+            f"{named}{more}. Erase {what} everywhere to remove them there too.")
+
+
 def backups_held(count: int, what: str = "it") -> str:
     if not count:
         return ""
@@ -104,17 +137,21 @@ def unmasked(report: ForgetReport) -> list[str]:
             for path in report.unmasked_logs]
 
 
-def memories_deleted(report: MemoryDeleteReport, *, backups: bool = True) -> list[str]:
-    """What a user's delete of memories did, in the same sentences everywhere; without the
-    backups line when the caller lists the backups itself (``backups=False``)."""
+def memories_deleted(report: MemoryDeleteReport, *, backups: bool = True,
+                     erased: bool = False) -> list[str]:
+    """What a delete (an import's undo) or an erase (``erased``) of memories did, in the
+    same sentences everywhere; without the backups line when the caller lists the backups
+    itself (``backups=False``)."""
     count = report.deleted
-    lines = [f"Deleted {count} memor{'y' if count == 1 else 'ies'}."]
+    lines = [f"{'Erased' if erased else 'Deleted'} {count} memor{'y' if count == 1 else 'ies'}."]
     if report.places:
         total = sum(report.places.values())
         lines.append(f"Copies of {'its' if count == 1 else 'their'} words were replaced by "
                      f"“{PLACEHOLDER}” in {total} place{'s' if total != 1 else ''}: "
                      f"{places_list(report.places)}.")
-    lines.append(FILES[report.files])
+    lines.append(words_left(report.left, "it" if count == 1 else "them"))
+    if report.files is not FileCheck.KEPT:
+        lines.append(FILES[report.files])
     lines += [f"Could not rewrite {path} (see the log); it may still hold "
               f"{'it' if count == 1 else 'them'}." for path in report.unmasked_logs]
     if backups:

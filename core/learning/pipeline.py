@@ -52,9 +52,11 @@ from datetime import timedelta
 from typing import Literal
 
 from sqlalchemy import select, update
+from sqlalchemy.orm import Session
 
 from core.app import Hearth
 from core.forgetting.matching import PLACEHOLDER
+from core.learning import quality_gate, waiting
 from core.learning.consent import learns_from
 from core.learning.events import add_event
 from core.learning.exclusions import ExclusionGate
@@ -63,6 +65,7 @@ from core.learning.quiet_timers import MakeTimers, QuietTimerJobs, QuietTimers
 from core.learning.session_digest import MIN_EXCHANGES, digest_session, users_own_candidates
 from core.home.liveness import LEARNING, Claim
 from core.llm import CancelToken, LLMCancelled, LLMProvider
+from core.llm.capability import CapabilityProfile, Job, profile_of
 from core.llm.turns_first import TurnsFirst
 from core.embedding.reembed import backfill_embeddings
 from core.storage.affected import affected
@@ -71,7 +74,7 @@ from core.storage.port import IndexedKind
 
 log = logging.getLogger(__name__)
 
-Job = Callable[[], None]
+Task = Callable[[], None]
 LearningState = Literal["idle", "learning", "paused"]
 ProviderSource = Callable[[], LLMProvider]
 
@@ -89,6 +92,12 @@ class LearningStats:
     """Facts and memory candidates a model proposed that were not in the user's words."""
     summaries_written: int = 0
     sessions_closed: int = 0
+    waiting_for_model: int = 0
+    rejected_by_quality_gate: int = 0
+    """Chat summaries too short, with a template hole or about nothing said in the chat
+    (``core.learning.quality_gate``): not written."""
+    """Exchanges and chats whose model work (facts beyond the rules, a summary) was left
+    for a capable model (``core.learning.waiting``)."""
     failures: int = 0
     last_error: str | None = None
 
@@ -107,7 +116,7 @@ class LearningPipeline:
         self._fixed_quiet_seconds = quiet_seconds
         """Given by tests; otherwise the setting is read at each use, so a change in
         Settings applies to the next message at once."""
-        self._jobs: queue.Queue[Job | None] = queue.Queue()
+        self._jobs: queue.Queue[Task | None] = queue.Queue()
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._pending = 0
@@ -193,7 +202,29 @@ class LearningPipeline:
         if queued or quiet:
             log.info("resuming learning left unfinished: %d exchanges, %d chats to close",
                      queued, len(quiet))
+        self.take_up_waiting()
         return queued
+
+    def take_up_waiting(self) -> int:
+        """Queue the work a smaller model left for this one (``core.learning.waiting``),
+        when this model may do it; returns how many jobs were queued."""
+        profile = self.profile
+        storage = self._hearth.storage
+        facts = waiting.waiting(storage, Job.FACTS) if profile.may(Job.FACTS) else []
+        chats = waiting.waiting(storage, Job.SUMMARIES) if profile.may(Job.SUMMARIES) else []
+        for ref in facts:
+            self._submit(partial(self._extract_waiting, int(ref)))
+        for ref in chats:
+            self._submit(partial(self._summarise_waiting, str(ref)))
+        if facts or chats:
+            log.info("a capable model takes up what waited for one: %d exchanges, %d chats",
+                     len(facts), len(chats))
+        return len(facts) + len(chats)
+
+    @property
+    def profile(self) -> CapabilityProfile:
+        """What this pipeline's model may do (the setting is read each time)."""
+        return profile_of(self._provider, self._hearth.settings.model_jobs)
 
     def drain(self, timeout: float | None = None) -> bool:
         """Wait until every queued job has run; False if ``timeout`` passed first."""
@@ -249,7 +280,7 @@ class LearningPipeline:
 
     # --- the worker ----------------------------------------------------------------------
 
-    def _submit(self, job: Job) -> None:
+    def _submit(self, job: Task) -> None:
         with self._lock:
             self._pending += 1
         self._jobs.put(job)
@@ -339,13 +370,49 @@ class LearningPipeline:
             return
         stated = rule_facts(interaction.user_message, self._last_fact_key.get(session_id))
         self._store_facts(stated, gate, interaction_id, session_id)
+        if not self.profile.may(Job.FACTS):  # the rules have learned what is certain
+            with hearth.storage.write() as session:
+                waiting.wait(session, Job.FACTS, interaction_id)
+            self._count(waiting_for_model=1)
+            return
+        self._extract(interaction, stated, gate, session_id)
+
+    def _extract(self, interaction: Interaction, stated: list[FactCandidate],
+                 gate: ExclusionGate, session_id: str | None) -> None:
+        """The model's facts for keys no rule set, grounded in the user's words."""
         proposed, ungrounded = self._turns.run(lambda cancel: extract_model_facts(
             self._provider, interaction.user_message, interaction.agent_response,
             cancel=cancel), self._stopping)
         if ungrounded:
             self._count(dropped_ungrounded=ungrounded)
         model_only = merge(stated, proposed)[len(stated):]  # keys no rule set
-        self._store_facts(model_only, gate, interaction_id, session_id)
+        self._store_facts(model_only, gate, interaction.id, session_id)
+
+    def _extract_waiting(self, interaction_id: int) -> None:
+        """The model extraction a smaller model left for this one. The rules ran when the
+        exchange was learned from; they are read again only to know which keys are theirs
+        (stored again they could undo a later change of the same fact)."""
+        hearth = self._hearth
+        with hearth.storage.read() as session:
+            interaction = session.get(Interaction, interaction_id)
+            learns = interaction is not None and learns_from(
+                hearth.settings, session, interaction.session_id)
+        if hearth.settings.learning_paused:
+            return  # still waits: pausing is not a refusal of this exchange
+        gate = self._gate()
+        if interaction is not None and learns and not gate.blocks(interaction.user_message):
+            self._extract(interaction, rule_facts(interaction.user_message), gate,
+                          interaction.session_id)
+        with hearth.storage.write() as session:
+            waiting.finish(session, Job.FACTS, interaction_id)
+
+    def _summarise_waiting(self, session_id: str) -> None:
+        """The summary of a closed chat a smaller model left for this one."""
+        if self._stopping.cancelled or self._hearth.settings.learning_paused:
+            return
+        counts = self._turns.run(lambda cancel: summarise_closed(
+            self._hearth, session_id, self._provider, cancel=cancel), self._stopping)
+        self._count(**counts)  # type: ignore[arg-type]  # counter names only
 
     def _store_facts(self, candidates: list[FactCandidate], gate: ExclusionGate,
                      interaction_id: int, session_id: str | None) -> None:
@@ -396,30 +463,32 @@ def close_session(hearth: Hearth, session_id: str, provider: ProviderSource, *,
     memory candidates into context events. A no-op (all counts 0) when it is closed already
     or unknown, so a timer and "new chat" racing each other summarise once. ``provider`` is
     only called when there is something to summarise: a caller without a model at hand (the
-    scheduler) builds one only then. Candidates that rest on the assistant's words, not the
+    scheduler) builds one only then. A model that may not sum up chats
+    (``core.llm.capability``) leaves the summary waiting for one that may
+    (``core.learning.waiting``). Candidates that rest on the assistant's words, not the
     user's, are dropped. Returns the ``LearningStats`` increments. A digest stopped by
     ``cancel`` (Hearth quitting, or a turn it gives way to) opens the session again and
     raises ``LLMCancelled``, so the session is closed and summarised later, not closed
     unsummarised; when a new message has reopened the session meanwhile there is nothing
     left to close (its quiet timer runs again), and the counts are simply returned."""
-    counts = {"sessions_closed": 0, "summaries_written": 0, "events_created": 0,
-              "dropped_by_exclusion": 0, "dropped_ungrounded": 0}
+    counts = _no_counts()
     with hearth.storage.write() as session:
         chat = session.get(ChatSession, session_id)
         if chat is None or chat.closed_at is not None:
             return counts
         chat.closed_at = closed_at = utcnow()
-        since = chat.compacted_through or 0
-        interactions = list(session.scalars(
-            select(Interaction).where(Interaction.session_id == session_id,
-                                      Interaction.id > since)
-            .order_by(Interaction.id)))
+        interactions = _to_summarise(session, chat)
         learns = learns_from(hearth.settings, session, session_id)
     counts["sessions_closed"] = 1
     if not learns or len(interactions) < MIN_EXCHANGES:
         return counts
+    model = provider()
+    if not profile_of(model, hearth.settings.model_jobs).may(Job.SUMMARIES):
+        with hearth.storage.write() as session:
+            waiting.wait(session, Job.SUMMARIES, session_id)
+        return {**counts, "waiting_for_model": 1}
     try:
-        digest = digest_session(provider(), interactions, cancel=cancel)
+        return _summarise(hearth, session_id, interactions, model, counts, cancel)
     except LLMCancelled:
         with hearth.storage.write() as session:
             reopened = affected(session.execute(
@@ -429,12 +498,61 @@ def close_session(hearth: Hearth, session_id: str, provider: ProviderSource, *,
         if not reopened:  # a new message reopened it already: the chat goes on
             return {**counts, "sessions_closed": 0}
         raise
+
+
+def summarise_closed(hearth: Hearth, session_id: str, provider: LLMProvider, *,
+                     cancel: CancelToken | None = None) -> dict[str, int]:
+    """Sum up a chat that was closed while the model could not (``close_session``), and
+    mark that done. A chat reopened since waits no more: its next closing sums it up. A
+    cancel leaves it waiting (``LLMCancelled``)."""
+    counts = _no_counts()
+    with hearth.storage.read() as session:
+        chat = session.get(ChatSession, session_id)
+        interactions = _to_summarise(session, chat) if chat is not None else []
+        learns = chat is not None and learns_from(hearth.settings, session, session_id)
+    if chat is not None and chat.closed_at is not None and learns \
+            and len(interactions) >= MIN_EXCHANGES:
+        counts = _summarise(hearth, session_id, interactions, provider, counts, cancel)
+    with hearth.storage.write() as session:
+        waiting.finish(session, Job.SUMMARIES, session_id)
+    return counts
+
+
+def _no_counts() -> dict[str, int]:
+    return {"sessions_closed": 0, "summaries_written": 0, "events_created": 0,
+            "dropped_by_exclusion": 0, "dropped_ungrounded": 0, "waiting_for_model": 0,
+            "rejected_by_quality_gate": 0}
+
+
+def _to_summarise(session: Session, chat: ChatSession) -> list[Interaction]:
+    """The chat's exchanges after its compaction point (the summary folded the rest)."""
+    return list(session.scalars(
+        select(Interaction).where(Interaction.session_id == chat.id,
+                                  Interaction.id > (chat.compacted_through or 0))
+        .order_by(Interaction.id)))
+
+
+def _summarise(hearth: Hearth, session_id: str, interactions: list[Interaction],
+               provider: LLMProvider, counts: dict[str, int],
+               cancel: CancelToken | None) -> dict[str, int]:
+    """Write the digest of ``interactions``: the summaries that pass the exclusion list and
+    the quality gate (``core.learning.quality_gate``), and the candidates that rest on the
+    user's own words."""
+    counts = dict(counts)
+    digest = digest_session(provider, interactions, cancel=cancel)
     if digest is None:
         return counts
     gate = ExclusionGate(hearth.settings.exclusions)
+    exchanges = [f"User: {item.user_message}\nAssistant: {item.agent_response}"
+                 for item in interactions]
     for summary in digest.summaries:
         if gate.blocks(f"{summary.topic} {summary.summary}"):
             counts["dropped_by_exclusion"] += 1
+            continue
+        verdict = quality_gate.check(hearth.embedder, summary.summary, exchanges, share=0)
+        if not verdict.passed:
+            quality_gate.rejected("chat summary", [session_id], verdict)
+            counts["rejected_by_quality_gate"] += 1
             continue
         hearth.notes.save_summary(summary.topic, summary.summary, session_id=session_id)
         counts["summaries_written"] += 1

@@ -69,6 +69,7 @@ from typing import Any
 import xllamacpp
 
 from core.config import Settings
+from core.llm import gguf
 from core.llm.protocol import (
     CancelToken,
     ChatChunk,
@@ -186,6 +187,7 @@ class EmbeddedProvider:
         self._server: Any | None = None
         self._cleanup: weakref.finalize[..., Any] | None = None
         self._running: dict[threading.Event, threading.Thread] = {}
+        self._parameters: int | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> EmbeddedProvider:
@@ -214,6 +216,17 @@ class EmbeddedProvider:
     @property
     def context_window(self) -> int:
         return self._context_tokens
+
+    @property
+    def parameter_count(self) -> int | None:
+        """Counted from the file's tensors once (``core.llm.gguf``); None when the file
+        cannot be read (``status`` says why)."""
+        if self._parameters is None:
+            try:
+                self._parameters = gguf.parameter_count(self._path)
+            except (OSError, gguf.GgufUnreadable):
+                return None
+        return self._parameters
 
     @property
     def loaded(self) -> bool:

@@ -45,6 +45,7 @@ import httpx
 from pydantic import ValidationError
 
 from core.config import Settings
+from core.llm.capability import parse_parameter_size
 from core.llm.ollama_library import ollama
 from core.llm.host import normalise_ollama_host, resolve_ollama_host
 from core.llm.protocol import (
@@ -90,6 +91,7 @@ class _ModelFacts:
     template: str
     trained_context: int | None
     num_ctx: int | None
+    parameters: int | None
 
 
 class OllamaProvider:
@@ -160,6 +162,13 @@ class OllamaProvider:
         if facts is not None and facts.trained_context:
             return min(wanted, facts.trained_context)
         return wanted
+
+    @property
+    def parameter_count(self) -> int | None:
+        """From ``/api/show``: ``general.parameter_count`` in the model's info, else its
+        ``details.parameter_size`` ("3.2B"); None when the server cannot be asked."""
+        facts = self._facts()
+        return facts.parameters if facts is not None else None
 
     def _facts(self) -> _ModelFacts | None:
         if self._facts_cache is None:
@@ -468,7 +477,16 @@ def _facts_from_show(shown: Any) -> _ModelFacts:
         capabilities=tuple(shown.capabilities) if shown.capabilities is not None else None,
         template=shown.template or "",
         trained_context=int(trained) if isinstance(trained, (int, float)) else None,
-        num_ctx=_num_ctx(shown.parameters or ""))
+        num_ctx=_num_ctx(shown.parameters or ""),
+        parameters=_parameters(info, shown.details))
+
+
+def _parameters(info: dict[str, Any], details: Any) -> int | None:
+    counted = info.get("general.parameter_count")
+    if isinstance(counted, int) and counted > 0:
+        return counted
+    size = getattr(details, "parameter_size", None) if details is not None else None
+    return parse_parameter_size(size) if isinstance(size, str) else None
 
 
 def _num_ctx(parameters: str) -> int | None:

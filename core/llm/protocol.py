@@ -126,6 +126,12 @@ class LLMProvider(Protocol):
     def context_window(self) -> int:
         """The model's context size in tokens (used for compaction)."""
 
+    @property
+    def parameter_count(self) -> int | None:
+        """How many parameters the model has, read from the model itself (the GGUF file,
+        Ollama's model details); None when it cannot be read. It decides which jobs the
+        model may run (``core.llm.capability``)."""
+
     def status(self) -> ProviderStatus:
         """Check, quickly, whether the provider answers; never raises."""
 

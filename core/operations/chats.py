@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from core.conversation import (
     Compacted,
     Exchange,
+    FromMemory,
     SessionInfo,
     TextDelta,
     ToolActivity,
@@ -28,6 +29,7 @@ from core.conversation import (
     TurnFinished,
 )
 from core.conversation.assembly import LEAVABLE, LeftOut
+from core.conversation.memory_answer import KnownAnswer
 from core.conversation.service import SessionDeletion
 from core.learning.notes import LearnedFact, learned_in_session
 from core.learning.notes import undo as undo_learned_fact
@@ -40,7 +42,8 @@ if TYPE_CHECKING:
     from core.llm.protocol import CancelToken
 
 __all__ = [
-    "LEAVABLE", "Compacted", "Deleted", "Exchange", "LearnedFact", "SessionDeletion",
+    "LEAVABLE", "Compacted", "Deleted", "Exchange", "FromMemory", "KnownAnswer",
+    "LearnedFact", "SessionDeletion",
     "SessionInfo", "Started", "Stored", "TextDelta", "ToolActivity", "TurnEvent",
     "TurnFailed", "TurnFinished", "TurnResult", "Unlearned", "UsedItem", "answer_again",
     "answer_without", "delete", "discard_incognito", "group_title", "history", "kinds_in",

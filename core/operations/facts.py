@@ -7,22 +7,28 @@ plain, frozen data and are handed on as they are, with the sentences that tell t
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
 from core.app import Hearth
 from core.forgetting.backups import BackupRewrite
+from core.forgetting.preview import PlaceInPreview
 from core.forgetting.service import Forgotten, ForgetPreview
 from core.forgetting.wording import FILES, backups_held, redactions, rewritten, unmasked
 from core.knowledge.facts import CATEGORIES, FactChange, normalise_key
+from core.forgetting.recently_deleted import FACT, DeletedItem
+from core.forgetting.wording import CANNOT_UNDO, kept, words_left
 from core.operations.changes import NOTHING, Changes, Domain
+from core.operations.deleted import changes_of
 from core.operations.done import Done
 from core.storage.orm import UserFact
 
-__all__ = ["CATEGORIES", "FILES", "BackupRewrite", "EarlierValue", "Fact", "FactChange",
-           "ForgetPreview", "Forgotten", "correct", "backups_held", "fact_history", "forget",
-           "list_facts", "normalise_key", "preview_forget", "recategorise", "redactions",
-           "remember", "rewritten", "unmasked"]
+__all__ = ["CANNOT_UNDO", "CATEGORIES", "FILES", "BackupRewrite", "DeletedItem",
+           "EarlierValue", "Fact", "FactChange", "ForgetPreview", "Forgotten", "PlaceInPreview",
+           "backups_held", "correct", "delete", "fact_history", "forget", "kept", "list_facts",
+           "normalise_key", "preview_forget", "recategorise", "redactions", "remember",
+           "rewritten", "unmasked", "words_left"]
 
 FORGET_CHANGES = Changes.knowledge() | Changes.of(Domain.CHATS, Domain.RUNS)
 """A forget replaces the fact's values wherever the user's words are kept: every part of
@@ -97,11 +103,21 @@ def recategorise(hearth: Hearth, key: str, category: str) -> Done[FactChange]:
     return _changed(hearth.facts.recategorise(key, category))
 
 
+def delete(hearth: Hearth, key: str) -> Done[DeletedItem]:
+    """Delete the fact alone (its earlier values and the record of its learning with it),
+    touching nothing else; it can be brought back until its undo ends
+    (``core.operations.deleted.restore``)."""
+    return Done(hearth.deleted.delete_fact(key), changes_of(FACT))
+
+
 def preview_forget(hearth: Hearth, key: str) -> ForgetPreview:
-    """Where else the fact's values are kept, counted, so a confirmation can say it."""
+    """Every place the fact's values are kept, with the words around them and whether an
+    erase rewrites it unless unticked, so the person can choose before anything changes."""
     return hearth.forgetting.preview(key)
 
 
-def forget(hearth: Hearth, key: str) -> Done[Forgotten]:
-    """Forget the fact everywhere; the ``Forgotten`` can still remove it from backups."""
-    return Done(hearth.forgetting.forget(key), FORGET_CHANGES)
+def forget(hearth: Hearth, key: str, skip: Iterable[str] = (),
+           include: Iterable[str] = ()) -> Done[Forgotten]:
+    """Erase the fact everywhere but in the places left (``skip``; the unticked ones not in
+    ``include``); the ``Forgotten`` can still remove it from backups."""
+    return Done(hearth.forgetting.forget(key, skip=skip, include=include), FORGET_CHANGES)

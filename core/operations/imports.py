@@ -61,10 +61,12 @@ class ImportSummary:
 
 def import_history(hearth: Hearth, source: ImportSource, path: Path,
                    progress: Callable[[int, int], None] = lambda *_: None,
-                   cancelled: Callable[[], bool] = lambda: False) -> ImportSummary:
+                   cancelled: Callable[[], bool] = lambda: False, *,
+                   include_removed: bool = False) -> ImportSummary:
     """Import ``path`` as ``source``; a bad file is refused with a sentence
     (``InvalidInputError``) before anything is written, a bad note of a folder skipped
-    (named in ``skipped``)."""
+    (named in ``skipped``). What the user deleted from it before stays out, unless
+    ``include_removed`` (Import history's "Import again, including what I removed")."""
     from core.embedding import EmbeddingCancelled
 
     try:
@@ -72,7 +74,7 @@ def import_history(hearth: Hearth, source: ImportSource, path: Path,
             from core.transfer.notes import import_notes
 
             notes = import_notes(path, hearth.storage, hearth.memories, progress=progress,
-                                 cancel=cancelled)
+                                 cancel=cancelled, include_removed=include_removed)
             return ImportSummary(source, found=notes.notes, added=notes.added,
                                  invalidated=notes.changed + notes.removed,
                                  forgotten=notes.forgotten,
@@ -83,7 +85,8 @@ def import_history(hearth: Hearth, source: ImportSource, path: Path,
 
         service = CHATGPT if source is ImportSource.CHATGPT else CLAUDE
         chats = import_chat_export(path, service, hearth.storage, hearth.memories,
-                                   progress=progress, cancel=cancelled)
+                                   progress=progress, cancel=cancelled,
+                                   include_removed=include_removed)
         return ImportSummary(source, found=chats.turns,
                              added=chats.memories_created + chats.attachments_created,
                              conversations=chats.conversations, left_out=chats.left_out,

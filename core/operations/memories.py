@@ -9,11 +9,16 @@ row classes' enums a filter names (``MemoryTier``, ``MemoryType``) are only valu
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from core.app import Hearth
-from core.forgetting.service import MemoriesDeleted, MemoryDeleteReport
-from core.forgetting.wording import memories_deleted
+from core.forgetting.preview import PlaceInPreview
+from core.forgetting.recently_deleted import MEMORIES as MEMORIES_KIND
+from core.forgetting.recently_deleted import DeletedItem
+from core.forgetting.service import MemoriesDeleted, MemoriesPreview, MemoryDeleteReport
+from core.forgetting.wording import memories_deleted, words_left
+from core.operations.deleted import changes_of
 from core.knowledge.memories import said_by_assistant, speaker
 from core.operations.changes import Changes, Domain
 from core.operations.done import Done
@@ -30,7 +35,9 @@ from core.views.stats import Histogram, Stats
 
 __all__ = [
     "DEFAULT_LIMIT", "ChainLink", "Codes", "Cursor", "Edge", "GraphSnapshot", "Histogram",
-    "ImportRunInfo", "Listing", "MemoriesDeleted", "MemoryDeleteReport", "MemoryDetail",
+    "DeletedMemories", "ImportRunInfo", "Listing", "MemoriesDeleted", "MemoriesPreview",
+    "MemoryDeleteReport", "MemoryDetail", "PlaceInPreview", "erase", "preview_erase",
+    "words_left",
     "MemoryFilter", "MemoryRef", "MemoryRow", "MemoryTier", "MemoryType", "Neighbour",
     "NodeDetails", "Page", "Stats", "Validity", "delete", "invalidate", "list_memories", "map_node",
     "memories_deleted", "memory_map", "memory_stats", "more_memories", "pin", "read_memory",
@@ -38,8 +45,8 @@ __all__ = [
 ]
 
 MEMORIES = Changes.of(Domain.MEMORIES)
-DELETE_CHANGES = Changes.of(Domain.MEMORIES, Domain.RUNS)
-"""A delete also replaces the memories' words in the runs' records that quoted them."""
+ERASE_CHANGES = Changes.knowledge() | Changes.of(Domain.CHATS, Domain.RUNS, Domain.NOTES)
+"""An erase replaces the memories' words wherever they are: chats, notes, facts, runs."""
 
 
 @dataclass(frozen=True)
@@ -103,10 +110,34 @@ def pin(hearth: Hearth, memory_id: int) -> Changes:
     return MEMORIES
 
 
-def delete(hearth: Hearth, memory_ids: list[int]) -> Done[MemoriesDeleted]:
-    """Delete memories for good, with every trace of their words Hearth derived; the result
-    can also remove them from the backups that still hold them."""
-    return Done(hearth.forgetting.delete_memories(memory_ids), DELETE_CHANGES)
+@dataclass(frozen=True)
+class DeletedMemories:
+    """A delete of memories that can be undone, and where their words still are (an
+    imported chat keeps the message a turn memory was made of)."""
+
+    item: DeletedItem
+    words_left: tuple[PlaceInPreview, ...]
+
+
+def delete(hearth: Hearth, memory_ids: list[int]) -> Done[DeletedMemories]:
+    """Delete the memories alone, with their links; it can be brought back until its undo
+    ends (``core.operations.deleted.restore``). Says where their words still are."""
+    left = hearth.forgetting.preview_memories(memory_ids).places
+    return Done(DeletedMemories(hearth.deleted.delete_memories(memory_ids), left),
+                changes_of(MEMORIES_KIND))
+
+
+def preview_erase(hearth: Hearth, memory_ids: list[int]) -> MemoriesPreview:
+    """Every other place that holds the memories' words, with the words around them."""
+    return hearth.forgetting.preview_memories(memory_ids)
+
+
+def erase(hearth: Hearth, memory_ids: list[int], skip: Iterable[str] = (),
+          include: Iterable[str] = ()) -> Done[MemoriesDeleted]:
+    """Erase memories for good, with their words in the places not left (``skip``; the
+    unticked ones not in ``include``); the result can also remove them from the backups."""
+    return Done(hearth.forgetting.erase_memories(memory_ids, skip=skip, include=include),
+                ERASE_CHANGES)
 
 
 # --- the memory map ----------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from core.app import Hearth
+from core.forgetting.recently_deleted import DeletedItem
 from core.operations.changes import Changes, Domain
 from core.operations.done import Done
 from core.storage.orm import Note
@@ -58,6 +59,7 @@ def pin(hearth: Hearth, note_id: int, pinned: bool = True) -> Done[NoteItem]:
     return Done(_item(hearth.notes.set_pinned(note_id, pinned)), NOTES)
 
 
-def delete(hearth: Hearth, note_id: int) -> Done[NoteItem]:
-    """Delete it for good, with its vectors; returns what it was."""
-    return Done(_item(hearth.notes.delete(note_id)), NOTES)
+def delete(hearth: Hearth, note_id: int) -> Done[DeletedItem]:
+    """Delete it alone; it can be brought back until its undo ends
+    (``core.operations.deleted.restore``)."""
+    return Done(hearth.deleted.delete_note(note_id), NOTES)

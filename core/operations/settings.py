@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 __all__ = ["MODEL_FIELDS", "RESTART_FIELDS", "Saved", "database_url_entered",
            "database_url_shown", "read", "save"]
 
-MODEL_FIELDS = frozenset({"llm_provider", "ollama_host", "ollama_model", "embedded_model_path"})
+MODEL_FIELDS = frozenset({"llm_provider", "ollama_host", "ollama_model", "embedded_model_path",
+                          "model_jobs"})
 """Fields that choose the language model: the assistant is rebuilt when one changes."""
 RESTART_FIELDS = frozenset({"database_url"})
 """Fields read once at start: saved at once, in effect from the next start."""

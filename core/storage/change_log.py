@@ -12,7 +12,7 @@ backends. The log keeps about ``KEEP`` rows: every ``PRUNE_EVERY``-th append rem
 further back. A watcher that fell further behind than that (a laptop asleep while another
 device wrote) cannot know what it missed and is told everything may have changed.
 
-The table is made by migration 0020; like the link queue it is not one of the models, so
+The table is made by migration 0021; like the link queue it is not one of the models, so
 neither export nor ``hearth migrate`` copies it.
 """
 

@@ -96,6 +96,7 @@ TABLE_DOMAINS: dict[str, frozenset[Domain]] = {
     "agent_tokens": frozenset({Domain.AGENTS}),
     "audit_log": frozenset({Domain.AGENTS}),  # an agent's calls are listed from it
     "forgotten_imports": frozenset(),  # bookkeeping no view shows
+    "deleted_entries": frozenset(),  # what an Undo brings back; no view lists it
 }
 """Which domains a write to each of the models' tables touches: one map, checked by a test
 to name every table of ``core.storage.orm``. Tables that are not models (the search

@@ -676,6 +676,22 @@ class ForgottenImport(Base):
     forgotten_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
+class DeletedEntry(Base):
+    """A fact, memory or note the user deleted, kept until its undo window ends
+    (``core.knowledge.recently_deleted``). Its rows are gone from their tables, so nothing
+    reads them; ``rows`` holds them as they were, per table, for an undo, and the entry is
+    purged at ``purge_after``. ``title`` is what the undo says ("the fact home city")."""
+
+    __tablename__ = "deleted_entries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    title: Mapped[str] = mapped_column(Text)
+    rows: Mapped[dict[str, list[dict[str, Any]]]] = mapped_column(JSON)
+    deleted_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    purge_after: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+
+
 class ImportRun(Base):
     """One run of ``hearth import``: what it read and how much it added. The memories it
     added name it in their ``origin`` (``import_batch``), so the run can be listed and

@@ -74,14 +74,16 @@ def content(file_name: str, text: str) -> str:
 
 def write_attachments(storage: StoragePort, memories: MemoryService,
                       attachments: Sequence[AttachmentToWrite], *, batch: int | None = None,
-                      cancel: CancelCheck | None = None) -> AttachmentsWritten:
+                      cancel: CancelCheck | None = None,
+                      include_removed: bool = False) -> AttachmentsWritten:
     """Create the missing memories and edges of ``attachments`` (see the module
-    docstring); ``batch`` is the import run recorded on the new memories."""
+    docstring); ``batch`` is the import run recorded on the new memories;
+    ``include_removed`` brings back those the user deleted before."""
     if not attachments:
         return AttachmentsWritten()
     wanted = {item.external_id: item for item in attachments}
+    left_out = imported.left_out(storage, wanted, include_removed=include_removed)
     with storage.read() as session:
-        left_out = imported.forgotten(session, wanted)
         present = existing(session, Memory.external_id, wanted)
     specs = [MemorySpec(content(item.file_name, item.text),
                         memory_type=MemoryType.SEMANTIC.value, namespace=item.namespace,

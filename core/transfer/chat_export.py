@@ -533,9 +533,11 @@ def import_chat_export(
     *,
     progress: ProgressCallback | None = None,
     cancel: CancelCheck | None = None,
+    include_removed: bool = False,
 ) -> ChatImportReport:
     """Import a service's export (see the module docstring); ``progress(done, total)``
-    counts turns, ``cancel`` is checked while embedding and between groups of turns."""
+    counts turns, ``cancel`` is checked while embedding and between groups of turns;
+    ``include_removed`` brings back what the user deleted from it before."""
     checked = check_export(path, service)
     written = TurnsWritten()
     files = AttachmentsWritten()
@@ -547,8 +549,10 @@ def import_chat_export(
         if cancel is not None and cancel():
             raise EmbeddingCancelled(written.turns, checked.turns)
         written += write_turns(storage, memories, group, batch=batch, cancel=cancel,
-                               progress=_offset(progress, written.turns, checked.turns))
-        files += write_attachments(storage, memories, attached, batch=batch, cancel=cancel)
+                               progress=_offset(progress, written.turns, checked.turns),
+                               include_removed=include_removed)
+        files += write_attachments(storage, memories, attached, batch=batch, cancel=cancel,
+                                   include_removed=include_removed)
         group.clear()
         attached.clear()
         if progress is not None:

@@ -237,9 +237,11 @@ def _written_at(modified: float, front: dict[str, Any]) -> datetime:
 
 def import_notes(folder: Path, storage: StoragePort, memories: MemoryService, *,
                  progress: ProgressCallback | None = None,
-                 cancel: CancelCheck | None = None) -> NotesReport:
+                 cancel: CancelCheck | None = None,
+                 include_removed: bool = False) -> NotesReport:
     """Import (or re-import) a notes folder; see the module docstring. ``progress(done,
-    total)`` counts the new notes written."""
+    total)`` counts the new notes written; ``include_removed`` brings back the notes the
+    user deleted before."""
     scanned = scan_folder(folder)
     entries = scanned.entries
     where = str(folder.resolve())
@@ -254,7 +256,8 @@ def import_notes(folder: Path, storage: StoragePort, memories: MemoryService, *,
             select(Memory.id, Memory.external_id, Memory.is_valid, Memory.invalid_reason,
                    json_text(Memory.origin, "path").label("path"))
             .where(Memory.namespace == namespace, Memory.source == SOURCE))}
-        left_out = imported.forgotten(session, [external_id(entry) for entry in entries])
+    left_out = imported.left_out(storage, [external_id(entry) for entry in entries],
+                                 include_removed=include_removed)
     new = [entry for entry in entries
            if external_id(entry) not in stored and external_id(entry) not in left_out]
 

@@ -192,8 +192,10 @@ def import_transcript(
     *,
     progress: ProgressCallback | None = None,
     cancel: CancelCheck | None = None,
+    include_removed: bool = False,
 ) -> ImportReport:
     """Import a transcript file (or decoded dict); see the module docstring for the rules.
+    ``include_removed`` brings back the turns the user deleted before.
 
     ``progress`` and ``cancel`` apply to embedding the memories, the slow part. A cancelled
     import keeps what it committed; importing the same file again completes it.
@@ -201,7 +203,8 @@ def import_transcript(
     transcript = load_transcript(source)
     with batches.run(storage, "transcript") as batch:
         written = write_turns(storage, memories, _sessions(transcript), batch=batch,
-                              progress=progress, cancel=cancel)
+                              progress=progress, cancel=cancel,
+                              include_removed=include_removed)
     return ImportReport(
         sessions=len(transcript.sessions),
         turns=written.turns,

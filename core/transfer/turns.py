@@ -109,15 +109,16 @@ def write_turns(
     batch: int | None = None,
     progress: ProgressCallback | None = None,
     cancel: CancelCheck | None = None,
+    include_removed: bool = False,
 ) -> TurnsWritten:
-    """Create whatever of ``sessions`` is missing and was not forgotten; see the module
-    docstring. ``batch`` is the import run recorded on the new memories.
+    """Create whatever of ``sessions`` is missing and was not forgotten (with
+    ``include_removed``, what was forgotten too); see the module docstring. ``batch`` is
+    the import run recorded on the new memories.
 
     ``progress`` and ``cancel`` apply to embedding the new memories, the slow part.
     """
     planned = _plan(sessions)
-    with storage.read() as session:
-        left_out = imported.forgotten(session, planned)
+    left_out = imported.left_out(storage, planned, include_removed=include_removed)
     for key in left_out:
         del planned[key]
     kept = [chat for chat in sessions if any(turn.external_id in planned for turn in chat.turns)]

@@ -29,6 +29,7 @@ from core.operations.chats import (
     Compacted,
     Deleted,
     Exchange,
+    FromMemory,
     SessionInfo,
     Started,
     TextDelta,
@@ -572,7 +573,9 @@ class ChatPage(Page):
                 f"{event.folded_exchanges} older exchanges were folded into a summary.")
         if self._reply is None:
             return
-        if isinstance(event, TextDelta):
+        if isinstance(event, FromMemory):
+            self._reply.show_known(event.answers)
+        elif isinstance(event, TextDelta):
             self._reply.append(event.text)
         elif isinstance(event, ToolActivity):
             self._reply.add_activity(tool_line(event.name, event.result_summary, event.ok))

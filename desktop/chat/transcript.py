@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.operations.chats import Exchange
+from core.operations.chats import Exchange, KnownAnswer
 from core.operations.pending import PendingItem
 from desktop.chat.code_copy import add_copy_links, code_number
 from desktop.chat.failure import paint_failure
@@ -200,6 +200,14 @@ class ReplyMessage(MessageView):
         self.activity.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.activity.setVisible(False)
         self.column.insertWidget(1, self.activity)
+        self.known = QLabel()
+        self.known.setObjectName("known")
+        self.known.setWordWrap(True)
+        self.known.setTextFormat(Qt.TextFormat.PlainText)
+        self.known.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.known.setFrameShape(QFrame.Shape.StyledPanel)
+        self.known.setVisible(False)
+        self.column.insertWidget(1, self.known)
         footer = QHBoxLayout()
         footer.addWidget(self.footer, 1)  # a long failure note gets the whole line...
         footer.addStretch(0)  # ...and with no note, "Why?" still sits on the right
@@ -220,6 +228,13 @@ class ReplyMessage(MessageView):
     def add_card(self, card: PendingCard) -> None:
         """Show a request this exchange led to under the reply's text."""
         self.column.insertWidget(self.column.count() - 1, card)
+
+    def show_known(self, answers: tuple[KnownAnswer, ...]) -> None:
+        """What Hearth knows that answers the question, above the model's phrasing: the
+        true answer is on screen whatever the model writes."""
+        lines = [f"• {known.what}: {known.value} ({known.source})" for known in answers]
+        self.known.setText("From what you told me:\n" + "\n".join(lines))
+        self.known.setVisible(True)
 
     def add_activity(self, line: str) -> None:
         """Note what the assistant did meanwhile (a tool it used), above the text."""

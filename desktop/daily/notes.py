@@ -1,5 +1,5 @@
 """Notes: the user's notes and the assistant's (chat summaries, marked), pinned first, with
-search over title and content, an editor, pin/unpin and delete."""
+search over title and content, an editor, pin/unpin and delete (with Undo, for a while)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QLineEdit, QPlainTextEdit, QPushButton, QWidget
 from core.operations import notes
 from core.operations.changes import Domain
 from core.operations.done import Done
+from core.operations.deleted import DeletedItem
 from core.operations.notes import NoteItem
 from desktop.context import AppContext
 from desktop.daily.editor import RecordEditor
@@ -75,6 +76,7 @@ class NotesPage(ListEditorPage):
                                                        tooltip="Keep it at the top")
         self.add_button("&New note", "add", self.start_new, needs_selection=False,
                         tooltip="Write a new note (Ctrl+N)")
+        self.editor.delete.setText("&Delete")  # no question first: it can be undone
         self.keep_order()
 
     def make_editor(self) -> RecordEditor:
@@ -100,9 +102,18 @@ class NotesPage(ListEditorPage):
         note_id = record.id
         return lambda: notes.edit(hearth, note_id, title=title, content=content)
 
-    def delete_job(self, record: NoteItem) -> Callable[[], Done[NoteItem]]:
+    def delete_selected(self) -> None:
+        """Delete the note on show, asking nothing: the bar above the list offers Undo."""
+        record = self.editor.record
+        if record is None:
+            return
         hearth, note_id = self.ctx.hearth, record.id
-        return lambda: notes.delete(hearth, note_id)
+
+        def deleted(item: DeletedItem) -> str:
+            self.editor.load(None)
+            return self.offer_undo(item)
+
+        self.change("Deleting a note", lambda: notes.delete(hearth, note_id), deleted)
 
     def describe(self, record: NoteItem) -> str:
         return f"the note “{record.title}”"

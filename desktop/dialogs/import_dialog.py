@@ -6,6 +6,11 @@ says what was found and added, and names the notes it skipped, each with the rea
 first few, and how many more). A stopped import keeps what it committed, and the sentence
 says that importing again completes it. Closing the dialog does not stop the import: its
 sentence then goes to the status bar.
+
+What the person deleted from an import before stays out of it (the sentence counts it),
+and "Import them too" runs the same import again including it: deleted things stay out by
+default, but never for good against the person's will. Import history's "Import again,
+including what I removed…" opens this dialog to do the same for an earlier import.
 """
 
 from __future__ import annotations
@@ -51,8 +56,8 @@ def describe(summary: ImportSummary) -> str:
                 "finish.")
     unit = "note" if summary.source is ImportSource.NOTES else "message"
     forgotten = (f" {count(summary.forgotten, unit)} left out because you deleted "
-                 f"{'it' if summary.forgotten == 1 else 'them'} before."
-                 if summary.forgotten else "")
+                 f"{'it' if summary.forgotten == 1 else 'them'} before (Import them too "
+                 "brings them back)." if summary.forgotten else "")
     if summary.source is ImportSource.NOTES:
         text = (f"Imported {count(summary.found, 'note')}: "
                 f"{count(summary.added, 'new memory', 'new memories')}")
@@ -100,8 +105,15 @@ class ImportDialog(QDialog):
             column.addWidget(button)
         self.buttons[ImportSource.CHATGPT].setChecked(True)
         self.choose_button = QPushButton("Choose…")
-        self.choose_button.clicked.connect(self._choose)
+        self.choose_button.clicked.connect(lambda _checked=False: self.choose())
         column.addWidget(self.choose_button)
+        self.again_button = QPushButton("Import them too")
+        self.again_button.setToolTip("Import the same again, including what you deleted "
+                                     "from it before")
+        self.again_button.clicked.connect(self._again)
+        self.again_button.hide()
+        column.addWidget(self.again_button)
+        self._last: tuple[ImportSource, Path] | None = None
         self.progress = TaskProgress(ctx.hub.status_message.emit)
         self.progress.finished.connect(lambda _ok: self.choose_button.setEnabled(True))
         column.addWidget(self.progress)
@@ -112,7 +124,8 @@ class ImportDialog(QDialog):
     def chosen(self) -> ImportSource:
         return next(source for source, button in self.buttons.items() if button.isChecked())
 
-    def _choose(self) -> None:
+    def choose(self, *, include_removed: bool = False) -> None:
+        """Ask for the file (or folder) of the chosen kind, and import it."""
         source = self.chosen()
         if source is ImportSource.NOTES:
             folder = QFileDialog.getExistingDirectory(self, "Import a notes folder",
@@ -122,10 +135,15 @@ class ImportDialog(QDialog):
             chosen, _filter = QFileDialog.getOpenFileName(
                 self, f"Import a {NAMES[source]} export", str(Path.home()), CHOICES[source][1])
         if chosen:
-            self.import_from(source, Path(chosen))
+            self.import_from(source, Path(chosen), include_removed=include_removed)
 
-    def import_from(self, source: ImportSource, path: Path) -> Task:
-        """Import ``path`` as ``source`` on a worker, followed by the progress bar."""
+    def select(self, source: ImportSource) -> None:
+        self.buttons[source].setChecked(True)
+
+    def import_from(self, source: ImportSource, path: Path, *,
+                    include_removed: bool = False) -> Task:
+        """Import ``path`` as ``source`` on a worker, followed by the progress bar
+        (``include_removed``: what the person deleted from it before too)."""
         hearth = self.ctx.hearth
         unit = "note" if source is ImportSource.NOTES else "message"
 
@@ -134,12 +152,23 @@ class ImportDialog(QDialog):
                 hearth, source, path,
                 progress=lambda done, total: task.progress(
                     done, total, f"Importing {done:,} of {count(total, unit)}…"),
-                cancelled=lambda: task.cancelled)
+                cancelled=lambda: task.cancelled, include_removed=include_removed)
 
+        self._last = (source, path)
+        self.again_button.hide()
         self.choose_button.setEnabled(False)
         task = self.tasks.start(f"Importing {path.name}", job)
         self.progress.follow(task, f"Reading {path.name}…", describe)
+        task.succeeded.connect(self._imported)
         return task
+
+    def _imported(self, summary: ImportSummary) -> None:
+        self.again_button.setVisible(summary.forgotten > 0)
+
+    def _again(self) -> None:
+        if self._last is not None:
+            source, path = self._last
+            self.import_from(source, path, include_removed=True)
 
     def done(self, result: int) -> None:
         """Closing leaves a running import to finish; the dialog goes when it has."""

@@ -1,5 +1,6 @@
 """File → Import history…: the import runs, "Show memories" (the Memories view filtered to
-what one run added) and "Remove this import…" for one of them.
+what one run added), "Remove this import…" and "Import again, including what I removed…"
+for one of them.
 
 Each run (``core.operations.imports.import_runs``) is listed with when it ran, what it read
 and how many memories it added and still has. Removing one asks first (the memories are
@@ -24,12 +25,22 @@ from PySide6.QtWidgets import (
 )
 
 from core.operations.done import Done
-from core.operations.imports import ImportRunInfo, ImportUndone, import_runs, undo_import
+from core.operations.imports import (
+    ImportRunInfo,
+    ImportSource,
+    ImportUndone,
+    import_runs,
+    undo_import,
+)
 from desktop.context import AppContext
+from desktop.dialogs.import_dialog import ImportDialog
 from desktop.dialogs.owned_tasks import OwnedTasks
 from desktop.inspector import confirm
 from desktop.words import IMPORT_SOURCE_WORDS, count
 from desktop.workers import Task
+
+SOURCES = {source.value: source for source in ImportSource}
+"""The imports the window can run again (a transcript is imported with the command)."""
 
 ENDINGS = {"cancelled": " · stopped", "interrupted": " · interrupted", "failed": " · failed",
            None: " · unfinished"}
@@ -68,6 +79,11 @@ class ImportHistoryDialog(QDialog):
         self.remove = QPushButton("Remove this import…")
         self.remove.clicked.connect(self.remove_selected)
         buttons.addWidget(self.remove)
+        self.again = QPushButton("Import again, including what I removed…")
+        self.again.setToolTip("Choose the same file or folder again: what you deleted from "
+                              "it, or removed with this import, comes back")
+        self.again.clicked.connect(self.import_again)
+        buttons.addWidget(self.again)
         buttons.addStretch(1)
         column.addLayout(buttons)
         self.outcome = QLabel("")
@@ -103,6 +119,7 @@ class ImportHistoryDialog(QDialog):
     def _enable(self) -> None:
         run = self._selected()
         self.remove.setEnabled(run is not None and run.present > 0)
+        self.again.setEnabled(run is not None and run.source in SOURCES)
         self.show_memories.setEnabled(run is not None and run.present > 0
                                       and hasattr(self.parent(), "show_page"))
 
@@ -114,6 +131,21 @@ class ImportHistoryDialog(QDialog):
             return
         self.accept()
         show_page("memories").show_import_run(run.id)
+
+    def import_again(self) -> ImportDialog | None:
+        """The import dialog, set to the selected run's kind, asking for its file again
+        and importing it with what the person removed (the file is not kept, so it is
+        asked for)."""
+        run = self._selected()
+        if run is None or run.source not in SOURCES:
+            return None
+        dialog = ImportDialog(self.ctx, self)
+        dialog.select(SOURCES[run.source])
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.finished.connect(lambda _result: self.load())  # the history shows it back
+        dialog.show()
+        dialog.choose(include_removed=True)
+        return dialog
 
     def remove_selected(self) -> Task | None:
         """Ask, then delete what the selected run added, on a worker."""

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.config import Settings
+from core.operations.capability import ModelCapability, model_capability
 from core.operations.models import DEFAULT_OLLAMA_HOST, embedded_model_problem, host_problem
 from desktop.context import AppContext
 from desktop.dialogs.owned_tasks import OwnedTasks
@@ -47,6 +48,11 @@ from desktop.dialogs.settings_form import (
 )
 from desktop.workers import Task
 
+JOB_CHOICES = (
+    ("auto", "Decide by its size (recommended)"),
+    ("replies_only", "Only phrase replies"),
+    ("all", "Every job, whatever its size"),
+)
 PROVIDERS = (
     ("auto", "Automatic: Ollama when it answers, else the embedded model"),
     ("ollama", "Ollama"),
@@ -71,6 +77,17 @@ class ModelSection(SettingsSection):
         self.add_row(top, "Answers &with:", self.provider, field="llm_provider",
                      help_text="Automatic is decided at each start: Ollama when it is "
                                "running and has the model, otherwise the model built in.")
+        self.jobs = QComboBox()
+        for key, text in JOB_CHOICES:
+            self.jobs.addItem(text, key)
+        self.add_row(top, "The model may &do:", self.jobs, field="model_jobs",
+                     help_text="A small model phrases replies; learning, summing up, "
+                               "combining memories and reflecting wait for a capable one.")
+        self.capability = QLabel()
+        self.capability.setObjectName("capability")
+        self.capability.setWordWrap(True)
+        self.capability.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        top.addRow(self.capability)
         self.ollama_box = self._build_ollama_box()
         self.embedded_box = self._build_embedded_box()
         column = QVBoxLayout(self)
@@ -150,8 +167,34 @@ class ModelSection(SettingsSection):
         self.puller.set_name(settings.ollama_model)
         self._saved_gguf = settings.embedded_model_path
         self.gguf.setText(str(settings.embedded_model_path))
+        self.jobs.setCurrentIndex(self.jobs.findData(settings.model_jobs))
         self._provider_changed()
         self.refresh_models()
+        self.read_capability()
+
+    def read_capability(self) -> Task | None:
+        """Say, in plain words, what the model answering now may do and what waits."""
+        assistant, hearth = self.ctx.assistant, self.ctx.hearth
+        if assistant is None:
+            self.capability.setText("The assistant is starting; what its model may do is "
+                                    "shown here once it is ready.")
+            return None
+        provider = assistant.provider
+
+        def job(_task: Task) -> ModelCapability:
+            return model_capability(hearth, provider)
+
+        return self.tasks.start("Reading what the model may do", job,
+                                on_done=self._show_capability)
+
+    def _show_capability(self, capability: ModelCapability) -> None:
+        lines = [capability.summary]
+        if capability.how_to_get_more:
+            lines.append(capability.how_to_get_more)
+        waiting = capability.waiting.lines()
+        if waiting:
+            lines.append(f"Waiting for a capable model: {', '.join(waiting)}.")
+        self.capability.setText("\n".join(lines))
 
     def collect(self) -> tuple[Changes, Problems]:
         problems: Problems = {}
@@ -170,6 +213,7 @@ class ModelSection(SettingsSection):
             if problem:
                 problems["embedded_model_path"] = problem
         changes: Changes = {"llm_provider": self.provider.currentData(),
+                            "model_jobs": self.jobs.currentData(),
                             "ollama_host": host or None, "ollama_model": model,
                             "embedded_model_path": gguf}
         return changes, problems

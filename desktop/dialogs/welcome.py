@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.errors import HearthError
+from core.operations.capability import built_in_model
 from core.operations.models import OllamaSurvey, survey_ollama
 from desktop.context import AppContext
 from desktop.dialogs.model_pull import ModelPullWidget
@@ -84,11 +85,12 @@ class WelcomeDialog(QDialog):
         state_row.addWidget(self.check_button, 0, Qt.AlignmentFlag.AlignTop)
         model.addLayout(state_row)
         model.addWidget(self.puller)
-        model.addWidget(muted_label(
+        self.built_in = muted_label(
             f"Without Ollama, Hearth answers with the small model built in "
-            f"({settings.embedded_model_path.stem}), on this computer's processor: quick to "
-            "start with, simpler in what it says. You can change this any time in "
-            "File → Settings."))
+            f"({settings.embedded_model_path.stem}), on this computer's processor. You can "
+            "change this any time in File → Settings.")
+        self.built_in.setObjectName("built-in-model")
+        model.addWidget(self.built_in)
         layout.addWidget(model_box)
         layout.addStretch(1)
         buttons = QDialogButtonBox()
@@ -118,13 +120,20 @@ class WelcomeDialog(QDialog):
         settings = self.ctx.settings
         show_status(self.state, "Looking for Ollama on this computer…")
         self.check_button.setEnabled(False)
-        self._detect_task = self.tasks.start(
-            "Looking for Ollama",
-            lambda _task: survey_ollama(settings, settings.ollama_host, settings.ollama_model),
-            on_done=self._detected, on_failed=self._detect_failed)
+        def job(_task: Task) -> tuple[OllamaSurvey, str]:
+            return (survey_ollama(settings, settings.ollama_host, settings.ollama_model),
+                    built_in_model(settings))
+
+        self._detect_task = self.tasks.start("Looking for Ollama", job,
+                                             on_done=self._detected,
+                                             on_failed=self._detect_failed)
         return self._detect_task
 
-    def _detected(self, survey: OllamaSurvey) -> None:
+    def _detected(self, found: tuple[OllamaSurvey, str]) -> None:
+        survey, built_in = found
+        self.built_in.setText(f"Without a capable model, Hearth answers with the one built "
+                              f"in: {built_in} You can change this any time in "
+                              "File → Settings.")
         self.check_button.setEnabled(True)
         model = self.ctx.settings.ollama_model
         if survey.has_model:

@@ -21,10 +21,13 @@ from typing import Any, ClassVar
 
 from PySide6.QtWidgets import QAbstractItemDelegate, QWidget
 
+from core.operations import deleted
 from core.operations.changes import KNOWLEDGE, Changes, Domain
+from core.operations.deleted import DeletedItem, Restored
 from core.operations.done import Done
 from desktop.context import AppContext
 from desktop.inspector.notice import Notice
+from desktop.inspector.undo_bar import UndoBar, named
 from desktop.page import Page
 from desktop.workers import Task
 
@@ -41,6 +44,8 @@ class InspectorPage(Page):
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
         self.notice = Notice(self)
+        self.undo_bar = UndoBar(self)
+        """After a delete: what went, with Undo (``offer_undo``); laid out by the subclass."""
         self._generation = 0
         self._stale = True
         self._reveal: Hashable | None = None
@@ -117,6 +122,26 @@ class InspectorPage(Page):
     def _editor_closed(self, *_args: object) -> None:
         if self._stale:
             self.refresh()
+
+    # --- deleting with an undo ----------------------------------------------------------------
+
+    def offer_undo(self, item: DeletedItem, *, said: str = "",
+                   erase: Callable[[DeletedItem], None] | None = None) -> str:
+        """Show the undo bar for a delete that just happened; returns the status line."""
+        self.undo_bar.offer(item, self.undo_delete, erase=erase, said=said)
+        return f"Deleted {named(item)}."
+
+    def undo_delete(self, item: DeletedItem) -> None:
+        """Bring ``item`` back (the undo bar's Undo)."""
+        hearth, entry = self.ctx.hearth, item.id
+
+        def back(restored: Restored) -> str:
+            self.undo_bar.dismiss()
+            return " ".join(part for part in (f"Brought back {named(item)}.", restored.note)
+                            if part)
+
+        self.change("Bringing back what was deleted", lambda: deleted.restore(hearth, entry),
+                    back)
 
     # --- changing ----------------------------------------------------------------------------
 

@@ -6,10 +6,17 @@ fact's history and the next system prompt, which is rebuilt from the facts on ev
 already says the new one. The pane beside the table shows the selected fact and its earlier
 values.
 
-Forget (Delete) first counts, in the background, where else the fact's values are kept, and
-the confirmation says it; the forget itself (``core.forgetting``) then runs in the
-background (``core.operations.facts.forget``), and ``ForgetResultDialog`` says what it
-removed and offers to remove it from the backups that still hold it."""
+Two different acts, named so they cannot be confused:
+
+* **Delete** (the Delete key) removes the fact alone, with its earlier values: nothing else
+  changes, no question is asked, and the bar above the table offers Undo until the entry's
+  undo ends (``core.operations.facts.delete``);
+* **Erase everywhere…** first lists, in the background, every place the fact's values are
+  kept, with the words around them (``EraseDialog``); the person unticks what to keep
+  (another fact is never rewritten unless ticked), and the erase (``core.forgetting``) then
+  runs in the background (``core.operations.facts.forget``); ``ForgetResultDialog`` says
+  what it removed and what it left, and offers to remove it from the backups that still
+  hold it. It cannot be undone, and both dialogs say so."""
 
 from __future__ import annotations
 
@@ -23,6 +30,7 @@ from core.operations import facts
 from core.operations.changes import Domain
 from core.operations.facts import (
     CATEGORIES,
+    DeletedItem,
     EarlierValue,
     Fact,
     FactChange,
@@ -30,7 +38,7 @@ from core.operations.facts import (
     ForgetPreview,
 )
 from desktop.context import AppContext
-from desktop.inspector import confirm
+from desktop.inspector.erase_dialog import EraseDialog, places_headline
 from desktop.inspector.fact_dialog import FactDialog
 from desktop.inspector.forget_dialog import ForgetResultDialog
 from desktop.inspector.formatting import local_time, time_key
@@ -127,8 +135,8 @@ class FactDetail(QWidget):
 class FactsPage(TablePage):
     key = "facts"
     title = "Facts"
-    about = ("What Hearth knows about you for certain (your city, your work…); correct or "
-             "forget any of them.")
+    about = ("What Hearth knows about you for certain (your city, your work…); correct, "
+             "delete or erase any of them.")
     icon_name = "facts"
     domains = frozenset({Domain.FACTS})
     search_in_core = True
@@ -138,15 +146,21 @@ class FactsPage(TablePage):
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         self.detail = FactDetail()
         self.forget_result: ForgetResultDialog | None = None
-        """The last forget's outcome, while it is shown (it holds the values until closed)."""
+        """The last erase's outcome, while it is shown (it holds the values until closed)."""
+        self.erase_dialog: EraseDialog | None = None
+        """The last choice of places to erase from (kept for tests to read)."""
         super().__init__(ctx, parent)
         categories = ChoiceDelegate(CATEGORIES, self)
         self.view.setItemDelegateForColumn(CATEGORY_COLUMN, categories)
         self.watch_editors(categories)
         self.add_button("&Add…", "add", self.add_fact, needs_selection=False,
                         tooltip="Add a fact (Ctrl+Shift+A)").setShortcut("Ctrl+Shift+A")
-        self.add_button("&Forget…", "delete", self.delete_selected,
-                        tooltip="Forget the selected fact everywhere (Delete)")
+        self.add_button("&Delete", "delete", self.delete_selected,
+                        tooltip="Delete the selected fact and its earlier values; nothing "
+                                "else changes, and you can undo it (Delete)")
+        self.add_button("&Erase everywhere…", None, self.erase_selected,
+                        tooltip="Replace the fact's words in your chats, notes and memories "
+                                "too, for good")
         self.model.edit_requested.connect(self._edited)
 
     # --- TablePage -------------------------------------------------------------------------
@@ -187,30 +201,52 @@ class FactsPage(TablePage):
         self.change("Adding a fact", lambda: facts.remember(hearth, key, value, category), _said)
 
     def delete_selected(self) -> None:
-        """Forget the selected fact, after saying where else its values are and asking."""
+        """Delete the selected fact alone, with an undo (nothing asked: it can be undone)."""
         fact = self.selected()
         if fact is None:
             return
         key, hearth = fact.key, self.ctx.hearth
-        self.run(f"Looking for {key} elsewhere", lambda _task: facts.preview_forget(hearth, key),
-                 self._confirm_forget)
 
-    def _confirm_forget(self, preview: ForgetPreview) -> None:
-        if not confirm.ask(self, "Forget fact",
-                           f"Forget the fact “{spaced(preview.key)}” and its earlier values?\n\n"
-                           f"{facts.redactions(preview, done=False)}\n\n"
-                           "The assistant will no longer be told it or find it when "
-                           "recalling. This cannot be undone.", action="Forget"):
-            return
+        def deleted(item: DeletedItem) -> str:
+            return self.offer_undo(item, erase=lambda _item: self.erase(key))
+
+        self.change(f"Deleting {spaced(key)}", lambda: facts.delete(hearth, key), deleted)
+
+    def erase_selected(self) -> None:
+        fact = self.selected()
+        if fact is not None:
+            self.erase(fact.key)
+
+    def erase(self, key: str) -> None:
+        """Erase the fact ``key`` everywhere, after listing each place its values are kept
+        (also for a fact just deleted, until its undo ends)."""
+        hearth = self.ctx.hearth
+        self.run(f"Looking for {spaced(key)} everywhere",
+                 lambda _task: facts.preview_forget(hearth, key), self._choose_places)
+
+    def _choose_places(self, preview: ForgetPreview) -> None:
+        dialog = EraseDialog(
+            "Erase everywhere",
+            places_headline(f"The value of “{spaced(preview.key)}” is", preview.found,
+                            "the fact itself"), preview.found, self)
+        self.erase_dialog = dialog
         key, hearth = preview.key, self.ctx.hearth
-        self.change("Forgetting a fact", lambda: facts.forget(hearth, key), self._forgotten)
+
+        def chosen() -> None:
+            skip, include = dialog.choice()
+            self.undo_bar.dismiss()  # an erased fact cannot come back
+            self.change("Erasing a fact", lambda: facts.forget(hearth, key, skip, include),
+                        self._forgotten)
+
+        dialog.accepted.connect(chosen)
+        dialog.open()
 
     def _forgotten(self, forgotten: Forgotten) -> str:
-        """Show what was removed, with the offer to remove it from backups too (the chats
-        that held the value reload through the forget's ``Changes``)."""
+        """Show what was removed and what was left, with the offer to remove it from
+        backups too (the chats that held the value reload through the erase's ``Changes``)."""
         self.forget_result = ForgetResultDialog.forgotten(forgotten, self.ctx.workers, self)
         self.forget_result.open()
-        return f"Fact “{spaced(forgotten.report.key)}” forgotten."
+        return f"Erased “{spaced(forgotten.report.key)}”; it cannot be brought back."
 
     def _edited(self, fact: Fact, field: str, text: str) -> None:
         """An inline edit: a new value (saved as the user's, the old one into history) or

@@ -1,5 +1,5 @@
-"""After a fact is forgotten or memories are deleted: what was removed, and "Remove it from
-backups too".
+"""After a fact or memories are erased (or an import removed): what was removed and what was
+left, and "Remove it from backups too".
 
 The dialog is the only thing that keeps the removed texts after the action (inside the
 ``Forgotten`` or ``MemoriesDeleted`` it was given, in memory), so that the same action can
@@ -28,6 +28,7 @@ from core.operations.facts import (
     BackupRewrite,
     Forgotten,
     backups_held,
+    kept,
     redactions,
     rewritten,
     unmasked,
@@ -80,19 +81,23 @@ class ForgetResultDialog(QDialog):
                   parent: QWidget | None = None) -> ForgetResultDialog:
         report = forgotten.report
         summary = " ".join(filter(None, (
-            f"“{spaced(report.key)}” is forgotten.", redactions(report),
-            FILES[report.files], *unmasked(report))))
-        return cls("Fact forgotten", summary, report.backups, forgotten.remove_from_backups,
+            f"“{spaced(report.key)}” is erased. It cannot be brought back.", redactions(report),
+            kept(report), FILES[report.files], *unmasked(report))))
+        return cls("Fact erased", summary, report.backups, forgotten.remove_from_backups,
                    workers, parent)
 
     @classmethod
     def deleted(cls, deleted: MemoriesDeleted, workers: Workers,
-                parent: QWidget | None = None) -> ForgetResultDialog:
-        """The backups line is the dialog's own (with the names), not the summary's."""
+                parent: QWidget | None = None, *, erased: bool = False) -> ForgetResultDialog:
+        """After memories went for good (``erased``: an Erase everywhere, else an import's
+        removal). The backups line is the dialog's own (with the names), not the summary's."""
         report = deleted.report
         what = "it" if report.deleted == 1 else "them"
-        lines = memories_deleted(report, backups=False)
-        title = "Memory deleted" if report.deleted == 1 else "Memories deleted"
+        lines = memories_deleted(report, backups=False, erased=erased)
+        if erased:
+            lines.append("It cannot be brought back.")
+        verb = "erased" if erased else "deleted"
+        title = f"Memory {verb}" if report.deleted == 1 else f"Memories {verb}"
         return cls(title, " ".join(lines), report.backups, deleted.remove_from_backups,
                    workers, parent, what)
 

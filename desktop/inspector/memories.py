@@ -1,7 +1,7 @@
 """Memories: search what Hearth remembers (hybrid recall, with each result's score and the
 signals behind it) or browse it newest first, under filters; inspect one memory's
-provenance, edges and supersede chain; invalidate, restore or pin it; delete memories for
-good (several at once: the list selects with Shift and Ctrl).
+provenance, edges and supersede chain; invalidate, restore or pin it; delete memories (with
+an undo) or erase them everywhere (several at once: the list selects with Shift and Ctrl).
 
 The list shows the memory's text, and, for a search, how it was found; the columns with
 the internals (type, tier, namespace, strength) are hidden until asked for from the
@@ -13,8 +13,12 @@ Filtered to one import run (the filter row, or File → Import history… → Sh
 view says so above the list and offers "Remove this import…": the same removal as the
 history's and ``hearth imports undo``, after asking.
 
+Delete removes the selected memories alone, asking nothing: the bar above the list says
+where their words still are (an imported chat keeps the message a memory was made of) and
+offers Undo, and Erase everywhere… for the other act, which lists each place first.
+
 Keyboard: Ctrl+F searches, Escape clears the search, Enter searches at once; in the list,
-Delete deletes the selected memories (after asking). Links in the detail pane (related
+Delete deletes the selected memories. Links in the detail pane (related
 memories, the chain, "Details") are followed with Enter or a click.
 """
 
@@ -44,9 +48,11 @@ from core.operations.changes import Domain
 from core.operations.imports import ImportUndone
 from core.operations.memories import (
     Cursor,
+    DeletedMemories,
     ImportRunInfo,
     Listing,
     MemoriesDeleted,
+    MemoriesPreview,
     MemoryDetail,
     MemoryFilter,
     MemoryRow,
@@ -55,6 +61,7 @@ from core.operations.memories import (
 from desktop.context import AppContext
 from desktop.inspector import confirm
 from desktop.inspector.base import InspectorPage
+from desktop.inspector.erase_dialog import EraseDialog, places_headline
 from desktop.inspector.forget_dialog import ForgetResultDialog
 from desktop.inspector.memory_detail import MemoryDetailPane
 from desktop.inspector.memory_filters import MemoryFilterBar, run_description
@@ -94,8 +101,10 @@ class MemoriesPage(InspectorPage):
         self._hidden_columns = set(HIDDEN_AT_FIRST)
         """Columns the user has not asked for (the header's context menu)."""
         self.delete_result: ForgetResultDialog | None = None
-        """The last delete's offer to clean the backups, while it is shown (it holds the
-        deleted texts until closed)."""
+        """The last erase's offer to clean the backups, while it is shown (it holds the
+        erased texts until closed)."""
+        self.erase_dialog: EraseDialog | None = None
+        """The last choice of places to erase from."""
         self.search_box = QLineEdit()
         self.search_box.setPlaceholderText("Search memories by words and meaning (Ctrl+F); "
                                            "empty lists the newest first")
@@ -136,6 +145,7 @@ class MemoriesPage(InspectorPage):
         self.run_bar.hide()
         layout.addWidget(self.run_bar)
         layout.addWidget(self.notice)
+        layout.addWidget(self.undo_bar)
         layout.addWidget(body, 1)
 
         self.search_box.textChanged.connect(self._reload_timer.start)
@@ -151,6 +161,7 @@ class MemoriesPage(InspectorPage):
         self.detail_pane.restore_requested.connect(self.restore)
         self.detail_pane.pin_requested.connect(self.pin)
         self.detail_pane.delete_requested.connect(self.delete_selected)
+        self.detail_pane.erase_requested.connect(self.erase_selected)
         ctx.hub.run_finished.connect(lambda _kind, _report: self.refresh())
         QShortcut(QKeySequence.StandardKey.Find, self, self._focus_search,
                   context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -365,25 +376,63 @@ class MemoriesPage(InspectorPage):
                     lambda _m: f"Memory #{memory_id} is now always kept in mind.")
 
     def delete_selected(self) -> Task | None:
-        """Delete the selected memories for good, after asking (``ForgetService``); the
-        pane clears at once if it showed one of them."""
+        """Delete the selected memories alone, asking nothing: the bar above the list says
+        where their words still are and offers Undo (and Erase everywhere…); the pane
+        clears at once if it showed one of them."""
         ids = self.selected_ids()
-        if not ids or not confirm.ask(self, "Delete memories", _delete_question(
-                ids, self.detail_pane.detail)):
+        if not ids:
             return None
         if self.detail_pane.detail is not None and self.detail_pane.detail.id in ids:
             self._clear_detail()
         hearth = self.ctx.hearth
-        return self.change("Deleting memories", lambda: memories.delete(hearth, ids),
-                           self._deleted)
 
-    def _deleted(self, deleted: MemoriesDeleted) -> str:
-        """Say what went; when backups taken before still hold it, show them with the offer
-        to remove it from them too (the dialog keeps the texts until it is closed)."""
-        if deleted.report.backups:
-            self.delete_result = ForgetResultDialog.deleted(deleted, self.ctx.workers, self)
-            self.delete_result.open()
-        return " ".join(memories.memories_deleted(deleted.report))
+        def deleted(done: DeletedMemories) -> str:
+            what = "it" if done.item.count == 1 else "them"
+            return self.offer_undo(done.item, said=memories.words_left(done.words_left, what),
+                                   erase=lambda _item: self.erase(ids))
+
+        return self.change("Deleting memories", lambda: memories.delete(hearth, ids), deleted)
+
+    def erase_selected(self) -> None:
+        ids = self.selected_ids()
+        if ids:
+            self.erase(ids)
+
+    def erase(self, ids: list[int]) -> None:
+        """Erase the memories ``ids`` everywhere, after listing each other place their words
+        are (also for memories just deleted, until their undo ends)."""
+        hearth = self.ctx.hearth
+        self.run("Looking for their words everywhere",
+                 lambda _task: memories.preview_erase(hearth, ids),
+                 lambda preview: self._choose_places(ids, preview))
+
+    def _choose_places(self, ids: list[int], preview: MemoriesPreview) -> None:
+        whose = ("The words of this memory are" if len(ids) == 1
+                 else f"The words of these {len(ids)} memories are")
+        dialog = EraseDialog("Erase everywhere",
+                             places_headline(whose, preview.places, "the memories themselves"),
+                             preview.places, self)
+        self.erase_dialog = dialog
+        hearth = self.ctx.hearth
+
+        def chosen() -> None:
+            skip, include = dialog.choice()
+            self.undo_bar.dismiss()
+            if self.detail_pane.detail is not None and self.detail_pane.detail.id in ids:
+                self._clear_detail()
+            self.change("Erasing memories",
+                        lambda: memories.erase(hearth, ids, skip, include), self._erased)
+
+        dialog.accepted.connect(chosen)
+        dialog.open()
+
+    def _erased(self, erased: MemoriesDeleted) -> str:
+        """Say what went and what was left, with the offer to remove it from the backups
+        that still hold it (the dialog keeps the texts until it is closed)."""
+        self.delete_result = ForgetResultDialog.deleted(erased, self.ctx.workers, self,
+                                                        erased=True)
+        self.delete_result.open()
+        return " ".join(memories.memories_deleted(erased.report, erased=True))
 
     # --- widgets -------------------------------------------------------------------------------
 
@@ -431,16 +480,3 @@ def _removed(undone: ImportUndone) -> str:
     return text + "."
 
 
-def _delete_question(ids: list[int], shown: MemoryDetail | None) -> str:
-    """The confirmation's sentence: what goes, that it cannot come back, and the other way."""
-    if len(ids) == 1:
-        quoted = ""
-        if shown is not None and shown.id == ids[0]:
-            flat = " ".join(shown.content.split())
-            quoted = f" “{flat if len(flat) <= 120 else flat[:119] + '…'}”"
-        what, its = f"Delete memory #{ids[0]}{quoted} for good?", "Its"
-    else:
-        what, its = f"Delete these {len(ids)} memories for good?", "Their"
-    return (f"{what}\n\n{its} words, links and place in search are removed from this "
-            "computer and cannot be brought back. To keep a memory but stop Hearth using "
-            "it, choose Invalidate instead.")

@@ -214,6 +214,7 @@ class MemoryDetailPane(QWidget):
     restore_requested = Signal(int)
     pin_requested = Signal(int)
     delete_requested = Signal()
+    erase_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -233,10 +234,15 @@ class MemoryDetailPane(QWidget):
         self.pin_button = QPushButton("&Always keep in mind")
         self.pin_button.setToolTip("Hearth will have this memory in mind for every reply "
                                    "(it moves to the core tier)")
-        self.delete_button = QPushButton("&Delete…")
-        self.delete_button.setToolTip("Delete the selected memories for good (Delete key); "
-                                      "to keep a wrong one but stop its use, invalidate it")
+        self.delete_button = QPushButton("&Delete")
+        self.delete_button.setToolTip("Delete the selected memories and their links; nothing "
+                                      "else changes, and you can undo it (Delete key). To "
+                                      "keep a wrong one but stop its use, invalidate it")
         self.delete_button.clicked.connect(self.delete_requested)
+        self.erase_button = QPushButton("&Erase everywhere…")
+        self.erase_button.setToolTip("Erase the selected memories and their words in your "
+                                     "chats, notes and facts too, for good")
+        self.erase_button.clicked.connect(self.erase_requested)
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
         for button, signal in ((self.invalidate_button, self.invalidate_requested),
@@ -244,11 +250,16 @@ class MemoryDetailPane(QWidget):
                                (self.pin_button, self.pin_requested)):
             button.clicked.connect(lambda _checked=False, s=signal: self._request(s))
             buttons.addWidget(button)
-        buttons.addWidget(self.delete_button)
         buttons.addStretch(1)
+        removing = QHBoxLayout()  # a row of its own: both fit a narrow pane
+        removing.setContentsMargins(0, 0, 0, 0)
+        removing.addWidget(self.delete_button)
+        removing.addWidget(self.erase_button)
+        removing.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(buttons)
+        layout.addLayout(removing)
         layout.addWidget(self.placeholder)
         layout.addWidget(self.browser, 1)
         self.show_detail(None)
@@ -275,9 +286,10 @@ class MemoryDetailPane(QWidget):
             self.set_delete_count(0)
 
     def set_delete_count(self, count: int) -> None:
-        """How many memories Delete would delete (the selected rows, or the one shown)."""
+        """How many memories Delete and Erase act on (the selected rows, or the one shown)."""
         self.delete_button.setEnabled(count > 0)
-        self.delete_button.setText("&Delete…" if count <= 1 else f"&Delete {count}…")
+        self.erase_button.setEnabled(count > 0)
+        self.delete_button.setText("&Delete" if count <= 1 else f"&Delete {count}")
 
     def toggle_details(self) -> None:
         """Open or close the internals; the choice stays for the next memory shown."""

@@ -89,6 +89,7 @@ class TablePage(InspectorPage):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.notice)
+        layout.addWidget(self.undo_bar)
         layout.addWidget(body, 1)
 
         self.search.textChanged.connect(self._search_timer.start)

@@ -270,10 +270,16 @@ def test_notes_search_pin_edit_and_delete(qtbot, ctx, answers) -> None:
     stored = next(n for n in notes.list_notes(ctx.hearth) if n.title == "Porto apartments")
     assert stored.content.endswith("Cedofeita is loud.") and stored.edited_at is not None
 
-    page.editor.delete.click()
+    asked = len(answers)
+    page.editor.delete.click()  # asks nothing: the bar above the list offers Undo
     settle(qtbot, ctx)
-    assert answers and "Porto apartments" in answers[-1]
+    assert len(answers) == asked
     assert [n.title for n in notes.list_notes(ctx.hearth)] == ["Summary: Training"]
+    assert page.undo_bar.label.text().startswith("Deleted the note “Porto apartments”.")
+    page.undo_bar.undo_button.click()
+    settle(qtbot, ctx)
+    assert sorted(n.title for n in notes.list_notes(ctx.hearth)) == [
+        "Porto apartments", "Summary: Training"]
 
 
 def test_a_note_refused_by_core_keeps_the_text_and_says_why(qtbot, ctx) -> None:

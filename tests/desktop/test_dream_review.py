@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from support.dream_folder import SUMMARY, dreaming_model, prepare
+from support.dream_folder import dreaming_model, merge_line, prepare
 from support.qt_waits import wait_for_task, wait_idle
 from support.scripted_llm import ScriptedLLM
 
@@ -22,7 +22,6 @@ from desktop.inspector.facts import FactsPage
 from desktop.main_window import MainWindow
 from desktop.runs import DREAM
 
-MERGE_LINE = f"Combined 3 memories about marathon training into one summary: “{SUMMARY}”"
 
 
 @pytest.fixture
@@ -55,12 +54,13 @@ def row(view, text_start: str):
 def test_the_next_start_shows_what_the_dream_changed_once_and_undo_works(
         qtbot, dreamt, monkeypatch) -> None:
     ctx, ids, run_id = dreamt
+    merge = merge_line(ids["marathon"])
     app = start(qtbot, ctx, monkeypatch)
     away = app.window.runs.away
     assert away is not None and away.isVisible()
     assert away.windowTitle() == "While you were away…"
     (view,) = away.views
-    assert MERGE_LINE in view.texts()
+    assert merge in view.texts()
     assert "Set aside 1 new note as not worth keeping, such as “Hello there!”" in view.texts()
     assert "Your profile's Goals & Values section changed" in view.texts()
 
@@ -70,7 +70,7 @@ def test_the_next_start_shows_what_the_dream_changed_once_and_undo_works(
     assert all(ctx.hearth.memories.get(i).tier == "recall" for i in ids["marathon"])
     merge_row = row(view, "Combined 3 memories")
     assert merge_row.undo_button.text() == "Undone" and not merge_row.undo_button.isEnabled()
-    assert view.result.text() == f"Undone: {MERGE_LINE}"
+    assert view.result.text() == f"Undone: {merge}"
     assert changelog.changes_of(ctx.hearth.storage, run_id).reviewed
 
     app.window.close()
@@ -100,7 +100,7 @@ def test_activity_keeps_each_runs_changelog_with_undo(qtbot, dreamt) -> None:
     wait_idle(qtbot, ctx)
     assert page.select_run(run_id)
     wait_idle(qtbot, ctx)
-    assert page.changes.isVisible() and MERGE_LINE in page.changes.texts()
+    assert page.changes.isVisible() and merge_line(ids["marathon"]) in page.changes.texts()
     run = page.selected_run()
     assert (run.kind, run.status) == ("dream", "done")
     assert page.runs.index(page.runs.row_of(run_id), 6).data() == \
@@ -113,7 +113,7 @@ def test_activity_keeps_each_runs_changelog_with_undo(qtbot, dreamt) -> None:
 
 def test_a_dream_from_the_menu_lists_its_changes_in_its_dialog(qtbot, make_ctx) -> None:
     ctx = make_ctx(provider_factory=dreaming_model)
-    prepare(ctx.hearth)
+    ids = prepare(ctx.hearth)
     window = MainWindow(ctx)
     qtbot.addWidget(window)
     window.show()
@@ -123,7 +123,7 @@ def test_a_dream_from_the_menu_lists_its_changes_in_its_dialog(qtbot, make_ctx) 
     dialog = window.runs.dialogs[DREAM]
     assert "Dream finished" in dialog.state.text()
     assert "All 10 steps done. 3 changes to review." in dialog.state.text()
-    assert MERGE_LINE in dialog.changes.texts()
+    assert merge_line(ids["marathon"]) in dialog.changes.texts()
     assert changelog.unreviewed(ctx.hearth.storage) == []  # seen here, not again at start
 
 

@@ -9,7 +9,10 @@ from typing import Any
 
 from core.operations.imports import ImportSource, import_history
 from core.transfer import batches
-from desktop.dialogs.import_dialog import describe
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog
+
+from desktop.dialogs.import_dialog import ImportDialog, describe
 from desktop.dialogs.import_history import ImportHistoryDialog
 from desktop.inspector import confirm
 from support.qt_waits import wait_idle
@@ -43,9 +46,62 @@ def test_a_run_is_listed_and_removed_only_after_a_yes(qtbot, ctx, monkeypatch) -
     assert ctx.hearth.memories.count() == 0
 
     again = import_history(ctx.hearth, ImportSource.CHATGPT, EXPORT)
-    assert describe(again).endswith(
-        "13 messages left out because you deleted them before.")
+    assert describe(again).endswith("13 messages left out because you deleted them before "
+                                    "(Import them too brings them back).")
     assert ctx.hearth.memories.count() == 0
+
+
+def test_an_import_removed_before_can_be_brought_back_from_the_history(
+        qtbot, ctx, monkeypatch) -> None:
+    """Deleted things stay out by default; "Import again, including what I removed…"
+    asks for the file again and brings them back, once."""
+    import_history(ctx.hearth, ImportSource.CHATGPT, EXPORT)
+    monkeypatch.setattr(confirm, "ask", lambda *_a, **_k: True)
+    history = ImportHistoryDialog(ctx)
+    qtbot.addWidget(history)
+    qtbot.waitUntil(lambda: history.runs.count() == 1)
+    history.runs.setCurrentRow(0)
+    history.remove_selected()
+    wait_idle(qtbot, ctx)
+    assert ctx.hearth.memories.count() == 0
+    left_out = import_history(ctx.hearth, ImportSource.CHATGPT, EXPORT)
+    assert left_out.forgotten == 13 and ctx.hearth.memories.count() == 0
+
+    asked_for: list[str] = []
+
+    def chosen(_parent: Any, caption: str, *_args: Any) -> tuple[str, str]:
+        asked_for.append(caption)
+        return str(EXPORT), ""
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", chosen)
+    history.load()
+    qtbot.waitUntil(lambda: history.runs.count() == 2)
+    history.runs.setCurrentRow(1)  # the first run, removed
+    assert history.again.isEnabled()
+    dialog = history.import_again()
+    assert dialog is not None and asked_for == ["Import a ChatGPT export"]
+    wait_idle(qtbot, ctx)
+    qtbot.waitUntil(lambda: ctx.hearth.memories.count() == 13)
+    dialog.close()
+    assert not dialog.again_button.isVisible()  # nothing left out this time
+    dialog.close()
+    import_history(ctx.hearth, ImportSource.CHATGPT, EXPORT)
+    assert ctx.hearth.memories.count() == 13  # back once, never twice
+
+
+def test_the_import_dialog_offers_what_was_left_out(qtbot, ctx) -> None:
+    import_history(ctx.hearth, ImportSource.CHATGPT, EXPORT)
+    ids = batches.memories_of(ctx.hearth.storage, batches.runs(ctx.hearth.storage)[0].id)
+    ctx.hearth.forgetting.delete_memories(ids[:2])
+    dialog = ImportDialog(ctx)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.import_from(ImportSource.CHATGPT, EXPORT)
+    wait_idle(qtbot, ctx)
+    qtbot.waitUntil(dialog.again_button.isVisible)
+    qtbot.mouseClick(dialog.again_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, ctx)
+    qtbot.waitUntil(lambda: ctx.hearth.memories.count() == 13)
 
 
 def test_the_file_menu_offers_the_import_history(qtbot, make_ctx) -> None:

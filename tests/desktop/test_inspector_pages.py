@@ -126,64 +126,92 @@ def test_an_empty_value_is_refused_with_a_reason_and_loses_nothing(qtbot, ctx) -
     assert not page.notice.isHidden() and "needs a value" in page.notice.text()
 
 
-def test_deleting_a_fact_asks_first_and_removes_it_from_recall(
-        qtbot, ctx, answers) -> None:
-    ctx.hearth.facts.remember("dentist", "Dr Sousa on Rua Augusta", "health")
-    ctx.hearth.facts.remember("coffee", "black, no sugar", "preference")
-    query = RecallQuery(text="who is my dentist", kinds=(IndexedKind.FACT,))
-    dentist = ctx.hearth.facts.get("dentist").id
-    assert dentist in [r.id for r in ctx.hearth.recall.recall(query)]
-    page = open_page(qtbot, ctx, FactsPage)
-    page.select(dentist)
+def test_delete_removes_the_fact_alone_and_undo_brings_it_back(qtbot, ctx) -> None:
+    """The junk fact "priya: Lisbon" beside the right one: Delete (the key) asks nothing,
+    leaves the right fact and the user's message as they were, and the bar's Undo brings
+    it back."""
+    from core.storage.orm import ChatSession, Interaction
 
-    answers.append("no")
-    page.delete_selected()  # declined
-    settle(qtbot, ctx)
-    assert ctx.hearth.facts.get("dentist") is not None
-    answers.clear()
+    with ctx.hearth.storage.write() as session:
+        session.add(ChatSession(id="chat-1", title="Priya in Lisbon"))
+        session.flush()
+        session.add(Interaction(session_id="chat-1", user_message=(
+            "My sister Priya lives in Lisbon and works as a nurse.")))
+    ctx.hearth.facts.remember("priya", "Lisbon", source="learning")
+    ctx.hearth.facts.remember("sister_home_city", "Lisbon", "location", source="learning")
+    query = RecallQuery(text="priya Lisbon", kinds=(IndexedKind.FACT,))
+    junk = ctx.hearth.facts.get("priya").id
+    page = open_page(qtbot, ctx, FactsPage)
+    page.select(junk)
 
     page.view.setFocus()
-    qtbot.keyClick(page.view, Qt.Key.Key_Delete)  # the Delete key, confirmed
+    qtbot.keyClick(page.view, Qt.Key.Key_Delete)
     settle(qtbot, ctx)
-    assert answers and "dentist" in answers[0]
-    assert ctx.hearth.facts.get("dentist") is None
-    assert dentist not in [r.id for r in ctx.hearth.recall.recall(query)]
-    assert shown_keys(page) == ["coffee"]
+    assert ctx.hearth.facts.get("priya") is None
+    assert junk not in [r.id for r in ctx.hearth.recall.recall(query)]
+    assert ctx.hearth.facts.get("sister_home_city").value == "Lisbon"
+    with ctx.hearth.storage.read() as session:
+        assert session.get(Interaction, 1).user_message.startswith("My sister Priya lives in "
+                                                                   "Lisbon")
+    assert shown_keys(page) == ["sister home city"]
+    bar = page.undo_bar
+    assert bar.isVisible()
+    assert bar.label.text().startswith("Deleted the fact “priya: Lisbon”. Nothing else "
+                                       "changed.")
+
+    qtbot.mouseClick(bar.undo_button, Qt.MouseButton.LeftButton)
+    settle(qtbot, ctx)
+    assert ctx.hearth.facts.get("priya").value == "Lisbon"
+    assert sorted(shown_keys(page)) == ["priya", "sister home city"]
+    assert not bar.isVisible()
 
 
-def test_forgetting_a_fact_says_what_it_removed_and_removes_it_from_backups_too(
-        qtbot, ctx, answers) -> None:
+def test_erase_everywhere_lists_each_place_and_keeps_what_is_unticked(
+        qtbot, ctx) -> None:
     value = "ZQX-passport-93817446"
     ctx.hearth.facts.remember("passport", value, "personal")
+    ctx.hearth.facts.remember("old_passport", value, "personal")
     held = ctx.hearth.memories.add(f"My passport {value} is in the blue drawer.")
+    noted = ctx.hearth.memories.add(f"Renew passport {value} before May.")
     kept = ctx.hearth.memories.add("The tomatoes need water.")
     backup = ctx.hearth.backup().path
     page = open_page(qtbot, ctx, FactsPage)
     page.select(key_id(page, "passport"))
 
-    page.delete_selected()
+    page.erase_selected()
+    settle(qtbot, ctx)
+    dialog = page.erase_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert "cannot be undone" in dialog.explain.text()
+    lines = {dialog.tree.topLevelItem(i).text(0): dialog.tree.topLevelItem(i)
+             for i in range(dialog.tree.topLevelItemCount())}
+    other = next(item for text, item in lines.items() if "old passport" in text)
+    assert other.checkState(0) == Qt.CheckState.Unchecked  # another fact: not ticked
+    assert other.child(0).text(0) == f"«{value}»"
+    dialog.tick(f"memories:{noted.id}", False)  # the person keeps this one
+    qtbot.mouseClick(dialog.erase_button, Qt.MouseButton.LeftButton)
     settle(qtbot, ctx)
 
-    assert "will be replaced by “[forgotten]” in 1 place: memories 1" in answers[0]
     assert ctx.hearth.facts.get("passport") is None
+    assert ctx.hearth.facts.get("old_passport").value == value
     assert ctx.hearth.memories.get(held.id).content == (
         "My passport [forgotten] is in the blue drawer.")
+    assert ctx.hearth.memories.get(noted.id).content == noted.content
     assert ctx.hearth.memories.get(kept.id).content == kept.content
-    dialog = page.forget_result
-    assert dialog is not None and dialog.isVisible()
-    assert "memories 1" in dialog.summary.text() and "no copy is left" in dialog.summary.text()
-    assert "1 backup taken before still holds it" in dialog.backups.text()
-    assert value.encode() in backup.read_bytes()
+    result = page.forget_result
+    assert result is not None and result.isVisible()
+    summary = result.summary.text()
+    assert "It cannot be brought back." in summary and "memories 1" in summary
+    assert "Left as they were: 2 places" in summary and "no copy is left" not in summary
+    assert "1 backup taken before still holds it" in result.backups.text()
 
-    qtbot.mouseClick(dialog.remove, Qt.MouseButton.LeftButton)
-    assert not dialog.buttons.isEnabled()  # the outcome has to be seen: no closing meanwhile
+    qtbot.mouseClick(result.remove, Qt.MouseButton.LeftButton)
+    assert not result.buttons.isEnabled()  # the outcome has to be seen: no closing meanwhile
     settle(qtbot, ctx)
-
-    assert dialog.outcome.text() == "Removed it from 1 backup."
-    assert value.encode() not in backup.read_bytes() and b"93817446" not in backup.read_bytes()
-    assert dialog.remove.isHidden() and dialog.buttons.isEnabled()
-    dialog.reject()
-    assert not dialog.isVisible()
+    assert result.outcome.text() == "Removed it from 1 backup."
+    assert b"93817446" not in backup.read_bytes()
+    result.reject()
+    assert not result.isVisible()
 
 
 def test_adding_a_fact_through_the_dialog(qtbot, ctx) -> None:

@@ -20,7 +20,6 @@ from core.learning.events import add_event
 from core.recall import RecallQuery
 from core.views import memory_browse
 from desktop.context import AppContext
-from desktop.inspector import confirm
 from desktop.inspector.activity import ActivityPage
 from desktop.inspector.memories import MemoriesPage
 from desktop.inspector.memory_detail import DETAILS_LINK
@@ -283,8 +282,8 @@ def test_the_assistants_own_line_is_not_shown_as_something_known_about_the_user(
         page.detail_pane.browser.toPlainText().split())
 
 
-def test_delete_asks_then_deletes_every_selected_memory_for_good(
-        qtbot, ctx: AppContext, seeded: Seeded, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_delete_removes_every_selected_memory_and_undo_brings_them_back(
+        qtbot, ctx: AppContext, seeded: Seeded) -> None:
     page = shown(qtbot, ctx, MemoriesPage)
     page.select(seeded.cello)
     wait_idle(qtbot, ctx)
@@ -293,28 +292,60 @@ def test_delete_asks_then_deletes_every_selected_memory_for_good(
         QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
     assert page.selected_ids() == sorted([seeded.cat, seeded.cello],
                                          key=page.model.row_of)
-    assert page.detail_pane.delete_button.text() == "&Delete 2…"
+    assert page.detail_pane.delete_button.text() == "&Delete 2"
 
-    asked: list[str] = []
-    monkeypatch.setattr(confirm, "ask", lambda _p, _t, text, *_a: asked.append(text) or False)
-    page.detail_pane.delete_button.click()
-    wait_idle(qtbot, ctx)
-    assert "Delete these 2 memories for good?" in asked[0] and "Invalidate" in asked[0]
-    assert ctx.hearth.memories.count() == 8  # Cancel deletes nothing
-
-    monkeypatch.setattr(confirm, "ask", lambda *_a: True)
     page.view.setFocus()
-    qtbot.keyClick(page.view, Qt.Key.Key_Delete)
+    qtbot.keyClick(page.view, Qt.Key.Key_Delete)  # asks nothing: it can be undone
     wait_idle(qtbot, ctx)
     assert ctx.hearth.memories.count() == 6
     listed = [row.id for row in page.model.records()]
     assert seeded.cello not in listed and seeded.cat not in listed
     assert seeded.cello not in recalled(ctx.hearth, "cello")
     assert page.detail_pane.detail is None
+    assert page.undo_bar.isVisible()
+    assert page.undo_bar.label.text().startswith("Deleted 2 memories. Nothing else changed.")
+
+    qtbot.mouseClick(page.undo_bar.undo_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, ctx)
+    assert ctx.hearth.memories.count() == 8
+    assert seeded.cello in recalled(ctx.hearth, "cello")
+    assert not page.undo_bar.isVisible()
 
 
-def test_a_deleted_memory_still_in_a_backup_is_removed_from_it_when_asked(
-        qtbot, ctx: AppContext, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_deleted_memory_says_where_its_words_still_are(qtbot, ctx: AppContext) -> None:
+    """An imported chat keeps the message a turn memory was made of: the bar says so, and
+    Erase everywhere… removes it there too."""
+    from core.storage.orm import ChatSession, Interaction
+
+    said = "The spare key is under the Quillimondo stone."
+    with ctx.hearth.storage.write() as session:
+        session.add(ChatSession(id="c1", title="Keys", source="import"))
+        session.flush()
+        session.add(Interaction(session_id="c1", user_message=said, speaker="user"))
+    memory = ctx.hearth.memories.add(f"user: {said}", origin={"speaker": "user"}).id
+    page = shown(qtbot, ctx, MemoriesPage)
+    page.select(memory)
+    wait_idle(qtbot, ctx)
+    page.delete_selected()
+    wait_idle(qtbot, ctx)
+    text = page.undo_bar.label.text()
+    assert "The same words are still in 1 place: your message in the chat “Keys”." in text
+
+    qtbot.mouseClick(page.undo_bar.erase_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, ctx)
+    dialog = page.erase_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.tree.topLevelItem(0).text(0).startswith("your message in the chat “Keys”")
+    qtbot.mouseClick(dialog.erase_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, ctx)
+    with ctx.hearth.storage.read() as session:
+        assert session.get(Interaction, 1).user_message == "[forgotten]"
+    assert ctx.hearth.deleted.listed() == []  # erased: nothing left to bring back
+    assert not page.undo_bar.isVisible()
+
+
+def test_an_erased_memory_still_in_a_backup_is_removed_from_it_when_asked(
+        qtbot, ctx: AppContext) -> None:
     word = "Quillimondo"
     secret = ctx.hearth.memories.add(f"The spare key is under the {word} stone.").id
     ctx.hearth.memories.add("The user plays the cello on Sundays.")
@@ -322,14 +353,16 @@ def test_a_deleted_memory_still_in_a_backup_is_removed_from_it_when_asked(
     page = shown(qtbot, ctx, MemoriesPage)
     page.select(secret)
     wait_idle(qtbot, ctx)
-    monkeypatch.setattr(confirm, "ask", lambda *_a: True)
-    page.delete_selected()
+    page.erase_selected()
+    wait_idle(qtbot, ctx)
+    qtbot.mouseClick(page.erase_dialog.erase_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, ctx)
 
     dialog = page.delete_result
     assert dialog is not None and dialog.isVisible()
-    assert dialog.windowTitle() == "Memory deleted"
-    assert "Deleted 1 memory." in dialog.summary.text()
+    assert dialog.windowTitle() == "Memory erased"
+    assert "Erased 1 memory." in dialog.summary.text()
+    assert "It cannot be brought back." in dialog.summary.text()
     assert "1 backup taken before still holds it." in dialog.backups.text()
     assert backup.name in dialog.backups.text()
     assert dialog.remove.text() == "&Remove it from backups too"

@@ -14,6 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 from core.app import Hearth
+from core.conversation.tokens import clip
 from core.knowledge.memories import MemorySpec
 from core.storage.orm import Interaction, utcnow
 from support.scripted_llm import ScriptedLLM
@@ -25,6 +26,16 @@ OTHERS = ["The quarterly report is due on Friday.", "Liam is allergic to peanuts
           "Fixed the backup script by deleting the lock file."]
 GREETING = "Hello there!"
 SUMMARY = "The user is training for the Porto marathon in May, mostly on weekends."
+MERGE_START = f"Combined 3 memories about marathon training into one summary: “{SUMMARY}”"
+"""How the changelog's merge line starts; it goes on to name the memories combined."""
+
+
+def merge_line(ids: list[int]) -> str:
+    """The whole merge line for the marathon memories ``ids`` (in ``MARATHON``'s order):
+    each original's id and the first 40 characters of its text."""
+    named = ", ".join(f"#{memory_id} “{clip(text, 40)}”"
+                      for memory_id, text in zip(ids, MARATHON, strict=True))
+    return f"{MERGE_START}, from {named}"
 
 PROFILE_BEFORE = """## Personal
 Ana is a nurse who lives by the sea.

@@ -89,5 +89,9 @@ def fill_every_table(storage, embedder) -> None:
         s.add_all([orm.ForgottenImport(key_sha256="0f" * 32, forgotten_at=T0),
                    orm.ImportRun(source="chatgpt", started_at=T0,
                                  finished_at=T0 + timedelta(seconds=5), added=3,
-                                 undone_at=T0 + timedelta(days=1))])
+                                 undone_at=T0 + timedelta(days=1)),
+                   orm.DeletedEntry(kind="fact", title="bike colour: blau",
+                                    rows={"user_facts": [{"id": 99, "key": "bike_colour",
+                                                          "value": "blau"}]},
+                                    deleted_at=T0, purge_after=T0 + timedelta(days=36500))])
     backfill_embeddings(storage, embedder)

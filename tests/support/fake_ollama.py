@@ -82,6 +82,9 @@ class FakeModel:
     num_ctx: int | None = None
     template: str = "{{ .Prompt }}"
     family: str = "llama"
+    parameter_size: str = "3.2B"
+    parameter_count: int | None = None
+    """``general.parameter_count`` in ``/api/show``'s model info (newer servers)."""
 
 
 @dataclass(frozen=True)
@@ -336,6 +339,8 @@ class _Handler(BaseHTTPRequestHandler):
             "model_info": {"general.architecture": spec.family,
                            f"{spec.family}.context_length": spec.context_length},
         }
+        if spec.parameter_count is not None:
+            shown["model_info"]["general.parameter_count"] = spec.parameter_count
         if spec.capabilities is not None:
             shown["capabilities"] = list(spec.capabilities)
         self._json(200, shown)
@@ -441,7 +446,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 def _details(spec: FakeModel) -> dict[str, Any]:
     return {"format": "gguf", "family": spec.family, "families": [spec.family],
-            "parameter_size": "3.2B", "quantization_level": "Q4_K_M"}
+            "parameter_size": spec.parameter_size, "quantization_level": "Q4_K_M"}
 
 
 def _wire_calls(calls: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

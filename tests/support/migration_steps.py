@@ -13,7 +13,7 @@ from core.storage import migrate
 
 def downgrade(storage: Any, revision: str) -> None:
     """Run the migrations down to ``revision`` on the storage's own writer. Every revision
-    these tests go down to is older than the change log (0020), so the storage's writes
+    these tests go down to is older than the change log (0021), so the storage's writes
     stop appending to it from then on."""
     config = migrate.alembic_config()
     with storage.write_engine().begin() as connection:

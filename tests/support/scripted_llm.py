@@ -49,8 +49,9 @@ class ScriptedLLM:
 
     def __init__(self, script: Sequence[Script] | Responder = (), *, name: str = "scripted",
                  model: str = "scripted-1", supports_tools: bool = True,
-                 context_window: int = 8192) -> None:
+                 context_window: int = 8192, parameter_count: int | None = None) -> None:
         self._script = script if callable(script) else list(script)
+        self._parameter_count = parameter_count
         self._name, self._model = name, model
         self._supports_tools, self._context_window = supports_tools, context_window
         self.requests: list[Request] = []
@@ -74,6 +75,11 @@ class ScriptedLLM:
     @property
     def context_window(self) -> int:
         return self._context_window
+
+    @property
+    def parameter_count(self) -> int | None:
+        """None by default: a model of unknown size runs every job."""
+        return self._parameter_count
 
     def status(self) -> ProviderStatus:
         return ProviderStatus(True, f"{self._name} ({self._model})")
