@@ -105,6 +105,7 @@ class LearningNote(QFrame):
         self.items = items
         while (child := self._layout.takeAt(0)) is not None:
             if (widget := child.widget()) is not None:
+                widget.setParent(None)  # gone from the note now, not at the next event loop
                 widget.deleteLater()
         for item in items:
             self._layout.addWidget(self._row(item))
