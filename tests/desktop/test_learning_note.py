@@ -81,8 +81,25 @@ def test_undo_of_a_correction_restores_the_old_value_and_edit_saves_yours(
     assert [h.value for h in ctx.hearth.facts.history("brother_employer")] == ["Google"]
 
 
-def test_an_edit_elsewhere_reaches_the_open_chats_note_and_why_panel(qtbot, make_ctx) -> None:
-    """Seen: after an edit (or a forget) in Facts, the open chat still offered Undo on the
+def edited(hearth) -> None:
+    facts_ops.correct(hearth, "sister_home_city", "Porto")
+
+
+def deleted(hearth) -> None:
+    facts_ops.delete(hearth, "sister_home_city")
+
+
+NOTE_AFTER = {
+    edited: ["Remembered: your sister's name is Priya",
+             "Remembered: your sister lives in Lisbon, since changed to Porto"],
+    deleted: ["Remembered: your sister's name is Priya"],  # its record went with it
+}
+
+
+@pytest.mark.parametrize("change", [edited, deleted], ids=["edited", "deleted"])
+def test_a_change_in_facts_reaches_the_open_chats_note_and_why_panel(qtbot, make_ctx,
+                                                                      change) -> None:
+    """Seen: after an edit or a delete in Facts, the open chat still offered Undo on the
     fact and the Why? panel still listed it as it was. Both follow the change feed now."""
     ctx = make_ctx(provider_factory=chatty())
     page = open_page(qtbot, ctx)
@@ -94,19 +111,22 @@ def test_an_edit_elsewhere_reaches_the_open_chats_note_and_why_panel(qtbot, make
     assert asked.interaction_id is not None
     page.show_why(asked.interaction_id)
 
-    def given(value: str, changed: bool) -> bool:
-        return any(item.kind == "fact" and item.text == f"sister_home_city: {value}"
-                   and item.changed is changed for item in page.why_panel.items)
+    def city_given() -> list:
+        return [item for item in page.why_panel.items if item.kind == "fact"
+                and item.id is not None and item.text.startswith("sister_home_city")
+                or item.kind == "fact" and not item.exists]
 
-    qtbot.waitUntil(lambda: given("Lisbon", changed=False), timeout=30_000)
+    qtbot.waitUntil(lambda: [i.text for i in city_given()] == ["sister_home_city: Lisbon"],
+                    timeout=30_000)
     wait_idle(qtbot, ctx)
 
     hearth = ctx.hearth
-    wait_for_task(qtbot, ctx.workers.start(  # what saving in the Facts view runs
-        "Saving in Facts", lambda _task: facts_ops.correct(hearth, "sister_home_city", "Porto"),
-        writes=True))
-    qtbot.waitUntil(lambda: "Remembered: your sister lives in Lisbon, since changed to Porto"
-                    in note_lines(reply), timeout=1_000)
+    wait_for_task(qtbot, ctx.workers.start(  # what the Facts view runs
+        "Changing it in Facts", lambda _task: change(hearth), writes=True))
+    qtbot.waitUntil(lambda: note_lines(reply) == NOTE_AFTER[change], timeout=1_000)
     with pytest.raises(LookupError):
         note.button("sister_home_city", "Undo")
-    qtbot.waitUntil(lambda: given("Porto", changed=True), timeout=1_000)
+    now = ([("sister_home_city: Porto", True, True)] if change is edited
+           else [("", False, False)])
+    qtbot.waitUntil(lambda: [(i.text, i.exists, i.changed) for i in city_given()] == now,
+                    timeout=1_000)
