@@ -16,6 +16,7 @@ RESULTS = Path(__file__).with_name("results")
 
 
 def suites(quick: bool) -> dict:
+    from benchmarks.change_feed import bench_change_feed
     from benchmarks.conversation import bench_extraction, bench_turn_assembly
     from benchmarks.delivery import bench_delivery
     from benchmarks.desktop import bench_desktop
@@ -49,6 +50,7 @@ def suites(quick: bool) -> dict:
         "import_filter": lambda: bench_import_filter(100_000 if quick else 1_000_000),
         "encryption": bench_encryption,
         "mcp": bench_mcp,
+        "change_feed": bench_change_feed,
         "small_model": bench_small_model,
     }
 

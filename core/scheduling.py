@@ -109,6 +109,7 @@ from core.daily.prompt_runs import run_prompt
 from core.learning.pipeline import LearningPipeline, close_session
 from core.learning.quiet_timers import QuietTimerJobs
 from core.llm.protocol import CancelToken, LLMCancelled, LLMProvider
+from core.storage.changes import Changes, Domain
 from core.storage.orm import utcnow
 
 log = logging.getLogger(__name__)
@@ -314,6 +315,7 @@ class HearthScheduler:
         for job_id in (*RETIRED_JOBS, DAILY_BRIEFING):
             if job_id not in wanted and self._scheduler.get_job(job_id, _PERSISTENT):
                 self._scheduler.remove_job(job_id, _PERSISTENT)
+        self._hearth.storage.changes.publish(Changes.of(Domain.SCHEDULE))  # its own store
 
     def next_dream(self) -> datetime | None:
         """When the nightly dream cycle fires next (the tray and status bar show it)."""

@@ -3,9 +3,11 @@ the background workers, and the hub of "something changed" signals.
 
 Widgets never build core objects themselves; they take an ``AppContext`` and run the
 operations of ``core.operations`` on ``ctx.hearth`` or ``ctx.assistant`` (``chats.send``,
-``consolidation.undo_run``, …) from background jobs (``ctx.workers.start``). When an
-operation changes what other views show, the view emits the ``Changes`` it returned on the
-hub (``ctx.hub.changed.emit(changes)``), and the views that show those domains reload.
+``consolidation.undo_run``, …) from background jobs (``ctx.workers.start``). What any write
+changed, whoever made it (the window, the schedule, learning, an agent, another process or
+device), reaches the hub's ``changed`` from the database's change feed
+(``core.operations.changes.follow``, ``desktop.change_relay``), and the views that show
+those domains reload. No view emits a change itself.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from typing import TYPE_CHECKING
 from core.app import Hearth
 from core.operations import models
 from core.operations import settings as settings_ops
-from core.operations.changes import Changes, Domain
+from core.operations.changes import Domain, follow
 from core.operations.models import CancelToken, LLMProvider
+from desktop.change_relay import ChangeRelay
 from desktop.workers import Workers
 
 if TYPE_CHECKING:  # imported when first used: they pull in the HTTP client and APScheduler,
@@ -53,7 +56,8 @@ class Hub(QObject):
 
     changed = Signal(object)
     """A ``core.operations.changes.Changes``: what moved (facts, memories, chats, settings,
-    the schedule, …). Each view reloads only when it touches the domains it shows."""
+    the schedule, …), from the change feed (``AppContext.relay``) only. Each view reloads
+    only when it touches the domains it shows."""
     assistant_ready = Signal()        # ``ctx.assistant`` is (re)built and can chat
     assistant_failed = Signal(str, str)
     run_finished = Signal(str, object)  # ("reflect" | "dream", report)
@@ -151,6 +155,9 @@ class AppContext(QObject):
         super().__init__()
         self.hearth = hearth
         self.hub = Hub()
+        self.relay = ChangeRelay(self)
+        self.relay.changed.connect(self.hub.changed)
+        self._unfollow = follow(hearth, self.relay.receive)
         self.workers = workers or Workers(parent=self)
         self.confirm = CrossThreadConfirm()
         self.confirm.withdrawn.connect(lambda _question, why: self.hub.status_message.emit(why))
@@ -226,13 +233,11 @@ class AppContext(QObject):
             self.scheduler, self.schedule_state = scheduler, "running"
             if self.assistant is not None:  # the assistant was ready first: move its timers
                 self._attach(scheduler, self.assistant)
-            self.hub.changed.emit(Changes.of(Domain.SCHEDULE))
 
         def elsewhere(message: str, _hint: str) -> None:
             log.info("schedule not started here: %s", message)
             self.schedule_state = message
             self.hub.status_message.emit(message)
-            self.hub.changed.emit(Changes.of(Domain.SCHEDULE))
 
         self.workers.start("Starting the schedule", start, on_done=started,
                            on_failed=elsewhere)
@@ -253,16 +258,15 @@ class AppContext(QObject):
     # --- settings ----------------------------------------------------------------------------
 
     def save_settings(self, **changes: object) -> None:
-        """Validate the settings the user changed against those in effect, store them (only
-        them: ``core.operations.settings.save``), then tell the views. A change of model or
-        host rebuilds the assistant; a new dream time reschedules."""
+        """Validate the settings the user changed against those in effect and store them
+        (only them: ``core.operations.settings.save``, which tells the views). A change of
+        model or host rebuilds the assistant; a new dream time reschedules."""
         saved = settings_ops.save(self.hearth, **changes)
         if self.scheduler is not None and saved.changes.touches(Domain.SCHEDULE):
             scheduler = self.scheduler
             self.workers.start("Rescheduling", lambda _task: scheduler.reschedule())
         if saved.model_changed:
             self.start_assistant()
-        self.hub.changed.emit(saved.changes)
 
     # --- quitting ----------------------------------------------------------------------------
 
@@ -288,4 +292,5 @@ class AppContext(QObject):
         if self.scheduler is not None:
             self.scheduler.shutdown(wait=False)
             self.scheduler = None
+        self._unfollow()
         self.hearth.close()

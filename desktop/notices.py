@@ -107,7 +107,6 @@ class Notices(QObject):
         def done(result: Done[str]) -> None:
             self.recent = [n for n in self.recent if n.key != notification.key]
             self.recent_changed.emit()
-            self.ctx.hub.changed.emit(result.changes)
             self.ctx.hub.status_message.emit(result.value)
             self.answered.emit(result.value)
 

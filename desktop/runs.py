@@ -86,7 +86,6 @@ class RunController:
     def _finished(self, outcome: RunOutcome) -> None:
         self.last_reports[outcome.kind] = outcome
         self.ctx.hub.run_finished.emit(outcome.kind, outcome)
-        self.ctx.hub.changed.emit(outcome.changes)
         if self.dialogs[outcome.kind].isVisible():  # seen here: not again at the next start
             self._mark_reviewed([outcome.report.run_id])
         if not outcome.cancelled:  # the user asked for it: no balloon telling them so
@@ -113,7 +112,7 @@ class RunController:
         hearth = self.ctx.hearth
         self.ctx.workers.start("Noting what you have seen",
                                lambda _task: consolidation.mark_reviewed(hearth, run_ids),
-                               on_done=self.ctx.hub.changed.emit, writes=True)
+                               writes=True)
 
     def _failed(self, kind: str, task: Task, message: str, hint: str) -> None:
         """A cancelled reflection ends with ``LLMCancelled``: the dialog says "cancelled"

@@ -1,9 +1,12 @@
 """The status bar: which model answers, whether Ollama is reachable, what learning does, and
 when the schedule runs next.
 
-Everything shown is read from memory on the UI thread (cheap properties), except Ollama's
-state, which needs a request to the configured host and is asked from a background job every
-``OLLAMA_POLL_MS`` (never more than one at a time) and at once when the settings change.
+Everything shown is read from memory on the UI thread (cheap properties), every
+``REFRESH_MS`` and when a change touches it, except Ollama's state, which needs a request to
+the configured host and is asked from a background job every ``OLLAMA_POLL_MS`` (never more
+than one at a time) and at once when the settings change. While learning works, a watch
+asks it (without holding a thread) whether it is done, so "learning…" ends when learning
+does, not at the next refresh.
 When Ollama runs without the chosen model, the label offers to choose one of its models
 (``choose_model``: the window opens the settings) instead of silently leaving Automatic on
 the embedded model. Nothing here imports the model or
@@ -19,9 +22,11 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
-from core.operations.changes import Changes, Domain
+from core.operations import chats
+from core.operations.changes import KNOWLEDGE, Changes, Domain
 from desktop.context import AppContext
 from desktop.words import count
+from desktop.workers import Task
 
 if TYPE_CHECKING:
     from core.operations.models import OllamaSurvey
@@ -69,6 +74,7 @@ class StatusBar(QStatusBar):
             "memories, links related ones and lets stale ones fade. Nothing you said is lost.")
         self._ollama_checking = False
         self._ollama_generation = 0
+        self._learning_watch: Task | None = None
         self._timer = QTimer(self)
         self._timer.timeout.connect(self.refresh)
         self._timer.start(REFRESH_MS)
@@ -85,8 +91,8 @@ class StatusBar(QStatusBar):
     def _changed(self, changes: Changes) -> None:
         if changes.touches(Domain.SETTINGS):
             self.check_ollama()
-        if changes.touches(Domain.SCHEDULE):
-            self.refresh()
+        if changes.touches(Domain.SCHEDULE, Domain.CHATS, *KNOWLEDGE):
+            self.refresh()  # a turn was saved, or learning stored something
 
     def refresh(self) -> None:
         assistant = self.ctx.assistant
@@ -94,7 +100,10 @@ class StatusBar(QStatusBar):
             self.model_label.setText(assistant.model_description)
             stats = assistant.learning.stats
             learned = stats.facts_created + stats.facts_updated
-            self.learning_label.setText(learning_text(assistant.learning.state, learned))
+            state = assistant.learning.state
+            self.learning_label.setText(learning_text(state, learned))
+            if state == "learning":
+                self._watch_learning()
         elif self.ctx.settings.learning_paused:
             self.learning_label.setText(LEARNING_WORDS["paused"])
         scheduler = self.ctx.scheduler
@@ -104,6 +113,16 @@ class StatusBar(QStatusBar):
             upcoming = scheduler.next_dream()
             when = upcoming.strftime("%a %H:%M") if upcoming else "not scheduled"
             self.schedule_label.setText(f"next dream {when}")
+
+    def _watch_learning(self) -> None:
+        """Refresh as soon as learning has nothing left to do (one watch at a time)."""
+        assistant = self.ctx.assistant
+        if assistant is None or (self._learning_watch is not None
+                                 and self._learning_watch.running):
+            return
+        self._learning_watch = self.ctx.workers.watch(
+            "Waiting for learning", lambda: chats.learning_settled(assistant),
+            on_done=lambda _settled: self.refresh(), owner=self)
 
     def check_ollama(self) -> None:
         """Ask Ollama about the saved address and model in the background. Asked while a

@@ -24,7 +24,7 @@ from core.storage.sqlite import restore
 from core.config import HearthPaths
 from core.errors import DatabaseError, DatabaseLockedError
 from core.home.instance_lock import FolderLock
-from core.storage import migrate, orm, transfer
+from core.storage import change_log, migrate, orm, transfer
 from core.storage.port import StoragePort
 from core.storage.sqlite import damage
 from core.storage.sqlite.adapter import SqliteStorage
@@ -124,7 +124,8 @@ def test_every_table_hearth_makes_is_known_as_hearths(tmp_path: Path) -> None:
     """A new table made outside the models and the search index must be declared, or
     every database holding it would be refused as another program's."""
     assert MADE_ELSEWHERE == {link_log.CHANGES.name, link_log.STATE.name,
-                              scheduling.JOBSTORE_TABLE, transfer.MARKER}
+                              scheduling.JOBSTORE_TABLE, transfer.MARKER,
+                              change_log.CHANGE_LOG.name}
     storage = SqliteStorage(tmp_path / "hearth.db")
     try:
         storage.search.ensure_dimensions(8)

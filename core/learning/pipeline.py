@@ -10,7 +10,7 @@ wants stored, counted; the explicit-fact rules' facts are stored at once, then t
 extraction (grounded in the user's message) adds facts for other keys; facts are upserted
 (unchanged values skipped, history kept); each new or changed fact also becomes a context
 event for consolidation, which is also the record of what was learned from which exchange
-(``core.learning.notes``), and the listeners (``add_listener``) are told.
+(``core.learning.notes``); the storage's change feed tells the window as each commits.
 
 Per session: a quiet timer (``session_quiet_minutes``, restarted by every message) closes
 the session, as do "new chat" and quitting; closing writes 1-3 ``Summary: <topic>`` notes,
@@ -77,9 +77,6 @@ log = logging.getLogger(__name__)
 Task = Callable[[], None]
 LearningState = Literal["idle", "learning", "paused"]
 ProviderSource = Callable[[], LLMProvider]
-LearnedListener = Callable[[int], None]
-"""Told, on the learning thread, the id of an exchange whose learning just added or
-changed facts (``core.learning.notes`` reads what)."""
 
 
 @dataclass(frozen=True)
@@ -116,8 +113,9 @@ class LearningPipeline:
         self._provider = provider
         self._turns = turns or TurnsFirst()
         """Shared with the conversation: every model call here gives way to a turn."""
-        self._quiet_seconds = (quiet_seconds if quiet_seconds is not None
-                               else hearth.settings.session_quiet_minutes * 60)
+        self._fixed_quiet_seconds = quiet_seconds
+        """Given by tests; otherwise the setting is read at each use, so a change in
+        Settings applies to the next message at once."""
         self._jobs: queue.Queue[Task | None] = queue.Queue()
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
@@ -132,7 +130,6 @@ class LearningPipeline:
         """Set by ``stop``: the model call under way ends, and no further job runs."""
         self._claims = hearth.storage.claims
         self._last_fact_key: dict[str | None, str] = {}
-        self._listeners: list[LearnedListener] = []
         self._timers: QuietTimers = timers(self.quiet_time_over)
         self._worker = threading.Thread(target=self._run, name="hearth-learning", daemon=True)
         self._worker.start()
@@ -148,13 +145,6 @@ class LearningPipeline:
         """"New chat" or quit: close the session now instead of after the quiet time."""
         self._cancel_quiet_timer(session_id)
         self._submit(lambda: self._close_session(session_id))
-
-    def add_listener(self, listener: LearnedListener) -> None:
-        """Call ``listener(interaction_id)`` each time learning from an exchange has added
-        or changed facts: once for what the user stated outright, once more if the model
-        found something else. It runs on the learning thread and must not block."""
-        with self._lock:
-            self._listeners.append(listener)
 
     # --- what the timers call ------------------------------------------------------------
 
@@ -192,7 +182,7 @@ class LearningPipeline:
         due that no live process has queued, in the order they were said, then the chats
         left open past their quiet time. Returns how many exchanges were queued. Call once,
         right after start."""
-        quiet_since = utcnow() - timedelta(seconds=self._quiet_seconds)
+        quiet_since = utcnow() - self._quiet_time()
         with self._hearth.storage.read() as session:
             due = session.execute(
                 select(Interaction.id, Interaction.session_id)
@@ -322,7 +312,13 @@ class LearningPipeline:
         with self._lock:
             self._open.add(session_id)
         with self._timers_lock:
-            self._timers.restart(session_id, timedelta(seconds=self._quiet_seconds))
+            self._timers.restart(session_id, self._quiet_time())
+
+    def _quiet_time(self) -> timedelta:
+        """How long a chat stays open after its last message (``session_quiet_minutes``)."""
+        if self._fixed_quiet_seconds is not None:
+            return timedelta(seconds=self._fixed_quiet_seconds)
+        return timedelta(minutes=self._hearth.settings.session_quiet_minutes)
 
     def _cancel_quiet_timer(self, session_id: str) -> None:
         with self._lock:
@@ -420,30 +416,18 @@ class LearningPipeline:
 
     def _store_facts(self, candidates: list[FactCandidate], gate: ExclusionGate,
                      interaction_id: int, session_id: str | None) -> None:
-        """Store what passes the gate, then tell the listeners if anything changed."""
-        changed = False
+        """Store what passes the gate."""
         for candidate in candidates:
             # a value a forget replaced ("I live in [forgotten]") is excluded by the user too
             if (PLACEHOLDER in candidate.value
                     or gate.blocks(f"{candidate.key} {candidate.value}")):
                 self._count(dropped_by_exclusion=1)
                 continue
-            changed |= self._store_fact(candidate, interaction_id, session_id)
-        if changed:
-            self._tell_listeners(interaction_id)
-
-    def _tell_listeners(self, interaction_id: int) -> None:
-        with self._lock:
-            listeners = list(self._listeners)
-        for listener in listeners:
-            try:
-                listener(interaction_id)
-            except Exception:  # a front end's callback must never stop learning
-                log.exception("a learning listener failed for interaction %s", interaction_id)
+            self._store_fact(candidate, interaction_id, session_id)
 
     def _store_fact(self, candidate: FactCandidate, interaction_id: int,
-                    session_id: str | None) -> bool:
-        """Store one fact and its event; True if the fact was added or changed."""
+                    session_id: str | None) -> None:
+        """Store one fact and, when it was added or changed, its event."""
         category = candidate.category
         if candidate.is_correction:  # "no, it's X": the rule only guessed the category
             known = self._hearth.facts.get(candidate.key)
@@ -454,7 +438,7 @@ class LearningPipeline:
         self._last_fact_key[session_id] = change.key
         if change.action == "unchanged":
             self._count(facts_unchanged=1)
-            return False
+            return
         self._count(**{f"facts_{change.action}": 1})  # type: ignore[arg-type]  # counter names only
         add_event(self._hearth.storage, "fact", f"{change.key}: {change.new_value}", {
             "source": "explicit_rule" if candidate.source == "user" else "extraction",
@@ -463,7 +447,6 @@ class LearningPipeline:
             "fact_key": change.key, "previous_value": change.old_value,
             "interaction_id": interaction_id, "session_id": session_id})
         self._count(events_created=1)
-        return True
 
     def _close_session(self, session_id: str) -> None:
         if self._stopping.cancelled:

@@ -7,7 +7,9 @@ window runs off its UI thread (through its one worker helper). They take an open
 (or the assistant) and plain arguments, and return plain, immutable data defined beside them
 (frozen dataclasses, never ORM rows, never a provider or adapter object). An operation that
 changes something returns a ``Changes`` naming what it changed (alone, or with its result in
-a ``done.Done``), so each view reloads only what it shows.
+a ``done.Done``); the views reload from the change feed (``changes.follow``), which tells
+every committed change whoever made it, so the caller needs it only to know whether its own
+view will hear of the change.
 
 ``desktop/`` imports ``core.operations.*`` (and ``core.errors``, ``core.config`` settings
 types) and nothing deeper: ``tests/test_architecture.py`` holds it to that.

@@ -33,7 +33,6 @@ from core.conversation.memory_answer import KnownAnswer
 from core.conversation.service import SessionDeletion
 from core.learning.notes import LearnedFact, learned_in_session
 from core.learning.notes import undo as undo_learned_fact
-from core.operations.changes import NOTHING, Changes, Domain
 from core.views.reply_context import UsedItem, group_title, kinds_in
 from core.views.reply_context import reply_context as recorded_context
 
@@ -52,22 +51,17 @@ __all__ = [
     "start", "undo_learned", "learning_settled",
 ]
 
-CHATS = Changes.of(Domain.CHATS)
-
-
 @dataclass(frozen=True)
 class TurnResult:
     """The chat a turn ran in (made by the turn when there was none) and how it ended."""
 
     session_id: str
     outcome: TurnFinished | TurnFailed
-    changes: Changes = CHATS
 
 
 @dataclass(frozen=True)
 class Started:
     session_id: str
-    changes: Changes = CHATS
 
 
 @dataclass(frozen=True)
@@ -76,13 +70,11 @@ class Stored:
     incognito chats went)."""
 
     value: str | bool | int
-    changes: Changes = CHATS
 
 
 @dataclass(frozen=True)
 class Deleted:
     deletion: SessionDeletion
-    changes: Changes = CHATS
 
 
 @dataclass(frozen=True)
@@ -90,7 +82,6 @@ class Unlearned:
     """A learned fact undone (removed, or its previous value back), as it is now."""
 
     item: LearnedFact
-    changes: Changes = Changes.of(Domain.FACTS)
 
 
 # --- the list ----------------------------------------------------------------------------------
@@ -140,7 +131,7 @@ def delete(assistant: Assistant, session_id: str) -> Deleted:
 def discard_incognito(assistant: Assistant, keep: str | None = None) -> Stored:
     """Delete every incognito chat but ``keep``; the value is how many went."""
     gone = assistant.conversation.discard_incognito(keep=keep)
-    return Stored(gone, CHATS if gone else NOTHING)
+    return Stored(gone)
 
 
 # --- turns -------------------------------------------------------------------------------------

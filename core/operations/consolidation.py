@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from core.consolidation import changelog, undo
 from core.consolidation.changelog import REVIEWED_KINDS, Change, RunChanges
 from core.consolidation.wording import plural, run_kind, run_status, stage_name, stage_status
-from core.operations.changes import KNOWLEDGE, NOTHING, Changes, Domain
+from core.operations.changes import NOTHING, Changes, Domain
 from core.operations.done import Done
 from core.views import activity
 from core.views.activity import RUN_KINDS, EventView, RunView, StageView
@@ -48,10 +48,6 @@ def __getattr__(name: str) -> object:
 Progress = Callable[[int, int, str], None]
 """``(done, total, what is happening)``, as the window's task progress takes it."""
 
-RUN_CHANGES = Changes(KNOWLEDGE | {Domain.RUNS})
-"""What a run, or undoing what it did, may move: the user's knowledge and the list of runs
-(an undo marks the run's line undone)."""
-
 
 @dataclass(frozen=True)
 class RunOutcome:
@@ -67,11 +63,6 @@ class RunOutcome:
         """A dream cancelled at a safe point returns its report, status ``cancelled``."""
         return getattr(self.report, "status", "") == "cancelled"
 
-    @property
-    def changes(self) -> Changes:
-        """What a run may move: the user's knowledge and the list of runs."""
-        return RUN_CHANGES
-
 
 @dataclass(frozen=True)
 class Undone:
@@ -83,7 +74,6 @@ class Undone:
     run: RunChanges
     message: str
     """What to tell the user: what was undone (or that it already was) and what was kept."""
-    changes: Changes = RUN_CHANGES
 
 
 @dataclass(frozen=True)
@@ -153,10 +143,9 @@ def unreviewed(hearth: Hearth) -> list[RunChanges]:
     return changelog.unreviewed(hearth.storage)
 
 
-def mark_reviewed(hearth: Hearth, run_ids: list[int]) -> Changes:
+def mark_reviewed(hearth: Hearth, run_ids: list[int]) -> None:
     """These runs' changelogs were shown: not again at the next start."""
     changelog.mark_reviewed(hearth.storage, run_ids)
-    return Changes.of(Domain.RUNS) if run_ids else NOTHING
 
 
 def undo_change(hearth: Hearth, run_id: int, index: int) -> Undone:

@@ -14,16 +14,12 @@ from typing import TYPE_CHECKING
 
 from core.home.backups import BackupInfo
 from core.home.private_files import restrict_new_files
-from core.operations.changes import KNOWLEDGE, Changes, Domain
 
 if TYPE_CHECKING:
     from core.app import Hearth
 
 __all__ = ["BackupInfo", "Exported", "Imported", "backup", "export", "import_file",
            "restrict_new_files"]
-
-IMPORT_CHANGES = Changes(KNOWLEDGE | {Domain.CHATS, Domain.RUNS})
-"""An import restores every table: knowledge, chats and the record of runs."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +38,6 @@ class Imported:
 
     counts: dict[str, int]
     stopped_at: tuple[int, int] | None
-    changes: Changes = IMPORT_CHANGES
 
 
 def backup(hearth: Hearth) -> BackupInfo:

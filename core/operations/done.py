@@ -1,8 +1,8 @@
 """What an operation that changed something hands back: its answer and what it moved.
 
-Why one pair instead of a tuple: a view reads ``done.value`` to say what happened and
-passes ``done.changes`` to the hub untouched, so no view has to know which domains an
-operation moves."""
+Why one pair instead of a tuple: a view reads ``done.value`` to say what happened, and
+``done.changes`` tells it whether the change feed will reload it (an edit that changed
+nothing is shown again from the database all the same)."""
 
 from __future__ import annotations
 

@@ -29,9 +29,6 @@ if TYPE_CHECKING:
 __all__ = ["ImportRunInfo", "ImportSource", "ImportSummary", "ImportUndone", "import_history",
            "import_runs", "undo_import"]
 
-IMPORT_CHANGES = Changes.of(Domain.MEMORIES, Domain.CHATS)
-"""New memories (turns, notes) and, from a chat export, imported sessions."""
-
 
 class ImportSource(StrEnum):
     CHATGPT = "chatgpt"
@@ -60,7 +57,6 @@ class ImportSummary:
     skipped: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     stopped: bool = False
-    changes: Changes = IMPORT_CHANGES
 
 
 def import_history(hearth: Hearth, source: ImportSource, path: Path,

@@ -28,7 +28,6 @@ from core.llm.protocol import (
     LLMProvider,
     ModelInfo,
 )
-from core.operations.changes import KNOWLEDGE, Changes
 
 if TYPE_CHECKING:  # imported when first used: the HTTP client and llama.cpp are a good part
     # of the window's cold start
@@ -83,7 +82,6 @@ class Rebuilt:
     vectors: int
     stopped_at: tuple[int, int] | None
     """``(done, total)`` when it was stopped, else None."""
-    changes: Changes = Changes(KNOWLEDGE)
 
 
 # --- the language model ------------------------------------------------------------------------

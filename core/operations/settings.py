@@ -3,7 +3,8 @@
 A save is validated against the settings in effect before anything is written, stores only
 the fields changed (``core.config.save_settings``, so a hand edit of another field
 survives), then updates the running ``Settings`` in place: every service holds that same
-object, so the change takes effect without a restart.
+object, so the change takes effect without a restart. The change is told on the database's
+change feed, which every view follows.
 """
 
 from __future__ import annotations
@@ -90,4 +91,6 @@ def save(hearth: Hearth, **changes: object) -> Saved:
     domains = {Domain.SETTINGS}
     if changes.keys() & SCHEDULE_SETTINGS:
         domains.add(Domain.SCHEDULE)
-    return Saved(frozenset(changes), Changes(frozenset(domains)))
+    saved = Saved(frozenset(changes), Changes(frozenset(domains)))
+    hearth.storage.changes.publish(saved.changes)  # a file, not the database: told by hand
+    return saved

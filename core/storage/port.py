@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 
 from core.embedding.chunking import ChunkVectors, TextWindow
 from core.errors import HearthError
+from core.storage.change_feed import ChangeFeed
 
 
 class IndexedKind(str, enum.Enum):
@@ -310,7 +311,13 @@ class StoragePort(Protocol):
     def write(self) -> AbstractContextManager[Session]:
         """A write transaction: committed on success, rolled back on any error. Its lock is
         taken on entry, waiting there for another writer (for minutes, not a few seconds)
-        before the body runs; long jobs use ``core.storage.pacing`` to keep theirs short."""
+        before the body runs; long jobs use ``core.storage.pacing`` to keep theirs short.
+        Once committed, what it changed is told on ``changes``."""
+
+    @property
+    def changes(self) -> ChangeFeed:
+        """Every committed change to this database, for subscribers in this process: its
+        own writes at once, and (once watched) other processes' and devices'."""
 
     def check_writable(self) -> None:
         """Raise now what the first write would meet because of the database itself (a

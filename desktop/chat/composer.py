@@ -103,6 +103,9 @@ class Composer(QWidget):
         self._available = available
         self.send_button.setEnabled(available)
         self.edit.setPlaceholderText(PLACEHOLDER if available else reason)
+        # Qt repaints the placeholder only when it appears or goes, not when its text
+        # changes under an empty editor: "Starting the assistant…" stayed on screen
+        self.edit.viewport().update()
 
     def restore(self, text: str) -> None:
         """Put an unsent message back (after a failure) unless something new was typed."""

@@ -1,11 +1,12 @@
 """Learning you can see: under a reply, what background learning remembered or changed
 from that exchange ("Remembered: your sister lives in Lisbon · Undo · Edit").
 
-Learning runs on core's own thread after the reply; it tells its listeners which exchange
-changed facts (``LearningPipeline.add_listener``), the note for the open chat is read again
-in the background (``core.learning.notes``, from the database, so it is there when the
-chat is reopened) and attached to its reply. Undo and Edit run in the background too and
-say on the hub that memory changed, so Facts follows.
+Learning runs on core's own thread after the reply; whenever facts or what learning noted
+change (``FACTS``, ``RUNS`` on the hub, from the change feed: learning, an Undo here, an
+edit or forget in Facts, an agent, another process), the note for the open chat is read
+again in the background (``core.learning.notes``, from the database, so it is there when
+the chat is reopened, and a line about a fact changed or forgotten since loses its Undo)
+and attached to its reply. Undo and Edit run in the background too.
 
 The transcript lays a long chat out a few exchanges at a time, and the notes may be read
 before the chat's replies are: a note whose reply is not shown yet waits in ``_waiting``
@@ -15,7 +16,7 @@ and is attached when the page shows the replies (``attach_waiting``).
 from __future__ import annotations
 
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QFrame,
@@ -29,7 +30,6 @@ from PySide6.QtWidgets import (
 
 from core.operations import chats, facts
 from core.operations.changes import Changes, Domain
-from core.operations.done import Done
 from core.operations.chats import LearnedFact, Unlearned
 from desktop.chat.transcript import ReplyMessage, Transcript
 from desktop.context import AppContext
@@ -37,6 +37,8 @@ from desktop.context import AppContext
 Notes = dict[int, tuple[LearnedFact, ...]]
 RETRY_MS = 50
 """How soon to look again for replies a long chat has not laid out yet."""
+NOTED = (Domain.FACTS, Domain.RUNS)
+"""What a note is read from: the facts, and the events learning noted them with."""
 
 
 def fact_phrase(key: str, value: str) -> str:
@@ -103,6 +105,7 @@ class LearningNote(QFrame):
         self.items = items
         while (child := self._layout.takeAt(0)) is not None:
             if (widget := child.widget()) is not None:
+                widget.setParent(None)  # gone from the note now, not at the next event loop
                 widget.deleteLater()
         for item in items:
             self._layout.addWidget(self._row(item))
@@ -142,9 +145,6 @@ class LearningNote(QFrame):
 class LearningNotes(QObject):
     """Keeps the open chat's notes under their replies; see the module docstring."""
 
-    learned = Signal(int)
-    """Emitted from the learning thread (``listener``); handled on the UI thread."""
-
     def __init__(self, ctx: AppContext, transcript: Transcript,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -157,15 +157,11 @@ class LearningNotes(QObject):
         """Facts undone in this chat while it is open: an added fact's record goes with it,
         and its line still says "Undone" until the chat is closed."""
         self._generation = 0
-        self.learned.connect(self._on_learned, Qt.ConnectionType.QueuedConnection)
+        ctx.hub.changed.connect(self._changed_elsewhere)
         self._retry = QTimer(self)
         self._retry.setSingleShot(True)
         self._retry.setInterval(RETRY_MS)
         self._retry.timeout.connect(self.attach_waiting)
-
-    def listener(self, interaction_id: int) -> None:
-        """For ``LearningPipeline.add_listener``: safe to call from any thread."""
-        self.learned.emit(interaction_id)
 
     def show_session(self, session_id: str | None) -> None:
         """The open chat changed: read its notes (nothing to read for no chat)."""
@@ -190,10 +186,9 @@ class LearningNotes(QObject):
 
     # --- showing -----------------------------------------------------------------------------
 
-    @Slot(int)
-    def _on_learned(self, _interaction_id: int) -> None:
-        self._ctx.hub.changed.emit(Changes.of(Domain.FACTS))
-        self.reload()
+    def _changed_elsewhere(self, changes: Changes) -> None:
+        if changes.touches(*NOTED):
+            self.reload()
 
     def _show(self, generation: int, notes: Notes) -> None:
         if generation != self._generation:
@@ -247,8 +242,8 @@ class LearningNotes(QObject):
     def _undone_now(self, unlearned: Unlearned) -> None:
         item = unlearned.item
         self._undone[item.event_id] = item
-        self._changed(f"{note_text(item)}.")
-        self._ctx.hub.changed.emit(unlearned.changes)
+        self._ctx.hub.status_message.emit(f"{note_text(item)}.")
+        self.reload()  # shows the line "Undone", kept here since its record is gone
 
     def _edit(self, item: LearnedFact) -> None:
         value = ask_value(self._transcript, item)
@@ -256,17 +251,11 @@ class LearningNotes(QObject):
             return
         hearth = self._ctx.hearth
 
-        def saved(done: Done[facts.FactChange]) -> None:
-            self._changed(f"Saved: {fact_phrase(item.key, value)}.")
-            self._ctx.hub.changed.emit(done.changes)
-
         self._ctx.workers.start(
             "Saving your correction", lambda _task: facts.correct(hearth, item.key, value),
-            on_done=saved, on_failed=self._failed, writes=True)
-
-    def _changed(self, message: str) -> None:
-        self._ctx.hub.status_message.emit(message)
-        self.reload()
+            on_done=lambda _done: self._ctx.hub.status_message.emit(
+                f"Saved: {fact_phrase(item.key, value)}."),
+            on_failed=self._failed, writes=True)
 
     def _failed(self, message: str, hint: str) -> None:
         self._ctx.hub.status_message.emit(f"{message} {hint}".strip())

@@ -82,10 +82,7 @@ class ChatLearningSwitch(QWidget):
         self._ctx.workers.start(
             "Saving the chat's learning choice",
             lambda _task: chats.set_learning(assistant, chat.id, learn),
-            on_done=self._saved, on_failed=self._failed, writes=True)
-
-    def _saved(self, stored: chats.Stored) -> None:
-        self._ctx.hub.changed.emit(stored.changes)
+            on_failed=self._failed, writes=True)
 
     def _failed(self, message: str, hint: str) -> None:
         self._refresh()  # back to what is stored

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.operations import chats
-from core.operations.changes import Changes, Domain
+from core.operations.changes import KNOWLEDGE, Changes, Domain
 from core.operations.chats import (
     Compacted,
     Deleted,
@@ -48,7 +48,6 @@ from desktop.chat.conversation_list import (
 )
 from desktop.chat.learning_note import LearningNotes
 from desktop.chat.learning_switch import ChatLearningSwitch
-from desktop.chat.learning_watch import LearningWatch
 from desktop.chat.message_actions import EditBar
 from desktop.chat.pending_answers import PendingAnswers
 from desktop.chat.failure import paint_failure
@@ -68,6 +67,8 @@ SESSIONS_LISTED = 500
 SEARCH_DELAY_MS = 250
 """The search runs once typing pauses this long, not at every key."""
 STARTING = "Starting the assistant…"
+WHY_DOMAINS = (*KNOWLEDGE, Domain.NOTES)
+"""What the Why? panel lists: facts, memories, the profile, habits, notes and summaries."""
 CONVERSATION_MIN_WIDTH = 380
 WHY_WIDTH = 340
 
@@ -115,11 +116,8 @@ class ChatPage(Page):
         self._without: Task | None = None  # its answer without one item, while it runs
         self._opened_on_start = False
         self._list_loads = 0  # numbers each reading of the list: only the latest is shown
-        self.learning_watch = LearningWatch(ctx, self)
         self._build()
         self.learning_notes = LearningNotes(ctx, self.transcript, self)
-        self._heard_learning: object | None = None
-        """The learning the notes listen to (a rebuilt assistant brings a new one)."""
         self._open_incognito: str | None = None
         """The open chat's id when it is incognito (deleted when the user leaves it)."""
         hub = ctx.hub
@@ -245,10 +243,6 @@ class ChatPage(Page):
         return self._turn is not None and self._turn.running
 
     def _assistant_ready(self) -> None:
-        learning = self.ctx.assistant.learning if self.ctx.assistant is not None else None
-        if learning is not None and learning is not self._heard_learning:
-            learning.add_listener(self.learning_notes.listener)
-            self._heard_learning = learning
         self.banner.setVisible(False)
         self.composer.set_available(True)
         assistant = self.assistant
@@ -267,6 +261,9 @@ class ChatPage(Page):
             self._check_assistant()
         if changes.touches(Domain.CHATS):
             self.reload_list()
+            self._reread_open_chat()
+        if changes.touches(*WHY_DOMAINS):
+            self._reload_why()
 
     def _check_assistant(self) -> None:
         """Settings that rebuild the assistant leave it unset until it is ready again."""
@@ -370,6 +367,25 @@ class ChatPage(Page):
         self.run("Opening the chat", lambda _task: chats.history(assistant, session_id),
                  lambda exchanges: self._show_history(session_id, exchanges))
 
+    def _reread_open_chat(self) -> None:
+        """Read the open chat again after chats changed: what it shows must be what is
+        stored, also when it was rewritten elsewhere (a forget, another window). Left
+        alone while a reply streams or the last message is being edited."""
+        session_id, assistant = self.current_session, self.assistant
+        if (session_id is None or assistant is None or self.busy or self._editing is not None
+                or self.transcript.loading):
+            return
+
+        def read(exchanges: list[Exchange]) -> None:
+            if (session_id == self.current_session and not self.busy
+                    and self._editing is None and self.transcript.outdated_by(exchanges)):
+                self.transcript.show_exchanges(exchanges)
+                self.pending_answers.load(session_id)
+                self.learning_notes.show_session(session_id)  # under the new replies
+
+        self.run("Reading the open chat again",
+                 lambda _task: chats.history(assistant, session_id), read)
+
     def _set_read_only(self, info: SessionInfo | None) -> None:
         """An imported conversation is shown, not continued: no composer, a note why."""
         imported = info is not None and info.imported
@@ -405,8 +421,7 @@ class ChatPage(Page):
         assistant = self.assistant
         if assistant is not None:
             self.run("Deleting the incognito chat",
-                     lambda _task: chats.discard_incognito(assistant, keep),
-                     lambda stored: self.ctx.hub.changed.emit(stored.changes), writes=True)
+                     lambda _task: chats.discard_incognito(assistant, keep), writes=True)
 
     def _show_history(self, session_id: str, exchanges: list[Exchange]) -> None:
         if session_id != self.current_session:
@@ -437,9 +452,8 @@ class ChatPage(Page):
                     if not (self.busy and self._turn_session == self.current_session) else None)
 
         def started(result: Started) -> None:
-            self._show_chat(result.session_id, incognito=incognito)
-            self.ctx.hub.changed.emit(result.changes)  # the list reloads, selecting it
-            self.composer.edit.setFocus()
+            self._show_chat(result.session_id, incognito=incognito)  # the list's reload
+            self.composer.edit.setFocus()  # (from the change feed) selects it
 
         self.run("Starting a chat",
                  lambda _task: chats.start(assistant, incognito=incognito, finished=finished),
@@ -450,7 +464,7 @@ class ChatPage(Page):
         if assistant is None:
             return
         self.run("Renaming the chat", lambda _task: chats.rename(assistant, session_id, title),
-                 lambda stored: self.ctx.hub.changed.emit(stored.changes), writes=True)
+                 writes=True)
 
     def delete_session(self, session_id: str) -> None:
         """Delete a chat after asking; a reply streaming in it is stopped first."""
@@ -464,7 +478,6 @@ class ChatPage(Page):
             removed = result.deletion
             if self.current_session == session_id:
                 self._show_chat(None)
-            self.ctx.hub.changed.emit(result.changes)
             self.ctx.hub.status_message.emit(
                 f"Deleted “{info.title or UNTITLED}” ({count(removed.exchanges, 'exchange')}, "
                 f"{count(removed.summaries, 'summary', 'summaries')}). "
@@ -554,7 +567,6 @@ class ChatPage(Page):
             if self._turn_session is None and self.current_session is None:
                 self.current_session = event.session_id
                 self.learning_notes.show_session(event.session_id)
-            self.ctx.hub.changed.emit(event.changes)
             return
         if isinstance(event, Compacted):
             self.ctx.hub.status_message.emit(
@@ -576,15 +588,12 @@ class ChatPage(Page):
         else:
             self._end_turn("stopped" if outcome.stopped else "completed",
                            outcome.interaction_id)
-        self.ctx.hub.changed.emit(result.changes)
-        self.learning_watch.exchange_saved()
         if result.session_id == self.current_session:
             self.pending_answers.load(result.session_id)
 
     def _turn_crashed(self, message: str, hint: str) -> None:
         """The turn could not run at all (the chat was deleted, the database refused)."""
         self._end_turn("failed", None, f"{message} {hint}".strip())
-        self.ctx.hub.changed.emit(chats.CHATS)  # the message may have been saved before it failed
 
     def _end_turn(self, status: str, interaction_id: int | None, note: str = "") -> None:
         self.composer.set_busy(False)
@@ -622,6 +631,22 @@ class ChatPage(Page):
         self.run("Reading the reply's context",
                  lambda _task: chats.reply_context(hearth, interaction_id),
                  self.why_panel.show_items)
+
+    def _reload_why(self) -> None:
+        """Read the open Why? panel's items again: one forgotten or edited elsewhere since
+        (in Facts, by an agent, by another process) must say so, not stay listed as it
+        was."""
+        interaction_id = self._why_for
+        if interaction_id is None or not self.why_panel.isVisible():
+            return
+        hearth = self.ctx.hearth
+
+        def shown(items: list[UsedItem] | None) -> None:
+            if self._why_for == interaction_id:
+                self.why_panel.update_items(items)
+
+        self.run("Reading the reply's context again",
+                 lambda _task: chats.reply_context(hearth, interaction_id), shown)
 
     def answer_without(self, item: UsedItem) -> None:
         """Ask the model again for the reply the Why? panel is about, without ``item``;

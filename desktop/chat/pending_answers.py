@@ -109,7 +109,6 @@ class PendingAnswers(QObject):
         card = self._transcript.cards.get(done.value.id)
         if card is not None:
             card.update_item(done.value)
-        self._ctx.hub.changed.emit(done.changes)
 
     def _refused(self, action_id: int, text: str) -> None:
         """Show why, with the request as it now stands (expired, answered elsewhere)."""

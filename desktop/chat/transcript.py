@@ -377,6 +377,24 @@ class Transcript(QScrollArea):
         self._pending.extend(exchanges)
         self._load_batch()
 
+    def outdated_by(self, exchanges: list[Exchange]) -> bool:
+        """Whether ``exchanges``, the chat as stored now, say other words than those shown:
+        an exchange shown was rewritten (a forget, an edit in another window) or is gone.
+        A reply still being written, or failed (its note says why), is left out."""
+        stored = {exchange.interaction_id: exchange for exchange in exchanges}
+        asked: UserMessage | None = None
+        for message in self.messages:
+            if isinstance(message, UserMessage):
+                asked = message
+            elif isinstance(message, ReplyMessage) and message.interaction_id is not None:
+                saved = stored.get(message.interaction_id)
+                if saved is None or (asked is not None
+                                     and saved.user_message != asked.full_text):
+                    return True
+                if message.status != "failed" and saved.agent_response != message.markdown:
+                    return True
+        return False
+
     def _load_batch(self) -> None:
         for _ in range(min(LOAD_BATCH, len(self._pending))):
             exchange = self._pending.popleft()

@@ -227,10 +227,31 @@ class WhyPanel(QWidget):
 
     def show_items(self, items: list[UsedItem] | None) -> None:
         """Fill the tree; None means the reply has no record of its context."""
+        self.clear_alternative()
+        self._fill(items)
+
+    def update_items(self, items: list[UsedItem] | None) -> None:
+        """The same reply's items read again after memory changed (an item deleted or
+        edited since says so now): the selection and an answer without an item stay."""
+        chosen = self.selected
+        self._fill(items)
+        if chosen is not None:
+            self._reselect((chosen.kind, chosen.id))
+
+    def _reselect(self, identity: tuple[str, int | None]) -> None:
+        for group in range(self.model.rowCount()):
+            parent = self.model.index(group, 0)
+            for row in range(self.model.rowCount(parent)):
+                index = self.model.index(row, 0, parent)
+                item = index.data(ITEM_ROLE)
+                if isinstance(item, UsedItem) and (item.kind, item.id) == identity:
+                    self.tree.setCurrentIndex(index)
+                    return
+
+    def _fill(self, items: list[UsedItem] | None) -> None:
         self.model.removeRows(0, self.model.rowCount())
         self.items = list(items or [])
         self._logged = items is not None
-        self.clear_alternative()
         self._select(None)
         self._show_summary()
         if items is None:

@@ -53,8 +53,6 @@ class FormDialog(QDialog):
 
     def _saved(self, done: Done[Any]) -> None:
         self.saved = done.value
-        if done.changes:
-            self.ctx.hub.changed.emit(done.changes)
         self.accept()
 
     def _failed(self, message: str, hint: str) -> None:

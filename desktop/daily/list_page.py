@@ -118,8 +118,8 @@ class ListEditorPage(TablePage):
 
     def write(self, name: str, job: Callable[[], Done[Any]], *, reveal: bool,
               said: str) -> None:
-        """Run ``job``; on success show what was stored (selected, if ``reveal``) and tell
-        the other views; on failure say why under the editor."""
+        """Run ``job``; on success show what was stored (selected, if ``reveal``; the other
+        views follow the change feed); on failure say why under the editor."""
 
         def succeeded(done: Done[Any]) -> None:
             if reveal:
@@ -127,8 +127,6 @@ class ListEditorPage(TablePage):
                 self.reveal(done.value.id)
             else:
                 self.editor.load(None)
-            if done.changes:
-                self.ctx.hub.changed.emit(done.changes)
             self.ctx.hub.status_message.emit(said)
 
         def failed(message: str, hint: str) -> None:

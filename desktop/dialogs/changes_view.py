@@ -147,7 +147,6 @@ class ChangesView(QWidget):
         def done(undone: Undone) -> None:
             self.show_run(undone.run)
             show_status(self.result, undone.message, ok=True)
-            self.ctx.hub.changed.emit(undone.changes)
             self.changed.emit()
 
         def failed(message: str, hint: str) -> None:

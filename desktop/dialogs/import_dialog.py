@@ -163,7 +163,6 @@ class ImportDialog(QDialog):
         return task
 
     def _imported(self, summary: ImportSummary) -> None:
-        self.ctx.hub.changed.emit(summary.changes)
         self.again_button.setVisible(summary.forgotten > 0)
 
     def _again(self) -> None:

@@ -169,7 +169,6 @@ class ImportHistoryDialog(QDialog):
         if undone.chats:
             text += f" and {count(undone.chats, 'imported chat')}"
         self.outcome.setText(text + ".")
-        self.ctx.hub.changed.emit(done.changes)
         self.load()
 
     def _failed(self, message: str, hint: str) -> None:

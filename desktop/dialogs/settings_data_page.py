@@ -294,12 +294,7 @@ class DataSection(SettingsSection):
                         f"{total:,}: rebuild the vectors on the Embeddings tab.")
             return f"Imported {contents(imported.counts)} from {path.name}."
 
-        task = self._transfer(f"Importing {path}…", job, describe)
-        task.succeeded.connect(self._imported)
-        return task
-
-    def _imported(self, imported: Imported) -> None:
-        self.ctx.hub.changed.emit(imported.changes)
+        return self._transfer(f"Importing {path}…", job, describe)
 
     def _transfer(self, doing: str, job: Job, describe: Describe = str, *,
                   stoppable: bool = True) -> Task:

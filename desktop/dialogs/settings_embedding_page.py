@@ -221,7 +221,6 @@ class EmbeddingSection(SettingsSection):
 
         self.rebuild_button.setEnabled(False)
         task = self.tasks.start("Rebuilding vectors", job)
-        task.succeeded.connect(lambda rebuilt: self.ctx.hub.changed.emit(rebuilt.changes))
         self.rebuild_progress.follow(task, "Rebuilding vectors…", describe)
         return task
 

@@ -7,8 +7,9 @@ model is chosen). The run history lists reflection, dream, processor
 and decay runs; selecting one shows its stages with their counts, seconds and errors, and,
 behind "Error details…", where a failed stage raised (its traceback, for a bug report).
 
-The page refreshes when memory changes, when a run finishes, and every few seconds while it
-is in front (the schedule runs the processor and decay without telling anyone).
+The page reloads when the change feed says the queue or the runs moved, whoever moved
+them: this window, the schedule's processor and decay, a dream's child process, another
+device.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
-from PySide6.QtGui import QColor, QFontDatabase, QHideEvent, QShowEvent
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor, QFontDatabase
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.operations import consolidation
+from core.operations.changes import Domain
 from core.operations.consolidation import (
     REVIEWED_KINDS,
     RUN_KINDS,
@@ -57,8 +59,6 @@ from desktop.words import EVENT_STATE_WORDS, count
 T = TypeVar("T")
 FAILED = "failed"
 
-POLL_MS = 10_000
-"""How often the page re-reads while it is in front."""
 RUNS_SHOWN = 500
 EVENTS_SHOWN = 1000
 CONTENT_CHARS = 120
@@ -178,6 +178,9 @@ class ActivityPage(InspectorPage):
     title = "Activity"
     about = "What Hearth did in the background: nightly tidy-ups, reflections, queued notes."
     icon_name = "activity"
+    domains = frozenset({Domain.RUNS})
+    """The event queue and the runs: what learning noted, and every run's record, whoever
+    wrote them (this window, the schedule, a dream's child process, another device)."""
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
@@ -232,8 +235,6 @@ class ActivityPage(InspectorPage):
         layout.addWidget(self.notice)
         layout.addWidget(self.tabs, 1)
 
-        self._poll = QTimer(self, interval=POLL_MS)
-        self._poll.timeout.connect(self.refresh)
         self.retry_button.clicked.connect(lambda _checked=False: self.retry_selected())
         self.retry_all_button.clicked.connect(lambda _checked=False: self.retry_all())
         self.kind.currentIndexChanged.connect(lambda _index: self.reload())
@@ -282,16 +283,6 @@ class ActivityPage(InspectorPage):
         layout.addLayout(top)
         layout.addWidget(split, 1)
         return tab
-
-    # --- visibility ----------------------------------------------------------------------------
-
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
-        super().showEvent(event)
-        self._poll.start()
-
-    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802
-        super().hideEvent(event)
-        self._poll.stop()
 
     # --- loading -------------------------------------------------------------------------------
 

@@ -1,8 +1,10 @@
 """What every inspector view does the same way: load in the background, reload when what it
-shows changes, and make a change in the background, then tell the other views.
+shows changes, and make a change in the background.
 
 Each view names the domains it shows (``domains``) and reloads only when a ``Changes`` on
-the hub's ``changed`` touches one of them: saving a fact reloads Facts, not Memories.
+the hub's ``changed`` touches one of them: saving a fact reloads Facts, not Memories. The
+hub hears of every committed write from the change feed, whoever wrote (this view, another,
+the schedule, learning, an agent, another process), so a view never tells the others.
 
 Reloading is lazy for hidden views: a change while a view is hidden only marks it stale,
 and it reloads when it comes to the front, so one chat turn that stores a fact does not
@@ -145,12 +147,12 @@ class InspectorPage(Page):
 
     def change(self, name: str, job: Callable[[], Done[Any] | Changes],
                done: Callable[[Any], str] | None = None) -> Task:
-        """Run ``job`` (an operation that changes something) on a worker. On success put
-        the ``Changes`` it returned on the hub (the views showing those domains reload;
-        this one reloads in any case, so an edit that changed nothing shows the stored
-        value again) and say ``done(value)`` on the status bar, ``value`` being the
-        ``Done``'s value (None for a bare ``Changes``). On failure keep the reason next to
-        the view and reload, so nothing shows a change that was not saved."""
+        """Run ``job`` (an operation that changes something) on a worker. On success say
+        ``done(value)`` on the status bar, ``value`` being the ``Done``'s value (None for a
+        bare ``Changes``); the views showing what it changed reload from the change feed,
+        and this one reloads in any case, so an edit that changed nothing shows the stored
+        value again. On failure keep the reason next to the view and reload, so nothing
+        shows a change that was not saved."""
 
         def succeeded(result: Any) -> None:
             self.notice.clear()
@@ -158,9 +160,7 @@ class InspectorPage(Page):
                 changes, value = result.changes, result.value
             else:
                 changes, value = result, None
-            if changes:
-                self.ctx.hub.changed.emit(changes)
-            if not self.shows(changes):
+            if not self.shows(changes):  # the feed reloads it otherwise
                 self.refresh()
             if done is not None:
                 self.ctx.hub.status_message.emit(done(value))

@@ -12,12 +12,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from support.hub_changes import touching
 from support.long_text import diary_with
 from support.qt_waits import wait_for_task, wait_idle
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontDatabase, QTextFormat
-from PySide6.QtWidgets import QLabel
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QFontDatabase, QImage, QTextFormat
+from PySide6.QtWidgets import QLabel, QWidget
 
 from core.config import Settings
 from core.errors import HearthError
@@ -123,9 +122,8 @@ def test_a_reply_streams_in_and_is_rendered_as_markdown(qtbot, make_ctx, ollama)
     page._turn.streamed.connect(  # the reply's words (a new chat's Started comes first)
         lambda event: isinstance(event, TextDelta)
         and seen.append((page.busy, reply.markdown, reply.text)))
-    # learning caught up:
-    with qtbot.waitSignal(ctx.hub.changed, timeout=60_000, check_params_cb=touching()):
-        wait_reply(qtbot, page)
+    wait_reply(qtbot, page)
+    qtbot.waitUntil(lambda: ctx.assistant.learning.drain(timeout=0), timeout=60_000)
 
     assert len(seen) >= 4
     assert all(busy for busy, _, _ in seen)  # the deltas arrived before the turn ended
@@ -337,6 +335,69 @@ def test_the_composer_waits_for_the_assistant_and_says_why_it_cannot_chat(
     assert not failing.composer.available
     assert "No model could be loaded." in failing.banner.text()
     assert "Install Ollama" in failing.banner.text()
+
+
+def test_the_open_chat_shows_its_words_as_rewritten_elsewhere(qtbot, make_ctx) -> None:
+    """A forget (or another window) rewrites a message of the open chat: the chat shows it
+    as stored now, within a second, not the words that were taken out."""
+    ctx = make_ctx(provider_factory=scripted("Lisbon is lovely in May.", "Enjoy it."))
+    page = open_page(qtbot, ctx)
+    type_and_send(qtbot, page, "My sister lives in Lisbon")
+    first = wait_reply(qtbot, page)
+    type_and_send(qtbot, page, "We meet there in May")
+    wait_reply(qtbot, page)
+    wait_idle(qtbot, ctx)
+    shown = page.transcript.messages[1]
+    with ctx.hearth.storage.write() as session:  # what a forget in another process writes
+        row = session.get(Interaction, first.interaction_id)
+        assert row is not None
+        row.user_message = "My sister lives in [forgotten]"
+        row.agent_response = "[forgotten] is lovely in May."
+    qtbot.waitUntil(lambda: [m.text for m in page.transcript.messages] == [
+        "My sister lives in [forgotten]", "[forgotten] is lovely in May.",
+        "We meet there in May", "Enjoy it."], timeout=1_000)
+    assert page.transcript.messages[1] is not shown
+    wait_idle(qtbot, ctx)
+    rebuilt = page.transcript.messages
+    with ctx.hearth.storage.write() as session:  # chats changed, not these words
+        session.get(ChatSession, page.current_session).title = "Renamed elsewhere"
+    qtbot.waitUntil(lambda: page.list_model.index(0).data(Qt.ItemDataRole.EditRole)
+                    == "Renamed elsewhere", timeout=1_000)
+    wait_idle(qtbot, ctx)
+    assert page.transcript.messages == rebuilt  # nothing laid out again
+
+
+def on_screen(widget: QWidget) -> QImage:
+    """What the screen shows of ``widget`` now (its window's backing store), not what a
+    fresh render of it would show."""
+    window = widget.window()
+    corner = widget.mapTo(window, QPoint(0, 0))
+    shown = widget.screen().grabWindow(window.winId(), corner.x(), corner.y(),
+                                       widget.width(), widget.height())
+    return shown.toImage().convertToFormat(QImage.Format.Format_RGB32)
+
+
+def test_the_message_box_stops_saying_starting_once_the_assistant_is_ready(
+        qtbot, make_ctx) -> None:
+    """Seen: "Starting the assistant…" stayed in the box for minutes after the status bar
+    said ready and Enter worked (Qt repaints a placeholder only when it shows or hides)."""
+    ctx = make_ctx()
+    page = ChatPage(ctx)
+    qtbot.addWidget(page)
+    page.resize(900, 600)
+    page.show()
+    qtbot.waitExposed(page)
+    page.composer.edit.clearFocus()  # no blinking cursor in the pictures
+    viewport = page.composer.edit.viewport()
+    qtbot.waitUntil(lambda: on_screen(viewport) == viewport.grab().toImage()
+                    .convertToFormat(QImage.Format.Format_RGB32))
+    starting = on_screen(viewport)
+    with qtbot.waitSignal(ctx.hub.assistant_ready, timeout=30_000):
+        ctx.start_assistant()
+    assert page.composer.edit.placeholderText() != STARTING
+    ready = viewport.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+    assert ready != starting
+    qtbot.waitUntil(lambda: on_screen(viewport) == ready, timeout=1_000)
 
 
 # --- a huge paste ---------------------------------------------------------------------------

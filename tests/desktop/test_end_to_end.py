@@ -5,7 +5,6 @@ and recall no longer know it."""
 
 from __future__ import annotations
 
-from support.hub_changes import touching
 from support.qt_waits import wait_idle
 from PySide6.QtCore import Qt
 from test_chat_page import ChatServer, ollama, type_and_send, wait_reply  # noqa: F401
@@ -29,9 +28,11 @@ def say(qtbot, window: MainWindow, server: ChatServer, text: str) -> None:
     server.replies.append(FakeReply("Noted."))
     chat = window.show_page("chat")
     assert isinstance(chat, ChatPage)
-    with qtbot.waitSignal(window.ctx.hub.changed, timeout=60_000, check_params_cb=touching()):
-        type_and_send(qtbot, chat, text)
-        wait_reply(qtbot, chat)
+    type_and_send(qtbot, chat, text)
+    wait_reply(qtbot, chat)
+    learning = window.ctx.assistant.learning  # type: ignore[union-attr]
+    qtbot.waitUntil(lambda: learning.drain(timeout=0), timeout=60_000)  # learning caught up
+    wait_idle(qtbot, window.ctx)  # and the views reloaded what it stored
 
 
 def test_a_fact_said_in_chat_is_shown_corrected_and_forgotten(

@@ -44,7 +44,7 @@ def test_memory_off_in_settings_stops_all_learning(qtbot, make_ctx) -> None:
     assert ctx.settings.learning_paused
     stored = json.loads(ctx.hearth.paths.settings_file.read_text())
     assert stored["learning_paused"] is True
-    assert page.learning_switch.state.text() == PAUSED
+    qtbot.waitUntil(lambda: page.learning_switch.state.text() == PAUSED, timeout=1_000)
     assert not page.learning_switch.box.isEnabled()
 
     before = learned(ctx.hearth)

@@ -5,10 +5,13 @@ learning pipeline and its rules are real."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 from support.hub_changes import touching
 from support.chat_turns import chatty, facts, note_lines, open_page, say
-from support.qt_waits import wait_idle
+from support.qt_waits import wait_for_task, wait_idle
+
+from core.operations import facts as facts_ops
 
 from desktop.chat import learning_note
 from desktop.chat.learning_note import LearningNote
@@ -76,3 +79,54 @@ def test_undo_of_a_correction_restores_the_old_value_and_edit_saves_yours(
                                 for line in note_lines(later)), timeout=30_000)
     assert ctx.hearth.facts.get("brother_employer").source == "user"
     assert [h.value for h in ctx.hearth.facts.history("brother_employer")] == ["Google"]
+
+
+def edited(hearth) -> None:
+    facts_ops.correct(hearth, "sister_home_city", "Porto")
+
+
+def deleted(hearth) -> None:
+    facts_ops.delete(hearth, "sister_home_city")
+
+
+NOTE_AFTER = {
+    edited: ["Remembered: your sister's name is Priya",
+             "Remembered: your sister lives in Lisbon, since changed to Porto"],
+    deleted: ["Remembered: your sister's name is Priya"],  # its record went with it
+}
+
+
+@pytest.mark.parametrize("change", [edited, deleted], ids=["edited", "deleted"])
+def test_a_change_in_facts_reaches_the_open_chats_note_and_why_panel(qtbot, make_ctx,
+                                                                      change) -> None:
+    """Seen: after an edit or a delete in Facts, the open chat still offered Undo on the
+    fact and the Why? panel still listed it as it was. Both follow the change feed now."""
+    ctx = make_ctx(provider_factory=chatty())
+    page = open_page(qtbot, ctx)
+    reply = say(qtbot, page, "My sister Priya lives in Lisbon")
+    qtbot.waitUntil(lambda: len(note_lines(reply)) == 2, timeout=60_000)
+    note = reply.findChild(LearningNote)
+    assert note.button("sister_home_city", "Undo")  # offered: the fact holds what was learned
+    asked = say(qtbot, page, "Where does she live?")
+    assert asked.interaction_id is not None
+    page.show_why(asked.interaction_id)
+
+    def city_given() -> list:
+        return [item for item in page.why_panel.items if item.kind == "fact"
+                and item.id is not None and item.text.startswith("sister_home_city")
+                or item.kind == "fact" and not item.exists]
+
+    qtbot.waitUntil(lambda: [i.text for i in city_given()] == ["sister_home_city: Lisbon"],
+                    timeout=30_000)
+    wait_idle(qtbot, ctx)
+
+    hearth = ctx.hearth
+    wait_for_task(qtbot, ctx.workers.start(  # what the Facts view runs
+        "Changing it in Facts", lambda _task: change(hearth), writes=True))
+    qtbot.waitUntil(lambda: note_lines(reply) == NOTE_AFTER[change], timeout=1_000)
+    with pytest.raises(LookupError):
+        note.button("sister_home_city", "Undo")
+    now = ([("sister_home_city: Porto", True, True)] if change is edited
+           else [("", False, False)])
+    qtbot.waitUntil(lambda: [(i.text, i.exists, i.changed) for i in city_given()] == now,
+                    timeout=1_000)

@@ -13,8 +13,9 @@ def wait_for_task(qtbot: Any, task: Any, timeout: int = TASK_TIMEOUT_MS) -> None
 
 
 def wait_idle(qtbot: Any, ctx: Any, timeout: int = TASK_TIMEOUT_MS) -> None:
-    """Wait until no background task of the window is running."""
-    qtbot.waitUntil(lambda: not ctx.workers.active, timeout=timeout)
+    """Wait until no background task of the window is running and every change the feed
+    told so far is on the hub (whose views then started, and finished, their reloads)."""
+    qtbot.waitUntil(lambda: not ctx.workers.active and ctx.relay.settled, timeout=timeout)
 
 
 def settle(qtbot: Any, ctx: Any) -> None:

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from core.errors import HearthError
 from core.storage import migrate
+from core.storage.change_feed import ChangeFeed
 from core.storage.database_url import masked
 from core.storage.port import BackupCopies, HealthCheck, RowClaims, SearchIndex, StoragePort
 from core.storage.postgres import backup, locks
@@ -71,6 +72,7 @@ class PostgresStorage:
         self._search = PostgresSearchIndex(self._engine)
         self._claims = locks.AdvisoryClaims(self._engine)
         self._copies = PostgresCopies(url, _open_copy)
+        self._changes = ChangeFeed(self._engine)  # the change log's key is the counter
 
     @property
     def path(self) -> Path | None:
@@ -108,12 +110,16 @@ class PostgresStorage:
                 session.expunge_all()  # returned objects stay usable after the rollback
                 session.rollback()
 
+    @property
+    def changes(self) -> ChangeFeed:
+        return self._changes
+
     @contextmanager
     def write(self) -> Iterator[Session]:
         """A write transaction whose lock is taken on entry (waiting for another writer
-        there, before the caller's body runs)."""
-        with translated_errors(self._where), self._writer() as session, session.begin():
-            session.connection()
+        there, before the caller's body runs); what it changed is told once it is committed
+        (``ChangeFeed.transaction``)."""
+        with translated_errors(self._where), self._changes.transaction(self._writer) as session:
             yield session
 
     def backup_to(self, target: Path) -> None:
@@ -202,6 +208,7 @@ class PostgresStorage:
         return migrate.current_revision(self._engine)
 
     def close(self) -> None:
+        self._changes.close()
         self._claims.close()
         self._engine.dispose()
 

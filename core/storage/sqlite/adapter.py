@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from core.errors import DatabaseError, DatabaseLockedError, HearthError
 from core.storage import file_claims, migrate
+from core.storage.change_feed import ChangeFeed
 from core.storage.port import BackupCopies, HealthCheck, RowClaims, SearchIndex
 from core.storage.sqlite.copies import SqliteCopies, with_sidecars
 from core.storage.sqlite.engine import (
@@ -22,6 +23,7 @@ from core.storage.sqlite.engine import (
     translated_errors,
 )
 from core.storage.sqlite.damage import FirstWriteCheck
+from core.storage.sqlite.data_version import DataVersion
 from core.storage.sqlite.health import health_checks
 from core.storage.sqlite.ownership import refuse_another_programs
 from core.storage.sqlite.ann import new_generation
@@ -67,6 +69,7 @@ class SqliteStorage:
         self._copies = SqliteCopies(path, SqliteStorage)
         self._claims = file_claims.FileClaims(
             path.parent / file_claims.CLAIMS_FOLDER if path is not None else None)
+        self._changes = ChangeFeed(self._engine, probe=DataVersion, shared=path is not None)
 
     def _migrate(self) -> None:
         """Upgrade the schema, one process at a time.
@@ -131,12 +134,16 @@ class SqliteStorage:
                 session.expunge_all()  # returned objects stay usable after the rollback
                 session.rollback()
 
+    @property
+    def changes(self) -> ChangeFeed:
+        return self._changes
+
     @contextmanager
     def write(self) -> Iterator[Session]:
         """A write transaction whose lock is taken on entry (waiting for another writer
-        there, before the caller's body runs), so the body never meets a busy database."""
-        with translated_errors(self._path), self._writer() as session, session.begin():
-            session.connection()
+        there, before the caller's body runs), so the body never meets a busy database;
+        what it changed is told once it is committed (``ChangeFeed.transaction``)."""
+        with translated_errors(self._path), self._changes.transaction(self._writer) as session:
             yield session
 
     def check_writable(self) -> None:
@@ -248,4 +255,5 @@ class SqliteStorage:
         return migrate.current_revision(self._engine)
 
     def close(self) -> None:
+        self._changes.close()
         self._engine.dispose()

@@ -43,6 +43,7 @@ MADE_ELSEWHERE = frozenset({
     "link_changes", "link_state",  # migration 0014, as raw SQL (core.consolidation.link_log)
     "apscheduler_jobs",  # the scheduler's job store (core.scheduling.JOBSTORE_TABLE)
     "hearth_copy_unfinished",  # a copy cut short (core.storage.transfer.MARKER)
+    "change_log",  # migration 0021 (core.storage.change_log)
 })
 """Tables Hearth makes that neither the models nor the search index declare."""
 FTS5_SHADOWS = ("data", "idx", "docsize", "config")
