@@ -32,8 +32,9 @@ from core.errors import InvalidInputError
 from core.daily.delivery import Notification
 from core.knowledge.intentions import IntentionService
 from core.llm import CancelToken
+from core import clock
 from core.scheduling import (
-    DECAY, DELIVERY, DREAM, EVENT_PROCESSOR, JOBSTORE_TABLE, SCHEDULED_JOBS,
+    DECAY, DELIVERY, DREAM, EVENT_PROCESSOR, JOBSTORE_TABLE, PURGE_DELETED, SCHEDULED_JOBS,
     HearthScheduler, SchedulerBusyError,
 )
 from core.storage.orm import Memory, Run
@@ -262,3 +263,15 @@ def test_stop_jobs_reaches_a_running_job_and_later_ones_do_not_start(hearth) -> 
     assert scheduler.run_job(DECAY) == "decay skipped: Hearth is stopping"
     with hearth.storage.read() as session:
         assert session.scalar(select(func.count()).select_from(Run)) == 0
+
+
+def test_the_schedule_purges_deleted_entries_whose_undo_has_ended(hearth, scheduler) -> None:
+    """Also while the window stays open for days: every 5 minutes, not only at open."""
+    hearth.facts.remember("locker_code", "4471")
+    hearth.deleted.delete_fact("locker_code")
+    assert scheduler.run_job(PURGE_DELETED) == "nothing due"  # its undo has not ended
+    assert len(hearth.deleted.listed()) == 1
+    with clock.shifted(timedelta(minutes=31)):
+        assert scheduler.run_job(PURGE_DELETED) == "purged 1 deleted entry"
+    assert hearth.deleted.listed() == []
+    assert isinstance(scheduler.triggers()[PURGE_DELETED], IntervalTrigger)
