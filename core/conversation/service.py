@@ -730,5 +730,6 @@ class ConversationService:
     @staticmethod
     def _require_session(session: Session, session_id: str) -> ChatSession:
         return require(session, ChatSession, session_id,
-                       f"There is no conversation with id {session_id}.",
-                       "Start a new chat, or pick one from the recent sessions.")
+                       "That chat is not there any more.",
+                       f"It was deleted (its id was {session_id}); start a new chat, or "
+                       "pick one from the list of chats.")

@@ -477,4 +477,4 @@ def test_a_refused_change_stays_explained(qtbot, ctx: AppContext, seeded: Seeded
     page = shown(qtbot, ctx, MemoriesPage)
     page.pin(404)
     wait_idle(qtbot, ctx)
-    assert "no memory with id 404" in page.notice.text() and not page.notice.isHidden()
+    assert "Memory 404 is not there any more" in page.notice.text() and not page.notice.isHidden()
