@@ -75,7 +75,6 @@ class DesktopApp:
         """The window and the tray icon go at once; the rest stops within about two
         seconds, leaving unfinished learning in the database (``AppContext.close``)."""
         self.window.hide()
-        self.window.notices.close_all()
         if self.tray is not None:
             self.tray.icon.hide()
         self.ctx.close()

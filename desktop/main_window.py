@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QStackedWidget,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -24,6 +25,7 @@ from core.version import app_version
 from desktop.context import AppContext
 from desktop.icons import icon
 from desktop.notices import Notices
+from desktop.notification_area import NotificationArea
 from desktop.page import Page
 from desktop.registry import page_classes, view_shortcut
 from desktop.runs import RunController
@@ -65,7 +67,8 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(icon("hearth"))
         self.resize(opening_size(self.screen().availableGeometry().size()))
         self.runs = RunController(ctx, self)
-        self.notices = Notices(ctx, self)
+        self.notification_area = NotificationArea()
+        self.notices = Notices(ctx, self.notification_area, self)
         self.pages: dict[str, Page] = {}
         self._sidebar = Sidebar()
         self._sidebar.setObjectName("sidebar")
@@ -75,12 +78,18 @@ class MainWindow(QMainWindow):
         self._stack = QStackedWidget()
         for cls in page_classes():
             self._add_page(cls(ctx))
+        right = QWidget()  # the view in front, and under it the notifications
+        column = QVBoxLayout(right)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self._stack, 1)
+        column.addWidget(self.notification_area)
         central = QWidget()
         layout = QHBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self._sidebar)
-        layout.addWidget(self._stack, 1)
+        layout.addWidget(right, 1)
         self.setCentralWidget(central)
         self._sidebar.currentRowChanged.connect(self._show_row)
         self.status = StatusBar(ctx, self)
