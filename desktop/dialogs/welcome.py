@@ -34,6 +34,8 @@ from desktop.icons import icon
 from desktop.workers import Task
 
 ICON_SIZE = 56
+STATE_LINES = 3
+"""The longest sentence about Ollama, at the dialog's width."""
 
 
 def _paragraph(html: str) -> QLabel:
@@ -76,6 +78,13 @@ class WelcomeDialog(QDialog):
         self.puller.pulled.connect(lambda _name: self.detect())
         self.puller.progress.finished.connect(lambda _ok: self._fit())
         self.puller.hide()
+        # The answer from Ollama (a sentence of one to three lines, the pull offered or
+        # not) arrives after the dialog is shown: its room is kept from the start, so the
+        # dialog does not change height under the cursor on its way to "Start".
+        self.state.setMinimumHeight(STATE_LINES * self.state.fontMetrics().lineSpacing())
+        kept = self.puller.sizePolicy()
+        kept.setRetainSizeWhenHidden(True)
+        self.puller.setSizePolicy(kept)
         self.check_button = QPushButton("Check &again")
         self.check_button.setToolTip("Look for Ollama again (after starting it).")
         self.check_button.clicked.connect(self.detect)
@@ -148,14 +157,17 @@ class WelcomeDialog(QDialog):
         self._fit()
 
     def _fit(self) -> None:
-        """Grow or shrink to the new text at the width the user sees. Deferred until the
-        layout has taken the text in: a wrapped label knows its height only then."""
+        """Grow to a text longer than the room kept for it, at the width the user sees;
+        never shrink (the button under the cursor stays put). Deferred until the layout
+        has taken the text in: a wrapped label knows its height only then."""
         QTimer.singleShot(0, self._fit_now)
 
     def _fit_now(self) -> None:
         layout = self.layout()
         assert layout is not None  # set in __init__
-        self.resize(self.width(), layout.totalHeightForWidth(self.width()))
+        needed = layout.totalHeightForWidth(self.width())
+        if needed > self.height():
+            self.resize(self.width(), needed)
 
     def done(self, result: int) -> None:
         """However it is closed, the welcome has been seen."""
