@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from core.errors import HearthError
 from core.operations.changes import Changes, Domain
 from core.version import app_version
+from desktop.agent_requests import AgentRequests
 from desktop.context import AppContext
 from desktop.icons import icon
 from desktop.notices import Notices
@@ -63,6 +64,7 @@ class MainWindow(QMainWindow):
         self.runs = RunController(ctx, self)
         self.notification_area = NotificationArea()
         self.notices = Notices(ctx, self.notification_area, self)
+        self.agent_requests = AgentRequests(ctx, self.notification_area, self)
         self.pages: dict[str, Page] = {}
         self._sidebar = Sidebar()
         self._sidebar.setObjectName("sidebar")

@@ -6,7 +6,8 @@ Notifications used to open as pop-up windows of their own in the screen's corner
 due at once stacked over each other and over the window's status bar, each took a place in
 the task bar, and one closed by mistake was gone. Here they are cards in one place: the
 newest is shown, "‹ 2 of 3 ›" pages through the others, and the strip is as tall as one
-card, so a morning's worth of reminders never pushes the view off a small screen. A card
+card (or less: a tall card scrolls when the view in front needs the room), so a morning's
+worth of reminders never pushes the view off a small screen. A card
 never takes the keyboard focus from what the user is typing; Tab reaches its buttons.
 """
 
@@ -26,6 +27,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from desktop.scrolling import ShrinkingScrollArea
 
 
 class NoticeCard(QFrame):
@@ -110,9 +113,14 @@ class NotificationArea(QFrame):
             pager.addWidget(widget)
         self._pager = QWidget()
         self._pager.setLayout(pager)
+        # A tall card (a program asking for access, with its choices) scrolls on a small
+        # screen rather than taking the room the view in front needs.
+        scroll = ShrinkingScrollArea(self._stack)
+        scroll.viewport().setAutoFillBackground(False)
+        self._stack.setAutoFillBackground(False)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
-        layout.addWidget(self._stack, 1)
+        layout.addWidget(scroll, 1)
         layout.addWidget(self._pager, 0, Qt.AlignmentFlag.AlignTop)
         self._update()
 

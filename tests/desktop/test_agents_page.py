@@ -55,7 +55,7 @@ def choose(qtbot, ctx: AppContext, view: AgentsPage, name: str) -> None:
 
 def test_agents_are_listed_with_their_grants_and_history(qtbot, ctx, page) -> None:
     rows = {page.proxy.index(r, 0).data(): (page.proxy.index(r, 1).data(),
-                                            page.proxy.index(r, 3).data())
+                                            page.proxy.index(r, 4).data())
             for r in range(page.proxy.rowCount())}
     assert rows == {"notes-bot": ("read and write", "2"), "reader": ("read", "")}
     choose(qtbot, ctx, page, "notes-bot")

@@ -5,7 +5,7 @@ Panels too tall for such a screen scroll instead (``desktop.scrolling``).
 
 On a 1366×768 and a 1024×640 screen the window opens with its frame inside the screen, and
 stays inside with every panel open: the Why? panel with an item chosen, each view's detail
-pane with a row selected, a notification waiting."""
+pane with a row selected, notifications waiting (a reminder, a program asking for access)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from support.qt_waits import wait_idle
 from test_chat_page import scripted, type_and_send, wait_reply
 
+from core.agents.tools import AccessDenied, AgentTools
 from core.daily.when import today
 from core.scheduling import DELIVERY
 from desktop.dialogs.settings import SettingsDialog
@@ -211,6 +212,10 @@ def test_with_every_panel_open_the_window_stays_on_the_screen(
         qtbot.waitUntil(lambda: ctx.scheduler is not None, timeout=30_000)
         ctx.scheduler.run_job(DELIVERY)
         qtbot.waitUntil(lambda: bool(window.notices.open))
+        with pytest.raises(AccessDenied):  # a program asks for access: the tallest card
+            AgentTools(ctx.hearth, "notes-bot").call("list_facts", {})
+        window.agent_requests.check()
+        qtbot.waitUntil(lambda: bool(window.agent_requests.cards), timeout=10_000)
         chat = window.show_page("chat")
         type_and_send(qtbot, chat, "Where do I keep my bees?")
         wait_reply(qtbot, chat).why_button.click()
