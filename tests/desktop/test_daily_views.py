@@ -95,6 +95,17 @@ def test_quick_add_reads_the_due_day_says_it_and_files_the_task(qtbot, ctx) -> N
     assert not page.empty.isVisible()
 
 
+def test_dentist_next_tuesday_3pm_is_a_dated_task(qtbot, ctx) -> None:
+    page = open_page(qtbot, ctx, TodayPage)
+    quick_add(qtbot, page, "dentist next Tuesday 3pm")
+    [stored] = tasks.list_tasks(ctx.hearth)
+    assert stored.title == "dentist" and stored.due_date is not None
+    assert stored.due_date.weekday() == 1 and stored.due_time == "15:00"
+    assert page.hint.text() == (f"Added. Task: dentist — due {day_words(stored.due_date)} "
+                                "at 15:00")
+    assert "dentist" in sections(page)["coming"] or "dentist" in sections(page)["today"]
+
+
 def test_a_line_core_refuses_stays_typed_with_the_reason_under_it(qtbot, ctx) -> None:
     page = open_page(qtbot, ctx, TodayPage)
     line = "word " * 80  # longer than a task's title may be
