@@ -48,6 +48,9 @@ def test_confirm_on_the_card_creates_the_task_and_says_done(qtbot, make_ctx, oll
 
     assert card.preview.text().startswith("Add the task “Renew passport”, due ")
     assert ctx.hearth.tasks.list() == []  # the call alone did nothing
+    # the tool it used, in words; what was recorded is behind the tooltip (Details)
+    assert reply.activity.text() == "Prepared a task: it waits for your Confirm below"
+    assert "create_task: held pending action" in reply.activity.toolTip()
     assert card.confirm_button.isVisible() and card.confirm_button.focusPolicy() \
         & Qt.FocusPolicy.TabFocus
     card.confirm_button.setFocus()
