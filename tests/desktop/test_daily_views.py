@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any, TypeVar
 
 import pytest
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtCore import QTime, QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
 from core import clock
@@ -198,19 +198,21 @@ def test_the_task_editor_saves_a_due_day_and_says_why_a_title_is_refused(qtbot, 
     item = tasks.add(ctx.hearth, "renew passport").value
     dialog = TaskDialog(ctx, item)
     qtbot.addWidget(dialog)
-    dialog.title.setText("   ")
+    dialog.fields.title.setText("   ")
     dialog.save()
     settle(qtbot, ctx)
     assert dialog.error.isVisibleTo(dialog) and dialog.error.text()
     assert tasks.list_tasks(ctx.hearth)[0].title == "renew passport"  # nothing lost
-    dialog.title.setText("renew passport and ID")
-    dialog.has_due.setChecked(True)
-    dialog.due.setDate(dialog.due.date().addDays(3))
+    dialog.fields.title.setText("renew passport and ID")
+    dialog.fields.has_due.setChecked(True)
+    dialog.fields.due.setDate(dialog.fields.due.date().addDays(3))
+    dialog.fields.has_time.setChecked(True)
+    dialog.fields.time.setTime(QTime(18, 0))
     dialog.save()
     settle(qtbot, ctx)
     [stored] = tasks.list_tasks(ctx.hearth)
     assert stored.title == "renew passport and ID"
-    assert stored.due_date == when.today() + timedelta(days=3)
+    assert (stored.due_date, stored.due_time) == (when.today() + timedelta(days=3), "18:00")
 
 
 def test_the_reminder_editor_rewords_and_moves_a_reminder(qtbot, ctx) -> None:
@@ -220,14 +222,14 @@ def test_the_reminder_editor_rewords_and_moves_a_reminder(qtbot, ctx) -> None:
     settle(qtbot, ctx)
     dialog = ReminderDialog(ctx, item, page)
     qtbot.addWidget(dialog)
-    assert dialog.message.text() == "call mum"
-    dialog.message.setText("   ")
+    assert dialog.fields.message.text() == "call mum"
+    dialog.fields.message.setText("   ")
     dialog.save()
     settle(qtbot, ctx)
     assert dialog.error.isVisibleTo(dialog) and "cannot be empty" in dialog.error.text()
     assert reminders.list_reminders(ctx.hearth)[0].message == "call mum"  # nothing lost
 
-    dialog.message.setText("call mum about Sunday lunch")
+    dialog.fields.message.setText("call mum about Sunday lunch")
     dialog.save()
     settle(qtbot, ctx)
     [stored] = reminders.list_reminders(ctx.hearth)
@@ -237,7 +239,7 @@ def test_the_reminder_editor_rewords_and_moves_a_reminder(qtbot, ctx) -> None:
 
     moved = ReminderDialog(ctx, stored, page)
     qtbot.addWidget(moved)
-    moved.when.setDateTime(moved.when.dateTime().addSecs(3600))
+    moved.fields.when.setDateTime(moved.fields.when.dateTime().addSecs(3600))
     moved.save()
     settle(qtbot, ctx)
     [again] = reminders.list_reminders(ctx.hearth)
