@@ -173,6 +173,8 @@ def test_forgetting_a_fact_says_what_it_removed_and_removes_it_from_backups_too(
     assert dialog is not None and dialog.isVisible()
     assert "memories 1" in dialog.summary.text() and "no copy is left" in dialog.summary.text()
     assert "1 backup taken before still holds it" in dialog.backups.text()
+    assert "the backup of " in dialog.backups.text()  # named by when, not by file name
+    assert backup.name not in dialog.backups.text()
     assert value.encode() in backup.read_bytes()
 
     qtbot.mouseClick(dialog.remove, Qt.MouseButton.LeftButton)

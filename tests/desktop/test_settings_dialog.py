@@ -17,7 +17,7 @@ from pydantic_core import ValidationError
 from PySide6.QtCore import Qt, QTime
 
 from core.app import Hearth
-from core.home.backups import list_backups
+from core.home.backups import list_backups, taken_at
 from core.config import DEFAULT_EMBEDDING_MODEL_DIR, Settings
 from core.embedding.reembed import count_needing_embedding
 from core.storage.orm import Memory
@@ -386,7 +386,9 @@ def test_backup_now_creates_a_backup(qtbot, ctx) -> None:
 
     made = list_backups(ctx.hearth.paths)
     assert len(made) == 1
-    assert f"Backed up to {made[0].path.name}" in data_tab(dialog).backup_progress.result.text()
+    said = data_tab(dialog).backup_progress.result.text()
+    assert said.startswith("Backed up: the backup of ") and "hearth-" not in said  # no file
+    assert taken_at(made[0].path).astimezone().strftime("%H:%M") in said
 
 
 def test_export_then_import_round_trips(qtbot, ctx, embedder, tmp_path) -> None:
