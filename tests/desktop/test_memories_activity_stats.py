@@ -3,6 +3,7 @@ their actions change in core, and what their plots draw."""
 
 from __future__ import annotations
 
+from core.operations.data import backup_words
 from core.operations.changes import Changes
 
 from collections.abc import Callable
@@ -331,7 +332,7 @@ def test_a_deleted_memory_still_in_a_backup_is_removed_from_it_when_asked(
     assert dialog.windowTitle() == "Memory deleted"
     assert "Deleted 1 memory." in dialog.summary.text()
     assert "1 backup taken before still holds it." in dialog.backups.text()
-    assert backup.name in dialog.backups.text()
+    assert backup_words(backup) in dialog.backups.text()  # named by when it was taken
     assert dialog.remove.text() == "&Remove it from backups too"
     assert word.encode() in backup.read_bytes()
 
@@ -357,7 +358,7 @@ def test_a_failed_event_shows_its_error_and_retry_makes_it_pending(qtbot,
 
     assert [(e.id, e.state.value) for e in page.events.records()] == [
         (failed, "failing"), (waiting, "pending")]
-    assert "2 events waiting" in page.queue_summary.text() and "1 failed" in \
+    assert "2 things waiting" in page.queue_summary.text() and "1 failed" in \
         page.queue_summary.text()
     assert page.tabs.tabText(0) == "Waiting to learn (2)"
     assert page.select_event(waiting)
