@@ -3,6 +3,8 @@ their actions change in core, and what their plots draw."""
 
 from __future__ import annotations
 
+import json
+
 from core.operations.data import backup_words
 from core.operations.changes import Changes
 
@@ -347,6 +349,22 @@ def test_a_deleted_memory_still_in_a_backup_is_removed_from_it_when_asked(
 
 
 # --- Activity -----------------------------------------------------------------------------
+
+
+def test_what_waits_to_be_learned_reads_in_words(qtbot, ctx: AppContext) -> None:
+    """Not "fact · sister_name: Priya" and a memory's queued JSON: what waits, said plainly."""
+    add_event(ctx.hearth.storage, "fact", "sister_name: Priya", {})
+    add_event(ctx.hearth.storage, "memory_candidate", json.dumps(
+        {"content": "Priya is a nurse in Lisbon.", "memory_type": "semantic",
+         "priority": "medium", "namespace": "user"}), {})
+    page = shown(qtbot, ctx, ActivityPage)
+    rows = [(page.events_view.model().index(row, 2).data(),
+             page.events_view.model().index(row, 6).data()) for row in range(2)]
+    assert rows == [("a fact", "sister name: Priya"),
+                    ("something to remember", "Priya is a nurse in Lisbon.")]
+    assert page.queue_summary.text().startswith("2 things waiting to be learned from")
+    assert page.select_event(page.events.records()[1].id)
+    assert "memory_type" not in page.event_text.toPlainText()
 
 
 def test_a_failed_event_shows_its_error_and_retry_makes_it_pending(qtbot,
