@@ -3,8 +3,9 @@ entry shows its key, its value and its type.
 
 Columns run Key, Value, Type: the order a person fills an entry in, so Tab after a key
 goes to its value. A key reads as words ("sister name" for ``sister_name``, the stored
-spelling in its tooltip); editing it edits the stored key. Types are shown in words ("group" for a JSON object, "yes/no" for a
-boolean); ``TYPE_WORDS`` names them, and the edit role still speaks the JSON kinds.
+spelling in its tooltip); editing it edits the stored key. Types are shown in words
+("group" for a JSON object, "yes/no" for a boolean); ``TYPE_WORDS`` names them, and the
+edit role still speaks the JSON kinds.
 
 Edits stay in the model until the view saves ``to_data()``: renaming a key, changing a value
 (parsed by the entry's type: ``42`` stays a number only if the entry is a number), changing a
