@@ -13,9 +13,11 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -34,7 +36,7 @@ from desktop.icons import icon
 from desktop.workers import Task
 
 ICON_SIZE = 56
-STATE_LINES = 3
+STATE_LINES = 4
 """The longest sentence about Ollama, at the dialog's width."""
 
 
@@ -77,14 +79,25 @@ class WelcomeDialog(QDialog):
         self.puller.set_name(settings.ollama_model)
         self.puller.pulled.connect(lambda _name: self.detect())
         self.puller.progress.finished.connect(lambda _ok: self._fit())
-        self.puller.hide()
         # The answer from Ollama (a sentence of one to three lines, the pull offered or
-        # not) arrives after the dialog is shown: its room is kept from the start, so the
-        # dialog does not change height under the cursor on its way to "Start".
+        # not) arrives after the dialog is shown: its room is kept from the start (the
+        # sentence's lines; the pull takes the place of the note on the built-in model),
+        # so the dialog does not change height under the cursor on its way to "Start".
         self.state.setMinimumHeight(STATE_LINES * self.state.fontMetrics().lineSpacing())
-        kept = self.puller.sizePolicy()
-        kept.setRetainSizeWhenHidden(True)
-        self.puller.setSizePolicy(kept)
+        self.built_in_note = muted_label(
+            f"Without Ollama, Hearth answers with the small model built in "
+            f"({settings.embedded_model_path.stem}), on this computer's processor: quick to "
+            "start with, simpler in what it says. You can change this any time in "
+            "File → Settings.")
+        self.below = QWidget()  # the note and the pull in one place, the room of the larger
+        overlaid = QGridLayout(self.below)
+        overlaid.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.built_in_note, self.puller):
+            kept = widget.sizePolicy()
+            kept.setRetainSizeWhenHidden(True)
+            widget.setSizePolicy(kept)
+            overlaid.addWidget(widget, 0, 0)
+        self._offer_pull(False)
         self.check_button = QPushButton("Check &again")
         self.check_button.setToolTip("Look for Ollama again (after starting it).")
         self.check_button.clicked.connect(self.detect)
@@ -92,12 +105,7 @@ class WelcomeDialog(QDialog):
         state_row.addWidget(self.state, 1)
         state_row.addWidget(self.check_button, 0, Qt.AlignmentFlag.AlignTop)
         model.addLayout(state_row)
-        model.addWidget(self.puller)
-        model.addWidget(muted_label(
-            f"Without Ollama, Hearth answers with the small model built in "
-            f"({settings.embedded_model_path.stem}), on this computer's processor: quick to "
-            "start with, simpler in what it says. You can change this any time in "
-            "File → Settings."))
+        model.addWidget(self.below)
         layout.addWidget(model_box)
         layout.addStretch(1)
         buttons = QDialogButtonBox()
@@ -105,6 +113,7 @@ class WelcomeDialog(QDialog):
         start.setDefault(True)
         buttons.accepted.connect(self.accept)
         layout.addWidget(buttons)
+        self._opened = False
         self.detect()
 
     def _header(self) -> QHBoxLayout:
@@ -139,17 +148,22 @@ class WelcomeDialog(QDialog):
         if survey.has_model:
             show_status(self.state, f"{survey.detail.rstrip('.')}. Hearth answers with it.",
                         ok=True)
-            self.puller.setVisible(self.puller.running)
+            self._offer_pull(self.puller.running)
         elif survey.running:
             show_status(self.state, f"Ollama is running at {survey.host}, but the recommended "
                                     f"model {model} is not installed yet. Pull it here; until "
                                     "it is there, Hearth uses its built-in model.")
-            self.puller.show()
+            self._offer_pull(True)
         else:
             show_status(self.state, f"{survey.detail} For better answers, install Ollama from "
                                     "ollama.com, start it, and check again.")
-            self.puller.setVisible(self.puller.running)
+            self._offer_pull(self.puller.running)
         self._fit()
+
+    def _offer_pull(self, offered: bool) -> None:
+        """The pull in the place of the note on the built-in model, or the note."""
+        self.puller.setVisible(offered)
+        self.built_in_note.setVisible(not offered)
 
     def _detect_failed(self, message: str, hint: str) -> None:
         self.check_button.setEnabled(True)
@@ -162,12 +176,20 @@ class WelcomeDialog(QDialog):
         has taken the text in: a wrapped label knows its height only then."""
         QTimer.singleShot(0, self._fit_now)
 
-    def _fit_now(self) -> None:
+    def _fit_now(self, *, shrink: bool = False) -> None:
         layout = self.layout()
         assert layout is not None  # set in __init__
         needed = layout.totalHeightForWidth(self.width())
-        if needed > self.height():
+        if needed > self.height() or shrink:
             self.resize(self.width(), needed)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        """Open as tall as the wrapped text is at the width it opens at: a dialog's own
+        size hint counts wrapped lines at a narrower width, and left the room empty."""
+        super().showEvent(event)
+        if not self._opened:
+            self._opened = True
+            self._fit_now(shrink=True)
 
     def done(self, result: int) -> None:
         """However it is closed, the welcome has been seen."""
