@@ -24,6 +24,7 @@ from core.operations.changes import Changes, Domain
 from core.operations.done import Done
 from desktop.agent_scope import ScopeChooser
 from desktop.context import AppContext
+from desktop.inspector.agents import reads_text
 from desktop.notification_area import NoticeCard, NotificationArea
 
 ASK_POLL_MS = 5_000
@@ -117,8 +118,10 @@ class AgentRequests(QObject):
             info = result.value
             self.area.remove(card)
             self.ctx.hub.changed.emit(result.changes)
-            self.ctx.hub.status_message.emit(f"{info.name} {GRANTED[info.access]}. "
-                                             f"{info.covers}")
+            limits = reads_text(info) if info.access != "none" else "everything"
+            shown = "" if limits == "everything" else f" ({limits})"
+            self.ctx.hub.status_message.emit(f"{info.name} {GRANTED[info.access]}{shown}; "
+                                             "Agents shows what it covers.")
 
         def failed(message: str, hint: str) -> None:
             for button in card.buttons.values():

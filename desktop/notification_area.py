@@ -51,25 +51,24 @@ class NoticeCard(QFrame):
         self.body.setTextFormat(Qt.TextFormat.PlainText)
         self.body.setWordWrap(True)
         self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # The answers are on the title's line: when a small window leaves the area less
+        # room than a tall card needs, what scrolls is the explanation, not the buttons.
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.title, 1)
         self.buttons: dict[str, QPushButton] = {}
-        row = QHBoxLayout()
-        row.setContentsMargins(0, 0, 0, 0)
         for key, label in actions:
             button = QPushButton(label)
             button.setFocusPolicy(Qt.FocusPolicy.TabFocus)  # a click leaves the focus be
             button.clicked.connect(lambda _=False, key=key: self._press(key))
             self.buttons[key] = button
-            row.addWidget(button)
-        row.addStretch(1)
+            top.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
         self.close_button = QToolButton()
         self.close_button.setText("✕")
         self.close_button.setAutoRaise(True)
         self.close_button.setToolTip("Close this notification")
         self.close_button.clicked.connect(self.dismissed)
-        top = QHBoxLayout()
-        top.setContentsMargins(0, 0, 0, 0)
-        top.addWidget(self.title, 1)
-        top.addWidget(self.close_button)
+        top.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 6, 6, 6)
         layout.setSpacing(4)
@@ -77,7 +76,6 @@ class NoticeCard(QFrame):
         layout.addWidget(self.body)
         if extra is not None:
             layout.addWidget(extra)
-        layout.addLayout(row)
 
     def _press(self, key: str) -> None:
         for button in self.buttons.values():
@@ -115,7 +113,7 @@ class NotificationArea(QFrame):
         self._pager.setLayout(pager)
         # A tall card (a program asking for access, with its choices) scrolls on a small
         # screen rather than taking the room the view in front needs.
-        scroll = ShrinkingScrollArea(self._stack)
+        self._scroll = scroll = ShrinkingScrollArea(self._stack)
         scroll.viewport().setAutoFillBackground(False)
         self._stack.setAutoFillBackground(False)
         layout = QHBoxLayout(self)
@@ -166,4 +164,7 @@ class NotificationArea(QFrame):
         self.position.setText(f"{index + 1} of {total}")
         self.previous.setEnabled(index > 0)
         self.next.setEnabled(index < total - 1)
+        # a card's size does not reach the window's layout through the scroll area by
+        # itself: without this the strip kept the height of a tall card gone before
+        self._scroll.updateGeometry()
         self.changed.emit()

@@ -77,6 +77,8 @@ class TimetablePicker(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(row)
         layout.addWidget(self.details)
+        # as tall as its lines: the room left in the editor goes to the prompt's text
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self._syncing = False
         for combo in (self.repeat, self.day):
             combo.currentIndexChanged.connect(self._picked)

@@ -8,11 +8,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from PySide6.QtWidgets import QLabel
 from support.moments import at, day
 
 from core.daily.when import today
 from core.scheduling import DELIVERY
 from desktop.main_window import MainWindow
+from desktop.notification_area import NoticeCard
 from desktop.tray import Tray
 
 
@@ -97,3 +99,19 @@ def test_several_due_at_once_wait_in_one_area_under_the_view(qtbot, window) -> N
     area.current.buttons["done"].click()
     qtbot.waitUntil(lambda: len(window.notices.open) == 2)
     assert area.position.text() in ("1 of 2", "2 of 2")
+
+
+def test_the_area_is_as_tall_as_the_card_in_front(qtbot, window) -> None:
+    """A tall card gone (a program's request answered), the strip shrinks to the card left
+    in front rather than keeping its height with empty space."""
+    area = window.notification_area
+    small = NoticeCard("Due today", "Renew passport", [("done", "Done")])
+    tall = NoticeCard("A program asks", "Allow it?", [("read", "Allow read")],
+                      extra=QLabel("\n".join(f"line {n}" for n in range(8))))
+    area.add(small)
+    area.add(tall)
+    tall_height = tall.sizeHint().height()
+    qtbot.waitUntil(lambda: area.height() >= tall_height)
+    area.remove(tall)
+    qtbot.waitUntil(lambda: area.height() < tall_height - 60, timeout=3_000)
+    assert area.height() <= small.sizeHint().height() + 20
