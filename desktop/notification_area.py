@@ -44,6 +44,7 @@ class NoticeCard(QFrame):
         self.setObjectName("notice")
         self.title = QLabel(title)
         self.title.setTextFormat(Qt.TextFormat.PlainText)  # a reminder's text is the user's
+        self.title.setWordWrap(True)  # beside the buttons on a narrow window
         bold = self.title.font()
         bold.setBold(True)
         self.title.setFont(bold)
