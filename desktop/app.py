@@ -8,12 +8,14 @@ the program writes is readable by its user alone (``data.restrict_new_files``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
-from typing import cast
+from typing import NoReturn, cast
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
@@ -59,6 +61,7 @@ class DesktopApp:
         if QSystemTrayIcon.isSystemTrayAvailable():
             self.tray = Tray(ctx, self.window)
         self.window.tray_available = self.tray is not None
+        self.closed = False
         if start_background:
             QTimer.singleShot(0, self.start_background)
 
@@ -74,12 +77,39 @@ class DesktopApp:
     def quit(self) -> None:
         """The window and the tray icon go at once; the rest stops within about two
         seconds, leaving unfinished learning in the database (``AppContext.close``)."""
+        if self.closed:
+            return
+        self.closed = True
         self.window.hide()
-        self.window.notices.close_all()
         if self.tray is not None:
             self.tray.icon.hide()
         self.ctx.close()
         QApplication.quit()
+
+    def run(self, app: QApplication) -> NoReturn:
+        """Show the window and run until Quit, then end the process (``end_process``)."""
+        self.window.show()
+        code = app.exec()
+        self.quit()  # the event loop may also end without Quit (the desktop session ends)
+        end_process(code)
+
+
+def end_process(code: int) -> NoReturn:
+    """End the process as soon as the window has closed (``DesktopApp.quit``).
+
+    By then everything Hearth keeps is committed to the database and the database is
+    closed, learning not done is marked due for the next start, and a dream in its child
+    process has been told to stop (it ends itself at its next safe point). What may still
+    run cannot be stopped from here: a language model reading a long prompt in native code
+    (llama.cpp notices a cancel only at its next token) on a reply's or learning's thread.
+    A normal interpreter exit waits for it, in the thread pool's destructor and the
+    model's, and under load the process outlived its window by 12 seconds. So the logs
+    are flushed and the process ends here, without that wait."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # closed or gone: nothing to flush
+            stream.flush()
+    os._exit(code)
 
 
 WINDOW_LOG = "window.log"
@@ -125,10 +155,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     log_to_data_folder(hearth.paths.home)
     desktop = DesktopApp(AppContext(hearth))
-    desktop.window.show()
     if args.quit_after is not None:
         QTimer.singleShot(int(args.quit_after * 1000), desktop.quit)
-    return app.exec()
+    desktop.run(app)
 
 
 if __name__ == "__main__":

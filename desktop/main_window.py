@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QMoveEvent, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QListWidget,
@@ -15,16 +15,20 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QStackedWidget,
+    QVBoxLayout,
     QWidget,
 )
 
 from core.errors import HearthError
 from core.operations.changes import Changes, Domain
 from core.version import app_version
+from desktop.agent_requests import AgentRequests
 from desktop.context import AppContext
 from desktop.icons import icon
 from desktop.notices import Notices
+from desktop.notification_area import NotificationArea
 from desktop.page import Page
+from desktop.placement import OPENING_SIZE, fitted, frame_margins
 from desktop.registry import page_classes, view_shortcut
 from desktop.runs import RunController
 from desktop.search_index import SearchIndexStatus, SearchIndexUpkeep
@@ -42,15 +46,6 @@ class Sidebar(QListWidget):
         """Typing is not a way to choose a view (Ctrl+1 … Ctrl+0, Alt+1 … are)."""
 
 
-OPENING_SIZE = QSize(1200, 780)
-
-
-def opening_size(available: QSize) -> QSize:
-    """The size the window opens at: 1200×780, or what the screen leaves free (a 1366×768
-    laptop, less its panel) so the status bar and the message box are never off-screen."""
-    return OPENING_SIZE.boundedTo(available)
-
-
 class MainWindow(QMainWindow):
     """Sidebar + stacked pages; owns the menus and the shortcuts that work everywhere."""
 
@@ -63,9 +58,13 @@ class MainWindow(QMainWindow):
         self.ctx = ctx
         self.setWindowTitle("Hearth")
         self.setWindowIcon(icon("hearth"))
-        self.resize(opening_size(self.screen().availableGeometry().size()))
+        self.resize(OPENING_SIZE.boundedTo(self.available_area().size()))
+        self._opening = True  # fitted to the screen when first shown...
+        self._framing = False  # ...and again once the window manager has framed it
         self.runs = RunController(ctx, self)
-        self.notices = Notices(ctx, self)
+        self.notification_area = NotificationArea()
+        self.notices = Notices(ctx, self.notification_area, self)
+        self.agent_requests = AgentRequests(ctx, self.notification_area, self)
         self.pages: dict[str, Page] = {}
         self._sidebar = Sidebar()
         self._sidebar.setObjectName("sidebar")
@@ -75,12 +74,18 @@ class MainWindow(QMainWindow):
         self._stack = QStackedWidget()
         for cls in page_classes():
             self._add_page(cls(ctx))
+        right = QWidget()  # the view in front, and under it the notifications
+        column = QVBoxLayout(right)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self._stack, 1)
+        column.addWidget(self.notification_area)
         central = QWidget()
         layout = QHBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self._sidebar)
-        layout.addWidget(self._stack, 1)
+        layout.addWidget(right, 1)
         self.setCentralWidget(central)
         self._sidebar.currentRowChanged.connect(self._show_row)
         self.status = StatusBar(ctx, self)
@@ -95,6 +100,35 @@ class MainWindow(QMainWindow):
         self._build_menus()
         if self.pages:
             self._sidebar.setCurrentRow(0)
+
+    # --- on the screen -----------------------------------------------------------------------
+
+    def available_area(self) -> QRect:
+        """What the screen leaves free for windows (less the desktop's panels)."""
+        return self.screen().availableGeometry()
+
+    def fit_to_screen(self) -> None:
+        """Open at ``OPENING_SIZE`` or smaller, the frame inside the free area, so the
+        status bar and the message box are on screen (``desktop.placement``)."""
+        frame = self.frameGeometry()
+        margins = frame_margins(frame, self.geometry())
+        placed = fitted(frame, margins, self.available_area(), self.minimumSizeHint())
+        self.resize(placed.size().shrunkBy(margins))
+        self.move(placed.topLeft())
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        if self._opening:
+            self._opening, self._framing = False, True
+            self.fit_to_screen()
+
+    def moveEvent(self, event: QMoveEvent) -> None:  # noqa: N802 (Qt's name)
+        """The window manager moves the window into its new frame: the frame's size is
+        known from then on, and the window is fitted with it."""
+        super().moveEvent(event)
+        if self._framing and self.frameGeometry() != self.geometry():
+            self._framing = False
+            self.fit_to_screen()
 
     # --- pages -------------------------------------------------------------------------------
 

@@ -1,80 +1,36 @@
-"""Delivered notifications in the window: a small notice with buttons for each, and the
-recent ones kept for the tray's "Recent reminders" menu.
+"""Delivered notifications in the window: a card with buttons for each in the window's
+notification area, and the recent ones kept for the tray's "Recent reminders" menu.
 
 The schedule hands over a ``Notification`` (``ctx.hub.delivered``, from its thread). A tray
-balloon (``QSystemTrayIcon.showMessage``) has no buttons, so each notification also opens a
-``NoticeWindow``: a small, non-modal tool window in the screen's corner that does not take
-the focus from what the user is typing, with the notification's buttons (Done, Snooze
-10 min, Snooze 1 h, Tomorrow, Not wanted) and Close. A button runs
-``core.operations.delivery.act`` in a worker, tells the views what changed and closes the
-notice. The tray's "Recent reminders" menu offers the same buttons for the last
-``RECENT`` notifications, for when a notice was closed unanswered. The same path works
+balloon (``QSystemTrayIcon.showMessage``) has no buttons, so each notification is also a
+card in the window's one notification area (``desktop.notification_area``), with the
+notification's buttons (Done, Snooze 10 min, Snooze 1 h, Tomorrow, Not wanted) and ✕. A
+button runs ``core.operations.delivery.act`` in a worker, tells the views what changed and
+takes the card away. The tray's "Recent reminders" menu offers the same buttons for the
+last ``RECENT`` notifications, for when a card was closed unanswered. The same path works
 offscreen (tests) and on every platform; no notification daemon is needed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QObject, Signal
 
 from core.operations import delivery
 from core.operations.delivery import Notification
 from core.operations.done import Done
 from desktop.context import AppContext
+from desktop.notification_area import NoticeCard, NotificationArea
 
 RECENT = 8
 """Notifications the tray's "Recent reminders" menu keeps."""
-MARGIN = 16
 
 
-class NoticeWindow(QWidget):
-    """One notification with its buttons; see the module docstring."""
+class DeliveredNotice(NoticeCard):
+    """The card of one delivered notification, with its answers as buttons."""
 
-    def __init__(self, notification: Notification,
-                 answer: Callable[[Notification, str], None]) -> None:
-        super().__init__(None, Qt.WindowType.Tool | Qt.WindowType.WindowStaysOnTopHint)
+    def __init__(self, notification: Notification) -> None:
+        super().__init__(notification.title, notification.body, delivery.labels(notification))
         self.notification = notification
-        self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
-        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.setWindowTitle(notification.title)
-        layout = QVBoxLayout(self)
-        self.title = QLabel(f"<b>{_escaped(notification.title)}</b>")
-        self.body = QLabel(notification.body)
-        self.body.setWordWrap(True)
-        self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(self.title)
-        layout.addWidget(self.body)
-        row = QHBoxLayout()
-        self.buttons: dict[str, QPushButton] = {}
-        for key, label in delivery.labels(notification):
-            button = QPushButton(label)
-            button.clicked.connect(lambda _=False, key=key: self._press(key, answer))
-            self.buttons[key] = button
-            row.addWidget(button)
-        row.addStretch(1)
-        self.close_button = QPushButton("Close")
-        self.close_button.clicked.connect(self.close)
-        row.addWidget(self.close_button)
-        layout.addLayout(row)
-        self.setMinimumWidth(320)
-
-    def _press(self, key: str, answer: Callable[[Notification, str], None]) -> None:
-        for button in self.buttons.values():
-            button.setEnabled(False)  # one answer per notice
-        answer(self.notification, key)
-        self.close()
-
-    def show_in_corner(self) -> None:
-        self.adjustSize()
-        area = self.screen().availableGeometry()
-        self.move(area.right() - self.width() - MARGIN, area.bottom() - self.height() - MARGIN)
-        self.show()
-
-
-def _escaped(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 class Notices(QObject):
@@ -83,23 +39,36 @@ class Notices(QObject):
     recent_changed = Signal()
     answered = Signal(str)  # what was done, in a sentence (also in the status bar)
 
-    def __init__(self, ctx: AppContext, parent: QObject | None = None) -> None:
+    def __init__(self, ctx: AppContext, area: NotificationArea,
+                 parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
+        self.area = area
         self.recent: list[Notification] = []
-        self.open: list[NoticeWindow] = []
         ctx.hub.delivered.connect(self.show)
 
-    def show(self, notification: Notification) -> NoticeWindow:
-        """Open a notice for ``notification`` and keep it among the recent ones."""
+    @property
+    def open(self) -> list[DeliveredNotice]:
+        """The delivered notifications shown in the area, newest first."""
+        return [card for card in self.area.cards if isinstance(card, DeliveredNotice)]
+
+    def show(self, notification: Notification) -> DeliveredNotice:
+        """Show ``notification`` in front (once: shown again, its card comes forward) and
+        keep it among the recent ones."""
         self.recent = [notification, *[n for n in self.recent if n.key != notification.key]
                        ][:RECENT]
         self.recent_changed.emit()
-        notice = NoticeWindow(notification, self.answer)
-        self.open.append(notice)
-        notice.destroyed.connect(lambda _=None, notice=notice: self._closed(notice))
-        notice.show_in_corner()
-        return notice
+        for card in self.open:
+            if card.notification.key == notification.key:
+                self.area.remove(card)
+        card = DeliveredNotice(notification)
+        card.answered.connect(lambda key, card=card: self._press(card, key))
+        self.area.add(card)
+        return card
+
+    def _press(self, card: DeliveredNotice, key: str) -> None:
+        self.answer(card.notification, key)
+        self.area.remove(card)
 
     def answer(self, notification: Notification, action: str) -> None:
         """Carry out ``action`` in a worker; it leaves the recent list once answered."""
@@ -107,6 +76,9 @@ class Notices(QObject):
         def done(result: Done[str]) -> None:
             self.recent = [n for n in self.recent if n.key != notification.key]
             self.recent_changed.emit()
+            for card in self.open:
+                if card.notification.key == notification.key:  # answered from the tray
+                    self.area.remove(card)
             self.ctx.hub.status_message.emit(result.value)
             self.answered.emit(result.value)
 
@@ -119,9 +91,5 @@ class Notices(QObject):
                                on_done=done, on_failed=failed, writes=True)
 
     def close_all(self) -> None:
-        for notice in list(self.open):
-            notice.close()
-
-    def _closed(self, notice: NoticeWindow) -> None:
-        if notice in self.open:
-            self.open.remove(notice)
+        for card in self.open:
+            self.area.remove(card)

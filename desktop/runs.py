@@ -17,6 +17,7 @@ from core.operations import consolidation, data
 from core.operations.consolidation import DREAM, REFLECT, RunChanges, RunOutcome
 from desktop.context import AppContext
 from desktop.dialogs.away import AwayDialog
+from desktop.dialogs.settings_form import data_size
 from desktop.dialogs.run_dialog import RunDialog
 from desktop.isolated import run_in_child
 from desktop.run_summary import NOUN, summary
@@ -58,8 +59,10 @@ class RunController:
     def backup_now(self) -> Task:
         hearth = self.ctx.hearth
         return self.ctx.workers.start(
-            "Backing up", lambda _task: str(data.backup(hearth).path),
-            on_done=lambda path: self.ctx.hub.status_message.emit(f"Backed up to {path}"),
+            "Backing up", lambda _task: data.backup(hearth),
+            on_done=lambda made: self.ctx.hub.status_message.emit(
+                f"Backed up: {data.backup_words(made.path)} ({data_size(made.size_bytes)}), "
+                "with the others in the backups folder (File → Settings → Data)."),
             on_failed=lambda message, hint: self.ctx.hub.status_message.emit(
                 f"Backup failed: {message} {hint}"))
 

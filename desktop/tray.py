@@ -3,8 +3,8 @@ Quit; a tooltip with the next scheduled dream and the last result; a balloon for
 delivered notification (reminders, task alerts, follow-ups, scheduled prompts).
 
 A balloon has no buttons: the answers (Done, Snooze 10 min / 1 h, Tomorrow, …) are on the
-notice the window opens (``desktop.notices``) and, for the last few notifications, under
-"Recent reminders" in this menu.
+notification's card in the window's notification area (``desktop.notices``) and, for the
+last few notifications, under "Recent reminders" in this menu.
 
 Where the desktop has no tray, the window's Memory menu carries the same actions and the
 schedule runs all the same (the window then quits when closed)."""
@@ -93,7 +93,12 @@ class Tray(QObject):
                 action.triggered.connect(
                     lambda _=False, n=notification, key=key: self.window.notices.answer(n, key))
             entry.addAction("Show").triggered.connect(
-                lambda _=False, n=notification: self.window.notices.show(n))
+                lambda _=False, n=notification: self._show_notice(n))
+
+    def _show_notice(self, notification: Notification) -> None:
+        """Bring the window up with the notification in front in its notification area."""
+        self.window.notices.show(notification)
+        self.show_window()
 
     def _changed(self, changes: Changes) -> None:
         if changes.touches(Domain.SETTINGS):

@@ -40,7 +40,7 @@ def test_an_excluded_topic_is_not_stored_even_for_review(migrated_home: Path,
             tools.call("remember_fact", {"key": "salary", "value": "plenty"})
         assert tools.call("remember_fact", {"key": "pet", "value": "a cat"})["status"] == "held"
         assert [w.preview for w in agents.held_writes(hearth)] == [
-            "Remember pet = a cat (general)"]
+            "Remember pet: a cat (general)"]
 
 
 def test_trust_needs_write_access_and_a_lower_grant_drops_it(hearth: Hearth) -> None:

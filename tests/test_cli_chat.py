@@ -16,7 +16,7 @@ import pytest
 
 from core.app import Hearth
 from core.cli.main import run
-from support.fake_ollama import FakeOllama, FakeReply
+from support.fake_ollama import FakeModel, FakeOllama, FakeReply
 
 MODEL = "llama3.2:3b"
 NO_FACTS = json.dumps({"facts": []})
@@ -87,6 +87,20 @@ def test_ask_with_ollama_down_says_so_and_keeps_the_message(capsys, tmp_path, mo
     with Hearth.open(tmp_path / "h") as opened:
         assert opened.stats()["counts"]["interactions"] == 1
         assert opened.facts.get("partner_name").value == "Ana"  # rules need no model
+
+
+def test_a_held_request_names_the_command_that_confirms_it(capsys, tmp_path, monkeypatch):
+    """In a terminal there is no card to press: the reply names ``hearth pending``."""
+    with FakeOllama(models=[FakeModel(MODEL, capabilities=("completion",))]) as no_tools:
+        no_tools.configure(monkeypatch, MODEL)
+        no_tools.responder = replies()
+        code, out, _ = hearth(capsys, tmp_path / "h", "ask",
+                              "remind me tomorrow at 9 to call the dentist")
+    assert code == 0
+    assert "It is not done yet: confirm it with `hearth pending confirm 1`" in out
+    assert "`hearth pending cancel 1`" in out and "card" not in out
+    code, out, _ = hearth(capsys, tmp_path / "h", "pending", "confirm", "1")
+    assert code == 0 and "call the dentist" in out
 
 
 def test_status_names_the_model_that_would_answer(capsys, tmp_path, server):

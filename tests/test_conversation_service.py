@@ -359,7 +359,7 @@ def test_forget_fact_deletes_only_what_the_user_confirms(hearth, answer, kept, t
     events = run(conversation, conversation.new_session(), "Forget where I live.")
     assert (hearth.facts.get("home_city") is not None) is kept
     assert told in chat_requests(llm)[1].messages[-1].content
-    assert asked == ([] if answer is None else ["Forget the fact “home_city: Lisbon”?"])
+    assert asked == ([] if answer is None else ["Forget the fact “home city: Lisbon”?"])
     assert isinstance(events[-1], TurnFinished)
     audit = [a for a in all_rows(hearth, AuditEntry) if a.action == "tool.forget_fact"]
     assert len(audit) == 1 and audit[0].arguments == {"key": "home_city"}

@@ -75,6 +75,19 @@ def test_tags_are_the_distinctive_words_of_title_and_text() -> None:
     assert extract_tags("Same input", ARTICLE) == extract_tags("Same input", ARTICLE)
 
 
+def test_tags_are_whole_words_not_fragments() -> None:
+    """"long-term" and "e-bikes" stay whole; "isn't" and the address give no "isn" or
+    "org"; a possessive is its word; a plural counts with its singular."""
+    tags = extract_tags("Why you can't sleep: the science of long-term rest",
+                        "Don't panic. Long-term sleep debt isn't fixed in a weekend. Read "
+                        "https://example.org/sleep-guide. Sleep's rhythm matters; naps don't.")
+    assert tags[:2] == ["sleep", "long-term"]
+    assert not {"long", "term", "isn", "don", "can", "org", "example", "guide"} & set(tags)
+    bikes = extract_tags("The best e-bikes of 2026",
+                         "We rode e-bikes for months. One e-bike stood out among the e-bikes.")
+    assert bikes[0] == "e-bikes" and "bikes" not in bikes and "e-bike" not in bikes
+
+
 def test_read_later_items_are_kept_found_and_tidied(storage) -> None:
     later = ReadLaterService(storage)
     item = later.add(" https://example.org/sourdough ", title="Keeping a sourdough starter",

@@ -18,7 +18,7 @@ from desktop.graph.layout import (
     carried_over,
     compute_layout,
 )
-from desktop.graph.scene import LABEL_BOX, labelled_nodes, short_label
+from desktop.graph.scene import placed_labels, short_label
 
 
 
@@ -260,18 +260,26 @@ def test_an_unreadable_cache_file_means_laying_out_again(tmp_path, caplog):
     assert "unreadable graph layout" in caplog.text
 
 
-def test_labels_go_to_the_most_important_memories_spread_apart() -> None:
+def test_labels_fit_the_plot_and_stay_clear_of_each_other() -> None:
+    """In pixels, on the plot as drawn: no label overlaps another or leaves the plot; one
+    near an edge starts or ends at its node instead of being cut off; the most important
+    candidate comes first."""
     rng = np.random.default_rng(4)
-    positions = rng.uniform(0, 100, size=(5_000, 2)).astype(np.float32)
-    importance = rng.random(5_000).astype(np.float32)
-    shown = np.ones(5_000, dtype=bool)
-    shown[int(importance.argmax())] = False  # a hidden memory is never named
-    chosen = labelled_nodes(positions, importance, shown)
-    assert 1 < len(chosen) <= 12 and int(importance.argmax()) not in chosen
-    assert importance[chosen[0]] == importance[shown].max()
-    room = np.asarray(LABEL_BOX) * np.ptp(positions[shown], axis=0).max()
-    assert all((np.abs(positions[a] - positions[b]) >= room).any()  # no two labels overlap
-               for a in chosen for b in chosen if a < b)
+    points = rng.uniform(0, 600, size=(240, 2))
+    points[0] = (5, 300)  # at the left edge: centred, its label would be cut off
+    sizes = [(float(rng.integers(60, 220)), 22.0) for _ in points]
+    area = (0.0, 0.0, 600.0, 400.0)
+    placed = placed_labels(points, sizes, area)
+    assert 1 < len(placed) <= 12 and placed[0][:2] == (0, 0.0)  # starts at its node
+    for index, _anchor, (left, top, width, height) in placed:
+        assert left >= 0 and top >= 0 and left + width <= 600 and top + height <= 400
+        assert (width, height) == sizes[index]
+    rects = [rect for _i, _a, rect in placed]
+    assert not any(a[0] < b[0] + b[2] + 4 and b[0] < a[0] + a[2] + 4
+                   and a[1] < b[1] + b[3] + 4 and b[1] < a[1] + a[3] + 4
+                   for n, a in enumerate(rects) for b in rects[n + 1:])
+    crowded = placed_labels(np.full((30, 2), 300.0), [(100.0, 22.0)] * 30, area)
+    assert len(crowded) == 1  # thirty memories on one spot: one label, not a pile
     assert (short_label("Maya is training for the Porto half marathon")
             == "Maya is training for the Porto…")
     assert short_label("Knee physio") == "Knee physio"

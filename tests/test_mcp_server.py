@@ -142,7 +142,7 @@ def test_writes_are_held_for_review_and_audited_without_their_values(
     capsys.readouterr()
     assert client.hearth("mcp", "review", "--json") == 0
     waiting = {item["id"]: item for item in json.loads(capsys.readouterr().out)}
-    assert waiting[held["write_id"]]["preview"] == "Remember bike_brand = Brompton (preference)"
+    assert waiting[held["write_id"]]["preview"] == "Remember bike brand: Brompton (preference)"
 
     assert client.hearth("mcp", "accept", str(held["write_id"])) == 0
     assert client.hearth("mcp", "reject", str(observed["write_id"])) == 0
@@ -211,7 +211,7 @@ def test_a_trusted_agent_cannot_replace_a_fact_the_user_set_without_their_review
     assert client.hearth("mcp", "review", "--json") == 0
     waiting = {item["id"]: item for item in json.loads(capsys.readouterr().out)}
     assert waiting[asked["write_id"]]["preview"] == (
-        "Change home_city from Porto to Lisbon (location)")
+        "Change home city from Porto to Lisbon (location)")
     assert client.hearth("mcp", "reject", str(asked["write_id"])) == 0
     with client.opened() as hearth:
         assert hearth.facts.get("home_city").value == "Porto"

@@ -4,7 +4,7 @@ keeps them (``agent_tokens``, new in 0017, goes and comes back empty)."""
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 
 from core.storage import migrate, orm
 from support.migration_steps import downgrade, tables
@@ -13,11 +13,13 @@ from support.migration_steps import downgrade, tables
 def test_agents_writes_and_audit_survive_up_down_up(storage) -> None:
     downgrade(storage, "0016")
     assert "agent_tokens" not in tables(storage)
-    with storage.write() as session:
-        agent = orm.Agent(name="editor", access="write", trusted=True)
-        session.add(agent)
-        session.flush()
-        session.add(orm.AgentWrite(agent_id=agent.id, action="record_observation",
+    with storage.write() as session:  # the agents table as it was then (no scope yet)
+        session.execute(text(
+            "INSERT INTO agents (name, access, trusted, first_seen_at, last_seen_at) "
+            "VALUES ('editor', 'write', :yes, '2026-11-01 10:00:00', '2026-11-01 10:00:00')"),
+            {"yes": True})
+        agent_id = session.scalars(select(orm.Agent.id)).one()
+        session.add(orm.AgentWrite(agent_id=agent_id, action="record_observation",
                                    arguments={"content": "likes tea"},
                                    preview="Note: likes tea"))
         session.add(orm.AuditEntry(action="agent.grant", actor="user",

@@ -34,6 +34,27 @@ def test_quick_add_reads_tasks_reminders_and_plain_lines() -> None:
     assert quick_add.parse("   ", now) is None
 
 
+def test_a_date_and_time_at_the_end_of_a_line_make_it_a_dated_task() -> None:
+    """ "dentist next Tuesday 3pm" is the task "dentist" due on Tuesday at 15:00, not a task
+    titled with the whole line; a date the rules read ("on Tuesday at 15:00") keeps its time."""
+    zone = when.zone()
+    wednesday = datetime(2026, 11, 25, 10, 0, tzinfo=zone)
+    tuesday = wednesday.date() + timedelta(days=6)
+    for line in ("dentist next Tuesday 3pm", "dentist next Tuesday at 3pm",
+                 "dentist 3pm next tuesday", "dentist on Tuesday at 15:00"):
+        read = quick_add.parse(line, wednesday)
+        assert read is not None and read.kind == "task", line
+        assert (read.title, read.due_date, read.due_time) == ("dentist", tuesday, time(15)), line
+        assert read.hint == "Task: dentist — due Tue 1 Dec at 15:00"
+    lunch = quick_add.parse("team lunch Friday noon", wednesday)
+    assert lunch is not None and (lunch.title, lunch.due_time) == ("team lunch", time(12))
+    rent = quick_add.parse("pay rent tomorrow", wednesday)
+    assert rent is not None and (rent.title, rent.due_time) == ("pay rent", None)
+    show = quick_add.parse("watch Friday Night Lights", wednesday)  # no date: a title
+    assert show is not None and (show.title, show.due_date) == (
+        "watch Friday Night Lights", None)
+
+
 def test_quick_add_stores_what_it_read(hearth) -> None:
     read = quick_add.parse("remind me in 2 hours to stretch")
     assert read is not None

@@ -60,6 +60,21 @@ def test_a_confirmed_action_applies_exactly_once(storage, services, gate) -> Non
     assert "Renew" not in str(entry.arguments)  # names of arguments, not the user's words
 
 
+def test_confirmed_as_revised_in_its_form(services, gate) -> None:
+    """Edit on the card opens the task's own form: what the user changed there is checked
+    as a new request would be, applied, and kept with the action (preview included)."""
+    held = gate.hold("task.create", {"title": "Renew passport", "due_date": "2026-11-28"})
+    with pytest.raises(InvalidInputError, match="title"):
+        gate.confirm(held.id, {"title": "   "})
+    assert gate.get(held.id).status == "pending" and services.tasks.list() == []
+    confirmed = gate.confirm(held.id, {"title": "Renew passport and ID card",
+                                       "due_date": "", "due_time": ""})
+    (task,) = services.tasks.list()
+    assert (task.title, task.due_date) == ("Renew passport and ID card", None)
+    assert confirmed.preview == "Add the task “Renew passport and ID card”."
+    assert confirmed.arguments["title"] == "Renew passport and ID card"
+
+
 def test_two_confirms_at_once_apply_it_once(services, gate) -> None:
     """The window and a second window (or a double click) answer together: the status is
     checked in the transaction that applies, so one wins and the other is told."""

@@ -331,7 +331,7 @@ def test_runs_lists_recorded_runs_with_stages(hearth: Hearth) -> None:
 def test_retrying_an_unknown_event_is_a_clear_error(hearth: Hearth) -> None:
     result = command_line().invoke(cli_app(), ["events", "--retry", "999"])
     assert result.exit_code != 0
-    assert "no context event with id 999" in str(result.exception)
+    assert "Nothing numbered 999 is waiting to be learned" in str(result.exception)
 
 
 def test_the_scaffold_is_bounded_in_depth_and_size() -> None:

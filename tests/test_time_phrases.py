@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from core.daily.time_phrases import DEFAULT_HOUR, parse_due, parse_when
+from core.daily.time_phrases import DEFAULT_HOUR, parse_day_time, parse_due, parse_when
 
 PARIS = ZoneInfo("Europe/Paris")
 NEW_YORK = ZoneInfo("America/New_York")
@@ -174,3 +174,19 @@ def test_dateparser_is_imported_on_first_use_and_never_reaches_the_network() -> 
                             timeout=60, check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "2026-11-27 14:00:00+00:00"
+
+
+@pytest.mark.parametrize(("phrase", "expected"), [
+    ("next Tuesday 3pm", (date(2026, 12, 1), "15:00")),
+    ("3pm next tuesday", (date(2026, 12, 1), "15:00")),
+    ("on Friday", (date(2026, 11, 27), None)),  # a day without a time has none
+    ("tomorrow 9:30", (date(2026, 11, 26), "09:30")),
+    ("at 9", (date(2026, 11, 26), "09:00")),  # a time alone: the next one
+    ("tonight", (date(2026, 11, 25), "20:00")),
+    ("in 2 hours", None),  # a duration is no day
+    ("the movie", None),
+])
+def test_the_day_and_time_of_a_dated_to_do(phrase: str, expected: tuple | None) -> None:
+    found = parse_day_time(phrase, now=WEDNESDAY, zone=PARIS)
+    assert (None if found is None else
+            (found[0], None if found[1] is None else f"{found[1]:%H:%M}")) == expected

@@ -203,7 +203,7 @@ def test_detail_cites_an_imported_turn(hearth: Hearth) -> None:
 
 
 def test_detail_of_a_missing_memory_says_so(hearth: Hearth) -> None:
-    with pytest.raises(NotFoundError, match="no memory with id 404"):
+    with pytest.raises(NotFoundError, match="Memory 404 is not there any more"):
         memory_detail.memory_detail(hearth.storage, 404)
 
 

@@ -5,26 +5,33 @@ An agent is named by what its MCP client calls itself at ``initialize``
 (``hearth mcp --agent NAME``). The name is normalised (lower case, words joined by "-") so
 "Claude Desktop" and "claude-desktop" are one agent. An agent Hearth has not seen before is
 recorded with no access: it can connect, but every tool answers how the user grants it
-access. Only the user changes a grant (``grant``, ``trust``), and each change is audited.
+access, and its first such call is noted as a request for access (``asked``; the window
+asks the user about it once: ``asking``). Only the user changes a grant (``grant``,
+``trust``), and each change is audited. A grant may be narrowed: ``scope`` "search" lets
+the agent only search memories and notes, and ``hidden`` keeps the facts and memories of
+some categories from it (``core.agents.tools`` enforces both).
 """
 
 from __future__ import annotations
 
 import builtins
 import re
+from collections.abc import Iterable
 from datetime import timedelta
 from typing import Literal, cast
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from core import clock
 from core.errors import InvalidInputError, NotFoundError
-from core.storage.orm import AGENT_ACCESS, Agent, AuditEntry
+from core.knowledge.facts import CATEGORIES
+from core.storage.orm import AGENT_ACCESS, AGENT_SCOPES, Agent, AuditEntry
 from core.storage.port import StoragePort
 from core.user_input import readable_text
 
 Access = Literal["none", "read", "write"]
+Scope = Literal["all", "search"]
 MAX_NAME = 24
 """So that ``agent:<name>`` fits the audit log's 32-character actor column."""
 SEEN_EVERY = timedelta(minutes=1)
@@ -52,6 +59,24 @@ def check_access(access: str) -> Access:
         raise InvalidInputError(f"{access!r} is not an access level.",
                                 "Use none, read (search and read) or write (read and write).")
     return cast(Access, access)
+
+
+def check_scope(scope: str) -> Scope:
+    if scope not in AGENT_SCOPES:
+        raise InvalidInputError(f"{scope!r} is not a scope.",
+                                "Use all (everything its access allows) or search (only "
+                                "searching memories and notes).")
+    return cast(Scope, scope)
+
+
+def check_hidden(categories: Iterable[str]) -> list[str]:
+    """Fact categories to keep from an agent, each checked, in the usual order."""
+    wanted = {category.strip().lower() for category in categories}
+    unknown = sorted(wanted - set(CATEGORIES))
+    if unknown:
+        raise InvalidInputError(f"{', '.join(map(repr, unknown))} is not a fact category.",
+                                f"Use one of: {', '.join(CATEGORIES)}.")
+    return [category for category in CATEGORIES if category in wanted]
 
 
 def recorded(session: Session, name: str) -> Agent:
@@ -108,21 +133,49 @@ class AgentRegistry:
             return builtins.list(session.scalars(select(Agent).order_by(
                 Agent.last_seen_at.desc(), Agent.id)))
 
-    def grant(self, name: str, access: str) -> Agent:
-        """Set what ``name`` may do. An agent not seen yet is recorded, so the user can grant
-        access before its first connection."""
+    def grant(self, name: str, access: str, *, scope: str | None = None,
+              hidden: Iterable[str] | None = None) -> Agent:
+        """Set what ``name`` may do, and (when given) how far its reading goes and which
+        categories are kept from it; unchanged otherwise. An agent not seen yet is
+        recorded, so the user can grant access before its first connection. Any answer,
+        "none" included, ends its request for access."""
         access = check_access(access)
         name = normalise_name(name)
+        scope = None if scope is None else check_scope(scope)
+        kept = None if hidden is None else check_hidden(hidden)
         with self._storage.write() as session:
             agent = recorded(session, name)
             before, agent.access = agent.access, access
             if access != "write":
                 agent.trusted = False  # trust means nothing without write access
+            if scope is not None:
+                agent.scope = scope
+            if kept is not None:
+                agent.hidden_categories = kept
+            agent.answered_at = clock.now()
             session.add(AuditEntry(action="agent.grant", actor="user",
-                                   arguments={"agent": name, "access": access},
+                                   arguments={"agent": name, "access": access,
+                                              "scope": agent.scope,
+                                              "hidden": list(agent.hidden_categories)},
                                    result_summary=f"{before} -> {access}"))
             session.flush()
             return agent
+
+    def asked(self, name: str) -> None:
+        """Note that ``name`` called a tool it has no access for: it asks for access. Only
+        the first call is noted (one write per agent, not one per refused call)."""
+        with self._storage.write() as session:
+            session.execute(update(Agent).where(Agent.name == normalise_name(name),
+                                                Agent.asked_at.is_(None))
+                            .values(asked_at=clock.now()))
+
+    def asking(self) -> builtins.list[Agent]:
+        """The agents that asked for access and have no answer from the user yet, oldest
+        request first."""
+        with self._storage.read() as session:
+            return builtins.list(session.scalars(
+                select(Agent).where(Agent.asked_at.is_not(None), Agent.answered_at.is_(None),
+                                    Agent.access == "none").order_by(Agent.asked_at)))
 
     def trust(self, name: str, trusted: bool = True) -> Agent:
         """Let the agent's facts and observations be applied without review (forgetting is

@@ -18,7 +18,13 @@ forget_fact(key)              write             never done here: a request the u
 
 The agent is looked up on every call (``AgentRegistry.seen``), so a grant the user changes
 applies to the next call of a running server. An agent without the access a tool needs
-gets ``AccessDenied``: one sentence naming the command that grants it. Writes pass the
+gets ``AccessDenied``: one sentence naming the command that grants it (the first such call
+of an agent with no access is its request for access, which the window shows the user).
+A narrowed grant is enforced here too: an agent limited to searching has only
+``search_memory`` of the reading tools, and the categories kept from an agent are as if
+they did not exist for it: their facts are not listed, found or changed, memories filed
+under them are not returned, and the profile (which touches every part of the user's
+life) is not read. Writes pass the
 same gates as the chat's tools first: nothing is stored while learning is paused, nor what
 touches the user's exclusions. Unlike the chat, there is no user message to ground a fact
 in: the review is that check.
@@ -50,7 +56,7 @@ from core.agents.writes import AgentWrites
 from core.app import Hearth
 from core.conversation.audit import SUMMARY_CHARS, redact_arguments, redact_text
 from core.errors import HearthError, InvalidInputError
-from core.knowledge.facts import CATEGORIES, normalise_key
+from core.knowledge.facts import CATEGORIES, key_words, normalise_key
 from core.learning.consent import learns_from
 from core.learning.exclusions import ExclusionGate
 from core.recall.service import RecallQuery
@@ -63,6 +69,9 @@ log = logging.getLogger(__name__)
 READ_TOOLS = ("search_memory", "list_facts", "recall_facts", "read_profile")
 WRITE_TOOLS = ("remember_fact", "record_observation", "forget_fact")
 MAX_RESULTS = 20
+KEPT_MARGIN = 3
+"""For an agent some categories are kept from, recall is asked for this many times the
+results wanted, so that leaving those memories out still leaves enough."""
 
 Result = dict[str, Any]
 
@@ -143,43 +152,66 @@ class AgentTools:
 
     def _check_access(self, agent: Agent, tool: str) -> None:
         needed = "write" if tool in WRITE_TOOLS else "read"
-        if agent.access == "write" or agent.access == needed:
-            return
-        have = ("no access to Hearth's memory yet" if agent.access == "none"
-                else "read-only access to Hearth's memory")
-        raise AccessDenied(
-            f"The agent “{agent.name}” has {have}, so it cannot use {tool}.",
-            f"The user can allow it in Hearth (Agents) or with `hearth mcp grant {agent.name} "
-            f"{needed}`.")
+        if agent.access not in ("write", needed):
+            if agent.access == "none":
+                self._registry.asked(agent.name)
+            have = ("no access to Hearth's memory yet" if agent.access == "none"
+                    else "read-only access to Hearth's memory")
+            raise AccessDenied(
+                f"The agent “{agent.name}” has {have}, so it cannot use {tool}.",
+                f"The user can allow it in Hearth (Agents) or with `hearth mcp grant "
+                f"{agent.name} {needed}`.")
+        if agent.scope == "search" and tool in READ_TOOLS and tool != "search_memory":
+            raise AccessDenied(f"The user let “{agent.name}” only search their memories, so "
+                               f"it cannot use {tool}.", "Use search_memory.")
+        if tool == "read_profile" and agent.hidden_categories:
+            raise AccessDenied(
+                f"The user keeps some topics ({', '.join(agent.hidden_categories)}) from "
+                f"“{agent.name}”, and the profile touches every part of their life, so it "
+                "cannot be read.", "Use search_memory or list_facts.")
+
+    @staticmethod
+    def _kept_from(agent: Agent, category: str | None) -> bool:
+        """Whether a fact or memory of ``category`` is kept from the agent."""
+        return (category or "").strip().lower() in agent.hidden_categories
+
+    def _refuse_kept(self, agent: Agent, category: str) -> None:
+        if self._kept_from(agent, category):
+            raise AccessDenied(f"The user keeps {category} facts and memories from "
+                               f"“{agent.name}”.", "Leave that topic to the user.")
 
     # --- reads ---------------------------------------------------------------------------
 
-    def _search_memory(self, _agent: Agent, arguments: Mapping[str, Any]) -> tuple[Result, str]:
+    def _search_memory(self, agent: Agent, arguments: Mapping[str, Any]) -> tuple[Result, str]:
         limit = arguments.get("limit", 5)
         if not isinstance(limit, int) or not 1 <= limit <= MAX_RESULTS:
             raise InvalidInputError(f"A limit of {limit!r} results cannot be used.",
                                     f"Ask for 1 to {MAX_RESULTS} results.")
-        results = self._hearth.recall.recall(RecallQuery(
-            text=_text(arguments, "query"), k=limit,
+        wanted = limit * KEPT_MARGIN if agent.hidden_categories else limit
+        results = [r for r in self._hearth.recall.recall(RecallQuery(
+            text=_text(arguments, "query"), k=wanted,
             kinds=(IndexedKind.MEMORY, IndexedKind.NOTE)))
+            if not self._kept_from(agent, r.provenance.get("category"))][:limit]
         found = [{"kind": r.kind.value, "id": r.id, "text": r.text, "excerpt": r.excerpt,
                   "score": round(r.score, 4), "created_at": _plain(r.created_at),
                   "provenance": _plain(r.provenance)} for r in results]
         names = ", ".join(f"{r.kind.value} {r.id}" for r in results)
         return {"results": found}, f"{len(found)} results: {names}"
 
-    def _list_facts(self, _agent: Agent, arguments: Mapping[str, Any]) -> tuple[Result, str]:
+    def _list_facts(self, agent: Agent, arguments: Mapping[str, Any]) -> tuple[Result, str]:
         category = _text(arguments, "category", default="").lower() or None
         if category is not None and category not in CATEGORIES:
             raise InvalidInputError(f"{category!r} is not a fact category.",
                                     f"Use one of: {', '.join(CATEGORIES)}.")
-        return self._facts(self._hearth.facts.list(category))
+        if category is not None:
+            self._refuse_kept(agent, category)
+        return self._facts(agent, self._hearth.facts.list(category))
 
-    def _recall_facts(self, _agent: Agent, arguments: Mapping[str, Any]) -> tuple[Result, str]:
-        return self._facts(self._hearth.facts.search(_text(arguments, "query")))
+    def _recall_facts(self, agent: Agent, arguments: Mapping[str, Any]) -> tuple[Result, str]:
+        return self._facts(agent, self._hearth.facts.search(_text(arguments, "query")))
 
-    @staticmethod
-    def _facts(facts: builtins.list[Any]) -> tuple[Result, str]:
+    def _facts(self, agent: Agent, facts: builtins.list[Any]) -> tuple[Result, str]:
+        facts = [f for f in facts if not self._kept_from(agent, f.category)]
         listed = [{"key": f.key, "value": f.value, "category": f.category,
                    "source": f.source, "updated_at": _plain(f.updated_at)} for f in facts]
         keys = ", ".join(f.key for f in facts)
@@ -201,10 +233,13 @@ class AgentTools:
         if category not in CATEGORIES:
             raise InvalidInputError(f"{category!r} is not a fact category.",
                                     f"Use one of: {', '.join(CATEGORIES)}.")
-        self._check_learning(f"{key.replace('_', ' ')} {value}")
+        self._refuse_kept(agent, category)
+        self._check_learning(f"{key_words(key)} {value}")
         known = self._hearth.facts.get(key)
-        preview = (f"Remember {key} = {value} ({category})" if known is None
-                   else f"Change {key} from {known.value} to {value} ({category})")
+        if known is not None:
+            self._refuse_kept(agent, known.category)
+        preview = (f"Remember {key_words(key)}: {value} ({category})" if known is None
+                   else f"Change {key_words(key)} from {known.value} to {value} ({category})")
         return self._write(agent, "remember_fact",
                            {"key": key, "value": value, "category": category}, preview,
                            f"fact {key}")
@@ -213,6 +248,7 @@ class AgentTools:
                             arguments: Mapping[str, Any]) -> tuple[Result, str]:
         content = _text(arguments, "content")
         category = _text(arguments, "category", default="general")[:32] or "general"
+        self._refuse_kept(agent, category)
         self._check_learning(content)
         return self._write(agent, "record_observation",
                            {"content": content, "category": category},
@@ -220,10 +256,12 @@ class AgentTools:
 
     def _forget_fact(self, agent: Agent, arguments: Mapping[str, Any]) -> tuple[Result, str]:
         key = normalise_key(_text(arguments, "key"))
-        if self._hearth.facts.get(key) is None:
+        known = self._hearth.facts.get(key)
+        if known is None or self._kept_from(agent, known.category):
             raise InvalidInputError(f"There is no fact named {key}.",
                                     "Use list_facts or recall_facts to find the right key.")
-        row = self._writes.hold(agent, "forget_fact", {"key": key}, f"Forget the fact {key}")
+        row = self._writes.hold(agent, "forget_fact", {"key": key},
+                                f"Forget the fact “{key_words(key)}”")
         return ({"status": "held", "write_id": row.id,
                  "message": f"Forgetting {key} needs the user's confirmation in Hearth; "
                             "nothing was deleted yet."}, f"held forget {key} as write {row.id}")

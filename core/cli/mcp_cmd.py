@@ -75,22 +75,44 @@ def list_agents(as_json: JsonOption = False) -> None:
 
     with opened(only_reads=True) as hearth:
         items = agents.list_agents(hearth)
-    show(items, as_json, "Agents", ["agent", "access", "trusted", "last seen"],
-         lambda a: (a.name, a.access, "yes" if a.trusted else "no", local(a.last_seen_at)))
+    show(items, as_json, "Agents", ["agent", "access", "reads", "trusted", "last seen"],
+         lambda a: (a.name, a.access + (" (asks)" if a.asking else ""), _reads(a.scope, a.hidden),
+                    "yes" if a.trusted else "no", local(a.last_seen_at)))
+
+
+def _reads(scope: str, hidden: tuple[str, ...]) -> str:
+    """How far an agent's reading goes: "everything", "search only", "not health"."""
+    parts = ["search only" if scope == "search" else "everything"]
+    if hidden:
+        parts.append(f"not {', '.join(hidden)}")
+    return ", ".join(parts)
 
 
 @mcp_app.command("grant")
 def grant(name: NameArgument, access: Annotated[str, typer.Argument(
         metavar="read|write|none", help="read: search and read; write: read and write.")],
+        only_search: Annotated[bool | None, typer.Option(
+            "--only-search/--everything",
+            help="Let it only search memories and notes (no list of facts, no profile), or "
+                 "read everything its access allows. Unchanged if not given.")] = None,
+        keep_private: Annotated[list[str] | None, typer.Option(
+            "--keep-private", metavar="CATEGORY",
+            help="A fact category whose facts and memories it never sees (repeat for more: "
+                 "location, personal, preference, work, health, general).")] = None,
+        share_all: Annotated[bool, typer.Option(
+            "--share-all", help="Keep no category from it.")] = False,
         as_json: JsonOption = False) -> None:
-    """Set what an agent may do (an agent not seen yet can be granted ahead)."""
+    """Set what an agent may do (an agent not seen yet can be granted ahead), and say what
+    that covers."""
     from core.operations import agents
 
+    scope = None if only_search is None else ("search" if only_search else "all")
+    hidden = [] if share_all else keep_private
     with opened() as hearth:
-        info = agents.grant(hearth, name, access).value
+        info = agents.grant(hearth, name, access, scope=scope, hidden=hidden).value
     may = {"none": "no access", "read": "read access",
            "write": "read and write access"}[info.access]
-    done(info, as_json, f"{info.name} now has {may}.")
+    done(info, as_json, f"{info.name} now has {may}. {info.covers}")
 
 
 @mcp_app.command("trust")

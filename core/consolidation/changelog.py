@@ -27,6 +27,7 @@ from core.consolidation.triage import FORGOTTEN_REASON
 from core.consolidation.wording import plural, run_kind
 from core.conversation.tokens import clip
 from core.errors import NotFoundError
+from core.knowledge.facts import key_words
 from core.storage.orm import (
     AgentLearning,
     FactHistory,
@@ -285,14 +286,14 @@ def _reflection_changes(session: Session, start: datetime,
     for fact in session.scalars(select(UserFact).where(
             UserFact.source == "reflection", UserFact.created_at >= start,
             UserFact.created_at <= end).order_by(UserFact.id)):
-        entries.append(_entry(FACT, f"Learned that your {fact.key.replace('_', ' ')} is "
+        entries.append(_entry(FACT, f"Learned that your {key_words(fact.key)} is "
                                     f"{_quote(fact.value)}",
                               fact=fact.id, set_at=fact.updated_at.isoformat()))
     for old, fact in session.execute(select(FactHistory, UserFact).join(
             UserFact, FactHistory.fact_id == UserFact.id).where(
             UserFact.source == "reflection", FactHistory.replaced_at >= start,
             FactHistory.replaced_at <= end).order_by(FactHistory.id)).all():
-        entries.append(_entry(FACT, f"Changed your {fact.key.replace('_', ' ')} from "
+        entries.append(_entry(FACT, f"Changed your {key_words(fact.key)} from "
                                     f"{_quote(old.value)} to {_quote(fact.value)}",
                               fact=fact.id, previous=old.id,
                               set_at=fact.updated_at.isoformat()))

@@ -543,7 +543,7 @@ def retry_event(storage: StoragePort, event_id: int) -> ContextEvent:
     """Give a failed or poisoned event a fresh set of attempts (after fixing the cause)."""
     with storage.write() as session:
         row = require(session, ContextEvent, event_id,
-                      f"There is no context event with id {event_id}.",
+                      f"Nothing numbered {event_id} is waiting to be learned.",
                       "Run `hearth events --failed` to see the failed ones.")
         if row.processed:
             raise InvalidInputError(f"Event {event_id} is already consolidated.",

@@ -55,6 +55,7 @@ from core.consolidation.changelog import (
 from core.consolidation.merge import EDGE_KIND
 from core.consolidation.triage import FORGOTTEN_REASON
 from core.errors import InvalidInputError, NotFoundError
+from core.knowledge.facts import key_words
 from core.knowledge.learnings import LearningState
 from core.storage.orm import (
     AuditEntry,
@@ -196,7 +197,7 @@ def _undo_fact(hearth: Hearth, data: dict[str, Any]) -> None:
                                 "since this run).", "Nothing needed putting back.")
     if not unchanged:
         raise InvalidInputError(
-            f"Your {key.replace('_', ' ')} has been set again since this run, so it was kept.",
+            f"Your {key_words(key)} has been set again since this run, so it was kept.",
             "Change it in Facts, where its history is.")
     if "previous" in data:
         try:

@@ -103,6 +103,7 @@ from core.storage.orm import (
     ContextLog,
     Interaction,
     Note,
+    PendingAction,
     utcnow,
 )
 from core.storage.port import IMPORTED_SOURCE, IndexedKind, SearchFilters
@@ -118,10 +119,23 @@ WORD = re.compile(r"\w+")
 MAX_TOOL_ROUNDS = 4
 """Rounds in which tools are offered; one more round without tools forces an answer."""
 TITLE_CHARS = 60
-HELD_REPLY = ("This waits for you: {}. It is not done yet: press Confirm on the card below "
-              "to do it, Edit to change it, or Cancel to drop it.")
+HELD_REPLY = "This waits for you: {what}. It is not done yet: {how}."
 """The reply to a request the rules held (see the module docstring): fixed, so it can never
 claim the request is already done."""
+HOW_TO_ANSWER = {
+    "desktop": "press Confirm on the card below to do it, Edit to change it, or Cancel to "
+               "drop it"}
+"""How each front end answers a held request. The window shows a card under the reply;
+anywhere else (``hearth ask``, ``hearth chat``, a scheduled prompt) there is none, so the
+reply names the command, with the request's number."""
+HOW_IN_A_TERMINAL = ("confirm it with `hearth pending confirm {id}`, or drop it with "
+                     "`hearth pending cancel {id}`")
+
+
+def held_reply(preview: str, action_id: int, channel: str) -> str:
+    """The fixed reply naming a held request and how this front end answers it."""
+    how = HOW_TO_ANSWER.get(channel, HOW_IN_A_TERMINAL).format(id=action_id)
+    return HELD_REPLY.format(what=f"{preview[:1].lower()}{preview[1:]}".rstrip("."), how=how)
 
 
 @dataclass(frozen=True)
@@ -493,7 +507,7 @@ class ConversationService:
         try:
             held = self._hold_explicit(session_id, turn, text)
             if held is not None:
-                turn.reply.append(HELD_REPLY.format(f"{held[:1].lower()}{held[1:]}".rstrip(".")))
+                turn.reply.append(held_reply(held.preview, held.id, self._channel))
                 yield TextDelta(turn.text)
             else:
                 with self._turns.turn():  # the learning's model calls wait meanwhile
@@ -536,9 +550,9 @@ class ConversationService:
             exclude_id=turn.interaction_id)
         yield from self._converse(session_id, turn, cancel)
 
-    def _hold_explicit(self, session_id: str, turn: _Turn, text: str) -> str | None:
+    def _hold_explicit(self, session_id: str, turn: _Turn, text: str) -> PendingAction | None:
         """With a model without tools, hold the reminder, task or note ``text`` asks for
-        outright (see the module docstring) and return its preview. One the actions refuse
+        outright (see the module docstring) and return it. One the actions refuse
         (a task that no longer exists, a moment gone by) is left to the model's answer."""
         if self.profile.may(Job.TOOLS):
             return None
@@ -559,7 +573,7 @@ class ConversationService:
                     action=f"explicit.{request.action}", actor="assistant",
                     arguments={"pending_action": row.id, "given": sorted(row.arguments)},
                     result_summary=f"held pending action {row.id}"))
-        return row.preview
+        return row
 
     def _add_user_message(self, session: Session, session_id: str, text: str) -> int:
         """The message is stored before the model is asked anything: nothing can lose it.
@@ -741,5 +755,6 @@ class ConversationService:
     @staticmethod
     def _require_session(session: Session, session_id: str) -> ChatSession:
         return require(session, ChatSession, session_id,
-                       f"There is no conversation with id {session_id}.",
-                       "Start a new chat, or pick one from the recent sessions.")
+                       "That chat is not there any more.",
+                       f"It was deleted (its id was {session_id}); start a new chat, or "
+                       "pick one from the list of chats.")

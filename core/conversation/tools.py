@@ -46,7 +46,7 @@ from core.conversation.daily_tools import DAILY_TOOL_SPECS, DailyTools
 from core.conversation.tokens import clip
 from core.conversation.tool_arguments import ToolRefused, text_argument
 from core.errors import HearthError
-from core.knowledge.facts import CATEGORIES, normalise_key
+from core.knowledge.facts import CATEGORIES, key_words, normalise_key
 from core.forgetting import wording
 from core.forgetting.matching import PLACEHOLDER
 from core.forgetting.service import Forgotten
@@ -164,7 +164,7 @@ class ToolBox:
         value = text_argument(arguments, "value")
         category = text_argument(arguments, "category", required=False, default="general").lower()
         self._refuse_if_not_learning()
-        self._refuse_if_excluded(f"{key.replace('_', ' ')} {value}")
+        self._refuse_if_excluded(f"{key_words(key)} {value}")
         user, said = self._said()
         if not is_grounded(value, user) or not said.key_is_users_own(key):
             raise ToolRefused(
@@ -203,7 +203,7 @@ class ToolBox:
                 f"`hearth facts forget {key}`.", f"refused: no way to confirm {key}")
         preview = self._hearth.forgetting.preview(key)
         elsewhere = f" {wording.redactions(preview, done=False)}" if preview.total else ""
-        if not self._confirm(f"Forget the fact “{key}: {fact.value}”?{elsewhere}"):
+        if not self._confirm(f"Forget the fact “{key_words(key)}: {fact.value}”?{elsewhere}"):
             raise ToolRefused(f"not deleted: the user did not confirm; {key} was kept",
                               f"kept {key}: user declined")
         forgotten = self._hearth.forgetting.forget(key)

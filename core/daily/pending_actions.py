@@ -116,18 +116,25 @@ class PendingActionService:
                 status="expired", decided_at=now))
             return int(getattr(result, "rowcount", 0) or 0)
 
-    def confirm(self, action_id: int) -> PendingAction:
-        """Apply the action and mark it confirmed, together (see the module docstring)."""
+    def confirm(self, action_id: int, revised: Mapping[str, Any] | None = None
+                ) -> PendingAction:
+        """Apply the action and mark it confirmed, together (see the module docstring).
+        ``revised``: arguments the user changed in the action's own form (the title, the
+        day); checked as a new request is, and kept with the action, preview and all."""
         row = self.get(action_id)
         if row.status != "pending":
             raise _not_pending(row)
-        step = self._actions.prepare(row.action, row.arguments)
+        arguments, preview = row.arguments, row.preview
+        if revised is not None:
+            arguments, preview = self._actions.check(row.action, {**arguments, **revised})
+        step = self._actions.prepare(row.action, arguments)
         with self._storage.write() as session:
             row = self._locked(session, action_id)
             now = clock.now()
             if row.status == "pending" and row.expires_at <= now:
                 row.status, row.decided_at = "expired", now  # kept: the with block commits
             elif row.status == "pending":
+                row.arguments, row.preview = arguments, preview
                 result = step(session)
                 row.status, row.decided_at = "confirmed", now
                 row.result = result[:RESULT_CHARS]

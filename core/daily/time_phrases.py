@@ -227,6 +227,26 @@ def parse_due(text: str, *, now: datetime, zone: ZoneInfo) -> date | None:
     return parts[0].day
 
 
+def parse_day_time(text: str, *, now: datetime, zone: ZoneInfo
+                   ) -> tuple[date, time | None] | None:
+    """The day, and the time of day if one is named, of a dated to-do: "next Tuesday 3pm"
+    (Tuesday, 15:00), "on Friday" (Friday, no time), "3pm" (the next 15:00: today or
+    tomorrow), "tonight" (today, 20:00). A duration ("in 2 hours") is no day: None."""
+    require_aware(now)
+    phrase = normalise(text).rstrip(".!")
+    parts = _parts(phrase, now=now, zone=zone)
+    if parts is None:
+        return None
+    day, clock = parts
+    if clock is None and day is not None and day.period is None:
+        return day.day, None
+    moment = parse_when(text, now=now, zone=zone)
+    if moment is None:
+        return None
+    local = moment.astimezone(zone)
+    return local.date(), local.time().replace(second=0)
+
+
 def _special_due(match: re.Match[str], today: date) -> date:
     if match["weekend"]:
         return today if today.weekday() >= 5 else today + timedelta(days=5 - today.weekday())

@@ -44,9 +44,30 @@ class RestoreHalfDoneError(DatabaseError):
     """A restore failed after setting the database aside and could not put it back."""
 
 
+STAMPED = re.compile(r"\d{8}T\d{12}Z")
+
+
 def stamp(now: datetime) -> str:
     """The moment in a backup's (or a set-aside database's) name: sorts as it happened."""
     return now.strftime("%Y%m%dT%H%M%S%fZ")
+
+
+def taken_at(path: Path) -> datetime | None:
+    """When a backup was taken, from its name (``stamp``); None for another file's name."""
+    found = STAMPED.search(path.name)
+    if found is None:
+        return None
+    return datetime.strptime(found[0], "%Y%m%dT%H%M%S%fZ").replace(tzinfo=timezone.utc)
+
+
+def backup_words(path: Path) -> str:
+    """A backup as a person names it: "the backup of Sun 22 Nov 2026 at 02:00" (local
+    time), not its file name; a file of another name is named by its name."""
+    moment = taken_at(path)
+    if moment is None:
+        return path.name
+    local = moment.astimezone()
+    return f"the backup of {local:%a} {local.day} {local:%b %Y} at {local:%H:%M}"
 
 
 def list_backups(paths: HearthPaths, suffix: str | None = None) -> list[BackupInfo]:

@@ -87,6 +87,13 @@ def normalise_key(key: str) -> str:
     return normalised
 
 
+def key_words(key: str) -> str:
+    """A fact's key as a person says it: ``"sister_name"`` → ``"sister name"``. The stored
+    key (``normalise_key``) is the precise name ``hearth facts`` takes; every sentence a
+    person reads names the fact this way (the window's ``spaced`` is the same rule)."""
+    return key.replace("_", " ").strip()
+
+
 def fact_text(key: str, value: str) -> str:
     """The text a fact is embedded as: ``"home address: 12 Rua Nova"`` reads like prose."""
     return document_text(IndexedKind.FACT, (key, value))

@@ -236,9 +236,17 @@ def _refuse_existing_external_ids(session: Session, rows: Sequence[Memory]) -> N
                                 "Skip items that were imported before.")
 
 
+GONE_HINT = "It was deleted; search your memories to find the one you mean."
+
+
+def gone(memory_id: int) -> str:
+    """A memory that is not there, named as a person names it (by its number, which the
+    window's links and ``hearth memories`` show), not as a row ("no memory with id 3")."""
+    return f"Memory {memory_id} is not there any more."
+
+
 def _load(session: Session, memory_id: int) -> Memory:
-    return require(session, Memory, memory_id, f"There is no memory with id {memory_id}.",
-                   "It may have been deleted; search to find the right one.")
+    return require(session, Memory, memory_id, gone(memory_id), GONE_HINT)
 
 
 def _offset(progress: ProgressCallback, start: int, total: int) -> ProgressCallback:

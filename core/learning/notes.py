@@ -35,6 +35,7 @@ from sqlalchemy.orm import Session
 from core.app import Hearth
 from core.errors import InvalidInputError, NotFoundError
 from core.forgetting.database import FACT_EVENT, delete_fact
+from core.knowledge.facts import key_words
 from core.storage.orm import AuditEntry, ContextEvent, FactHistory, UserFact, utcnow
 from core.storage.port import StoragePort
 
@@ -88,8 +89,9 @@ def undo(hearth: Hearth, event_id: int) -> LearnedFact:
     item = _find(hearth.storage, event_id)
     if not item.can_undo:
         raise InvalidInputError(
-            f"“{item.key}” has changed since it was learned, so undoing would overwrite "
-            "something newer." if item.state == "changed" else "This was undone already.",
+            f"“{key_words(item.key)}” has changed since it was learned, so undoing would "
+            "overwrite something newer." if item.state == "changed"
+            else "This was undone already.",
             "Edit or forget the fact in Facts.")
     if item.action == "added":
         with hearth.storage.write() as session:

@@ -7,10 +7,12 @@ Plain frozen data over ``core.agents``; accepting a write reports the domain it 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from core.agents.coverage import covers
 from core.agents.registry import AgentRegistry
 from core.agents.tokens import AgentTokens, TokenInfo, client_configuration
 from core.agents.tools import READ_TOOLS, history
@@ -23,13 +25,15 @@ from core.storage.orm import Agent, AgentWrite
 AGENTS = Changes.of(Domain.AGENTS)
 
 __all__ = ["AgentCall", "AgentInfo", "AgentWriteItem", "NewToken", "TokenInfo", "accept",
-           "add_token", "calls_of", "grant", "held_writes", "list_agents", "reject",
-           "revoke_tokens", "tokens", "trust", "writes_of"]
+           "add_token", "asking", "calls_of", "covers", "grant", "held_writes", "list_agents",
+           "reject", "revoke_tokens", "tokens", "trust", "writes_of"]
 
 
 @dataclass(frozen=True)
 class AgentInfo:
-    """One agent. ``access``: "none", "read" or "write" (read and write)."""
+    """One agent. ``access``: "none", "read" or "write" (read and write); ``scope``: "all"
+    or "search" (only searching memories and notes); ``hidden``: the fact categories kept
+    from it; ``asking``: it asked for access and the user has not answered yet."""
 
     name: str
     access: str
@@ -38,6 +42,14 @@ class AgentInfo:
     last_seen_at: datetime
     held: int = 0
     """How many of its writes wait for the user's review."""
+    scope: str = "all"
+    hidden: tuple[str, ...] = ()
+    asking: bool = False
+
+    @property
+    def covers(self) -> str:
+        """What it may do, in plain words (``core.agents.coverage``)."""
+        return covers(self.access, self.scope, self.hidden, self.trusted)
 
 
 @dataclass(frozen=True)
@@ -66,8 +78,10 @@ class AgentCall:
 
 
 def _info(agent: Agent, held: int = 0) -> AgentInfo:
+    asking = agent.asked_at is not None and agent.answered_at is None and agent.access == "none"
     return AgentInfo(agent.name, agent.access, agent.trusted, agent.first_seen_at,
-                     agent.last_seen_at, held)
+                     agent.last_seen_at, held, agent.scope, tuple(agent.hidden_categories),
+                     asking)
 
 
 def _item(row: AgentWrite, name: str) -> AgentWriteItem:
@@ -82,8 +96,17 @@ def list_agents(hearth: Hearth) -> tuple[AgentInfo, ...]:
     return tuple(_info(agent, held[agent.name]) for agent in AgentRegistry(hearth.storage).list())
 
 
-def grant(hearth: Hearth, name: str, access: str) -> Done[AgentInfo]:
-    return Done(_info(AgentRegistry(hearth.storage).grant(name, access)), AGENTS)
+def grant(hearth: Hearth, name: str, access: str, *, scope: str | None = None,
+          hidden: Iterable[str] | None = None) -> Done[AgentInfo]:
+    """Set what an agent may do; ``scope`` and ``hidden`` (when given) narrow its reading.
+    Any answer ends its request for access."""
+    agent = AgentRegistry(hearth.storage).grant(name, access, scope=scope, hidden=hidden)
+    return Done(_info(agent), AGENTS)
+
+
+def asking(hearth: Hearth) -> tuple[AgentInfo, ...]:
+    """The agents asking for access that the user has not answered, oldest first."""
+    return tuple(_info(agent) for agent in AgentRegistry(hearth.storage).asking())
 
 
 def trust(hearth: Hearth, name: str, trusted: bool = True) -> Done[AgentInfo]:

@@ -31,6 +31,7 @@ from core.conversation import (
 from core.conversation.assembly import LEAVABLE, LeftOut
 from core.conversation.memory_answer import KnownAnswer
 from core.conversation.service import SessionDeletion
+from core.conversation.tool_words import tool_words
 from core.learning.notes import LearnedFact, learned_in_session
 from core.learning.notes import undo as undo_learned_fact
 from core.views.reply_context import UsedItem, group_title, kinds_in
@@ -48,7 +49,7 @@ __all__ = [
     "TurnFailed", "TurnFinished", "TurnResult", "Unlearned", "UsedItem", "answer_again",
     "answer_without", "delete", "discard_incognito", "group_title", "history", "kinds_in",
     "learned", "recent", "rename", "reply_context", "search", "send", "set_learning",
-    "start", "undo_learned", "learning_settled",
+    "start", "tool_words", "undo_learned", "learning_settled",
 ]
 
 @dataclass(frozen=True)

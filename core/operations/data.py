@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.home.backups import BackupInfo
+from core.home.backups import backup_words as backup_words  # how the window names one
 from core.home.private_files import restrict_new_files
 
 if TYPE_CHECKING:

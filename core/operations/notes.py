@@ -1,7 +1,11 @@
 """Notes: list, search, write, edit, pin and delete the user's notes (session summaries
-included: they are notes titled "Summary: …").
+included: they are notes titled "Summary: …"), and read the notes imported from a notes
+folder (``imported``).
 
-Wraps ``core.knowledge.notes``; a note comes back as ``NoteItem``."""
+Wraps ``core.knowledge.notes``; a note comes back as ``NoteItem``. An imported note is a
+memory (``core.transfer.notes``: search finds it as one), so it comes back as
+``ImportedNote``: read here, edited in the notes app it came from (importing the folder
+again brings the change)."""
 
 from __future__ import annotations
 
@@ -12,7 +16,10 @@ from core.app import Hearth
 from core.forgetting.recently_deleted import DeletedItem
 from core.operations.changes import Changes, Domain
 from core.operations.done import Done
-from core.storage.orm import Note
+from sqlalchemy import select
+
+from core.storage.orm import Memory, Note
+from core.transfer.note_words import NOTES_SOURCE, note_words
 
 NOTES = Changes.of(Domain.NOTES)
 
@@ -29,6 +36,42 @@ class NoteItem:
     edited_at: datetime | None
     created_at: datetime
     updated_at: datetime
+
+
+@dataclass(frozen=True)
+class ImportedNote:
+    """A note imported from a notes folder. ``id`` is its memory's; ``text`` its Markdown
+    read as words; ``path`` where it is in the folder."""
+
+    id: int
+    title: str
+    text: str
+    path: str
+    folder: str
+    created_at: datetime
+
+
+def imported(hearth: Hearth, query: str = "") -> tuple[ImportedNote, ...]:
+    """The notes imported from notes folders (their current text, not versions the folder
+    has changed since), by title; with ``query``, those whose title or text holds each of
+    its words."""
+    words = query.casefold().split()
+    with hearth.storage.read() as session:
+        rows = session.execute(select(Memory.id, Memory.content, Memory.origin,
+                                      Memory.created_at)
+                               .where(Memory.source == NOTES_SOURCE, Memory.is_valid.is_(True),
+                                      Memory.superseded_by.is_(None)))
+        found = []
+        for row in rows:
+            origin = row.origin or {}
+            title = str(origin.get("title") or "")
+            body = row.content.removeprefix(title).lstrip("\n")
+            item = ImportedNote(row.id, title, note_words(body), str(origin.get("path") or ""),
+                                str(origin.get("folder") or ""), row.created_at)
+            haystack = f"{item.title}\n{item.text}".casefold()
+            if all(word in haystack for word in words):
+                found.append(item)
+    return tuple(sorted(found, key=lambda item: (item.title.casefold(), item.id)))
 
 
 def _item(row: Note) -> NoteItem:

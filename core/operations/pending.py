@@ -6,8 +6,10 @@ well as the pending list, so the views showing them reload."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 
 from core import clock
 from core.app import Hearth
@@ -39,12 +41,14 @@ class PendingItem:
     result: str | None
     interaction_id: int | None = None
     """The exchange whose message led to it (the chat shows it under that reply)."""
+    arguments: dict[str, Any] = field(default_factory=dict)
+    """The action's arguments as held (JSON: dates as ISO text), which its form edits."""
 
 
 def _item(row: PendingAction) -> PendingItem:
     return PendingItem(row.id, row.action, row.preview, row.source_message, row.session_id,
                        row.status, row.created_at, row.expires_at, row.decided_at, row.result,
-                       row.interaction_id)
+                       row.interaction_id, dict(row.arguments))
 
 
 def list_pending(hearth: Hearth, session_id: str | None = None) -> tuple[PendingItem, ...]:
@@ -61,9 +65,12 @@ def of_session(hearth: Hearth, session_id: str) -> tuple[PendingItem, ...]:
                  for item in map(_item, hearth.pending.of_session(session_id)))
 
 
-def confirm(hearth: Hearth, action_id: int) -> Done[PendingItem]:
-    """Apply it (once); an expired or answered request is refused in a sentence."""
-    item = _item(hearth.pending.confirm(action_id))
+def confirm(hearth: Hearth, action_id: int, revised: Mapping[str, Any] | None = None
+            ) -> Done[PendingItem]:
+    """Apply it (once), with the arguments the user ``revised`` in its form if any; an
+    expired or answered request, or a revision that cannot apply, is refused in a
+    sentence."""
+    item = _item(hearth.pending.confirm(action_id, revised))
     changed = ACTION_DOMAINS.get(item.action.split(".")[0])
     return Done(item, PENDING | (Changes.of(changed) if changed else Changes()))
 

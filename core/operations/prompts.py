@@ -13,6 +13,13 @@ from datetime import datetime
 from core import clock
 from core.app import Hearth
 from core.daily.scheduled_prompts import next_run
+from core.daily.timetable import DAYS as DAYS  # for the window's picker and list
+from core.daily.timetable import REPEATS as REPEATS
+from core.daily.timetable import Repeat as Repeat
+from core.daily.timetable import Timetable as Timetable
+from core.daily.timetable import describe as describe
+from core.daily.timetable import ordinal as ordinal
+from core.daily.timetable import read_cron as read_cron
 from core.operations.changes import Changes, Domain
 from core.operations.done import Done
 from core.storage.orm import AlertRule, ScheduledPrompt

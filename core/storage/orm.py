@@ -600,6 +600,10 @@ class PendingAction(Base):
 
 
 AGENT_ACCESS = ("none", "read", "write")
+AGENT_SCOPES = ("all", "search")
+"""What an agent's read access covers: everything it may read, or only searching
+memories and notes (no list of facts, no profile). Checked by ``core.agents.registry``
+(migration 0020 adds the column without a table copy, so without a CHECK)."""
 AGENT_WRITE_STATUSES = ("held", "accepted", "rejected")
 
 
@@ -609,7 +613,10 @@ class Agent(Base):
     ``name`` is what the client called itself at ``initialize`` (``clientInfo.name``),
     normalised; ``access`` is the user's grant: nothing until the user gives one, "read", or
     "write" (read and write). What a ``trusted`` agent writes is applied at once; anyone
-    else's is held for the user's review (``AgentWrite``)."""
+    else's is held for the user's review (``AgentWrite``). ``scope`` narrows reading to
+    searching ("search"), and ``hidden_categories`` keeps the facts and memories of those
+    categories from the agent. ``asked_at``: when it first called a tool without access
+    (it asks for access); ``answered_at``: when the user last set its grant."""
 
     __tablename__ = "agents"
     __table_args__ = (CheckConstraint(_one_of("access", AGENT_ACCESS), name="access"),)
@@ -620,6 +627,10 @@ class Agent(Base):
     trusted: Mapped[bool] = mapped_column(Boolean, default=False)
     first_seen_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     last_seen_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    scope: Mapped[str] = mapped_column(String(8), default="all")
+    hidden_categories: Mapped[list[str]] = mapped_column(JSON, default=list)
+    asked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    answered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class AgentWrite(Base):

@@ -67,9 +67,9 @@ from core.storage.sql import json_text
 from core.transfer import batches, front_matter, note_files
 from core.transfer.edges import add_missing_edges, memory_ids
 from core.transfer.note_files import Unreadable
+from core.transfer.note_words import NOTES_SOURCE as SOURCE
 from core.user_input import decode_text
 
-SOURCE = "notes"
 LINK_KIND = "wikilink"
 CHANGED = "the note changed; its newer text is another memory"
 REMOVED = "the note was removed from the folder"

@@ -8,6 +8,7 @@ an event's state and a run's duration the same way.
 from __future__ import annotations
 
 import enum
+import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from core.consolidation.event_claims import claimed_elsewhere
+from core.knowledge.facts import key_words
 from core.storage.orm import ContextEvent, Run
 from core.storage.port import RowClaims, StoragePort
 
@@ -45,6 +47,32 @@ class EventView:
     @property
     def failed(self) -> bool:
         return self.state in (EventState.FAILING, EventState.POISONED)
+
+    @property
+    def kind_words(self) -> str:
+        """What kind of thing waits, as a person says it (not "memory_candidate")."""
+        return EVENT_TYPE_WORDS.get(self.event_type, key_words(self.event_type))
+
+    @property
+    def said(self) -> str:
+        """What waits to be learned, in words: a fact as "sister name: Priya", a memory
+        found in a chat as its text (it is queued as JSON with its type and priority)."""
+        if self.event_type == "fact":
+            key, colon, value = self.content.partition(": ")
+            return f"{key_words(key)}{colon}{value}"
+        if self.event_type == "memory_candidate":
+            try:
+                found = json.loads(self.content)
+            except ValueError:
+                return self.content
+            if isinstance(found, dict) and isinstance(found.get("content"), str):
+                return str(found["content"])
+        return self.content
+
+
+EVENT_TYPE_WORDS = {"fact": "a fact", "observation": "a note about you",
+                    "memory_candidate": "something to remember"}
+"""An event's type in words, for the Activity view (``hearth events`` keeps the types)."""
 
 
 @dataclass(frozen=True)

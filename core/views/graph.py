@@ -23,6 +23,7 @@ import numpy as np
 from sqlalchemy import ColumnElement, and_, func, or_, select, true
 from sqlalchemy.orm import Session, aliased
 
+from core.knowledge.memories import gone
 from core.storage.orm import Memory, MemoryEdge
 from core.storage.port import StoragePort
 from core.storage.rows import require
@@ -218,8 +219,8 @@ def node_details(storage: StoragePort, memory_id: int) -> NodeDetails:
     """One memory's content and metadata, and all its edges (either direction) with the
     label of the memory at the other end; raises ``NotFoundError`` if it is gone."""
     with storage.read() as session:
-        memory = require(session, Memory, memory_id, f"Memory {memory_id} no longer exists.",
-                         "Reload the graph.")
+        memory = require(session, Memory, memory_id, gone(memory_id),
+                         "It was deleted since the map was drawn.")
         return NodeDetails(
             id=memory.id, content=memory.content, tier=memory.tier, category=memory.category,
             memory_type=memory.memory_type, namespace=memory.namespace,

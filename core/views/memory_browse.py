@@ -27,6 +27,7 @@ from core.recall import RecallQuery, RecallService
 from core.storage.orm import Memory
 from core.storage.port import IndexedKind, SearchFilters, StoragePort, batched
 from core.storage.sql import json_text, of_import_batch
+from core.transfer.note_words import NOTES_SOURCE, note_words
 
 PAGE_SIZE = 200
 """Rows per page of the browsable list: a few screens, read in a few milliseconds."""
@@ -98,6 +99,14 @@ class MemoryRow:
     excerpt: str | None = None
     speaker: str | None = None
     """Who said it, for a turn of an imported conversation (its text starts "speaker: ")."""
+    source: str = ""
+
+    @property
+    def shown(self) -> str:
+        """Its text (or the part a search matched) as a list reads it: an imported note
+        without its Markdown marks (``core.transfer.note_words``)."""
+        text = self.excerpt or self.content
+        return note_words(text) if self.source == NOTES_SOURCE else text
 
 
 @dataclass(frozen=True)
@@ -124,7 +133,7 @@ def speaker_of(memory: Any) -> ColumnElement[Any]:
 
 _COLUMNS = (Memory.id, Memory.content, Memory.memory_type, Memory.tier, Memory.namespace,
             Memory.category, Memory.importance, Memory.strength, Memory.freshness,
-            Memory.is_valid, Memory.superseded_by, Memory.created_at,
+            Memory.is_valid, Memory.superseded_by, Memory.created_at, Memory.source,
             speaker_of(Memory).label("speaker"))
 
 
@@ -141,7 +150,8 @@ def _row(row: Any, **scored: Any) -> MemoryRow:
                      importance=row.importance, strength=row.strength,
                      freshness=row.freshness,
                      state=memory_state(row.is_valid, row.superseded_by),
-                     created_at=row.created_at, speaker=row.speaker, **scored)
+                     created_at=row.created_at, speaker=row.speaker, source=row.source,
+                     **scored)
 
 
 def _conditions(memory_filter: MemoryFilter) -> list[ColumnElement[bool]]:

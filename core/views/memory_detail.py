@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
-from core.knowledge.memories import speaker
+from core.knowledge.memories import GONE_HINT, gone, speaker
 from core.storage.orm import Memory, MemoryEdge
 from core.storage.port import StoragePort
 from core.storage.rows import require
@@ -158,9 +158,7 @@ def _replaced(session: Session, memory_id: int) -> list[ChainLink]:
 def memory_detail(storage: StoragePort, memory_id: int) -> MemoryDetail:
     """The memory with this id, or ``NotFoundError`` saying it no longer exists."""
     with storage.read() as session:
-        memory = require(session, Memory, memory_id,
-                         f"There is no memory with id {memory_id}.",
-                         "It may have been deleted; search to find the right one.")
+        memory = require(session, Memory, memory_id, gone(memory_id), GONE_HINT)
         return MemoryDetail(
             id=memory.id, content=memory.content, memory_type=memory.memory_type,
             tier=memory.tier, namespace=memory.namespace, category=memory.category,

@@ -43,11 +43,29 @@ def day_label(moment: datetime, today: date | None = None) -> str:
     return f"{day:%-d %b}" if day.year == today.year else f"{day:%-d %b %Y}"
 
 
+EXPORTS = {"chatgpt": "a ChatGPT export", "claude": "a Claude export"}
+"""A chat service whose conversations are imported under ``<service>:<its own id>``."""
+
+
 def source_note(info: SessionInfo) -> str:
-    """Where an imported conversation came from ("" for a chat)."""
+    """Where an imported conversation came from ("" for a chat): "Imported from a ChatGPT
+    export", not its id there ("chatgpt:873d…", see ``source_details``); a transcript's
+    conversation is named by the name it has in its file ("maya-and-sam")."""
     if not info.imported:
         return ""
-    return f"{IMPORTED} from “{info.conversation_id}”" if info.conversation_id else IMPORTED
+    key = info.conversation_id
+    if not key:
+        return IMPORTED
+    service, colon, _ = key.partition(":")
+    export = EXPORTS.get(service) if colon else None
+    return f"{IMPORTED} from {export}" if export else f"{IMPORTED} from “{key}”"
+
+
+def source_details(info: SessionInfo) -> str:
+    """The conversation's id in the export it came from, for Details (a tooltip)."""
+    service, colon, own = (info.conversation_id or "").partition(":")
+    return f"Details: its id in {EXPORTS[service]} is {own}" if colon and service in EXPORTS \
+        else ""
 
 
 class ConversationListModel(QAbstractListModel):
@@ -88,7 +106,7 @@ class ConversationListModel(QAbstractListModel):
             noun = "turn" if info.imported else "exchange"
             size = count(info.exchanges, noun)
             lines = [info.title or UNTITLED, source_note(info),
-                     f"{size} · last active {local_time(active)}"]
+                     f"{size} · last active {local_time(active)}", source_details(info)]
             return "\n".join(filter(None, lines))
         if role == Qt.ItemDataRole.DecorationRole:
             return icon("chat")

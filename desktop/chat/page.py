@@ -164,7 +164,7 @@ class ChatPage(Page):
         buttons.addStretch(1)
         buttons.addWidget(rename)
         buttons.addWidget(delete)
-        left = QWidget()
+        self.chats_panel = left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(6, 6, 0, 6)
         left_layout.addLayout(buttons)
@@ -209,6 +209,7 @@ class ChatPage(Page):
 
         self.why_panel = WhyPanel()
         self.why_panel.setVisible(False)
+        self.why_panel.closed.connect(self._close_why_panel)
         self.why_panel.without_requested.connect(self.answer_without)
         self.why_panel.fix_requested.connect(self.fix_item)
         self.splitter = QSplitter()
@@ -412,7 +413,7 @@ class ChatPage(Page):
         self._reply = None  # a reply still streaming elsewhere stops drawing here
         self.transcript.clear()
         self.transcript.set_empty_text("")
-        self.why_panel.setVisible(False)
+        self._close_why_panel()
         self.learning_notes.show_session(session_id)
         self.learning_switch.show_chat(info, incognito=self._open_incognito is not None)
 
@@ -612,14 +613,24 @@ class ChatPage(Page):
 
     def _open_why_panel(self) -> None:
         """Show the panel at its width, or a third of the page on a small screen, taking
-        the room from the list of chats before the conversation."""
+        the room from the list of chats before the conversation. When the list would get
+        less than it needs, it steps aside until the panel closes: squeezed below the
+        minimums, the window grew wider than a 1024-pixel screen, for good."""
         if self.why_panel.isVisible():
             return
         total = sum(self.splitter.sizes())
-        why = min(WHY_WIDTH, total // 3)
+        why = max(min(WHY_WIDTH, total // 3), self.why_panel.minimumSizeHint().width())
         chats = min(self.splitter.sizes()[0], max(0, total - why - CONVERSATION_MIN_WIDTH))
+        if chats < self.chats_panel.minimumSizeHint().width():
+            self.chats_panel.setVisible(False)
+            chats = 0
         self.why_panel.setVisible(True)
         self.splitter.setSizes([chats, total - chats - why, why])
+
+    def _close_why_panel(self) -> None:
+        """The panel goes; the list of chats comes back if it stepped aside for it."""
+        self.why_panel.setVisible(False)
+        self.chats_panel.setVisible(True)
 
     def show_why(self, interaction_id: int) -> None:
         """Open the side panel on what a reply was given."""

@@ -4,8 +4,11 @@ transcript and carrying out the user's Confirm, Edit or Cancel.
 Every answer runs through ``core.operations.pending`` as a background write job. Confirm
 applies the change (the views of tasks, reminders or notes hear of it through the hub);
 a refusal (the request expired, was answered in another window) shows on the card as it
-now stands. Edit cancels the request and puts the user's original message in the composer,
-to be changed and sent again: the new message is read afresh, by the model or the rules.
+now stands. Edit opens a task's or a reminder's own form (``desktop.chat.held_forms``), whose
+Save adds it as edited; for any other request it cancels the request and puts the user's
+original message in the composer, to be changed and sent again. One Tab from the message box
+reaches the newest waiting card's Confirm (``chain_keyboard``), and after an answer the
+keyboard is back in the message box.
 
 A request may also be answered outside this window (``hearth pending confirm``, ``hearth
 chat``, another device on a shared database), which no signal reports here. The open chat's
@@ -21,11 +24,13 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QGuiApplication, QTextCursor
+from PySide6.QtWidgets import QWidget
 
 from core.operations import pending
 from core.operations.done import Done
 from core.operations.pending import PendingItem
 from desktop.chat.composer import Composer
+from desktop.chat.held_forms import held_form
 from desktop.chat.transcript import Transcript
 from desktop.context import AppContext
 
@@ -67,6 +72,7 @@ class PendingAnswers(QObject):
         def show(items: tuple[PendingItem, ...]) -> None:
             if self._current() == session_id:
                 self._transcript.show_pending(items)
+                self.chain_keyboard()
 
         self._ctx.workers.start("Reading the requests to confirm",
                                 lambda _task: pending.of_session(hearth, session_id),
@@ -80,8 +86,31 @@ class PendingAnswers(QObject):
         hearth = self._ctx.hearth
         self._answer("Cancelling", action_id, lambda _task: pending.cancel(hearth, action_id))
 
+    def chain_keyboard(self) -> None:
+        """One Tab from the message box reaches the newest waiting card's Confirm (then its
+        Edit and Cancel, then Send), rather than a walk through every message's buttons."""
+        edit, send = self._composer.edit, self._composer.send_button
+        waiting = [card for card in self._transcript.cards.values() if card.waiting]
+        if not waiting:
+            QWidget.setTabOrder(edit, send)
+            return
+        card = max(waiting, key=lambda card: card.item.id)
+        QWidget.setTabOrder(edit, card.confirm_button)
+        QWidget.setTabOrder(card.confirm_button, card.edit_button)
+        QWidget.setTabOrder(card.edit_button, card.cancel_button)
+        QWidget.setTabOrder(card.cancel_button, send)
+
     def edit(self, item: PendingItem) -> None:
-        """Cancel the request and offer its message again in the composer."""
+        """Open a task's or reminder's own form (Save adds it as edited); any other request
+        is cancelled and its message offered again in the composer."""
+        card = self._transcript.cards.get(item.id)
+        form = held_form(self._ctx, item, self._transcript.window())
+        if form is not None:
+            form.accepted.connect(lambda: self._edited(form.saved))
+            form.rejected.connect(lambda: card.update_item(item) if card is not None else None)
+            form.finished.connect(lambda _result: form.deleteLater())
+            form.open()
+            return
         hearth = self._ctx.hearth
 
         def edited(done: Done[PendingItem]) -> None:
@@ -106,9 +135,15 @@ class PendingAnswers(QObject):
                                     action_id, f"{message} {hint}".strip()))
 
     def _shown(self, done: Done[PendingItem]) -> None:
-        card = self._transcript.cards.get(done.value.id)
+        self._edited(done.value)
+
+    def _edited(self, item: PendingItem) -> None:
+        """Show the answered request on its card; the keyboard goes back to the box."""
+        card = self._transcript.cards.get(item.id)
         if card is not None:
-            card.update_item(done.value)
+            card.update_item(item)
+        self.chain_keyboard()
+        self._composer.edit.setFocus()
 
     def _refused(self, action_id: int, text: str) -> None:
         """Show why, with the request as it now stands (expired, answered elsewhere)."""

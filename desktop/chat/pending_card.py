@@ -1,7 +1,10 @@
 """The approval card: a change the assistant asked for, waiting for the user's answer.
 
 It shows the preview ("Remind you on Thu 26 Nov at 09:00: call the dentist") with Confirm,
-Edit and Cancel (buttons, so Tab and Space reach them; Confirm is the default). The page
+Edit and Cancel: buttons that Tab and Space reach (one Tab from the message box reaches the
+newest card's Confirm: ``PendingAnswers``), and that a click does not take the keyboard
+focus to, so it stays in the message box. Edit opens a task's or a reminder's own form
+(``desktop.chat.held_forms``). The page
 does the work (``core.operations.pending`` in a background job) and tells the card how it
 ended: "Done: …", "Cancelled", "Expired", or why it could not be done. A card still waiting
 turns to "Expired" by itself when its 30 minutes are up; the database refuses a late
@@ -18,6 +21,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLay
 
 from core.operations.pending import PendingItem
 from desktop.chat.failure import paint_failure
+from desktop.chat.held_forms import FORMS
 
 MAX_TIMER_MS = 2**31 - 1
 OUTCOMES = {"cancelled": "Cancelled", "expired": "Expired: nothing was done (no answer in "
@@ -63,10 +67,13 @@ class PendingCard(QFrame):
         self.confirm_button.setDefault(True)
         self.confirm_button.setToolTip("Do it now")
         self.edit_button = QPushButton("Edit")
-        self.edit_button.setToolTip("Change your request and send it again (this one is "
-                                    "cancelled)")
+        self.edit_button.setToolTip(
+            "Change it in its own form, then add it" if item.action in FORMS
+            else "Change your request and send it again (this one is cancelled)")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Do not do it")
+        for button in (self.confirm_button, self.edit_button, self.cancel_button):
+            button.setFocusPolicy(Qt.FocusPolicy.TabFocus)  # a click leaves the message box
         self.confirm_button.clicked.connect(lambda: self._ask(self.confirm_requested))
         self.cancel_button.clicked.connect(lambda: self._ask(self.cancel_requested))
         self.edit_button.clicked.connect(self._edit)
@@ -96,8 +103,10 @@ class PendingCard(QFrame):
         return self.item.status == "pending" and not self.outcome.isVisible()
 
     def update_item(self, item: PendingItem) -> None:
-        """Show ``item`` as it now is: buttons while it waits, else its outcome."""
+        """Show ``item`` as it now is (its preview too: edited in its form, it changed):
+        buttons while it waits, else its outcome."""
         self.item = item
+        self.preview.setText(item.preview)
         if item.status != "pending":
             self.show_outcome(outcome_text(item))
             return

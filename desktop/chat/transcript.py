@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.operations.chats import Exchange, KnownAnswer
+from core.operations.chats import Exchange, KnownAnswer, tool_words
 from core.operations.pending import PendingItem
 from desktop.chat.code_copy import add_copy_links, code_number
 from desktop.chat.failure import paint_failure
@@ -59,9 +59,11 @@ def local_time(moment: datetime | None) -> str:
     return f"{local:%-d %b %H:%M}"
 
 
-def tool_line(name: str, summary: str, ok: bool = True) -> str:
-    """``⚙ recall_facts: 3 facts found`` (or ``failed``), as a reply shows a tool it used."""
-    return f"⚙ {name}: {summary}" + ("" if ok else " (failed)")
+def tool_line(name: str, summary: str, ok: bool = True) -> tuple[str, str]:
+    """A tool the reply used, as the reply shows it ("Prepared a reminder: it waits for
+    your Confirm below") and, for its Details tooltip, as recorded ("set_reminder: held
+    pending action 1 (reminder.create)")."""
+    return tool_words(name, summary, ok), f"{name}: {summary}" + ("" if ok else " (failed)")
 
 
 class _FittedText(QTextBrowser):
@@ -236,10 +238,13 @@ class ReplyMessage(MessageView):
         self.known.setText("From what you told me:\n" + "\n".join(lines))
         self.known.setVisible(True)
 
-    def add_activity(self, line: str) -> None:
-        """Note what the assistant did meanwhile (a tool it used), above the text."""
-        shown = self.activity.text()
-        self.activity.setText(f"{shown}\n{line}" if shown else line)
+    def add_activity(self, line: tuple[str, str]) -> None:
+        """Note what the assistant did meanwhile (a tool it used), above the text, in
+        words; what was recorded is in the tooltip (Details)."""
+        said, recorded = line
+        shown, details = self.activity.text(), self.activity.toolTip()
+        self.activity.setText(f"{shown}\n{said}" if shown else said)
+        self.activity.setToolTip(f"{details}\n{recorded}" if details else f"Details:\n{recorded}")
         self.activity.setVisible(True)
 
     def finish(self, status: str, interaction_id: int | None, *, note: str = "") -> None:

@@ -134,7 +134,7 @@ class WhyPanel(QWidget):
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        close = QToolButton()
+        self.close_button = close = QToolButton()
         close.setText("✕")
         close.setAutoRaise(True)
         close.setToolTip("Close this panel")

@@ -1,10 +1,12 @@
-"""Schedule: the scheduled prompts (a question the assistant answers on a 5-field cron in a
+"""Schedule: the scheduled prompts (a question the assistant answers on a timetable in a
 time zone) with an editor to add, change, pause and delete them, and the two task alerts
 (due today, overdue), each on or off with its quiet time.
 
-The same operations as ``hearth prompts`` and ``hearth alerts`` (``core.operations.prompts``),
-so the window and the terminal check a schedule by the same rule: a cron expression core
-cannot read is refused with its sentence under the editor, and what was typed stays."""
+A timetable is chosen in words ("Weekdays at 09:00", ``desktop.daily.timetable_picker``) and
+stored as the 5-field cron ``hearth prompts`` takes, which is behind Details. The same
+operations as ``hearth prompts`` and ``hearth alerts`` (``core.operations.prompts``), so the
+window and the terminal check a schedule by the same rule: a cron expression core cannot
+read is refused with its sentence under the editor, and what was typed stays."""
 
 from __future__ import annotations
 
@@ -22,7 +24,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -31,15 +32,14 @@ from PySide6.QtWidgets import (
 from core.operations import prompts
 from core.operations.changes import Domain
 from core.operations.done import Done
-from core.operations.prompts import AlertItem, PromptItem
+from core.operations.prompts import AlertItem, PromptItem, describe
 from desktop.context import AppContext
 from desktop.daily.editor import RecordEditor
 from desktop.daily.list_page import ListEditorPage
+from desktop.daily.timetable_picker import TimetablePicker
 from desktop.inspector.formatting import local_time, time_key
 from desktop.inspector.table import Column
 
-CRON_HELP = ("minute hour day-of-month month day-of-week, e.g. <code>0 9 * * 1-5</code> "
-             "(09:00 on weekdays) or <code>30 18 * * 0</code> (Sundays at 18:30)")
 ALERT_LABELS = {"task_due_today": "Tell me about a task due &today",
                 "task_overdue": "Tell me about an &overdue task"}
 MAX_COOLDOWN_MINUTES = 60 * 24 * 30
@@ -52,7 +52,7 @@ def next_text(item: PromptItem) -> str:
 
 PROMPT_COLUMNS: tuple[Column[PromptItem], ...] = (
     Column("Name", lambda item: item.name),
-    Column("Schedule", lambda item: item.cron),
+    Column("When", lambda item: describe(item.cron)),  # the cron is behind Details
     Column("Next run", next_text, lambda item: time_key(item.next_run_at)),
     Column("Last run", lambda item: local_time(item.last_run_at),
            lambda item: -time_key(item.last_run_at)),
@@ -81,12 +81,7 @@ class PromptEditor(RecordEditor):
         self.prompt = QPlainTextEdit()
         self.prompt.setPlaceholderText("What the assistant is asked, e.g. “What is on my "
                                        "plate today?”")
-        self.cron = QLineEdit()
-        self.cron.setPlaceholderText("0 9 * * 1-5")
-        cron_help = QLabel(CRON_HELP)
-        cron_help.setWordWrap(True)
-        cron_help.setTextFormat(Qt.TextFormat.RichText)
-        cron_help.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self.timetable = TimetablePicker()
         self.zone = QLineEdit()
         self.zone.setPlaceholderText("Your time zone")
         completer = QCompleter(list(zone_names()), self.zone)
@@ -97,17 +92,16 @@ class PromptEditor(RecordEditor):
         self.enabled.setChecked(True)
         self.form.addRow("&Name:", self.name)
         self.form.addRow("&Prompt:", self.prompt)
-        self.form.addRow("S&chedule:", self.cron)
-        self.form.addRow("", cron_help)
+        self.form.addRow("&When:", self.timetable)
         self.form.addRow("&Zone:", self.zone)
         self.form.addRow("", self.enabled)
-        self.watch(self.name, self.prompt, self.cron, self.zone)
+        self.watch(self.name, self.prompt, self.timetable.cron, self.zone)
         self.enabled.toggled.connect(self._edited)
 
     def fill(self, record: PromptItem | None) -> None:
         self.name.setText("" if record is None else record.name)
         self.prompt.setPlainText("" if record is None else record.prompt)
-        self.cron.setText("" if record is None else record.cron)
+        self.timetable.set_cron("" if record is None else record.cron)
         self.zone.setText("" if record is None else record.zone)
         self.enabled.setChecked(True if record is None else record.enabled)
         if record is None:
@@ -177,7 +171,7 @@ class SchedulePage(ListEditorPage):
     stretch_column = 0
     noun = "scheduled prompt"
     empty_text = ("No scheduled prompts yet. Write one on the right (a name, what to ask and "
-                  "when, as a 5-field cron) and press Save (Ctrl+S).")
+                  "when) and press Save (Ctrl+S).")
     domains = frozenset({Domain.SCHEDULE})
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
@@ -218,7 +212,7 @@ class SchedulePage(ListEditorPage):
         assert isinstance(self.editor, PromptEditor)
         hearth, editor = self.ctx.hearth, self.editor
         name, prompt = editor.name.text(), editor.prompt.toPlainText()
-        cron, zone = editor.cron.text(), editor.zone.text().strip() or None
+        cron, zone = editor.timetable.cron.text(), editor.zone.text().strip() or None
         enabled = editor.enabled.isChecked()
         if record is None:
             return lambda: prompts.add(hearth, name, prompt, cron, zone=zone, enabled=enabled)

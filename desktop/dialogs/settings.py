@@ -6,7 +6,7 @@ atomically (only what the user set is ever stored there). Any problem is shown a
 sentence under its field, the tab with the first problem comes to the front, and nothing is
 stored. What can apply at once does (the assistant is rebuilt for another model, the
 schedule for another dream time); what cannot says so where it is chosen (the
-data folder and the embedding model, from the next start).
+data folder and the search model, from the next start).
 """
 
 from __future__ import annotations

@@ -236,7 +236,7 @@ class DataSection(SettingsSection):
         hearth = self.ctx.hearth
 
         def describe(made: BackupInfo) -> str:
-            return f"Backed up to {made.path.name} ({data_size(made.size_bytes)})."
+            return f"Backed up: {data.backup_words(made.path)} ({data_size(made.size_bytes)})."
 
         self.backup_button.setEnabled(False)
         task = self.tasks.start("Backing up", lambda _task: data.backup(hearth))

@@ -1,5 +1,9 @@
-"""The settings' "Embeddings" tab: the ONNX model folder behind search and recall, and the
-vectors made with it.
+"""The settings' "Search" tab: whether everything Hearth keeps can be found by meaning, with
+a button that makes what cannot be found findable again; the model behind it (an ONNX model
+folder) and its vectors are behind "Details".
+
+The tab was called "Embeddings" and opened on ONNX files and vectors: the words of the
+machinery, not of what a person wants to know (can Hearth find my things?).
 
 A folder is checked by loading it (``models.check_embedding_model``) in a worker (the files must
 be there *and* give sound vectors), before it can be saved. The running Hearth keeps the
@@ -29,6 +33,7 @@ from core.config import Settings
 from core.operations import models
 from core.operations.models import Rebuilt, StaleVectors
 from desktop.context import AppContext
+from desktop.dialogs.disclosure import Disclosure
 from desktop.dialogs.owned_tasks import OwnedTasks
 from desktop.dialogs.settings_form import (
     Changes,
@@ -58,7 +63,7 @@ def _folder(text: str) -> Path:
 
 
 class EmbeddingSection(SettingsSection):
-    title = "Embeddings"
+    title = "Search"
 
     def __init__(self, ctx: AppContext, tasks: OwnedTasks, parent: QWidget | None = None,
                  ) -> None:
@@ -66,27 +71,34 @@ class EmbeddingSection(SettingsSection):
         self._saved = Path()
         self._checks: dict[Path, _Check] = {}
         self._checking: dict[Path, Task] = {}
-        model_box = QGroupBox("Embedding model")
+        model_box = QWidget()
         form = QFormLayout(model_box)
+        form.setContentsMargins(0, 0, 0, 0)
         self.folder = QLineEdit()
         self.folder.editingFinished.connect(lambda: self.check_folder(_folder(self.folder.text())))
         choose = QPushButton("C&hoose…")
         choose.clicked.connect(self._choose)
-        self.add_row(form, "&Folder:", beside(self.folder, choose), field=FIELD,
-                     help_text="A bge-style ONNX model: model.onnx (or model_quantized.onnx) "
+        self.add_row(form, "Model &folder:", beside(self.folder, choose), field=FIELD,
+                     help_text="The embedding model that turns text into vectors: a "
+                               "bge-style ONNX model, model.onnx (or model_quantized.onnx) "
                                "with its tokenizer.json. A new model is used from the next "
-                               "start; then rebuild the vectors below.")
+                               "start; then every item needs a new vector (the button "
+                               "above).")
         self.folder_state = status_label()
         self.folder_state.setObjectName("embedding-check")
         form.addRow(self.folder_state)
-        vectors_box = QGroupBox("Vectors")
-        vectors = QVBoxLayout(vectors_box)
-        vectors.addWidget(muted_label(
-            "Search compares the meaning of what you ask with a vector stored for every "
-            "fact, memory, note and message. They must all come from the model in use."))
+        self.model_state = muted_label("")
+        form.addRow(self.model_state)
+        search_box = QGroupBox("Finding things by meaning")
+        findable = QVBoxLayout(search_box)
+        findable.addWidget(muted_label(
+            "Hearth finds what you mean, not only the words you typed (“where does my sister "
+            "live” finds “Ines moved to Porto”), with a small model on this computer."))
         self.vector_state = status_label()
         self.vector_state.setObjectName("vector-state")
-        self.rebuild_button = QPushButton("&Rebuild vectors")
+        self.rebuild_button = QPushButton("&Make them findable")
+        self.rebuild_button.setToolTip("Details: gives each of them a vector from the model "
+                                       "in use (in the background; Stop keeps what is done)")
         self.rebuild_button.setEnabled(False)
         self.rebuild_button.clicked.connect(self.rebuild)
         self.rebuild_progress = TaskProgress(ctx.hub.status_message.emit)
@@ -94,11 +106,12 @@ class EmbeddingSection(SettingsSection):
         button_row = QHBoxLayout()
         button_row.addWidget(self.vector_state, 1)
         button_row.addWidget(self.rebuild_button)
-        vectors.addLayout(button_row)
-        vectors.addWidget(self.rebuild_progress)
+        findable.addLayout(button_row)
+        findable.addWidget(self.rebuild_progress)
+        self.details = Disclosure(model_box)
         column = QVBoxLayout(self)
-        column.addWidget(model_box)
-        column.addWidget(vectors_box)
+        column.addWidget(search_box)
+        column.addWidget(self.details)
         column.addStretch(1)
 
     # --- SettingsSection ---------------------------------------------------------------------
@@ -194,12 +207,15 @@ class EmbeddingSection(SettingsSection):
         model_id, stale = counted.model_id, counted.count
         if stale:
             show_status(self.vector_state,
-                        f"{count(stale, 'item')} {'lacks' if stale == 1 else 'lack'} a vector "
-                        f"from {model_id}; search cannot find them by meaning until they are "
-                        "rebuilt.")
+                        f"{count(stale, 'item')} (memories, facts, notes or messages) "
+                        f"{'is' if stale == 1 else 'are'} found only by their words, not by "
+                        "meaning, until Hearth makes them findable.")
+            self.model_state.setText(f"{count(stale, 'item')} {'lacks' if stale == 1 else 'lack'}"
+                                     f" a vector from {model_id}.")
         else:
-            show_status(self.vector_state, f"Every item has its vector from {model_id}.",
+            show_status(self.vector_state, "Everything Hearth keeps can be found by meaning.",
                         ok=True)
+            self.model_state.setText(f"Every item has its vector from {model_id}.")
         self.rebuild_button.setEnabled(stale > 0 and not self.rebuild_progress.running)
 
     def rebuild(self) -> Task:
@@ -210,18 +226,18 @@ class EmbeddingSection(SettingsSection):
             return models.rebuild_vectors(
                 hearth, cancelled=lambda: task.cancelled,
                 progress=lambda done, total: task.progress(
-                    done, total, f"Rebuilding vectors: {done:,} of {total:,}…"))
+                    done, total, f"Making items findable: {done:,} of {total:,}…"))
 
         def describe(rebuilt: Rebuilt) -> str:
             if rebuilt.stopped_at is not None:
                 done, total = rebuilt.stopped_at
-                return (f"Stopped after {done:,} of {total:,}; the rest is rebuilt when you "
+                return (f"Stopped after {done:,} of {total:,}; the rest is done when you "
                         "start it again.")
-            return f"Rebuilt {count(rebuilt.vectors, 'vector')}."
+            return f"Done: {count(rebuilt.vectors, 'item')} can be found by meaning again."
 
         self.rebuild_button.setEnabled(False)
-        task = self.tasks.start("Rebuilding vectors", job)
-        self.rebuild_progress.follow(task, "Rebuilding vectors…", describe)
+        task = self.tasks.start("Making items findable", job)
+        self.rebuild_progress.follow(task, "Making items findable…", describe)
         return task
 
     def _rebuilt(self, _ok: bool) -> None:

@@ -10,7 +10,15 @@ conversation reads the budgets and the quiet time at each turn.
 from __future__ import annotations
 
 from PySide6.QtCore import QTime
-from PySide6.QtWidgets import QCheckBox, QFormLayout, QTimeEdit, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QTimeEdit,
+    QWidget,
+)
 
 from core.config import Settings
 from desktop.context import AppContext
@@ -20,6 +28,31 @@ from desktop.dialogs.settings_form import Changes, Problems, SettingsSection, sp
 TIME_FORMAT = "HH:mm"
 """The format of ``Settings.dream_time`` and ``daily_briefing_time``, in Qt's notation."""
 MINUTES_PER_DAY = 24 * 60
+
+
+WORDS_PER_TOKEN = 0.75
+"""About three words for every four tokens, in English prose."""
+TOKENS_TIP = ("Details: the number counts tokens, the pieces of words a language model reads "
+              "(about four for every three English words).")
+
+
+def in_words(box: QSpinBox) -> QWidget:
+    """A budget in tokens with what it means beside it: "about 1,500 words"."""
+    words = QLabel()
+
+    def say(value: int) -> None:
+        words.setText(f"about {round(value * WORDS_PER_TOKEN, -1):,.0f} words")
+
+    box.valueChanged.connect(say)
+    box.setToolTip(TOKENS_TIP)
+    say(box.value())
+    row = QWidget()
+    layout = QHBoxLayout(row)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(box)
+    layout.addWidget(words)
+    layout.addStretch(1)
+    return row
 
 
 class GeneralSection(SettingsSection):
@@ -51,13 +84,13 @@ class GeneralSection(SettingsSection):
                      field="session_quiet_minutes",
                      help_text="A chat that has been quiet this long is finished: Hearth then "
                                "reflects on it and the next message starts a new session.")
-        self.history = spin_box("history_token_budget", suffix="tokens", step=500)
-        self.add_row(form, "Chat &history per prompt:", self.history,
+        self.history = spin_box("history_token_budget", step=500)
+        self.add_row(form, "Chat &history per prompt:", in_words(self.history),
                      field="history_token_budget",
                      help_text="How much of the current conversation is sent with each "
                                "message. More remembers the thread better but answers slower.")
-        self.context = spin_box("context_token_budget", suffix="tokens", step=100)
-        self.add_row(form, "&Memories per prompt:", self.context,
+        self.context = spin_box("context_token_budget", step=100)
+        self.add_row(form, "&Memories per prompt:", in_words(self.context),
                      field="context_token_budget",
                      help_text="Room for the facts, memories and notes recalled for each "
                                "message.")

@@ -13,9 +13,11 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -35,6 +37,8 @@ from desktop.icons import icon
 from desktop.workers import Task
 
 ICON_SIZE = 56
+STATE_LINES = 4
+"""The longest sentence about Ollama, at the dialog's width."""
 
 
 def _paragraph(html: str) -> QLabel:
@@ -76,7 +80,26 @@ class WelcomeDialog(QDialog):
         self.puller.set_name(settings.ollama_model)
         self.puller.pulled.connect(lambda _name: self.detect())
         self.puller.progress.finished.connect(lambda _ok: self._fit())
-        self.puller.hide()
+        # The answer from Ollama (a sentence of one to three lines, the pull offered or
+        # not) arrives after the dialog is shown: its room is kept from the start (the
+        # sentence's lines; the pull takes the place of the note on the built-in model),
+        # so the dialog does not change height under the cursor on its way to "Start".
+        self.state.setMinimumHeight(STATE_LINES * self.state.fontMetrics().lineSpacing())
+        # what the built-in model can and cannot do: read from its file's header (a few
+        # milliseconds, never the model), here, so the text never changes under the cursor
+        self.built_in = muted_label(
+            f"Without a capable model, Hearth answers with the one built in: "
+            f"{built_in_model(settings)} You can change this any time in File → Settings.")
+        self.built_in.setObjectName("built-in-model")
+        self.below = QWidget()  # the note and the pull in one place, the room of the larger
+        overlaid = QGridLayout(self.below)
+        overlaid.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.built_in, self.puller):
+            kept = widget.sizePolicy()
+            kept.setRetainSizeWhenHidden(True)
+            widget.setSizePolicy(kept)
+            overlaid.addWidget(widget, 0, 0)
+        self._offer_pull(False)
         self.check_button = QPushButton("Check &again")
         self.check_button.setToolTip("Look for Ollama again (after starting it).")
         self.check_button.clicked.connect(self.detect)
@@ -84,13 +107,7 @@ class WelcomeDialog(QDialog):
         state_row.addWidget(self.state, 1)
         state_row.addWidget(self.check_button, 0, Qt.AlignmentFlag.AlignTop)
         model.addLayout(state_row)
-        model.addWidget(self.puller)
-        self.built_in = muted_label(
-            f"Without Ollama, Hearth answers with the small model built in "
-            f"({settings.embedded_model_path.stem}), on this computer's processor. You can "
-            "change this any time in File → Settings.")
-        self.built_in.setObjectName("built-in-model")
-        model.addWidget(self.built_in)
+        model.addWidget(self.below)
         layout.addWidget(model_box)
         layout.addStretch(1)
         buttons = QDialogButtonBox()
@@ -98,6 +115,7 @@ class WelcomeDialog(QDialog):
         start.setDefault(True)
         buttons.accepted.connect(self.accept)
         layout.addWidget(buttons)
+        self._opened = False
         self.detect()
 
     def _header(self) -> QHBoxLayout:
@@ -120,36 +138,34 @@ class WelcomeDialog(QDialog):
         settings = self.ctx.settings
         show_status(self.state, "Looking for Ollama on this computer…")
         self.check_button.setEnabled(False)
-        def job(_task: Task) -> tuple[OllamaSurvey, str]:
-            return (survey_ollama(settings, settings.ollama_host, settings.ollama_model),
-                    built_in_model(settings))
-
-        self._detect_task = self.tasks.start("Looking for Ollama", job,
-                                             on_done=self._detected,
-                                             on_failed=self._detect_failed)
+        self._detect_task = self.tasks.start(
+            "Looking for Ollama",
+            lambda _task: survey_ollama(settings, settings.ollama_host, settings.ollama_model),
+            on_done=self._detected, on_failed=self._detect_failed)
         return self._detect_task
 
-    def _detected(self, found: tuple[OllamaSurvey, str]) -> None:
-        survey, built_in = found
-        self.built_in.setText(f"Without a capable model, Hearth answers with the one built "
-                              f"in: {built_in} You can change this any time in "
-                              "File → Settings.")
+    def _detected(self, survey: OllamaSurvey) -> None:
         self.check_button.setEnabled(True)
         model = self.ctx.settings.ollama_model
         if survey.has_model:
             show_status(self.state, f"{survey.detail.rstrip('.')}. Hearth answers with it.",
                         ok=True)
-            self.puller.setVisible(self.puller.running)
+            self._offer_pull(self.puller.running)
         elif survey.running:
             show_status(self.state, f"Ollama is running at {survey.host}, but the recommended "
                                     f"model {model} is not installed yet. Pull it here; until "
                                     "it is there, Hearth uses its built-in model.")
-            self.puller.show()
+            self._offer_pull(True)
         else:
             show_status(self.state, f"{survey.detail} For better answers, install Ollama from "
                                     "ollama.com, start it, and check again.")
-            self.puller.setVisible(self.puller.running)
+            self._offer_pull(self.puller.running)
         self._fit()
+
+    def _offer_pull(self, offered: bool) -> None:
+        """The pull in the place of the note on the built-in model, or the note."""
+        self.puller.setVisible(offered)
+        self.built_in.setVisible(not offered)
 
     def _detect_failed(self, message: str, hint: str) -> None:
         self.check_button.setEnabled(True)
@@ -157,14 +173,25 @@ class WelcomeDialog(QDialog):
         self._fit()
 
     def _fit(self) -> None:
-        """Grow or shrink to the new text at the width the user sees. Deferred until the
-        layout has taken the text in: a wrapped label knows its height only then."""
+        """Grow to a text longer than the room kept for it, at the width the user sees;
+        never shrink (the button under the cursor stays put). Deferred until the layout
+        has taken the text in: a wrapped label knows its height only then."""
         QTimer.singleShot(0, self._fit_now)
 
-    def _fit_now(self) -> None:
+    def _fit_now(self, *, shrink: bool = False) -> None:
         layout = self.layout()
         assert layout is not None  # set in __init__
-        self.resize(self.width(), layout.totalHeightForWidth(self.width()))
+        needed = layout.totalHeightForWidth(self.width())
+        if needed > self.height() or shrink:
+            self.resize(self.width(), needed)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        """Open as tall as the wrapped text is at the width it opens at: a dialog's own
+        size hint counts wrapped lines at a narrower width, and left the room empty."""
+        super().showEvent(event)
+        if not self._opened:
+            self._opened = True
+            self._fit_now(shrink=True)
 
     def done(self, result: int) -> None:
         """However it is closed, the welcome has been seen."""

@@ -8,10 +8,15 @@ segments. The number of items never grows with the graph: the edge kinds (three 
 ``knn``, ``dream``, ``summary_of``) by three bands. Lines are 1 px and not antialiased,
 which Qt draws fastest.
 
-The most important memories carry a short text label (``labelled_nodes``): without them a
+The most important memories carry a short text label (``placed_labels``): without them a
 few hundred linked dots are a tangle nobody can read. Labels are text items of a fixed
-pixel size, so they stay readable at any zoom, and no two sit close together at the fitted
-zoom (a label over a label helps no one).
+pixel size, so they stay readable at any zoom; which ones fit is decided in pixels, on the
+plot as it is drawn now (again after every zoom, pan or resize), so no label runs into
+another or past the plot's edge, whatever the window's size: placing them by the graph's
+own extent let labels overlap on a small window and cut off at the edges. A label near an
+edge is moved to start or end at its memory instead of being centred over it. A click on a
+label opens the memory it names, and a click on dots drawn over each other opens the one
+nearest the pointer (the first in the list was often a neighbour).
 """
 
 from __future__ import annotations
@@ -21,8 +26,8 @@ from typing import SupportsInt
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPoint, QPointF, Signal
-from PySide6.QtGui import QBrush, QColor, QPalette
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPalette
 from PySide6.QtWidgets import QWidget
 
 from core.operations.memories import GraphSnapshot
@@ -40,37 +45,67 @@ NEIGHBOURHOOD = 0.2
 SELECTED_COLOUR = "#ff5a1f"
 """The clicked node's ring: a semantic accent that reads on light and dark backgrounds."""
 LABELLED = 12
-"""Memories named on the plot: the most important, spread out."""
-LABEL_BOX = (0.26, 0.05)
-"""A label's room, as shares of the graph's extent at the fitted zoom (width, height): two
-labelled memories are at least that far apart across or up and down, so their labels (a
-line of up to ``LABEL_CHARS`` centred over the node) never overlap. A round gap let two
-labels side by side at the same height run into each other."""
+"""Memories named on the plot: the most important that fit."""
 LABEL_CHARS = 30
 LABEL_CANDIDATES = 20 * LABELLED
+"""Only the most important few hundred compete for a label: the loop stays short on the UI
+thread even when every node sits in one clump."""
 LABEL_FILL_ALPHA = 200
+LABEL_LIFT = 1.2
+"""A label's bottom sits this many of its heights above its node's centre (a fifth of a
+line of air): the TextItem anchor's y."""
+LABEL_GAP_PX = 4
+LABEL_PADDING_PX = 4
+"""Around a TextItem's text (its document margin), on each side."""
+ANCHORS_X = (0.5, 0.0, 1.0)
+"""Centred over the node, else starting at it (near the left edge), else ending at it."""
+RELABEL_MS = 40
+"""Labels are placed again this long after the view stops moving (zoom, pan, resize)."""
+
+Rect = tuple[float, float, float, float]
+"""left, top, width, height, in pixels of the plot."""
 
 
-def labelled_nodes(positions: np.ndarray, importance: np.ndarray, shown: np.ndarray,
-                   limit: int = LABELLED) -> list[int]:
-    """Up to ``limit`` node positions to label: the most important shown nodes, skipping
-    any whose label would overlap one already chosen (``LABEL_BOX``)."""
-    candidates = np.flatnonzero(shown)
-    if not candidates.size:
-        return []
-    extent = float(np.ptp(positions[candidates], axis=0).max()) if candidates.size > 1 else 1.0
-    room = np.asarray(LABEL_BOX) * max(extent, 1e-9)
-    # Only the most important few hundred compete: the loop stays short on the UI thread
-    # even when every node sits in one clump (5,000 candidates took 100 ms).
-    best = candidates[np.argsort(-importance[candidates], kind="stable")][:LABEL_CANDIDATES]
-    chosen: list[int] = []
-    for position in best:
-        here = positions[position]
-        if all((np.abs(here - positions[other]) >= room).any() for other in chosen):
-            chosen.append(int(position))
-            if len(chosen) == limit:
+def _overlap(a: Rect, b: Rect, gap: float) -> bool:
+    return not (a[0] + a[2] + gap <= b[0] or b[0] + b[2] + gap <= a[0]
+                or a[1] + a[3] + gap <= b[1] or b[1] + b[3] + gap <= a[1])
+
+
+def placed_labels(points: np.ndarray, sizes: list[tuple[float, float]], area: Rect,
+                  limit: int = LABELLED, gap: float = LABEL_GAP_PX
+                  ) -> list[tuple[int, float, Rect]]:
+    """Which labels to draw, given each candidate's node in pixels (``points``, most
+    important first) and its label's size: (candidate index, anchor x, rectangle) of up to
+    ``limit`` labels, each above its node, inside ``area`` and clear of the others by
+    ``gap``; one that fits nowhere is left out."""
+    left, top, width, height = area
+    chosen: list[tuple[int, float, Rect]] = []
+    for index, ((x, y), (w, h)) in enumerate(zip(points, sizes, strict=True)):
+        for anchor in ANCHORS_X:
+            rect = (float(x) - anchor * w, float(y) - LABEL_LIFT * h, w, h)
+            inside = (rect[0] >= left and rect[1] >= top and rect[0] + w <= left + width
+                      and rect[1] + h <= top + height)
+            if inside and not any(_overlap(rect, other, gap) for _i, _a, other in chosen):
+                chosen.append((index, anchor, rect))
                 break
+        if len(chosen) == limit:
+            break
     return chosen
+
+
+class NodeLabel(pg.TextItem):
+    """A memory's label; a click on it opens that memory (not a dot drawn under it)."""
+
+    def __init__(self, text: str, position: int, clicked: Callable[[int], None],
+                 **options: object) -> None:
+        super().__init__(text, **options)
+        self.position = position
+        self._clicked = clicked
+
+    def mouseClickEvent(self, event: object) -> None:  # noqa: N802 (pyqtgraph's name)
+        if getattr(event, "button", lambda: None)() == Qt.MouseButton.LeftButton:
+            event.accept()  # type: ignore[attr-defined]
+            self._clicked(self.position)
 
 
 def node_text(snapshot: GraphSnapshot, position: int) -> str:
@@ -142,6 +177,9 @@ class GraphView(pg.PlotWidget):
             self.addItem(item)
         self._match_positions = np.zeros(0, dtype=np.int64)
         self._selected_position: int | None = None
+        self._relabel = QTimer(self, singleShot=True, interval=RELABEL_MS)
+        self._relabel.timeout.connect(self._draw_labels)
+        self.getViewBox().sigRangeChanged.connect(lambda *_: self._relabel.start())
         self._ready = True
         self._apply_palette()
 
@@ -203,6 +241,7 @@ class GraphView(pg.PlotWidget):
 
     def fit(self) -> None:
         self.getViewBox().autoRange(padding=0.04)
+        self._draw_labels()  # at once, for the fitted view (the timer would wait)
 
     @property
     def positions(self) -> np.ndarray:
@@ -239,7 +278,21 @@ class GraphView(pg.PlotWidget):
 
     def labels(self) -> dict[int, str]:
         """The node positions named on the plot and what their labels say."""
-        return {int(item.data(0)): item.textItem.toPlainText() for item in self._label_items}
+        return {item.position: item.textItem.toPlainText() for item in self._label_items}
+
+    @property
+    def relabelling(self) -> bool:
+        """The view moved and its labels are about to be placed again."""
+        return self._relabel.isActive()
+
+    def label_rects(self) -> dict[int, QRect]:
+        """Where each label is drawn, in viewport pixels."""
+        return {item.position: self.mapFromScene(item.sceneBoundingRect()).boundingRect()
+                for item in self._label_items}
+
+    def plot_rect(self) -> QRect:
+        """The part of the viewport the plot draws in, in pixels."""
+        return self.mapFromScene(self.getViewBox().sceneBoundingRect()).boundingRect()
 
     def node_screen_position(self, position: int) -> QPoint:
         """Where a node is drawn, in viewport coordinates (where a click on it lands)."""
@@ -307,23 +360,40 @@ class GraphView(pg.PlotWidget):
         return item
 
     def _draw_labels(self) -> None:
+        """Label the most important drawn memories that fit on the plot as it is now
+        (``placed_labels``, in pixels)."""
         for item in self._label_items:
             self.removeItem(item)
         self._label_items = []
-        if self._snapshot is None:
+        snapshot = self._snapshot
+        shown = np.flatnonzero(self._node_mask) if snapshot is not None else np.zeros(0)
+        if snapshot is None or not shown.size:
             return
+        best = shown[np.argsort(-snapshot.importance[shown], kind="stable")][:LABEL_CANDIDATES]
+        texts = [short_label(node_text(snapshot, int(position))) for position in best]
+        metrics = QFontMetricsF(self.font())
+        pad = 2 * LABEL_PADDING_PX
+        sizes = [(metrics.horizontalAdvance(text) + pad, metrics.height() + pad)
+                 for text in texts]
+        points = np.array([self._pixel(int(position)) for position in best], dtype=float)
+        plot = self.plot_rect()
+        area = (float(plot.left()), float(plot.top()), float(plot.width()),
+                float(plot.height()))
         ink = self.palette().color(QPalette.ColorRole.Text)
         fill = QColor(style.background(self.palette()))
         fill.setAlpha(LABEL_FILL_ALPHA)
-        for position in labelled_nodes(self._positions, self._snapshot.importance,
-                                       self._node_mask):
-            item = pg.TextItem(short_label(node_text(self._snapshot, position)), color=ink,
-                               fill=pg.mkBrush(fill), anchor=(0.5, 1.2))
-            item.setData(0, position)
+        for index, anchor, _rect in placed_labels(points, sizes, area):
+            position = int(best[index])
+            item = NodeLabel(texts[index], position, self.node_clicked.emit, color=ink,
+                             fill=pg.mkBrush(fill), anchor=(anchor, LABEL_LIFT))
             item.setPos(*(float(v) for v in self._positions[position]))
             item.setZValue(20)  # above nodes and rings
             self.addItem(item)
             self._label_items.append(item)
+
+    def _pixel(self, position: int) -> tuple[float, float]:
+        point = self.node_screen_position(position)
+        return float(point.x()), float(point.y())
 
     def _draw_marks(self) -> None:
         # Search rings in the text colour: the most contrast on either background, and no
@@ -346,9 +416,15 @@ class GraphView(pg.PlotWidget):
     def _tip(self, x: float, y: float, data: SupportsInt) -> str:
         return self._label_of(int(data))
 
-    def _clicked(self, _item: pg.ScatterPlotItem, points: list, _event: object) -> None:
-        if len(points):
-            self.node_clicked.emit(int(points[0].data()))
+    def _clicked(self, _item: pg.ScatterPlotItem, points: list, event: object) -> None:
+        """The dot nearest the pointer among those under it (big dots overlap their
+        neighbours: the first listed was not always the one clicked)."""
+        if not len(points):
+            return
+        where = event.pos()  # type: ignore[attr-defined]  # in the plot's coordinates
+        nearest = min(points, key=lambda point: (point.pos().x() - where.x()) ** 2
+                      + (point.pos().y() - where.y()) ** 2)
+        self.node_clicked.emit(int(nearest.data()))
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         super().changeEvent(event)

@@ -97,11 +97,11 @@ def _one_line(text: str | None) -> str:
 EVENT_COLUMNS: tuple[Column[EventView], ...] = (
     Column("#", lambda e: str(e.id), lambda e: e.id),
     Column("State", lambda e: EVENT_STATE_WORDS.get(e.state.value, e.state.value)),
-    Column("Type", lambda e: e.event_type),
+    Column("What", lambda e: e.kind_words),
     Column("Created", lambda e: local_time(e.created_at), lambda e: time_key(e.created_at)),
     Column("Attempts", lambda e: str(e.attempts), lambda e: e.attempts),
     Column("Last error", lambda e: _one_line(e.last_error)),
-    Column("Content", lambda e: _one_line(e.content)),
+    Column("Said", lambda e: _one_line(e.said)),
 )
 TRIGGERS = {"manual": "by you", "scheduled": "on schedule", "schedule": "on schedule",
             "dream": "during a dream"}
@@ -197,16 +197,16 @@ class ActivityPage(InspectorPage):
 
         self.queue_summary = QLabel()
         self.retry_button = QPushButton(icon("refresh"), "&Retry")
-        self.retry_button.setToolTip("Try this failed event again the next time Hearth "
+        self.retry_button.setToolTip("Try this failed one again the next time Hearth "
                                      "learns in the background (after fixing what made it "
                                      "fail)")
         self.retry_button.setEnabled(False)
         self.retry_all_button = QPushButton(icon("refresh"), "Retry a&ll")
-        self.retry_all_button.setToolTip("Try every failed event again the next time "
+        self.retry_all_button.setToolTip("Try every failed one again the next time "
                                          "Hearth learns in the background")
         self.retry_all_button.setEnabled(False)
         self.event_text = QPlainTextEdit(readOnly=True)
-        self.event_text.setPlaceholderText("Select an event to read it and its last error.")
+        self.event_text.setPlaceholderText("Select one to read it and its last error.")
         self.kind = QComboBox()
         self.kind.addItem("All kinds", None)
         for kind in RUN_KINDS:
@@ -306,7 +306,7 @@ class ActivityPage(InspectorPage):
         shown = "" if result.waiting <= len(result.events) else \
             f" (the oldest {len(result.events)} shown)"
         self.queue_summary.setText(
-            f"{count(result.waiting, 'event')} waiting to be learned "
+            f"{count(result.waiting, 'thing')} waiting to be learned "
             f"from, {failed} failed{shown}." if result.waiting else
             "Nothing is waiting: everything noted in your chats has been learned from.")
         self.tabs.setTabText(0, f"{QUEUE_TAB} ({result.waiting})")
@@ -360,8 +360,8 @@ class ActivityPage(InspectorPage):
             return
         error = f"Last error (attempt {event.attempts}):\n{event.last_error}\n\n" \
             if event.last_error else ""
-        self.event_text.setPlainText(f"{error}{event.event_type}, {local_time(event.created_at)}"
-                                     f":\n{event.content}")
+        self.event_text.setPlainText(f"{error}{event.kind_words.capitalize()}, "
+                                     f"{local_time(event.created_at)}:\n{event.said}")
 
     def _run_selected(self, *_args: object) -> None:
         run = self.selected_run()
@@ -413,12 +413,13 @@ class ActivityPage(InspectorPage):
         if event is None or not event.failed:
             return
         hearth = self.ctx.hearth
-        self.change("Retrying an event", lambda: consolidation.retry_event(hearth, event.id),
-                    lambda _e: f"Event {event.id} will be tried again the next time "
+        self.change("Retrying", lambda: consolidation.retry_event(hearth, event.id),
+                    lambda _e: f"{event.kind_words.capitalize()} will be tried again the next time "
                                "Hearth learns.")
 
     def retry_all(self) -> None:
         hearth = self.ctx.hearth
-        self.change("Retrying failed events", lambda: consolidation.retry_failed_events(hearth),
-                    lambda retried: f"{count(retried, 'failed event')} will be tried "
+        self.change("Retrying the failed ones",
+                    lambda: consolidation.retry_failed_events(hearth),
+                    lambda retried: f"{count(retried, 'failed one')} will be tried "
                                     "again the next time Hearth learns.")

@@ -1,8 +1,11 @@
 """Agents: the other local programs that use Hearth's memory over MCP (``hearth mcp``).
 
-The table lists each agent with what it may do (no access, read, read and write), whether
-its writes are trusted, and how many of them wait for review. Beside it, for the selected
-agent: its writes held for review, each accepted or rejected here (accepting a forget is
+The table lists each agent with what it may do (no access, read, read and write; "asks for
+access" while a new one waits for an answer), how far its reading goes (everything, search
+only, some topics kept private), whether its writes are trusted, and how many of them wait
+for review. Beside it, for the selected agent: what its grant covers in a sentence, with
+"Only let it search" and "Keep private from it" (applied at once, enforced by the tools),
+its writes held for review, each accepted or rejected here (accepting a forget is
 asked once more: it removes the value everywhere), and what it read and wrote (its audited
 calls, arguments redacted), and its tokens for HTTP: made here ("New token…", shown once
 with the client configuration to paste), revoked here (asked first). Everything is read
@@ -29,6 +32,7 @@ from PySide6.QtWidgets import (
 from core.operations import agents
 from core.operations.agents import AgentCall, AgentInfo, AgentWriteItem, NewToken, TokenInfo
 from core.operations.changes import Domain
+from desktop.agent_scope import ScopeChooser
 from desktop.context import AppContext
 from desktop.inspector import confirm
 from desktop.inspector.formatting import local_time, time_key
@@ -38,9 +42,20 @@ from desktop.inspector.token_dialog import TokenDialog
 
 ACCESS_WORDS = {"none": "no access", "read": "read", "write": "read and write"}
 
+
+def reads_text(agent: AgentInfo) -> str:
+    """How far its reading goes: "everything", "search only", "everything but health"."""
+    if agent.access == "none":
+        return ""
+    reach = "search only" if agent.scope == "search" else "everything"
+    return f"{reach}, not {', '.join(agent.hidden)}" if agent.hidden else reach
+
+
 AGENT_COLUMNS: tuple[Column[AgentInfo], ...] = (
     Column("Agent", lambda a: a.name),
-    Column("May", lambda a: ACCESS_WORDS.get(a.access, a.access)),
+    Column("May", lambda a: ACCESS_WORDS.get(a.access, a.access) + (
+        " (asks for access)" if a.asking else "")),
+    Column("Reads", reads_text),
     Column("Writes", lambda a: "applied at once" if a.trusted else "held for review"),
     Column("Waiting", lambda a: str(a.held) if a.held else "", lambda a: a.held),
     Column("Last seen", lambda a: local_time(a.last_seen_at), lambda a: time_key(a.last_seen_at)),
@@ -57,10 +72,13 @@ def token_text(token: TokenInfo) -> str:
 
 
 class AgentDetail(QWidget):
-    """The selected agent's held writes (Accept / Reject), its history and its tokens."""
+    """What the selected agent may do (and how far its reading goes, changed here), its held
+    writes (Accept / Reject), its history and its tokens."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.scope = ScopeChooser()
+        self.scope.setEnabled(False)
         self.held = QListWidget()
         self.held.setObjectName("held-writes")
         self.accept = QPushButton("&Accept")
@@ -86,6 +104,7 @@ class AgentDetail(QWidget):
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.scope)
         layout.addWidget(QLabel("Waiting for your review"))
         layout.addWidget(self.held, 1)
         layout.addLayout(buttons)
@@ -161,6 +180,7 @@ class AgentsPage(TablePage):
         self.trust = self.add_button("&Trust", None, self._toggle_trust,
                                      tooltip="Apply its facts and observations without review "
                                              "(forgetting always waits for you)")
+        self.detail.scope.changed.connect(self._narrow)
         self.detail.accept.clicked.connect(lambda _checked=False: self._answer(True))
         self.detail.reject.clicked.connect(lambda _checked=False: self._answer(False))
         self.detail.new_token.clicked.connect(lambda _checked=False: self._new_token())
@@ -198,8 +218,13 @@ class AgentsPage(TablePage):
 
     def show_detail(self, record: Any | None) -> None:
         if record is None:
+            self.detail.scope.show_grant(None)
+            self.detail.scope.setEnabled(False)
             self.detail.show_agent((), (), (), chosen=False)
             return
+        self.detail.scope.show_grant(record.access, record.scope, record.hidden,
+                                     record.trusted)
+        self.detail.scope.setEnabled(record.access != "none")
         hearth, name = self.ctx.hearth, record.name
         self.run(f"Loading what {name} did",
                  lambda _task: (agents.writes_of(hearth, name), agents.calls_of(hearth, name),
@@ -219,6 +244,17 @@ class AgentsPage(TablePage):
         self.change(f"Changing what {name} may do", lambda: agents.grant(hearth, name, access),
                     lambda info: f"{info.name} now has {ACCESS_WORDS[info.access]} access."
                     if info.access != "none" else f"{info.name} now has no access.")
+
+    def _narrow(self) -> None:
+        """The scope's boxes changed: the same access, reading as far as they now say."""
+        agent = self.selected()
+        if agent is None or agent.access == "none":
+            return
+        hearth, name, access = self.ctx.hearth, agent.name, agent.access
+        scope, hidden = self.detail.scope.scope, self.detail.scope.hidden
+        self.change(f"Changing what {name} may read",
+                    lambda: agents.grant(hearth, name, access, scope=scope, hidden=hidden),
+                    lambda info: f"{info.name}: {info.covers}")
 
     def _toggle_trust(self) -> None:
         agent = self.selected()

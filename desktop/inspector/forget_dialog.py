@@ -33,6 +33,7 @@ from core.operations.facts import (
     rewritten,
     unmasked,
 )
+from core.operations.data import backup_words
 from core.operations.memories import MemoriesDeleted, memories_deleted
 from desktop.words import count, spaced
 from desktop.workers import Workers
@@ -54,7 +55,7 @@ class ForgetResultDialog(QDialog):
         self.setWindowTitle(title)
         self.summary = QLabel(summary)
         self.backups = QLabel("\n".join([backups_held(len(backups), what),
-                                         *(f"  {path.name}" for path in backups)]))
+                                         *(f"  {backup_words(path)}" for path in backups)]))
         self.outcome = QLabel()
         for label in (self.summary, self.backups, self.outcome):
             label.setWordWrap(True)

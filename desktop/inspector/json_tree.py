@@ -2,8 +2,10 @@
 entry shows its key, its value and its type.
 
 Columns run Key, Value, Type: the order a person fills an entry in, so Tab after a key
-goes to its value. Types are shown in words ("group" for a JSON object, "yes/no" for a
-boolean); ``TYPE_WORDS`` names them, and the edit role still speaks the JSON kinds.
+goes to its value. A key reads as words ("sister name" for ``sister_name``, the stored
+spelling in its tooltip); editing it edits the stored key. Types are shown in words
+("group" for a JSON object, "yes/no" for a boolean); ``TYPE_WORDS`` names them, and the
+edit role still speaks the JSON kinds.
 
 Edits stay in the model until the view saves ``to_data()``: renaming a key, changing a value
 (parsed by the entry's type: ``42`` stays a number only if the entry is a number), changing a
@@ -20,7 +22,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QFont
 
-from desktop.words import count
+from desktop.words import count, spaced
 
 Index = QModelIndex | QPersistentModelIndex
 KEY, VALUE, TYPE = range(3)
@@ -184,7 +186,9 @@ class JsonTreeModel(QAbstractItemModel):
         node = self.node(index)
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             if index.column() == KEY:
-                return node.key if node.key is not None else f"item {node.row() + 1}"
+                if node.key is None:
+                    return f"item {node.row() + 1}"
+                return spaced(node.key) if role == Qt.ItemDataRole.DisplayRole else node.key
             if index.column() == VALUE:
                 if role == Qt.ItemDataRole.EditRole:
                     return show_scalar(node.value)
@@ -192,6 +196,9 @@ class JsonTreeModel(QAbstractItemModel):
             return node.kind if role == Qt.ItemDataRole.EditRole else TYPE_WORDS[node.kind]
         if role == Qt.ItemDataRole.ToolTipRole and index.column() == VALUE:
             return node.summary() if node.kind not in CONTAINERS else None
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() == KEY \
+                and node.key is not None and spaced(node.key) != node.key:
+            return f"Stored as {node.key} (edit it to rename)"
         if role == Qt.ItemDataRole.FontRole and index.column() == VALUE \
                 and node.kind in CONTAINERS:
             font = QFont()

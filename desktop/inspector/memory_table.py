@@ -24,8 +24,9 @@ PREVIEW_CHARS = 160
 
 
 def _preview(row: MemoryRow) -> str:
-    """The memory's beginning, or, for a long one found by a later part, that part."""
-    flat = " ".join((row.excerpt or spoken(row.content, row.speaker)).split())
+    """The memory's beginning, or, for a long one found by a later part, that part; an
+    imported note without its Markdown marks (``MemoryRow.shown``)."""
+    flat = " ".join((row.shown if row.excerpt else spoken(row.shown, row.speaker)).split())
     shown = flat if len(flat) <= PREVIEW_CHARS else flat[:PREVIEW_CHARS - 1] + "…"
     return f"… {shown}" if row.excerpt else shown
 

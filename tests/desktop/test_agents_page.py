@@ -55,12 +55,12 @@ def choose(qtbot, ctx: AppContext, view: AgentsPage, name: str) -> None:
 
 def test_agents_are_listed_with_their_grants_and_history(qtbot, ctx, page) -> None:
     rows = {page.proxy.index(r, 0).data(): (page.proxy.index(r, 1).data(),
-                                            page.proxy.index(r, 3).data())
+                                            page.proxy.index(r, 4).data())
             for r in range(page.proxy.rowCount())}
     assert rows == {"notes-bot": ("read and write", "2"), "reader": ("read", "")}
     choose(qtbot, ctx, page, "notes-bot")
-    assert held_previews(page) == ["Remember bike = a green Brompton (general)",
-                                   "Forget the fact home_city"]
+    assert held_previews(page) == ["Remember bike: a green Brompton (general)",
+                                   "Forget the fact “home city”"]
     history = [page.detail.history.item(i).text() for i in range(page.detail.history.count())]
     assert "read  list_facts: 1 facts: home_city" in history[0]
     assert "write  remember_fact" in history[-1]
@@ -94,12 +94,12 @@ def test_held_writes_are_accepted_or_rejected_and_a_forget_is_asked_first(
     page.detail.accept.click()
     wait_idle(qtbot, ctx)
     assert ctx.hearth.facts.get("bike").value == "a green Brompton"
-    qtbot.waitUntil(lambda: held_previews(page) == ["Forget the fact home_city"])
+    qtbot.waitUntil(lambda: held_previews(page) == ["Forget the fact “home city”"])
 
     page.detail.held.setCurrentRow(0)
     page.detail.accept.click()  # the user says no: nothing is forgotten
     wait_idle(qtbot, ctx)
-    assert "home_city" in asked[0] and ctx.hearth.facts.get("home_city") is not None
+    assert "home city" in asked[0] and ctx.hearth.facts.get("home_city") is not None
     page.detail.accept.click()
     wait_idle(qtbot, ctx)
     assert ctx.hearth.facts.get("home_city") is None

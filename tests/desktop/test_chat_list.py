@@ -12,7 +12,7 @@ from test_chat_page import open_page, scripted, type_and_send, wait_reply
 
 from core.conversation.service import SessionInfo
 from core.transfer.transcript import import_transcript
-from desktop.chat.conversation_list import day_label
+from desktop.chat.conversation_list import day_label, source_details, source_note
 from desktop.chat.transcript import SpokenTurn
 
 TRANSCRIPT = {
@@ -37,6 +37,19 @@ def test_day_labels_read_today_yesterday_or_the_date() -> None:
     assert day_label(noon - timedelta(days=1), local_today) == "Yesterday"
     assert day_label(datetime(2026, 3, 3, 12, tzinfo=UTC), today) == "3 Mar"
     assert day_label(datetime(2025, 3, 3, 12, tzinfo=UTC), today) == "3 Mar 2025"
+
+
+def test_an_export_is_named_by_its_service_with_its_own_id_behind_details() -> None:
+    """"Imported from a ChatGPT export", not "Imported from “chatgpt:873d…”"."""
+    base = {"id": "s", "title": "ChatGPT: Trip", "started_at": datetime(2026, 5, 1, tzinfo=UTC),
+            "last_message_at": None, "exchanges": 3, "closed": True, "source": "import"}
+    from_chatgpt = SessionInfo(**base, conversation_id="chatgpt:873d0b2e-5a1f")
+    assert source_note(from_chatgpt) == "Imported from a ChatGPT export"
+    assert source_details(from_chatgpt) == ("Details: its id in a ChatGPT export is "
+                                            "873d0b2e-5a1f")
+    from_file = SessionInfo(**base, conversation_id="maya-and-sam")
+    assert source_note(from_file) == "Imported from “maya-and-sam”"
+    assert source_details(from_file) == ""
 
 
 def test_the_list_shows_dates_and_imported_conversations_open_read_only(qtbot, make_ctx) -> None:

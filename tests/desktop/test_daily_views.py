@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any, TypeVar
 
 import pytest
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtCore import QTime, QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
 from core import clock
@@ -93,6 +93,17 @@ def test_quick_add_reads_the_due_day_says_it_and_files_the_task(qtbot, ctx) -> N
     quick_add(qtbot, page, "water the plants")
     assert sections(page)["undated"] == ["water the plants"]
     assert not page.empty.isVisible()
+
+
+def test_dentist_next_tuesday_3pm_is_a_dated_task(qtbot, ctx) -> None:
+    page = open_page(qtbot, ctx, TodayPage)
+    quick_add(qtbot, page, "dentist next Tuesday 3pm")
+    [stored] = tasks.list_tasks(ctx.hearth)
+    assert stored.title == "dentist" and stored.due_date is not None
+    assert stored.due_date.weekday() == 1 and stored.due_time == "15:00"
+    assert page.hint.text() == (f"Added. Task: dentist — due {day_words(stored.due_date)} "
+                                "at 15:00")
+    assert "dentist" in sections(page)["coming"] or "dentist" in sections(page)["today"]
 
 
 def test_a_line_core_refuses_stays_typed_with_the_reason_under_it(qtbot, ctx) -> None:
@@ -186,19 +197,21 @@ def test_the_task_editor_saves_a_due_day_and_says_why_a_title_is_refused(qtbot, 
     item = tasks.add(ctx.hearth, "renew passport").value
     dialog = TaskDialog(ctx, item)
     qtbot.addWidget(dialog)
-    dialog.title.setText("   ")
+    dialog.fields.title.setText("   ")
     dialog.save()
     settle(qtbot, ctx)
     assert dialog.error.isVisibleTo(dialog) and dialog.error.text()
     assert tasks.list_tasks(ctx.hearth)[0].title == "renew passport"  # nothing lost
-    dialog.title.setText("renew passport and ID")
-    dialog.has_due.setChecked(True)
-    dialog.due.setDate(dialog.due.date().addDays(3))
+    dialog.fields.title.setText("renew passport and ID")
+    dialog.fields.has_due.setChecked(True)
+    dialog.fields.due.setDate(dialog.fields.due.date().addDays(3))
+    dialog.fields.has_time.setChecked(True)
+    dialog.fields.time.setTime(QTime(18, 0))
     dialog.save()
     settle(qtbot, ctx)
     [stored] = tasks.list_tasks(ctx.hearth)
     assert stored.title == "renew passport and ID"
-    assert stored.due_date == when.today() + timedelta(days=3)
+    assert (stored.due_date, stored.due_time) == (when.today() + timedelta(days=3), "18:00")
 
 
 def test_the_reminder_editor_rewords_and_moves_a_reminder(qtbot, ctx) -> None:
@@ -208,14 +221,14 @@ def test_the_reminder_editor_rewords_and_moves_a_reminder(qtbot, ctx) -> None:
     settle(qtbot, ctx)
     dialog = ReminderDialog(ctx, item, page)
     qtbot.addWidget(dialog)
-    assert dialog.message.text() == "call mum"
-    dialog.message.setText("   ")
+    assert dialog.fields.message.text() == "call mum"
+    dialog.fields.message.setText("   ")
     dialog.save()
     settle(qtbot, ctx)
     assert dialog.error.isVisibleTo(dialog) and "cannot be empty" in dialog.error.text()
     assert reminders.list_reminders(ctx.hearth)[0].message == "call mum"  # nothing lost
 
-    dialog.message.setText("call mum about Sunday lunch")
+    dialog.fields.message.setText("call mum about Sunday lunch")
     dialog.save()
     settle(qtbot, ctx)
     [stored] = reminders.list_reminders(ctx.hearth)
@@ -225,7 +238,7 @@ def test_the_reminder_editor_rewords_and_moves_a_reminder(qtbot, ctx) -> None:
 
     moved = ReminderDialog(ctx, stored, page)
     qtbot.addWidget(moved)
-    moved.when.setDateTime(moved.when.dateTime().addSecs(3600))
+    moved.fields.when.setDateTime(moved.fields.when.dateTime().addSecs(3600))
     moved.save()
     settle(qtbot, ctx)
     [again] = reminders.list_reminders(ctx.hearth)

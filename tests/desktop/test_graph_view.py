@@ -16,6 +16,7 @@ from test_graph_snapshot import add_edges, seed_store
 from core.app import Hearth
 from core.storage.orm import MemoryEdge
 from desktop.graph.page import GraphPage
+from desktop.theme import apply_scheme
 
 
 def link_kind_counts(hearth: Hearth) -> dict[str, int]:
@@ -232,3 +233,47 @@ def test_a_link_stored_both_ways_is_listed_and_drawn_once(qtbot, ctx, people):
     words = {n.kind: page.details.model.index(row, 0).data() for row, n in enumerate(links)}
     assert words == {"knn": "similar", "dream": "found overnight",
                      "summary_of": "summarised in"}  # a is one of c's merged memories
+
+
+def test_labels_fit_a_small_dark_plot_and_a_click_on_one_opens_its_memory(qtbot, qapp, ctx):
+    """On a small window in the dark scheme no label runs into another or past the plot's
+    edge, after zooming too; a click on a label opens the memory it names, not a dot drawn
+    under it."""
+    seed_store(ctx.hearth.storage, 300, 900, seed=7)
+    apply_scheme(qapp, "dark")
+    try:
+        page = open_page(qtbot, ctx, valid_only=False)
+        page.resize(640, 420)
+        qtbot.waitUntil(lambda: page.view.width() < 500)
+        page.view.fit()
+        for step in ("fitted", "zoomed"):
+            plot, rects = page.view.plot_rect(), page.view.label_rects()
+            assert len(rects) > 1, step
+            assert all(plot.contains(rect) for rect in rects.values()), step
+            listed = list(rects.values())
+            assert not any(a.intersects(b) for n, a in enumerate(listed)
+                           for b in listed[n + 1:]), step
+            page.view.getViewBox().scaleBy((0.6, 0.6))
+            qtbot.waitUntil(lambda: page.view.relabelling)  # the view moved...
+            qtbot.waitUntil(lambda: not page.view.relabelling)  # ...and was labelled again
+        position, rect = next(iter(page.view.label_rects().items()))
+        qtbot.mouseClick(page.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+        qtbot.waitUntil(lambda: page.view.selected_position == position, timeout=5_000)
+        memory = int(page.snapshot.ids[position])
+        qtbot.waitUntil(lambda: f"Memory {memory}" in page.details.heading.text())
+    finally:
+        apply_scheme(qapp, "light")
+
+
+def test_a_click_between_close_dots_opens_the_nearest(qtbot, ctx, people):
+    a, b, *_ = people
+    page = open_page(qtbot, ctx)
+    near_a, near_b = page.snapshot.position(a), page.snapshot.position(b)
+    positions = page.view.positions
+    positions[near_b] = positions[near_a] + (np.ptp(positions, axis=0).max() * 0.004)
+    page.view.set_graph(page.snapshot, positions, "tier", page.view._node_mask.copy(),
+                        page.view._edge_mask.copy())
+    where = page.view.node_screen_position(near_b)
+    qtbot.mouseClick(page.view.viewport(), Qt.MouseButton.LeftButton, pos=where)
+    qtbot.waitUntil(lambda: page.view.selected_position is not None, timeout=5_000)
+    assert page.view.selected_position == near_b

@@ -204,6 +204,8 @@ def test_erase_everywhere_lists_each_place_and_keeps_what_is_unticked(
     assert "It cannot be brought back." in summary and "memories 1" in summary
     assert "Left as they were: 2 places" in summary and "no copy is left" not in summary
     assert "1 backup taken before still holds it" in result.backups.text()
+    assert "the backup of " in result.backups.text()  # named by when, not by file name
+    assert backup.name not in result.backups.text()
 
     qtbot.mouseClick(result.remove, Qt.MouseButton.LeftButton)
     assert not result.buttons.isEnabled()  # the outcome has to be seen: no closing meanwhile
@@ -403,7 +405,7 @@ def test_scaffold_edits_are_saved_as_a_new_user_version(qtbot, ctx, answers) -> 
     page = open_page(qtbot, ctx, ScaffoldPage)
     model = page.model
     running = model.index(0, 0)
-    assert model.index(0, 0, running).data() == "weekly_km"
+    assert model.index(0, 0, running).data() == "weekly km"  # in words; stored weekly_km
 
     assert not model.setData(model.index(0, VALUE, running), "lots")  # not a number
     assert "not a number" in page.notice.text()
@@ -484,6 +486,17 @@ def test_the_type_column_names_types_in_words_and_fits_its_picker(qtbot, ctx) ->
     picker.activated.emit(picker.currentIndex())  # what a click on the choice does
     qtbot.waitUntil(lambda: model.to_data()["Running"]["races"] == "2")
     assert model.index(1, TYPE, running).data() == "text"
+
+
+def test_a_key_reads_as_words_and_is_edited_as_stored(qtbot, ctx) -> None:
+    save_scaffold(ctx.hearth.storage, {"sister_name": "Priya"}, "processor")
+    page = open_page(qtbot, ctx, ScaffoldPage)
+    key = page.model.index(0, KEY)
+    assert key.data() == "sister name"  # not sister_name
+    assert key.data(Qt.ItemDataRole.EditRole) == "sister_name"
+    assert "sister_name" in key.data(Qt.ItemDataRole.ToolTipRole)
+    page.model.setData(page.model.index(0, VALUE), "Priya Rao")
+    assert page.model.to_data() == {"sister_name": "Priya Rao"}  # the key is kept as stored
 
 
 # --- learnings --------------------------------------------------------------------------------

@@ -3,6 +3,9 @@ their actions change in core, and what their plots draw."""
 
 from __future__ import annotations
 
+import json
+
+from core.operations.data import backup_words
 from core.operations.changes import Changes
 
 from collections.abc import Callable
@@ -364,7 +367,7 @@ def test_an_erased_memory_still_in_a_backup_is_removed_from_it_when_asked(
     assert "Erased 1 memory." in dialog.summary.text()
     assert "It cannot be brought back." in dialog.summary.text()
     assert "1 backup taken before still holds it." in dialog.backups.text()
-    assert backup.name in dialog.backups.text()
+    assert backup_words(backup) in dialog.backups.text()  # named by when it was taken
     assert dialog.remove.text() == "&Remove it from backups too"
     assert word.encode() in backup.read_bytes()
 
@@ -381,6 +384,22 @@ def test_an_erased_memory_still_in_a_backup_is_removed_from_it_when_asked(
 # --- Activity -----------------------------------------------------------------------------
 
 
+def test_what_waits_to_be_learned_reads_in_words(qtbot, ctx: AppContext) -> None:
+    """Not "fact · sister_name: Priya" and a memory's queued JSON: what waits, said plainly."""
+    add_event(ctx.hearth.storage, "fact", "sister_name: Priya", {})
+    add_event(ctx.hearth.storage, "memory_candidate", json.dumps(
+        {"content": "Priya is a nurse in Lisbon.", "memory_type": "semantic",
+         "priority": "medium", "namespace": "user"}), {})
+    page = shown(qtbot, ctx, ActivityPage)
+    rows = [(page.events_view.model().index(row, 2).data(),
+             page.events_view.model().index(row, 6).data()) for row in range(2)]
+    assert rows == [("a fact", "sister name: Priya"),
+                    ("something to remember", "Priya is a nurse in Lisbon.")]
+    assert page.queue_summary.text().startswith("2 things waiting to be learned from")
+    assert page.select_event(page.events.records()[1].id)
+    assert "memory_type" not in page.event_text.toPlainText()
+
+
 def test_a_failed_event_shows_its_error_and_retry_makes_it_pending(qtbot,
                                                                   ctx: AppContext) -> None:
     failed = add_event(ctx.hearth.storage, "observation", "Learning Portuguese.", {})
@@ -390,7 +409,7 @@ def test_a_failed_event_shows_its_error_and_retry_makes_it_pending(qtbot,
 
     assert [(e.id, e.state.value) for e in page.events.records()] == [
         (failed, "failing"), (waiting, "pending")]
-    assert "2 events waiting" in page.queue_summary.text() and "1 failed" in \
+    assert "2 things waiting" in page.queue_summary.text() and "1 failed" in \
         page.queue_summary.text()
     assert page.tabs.tabText(0) == "Waiting to learn (2)"
     assert page.select_event(waiting)
@@ -510,4 +529,4 @@ def test_a_refused_change_stays_explained(qtbot, ctx: AppContext, seeded: Seeded
     page = shown(qtbot, ctx, MemoriesPage)
     page.pin(404)
     wait_idle(qtbot, ctx)
-    assert "no memory with id 404" in page.notice.text() and not page.notice.isHidden()
+    assert "Memory 404 is not there any more" in page.notice.text() and not page.notice.isHidden()

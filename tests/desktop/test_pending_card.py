@@ -1,7 +1,9 @@
 """The approval card in the chat, headless: a model's tool call (the real ``ollama`` client
 against the fake server) shows a card under the reply; Confirm creates the row and says
-"Done", Cancel creates nothing, Edit cancels and puts the original message back in the
-composer, and a card whose 30 minutes are up says "Expired" and its Confirm is refused."""
+"Done", Cancel creates nothing, Edit opens the task's own form (or, for a request without
+one, cancels and puts the original message back in the composer), one Tab from the message
+box reaches Confirm and the keyboard comes back after an answer, and a card whose 30
+minutes are up says "Expired" and its Confirm is refused."""
 
 from __future__ import annotations
 
@@ -13,11 +15,13 @@ from test_chat_page import ollama  # noqa: F401 (the fake Ollama server fixture)
 from support.fake_ollama import FakeReply
 from support.qt_waits import wait_idle
 from support.scripted_llm import ScriptedLLM
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTime
+from PySide6.QtWidgets import QDialogButtonBox
 
 from core import clock
 from core.daily import when
 from core.operations import pending
+from desktop.chat.held_forms import HeldTaskDialog
 from desktop.chat.pending_card import PendingCard
 from desktop.chat.transcript import ReplyMessage
 
@@ -28,6 +32,11 @@ def held_task(ollama, title: str = "Renew passport") -> None:  # noqa: F811
         FakeReply(text="Let me add that.", tool_calls=[
             {"name": "create_task", "arguments": {"title": title, "due_date": due}}]),
         FakeReply(text="It is waiting for your confirmation below.")])
+
+
+def chat_turns(ollama) -> int:  # noqa: F811
+    """Chat requests the model got (learning's structured ones left out)."""
+    return sum(1 for body in ollama.server.chat_requests() if body.get("format") is None)
 
 
 def card_under(qtbot, reply: ReplyMessage) -> PendingCard:
@@ -48,6 +57,9 @@ def test_confirm_on_the_card_creates_the_task_and_says_done(qtbot, make_ctx, oll
 
     assert card.preview.text().startswith("Add the task “Renew passport”, due ")
     assert ctx.hearth.tasks.list() == []  # the call alone did nothing
+    # the tool it used, in words; what was recorded is behind the tooltip (Details)
+    assert reply.activity.text() == "Prepared a task: it waits for your Confirm below"
+    assert "create_task: held pending action" in reply.activity.toolTip()
     assert card.confirm_button.isVisible() and card.confirm_button.focusPolicy() \
         & Qt.FocusPolicy.TabFocus
     card.confirm_button.setFocus()
@@ -83,26 +95,81 @@ def test_cancel_creates_nothing_and_reopening_the_chat_shows_the_outcome(
     assert isinstance(shown.parent(), ReplyMessage)
 
 
-def test_edit_cancels_and_puts_the_original_message_in_the_composer(qtbot, make_ctx,
-                                                                    ollama) -> None:  # noqa: F811
+def test_edit_opens_the_tasks_own_form_and_adds_it_as_changed(qtbot, make_ctx,
+                                                               ollama) -> None:  # noqa: F811
     held_task(ollama)
     ctx = make_ctx(provider_factory=ollama.provider_factory())
     page = open_page(qtbot, ctx)
-    message = "add a task to renew my passport"
+    card = card_under(qtbot, say(qtbot, page, "add a task to renew my passport"))
+    asked = chat_turns(ollama)
+
+    qtbot.mouseClick(card.edit_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: bool(page.findChildren(HeldTaskDialog)), timeout=10_000)
+    (form,) = page.findChildren(HeldTaskDialog)
+    assert form.isVisible()
+    assert form.fields.title.text() == "Renew passport"  # the task's own fields, filled
+    assert form.fields.due_date == when.today() + timedelta(days=3)
+    form.fields.title.setText("Renew passport and ID card")
+    form.fields.has_time.setChecked(True)
+    form.fields.time.setTime(QTime(10, 30))
+    form.buttons.button(QDialogButtonBox.StandardButton.Save).click()
+    qtbot.waitUntil(lambda: card.outcome.isVisible(), timeout=30_000)
+    wait_idle(qtbot, ctx)
+
+    (task,) = ctx.hearth.tasks.list()
+    assert (task.title, task.due_time) == ("Renew passport and ID card", "10:30")
+    assert card.outcome.text() == f"Done: Added task {task.id} “Renew passport and ID card”."
+    assert "Renew passport and ID card" in card.preview.text()
+    assert page.composer.edit.toPlainText() == ""  # nothing to re-phrase
+    assert chat_turns(ollama) == asked  # nothing was asked of the model again
+
+
+def test_edit_on_a_request_without_a_form_puts_the_message_back(qtbot, make_ctx,
+                                                                ollama) -> None:  # noqa: F811
+    ollama.replies.extend([
+        FakeReply(text="Saving it.", tool_calls=[
+            {"name": "save_note", "arguments": {"content": "The wifi code is on the router"}}]),
+        FakeReply(text="It is waiting for your confirmation below.")])
+    ctx = make_ctx(provider_factory=ollama.provider_factory())
+    page = open_page(qtbot, ctx)
+    message = "note that the wifi code is on the router"
     card = card_under(qtbot, say(qtbot, page, message))
 
     qtbot.mouseClick(card.edit_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: card.outcome.isVisible(), timeout=30_000)
     wait_idle(qtbot, ctx)
-
     assert page.composer.edit.toPlainText() == message
     assert card.outcome.text().startswith("Cancelled")
     assert ctx.hearth.pending.get(card.item.id).status == "cancelled"
-    held_task(ollama, "Renew passport and ID card")
-    reply = say(qtbot, page, "add a task to renew my passport and ID card")
-    again = card_under(qtbot, reply)
-    assert "Renew passport and ID card" in again.preview.text()
-    assert ctx.hearth.tasks.list() == []
+
+
+def test_one_tab_from_the_message_box_reaches_confirm_and_the_keys_come_back(
+        qtbot, make_ctx, ollama) -> None:  # noqa: F811
+    held_task(ollama)
+    held_task(ollama, "Book the MOT")
+    ctx = make_ctx(provider_factory=ollama.provider_factory())
+    page = open_page(qtbot, ctx)
+    page.window().activateWindow()
+    first = card_under(qtbot, say(qtbot, page, "add a task to renew my passport"))
+    card = card_under(qtbot, say(qtbot, page, "add a task to book the MOT"))
+    assert first is not card
+    edit = page.composer.edit
+    edit.setFocus()
+    qtbot.waitUntil(edit.hasFocus)
+    qtbot.keyClick(edit, Qt.Key.Key_Tab)  # not a walk through every message's buttons
+    assert card.confirm_button.hasFocus()
+    qtbot.keyClick(card.confirm_button, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: card.outcome.isVisible(), timeout=30_000)
+    wait_idle(qtbot, ctx)
+    assert edit.hasFocus()  # back where the next message is typed
+    qtbot.keyClick(edit, Qt.Key.Key_Tab)  # the other card waits: Tab reaches it now
+    assert first.confirm_button.hasFocus()
+    edit.setFocus()
+    qtbot.mouseClick(first.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: first.outcome.text() == "Cancelled", timeout=30_000)
+    assert edit.hasFocus()  # a click leaves the keyboard in the message box
+    qtbot.keyClick(edit, Qt.Key.Key_Tab)
+    assert page.composer.send_button.hasFocus()
 
 
 def test_an_expired_card_says_so_and_its_confirm_is_refused(qtbot, make_ctx, ollama) -> None:  # noqa: F811

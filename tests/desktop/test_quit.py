@@ -1,10 +1,13 @@
 """Quitting: the window goes at once, even with learning queued behind a slow model or a
 dream running; what learning had not finished is kept in the database and done at the
-next start, and a dream in its child process is cancelled (the next dream resumes it)."""
+next start, and a dream in its child process is cancelled (the next dream resumes it). The
+process ends within seconds too, even with a reply stuck in the model's native code."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -24,6 +27,10 @@ from desktop import app as desktop_app
 from desktop.app import DesktopApp
 
 QUIT_LIMIT_S = 2.0
+PROCESS_LIMIT_S = 5.0
+"""From Quit to the end of the process: the window's two seconds and the logs' flush, with
+room for a busy machine (it took 16 s, and a minute with this test's stuck model)."""
+QUIT_CHILD = Path(__file__).resolve().parents[1] / "support" / "quit_child.py"
 SAID = ["My sister Priya lives in Lisbon", "I moved to Porto last week",
         "My dog is called Biscuit"]
 
@@ -151,3 +158,29 @@ def test_quit_cancels_a_running_dream_in_its_child_process(
         runs = list(session.scalars(select(Run).where(Run.kind == "dream")))
     assert [run.status for run in runs] == ["cancelled"]  # recorded: the next dream resumes
 
+
+
+def test_the_process_ends_within_seconds_of_quit_with_a_reply_stuck_in_the_model(
+        tmp_path) -> None:
+    """A model reading a long prompt in native code ignores its cancel token: the process
+    used to wait for it at exit (the thread pool's destructor) long after the window had
+    gone. Here the reply is stuck for a minute; the process must end within seconds, with
+    both messages kept."""
+    home = tmp_path / "home"
+    environment = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HEARTH_HOME": str(home)}
+    child = subprocess.Popen([sys.executable, str(QUIT_CHILD), str(home)], env=environment,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "QUIT"  # the model is stuck; Quit
+        quit_at = time.monotonic()
+        child.wait(timeout=60)
+        took = time.monotonic() - quit_at
+    finally:
+        child.kill()
+        child.wait()
+    assert child.returncode == 0 and took < PROCESS_LIMIT_S, took
+    with Hearth.open(home) as hearth, hearth.storage.read() as session:
+        kept = list(session.scalars(select(Interaction.user_message).order_by(
+            Interaction.id)))
+    assert kept == ["My sister Priya lives in Lisbon", "I moved to Porto last week"]

@@ -1,14 +1,15 @@
 """The Schedule view driven as a user drives it: a scheduled prompt written in the editor and
-saved, a bad cron refused with core's sentence and the typing kept, an edit, a pause, a
-delete; the task alerts switched off and given another quiet time. Checked against the real
-database through ``core.operations.prompts``."""
+saved, its timetable picked in words (the cron behind Details), a bad cron refused with
+core's sentence and the typing kept, an edit, a pause, a delete; the task alerts switched
+off and given another quiet time. Checked against the real database through
+``core.operations.prompts``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTime
 
 from core.operations import prompts
 from desktop.daily.schedule import SchedulePage, quiet_words
@@ -30,7 +31,8 @@ def page(qtbot, ctx) -> SchedulePage:
 def fill(qtbot, page: SchedulePage, *, name: str, prompt: str, cron: str,
          zone: str = "") -> None:
     editor = page.editor
-    for field, text in ((editor.name, name), (editor.cron, cron), (editor.zone, zone)):
+    for field, text in ((editor.name, name), (editor.timetable.cron, cron),
+                        (editor.zone, zone)):
         field.clear()
         qtbot.keyClicks(field, text)
     editor.prompt.setPlainText(prompt)
@@ -55,6 +57,35 @@ def test_a_prompt_written_in_the_editor_is_scheduled_and_listed(qtbot, ctx, page
     assert "next run" in page.editor.heading.text()
 
 
+def test_a_timetable_is_picked_in_words_and_listed_in_words(qtbot, ctx, page) -> None:
+    """No cron to write: "Once a week on Sunday at 18:30" is chosen from lists, stored as
+    the cron ``hearth prompts`` shows, listed as "Sundays at 18:30"; the cron waits behind
+    Details, and one the picker has no words for reads "Custom" with Details open."""
+    editor = page.editor
+    picker = editor.timetable
+    assert not picker.details.is_open and not picker.cron.isVisibleTo(page)
+    assert picker.repeat.currentText() == "Weekdays (Monday to Friday)"  # a new prompt
+    editor.name.setText("Sunday review")
+    editor.prompt.setPlainText("How did the week go?")
+    picker.repeat.setCurrentIndex(picker.repeat.findData("weekly"))
+    picker.day.setCurrentIndex(picker.day.findText("Sunday"))
+    picker.time.setTime(QTime(18, 30))
+    assert picker.cron.text() == "30 18 * * 0" and editor.dirty
+    save(qtbot, page)
+    [stored] = prompts.list_prompts(ctx.hearth)
+    assert stored.cron == "30 18 * * 0"
+    assert page.model.index(0, 1).data() == "Sundays at 18:30"
+
+    picker.details.set_open(True)
+    picker.cron.setText("0 */2 * * *")
+    assert picker.repeat.currentText() == "Custom (see Details)" and picker.details.is_open
+    assert not picker.time.isVisibleTo(page)
+    save(qtbot, page)
+    assert page.model.index(0, 1).data() == "A custom timetable"
+    picker.cron.setText("0 7 1 * *")
+    assert picker.repeat.currentData() == "monthly" and picker.date.text() == "1st"
+
+
 def test_a_bad_cron_is_refused_with_a_sentence_and_the_typing_stays(qtbot, ctx, page) -> None:
     fill(qtbot, page, name="Weekly", prompt="How did the week go?", cron="every sunday")
     save(qtbot, page)
@@ -62,9 +93,9 @@ def test_a_bad_cron_is_refused_with_a_sentence_and_the_typing_stays(qtbot, ctx, 
     notice = page.editor.notice
     assert notice.isVisibleTo(page) and "is not a 5-field cron schedule" in notice.text()
     assert "minute hour" in notice.text()  # the hint says how to write one
-    assert page.editor.cron.text() == "every sunday" and page.editor.dirty
+    assert page.editor.timetable.cron.text() == "every sunday" and page.editor.dirty
 
-    page.editor.cron.setText("0 18 * * 0")
+    page.editor.timetable.cron.setText("0 18 * * 0")
     save(qtbot, page)
     [stored] = prompts.list_prompts(ctx.hearth)
     assert stored.cron == "0 18 * * 0" and not page.editor.notice.isVisibleTo(page)
@@ -77,7 +108,7 @@ def test_edit_pause_and_delete_a_prompt(qtbot, ctx, page, monkeypatch) -> None:
     assert page.select(first.id)
     assert page.editor.name.text() == "Evening" and not page.editor.dirty
 
-    page.editor.cron.setText("30 21 * * *")
+    page.editor.timetable.cron.setText("30 21 * * *")
     page.editor.enabled.setChecked(False)
     save(qtbot, page)
     stored = prompts.list_prompts(ctx.hearth)[0]

@@ -14,10 +14,11 @@ import pytest
 from support.hub_changes import touching
 from support.qt_waits import wait_for_task, wait_idle
 from pydantic_core import ValidationError
+from PySide6.QtWidgets import QLabel
 from PySide6.QtCore import Qt, QTime
 
 from core.app import Hearth
-from core.home.backups import list_backups
+from core.home.backups import list_backups, taken_at
 from core.config import DEFAULT_EMBEDDING_MODEL_DIR, Settings
 from core.embedding.reembed import count_needing_embedding
 from core.storage.orm import Memory
@@ -72,7 +73,7 @@ def data_tab(dialog: SettingsDialog) -> DataSection:
 
 
 def embedding_tab(dialog: SettingsDialog) -> EmbeddingSection:
-    section = dialog.section("Embeddings")
+    section = dialog.section("Search")
     assert isinstance(section, EmbeddingSection)
     return section
 
@@ -96,6 +97,9 @@ def test_changed_settings_persist_across_a_restart(qtbot, make_ctx, ctx) -> None
     general.quiet.setValue(45)
     general.history.setValue(4000)
     general.context.setValue(1500)
+    shown = " ".join(label.text() for label in general.findChildren(QLabel))
+    assert "about 3,000 words" in shown and "about 1,120 words" in shown
+    assert "token" not in shown.lower() and "token" not in general.history.text()
     general.tray.setChecked(False)
     model = model_tab(dialog)
     model.provider.setCurrentIndex(model.provider.findData("embedded"))
@@ -386,7 +390,9 @@ def test_backup_now_creates_a_backup(qtbot, ctx) -> None:
 
     made = list_backups(ctx.hearth.paths)
     assert len(made) == 1
-    assert f"Backed up to {made[0].path.name}" in data_tab(dialog).backup_progress.result.text()
+    said = data_tab(dialog).backup_progress.result.text()
+    assert said.startswith("Backed up: the backup of ") and "hearth-" not in said  # no file
+    assert taken_at(made[0].path).astimezone().strftime("%H:%M") in said
 
 
 def test_export_then_import_round_trips(qtbot, ctx, embedder, tmp_path) -> None:
@@ -463,6 +469,7 @@ def test_an_embedding_folder_is_checked_before_it_is_saved(qtbot, ctx,
                                                            tmp_path) -> None:
     dialog = open_dialog(qtbot, ctx)
     embeddings = embedding_tab(dialog)
+    embeddings.details.set_open(True)  # the model folder is a detail
     empty = tmp_path / "empty-model"
     empty.mkdir()
     embeddings.folder.setText(str(empty))
@@ -492,7 +499,17 @@ def test_missing_vectors_are_counted_and_rebuilt(qtbot, ctx) -> None:
             memory.embedding_model = None
     dialog = open_dialog(qtbot, ctx)
     embeddings = embedding_tab(dialog)
-    assert embeddings.vector_state.text().startswith("2 items lack a vector")
+    dialog.tabs.setCurrentWidget(dialog.tabs.widget(
+        [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())].index("Search")))
+    assert embeddings.vector_state.text().startswith(
+        "2 items (memories, facts, notes or messages) are found only by their words")
+    shown = " ".join(label.text() for label in embeddings.findChildren(QLabel)
+                     if label.isVisibleTo(embeddings))
+    assert "ONNX" not in shown and "vector" not in shown  # the machinery is behind Details
+    assert not embeddings.details.is_open
+    embeddings.details.set_open(True)
+    assert "lack a vector from" in embeddings.model_state.text()
+    assert embeddings.rebuild_button.text() == "&Make them findable"
     assert embeddings.rebuild_button.isEnabled()
 
     with qtbot.waitSignal(ctx.hub.changed, timeout=60_000, check_params_cb=touching()):
@@ -500,8 +517,9 @@ def test_missing_vectors_are_counted_and_rebuilt(qtbot, ctx) -> None:
     wait_for_task(qtbot, task)
     wait_idle(qtbot, ctx)
 
-    assert "Rebuilt 2 vectors" in embeddings.rebuild_progress.result.text()
-    assert embeddings.vector_state.text().startswith("Every item has its vector")
+    assert "Done: 2 items can be found by meaning again" in \
+        embeddings.rebuild_progress.result.text()
+    assert embeddings.vector_state.text() == "Everything Hearth keeps can be found by meaning."
     assert not embeddings.rebuild_button.isEnabled()
 
 

@@ -136,7 +136,7 @@ def test_an_agents_held_write_shows_beside_the_selected_agent(qtbot, ctx: AppCon
     AgentTools(ctx.hearth, "notes-bot").call("remember_fact", {"key": "bike",
                                                                "value": "a Brompton"})
     qtbot.waitUntil(lambda: view.detail.held.count() == 1, timeout=WITHIN_MS)
-    assert view.detail.held.item(0).text().startswith("Remember bike = a Brompton")
+    assert view.detail.held.item(0).text().startswith("Remember bike: a Brompton")
     assert view.selected().name == "notes-bot"
 
 

@@ -9,6 +9,7 @@ import socket
 from collections.abc import Iterator
 
 import pytest
+from PySide6.QtWidgets import QApplication, QDialogButtonBox
 from support.qt_waits import wait_for_task, wait_idle
 
 from desktop.context import AppContext
@@ -88,6 +89,26 @@ def test_check_again_finds_ollama_once_it_runs(qtbot, ctx) -> None:
         ctx.save_settings(ollama_host=server.url)
         wait_for_task(qtbot, dialog.detect())
         assert "Hearth answers with it" in dialog.state.text()
+
+
+def test_the_dialog_keeps_its_height_when_ollamas_answer_arrives(qtbot, ctx) -> None:
+    """Shown while Ollama is looked for, then told it runs without the model (the longest
+    sentence, and the pull offered): the Start button stays where the cursor is going."""
+    ctx.save_settings(ollama_host=closed_port_url(), ollama_model="qwen2.5:3b")
+    dialog = WelcomeDialog(ctx)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    start = dialog.findChild(QDialogButtonBox).buttons()[0]
+    where = start.mapTo(dialog, start.rect().topLeft()), dialog.height()
+    wait_idle(qtbot, ctx)
+    assert "not running" in dialog.state.text()
+    with FakeOllama(models=["llama3.2:3b"]) as server:
+        ctx.save_settings(ollama_host=server.url)
+        wait_for_task(qtbot, dialog.detect())
+        QApplication.processEvents()  # the deferred fit runs
+        assert "is not installed yet" in dialog.state.text() and dialog.puller.isVisible()
+        assert (start.mapTo(dialog, start.rect().topLeft()), dialog.height()) == where
 
 
 def test_a_bad_address_is_explained(qtbot, ctx) -> None:

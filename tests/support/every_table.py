@@ -77,7 +77,9 @@ def fill_every_table(storage, embedder) -> None:
                               decided_at=T0),
         ])
         agent = orm.Agent(name="claude-desktop", access="write", trusted=False,
-                          first_seen_at=T0, last_seen_at=T0 + timedelta(hours=1))
+                          first_seen_at=T0, last_seen_at=T0 + timedelta(hours=1),
+                          scope="search", hidden_categories=["health"], asked_at=T0,
+                          answered_at=T0 + timedelta(minutes=5))
         s.add(agent)
         s.flush()
         s.add(orm.AgentWrite(agent_id=agent.id, action="remember_fact",
