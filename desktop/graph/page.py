@@ -240,14 +240,22 @@ class GraphPage(Page):
             self._loading = None
 
     def _loaded(self, loaded: LoadedGraph | None) -> None:
+        """Draw a new snapshot; the memory the person had selected stays selected (and its
+        details are read again) when it is still drawn: a reload because something changed
+        elsewhere must not take away what they were looking at."""
         if loaded is None:  # cancelled
             return
+        kept = self._selected_memory()
         self.snapshot = loaded.snapshot
         mode = self.colour_by.currentData()
         self.filters.set_snapshot(loaded.snapshot, mode)
         self.view.set_graph(loaded.snapshot, loaded.positions, mode,
                             *self.filters.current().masks(loaded.snapshot))
-        self.details.clear()
+        position = None if kept is None else loaded.snapshot.position(kept)
+        if position is None:
+            self.details.clear()
+        else:
+            self.select_node(position)
         self._clear_search()
         self._timing = ("layout from cache" if loaded.from_cache
                         else f"read and laid out in {loaded.seconds:.1f} s")
@@ -305,6 +313,13 @@ class GraphPage(Page):
         return text
 
     # --- selection and details -----------------------------------------------------------
+
+    def _selected_memory(self) -> int | None:
+        """The memory the ring is on (None: none)."""
+        position = self.view.selected_position
+        if self.snapshot is None or position is None:
+            return None
+        return int(self.snapshot.ids[position])
 
     def select_node(self, position: int) -> None:
         """Ring a node and load its details (text, metadata, edges) in the background."""

@@ -277,3 +277,19 @@ def test_a_click_between_close_dots_opens_the_nearest(qtbot, ctx, people):
     qtbot.mouseClick(page.view.viewport(), Qt.MouseButton.LeftButton, pos=where)
     qtbot.waitUntil(lambda: page.view.selected_position is not None, timeout=5_000)
     assert page.view.selected_position == near_b
+
+
+def test_the_selected_memory_stays_selected_when_a_change_elsewhere_reloads_the_map(
+        qtbot, ctx, people):
+    """Learning or another program writes while the person reads a memory on the map: the
+    map is drawn again (the change feed), and what they were reading stays on screen."""
+    a = people[0]
+    page = open_page(qtbot, ctx)
+    page.select_node(page.snapshot.position(a))
+    qtbot.waitUntil(lambda: page.details.model.rowCount() > 0)
+    before = page.snapshot
+    ctx.hearth.memories.add("The user started learning the cello.")
+    qtbot.waitUntil(lambda: page.snapshot is not before, timeout=3000)
+    assert page.snapshot.node_count == before.node_count + 1
+    assert page.view.selected_position == page.snapshot.position(a)
+    qtbot.waitUntil(lambda: page.details.model.rowCount() > 0)
