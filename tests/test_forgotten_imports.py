@@ -231,6 +231,9 @@ def test_backups_rewritten_without_a_deleted_turn_record_it_too_older_ones_inclu
         copy.execute("DROP TABLE agent_tokens")  # migration 0017
         copy.execute("DROP INDEX ix_memories_import_batch")  # migration 0018
         copy.execute("DROP TABLE deleted_entries")  # migration 0020
+        copy.execute("DROP TABLE change_log")  # migration 0021
+        for column in ("scope", "hidden_categories", "asked_at", "answered_at"):  # 0022
+            copy.execute(f"ALTER TABLE agents DROP COLUMN {column}")
         copy.execute("UPDATE alembic_version SET version_num = '0015'")
 
     deleted = hearth.forgetting.delete_memories([memory_id])

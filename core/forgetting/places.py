@@ -96,7 +96,8 @@ MACHINE_COLUMNS: frozenset[tuple[str, str]] = frozenset({
     ("read_later", "status"),
     ("pending_actions", "action"), ("pending_actions", "session_id"),
     ("pending_actions", "status"),
-    ("agents", "name"), ("agents", "access"),
+    ("agents", "name"), ("agents", "access"), ("agents", "scope"),
+    ("agents", "hidden_categories"),  # names of Hearth's own fixed categories
     ("agent_writes", "action"), ("agent_writes", "status"),
     ("agent_tokens", "token_sha256"),  # a SHA-256 of a random token Hearth made
     # a SHA-256 of an imported item's ids (core.forgetting.imported); an importer's name
