@@ -10,7 +10,14 @@ finished sentence is checked before it is shown; a sentence that
   such a model has no tools, so it cannot have;
 * holds a template hole (``[event_date]``, ``{name}``, ``<insert date>``);
 * gives a web address, an e-mail address or a handle the conversation never mentioned
-  (invented pages and contacts)
+  (invented pages and contacts);
+* says things the conversation never did: of its content words (``CONTENT_WORD``: four
+  letters or more, not among the commonest), at least ``UNGROUNDED_AT_LEAST`` and more
+  than half are in none of the conversation's text. Told "My sister Priya lives in Lisbon
+  and works as a nurse", the 135M model answered that Priya "runs her own hospital" and
+  is "studying abroad at the University of Lisbon": a person reads that as something
+  Hearth knows. A short sentence ("Thanks for telling me!", "How is she?") passes, as
+  does one built of the conversation's own words;
 
 is left out. What remains streams as it would have; if nothing remains, ``NOTHING_LEFT``
 says so rather than showing an empty reply. Only counts and kinds are logged.
@@ -43,6 +50,18 @@ _CLAIM = re.compile(
     r"|\b(?:has|have) been (?:set|saved|created|added|scheduled|booked|sent|stored|noted|"
     r"recorded|updated|deleted|registered)\b",
     re.IGNORECASE)
+CONTENT_WORD = re.compile(r"[^\W\d_]{4,}")
+UNGROUNDED_AT_LEAST = 3
+COMMON = frozenset("""
+about after again also always another back been before being below between both came come
+could does doing done down each even every from have having here into just know like made
+make many more most much must need never only other over said same should show since some
+such sure take tell than thank thanks that their them then there these they thing things
+think this those though through time very want well were what when where which while will
+with would your yours you're it's that's there's what's let's i'm i've i'll indeed really
+great good glad nice hear help happy today maybe perhaps something anything everything
+""".split())
+"""Words that say nothing about the world: a sentence is not judged by them."""
 _ADDRESS = re.compile(r"\b(?:https?://|www\.)\S+|\b[\w.+-]+@[\w-]+\.[\w.]+\b"
                       r"|\b[\w-]+\.(?:com|org|net|io|co|uk)\b(?:/\S*)?|(?<!\w)@\w{3,}",
                       re.IGNORECASE)
@@ -54,6 +73,7 @@ class SmallReply:
 
     def __init__(self, known: str) -> None:
         self._known = known.casefold()
+        self._known_words = frozenset(CONTENT_WORD.findall(self._known))
         self._pending = ""
         self._shown = False
         self.dropped: Counter[str] = Counter()
@@ -95,4 +115,9 @@ class SmallReply:
         for address in _ADDRESS.findall(sentence):
             if address.casefold().rstrip(".,;:)") not in self._known:
                 return "address"
+        words = [word for word in CONTENT_WORD.findall(sentence.casefold())
+                 if word not in COMMON]
+        novel = [word for word in words if word not in self._known_words]
+        if len(novel) >= UNGROUNDED_AT_LEAST and len(novel) * 2 > len(words):
+            return "ungrounded"
         return None
