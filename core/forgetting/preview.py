@@ -119,6 +119,8 @@ def _where(session: Session, item: Found, key: str | None) -> tuple[str, datetim
                      else "your message" if row.speaker in (None, "", "user")
                      else "the assistant's message" if row.speaker == "assistant"
                      else f"a message by {row.speaker}")
+            if "agent_response" in item.changes and whose != "Hearth's reply":
+                whose += " and Hearth's reply"
             titled = f" in the chat “{chat.title}”" if chat is not None and chat.title else ""
             return f"{whose}{titled}", row.created_at
     if table == "chat_sessions":

@@ -410,7 +410,9 @@ class MemoriesPage(InspectorPage):
         whose = ("The words of this memory are" if len(ids) == 1
                  else f"The words of these {len(ids)} memories are")
         dialog = EraseDialog("Erase everywhere",
-                             places_headline(whose, preview.places, "the memories themselves"),
+                             places_headline(whose, preview.places,
+                                             "the memory itself" if len(ids) == 1
+                                             else "the memories themselves"),
                              preview.places, self)
         self.erase_dialog = dialog
         hearth = self.ctx.hearth
