@@ -13,6 +13,7 @@ a change that touches a few of them.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -20,7 +21,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+SIZE = (1280, 800)
+SCREEN = {"screens": [{"name": "screenshots", "x": 0, "y": 0, "width": SIZE[0],
+                       "height": SIZE[1] + 40, "logicalDpi": 96, "logicalBaseDpi": 96,
+                       "dpr": 1}]}
+"""Qt's offscreen screen is 800×800 unless told, and the window fits itself to its screen:
+the pictures are taken on a screen of the size they are meant to show."""
+
+
+def _offscreen_with_room() -> None:
+    """Run offscreen (unless another platform was asked for) on a ``SCREEN``-sized screen."""
+    if os.environ.get("QT_QPA_PLATFORM", "offscreen") != "offscreen":
+        return
+    config = Path(tempfile.gettempdir()) / "hearth-screenshots-screen.json"
+    config.write_text(json.dumps(SCREEN), encoding="utf-8")
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={config}"
+
+
+_offscreen_with_room()
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tools"))
@@ -38,7 +56,6 @@ from desktop.main_window import MainWindow  # noqa: E402
 from desktop.runs import RunController  # noqa: E402
 from desktop.theme import apply_scheme  # noqa: E402
 
-SIZE = (1280, 800)
 SETTLE_SECONDS = 0.4
 
 
