@@ -146,8 +146,8 @@ def bench_index_sealing(size: int = INDEX_SIZE) -> list[dict[str, str]]:
 
 
 def _encrypt(home: Path, settings: Any) -> float:
-    from core.config import HearthPaths
-    from core.home.folder_cipher import encrypt_folder
+    from core.home.paths import HearthPaths
+    from core.storage.folder_cipher import encrypt_folder
 
     started = time.perf_counter()
     encrypt_folder(settings, HearthPaths(home), passphrase=PASSPHRASE)

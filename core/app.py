@@ -29,8 +29,9 @@ from core.daily.read_later import ReadLaterService
 from core.daily.reminders import ReminderService
 from core.daily.scheduled_prompts import ScheduledPromptService
 from core.daily.tasks import TaskService
-from core.home import backups
-from core.config import HearthPaths, Settings, load_settings, resolve_home
+from core.storage import backups
+from core.config import Settings, load_settings
+from core.home.paths import HearthPaths, resolve_home
 from core.embedding import Embedder, OnnxEmbedder
 from core.errors import HearthError, InvalidInputError, ReadOnlyError
 from core.knowledge.facts import FactService
@@ -39,7 +40,7 @@ from core.forgetting.service import ForgetService
 from core.home.instance_lock import FolderLock
 from core.knowledge.intentions import IntentionService
 from core.knowledge.learnings import LearningService
-from core.home.liveness import reconcile
+from core.storage.liveness import reconcile
 from core.knowledge.memories import MemoryService
 from core.knowledge.notes import NoteService
 from core.home.private_files import secure_home
@@ -203,7 +204,7 @@ class Hearth:
 
 def _reconcile(storage: StoragePort) -> None:
     """Exchanges and runs a killed process left unfinished are marked interrupted
-    (``core.home.liveness``), and deleted entries whose undo has ended are purged
+    (``core.storage.liveness``), and deleted entries whose undo has ended are purged
     (``core.forgetting.recently_deleted``). Bookkeeping: a database or folder that refuses
     the write now (locked for longer than the busy timeout, read-only) is still opened, and
     the next open tries again."""

@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from core.errors import InvalidInputError
-from core.llm.repair import nesting_depth
 
 MAX_JSON_NESTING = 100
 """Deeper JSON is refused: no file Hearth reads or writes nests beyond a dozen levels, and
@@ -49,6 +48,10 @@ _CONTEXT_CHARS = 20
 
 # --- text -----------------------------------------------------------------------------
 
+
+FORGOTTEN = "[forgotten]"
+"""What an erase leaves in place of the words it removed (``core.forgetting``): text that
+holds it is never taken as a value the user gave (a fact "I live in [forgotten]")."""
 
 def unreadable_part(text: str, *, decoded: bool = True) -> str | None:
     """Where ``text`` stops being Unicode, in words (``byte 0xE9 after 'caf'``), or None.
@@ -194,3 +197,19 @@ def _strings(data: Any) -> Iterator[tuple[str, str]]:
         elif isinstance(node, list):
             stack.extend(reversed([(f"{where}[{index}]", item)
                                    for index, item in enumerate(node)]))
+
+
+def nesting_depth(data: Any) -> int:
+    """How deeply containers nest in ``data`` (0 for a scalar); iterative, so never deep."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict):
+            children = list(node.values())
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children)
+    return deepest

@@ -21,7 +21,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 
 from core.app import Hearth
-from core.config import resolve_home
+from core.operations.settings import data_folder
 from core.errors import HearthError
 from core.operations.data import restrict_new_files
 from desktop import icons
@@ -144,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = make_application(qt_args)
     apply_scheme(app, args.theme)
     try:
-        home = resolve_home(startup_home(args.home))
+        home = data_folder(startup_home(args.home))
         if not ask_to_unlock(home):
             return 1
         hearth = Hearth.open(home, check_now=True)  # a damaged database: said here, at once

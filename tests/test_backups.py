@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from core.home import backups
+from core.storage import backups
 from core.storage.sqlite import restore
-from core.config import HearthPaths
+from core.home.paths import HearthPaths
 from core.errors import DatabaseError
 from core.storage import orm
 from core.storage.sqlite.adapter import SqliteStorage

@@ -415,7 +415,7 @@ def test_claude_attachments_are_idempotent_stay_deleted_and_go_with_their_run(
         storage, memories, embedder, tmp_path) -> None:
     from types import SimpleNamespace
 
-    from core.config import HearthPaths
+    from core.home.paths import HearthPaths
     from core.forgetting.service import ForgetService
     from core.operations.imports import undo_import
 

@@ -20,7 +20,6 @@ from core.embedding.chunking import (
     MAX_CHUNKED_CHARS,
     OVERLAP_TOKENS,
     WINDOW_TOKENS,
-    TextWindow,
     embed_documents_with_chunks,
     plan_windows,
     sentence_windows,
@@ -28,6 +27,7 @@ from core.embedding.chunking import (
     window_input,
 )
 from core.knowledge.memories import MemoryService, MemorySpec
+from core.storage.windows import TextWindow
 from core.knowledge.notes import NoteService
 from core.embedding.reembed import backfill_embeddings
 from core.storage.orm import ChatSession, Interaction, Memory, Note
@@ -606,7 +606,7 @@ def test_the_window_tables_exist_after_open_and_stay_empty_for_short_rows(
 
 def test_a_long_fact_value_gets_windows(storage: StoragePort, embedder: Any,
                                        tmp_path: Path) -> None:
-    from core.config import HearthPaths
+    from core.home.paths import HearthPaths
     from core.knowledge.facts import FactService
     from core.forgetting.service import ForgetService
 

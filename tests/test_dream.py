@@ -23,7 +23,7 @@ from support.scripted_llm import ScriptedLLM
 from typer.testing import CliRunner
 
 from core.app import Hearth
-from core.home.backups import list_backups
+from core.storage.backups import list_backups
 from core import consolidation
 from core.cli import context, dream_cmd
 from core.consolidation.dream import (

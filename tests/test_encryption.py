@@ -24,7 +24,8 @@ from sqlalchemy import insert, select
 from core.app import Hearth
 from core.cli.main import run
 from core.errors import DatabaseError, PassphraseNeededError, WrongPassphraseError
-from core.home import encryption, folder_cipher
+from core.home import encryption
+from core.storage import folder_cipher
 from core.storage.orm import Memory
 from core.storage.port import IndexedKind
 from core.storage.sqlite import ann, ann_seal

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from core.config import HearthPaths
+from core.home.paths import HearthPaths
 from core.errors import InvalidInputError, NotFoundError
 from core.knowledge.facts import CATEGORIES, FactChange, FactService, fact_text, normalise_key
 from core.forgetting.service import ForgetService

@@ -262,7 +262,7 @@ def test_the_fact_its_history_and_its_index_entries_are_deleted(hearth: Hearth) 
 def test_changed_rows_get_new_vectors_in_the_forget_itself(hearth: Hearth, monkeypatch) -> None:
     """Nothing is left for a backfill that a crash right after the forget would skip; an
     imported turn beside the one that held the value is re-embedded too, because its vector
-    is also made of its neighbours' words (``core.transfer.turn_views``)."""
+    is also made of its neighbours' words (``core.embedding.turn_views``)."""
     from core.transfer.transcript import import_transcript
 
     hearth.facts.remember(KEY, VALUE)

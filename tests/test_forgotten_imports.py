@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from core.config import HearthPaths
+from core.home.paths import HearthPaths
 from core.forgetting.imported import key_hash
 from core.forgetting.service import ForgetService
 from core.knowledge.memories import MemoryService

@@ -23,7 +23,7 @@ from support.scripted_llm import ScriptedLLM
 
 from core.app import Hearth
 from core.learning.pipeline import LearningPipeline
-from core.home.liveness import LEARNING
+from core.storage.liveness import LEARNING
 from core.llm import CancelToken, LLMCancelled, Message
 from core.storage.orm import ChatSession, Interaction, utcnow
 

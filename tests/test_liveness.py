@@ -1,4 +1,4 @@
-"""Claims on unfinished rows and the reconciliation at open (``core.home.liveness``): a row whose
+"""Claims on unfinished rows and the reconciliation at open (``core.storage.liveness``): a row whose
 claim is held (a live process, here this one) is left alone; one whose claim is free or
 missing is marked interrupted, keeping what it had. On both backends: lock files beside a
 SQLite file, advisory locks on a PostgreSQL server."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from core.home.liveness import INTERACTION, RUN, reconcile
+from core.storage.liveness import INTERACTION, RUN, reconcile
 from core.storage.file_claims import FileClaims
 from core.storage.orm import ChatSession, Interaction, Run
 from core.storage.port import StoragePort

@@ -20,7 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 
 from core.app import Hearth
-from core.config import HearthPaths
+from core.home.paths import HearthPaths
 from core.operations import agents
 
 

@@ -23,7 +23,7 @@ from support.fake_ollama import FakeModel, FakeOllama, FakeReply
 from typer.testing import CliRunner
 
 from core.config import PROJECT_ROOT, Settings
-from core.home.doctor import check_ollama
+from core.operations.doctor import check_ollama
 from core.errors import InvalidInputError
 from core.llm import (
     CancelToken,

@@ -315,7 +315,7 @@ def test_compacting_after_a_forget_leaves_no_copy_in_the_tables_files(
     (the pages as they were until the server writes them out, and the bytes it frees
     without zeroing); ``hearth compact`` rewrites the tables (``VACUUM FULL``), leaving it in
     neither the old files nor the new. Hearth's own role may not ask for a checkpoint."""
-    from core.config import HearthPaths
+    from core.home.paths import HearthPaths
     from core.forgetting.service import FileCheck, ForgetService
 
     storage = PostgresStorage(postgres_url)
@@ -341,7 +341,7 @@ def test_a_forget_with_compact_rewrites_the_tables_and_checkpoints_where_it_may(
     """``hearth facts forget KEY --compact`` as a role that may ask for a checkpoint (here
     the superuser): the report says the tables were rewritten and what stays beyond
     Hearth's reach."""
-    from core.config import HearthPaths
+    from core.home.paths import HearthPaths
     from core.forgetting import wording
     from core.forgetting.service import FileCheck, ForgetService
 

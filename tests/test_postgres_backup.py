@@ -211,7 +211,7 @@ def test_a_forget_on_a_server_says_what_postgresql_cannot_promise(
         postgres_url: str, tmp_path: Path, embedder) -> None:
     """No files to search: the tables are vacuumed and the report says in plain words what
     the server may still keep, instead of "searched byte by byte" or nothing."""
-    from core.config import HearthPaths
+    from core.home.paths import HearthPaths
     from core.forgetting import wording
     from core.forgetting.service import FileCheck, ForgetService
     from core.knowledge.facts import FactService

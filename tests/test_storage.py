@@ -19,9 +19,9 @@ from sqlalchemy import inspect, select, text
 
 from core import scheduling
 from core.consolidation import link_log
-from core.home import backups
+from core.storage import backups
 from core.storage.sqlite import restore
-from core.config import HearthPaths
+from core.home.paths import HearthPaths
 from core.errors import DatabaseError, DatabaseLockedError
 from core.home.instance_lock import FolderLock
 from core.storage import change_log, migrate, orm, transfer

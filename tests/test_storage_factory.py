@@ -11,11 +11,12 @@ import pytest
 from sqlalchemy import text
 
 from core.app import Hearth
-from core.config import HearthPaths, Settings, load_settings
+from core.config import Settings, load_settings
+from core.home.paths import HearthPaths
 from core.errors import DatabaseError, InvalidInputError, ReadOnlyError
-from core.home.doctor import run_checks
+from core.operations.doctor import run_checks
 from core.storage import factory
-from core.storage.database_url import Backend, backend_of, masked, sqlite_file
+from core.config.database_url import Backend, backend_of, masked, sqlite_file
 from core.storage.sqlite.adapter import SqliteStorage
 
 SECRET = "hunter2"

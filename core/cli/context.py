@@ -21,7 +21,8 @@ from core.home import encryption
 
 if TYPE_CHECKING:  # imported where used: `hearth --help` needs neither the engine nor settings
     from core.app import Hearth
-    from core.config import HearthPaths, Settings
+    from core.config import Settings
+    from core.home.paths import HearthPaths
 
 
 class State:
@@ -32,7 +33,7 @@ state = State()
 
 
 def paths() -> HearthPaths:
-    from core.config import HearthPaths, resolve_home
+    from core.home.paths import HearthPaths, resolve_home
 
     return HearthPaths(resolve_home(state.home))
 

@@ -118,7 +118,7 @@ def _stopping_on_signals(scheduler: HearthScheduler, stop: threading.Event,
 def _exit_unless(stopped: threading.Event, timeout: float) -> None:
     """Runs in a daemon thread: when the jobs have not ``stopped`` within ``timeout``, one
     is stuck (a model that sends nothing), so the process exits without it. Its run stays
-    ``running`` until the next command marks it interrupted (``core.home.liveness``)."""
+    ``running`` until the next command marks it interrupted (``core.storage.liveness``)."""
     if stopped.wait(timeout):
         return
     log.error("The running job did not stop within %g s; exiting without it (its run is "

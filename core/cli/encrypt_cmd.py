@@ -1,5 +1,5 @@
 """``hearth encrypt`` / ``hearth decrypt``: convert the data folder, with a progress bar
-(``core.home.folder_cipher``); the passphrase is asked as every command asks it
+(``core.storage.folder_cipher``); the passphrase is asked as every command asks it
 (``core.cli.context.ask_passphrase``)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ def encrypt(use_keyring: Annotated[bool, typer.Option(
         "--keyring", help="Keep a random key in the system keyring instead of asking for a "
                           "passphrase.")] = False) -> None:
     """Encrypt the data folder (database, backups) with a passphrase or a keyring key."""
-    from core.home.folder_cipher import encrypt_folder
+    from core.storage.folder_cipher import encrypt_folder
     from core.home.instance_lock import FolderLock
 
     paths = context.paths()
@@ -41,7 +41,7 @@ def encrypt(use_keyring: Annotated[bool, typer.Option(
 def decrypt() -> None:
     """Decrypt the data folder back to plain SQLite files (the passphrase is checked first:
     a wrong one changes nothing)."""
-    from core.home.folder_cipher import decrypt_folder
+    from core.storage.folder_cipher import decrypt_folder
     from core.home.instance_lock import FolderLock
 
     paths = context.paths()

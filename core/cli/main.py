@@ -170,7 +170,7 @@ def _llm_status(hearth: Hearth) -> dict[str, Any]:
 @app.command()
 def doctor(as_json: JsonOption = False) -> None:
     """Check the model, database, sqlite-vec, FTS5 and Ollama; say how to fix each problem."""
-    from core.home.doctor import run_checks
+    from core.operations.doctor import run_checks
 
     checks = run_checks(context.paths(), context.settings())
     if as_json:
@@ -458,7 +458,7 @@ def reembed(as_json: JsonOption = False) -> None:
 def backup(list_only: Annotated[bool, typer.Option("--list", help="List backups.")] = False,
            as_json: JsonOption = False) -> None:
     """Take an online backup now (older ones beyond the configured number are removed)."""
-    from core.home.backups import list_backups
+    from core.storage.backups import list_backups
 
     if list_only:
         found = list_backups(context.paths())

@@ -37,7 +37,7 @@ def migrate(
     from core.config import save_settings
     from core.home.instance_lock import FolderLock
     from core.scheduling import job_store_table
-    from core.storage.database_url import masked, validated
+    from core.config.database_url import masked, validated
     from core.storage.factory import open_storage, open_url
     from core.storage.transfer import CopyCancelled, copy_database
 

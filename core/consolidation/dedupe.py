@@ -54,7 +54,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core.config import Settings
-from core.embedding.chunking import NO_CHUNKS, ChunkVectors, embed_documents_with_chunks
+from core.embedding.chunking import embed_documents_with_chunks
+from core.storage.windows import NO_CHUNKS, ChunkVectors
 from core.errors import InvalidInputError
 from core.learning.schemas import plain_text
 from core.llm.protocol import (

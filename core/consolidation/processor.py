@@ -62,7 +62,8 @@ from core.knowledge.scaffold import SCAFFOLD_MAX_CHARS, SCAFFOLD_MAX_DEPTH, SCAF
 from core.knowledge.versions import newest_version
 from core.learning.schemas import MemoryCandidate, plain_text
 from core.llm.protocol import CancelToken, LLMCancelled, LLMOutage, LLMProvider, Message
-from core.llm.repair import nesting_depth, unwrap_stringified
+from core.llm.repair import unwrap_stringified
+from core.user_input import nesting_depth
 from core.llm.structured import CANCELLED, ask_structured
 from core.llm.prompts import load_prompt
 from core.storage.orm import ContextEvent, ScaffoldVersion, WorkingMemoryVersion, utcnow

@@ -6,7 +6,7 @@ the record of what it finished; ``finish`` or ``fail`` closes it. A stage that f
 its traceback in its entry (``stages[name]["traceback"]``): the one-line error is what the
 Activity view shows first, the traceback is what a bug report needs, and the log of a
 scheduled night may be long gone by the time someone looks. While it runs, the row is
-claimed by this process (``core.home.liveness``), so the next ``Hearth.open`` after a kill marks
+claimed by this process (``core.storage.liveness``), so the next ``Hearth.open`` after a kill marks
 it ``interrupted`` while a live run is left alone.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from core.home.liveness import RUN, claim_new_row
+from core.storage.liveness import RUN, claim_new_row
 from core.llm.protocol import LLMCancelled
 from core.storage.orm import Run, utcnow
 from core.storage.port import StoragePort

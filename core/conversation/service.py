@@ -32,7 +32,7 @@ only context), so a regenerated reply must not make Hearth learn the same messag
 listener and the access marking cannot break a turn. Exclusions are
 read from ``hearth.settings`` at every turn, so a term added while Hearth runs applies at
 once. One turn per session at a time. While the reply is produced the exchange is claimed
-by this process (``core.home.liveness``): if the process is killed, the next ``Hearth.open``
+by this process (``core.storage.liveness``): if the process is killed, the next ``Hearth.open``
 marks it ``interrupted``, while a turn still streaming in a live process is left alone.
 
 Explicit requests without tools: when the model cannot call tools (the embedded one), the
@@ -91,7 +91,7 @@ from core.forgetting import imported as forgotten_imports
 from core.forgetting.service import Forgotten
 from core.learning.consent import learns_from
 from core.learning.exclusions import ExclusionGate
-from core.home.liveness import INTERACTION, Claim, claim_new_row
+from core.storage.liveness import INTERACTION, Claim, claim_new_row
 from core.llm import CancelToken, LLMCancelled, LLMProvider, Message, ToolCall
 from core.llm.capability import CapabilityProfile, Job, profile_of
 from core.llm.turns_first import TurnsFirst

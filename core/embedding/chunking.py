@@ -10,7 +10,7 @@ finds the row by the part that matches and can say where it matched:
 * a text **longer** than one inference gets windows of ``WINDOW_TOKENS`` that cover the
   rest (a sentence from page three of a pasted document is otherwise invisible);
 * a **turn of a conversation** that fits (a text embedded with views: an imported turn,
-  ``core.transfer.turn_views``) gets one window per sentence when it has from 2 to
+  ``core.embedding.turn_views``) gets one window per sentence when it has from 2 to
   ``MAX_SENTENCE_WINDOWS`` sentences of substance (``sentence_windows``). A whole-text
   vector is a pooled summary: in a turn that says three things ("We leave at 8am in the
   Tank... just past Dundee it starts making a noise... Ralph's dad towed us") each is
@@ -106,6 +106,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.embedding.protocol import CancelCheck, Embedder, ProgressCallback
+from core.storage.windows import NO_CHUNKS, ChunkVectors, TextWindow
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -151,36 +152,6 @@ or a line break."""
 
 _LABEL = re.compile(r"([^\W\d_][^:\n.!?]{0,38}): \S")
 """A leading ``speaker: `` label, as an imported turn is stored (``Dana: I signed...``)."""
-
-
-@dataclass(frozen=True)
-class TextWindow:
-    """One window of a text: its position (0 is the head the whole-text vector sees, 1...
-    the further windows) and its span ``[char_start, char_end)`` into the embedded text."""
-
-    position: int
-    char_start: int
-    char_end: int
-
-    def excerpt(self, text: str) -> str:
-        """The window's text, from the same text the windows were planned on."""
-        return text[self.char_start:self.char_end]
-
-
-@dataclass(frozen=True)
-class ChunkVectors:
-    """The further windows of one text (positions >= 1) and their vectors, row for row."""
-
-    windows: tuple[TextWindow, ...]
-    vectors: np.ndarray
-
-    def __post_init__(self) -> None:
-        if len(self.windows) != len(self.vectors):
-            raise ValueError(f"{len(self.windows)} windows but {len(self.vectors)} vectors")
-
-
-NO_CHUNKS = ChunkVectors((), np.empty((0, 0), dtype=np.float32))
-"""What a text that fits in one inference has."""
 
 
 # --- planning ----------------------------------------------------------------------------
@@ -356,7 +327,7 @@ def embed_documents_with_chunks(embedder: Embedder, texts: Sequence[str], *,
     Every text, view and window is its own inference, in one call to the embedder so its
     workers stay busy. A text's whole-text vector is ``embed_documents([text])``, unless
     ``views`` gives it views: then it is their normalised mean and the text itself is not
-    embedded (an imported turn, ``core.transfer.turn_views``), and the text, a turn of a
+    embedded (an imported turn, ``core.embedding.turn_views``), and the text, a turn of a
     conversation, gets its sentence windows. ``progress`` counts texts (views and windows are
     weighted in), ``cancel``
     stops as ``Embedder.embed_documents`` does.

@@ -4,8 +4,8 @@ Used by ``hearth reembed``, after an import (exports carry no vectors), after a 
 change, and once after the upgrade that added the windows of long texts (rows that may be
 long are queued then; see ``core.storage.sqlite.search``). Long texts get their further
 windows here as on every other write (``core.embedding.chunking``), in the transaction that
-stores their whole-text vector, and imported turns their views (``core.transfer.turn_views``). It is
-resumable by construction: it asks the search index
+stores their whole-text vector, and imported turns their views
+(``core.embedding.turn_views``). It is resumable by construction: it asks the search index
 for "rows whose embedding is missing or from another model", embeds one batch outside any
 transaction, and commits that batch before taking the next. An interrupted run (cancel,
 crash, power cut) loses at most one batch, and the next run picks up exactly what is still
@@ -29,7 +29,7 @@ from core.storage.port import (
     batched,
     document_text,
 )
-from core.transfer.turn_views import views_from_store
+from core.embedding.turn_views import views_from_store
 
 DEFAULT_BATCH_SIZE = 64
 
@@ -138,7 +138,7 @@ def _texts(session: Session, kind: IndexedKind, ids: Sequence[int]) -> dict[int,
 
 def _turn_views(storage: StoragePort, kind: IndexedKind,
                 rows: list[tuple[int, str]]) -> list[tuple[str, ...]]:
-    """Imported turns get their views' vector, as at import (``core.transfer.turn_views``);
+    """Imported turns get their views' vector, as at import (``core.embedding.turn_views``);
     other rows their own text's."""
     if kind is not IndexedKind.MEMORY:
         return [() for _ in rows]

@@ -1,7 +1,7 @@
 """Backups taken before a forget or a delete: which still hold what went, and rewriting
 them without it.
 
-The copies are the backups (``core.home.backups``) and whatever the backend set aside
+The copies are the backups (``core.storage.backups``) and whatever the backend set aside
 itself (SQLite: the databases a restore moved aside, ``hearth.db.before-restore-*``). What
 a copy is differs per backend, so it is reached only through the storage port's
 ``BackupCopies`` (``storage.copies``): its files, a read-only session on it, and a checked
@@ -37,12 +37,12 @@ from typing import Protocol
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from core.config import HearthPaths
+from core.home.paths import HearthPaths
 from core.errors import HearthError
 from core.forgetting.database import erase_fact, fact_exists, fact_values, find, redactor_for
 from core.forgetting.files import file_holds
 from core.forgetting.matching import ValueMatcher
-from core.home.backups import list_backups
+from core.storage.backups import list_backups
 from core.storage.port import BackupCopies, StoragePort
 
 log = logging.getLogger(__name__)

@@ -59,7 +59,7 @@ from core.storage.port import (
     batched,
     document_text,
 )
-from core.transfer.turn_views import views_from_store
+from core.embedding.turn_views import views_from_store
 
 PAGE = 2_000
 """Rows read at a time while searching a table."""
@@ -325,7 +325,7 @@ def plan_reembedding(session: Session, redactor: Redactor,
 
 def _turns_beside(session: Session, memory_ids: set[Any]) -> set[Any]:
     """The imported turns of the conversations these memories are turns of: their vectors
-    are averaged over neighbouring turns (``core.transfer.turn_views``)."""
+    are averaged over neighbouring turns (``core.embedding.turn_views``)."""
     sessions: set[Any] = set()
     for chunk in batched(sorted(memory_ids), 500):
         sessions |= set(session.scalars(select(Memory.session_id).where(

@@ -32,7 +32,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-PLACEHOLDER = "[forgotten]"
+from core.user_input import FORGOTTEN
+
+PLACEHOLDER = FORGOTTEN
 
 MIN_DISTINCTIVE_CHARS = 3
 """Values shorter than this ("7", "O", "no") are searched only where the fact was recorded."""

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
-from core.config import HearthPaths
+from core.home.paths import HearthPaths
 from core.embedding import Embedder
 from core.errors import DatabaseLockedError, NotFoundError
 from core.knowledge.facts import normalise_key

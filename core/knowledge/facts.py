@@ -36,10 +36,9 @@ from sqlalchemy.orm import Session
 from core.embedding import Embedder
 from core.embedding.chunking import embed_documents_with_chunks
 from core.errors import HearthError, InvalidInputError, NotFoundError
-from core.forgetting.matching import PLACEHOLDER
 from core.storage.orm import AuditEntry, FactHistory, UserFact, utcnow
 from core.storage.port import IndexedKind, StoragePort, document_text
-from core.user_input import readable_text
+from core.user_input import FORGOTTEN, readable_text
 
 CATEGORIES: tuple[str, ...] = ("location", "personal", "preference", "work", "health", "general")
 MAX_KEY_LENGTH = 200  # user_facts.key is String(200)
@@ -112,8 +111,8 @@ def _check_value(value: str) -> str:
     stripped = readable_text(value, "The fact value").strip()
     if not stripped:
         raise InvalidInputError("A fact needs a value.", "Say what the fact is, not just its key.")
-    if PLACEHOLDER in stripped:
-        raise InvalidInputError(f"“{PLACEHOLDER}” marks a forgotten value; it cannot be part "
+    if FORGOTTEN in stripped:
+        raise InvalidInputError(f"“{FORGOTTEN}” marks a forgotten value; it cannot be part "
                                 "of a fact.", "Say the fact in your own words.")
     return stripped
 

@@ -58,7 +58,7 @@ class MemorySpec:
     created_at: datetime | None = None
     views: Sequence[str] = ()
     """Texts whose normalised mean embedding is the memory's vector instead of the content's
-    own (an imported turn with its date and its neighbours: ``core.transfer.turn_views``)."""
+    own (an imported turn with its date and its neighbours: ``core.embedding.turn_views``)."""
 
 
 def speaker(origin: Any) -> str | None:

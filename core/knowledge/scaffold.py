@@ -18,7 +18,7 @@ from typing import Any
 
 from core.errors import InvalidInputError
 from core.knowledge.versions import append_version, checked_source, newest_version
-from core.llm.repair import nesting_depth
+from core.user_input import nesting_depth
 from core.storage.orm import ScaffoldVersion
 from core.storage.port import StoragePort
 

@@ -28,7 +28,7 @@ Quitting does not wait for learning (``stop``): the model call under way is canc
 what is queued is left where it is durable. An exchange is ``learning_due`` in the database
 from the moment it is saved until its learning is done, so the next start (``resume``)
 learns what is still due, in order, and closes the chats left open past their quiet time.
-While a process has an exchange queued it holds a claim on it (``core.home.liveness``), so
+While a process has an exchange queued it holds a claim on it (``core.storage.liveness``), so
 another Hearth opening the folder meanwhile leaves it to that process.
 
 The timers are APScheduler date jobs behind the small ``QuietTimers`` interface. Alone (the
@@ -63,7 +63,7 @@ from core.learning.exclusions import ExclusionGate
 from core.learning.extraction import FactCandidate, extract_model_facts, merge, rule_facts
 from core.learning.quiet_timers import MakeTimers, QuietTimerJobs, QuietTimers
 from core.learning.session_digest import MIN_EXCHANGES, digest_session, users_own_candidates
-from core.home.liveness import LEARNING, Claim
+from core.storage.liveness import LEARNING, Claim
 from core.llm import CancelToken, LLMCancelled, LLMProvider
 from core.llm.capability import CapabilityProfile, Job, profile_of
 from core.llm.turns_first import TurnsFirst

@@ -43,6 +43,8 @@ from typing import Any, Literal
 
 import json_repair
 
+from core.user_input import nesting_depth
+
 log = logging.getLogger(__name__)
 
 MAX_INPUT_CHARS = 200_000
@@ -135,22 +137,6 @@ def _unwrap(data: Any, level: int) -> Any:
         if decoded is not None and level + nesting_depth(decoded) <= MAX_NESTING:
             return _unwrap(decoded, level)
     return data
-
-
-def nesting_depth(data: Any) -> int:
-    """How deeply containers nest in ``data`` (0 for a scalar); iterative, so never deep."""
-    deepest, stack = 0, [(data, 1)]
-    while stack:
-        node, level = stack.pop()
-        if isinstance(node, dict):
-            children = list(node.values())
-        elif isinstance(node, list):
-            children = node
-        else:
-            continue
-        deepest = max(deepest, level)
-        stack.extend((child, level + 1) for child in children)
-    return deepest
 
 
 # --- cleaning -------------------------------------------------------------------------

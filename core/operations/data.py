@@ -1,5 +1,5 @@
 """The data folder's contents as a whole, for the window: a backup now, an export to one
-JSON file, and importing one (``core.home.backups``, ``core.transfer.export``).
+JSON file, and importing one (``core.storage.backups``, ``core.transfer.export``).
 
 An import re-embeds what it restored; stopped while embedding, everything is imported but
 some vectors, which the Embeddings settings rebuild (``models.rebuild_vectors``).
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.home.backups import BackupInfo
-from core.home.backups import backup_words as backup_words  # how the window names one
+from core.storage.backups import BackupInfo
+from core.storage.backups import backup_words as backup_words  # how the window names one
 from core.home.private_files import restrict_new_files
 
 if TYPE_CHECKING:

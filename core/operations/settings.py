@@ -10,17 +10,19 @@ change feed, which every view follows.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.config import Settings, save_settings
 from core.errors import HearthError
 from core.operations.changes import Changes, Domain
-from core.storage.database_url import MASK, masked, parsed
+from core.config.database_url import MASK, masked, parsed
+from core.home.paths import resolve_home
 
 if TYPE_CHECKING:
     from core.app import Hearth
 
-__all__ = ["MODEL_FIELDS", "RESTART_FIELDS", "Saved", "database_url_entered",
+__all__ = ["MODEL_FIELDS", "data_folder", "RESTART_FIELDS", "Saved", "database_url_entered",
            "database_url_shown", "read", "save"]
 
 MODEL_FIELDS = frozenset({"llm_provider", "ollama_host", "ollama_model", "embedded_model_path",
@@ -94,3 +96,9 @@ def save(hearth: Hearth, **changes: object) -> Saved:
     saved = Saved(frozenset(changes), Changes(frozenset(domains)))
     hearth.storage.changes.publish(saved.changes)  # a file, not the database: told by hand
     return saved
+
+
+def data_folder(chosen: Path | str | None = None) -> Path:
+    """The data folder the window opens: the one chosen, else ``HEARTH_HOME``, else the
+    platform's user data folder (``core.home.paths.resolve_home``)."""
+    return resolve_home(chosen)

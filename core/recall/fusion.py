@@ -40,7 +40,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from core.embedding.chunking import TextWindow
+from core.storage.windows import TextWindow
 from core.storage.port import IndexHit
 
 SIGNAL_SCORE_NAMES = {"text": "score", "vector": "similarity"}

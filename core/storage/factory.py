@@ -21,9 +21,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
 
-from core.config import HearthPaths, Settings
+from core.config import Settings
+from core.home.paths import HearthPaths
 from core.errors import DatabaseError
-from core.storage.database_url import Backend, backend_of, masked, sqlite_file
+from core.config.database_url import Backend, backend_of, masked, sqlite_file
 from core.storage.port import StoragePort
 
 POSTGRES_ADAPTER = "core.storage.postgres.adapter"
@@ -81,7 +82,7 @@ def restore_backup(settings: Settings, paths: HearthPaths, backup: Path,
 
 def convert_database_file(path: Path, old_key: str | None, new_key: str | None) -> None:
     """Rewrite the SQLite file ``path`` from ``old_key`` to ``new_key`` (None: plain), in
-    place and only once the new file is checked (``core.home.folder_cipher``)."""
+    place and only once the new file is checked (``core.storage.folder_cipher``)."""
     from core.storage.sqlite.cipher_files import convert
 
     convert(path, old_key, new_key)
@@ -90,7 +91,7 @@ def convert_database_file(path: Path, old_key: str | None, new_key: str | None) 
 def convert_vector_index_files(database: Path, old_key: str | None,
                                new_key: str | None) -> int:
     """Rewrite the ANN index files beside the SQLite file ``database`` from ``old_key`` to
-    ``new_key`` (None: plain), each committed only once written (``core.home.folder_cipher``);
+    ``new_key`` (None: plain), each committed only once written (``core.storage.folder_cipher``);
     returns how many were rewritten."""
     from core.storage.sqlite.ann import convert_files
 

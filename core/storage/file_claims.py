@@ -1,7 +1,7 @@
 """Claims on unfinished rows as lock files beside a SQLite database (``StoragePort.claims``).
 
 The process working on a row a killed process would leave unfinished (a streaming reply, a
-running run, an exchange queued for learning: ``core.home.liveness``) holds an exclusive
+running run, an exchange queued for learning: ``core.storage.liveness``) holds an exclusive
 ``flock`` on ``<folder>/<kind>-<id>.lock``. The operating system drops it when the process
 dies, however it dies, and never hands it to another process (unlike a pid), so a free
 claim file means its owner is gone. The folder is ``running/`` beside the database file:

@@ -119,7 +119,7 @@ class Interaction(Base):
     ``status``: ``pending`` while the reply is being produced (the message is saved first,
     so nothing is lost), then ``completed``, ``stopped`` (cancelled; the partial reply is
     kept), ``failed`` (with ``error``), or ``interrupted`` (the process stopped mid-reply;
-    set at the next open, ``core.home.liveness``).
+    set at the next open, ``core.storage.liveness``).
 
     ``learning_due``: the background learning has yet to finish with this exchange (set with
     its final state, cleared when learned). Quitting does not wait for learning; the next

@@ -23,7 +23,7 @@ import numpy as np
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
-from core.embedding.chunking import ChunkVectors, TextWindow
+from core.storage.windows import ChunkVectors, TextWindow
 from core.errors import HearthError
 from core.storage.change_feed import ChangeFeed
 
@@ -224,7 +224,7 @@ class HealthCheck:
 
 class BackupCopies(Protocol):
     """Copies of the database kept as files in the data folder: the backups
-    (``core.home.backups``) and whatever the backend set aside itself (SQLite: a database
+    (``core.storage.backups``) and whatever the backend set aside itself (SQLite: a database
     a restore moved aside). What a backup file is differs per backend (a SQLite database,
     a ``pg_dump`` archive), so checking, reading and rewriting one happen here; a forget
     (``core.forgetting.backups``) reaches into backups only through this."""
@@ -263,7 +263,7 @@ class RowClaim(Protocol):
 
 
 class RowClaims(Protocol):
-    """Which unfinished rows a live process is working on (``core.home.liveness``): a
+    """Which unfinished rows a live process is working on (``core.storage.liveness``): a
     claim disappears with the process that held it, however it died, so a row whose claim
     is free was left unfinished by a killed process. Everyone who opens the database sees
     them: files beside a SQLite file, advisory locks on a PostgreSQL server."""
@@ -289,7 +289,7 @@ class StoragePort(Protocol):
     @property
     def location(self) -> str:
         """Where the database is, for messages: its file, or its server's URL with the
-        password masked (``core.storage.database_url.masked``)."""
+        password masked (``core.config.database_url.masked``)."""
 
     @property
     def search(self) -> SearchIndex: ...

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from sqlalchemy import bindparam
 from sqlalchemy.sql.elements import BindParameter
 
-from core.embedding.chunking import TextWindow
+from core.storage.windows import TextWindow
 from core.storage.orm import UTCDateTime
 from core.storage.port import INDEXED_COLUMNS, IndexedKind, IndexHit, SearchFilters
 

@@ -19,7 +19,7 @@ Guarantees:
   embeds outside them, so a chat or ``facts set`` meanwhile waits a fraction of a second;
 * no LLM is involved; memories are embedded in batches by ``MemoryService.add_many``,
   each turn as the mean of several views: dated, and with its neighbours
-  (``core.transfer.turn_views``).
+  (``core.embedding.turn_views``).
   Interactions are not embedded here (``hearth reembed`` does that) to halve import time.
 
 Writing the turns is shared with the chat services' exports (``core.transfer.turns``).

@@ -9,7 +9,7 @@ three things:
   a conversation that grew moves its ``last_message_at`` forward;
 * an ``Interaction``, the raw record (channel ``import``);
 * an episodic ``Memory`` whose text is ``"<speaker>: <text>"``, embedded as the mean of its
-  views (``core.transfer.turn_views``), with the importer's provenance in ``origin``.
+  views (``core.embedding.turn_views``), with the importer's provenance in ``origin``.
 
 Interaction and memory share the turn's ``external_id``, the idempotency key: whatever
 already exists is skipped, so importing the same thing twice adds nothing and an import
@@ -39,7 +39,7 @@ from core.storage.orm import ChatSession, Interaction, Memory
 from core.storage.pacing import WritePacer
 from core.storage.port import IMPORTED_SOURCE, StoragePort, batched
 from core.transfer.batches import with_batch
-from core.transfer.turn_views import SpokenTurn, turn_views
+from core.embedding.turn_views import SpokenTurn, turn_views
 
 LOOKUP_BATCH = 500       # ids per IN (...) lookup
 

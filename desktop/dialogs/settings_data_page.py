@@ -32,9 +32,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.config import Settings, resolve_home
+from core.config import Settings
 from core.operations import data, folder_lock
-from core.operations.settings import database_url_entered, database_url_shown
+from core.operations.settings import data_folder, database_url_entered, database_url_shown
 from core.operations.data import BackupInfo, Exported, Imported
 from desktop.context import AppContext
 from desktop.dialogs import locations
@@ -201,9 +201,9 @@ class DataSection(SettingsSection):
     def choose_folder(self, folder: Path | None) -> None:
         """Use ``folder`` (None: the default) from the next start, once settings are saved;
         an encrypted one only if its passphrase is typed (or its key found)."""
-        target = folder or resolve_home(None)
+        target = folder or data_folder(None)
         if target != self.ctx.hearth.paths.home and not ask_to_unlock(target, self):
-            kept = self._next_home or resolve_home(None)
+            kept = self._next_home or data_folder(None)
             self.set_error(FOLDER_FIELD, "")
             self._show_next_folder(f"{target} is encrypted and stays locked, so it was not "
                                    f"chosen: Hearth keeps {kept}.")
@@ -215,7 +215,7 @@ class DataSection(SettingsSection):
 
     def _show_next_folder(self, before: str = "") -> None:
         """Which folder the next start opens, after ``before`` (why a choice was refused)."""
-        next_home = self._next_home or resolve_home(None)
+        next_home = self._next_home or data_folder(None)
         if next_home == self.ctx.hearth.paths.home:
             text = "Hearth opens this folder at the next start too."
         else:

@@ -16,7 +16,7 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from core.home.backups import list_backups
+from core.storage.backups import list_backups
 from desktop import app as desktop_app
 from desktop.isolated import run_in_child
 from desktop.runs import DREAM

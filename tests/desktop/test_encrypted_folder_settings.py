@@ -20,7 +20,7 @@ from support.qt_waits import wait_for_task, wait_idle
 
 from core.app import Hearth
 from core.cli.main import run
-from core.config import resolve_home
+from core.home.paths import resolve_home
 from core.home import encryption
 from core.operations import folder_lock
 from core.recall import RecallQuery

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QLabel
 from PySide6.QtCore import Qt, QTime
 
 from core.app import Hearth
-from core.home.backups import list_backups, taken_at
+from core.storage.backups import list_backups, taken_at
 from core.config import DEFAULT_EMBEDDING_MODEL_DIR, Settings
 from core.embedding.reembed import count_needing_embedding
 from core.storage.orm import Memory

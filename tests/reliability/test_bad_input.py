@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from core.config import HearthPaths
+from core.home.paths import HearthPaths
 from core.errors import InvalidInputError
 from support.fake_ollama import FakeOllama, FakeReply
 from support.folder_contents import contents

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from core.app import Hearth
-from core.config import HearthPaths
+from core.home.paths import HearthPaths
 from core.storage.orm import Base
 from core.transfer.transcript import import_transcript
 

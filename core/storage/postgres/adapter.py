@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from core.errors import HearthError
 from core.storage import migrate
 from core.storage.change_feed import ChangeFeed
-from core.storage.database_url import masked
+from core.config.database_url import masked
 from core.storage.port import BackupCopies, HealthCheck, RowClaims, SearchIndex, StoragePort
 from core.storage.postgres import backup, locks
 from core.storage.postgres.copies import PostgresCopies

@@ -28,7 +28,7 @@ from pathlib import Path
 from sqlalchemy.engine import URL
 
 from core.errors import DatabaseError, InvalidInputError
-from core.storage.database_url import MASK, masked, parsed
+from core.config.database_url import MASK, masked, parsed
 
 DUMP_SUFFIX = ".dump"
 LOCAL_HOSTS = frozenset({"", "localhost", "127.0.0.1", "::1"})

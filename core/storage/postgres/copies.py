@@ -34,7 +34,7 @@ from psycopg import sql
 from sqlalchemy.orm import Session
 
 from core.errors import DatabaseError, HearthError
-from core.storage.database_url import masked, parsed
+from core.config.database_url import masked, parsed
 from core.storage.durable import sync_folder
 from core.storage.port import StoragePort
 from core.storage.postgres import backup

@@ -10,7 +10,7 @@ database, so two Hearth databases on one server never meet.
 - ``exclusive(name)`` (the dream cycle, reflection) takes ``pg_try_advisory_lock`` on a
   connection of its own, held open in autocommit for as long as the lock is held (no
   open transaction, so it keeps no snapshot from vacuum), and refuses at once if taken.
-- ``AdvisoryClaims`` are the claims on unfinished rows (``core.home.liveness``): one
+- ``AdvisoryClaims`` are the claims on unfinished rows (``core.storage.liveness``): one
   dedicated connection per process holds a two-key advisory lock per claimed row
   (``(kind, id)``, a key space apart from the one-key locks); whether a row's claim is
   alive is read from ``pg_locks``, which shows every session's locks, this one's too.

@@ -67,7 +67,7 @@ from sqlalchemy import Connection, Engine, select
 from sqlalchemy import text as sql
 from sqlalchemy.orm import Session
 
-from core.embedding.chunking import ChunkVectors
+from core.storage.windows import ChunkVectors
 from core.storage.migrate import FULLTEXT_COLUMN
 from core.storage.orm import Interaction, Memory, Note, UserFact
 from core.storage.port import (

@@ -19,9 +19,9 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
-from core.config import HearthPaths
+from core.home.paths import HearthPaths
 from core.errors import DatabaseError, HearthError, InvalidInputError, translated_os_errors
-from core.home.backups import RestoreHalfDoneError, list_backups, stamp
+from core.storage.backups import RestoreHalfDoneError, list_backups, stamp
 from core.storage.durable import sync_folder
 from core.home.encryption import key_for
 from core.storage.sqlite.cipher_files import copy_converted

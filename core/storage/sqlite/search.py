@@ -138,7 +138,7 @@ from sqlalchemy import Connection, Engine, bindparam
 from sqlalchemy import text as sql
 from sqlalchemy.orm import Session
 
-from core.embedding.chunking import ChunkVectors
+from core.storage.windows import ChunkVectors
 from core.storage.port import (
     IMPORTED_SOURCE,
     IndexedKind,
@@ -210,7 +210,7 @@ for long texts only (no record) queue their imported turns of several sentences 
 re-embedding once, so they gain sentence windows (``core.embedding.chunking``)."""
 
 IMPORTED_TURN = f"m.source = '{IMPORTED_SOURCE}' AND m.session_id IS NOT NULL"
-"""The rows that are conversation turns (``core.transfer.turn_views``)."""
+"""The rows that are conversation turns (``core.embedding.turn_views``)."""
 
 _SEVERAL_SENTENCES = ("(m.content GLOB '*[.!?] ?*' OR m.content GLOB '*[。！？]?*' "
                       "OR instr(m.content, char(10)) > 0)")

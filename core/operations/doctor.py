@@ -9,7 +9,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from core.config import HearthPaths, Settings
+from core.config import Settings
+from core.home.paths import HearthPaths
 from core.embedding import OnnxEmbedder
 from core.errors import HearthError
 from core.llm.ollama import OllamaProvider

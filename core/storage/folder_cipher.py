@@ -27,10 +27,11 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from core.config import HearthPaths, Settings
+from core.config import Settings
+from core.home.paths import HearthPaths
 from core.errors import InvalidInputError, WrongPassphraseError
 from core.home import encryption
-from core.home.backups import list_backups
+from core.storage.backups import list_backups
 from core.storage.factory import convert_database_file, convert_vector_index_files
 
 SAFETY_COPY = ".before-encrypt"

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from core.config import HearthPaths
+from core.home.paths import HearthPaths
 from core.errors import DatabaseError, translated_os_errors
 from core.home.instance_lock import FolderLock
 from core.storage.port import StoragePort
