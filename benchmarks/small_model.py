@@ -73,7 +73,7 @@ def learned_facts(hearth: Hearth, provider: LLMProvider, message: str) -> dict[s
         session.add(row)
         session.flush()
         interaction_id = row.id
-    pipeline = LearningPipeline(hearth, provider)
+    pipeline = LearningPipeline(hearth.learning(), provider)
     pipeline.exchange_completed(interaction_id, "first")
     pipeline.shutdown(timeout=None, close_sessions=False)
     return {fact.key: fact.value for fact in hearth.facts.list()}

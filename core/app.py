@@ -34,6 +34,7 @@ from core.config import Settings, load_settings
 from core.home.paths import HearthPaths, resolve_home
 from core.embedding import Embedder, OnnxEmbedder
 from core.errors import HearthError, InvalidInputError, ReadOnlyError
+from core.learning.services import LearningServices
 from core.knowledge.facts import FactService
 from core.forgetting.recently_deleted import RecentlyDeleted, purge_expired
 from core.forgetting.service import ForgetService
@@ -140,6 +141,13 @@ class Hearth:
             pending=PendingActionService(storage, actions),
             _lock=lock,
         )
+
+    # --- the services each engine package is given (the composition root) ---------------
+
+    def learning(self) -> LearningServices:
+        """What learning reads and writes (``core.learning``)."""
+        return LearningServices(storage=self.storage, settings=self.settings,
+                                embedder=self.embedder, facts=self.facts, notes=self.notes)
 
     def backup(self) -> backups.BackupInfo:
         return backups.create_backup(self.storage, self.paths, self.settings.backups_to_keep)

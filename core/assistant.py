@@ -33,7 +33,7 @@ class Assistant:
         """Pick the model (``build_provider``) unless one is given, and wire the rest."""
         provider = provider or build_provider(hearth.settings)
         turns = TurnsFirst()  # one model for both: the learning gives way to the replies
-        learning = LearningPipeline(hearth, provider, turns=turns)
+        learning = LearningPipeline(hearth.learning(), provider, turns=turns)
         conversation = ConversationService(hearth, provider, listener=learning,
                                            confirm=confirm, channel=channel, turns=turns)
         return cls(hearth, provider, conversation, learning)

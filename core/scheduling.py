@@ -281,7 +281,7 @@ class HearthScheduler:
             return providers[-1]
 
         try:
-            counts = close_session(self._hearth, session_id, provider)
+            counts = close_session(self._hearth.learning(), session_id, provider)
         finally:
             for made in providers:
                 made.close()

@@ -386,7 +386,7 @@ def test_what_a_forget_left_behind_is_not_learned_as_a_fact(hearth: Hearth) -> N
                            agent_response="Noted.")
         session.add(said)
         session.flush()
-    pipeline = LearningPipeline(hearth, ScriptedLLM(lambda *_: json.dumps({"facts": []})))
+    pipeline = LearningPipeline(hearth.learning(), ScriptedLLM(lambda *_: json.dumps({"facts": []})))
     pipeline.exchange_completed(said.id, "c")
     assert pipeline.drain(timeout=60)
     pipeline.shutdown(close_sessions=False)

@@ -29,7 +29,7 @@ def hearth(migrated_home: Path, embedder) -> Iterator[Hearth]:
 
 def say(hearth: Hearth, *messages: str, session_id: str = "s1") -> list[int]:
     """Each message as an exchange of ``session_id``, learned from; their ids."""
-    pipeline = LearningPipeline(hearth, ScriptedLLM(lambda *_: NOTHING), quiet_seconds=3600)
+    pipeline = LearningPipeline(hearth.learning(), ScriptedLLM(lambda *_: NOTHING), quiet_seconds=3600)
     ids = []
     for message in messages:
         with hearth.storage.write() as session:
@@ -68,7 +68,7 @@ def test_undo_of_an_added_fact_removes_it_and_its_events(hearth) -> None:
     (first,) = say(hearth, "My sister Priya lives in Lisbon.")
     home = next(i for i in learned_in_session(hearth.storage, "s1")[first]
                 if i.key == "sister_home_city")
-    undone = undo(hearth, home.event_id)
+    undone = undo(home.event_id, storage=hearth.storage, facts=hearth.facts)
     assert undone.state == "undone" and undone.current is None
     assert facts(hearth) == {"sister_name": "Priya"}
     with hearth.storage.read() as session:
@@ -81,7 +81,7 @@ def test_undo_of_an_added_fact_removes_it_and_its_events(hearth) -> None:
     assert message == "My sister Priya lives in Lisbon."  # what the user wrote stays
     assert [i.key for i in learned_in_session(hearth.storage, "s1")[first]] == ["sister_name"]
     with pytest.raises(NotFoundError):
-        undo(hearth, home.event_id)
+        undo(home.event_id, storage=hearth.storage, facts=hearth.facts)
 
 
 def test_undo_of_an_update_restores_the_previous_value_and_keeps_history(hearth) -> None:
@@ -90,7 +90,7 @@ def test_undo_of_an_update_restores_the_previous_value_and_keeps_history(hearth)
     (change,) = learned_in_session(hearth.storage, "s1")[moved]
     assert (change.action, change.before, change.after) == ("updated", "Lisbon", "Porto")
 
-    undo(hearth, change.event_id)
+    undo(change.event_id, storage=hearth.storage, facts=hearth.facts)
     assert facts(hearth) == {"home_city": "Lisbon"}
     assert hearth.facts.get("home_city").category == "location"
     assert [h.value for h in hearth.facts.history("home_city")] == ["Lisbon", "Porto"]
@@ -99,7 +99,7 @@ def test_undo_of_an_update_restores_the_previous_value_and_keeps_history(hearth)
     with hearth.storage.read() as session:
         assert session.get(ContextEvent, change.event_id).processed  # never consolidated
     with pytest.raises(InvalidInputError):
-        undo(hearth, change.event_id)
+        undo(change.event_id, storage=hearth.storage, facts=hearth.facts)
 
 
 def test_undo_is_refused_once_the_fact_changed_since(hearth) -> None:
@@ -108,7 +108,7 @@ def test_undo_is_refused_once_the_fact_changed_since(hearth) -> None:
     (learned,) = learned_in_session(hearth.storage, "s1")[said]
     assert learned.state == "changed" and learned.current == "Lisbon, Alfama"
     with pytest.raises(InvalidInputError, match="changed since"):
-        undo(hearth, learned.event_id)
+        undo(learned.event_id, storage=hearth.storage, facts=hearth.facts)
     assert facts(hearth) == {"home_city": "Lisbon, Alfama"}
 
 

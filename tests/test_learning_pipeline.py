@@ -49,7 +49,7 @@ def exchange(hearth: Hearth, session_id: str, user: str, reply: str = "Noted.") 
 def learn(hearth: Hearth, llm: ScriptedLLM, *messages: str, session_id: str = "s1",
           quiet_seconds: float = 3600,
           timers: MakeTimers = QuietTimerJobs.in_memory) -> LearningPipeline:
-    pipeline = LearningPipeline(hearth, llm, quiet_seconds=quiet_seconds, timers=timers)
+    pipeline = LearningPipeline(hearth.learning(), llm, quiet_seconds=quiet_seconds, timers=timers)
     for message in messages:
         pipeline.exchange_completed(exchange(hearth, session_id, message), session_id)
     assert pipeline.drain(timeout=60)
@@ -186,7 +186,7 @@ def test_a_new_quiet_time_in_settings_applies_to_the_next_message(hearth) -> Non
     message arms its timer with the new time, no restart needed."""
     llm = ScriptedLLM([NOTHING, NOTHING, digest(("Plans", "Weekend plans."))])
     clock = ManualClock()
-    pipeline = LearningPipeline(hearth, llm, timers=clock.timers)  # the setting, as the app
+    pipeline = LearningPipeline(hearth.learning(), llm, timers=clock.timers)  # the setting, as the app
     pipeline.exchange_completed(exchange(hearth, "s1", "Weekend plans?"), "s1")
     settings_ops.save(hearth, session_quiet_minutes=5)
     pipeline.exchange_completed(exchange(hearth, "s1", "Maybe hiking."), "s1")
@@ -198,7 +198,7 @@ def test_a_new_quiet_time_in_settings_applies_to_the_next_message(hearth) -> Non
 
 def test_a_failing_job_is_counted_and_later_jobs_still_run(hearth, monkeypatch) -> None:
     llm = ScriptedLLM([NOTHING])
-    pipeline = LearningPipeline(hearth, llm)
+    pipeline = LearningPipeline(hearth.learning(), llm)
     pipeline.exchange_completed(987654, "missing-session")  # no such interaction: a no-op
     calls = {"n": 0}
 
@@ -249,7 +249,7 @@ def test_a_fact_taken_from_the_assistants_reply_stores_nothing(hearth) -> None:
     no event is queued, and the reply itself stays conversation history."""
     llm = ScriptedLLM([facts_answer(("dog_name", "Biscuit", "personal"),
                                     ("home_city", "Lisbon", "location"))])
-    pipeline = LearningPipeline(hearth, llm, quiet_seconds=3600)
+    pipeline = LearningPipeline(hearth.learning(), llm, quiet_seconds=3600)
     reply = "How about Biscuit? And since you live in Lisbon, Belém is lovely for walks."
     interaction_id = exchange(hearth, "s1", "Any ideas for a name for our new puppy?", reply)
     pipeline.exchange_completed(interaction_id, "s1")
@@ -266,7 +266,7 @@ def test_a_fact_taken_from_the_assistants_reply_stores_nothing(hearth) -> None:
 
 def test_a_fact_from_the_users_sentence_is_stored_even_when_the_reply_repeats_it(hearth) -> None:
     llm = ScriptedLLM([facts_answer(("puppy_name", "Biscuit", "personal"))])
-    pipeline = LearningPipeline(hearth, llm, quiet_seconds=3600)
+    pipeline = LearningPipeline(hearth.learning(), llm, quiet_seconds=3600)
     pipeline.exchange_completed(exchange(
         hearth, "s1", "We finally picked a name for the puppy: Biscuit.",
         "Biscuit is a lovely name for a puppy!"), "s1")
@@ -282,7 +282,7 @@ def test_a_fact_from_the_users_sentence_is_stored_even_when_the_reply_repeats_it
 def test_a_fact_about_someone_only_the_assistant_named_is_not_stored(hearth) -> None:
     """"Tom" is the user's word, "brother" only the assistant's guess."""
     llm = ScriptedLLM([facts_answer(("brother_name", "Tom", "personal"))])
-    pipeline = LearningPipeline(hearth, llm, quiet_seconds=3600)
+    pipeline = LearningPipeline(hearth.learning(), llm, quiet_seconds=3600)
     pipeline.exchange_completed(exchange(hearth, "s1", "Tom is coming to stay next week.",
                                          "Is Tom your brother? How lovely."), "s1")
     assert pipeline.drain(timeout=60)
@@ -303,7 +303,7 @@ def test_memory_candidates_from_the_assistants_lines_are_dropped_at_session_clos
              "priority": "medium", "namespace": "user"},
             {"content": "The user is cooking for eight guests on Saturday",
              "memory_type": "episodic", "priority": "medium", "namespace": "user"}])])
-    pipeline = LearningPipeline(hearth, llm, quiet_seconds=3600)
+    pipeline = LearningPipeline(hearth.learning(), llm, quiet_seconds=3600)
     for user, reply in (("I'm cooking for eight guests on Saturday.", "Eight guests, lovely!"),
                         ("Any ideas for dinner?", "A Thai green curry would feed everyone.")):
         pipeline.exchange_completed(exchange(hearth, "s1", user, reply), "s1")
@@ -334,7 +334,7 @@ def test_what_the_user_stated_is_stored_before_the_model_is_asked(hearth) -> Non
             {"key": "sister_city", "value": "Lisbon", "category": "location"}]})
 
     told: list[Changes] = []  # of the change feed
-    pipeline = LearningPipeline(hearth, ScriptedLLM(slow_model), quiet_seconds=3600)
+    pipeline = LearningPipeline(hearth.learning(), ScriptedLLM(slow_model), quiet_seconds=3600)
     hearth.storage.changes.subscribe(told.append)
     interaction_id = exchange(hearth, "s1", "My sister Priya lives in Lisbon")
     pipeline.exchange_completed(interaction_id, "s1")

@@ -88,7 +88,7 @@ def test_stopping_mid_extraction_keeps_exchanges_due_and_the_next_start_learns_t
         hearth) -> None:
     ids = said(hearth, "s1", "My sister Priya lives in Lisbon", "I moved to Porto last week")
     stalling = StallingLLM()
-    pipeline = LearningPipeline(hearth, stalling, quiet_seconds=QUIET)
+    pipeline = LearningPipeline(hearth.learning(), stalling, quiet_seconds=QUIET)
     for interaction_id in ids:
         pipeline.exchange_completed(interaction_id, "s1")
     assert stalling.asked.wait(30)
@@ -103,7 +103,7 @@ def test_stopping_mid_extraction_keeps_exchanges_due_and_the_next_start_learns_t
     assert hearth.facts.get("home_city") is None
     assert pipeline.stats.failures == 0  # a cancel is not a failure
 
-    later = LearningPipeline(hearth, ScriptedLLM([NOTHING, NOTHING]), quiet_seconds=QUIET)
+    later = LearningPipeline(hearth.learning(), ScriptedLLM([NOTHING, NOTHING]), quiet_seconds=QUIET)
     assert later.resume() == 2
     assert later.drain(timeout=60)
     later.shutdown(close_sessions=False)
@@ -115,7 +115,7 @@ def test_stopping_mid_extraction_keeps_exchanges_due_and_the_next_start_learns_t
 def test_an_exchange_learned_or_whose_answer_was_unusable_is_no_longer_due(
         hearth) -> None:
     ids = said(hearth, "s1", "I moved to Porto last week", "My dog is called Biscuit")
-    pipeline = LearningPipeline(hearth, ScriptedLLM([NOTHING, "not json at all",
+    pipeline = LearningPipeline(hearth.learning(), ScriptedLLM([NOTHING, "not json at all",
                                                      "still not json"]),
                                 quiet_seconds=QUIET)
     for interaction_id in ids:
@@ -133,14 +133,14 @@ def test_a_summary_cut_short_reopens_its_chat_and_the_next_start_summarises_it(
         for row in session.scalars(select(Interaction)):
             row.learning_due = False
     stalling = StallingLLM()
-    pipeline = LearningPipeline(hearth, stalling, quiet_seconds=QUIET)
+    pipeline = LearningPipeline(hearth.learning(), stalling, quiet_seconds=QUIET)
     pipeline.session_ended("s1")  # "new chat", then quit while the summary is written
     assert stalling.asked.wait(30)
     assert pipeline.stop(timeout=5)
     assert closed_at(hearth, "s1") is None  # open again, not closed without its summary
     assert hearth.notes.list(summaries_only=True) == []
 
-    later = LearningPipeline(hearth, ScriptedLLM([DIGEST]), quiet_seconds=QUIET)
+    later = LearningPipeline(hearth.learning(), ScriptedLLM([DIGEST]), quiet_seconds=QUIET)
     assert later.resume() == 0
     assert later.drain(timeout=60)
     later.shutdown(close_sessions=False)
@@ -154,7 +154,7 @@ def test_a_chat_still_within_its_quiet_time_is_left_open(hearth) -> None:
     with hearth.storage.write() as session:
         for row in session.scalars(select(Interaction)):
             row.learning_due = False
-    later = LearningPipeline(hearth, ScriptedLLM([]), quiet_seconds=QUIET)
+    later = LearningPipeline(hearth.learning(), ScriptedLLM([]), quiet_seconds=QUIET)
     later.resume()
     assert later.drain(timeout=60)
     later.shutdown(close_sessions=False)
@@ -165,7 +165,7 @@ def test_an_exchange_a_live_process_has_queued_is_left_to_it(hearth) -> None:
     (interaction_id,) = said(hearth, "s1", "I moved to Porto last week")
     claim = hearth.storage.claims.hold(LEARNING, interaction_id)  # another window
     try:
-        later = LearningPipeline(hearth, ScriptedLLM([]), quiet_seconds=QUIET)
+        later = LearningPipeline(hearth.learning(), ScriptedLLM([]), quiet_seconds=QUIET)
         assert later.resume() == 0
         later.shutdown(close_sessions=False)
         assert due(hearth) == [interaction_id]

@@ -95,6 +95,6 @@ def test_a_chat_summary_about_nothing_said_is_not_written(hearth) -> None:
         {"topic": "Travel", "summary": "The user booked flights to Tokyo for [date]."},
         {"topic": "Stocks", "summary": "The user discussed quarterly tax filings."}],
         "candidates": []})
-    counts = close_session(hearth, "c1", lambda: ScriptedLLM([invented]))
+    counts = close_session(hearth.learning(), "c1", lambda: ScriptedLLM([invented]))
     assert counts["summaries_written"] == 1 and counts["rejected_by_quality_gate"] == 2
     assert [note.title for note in hearth.notes.list()] == ["Summary: Kitchen"]

@@ -119,7 +119,7 @@ def test_the_pipeline_alone_closes_a_quiet_session(hearth) -> None:
         made.append(QuietTimerJobs.in_memory(fire))
         return made[-1]
 
-    pipeline = LearningPipeline(hearth, ScriptedLLM([NOTHING, NOTHING, DIGEST]),
+    pipeline = LearningPipeline(hearth.learning(), ScriptedLLM([NOTHING, NOTHING, DIGEST]),
                                 quiet_seconds=3600, timers=in_memory)
     for message in ("Tomatoes this year?", "Planting them in May."):
         pipeline.exchange_completed(exchange(hearth, "s1", message), "s1")
@@ -133,7 +133,7 @@ def test_the_pipeline_alone_closes_a_quiet_session(hearth) -> None:
 
 
 def test_attached_to_the_scheduler_timers_are_stored_and_fire(hearth) -> None:
-    pipeline = LearningPipeline(hearth, ScriptedLLM([NOTHING, NOTHING, DIGEST]),
+    pipeline = LearningPipeline(hearth.learning(), ScriptedLLM([NOTHING, NOTHING, DIGEST]),
                                 quiet_seconds=3600)
     scheduler = HearthScheduler(hearth, ScriptedLLM)
     try:
@@ -156,7 +156,7 @@ def test_attached_to_the_scheduler_timers_are_stored_and_fire(hearth) -> None:
 
 
 def test_new_chat_cancels_the_stored_timer_and_quitting_closes_at_once(hearth) -> None:
-    pipeline = LearningPipeline(hearth, ScriptedLLM([NOTHING] * 4 + [DIGEST]),
+    pipeline = LearningPipeline(hearth.learning(), ScriptedLLM([NOTHING] * 4 + [DIGEST]),
                                 quiet_seconds=3600)
     scheduler = HearthScheduler(hearth, ScriptedLLM)
     scheduler.start()
@@ -178,7 +178,7 @@ def test_new_chat_cancels_the_stored_timer_and_quitting_closes_at_once(hearth) -
 def test_a_timer_outliving_its_pipeline_is_handled_by_the_scheduler(hearth) -> None:
     """The desktop rebuilds its assistant (a new model): the old pipeline stops without
     closing sessions, and a timer expiring before the new one is attached still closes."""
-    pipeline = LearningPipeline(hearth, ScriptedLLM([NOTHING, NOTHING]), quiet_seconds=3600)
+    pipeline = LearningPipeline(hearth.learning(), ScriptedLLM([NOTHING, NOTHING]), quiet_seconds=3600)
     scheduler = HearthScheduler(hearth, lambda: ScriptedLLM([DIGEST]))
     scheduler.start()
     try:
@@ -205,7 +205,7 @@ from core.scheduling import HearthScheduler
 from core.storage.orm import ChatSession, Interaction
 
 hearth = Hearth.open(Path({home!r}))
-pipeline = LearningPipeline(hearth, ScriptedLLM([json.dumps({{"facts": []}})] * 2),
+pipeline = LearningPipeline(hearth.learning(), ScriptedLLM([json.dumps({{"facts": []}})] * 2),
                             quiet_seconds=3600)
 scheduler = HearthScheduler(hearth, ScriptedLLM)
 scheduler.start()

@@ -49,7 +49,7 @@ def facts(hearth: Hearth) -> dict[str, str]:
 
 def test_a_tiny_model_learns_by_rules_only_and_leaves_the_rest_waiting(hearth) -> None:
     tiny = ScriptedLLM(parameter_count=TINY)
-    pipeline = LearningPipeline(hearth, tiny)
+    pipeline = LearningPipeline(hearth.learning(), tiny)
     say(hearth, pipeline, "s1", "My sister Priya lives in Lisbon and works as a nurse.",
         "I'm allergic to peanuts.")
     pipeline.session_ended("s1")
@@ -67,7 +67,7 @@ def test_a_tiny_model_learns_by_rules_only_and_leaves_the_rest_waiting(hearth) -
 
 
 def test_a_capable_model_takes_up_what_waited(hearth) -> None:
-    tiny = LearningPipeline(hearth, ScriptedLLM(parameter_count=TINY))
+    tiny = LearningPipeline(hearth.learning(), ScriptedLLM(parameter_count=TINY))
     say(hearth, tiny, "s1", "My sister Priya lives in Lisbon.", "We go hiking in Sintra.")
     tiny.session_ended("s1")
     assert tiny.drain(timeout=60)
@@ -84,7 +84,7 @@ def test_a_capable_model_takes_up_what_waited(hearth) -> None:
         return json.dumps({"facts": []})
 
     capable_model = ScriptedLLM(answer, parameter_count=CAPABLE)
-    capable = LearningPipeline(hearth, capable_model)
+    capable = LearningPipeline(hearth.learning(), capable_model)
     capable.resume()
     assert capable.drain(timeout=60)
     capable.shutdown()
@@ -99,7 +99,7 @@ def test_a_capable_model_takes_up_what_waited(hearth) -> None:
 def test_replies_only_by_choice_keeps_a_large_model_from_learning(hearth) -> None:
     hearth.settings.model_jobs = "replies_only"
     model = ScriptedLLM(parameter_count=CAPABLE)
-    pipeline = LearningPipeline(hearth, model)
+    pipeline = LearningPipeline(hearth.learning(), model)
     say(hearth, pipeline, "s1", "I live in Porto.")
     pipeline.shutdown()
     assert facts(hearth) == {"home_city": "Porto"} and model.requests == []

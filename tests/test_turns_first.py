@@ -82,7 +82,7 @@ def wired(hearth: Hearth, model: OneSlotModel) -> tuple[ConversationService, Lea
                                                         TurnsFirst]:
     """As ``core.assistant.Assistant.start`` wires them."""
     turns = TurnsFirst()
-    learning = LearningPipeline(hearth, model, quiet_seconds=3600, turns=turns)
+    learning = LearningPipeline(hearth.learning(), model, quiet_seconds=3600, turns=turns)
     return ConversationService(hearth, model, listener=learning, turns=turns), learning, turns
 
 

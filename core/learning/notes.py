@@ -32,11 +32,11 @@ from typing import Literal
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from core.app import Hearth
 from core.errors import InvalidInputError, NotFoundError
 from core.forgetting.database import FACT_EVENT, delete_fact
 from core.knowledge.facts import key_words
 from core.storage.orm import AuditEntry, ContextEvent, FactHistory, UserFact, utcnow
+from core.knowledge.facts import FactService
 from core.storage.port import StoragePort
 
 LearnedAction = Literal["added", "updated"]
@@ -82,11 +82,11 @@ def learned_in_session(storage: StoragePort, session_id: str
     return {interaction_id: tuple(items) for interaction_id, items in learned.items()}
 
 
-def undo(hearth: Hearth, event_id: int) -> LearnedFact:
+def undo(event_id: int, *, storage: StoragePort, facts: FactService) -> LearnedFact:
     """Revert one learned change (see the module docstring); returns it as it is now.
     ``NotFoundError`` if it is no longer recorded (the fact was forgotten),
     ``InvalidInputError`` if the fact has changed since or it was undone already."""
-    item = _find(hearth.storage, event_id)
+    item = _find(storage, event_id)
     if not item.can_undo:
         raise InvalidInputError(
             f"“{key_words(item.key)}” has changed since it was learned, so undoing would "
@@ -94,16 +94,16 @@ def undo(hearth: Hearth, event_id: int) -> LearnedFact:
             else "This was undone already.",
             "Edit or forget the fact in Facts.")
     if item.action == "added":
-        with hearth.storage.write() as session:
+        with storage.write() as session:
             delete_fact(session, item.key)
             session.add(AuditEntry(action="fact.undo_learned", actor="user",
                                    arguments={"key": item.key, "event_id": event_id},
                                    result_summary="removed"))
         return _undone(item, current=None)
     assert item.before is not None  # an update always had a value before
-    category = _previous_category(hearth.storage, item.key)
-    hearth.facts.remember(item.key, item.before, category=category, source="user")
-    with hearth.storage.write() as session:
+    category = _previous_category(storage, item.key)
+    facts.remember(item.key, item.before, category=category, source="user")
+    with storage.write() as session:
         event = session.get(ContextEvent, event_id)
         if event is not None:
             event.source_metadata = {**event.source_metadata, "undone": True}

@@ -54,7 +54,6 @@ from typing import Literal
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from core.app import Hearth
 from core.forgetting.matching import PLACEHOLDER
 from core.learning import quality_gate, waiting
 from core.learning.consent import learns_from
@@ -62,6 +61,7 @@ from core.learning.events import add_event
 from core.learning.exclusions import ExclusionGate
 from core.learning.extraction import FactCandidate, extract_model_facts, merge, rule_facts
 from core.learning.quiet_timers import MakeTimers, QuietTimerJobs, QuietTimers
+from core.learning.services import LearningServices
 from core.learning.session_digest import MIN_EXCHANGES, digest_session, users_own_candidates
 from core.storage.liveness import LEARNING, Claim
 from core.llm import CancelToken, LLMCancelled, LLMProvider
@@ -105,11 +105,11 @@ class LearningStats:
 class LearningPipeline:
     """Background learning for one open ``Hearth``; an ``ExchangeListener``."""
 
-    def __init__(self, hearth: Hearth, provider: LLMProvider, *,
+    def __init__(self, services: LearningServices, provider: LLMProvider, *,
                  quiet_seconds: float | None = None,
                  timers: MakeTimers = QuietTimerJobs.in_memory,
                  turns: TurnsFirst | None = None) -> None:
-        self._hearth = hearth
+        self._services = services
         self._provider = provider
         self._turns = turns or TurnsFirst()
         """Shared with the conversation: every model call here gives way to a turn."""
@@ -128,7 +128,7 @@ class LearningPipeline:
         self._stopped = False
         self._stopping = CancelToken()
         """Set by ``stop``: the model call under way ends, and no further job runs."""
-        self._claims = hearth.storage.claims
+        self._claims = services.storage.claims
         self._last_fact_key: dict[str | None, str] = {}
         self._timers: QuietTimers = timers(self.quiet_time_over)
         self._worker = threading.Thread(target=self._run, name="hearth-learning", daemon=True)
@@ -183,7 +183,7 @@ class LearningPipeline:
         left open past their quiet time. Returns how many exchanges were queued. Call once,
         right after start."""
         quiet_since = utcnow() - self._quiet_time()
-        with self._hearth.storage.read() as session:
+        with self._services.storage.read() as session:
             due = session.execute(
                 select(Interaction.id, Interaction.session_id)
                 .where(Interaction.learning_due.is_(True)).order_by(Interaction.id)).all()
@@ -209,7 +209,7 @@ class LearningPipeline:
         """Queue the work a smaller model left for this one (``core.learning.waiting``),
         when this model may do it; returns how many jobs were queued."""
         profile = self.profile
-        storage = self._hearth.storage
+        storage = self._services.storage
         facts = waiting.waiting(storage, Job.FACTS) if profile.may(Job.FACTS) else []
         chats = waiting.waiting(storage, Job.SUMMARIES) if profile.may(Job.SUMMARIES) else []
         for ref in facts:
@@ -224,7 +224,7 @@ class LearningPipeline:
     @property
     def profile(self) -> CapabilityProfile:
         """What this pipeline's model may do (the setting is read each time)."""
-        return profile_of(self._provider, self._hearth.settings.model_jobs)
+        return profile_of(self._provider, self._services.settings.model_jobs)
 
     def drain(self, timeout: float | None = None) -> bool:
         """Wait until every queued job has run; False if ``timeout`` passed first."""
@@ -273,7 +273,7 @@ class LearningPipeline:
 
     @property
     def state(self) -> LearningState:
-        if self._hearth.settings.learning_paused:
+        if self._services.settings.learning_paused:
             return "paused"
         with self._lock:
             return "learning" if self._pending else "idle"
@@ -318,7 +318,7 @@ class LearningPipeline:
         """How long a chat stays open after its last message (``session_quiet_minutes``)."""
         if self._fixed_quiet_seconds is not None:
             return timedelta(seconds=self._fixed_quiet_seconds)
-        return timedelta(minutes=self._hearth.settings.session_quiet_minutes)
+        return timedelta(minutes=self._services.settings.session_quiet_minutes)
 
     def _cancel_quiet_timer(self, session_id: str) -> None:
         with self._lock:
@@ -329,7 +329,7 @@ class LearningPipeline:
     # --- jobs ----------------------------------------------------------------------------
 
     def _gate(self) -> ExclusionGate:
-        return ExclusionGate(self._hearth.settings.exclusions)
+        return ExclusionGate(self._services.settings.exclusions)
 
     def _queue_exchange(self, interaction_id: int, session_id: str | None) -> None:
         claim = self._claims.hold(LEARNING, interaction_id)
@@ -344,7 +344,7 @@ class LearningPipeline:
         finally:
             try:
                 if not self._stopping.cancelled:
-                    with self._hearth.storage.write() as session:
+                    with self._services.storage.write() as session:
                         session.execute(update(Interaction)
                                         .where(Interaction.id == interaction_id)
                                         .values(learning_due=False))
@@ -356,11 +356,11 @@ class LearningPipeline:
         model an extraction takes from half a minute to minutes on a busy machine (and it
         gives way to every reply: ``TurnsFirst``), and what the user stated outright must
         not wait for it, nor be lost if the model fails or the program quits meanwhile."""
-        hearth = self._hearth
-        backfill_embeddings(hearth.storage, hearth.embedder, kinds=[IndexedKind.INTERACTION])
-        with hearth.storage.read() as session:
+        services = self._services
+        backfill_embeddings(services.storage, services.embedder, kinds=[IndexedKind.INTERACTION])
+        with services.storage.read() as session:
             interaction = session.get(Interaction, interaction_id)
-            if not learns_from(hearth.settings, session, session_id):
+            if not learns_from(services.settings, session, session_id):
                 return
         if interaction is None:
             return
@@ -371,7 +371,7 @@ class LearningPipeline:
         stated = rule_facts(interaction.user_message, self._last_fact_key.get(session_id))
         self._store_facts(stated, gate, interaction_id, session_id)
         if not self.profile.may(Job.FACTS):  # the rules have learned what is certain
-            with hearth.storage.write() as session:
+            with services.storage.write() as session:
                 waiting.wait(session, Job.FACTS, interaction_id)
             self._count(waiting_for_model=1)
             return
@@ -392,26 +392,26 @@ class LearningPipeline:
         """The model extraction a smaller model left for this one. The rules ran when the
         exchange was learned from; they are read again only to know which keys are theirs
         (stored again they could undo a later change of the same fact)."""
-        hearth = self._hearth
-        with hearth.storage.read() as session:
+        services = self._services
+        with services.storage.read() as session:
             interaction = session.get(Interaction, interaction_id)
             learns = interaction is not None and learns_from(
-                hearth.settings, session, interaction.session_id)
-        if hearth.settings.learning_paused:
+                services.settings, session, interaction.session_id)
+        if services.settings.learning_paused:
             return  # still waits: pausing is not a refusal of this exchange
         gate = self._gate()
         if interaction is not None and learns and not gate.blocks(interaction.user_message):
             self._extract(interaction, rule_facts(interaction.user_message), gate,
                           interaction.session_id)
-        with hearth.storage.write() as session:
+        with services.storage.write() as session:
             waiting.finish(session, Job.FACTS, interaction_id)
 
     def _summarise_waiting(self, session_id: str) -> None:
         """The summary of a closed chat a smaller model left for this one."""
-        if self._stopping.cancelled or self._hearth.settings.learning_paused:
+        if self._stopping.cancelled or self._services.settings.learning_paused:
             return
         counts = self._turns.run(lambda cancel: summarise_closed(
-            self._hearth, session_id, self._provider, cancel=cancel), self._stopping)
+            self._services, session_id, self._provider, cancel=cancel), self._stopping)
         self._count(**counts)  # type: ignore[arg-type]  # counter names only
 
     def _store_facts(self, candidates: list[FactCandidate], gate: ExclusionGate,
@@ -430,9 +430,9 @@ class LearningPipeline:
         """Store one fact and, when it was added or changed, its event."""
         category = candidate.category
         if candidate.is_correction:  # "no, it's X": the rule only guessed the category
-            known = self._hearth.facts.get(candidate.key)
+            known = self._services.facts.get(candidate.key)
             category = known.category if known is not None else category
-        change = self._hearth.facts.remember(
+        change = self._services.facts.remember(
             candidate.key, candidate.value, category=category,
             source=candidate.source, confidence=1.0 if candidate.source == "user" else 0.7)
         self._last_fact_key[session_id] = change.key
@@ -440,7 +440,7 @@ class LearningPipeline:
             self._count(facts_unchanged=1)
             return
         self._count(**{f"facts_{change.action}": 1})  # type: ignore[arg-type]  # counter names only
-        add_event(self._hearth.storage, "fact", f"{change.key}: {change.new_value}", {
+        add_event(self._services.storage, "fact", f"{change.key}: {change.new_value}", {
             "source": "explicit_rule" if candidate.source == "user" else "extraction",
             "rule": candidate.rule, "correction": candidate.is_correction,
             "priority": "highest" if candidate.source == "user" else "medium",
@@ -453,11 +453,11 @@ class LearningPipeline:
             return  # left open: closed by its quiet timer or at the next start
         self._last_fact_key.pop(session_id, None)
         counts = self._turns.run(lambda cancel: close_session(
-            self._hearth, session_id, lambda: self._provider, cancel=cancel), self._stopping)
+            self._services, session_id, lambda: self._provider, cancel=cancel), self._stopping)
         self._count(**counts)  # type: ignore[arg-type]  # counter names only
 
 
-def close_session(hearth: Hearth, session_id: str, provider: ProviderSource, *,
+def close_session(services: LearningServices, session_id: str, provider: ProviderSource, *,
                   cancel: CancelToken | None = None) -> dict[str, int]:
     """Close one chat session: mark it closed, write its ``Summary:`` notes and turn its
     memory candidates into context events. A no-op (all counts 0) when it is closed already
@@ -472,25 +472,25 @@ def close_session(hearth: Hearth, session_id: str, provider: ProviderSource, *,
     unsummarised; when a new message has reopened the session meanwhile there is nothing
     left to close (its quiet timer runs again), and the counts are simply returned."""
     counts = _no_counts()
-    with hearth.storage.write() as session:
+    with services.storage.write() as session:
         chat = session.get(ChatSession, session_id)
         if chat is None or chat.closed_at is not None:
             return counts
         chat.closed_at = closed_at = utcnow()
         interactions = _to_summarise(session, chat)
-        learns = learns_from(hearth.settings, session, session_id)
+        learns = learns_from(services.settings, session, session_id)
     counts["sessions_closed"] = 1
     if not learns or len(interactions) < MIN_EXCHANGES:
         return counts
     model = provider()
-    if not profile_of(model, hearth.settings.model_jobs).may(Job.SUMMARIES):
-        with hearth.storage.write() as session:
+    if not profile_of(model, services.settings.model_jobs).may(Job.SUMMARIES):
+        with services.storage.write() as session:
             waiting.wait(session, Job.SUMMARIES, session_id)
         return {**counts, "waiting_for_model": 1}
     try:
-        return _summarise(hearth, session_id, interactions, model, counts, cancel)
+        return _summarise(services, session_id, interactions, model, counts, cancel)
     except LLMCancelled:
-        with hearth.storage.write() as session:
+        with services.storage.write() as session:
             reopened = affected(session.execute(
                 update(ChatSession).where(ChatSession.id == session_id,
                                           ChatSession.closed_at == closed_at)
@@ -500,20 +500,20 @@ def close_session(hearth: Hearth, session_id: str, provider: ProviderSource, *,
         raise
 
 
-def summarise_closed(hearth: Hearth, session_id: str, provider: LLMProvider, *,
+def summarise_closed(services: LearningServices, session_id: str, provider: LLMProvider, *,
                      cancel: CancelToken | None = None) -> dict[str, int]:
     """Sum up a chat that was closed while the model could not (``close_session``), and
     mark that done. A chat reopened since waits no more: its next closing sums it up. A
     cancel leaves it waiting (``LLMCancelled``)."""
     counts = _no_counts()
-    with hearth.storage.read() as session:
+    with services.storage.read() as session:
         chat = session.get(ChatSession, session_id)
         interactions = _to_summarise(session, chat) if chat is not None else []
-        learns = chat is not None and learns_from(hearth.settings, session, session_id)
+        learns = chat is not None and learns_from(services.settings, session, session_id)
     if chat is not None and chat.closed_at is not None and learns \
             and len(interactions) >= MIN_EXCHANGES:
-        counts = _summarise(hearth, session_id, interactions, provider, counts, cancel)
-    with hearth.storage.write() as session:
+        counts = _summarise(services, session_id, interactions, provider, counts, cancel)
+    with services.storage.write() as session:
         waiting.finish(session, Job.SUMMARIES, session_id)
     return counts
 
@@ -532,7 +532,7 @@ def _to_summarise(session: Session, chat: ChatSession) -> list[Interaction]:
         .order_by(Interaction.id)))
 
 
-def _summarise(hearth: Hearth, session_id: str, interactions: list[Interaction],
+def _summarise(services: LearningServices, session_id: str, interactions: list[Interaction],
                provider: LLMProvider, counts: dict[str, int],
                cancel: CancelToken | None) -> dict[str, int]:
     """Write the digest of ``interactions``: the summaries that pass the exclusion list and
@@ -542,19 +542,19 @@ def _summarise(hearth: Hearth, session_id: str, interactions: list[Interaction],
     digest = digest_session(provider, interactions, cancel=cancel)
     if digest is None:
         return counts
-    gate = ExclusionGate(hearth.settings.exclusions)
+    gate = ExclusionGate(services.settings.exclusions)
     exchanges = [f"User: {item.user_message}\nAssistant: {item.agent_response}"
                  for item in interactions]
     for summary in digest.summaries:
         if gate.blocks(f"{summary.topic} {summary.summary}"):
             counts["dropped_by_exclusion"] += 1
             continue
-        verdict = quality_gate.check(hearth.embedder, summary.summary, exchanges, share=0)
+        verdict = quality_gate.check(services.embedder, summary.summary, exchanges, share=0)
         if not verdict.passed:
             quality_gate.rejected("chat summary", [session_id], verdict)
             counts["rejected_by_quality_gate"] += 1
             continue
-        hearth.notes.save_summary(summary.topic, summary.summary, session_id=session_id)
+        services.notes.save_summary(summary.topic, summary.summary, session_id=session_id)
         counts["summaries_written"] += 1
     candidates = users_own_candidates(digest.candidates, interactions)
     counts["dropped_ungrounded"] += len(digest.candidates) - len(candidates)
@@ -562,7 +562,7 @@ def _summarise(hearth: Hearth, session_id: str, interactions: list[Interaction],
         if gate.blocks(candidate.content):
             counts["dropped_by_exclusion"] += 1
             continue
-        add_event(hearth.storage, "memory_candidate", candidate.model_dump_json(),
+        add_event(services.storage, "memory_candidate", candidate.model_dump_json(),
                   {"source": "session_close", "session_id": session_id,
                    "priority": candidate.priority})
         counts["events_created"] += 1

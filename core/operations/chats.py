@@ -188,7 +188,7 @@ def learned(hearth: Hearth, session_id: str) -> dict[int, tuple[LearnedFact, ...
 
 def undo_learned(hearth: Hearth, event_id: int) -> Unlearned:
     """Revert one learned change (refused with a sentence once the fact changed since)."""
-    return Unlearned(undo_learned_fact(hearth, event_id))
+    return Unlearned(undo_learned_fact(event_id, storage=hearth.storage, facts=hearth.facts))
 
 
 def learning_settled(assistant: Assistant) -> bool:
