@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 
@@ -34,7 +34,9 @@ from core.config import Settings, load_settings
 from core.home.paths import HearthPaths, resolve_home
 from core.embedding import Embedder, OnnxEmbedder
 from core.errors import HearthError, InvalidInputError, ReadOnlyError
+from core.daily.delivery import DueSources
 from core.learning.services import LearningServices
+from core.llm.protocol import LLMProvider
 from core.knowledge.facts import FactService
 from core.forgetting.recently_deleted import RecentlyDeleted, purge_expired
 from core.forgetting.service import ForgetService
@@ -50,6 +52,14 @@ from core.recall import RecallService
 from core.storage import orm
 from core.storage.factory import open_storage
 from core.storage.port import StoragePort
+
+if TYPE_CHECKING:  # the conversation is loaded when one is opened: a command needs none
+    from core.conversation.events import ExchangeListener
+    from core.conversation.service import ConversationService
+    from core.conversation.services import ConversationServices
+    from core.conversation.tools import Confirm
+    from core.conversation.user_turn import Clock
+    from core.llm.turns_first import TurnsFirst
 
 log = logging.getLogger(__name__)
 
@@ -148,6 +158,35 @@ class Hearth:
         """What learning reads and writes (``core.learning``)."""
         return LearningServices(storage=self.storage, settings=self.settings,
                                 embedder=self.embedder, facts=self.facts, notes=self.notes)
+
+    def due_sources(self) -> DueSources:
+        """Where a delivery pass claims due items (``core.daily.delivery``)."""
+        return DueSources(reminders=self.reminders, alerts=self.alerts,
+                          intentions=self.intentions,
+                          scheduled_prompts=self.scheduled_prompts)
+
+    def conversation_services(self) -> ConversationServices:
+        """What a conversation reads and writes (``core.conversation``)."""
+        from core.conversation.services import ConversationServices, DailyToolServices
+
+        daily = DailyToolServices(
+            storage=self.storage, recall=self.recall, actions=self.actions,
+            pending=self.pending, tasks=self.tasks, reminders=self.reminders,
+            scheduled_prompts=self.scheduled_prompts, notes=self.notes, journal=self.journal,
+            read_later=self.read_later)
+        return ConversationServices(storage=self.storage, settings=self.settings,
+                                    facts=self.facts, recall=self.recall,
+                                    forgetting=self.forgetting, daily=daily)
+
+    def conversation(self, provider: LLMProvider, *, listener: ExchangeListener | None = None,
+                     clock: Clock | None = None, confirm: Confirm | None = None,
+                     channel: str = "desktop", turns: TurnsFirst | None = None
+                     ) -> ConversationService:
+        """A conversation with ``provider`` over this folder's memory."""
+        from core.conversation.service import ConversationService
+
+        return ConversationService(self.conversation_services(), provider, listener=listener,
+                                   clock=clock, confirm=confirm, channel=channel, turns=turns)
 
     def backup(self) -> backups.BackupInfo:
         return backups.create_backup(self.storage, self.paths, self.settings.backups_to_keep)

@@ -34,8 +34,8 @@ class Assistant:
         provider = provider or build_provider(hearth.settings)
         turns = TurnsFirst()  # one model for both: the learning gives way to the replies
         learning = LearningPipeline(hearth.learning(), provider, turns=turns)
-        conversation = ConversationService(hearth, provider, listener=learning,
-                                           confirm=confirm, channel=channel, turns=turns)
+        conversation = hearth.conversation(provider, listener=learning, confirm=confirm,
+                                           channel=channel, turns=turns)
         return cls(hearth, provider, conversation, learning)
 
     @property

@@ -103,9 +103,10 @@ from core.job_names import (  # re-exported: the scheduler's callers name its jo
     REFLECT as REFLECT,
     SCHEDULED_JOBS as SCHEDULED_JOBS,
 )
-from core.daily import briefing, delivery
+from core.daily import delivery
+from core.routines import briefing
 from core.daily.delivery import Notification
-from core.daily.prompt_runs import run_prompt
+from core.routines.prompt_runs import run_prompt
 from core.learning.pipeline import LearningPipeline, close_session
 from core.learning.quiet_timers import QuietTimerJobs
 from core.llm.protocol import CancelToken, LLMCancelled, LLMProvider
@@ -436,13 +437,16 @@ class HearthScheduler:
     def _deliver(self, _trigger: str) -> str:
         """One delivery pass: claim (marked delivered), show, then run the claimed prompts
         and show how each went."""
-        due = delivery.claim_due(self._hearth, self._clock())
+        due = delivery.claim_due(self._hearth.due_sources(), self._clock())
         if due.empty:
             return NOTHING_DUE
         for notification in due.notifications:
             self._show(notification)
         for prompt in due.prompts:
-            self._show(run_prompt(self._hearth, prompt, self._provider_factory))
+            self._show(run_prompt(
+                prompt, self._provider_factory, storage=self._hearth.storage,
+                conversation=lambda model: self._hearth.conversation(model,
+                                                                    channel="scheduled")))
         kinds = [notification.kind for notification in due.notifications]
         return (f"{kinds.count(delivery.REMINDER)} reminder(s), "
                 f"{kinds.count(delivery.TASK)} task alert(s), "
@@ -450,8 +454,10 @@ class HearthScheduler:
                 f"{len(due.prompts)} scheduled prompt(s)")
 
     def _brief(self, _trigger: str) -> str:
-        notification = briefing.compose(self._hearth, self._clock())
-        briefing.post(self._hearth, notification)
+        hearth = self._hearth
+        notification = briefing.compose(self._clock(), tasks=hearth.tasks,
+                                        reminders=hearth.reminders, intentions=hearth.intentions)
+        briefing.post(hearth.storage, notification)
         self._show(notification)
         return notification.title
 

@@ -20,7 +20,7 @@ from sqlalchemy import select
 from support.scripted_llm import Reply, ScriptedLLM
 
 from core.app import Hearth
-from core.conversation import ConversationService, ToolActivity
+from core.conversation import ToolActivity
 from core.conversation.compaction import Compactor
 from core.learning.exclusions import ExclusionGate
 from core.learning.grounding import Said, is_grounded
@@ -131,7 +131,7 @@ def test_compaction_queues_only_the_candidates_taken_from_the_users_lines(hearth
 def converse(hearth: Hearth, *turns: tuple[str, list[Reply | str]]) -> list[ToolActivity]:
     """Run each user message with its scripted model answers; the tool activity seen."""
     script: list[Reply | str] = [answer for _, answers in turns for answer in answers]
-    conversation = ConversationService(hearth, ScriptedLLM(script), clock=lambda: NOW)
+    conversation = hearth.conversation(ScriptedLLM(script), clock=lambda: NOW)
     session_id = conversation.new_session()
     activity = []
     for text, _ in turns:

@@ -17,7 +17,6 @@ from support.fake_ollama import FakeOllama, FakeReply
 from core import clock
 from core.app import Hearth
 from core.cli.main import run
-from core.conversation.service import ConversationService
 from core.llm.ollama import OllamaProvider
 
 MODEL = "llama3.2:3b"
@@ -59,7 +58,7 @@ def cli(capsys, home: Path, *args: str) -> tuple[int, str]:
 def held(home: Path, server: FakeOllama, title: str) -> int:
     server.responder = scripted(task_call(title), FakeReply(text="Waiting for you."))
     with Hearth.open(home) as hearth:
-        chat = ConversationService(hearth, OllamaProvider(server.url, MODEL, retries=0))
+        chat = hearth.conversation(OllamaProvider(server.url, MODEL, retries=0))
         session_id = chat.new_session()
         list(chat.send(session_id, f"add a task: {title}"))
         (row,) = hearth.pending.pending(session_id)

@@ -11,7 +11,7 @@ from sqlalchemy import select
 from support.scripted_llm import ScriptedLLM
 
 from core.app import Hearth
-from core.conversation import ConversationService, TurnFinished
+from core.conversation import TurnFinished
 from core.conversation.assembly import LeftOut
 from core.errors import InvalidInputError
 from core.storage.orm import AuditEntry, ContextLog, Interaction, UserFact
@@ -49,7 +49,7 @@ def rows(hearth: Hearth, model: type) -> list:
 def test_regenerate_replaces_the_reply_in_place_and_is_not_learned_twice(hearth) -> None:
     llm = ScriptedLLM(["Lisbon is lovely.", "Lisbon has seven hills."])
     heard = Listener()
-    conversation = ConversationService(hearth, llm, listener=heard)
+    conversation = hearth.conversation(llm, listener=heard)
     chat = conversation.new_session()
     first = finished(list(conversation.send(chat, "My sister lives in Lisbon")))
 
@@ -76,7 +76,7 @@ def test_regenerate_replaces_the_reply_in_place_and_is_not_learned_twice(hearth)
 def test_an_edited_message_replaces_the_original_and_is_learned_from(hearth) -> None:
     llm = ScriptedLLM(["Noted.", "Porto, then."])
     heard = Listener()
-    conversation = ConversationService(hearth, llm, listener=heard)
+    conversation = hearth.conversation(llm, listener=heard)
     chat = conversation.new_session()
     first = finished(list(conversation.send(chat, "I live in Lisbon")))
 
@@ -92,7 +92,7 @@ def test_an_edited_message_replaces_the_original_and_is_learned_from(hearth) -> 
 
 
 def test_only_the_last_exchange_can_be_answered_again(hearth) -> None:
-    conversation = ConversationService(hearth, ScriptedLLM(["A.", "B."]))
+    conversation = hearth.conversation(ScriptedLLM(["A.", "B."]))
     chat = conversation.new_session()
     first = finished(list(conversation.send(chat, "One")))
     finished(list(conversation.send(chat, "Two")))
@@ -111,7 +111,7 @@ TRANSCRIPT = {
 
 
 def test_search_finds_chats_by_title_and_message_and_imported_sessions(hearth) -> None:
-    conversation = ConversationService(hearth, ScriptedLLM(["Sure.", "Ok."]))
+    conversation = hearth.conversation(ScriptedLLM(["Sure.", "Ok."]))
     marathon = conversation.new_session("Marathon plan")
     dinner = conversation.new_session()
     list(conversation.send(dinner, "A recipe with aubergine please"))
@@ -143,7 +143,7 @@ def test_an_answer_without_a_fact_leaves_it_out_and_saves_nothing(hearth) -> Non
     (fact,) = rows(hearth, UserFact)
     llm = ScriptedLLM(["You live in Lisbon.", "I am not sure where you live."])
     heard = Listener()
-    conversation = ConversationService(hearth, llm, listener=heard)
+    conversation = hearth.conversation(llm, listener=heard)
     chat = conversation.new_session()
     first = finished(list(conversation.send(chat, "Where do I live?")))
     logs_before = len(rows(hearth, ContextLog))

@@ -47,9 +47,8 @@ def server() -> Iterator[FakeOllama]:
 def conversation(hearth: Hearth, server: FakeOllama, *, timeout: float = 10.0
                  ) -> ConversationService:
     provider = OllamaProvider(server.url, MODEL, timeout=timeout, retries=0)
-    return ConversationService(
-        hearth, provider, clock=lambda: datetime(2026, 4, 24, 9, 15,
-                                                 tzinfo=ZoneInfo("Europe/Paris")))
+    return hearth.conversation(provider, clock=lambda: datetime(
+        2026, 4, 24, 9, 15, tzinfo=ZoneInfo("Europe/Paris")))
 
 
 def test_the_model_receives_memory_within_budget_and_its_tool_calls_run(hearth,

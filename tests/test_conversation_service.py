@@ -74,7 +74,7 @@ def hearth(open_hearth) -> Hearth:
 
 
 def service(hearth: Hearth, llm: ScriptedLLM, **options: Any) -> ConversationService:
-    return ConversationService(hearth, llm, clock=lambda: NOW, **options)
+    return hearth.conversation(llm, clock=lambda: NOW, **options)
 
 
 def run(conversation: ConversationService, session_id: str, text: str) -> list[TurnEvent]:

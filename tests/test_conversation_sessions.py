@@ -43,7 +43,7 @@ def count(hearth: Hearth, model: type, *where) -> int:
 
 def test_rename_persists_and_refuses_an_empty_title(hearth: Hearth, tmp_path: Path,
                                                      embedder) -> None:
-    conversation = ConversationService(hearth, ScriptedLLM())
+    conversation = hearth.conversation(ScriptedLLM())
     session_id = conversation.new_session("First")
 
     stored = conversation.rename_session(session_id, "  Trip   to\nPorto ")
@@ -56,7 +56,7 @@ def test_rename_persists_and_refuses_an_empty_title(hearth: Hearth, tmp_path: Pa
     hearth.close()
     reopened = Hearth.open(tmp_path / "home", embedder=embedder)
     try:
-        titles = [s.title for s in ConversationService(reopened, ScriptedLLM())
+        titles = [s.title for s in reopened.conversation(ScriptedLLM())
                   .recent_sessions()]
     finally:
         reopened.close()
@@ -66,7 +66,7 @@ def test_rename_persists_and_refuses_an_empty_title(hearth: Hearth, tmp_path: Pa
 def test_delete_removes_the_chat_its_exchanges_logs_and_summaries_but_keeps_what_was_learned(
         hearth: Hearth) -> None:
     llm = ScriptedLLM(["Porto is lovely in May.", "Take the train from Lisbon."])
-    conversation = ConversationService(hearth, llm)
+    conversation = hearth.conversation(llm)
     doomed, kept = conversation.new_session(), conversation.new_session()
     turn(conversation, doomed, "I am planning a trip to Porto in May")
     turn(conversation, kept, "How do I get to Porto?")
@@ -103,7 +103,7 @@ def test_delete_removes_the_chat_its_exchanges_logs_and_summaries_but_keeps_what
 def test_the_why_of_a_reply_lists_the_fact_and_memory_it_was_given(hearth: Hearth) -> None:
     hearth.facts.remember("home_city", "Lisbon", category="location")
     memory = hearth.memories.add("The user is training for the Lisbon half marathon in May.")
-    conversation = ConversationService(hearth, ScriptedLLM(["Keep the long run easy."]))
+    conversation = hearth.conversation(ScriptedLLM(["Keep the long run easy."]))
     session_id = conversation.new_session()
     reply = turn(conversation, session_id, "How should I train for the half marathon?")
 
@@ -142,7 +142,7 @@ def test_why_shows_the_part_of_a_long_memory_a_reply_was_given(hearth: Hearth) -
     content = diary_with(rent)
     memory = hearth.memories.add(content)
     hearth.memories.add_many([MemorySpec(text_) for text_ in OTHER_MEMORIES])
-    conversation = ConversationService(hearth, ScriptedLLM(["Ninety pounds more a month."]))
+    conversation = hearth.conversation(ScriptedLLM(["Ninety pounds more a month."]))
     session_id = conversation.new_session()
     reply = turn(conversation, session_id, "Is my rent going up?")
 

@@ -35,7 +35,7 @@ def server() -> Iterator[FakeOllama]:
 
 
 def over_http(hearth: Hearth, server: FakeOllama) -> ConversationService:
-    return ConversationService(hearth, OllamaProvider(server.url, MODEL, timeout=10.0,
+    return hearth.conversation(OllamaProvider(server.url, MODEL, timeout=10.0,
                                                       retries=0))
 
 
@@ -193,7 +193,7 @@ def test_journal_and_read_later_are_written_only_in_the_users_words(hearth, serv
 
 def test_without_tools_the_rules_hold_the_request_and_the_reply_says_it_waits(hearth) -> None:
     model = ScriptedLLM(["Done! I have set your reminder."], supports_tools=False)
-    chat = ConversationService(hearth, model)
+    chat = hearth.conversation(model)
     message = "remind me tomorrow at 9 to call the dentist"
 
     session_id, _ = turn(chat, message)
@@ -215,7 +215,7 @@ def test_without_tools_the_rules_hold_the_request_and_the_reply_says_it_waits(he
 
 
 def test_rules_hold_a_task_with_its_due_date_and_ordinary_talk_holds_nothing(hearth) -> None:
-    chat = ConversationService(hearth, ScriptedLLM(["Fine.", "Fine."], supports_tools=False))
+    chat = hearth.conversation(ScriptedLLM(["Fine.", "Fine."], supports_tools=False))
     session_id, _ = turn(chat, "add a task: renew passport by Friday")
     turn(chat, "can you remind me what we discussed?", session_id)
     (held,) = pending.list_pending(hearth, session_id)
@@ -226,7 +226,7 @@ def test_rules_hold_a_task_with_its_due_date_and_ordinary_talk_holds_nothing(hea
 
 
 def test_with_tools_the_rules_stay_out_of_the_way(hearth) -> None:
-    chat = ConversationService(hearth, ScriptedLLM(["Which time suits you?"]))
+    chat = hearth.conversation(ScriptedLLM(["Which time suits you?"]))
     session_id, _ = turn(chat, "remind me tomorrow at 9 to call the dentist")
     assert pending.list_pending(hearth, session_id) == ()
 

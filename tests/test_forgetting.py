@@ -17,7 +17,6 @@ from sqlalchemy.exc import IntegrityError
 
 from core import clock
 from core.app import Hearth
-from core.conversation import ConversationService
 from core.errors import DatabaseError, DatabaseLockedError, InvalidInputError, NotFoundError
 from core.forgetting import database, wording
 from core.storage.sqlite import copies as sqlite_copies
@@ -386,7 +385,8 @@ def test_what_a_forget_left_behind_is_not_learned_as_a_fact(hearth: Hearth) -> N
                            agent_response="Noted.")
         session.add(said)
         session.flush()
-    pipeline = LearningPipeline(hearth.learning(), ScriptedLLM(lambda *_: json.dumps({"facts": []})))
+    pipeline = LearningPipeline(hearth.learning(),
+                                ScriptedLLM(lambda *_: json.dumps({"facts": []})))
     pipeline.exchange_completed(said.id, "c")
     assert pipeline.drain(timeout=60)
     pipeline.shutdown(close_sessions=False)
@@ -407,7 +407,7 @@ def test_unknown_keys_are_refused_and_change_nothing(hearth: Hearth) -> None:
 
 def test_deleted_text_is_zeroed_in_the_file_so_a_forget_rarely_needs_a_rebuild(
         hearth: Hearth) -> None:
-    conversation = ConversationService(hearth, ScriptedLLM())
+    conversation = hearth.conversation(ScriptedLLM())
     session_id = conversation.new_session()
     with hearth.storage.write() as session:
         session.add(Interaction(session_id=session_id, user_message=f"It is {VALUE}.",
@@ -573,7 +573,7 @@ def test_a_forget_asked_in_chat_is_as_complete_and_the_reply_is_saved_without_it
     asked: list[str] = []
     llm = ScriptedLLM([Reply("", (ToolCall("forget_fact", {"key": KEY}),)),
                        f"Done: I no longer know {VALUE}."])
-    conversation = ConversationService(hearth, llm, confirm=lambda q: asked.append(q) or True)
+    conversation = hearth.conversation(llm, confirm=lambda q: asked.append(q) or True)
     session_id = conversation.new_session()
 
     events = list(conversation.send(session_id, "Please forget my passport number."))

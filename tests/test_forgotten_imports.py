@@ -193,7 +193,6 @@ def test_the_commands_list_runs_and_undo_one_after_confirmation(capsys, migrated
 def test_a_deleted_imported_chat_does_not_come_back(hearth) -> None:
     from support.scripted_llm import ScriptedLLM
 
-    from core.conversation import ConversationService
     from core.storage.orm import ChatSession, Interaction
 
     first = import_chat_export(CLAUDE_FILE, CLAUDE, hearth.storage, hearth.memories)
@@ -203,7 +202,7 @@ def test_a_deleted_imported_chat_does_not_come_back(hearth) -> None:
             Interaction.session_id == doomed)).all())
     assert doomed is not None and turns > 0
 
-    ConversationService(hearth, ScriptedLLM([])).delete_session(doomed)
+    hearth.conversation(ScriptedLLM([])).delete_session(doomed)
     again = import_chat_export(CLAUDE_FILE, CLAUDE, hearth.storage, hearth.memories)
 
     assert (again.forgotten, again.interactions_created) == (turns, 0)

@@ -29,7 +29,8 @@ def hearth(migrated_home: Path, embedder) -> Iterator[Hearth]:
 
 def say(hearth: Hearth, *messages: str, session_id: str = "s1") -> list[int]:
     """Each message as an exchange of ``session_id``, learned from; their ids."""
-    pipeline = LearningPipeline(hearth.learning(), ScriptedLLM(lambda *_: NOTHING), quiet_seconds=3600)
+    pipeline = LearningPipeline(hearth.learning(),
+                                ScriptedLLM(lambda *_: NOTHING), quiet_seconds=3600)
     ids = []
     for message in messages:
         with hearth.storage.write() as session:

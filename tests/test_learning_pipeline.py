@@ -186,7 +186,8 @@ def test_a_new_quiet_time_in_settings_applies_to_the_next_message(hearth) -> Non
     message arms its timer with the new time, no restart needed."""
     llm = ScriptedLLM([NOTHING, NOTHING, digest(("Plans", "Weekend plans."))])
     clock = ManualClock()
-    pipeline = LearningPipeline(hearth.learning(), llm, timers=clock.timers)  # the setting, as the app
+    pipeline = LearningPipeline(hearth.learning(),
+                                llm, timers=clock.timers)  # the setting, as the app
     pipeline.exchange_completed(exchange(hearth, "s1", "Weekend plans?"), "s1")
     settings_ops.save(hearth, session_quiet_minutes=5)
     pipeline.exchange_completed(exchange(hearth, "s1", "Maybe hiking."), "s1")

@@ -103,7 +103,8 @@ def test_stopping_mid_extraction_keeps_exchanges_due_and_the_next_start_learns_t
     assert hearth.facts.get("home_city") is None
     assert pipeline.stats.failures == 0  # a cancel is not a failure
 
-    later = LearningPipeline(hearth.learning(), ScriptedLLM([NOTHING, NOTHING]), quiet_seconds=QUIET)
+    later = LearningPipeline(hearth.learning(),
+                             ScriptedLLM([NOTHING, NOTHING]), quiet_seconds=QUIET)
     assert later.resume() == 2
     assert later.drain(timeout=60)
     later.shutdown(close_sessions=False)

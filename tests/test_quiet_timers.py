@@ -178,7 +178,8 @@ def test_new_chat_cancels_the_stored_timer_and_quitting_closes_at_once(hearth) -
 def test_a_timer_outliving_its_pipeline_is_handled_by_the_scheduler(hearth) -> None:
     """The desktop rebuilds its assistant (a new model): the old pipeline stops without
     closing sessions, and a timer expiring before the new one is attached still closes."""
-    pipeline = LearningPipeline(hearth.learning(), ScriptedLLM([NOTHING, NOTHING]), quiet_seconds=3600)
+    pipeline = LearningPipeline(hearth.learning(),
+                                ScriptedLLM([NOTHING, NOTHING]), quiet_seconds=3600)
     scheduler = HearthScheduler(hearth, lambda: ScriptedLLM([DIGEST]))
     scheduler.start()
     try:

@@ -83,7 +83,7 @@ def wired(hearth: Hearth, model: OneSlotModel) -> tuple[ConversationService, Lea
     """As ``core.assistant.Assistant.start`` wires them."""
     turns = TurnsFirst()
     learning = LearningPipeline(hearth.learning(), model, quiet_seconds=3600, turns=turns)
-    return ConversationService(hearth, model, listener=learning, turns=turns), learning, turns
+    return hearth.conversation(model, listener=learning, turns=turns), learning, turns
 
 
 def reply_within(chat: ConversationService, session_id: str, text: str) -> TurnFinished:

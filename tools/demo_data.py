@@ -25,7 +25,6 @@ from support.scripted_llm import ScriptedLLM, failing  # noqa: E402
 from core.app import Hearth  # noqa: E402
 from core.consolidation.dream import DreamCycle  # noqa: E402
 from core.consolidation.processor import MemoryProcessor  # noqa: E402
-from core.conversation import ConversationService  # noqa: E402
 from core.learning.events import add_event  # noqa: E402
 from core.knowledge.memories import MemorySpec  # noqa: E402
 from core.storage.orm import utcnow  # noqa: E402
@@ -202,7 +201,7 @@ def _learnings(hearth: Hearth) -> None:
 
 def _chats(hearth: Hearth) -> None:
     replies: list[Any] = [reply for _, turns in CHATS for _, reply in turns]
-    conversation = ConversationService(hearth, ScriptedLLM(replies, name="ollama",
+    conversation = hearth.conversation(ScriptedLLM(replies, name="ollama",
                                                            model="llama3.2:3b",
                                                            supports_tools=False))
     for title, turns in CHATS:

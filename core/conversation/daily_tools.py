@@ -45,7 +45,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
-from core.app import Hearth
+from core.conversation.services import DailyToolServices
 from core.conversation.tokens import clip
 from core.conversation.tool_arguments import ToolRefused, text_argument
 from core.daily import when
@@ -158,18 +158,18 @@ DAILY_TOOL_SPECS: tuple[ToolSpec, ...] = (
 )
 
 
-def hold_once(hearth: Hearth, action: str, arguments: Mapping[str, Any], *,
+def hold_once(daily: DailyToolServices, action: str, arguments: Mapping[str, Any], *,
               source_message: str, session_id: str, interaction_id: int
               ) -> tuple[PendingAction, bool]:
     """Hold ``action`` for the user's answer, unless the same request of the same exchange
     is already waiting (a model repeating its call, a reply written again): then that one,
     and True. A request that cannot apply is refused (``InvalidInputError``)."""
-    cleaned, _preview = hearth.actions.check(action, arguments)
-    for row in hearth.pending.pending(session_id):
+    cleaned, _preview = daily.actions.check(action, arguments)
+    for row in daily.pending.pending(session_id):
         if (row.interaction_id == interaction_id and row.action == action
                 and row.arguments == cleaned):
             return row, True
-    return hearth.pending.hold(action, arguments, source_message=source_message,
+    return daily.pending.hold(action, arguments, source_message=source_message,
                                session_id=session_id, interaction_id=interaction_id), False
 
 
@@ -177,9 +177,9 @@ class DailyTools:
     """The handlers of ``DAILY_TOOL_SPECS`` for one turn: held changes name the user's
     message of this turn (``interaction_id``) as the request "Edit" sends again."""
 
-    def __init__(self, hearth: Hearth, *, session_id: str, interaction_id: int,
+    def __init__(self, daily: DailyToolServices, *, session_id: str, interaction_id: int,
                  said: Callable[[], tuple[str, Said]]) -> None:
-        self._hearth = hearth
+        self._daily = daily
         self._session_id = session_id
         self._interaction_id = interaction_id
         self._said = said
@@ -203,7 +203,7 @@ class DailyTools:
     def _hold(self, action: str, arguments: Mapping[str, Any]) -> tuple[str, str]:
         # models send null for the optional arguments they leave out: it is not "clear it"
         given = {name: value for name, value in arguments.items() if value is not None}
-        row, already = hold_once(self._hearth, action, given,
+        row, already = hold_once(self._daily, action, given,
                                  source_message=self._user_message(),
                                  session_id=self._session_id,
                                  interaction_id=self._interaction_id)
@@ -215,7 +215,7 @@ class DailyTools:
                 f"held pending action {row.id} ({action})")
 
     def _user_message(self) -> str:
-        with self._hearth.storage.read() as session:
+        with self._daily.storage.read() as session:
             return str(session.scalar(select(Interaction.user_message).where(
                 Interaction.id == self._interaction_id)) or "")
 
@@ -223,7 +223,7 @@ class DailyTools:
 
     def _list_tasks(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
         status = text_argument(arguments, "status", required=False, default="todo").lower()
-        tasks = self._hearth.tasks.list(status=None if status == "all" else status)
+        tasks = self._daily.tasks.list(status=None if status == "all" else status)
         lines = []
         for task in tasks[:LIST_LIMIT]:
             due = f", due {task.due_date}" if task.due_date else ""
@@ -234,7 +234,7 @@ class DailyTools:
         return ("\n".join(lines) + more or f"no tasks ({status})"), f"{len(tasks)} tasks"
 
     def _list_reminders(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
-        reminders = self._hearth.reminders.list("pending")
+        reminders = self._daily.reminders.list("pending")
         lines = []
         for reminder in reminders[:LIST_LIMIT]:
             local = reminder.remind_at.astimezone(_zone(reminder.zone))
@@ -243,14 +243,14 @@ class DailyTools:
         return ("\n".join(lines) or "no reminders to come"), f"{len(reminders)} reminders"
 
     def _list_prompts(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
-        rows = self._hearth.scheduled_prompts.list()
+        rows = self._daily.scheduled_prompts.list()
         lines = [f"- [scheduled prompt {row.id}, {row.cron} {row.zone}"
                  f"{'' if row.enabled else ', paused'}] {clip(row.name, RESULT_CHARS)}: "
                  f"{_one_line(row.prompt)}" for row in rows[:LIST_LIMIT]]
         return ("\n".join(lines) or "no scheduled prompts"), f"{len(rows)} scheduled prompts"
 
     def _search_notes(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
-        notes = self._hearth.notes.search(text_argument(arguments, "query"), limit=LIST_LIMIT)
+        notes = self._daily.notes.search(text_argument(arguments, "query"), limit=LIST_LIMIT)
         lines = [f"- [note {note.id}, {note.created_at:%Y-%m-%d}] "
                  f"{_one_line(f'{note.title}: {note.content}' if note.title else note.content)}"
                  for note in notes]
@@ -258,7 +258,7 @@ class DailyTools:
             clip(f"{len(notes)} notes: {', '.join(str(n.id) for n in notes)}", SUMMARY_CHARS)
 
     def _search_later(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
-        items = self._hearth.read_later.search(text_argument(arguments, "query"))[:LIST_LIMIT]
+        items = self._daily.read_later.search(text_argument(arguments, "query"))[:LIST_LIMIT]
         return ("\n".join(_later_line(item) for item in items)
                 or "no saved article contains these words"), \
             clip(f"{len(items)} items: {', '.join(str(i.id) for i in items)}", SUMMARY_CHARS)
@@ -270,7 +270,7 @@ class DailyTools:
             def run() -> list[str]:
                 exclude = (frozenset({self._interaction_id})
                            if kind is IndexedKind.INTERACTION else frozenset())
-                found = self._hearth.recall.recall(RecallQuery(
+                found = self._daily.recall.recall(RecallQuery(
                     text=query, k=PER_SOURCE, kinds=(kind,), graph=0,
                     mark_accessed=kind is IndexedKind.MEMORY,
                     filters=SearchFilters(exclude_ids=exclude)))
@@ -279,7 +279,7 @@ class DailyTools:
 
         def later() -> list[str]:
             return [_later_line(item)
-                    for item in self._hearth.read_later.search(query)[:PER_SOURCE]]
+                    for item in self._daily.read_later.search(query)[:PER_SOURCE]]
 
         sources: dict[str, Callable[[], list[str]]] = {
             "Memories": recall(IndexedKind.MEMORY), "Notes": recall(IndexedKind.NOTE),
@@ -301,7 +301,7 @@ class DailyTools:
             raise ToolRefused("not saved: a journal entry holds the user's own words, and this "
                            "rests on yours; ask the user to write it", "refused: not the "
                            "user's words")
-        entry = self._hearth.journal.add(content, title=title)
+        entry = self._daily.journal.add(content, title=title)
         return f"saved journal entry {entry.id}", f"journal entry {entry.id} saved"
 
     def _save_later(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
@@ -309,7 +309,7 @@ class DailyTools:
         if url not in self._said()[0]:
             raise ToolRefused("not saved: save only an address the user wrote; ask them for "
                            "it", "refused: address not from the user")
-        item = self._hearth.read_later.add(
+        item = self._daily.read_later.add(
             url, title=text_argument(arguments, "title", required=False),
             note=text_argument(arguments, "note", required=False),
             text=text_argument(arguments, "text", required=False))

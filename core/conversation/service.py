@@ -2,7 +2,7 @@
 
 The CLI (``hearth chat`` / ``hearth ask``) and the desktop window call the same code::
 
-    service = ConversationService(hearth, provider, listener=pipeline, confirm=ask_user)
+    service = hearth.conversation(provider, listener=pipeline, confirm=ask_user)
     session_id = service.new_session()
     for event in service.send(session_id, "Where do I live again?"):
         ...  # TextDelta, ToolActivity, Compacted, then TurnFinished or TurnFailed
@@ -30,7 +30,7 @@ and the summary written when the chat closes) and its old context log goes. The 
 told again only when the message was edited: learning reads the user's words (the reply is
 only context), so a regenerated reply must not make Hearth learn the same message twice. The
 listener and the access marking cannot break a turn. Exclusions are
-read from ``hearth.settings`` at every turn, so a term added while Hearth runs applies at
+read from ``services.settings`` at every turn, so a term added while Hearth runs applies at
 once. One turn per session at a time. While the reply is produced the exchange is claimed
 by this process (``core.storage.liveness``): if the process is killed, the next ``Hearth.open``
 marks it ``interrupted``, while a turn still streaming in a live process is left alone.
@@ -63,11 +63,11 @@ from sqlalchemy import ColumnElement, delete, func, or_, select
 from sqlalchemy.orm import Session
 
 from core import clock
-from core.app import Hearth
 from core.conversation import assembly
 from core.conversation.assembly import Draft, LeftOut, Prompt
 from core.conversation.audit import redact_arguments
 from core.conversation.compaction import Compactor, needs_compaction
+from core.conversation.services import ConversationServices
 from core.conversation.daily_tools import hold_once
 from core.conversation import memory_answer
 from core.conversation.events import (
@@ -239,11 +239,11 @@ class _Turn:
 class ConversationService:
     """Turns, sessions and their records over one open ``Hearth`` and one provider."""
 
-    def __init__(self, hearth: Hearth, provider: LLMProvider, *,
+    def __init__(self, services: ConversationServices, provider: LLMProvider, *,
                  listener: ExchangeListener | None = None, clock: Clock | None = None,
                  confirm: Confirm | None = None, channel: str = "desktop",
                  turns: TurnsFirst | None = None) -> None:
-        self._hearth = hearth
+        self._services = services
         self._provider = provider
         self._turns = turns or TurnsFirst()
         """Shared with the learning: background model work gives way to a reply."""
@@ -251,9 +251,9 @@ class ConversationService:
         self._clock = clock or local_now
         self._confirm = confirm
         self._channel = channel
-        self._compactor = Compactor(hearth.storage, provider)
+        self._compactor = Compactor(services.storage, provider)
         self._gate_lock = threading.Lock()
-        self._gate_terms = tuple(hearth.settings.exclusions)
+        self._gate_terms = tuple(services.settings.exclusions)
         self._gate = ExclusionGate(self._gate_terms)
         self._dropped_by_earlier_gates = 0
 
@@ -266,7 +266,7 @@ class ConversationService:
     def profile(self) -> CapabilityProfile:
         """What the model may do (``core.llm.capability``): tools, compaction, and whether
         its replies are kept short and cleaned (``core.conversation.small_reply``)."""
-        return profile_of(self._provider, self._hearth.settings.model_jobs)
+        return profile_of(self._provider, self._services.settings.model_jobs)
 
     @property
     def dropped_by_exclusion(self) -> int:
@@ -278,7 +278,7 @@ class ConversationService:
         """The gate for the exclusions in force now: a term the user adds while Hearth runs
         applies from the next turn on."""
         with self._gate_lock:
-            terms = tuple(self._hearth.settings.exclusions)
+            terms = tuple(self._services.settings.exclusions)
             if terms != self._gate_terms:
                 self._dropped_by_earlier_gates += self._gate.dropped
                 self._gate_terms, self._gate = terms, ExclusionGate(terms)
@@ -291,7 +291,7 @@ class ConversationService:
         (``core.learning.consent``) and is deleted, with everything recorded for it, when
         the front end leaves it or quits (``discard_incognito``)."""
         session_id = uuid.uuid4().hex
-        with self._hearth.storage.write() as session:
+        with self._services.storage.write() as session:
             session.add(ChatSession(id=session_id, title=clip(" ".join(title.split()), 200),
                                     source=CHAT_SOURCE, incognito=incognito,
                                     learn_from=not incognito))
@@ -301,7 +301,7 @@ class ConversationService:
         """Delete every incognito chat except ``keep`` (the one still open), as
         ``delete_session`` deletes a chat; returns how many went. Also run at start-up for
         those a killed process left behind."""
-        with self._hearth.storage.read() as session:
+        with self._services.storage.read() as session:
             ids = list(session.scalars(select(ChatSession.id).where(
                 ChatSession.incognito.is_(True), ChatSession.id != (keep or ""))))
         for session_id in ids:
@@ -322,8 +322,8 @@ class ConversationService:
         words = WORD.findall(query)
         if not words:
             return []
-        with self._hearth.storage.read() as session:
-            hits = self._hearth.storage.search.text_search(
+        with self._services.storage.read() as session:
+            hits = self._services.storage.search.text_search(
                 session, IndexedKind.INTERACTION, query, SearchFilters(), SEARCHED_MESSAGES)
             in_messages = select(Interaction.session_id).where(
                 Interaction.id.in_([hit.id for hit in hits]))
@@ -337,7 +337,7 @@ class ConversationService:
         counts = (select(Interaction.session_id, func.count().label("n"))
                   .group_by(Interaction.session_id).subquery())
         active = func.coalesce(ChatSession.last_message_at, ChatSession.started_at)
-        with self._hearth.storage.read() as session:
+        with self._services.storage.read() as session:
             rows = session.execute(
                 select(ChatSession, func.coalesce(counts.c.n, 0))
                 .outerjoin(counts, counts.c.session_id == ChatSession.id)
@@ -356,7 +356,7 @@ class ConversationService:
         cleaned = clip(" ".join(title.split()), 200)
         if not cleaned:
             raise InvalidInputError("A chat needs a title.", "Type a few words to name it.")
-        with self._hearth.storage.write() as session:
+        with self._services.storage.write() as session:
             self._require_session(session, session_id).title = cleaned
         return cleaned
 
@@ -364,7 +364,7 @@ class ConversationService:
         """Learn from this chat or not (``core.learning.consent``); from the next message
         on. What was learned from it before stays (Facts and Memories are where to forget
         it). An incognito chat is never learned from. Returns the choice stored."""
-        with self._hearth.storage.write() as session:
+        with self._services.storage.write() as session:
             chat = self._require_session(session, session_id)
             if chat.incognito and learn:
                 raise InvalidInputError("An incognito chat is never learned from.",
@@ -387,7 +387,7 @@ class ConversationService:
         the title or any text. An imported chat's turns are recorded as forgotten
         (``core.forgetting.imported``), so importing the same export again does not bring
         the chat back."""
-        with self._hearth.storage.write() as session:
+        with self._services.storage.write() as session:
             self._require_session(session, session_id)
             exchange_ids = select(Interaction.id).where(Interaction.session_id == session_id)
             logs = affected(session.execute(delete(ContextLog).where(
@@ -410,7 +410,7 @@ class ConversationService:
 
     def session_history(self, session_id: str) -> list[Exchange]:
         """Every exchange of a session, oldest first (compacted ones included)."""
-        with self._hearth.storage.read() as session:
+        with self._services.storage.read() as session:
             self._require_session(session, session_id)
             rows = session.scalars(select(Interaction).where(
                 Interaction.session_id == session_id).order_by(Interaction.id)).all()
@@ -421,7 +421,7 @@ class ConversationService:
 
     def context_log(self, interaction_id: int) -> ContextLogRecord | None:
         """What the model was given for one exchange: why it said what it said."""
-        with self._hearth.storage.read() as session:
+        with self._services.storage.read() as session:
             entry = session.scalars(select(ContextLog).where(
                 ContextLog.interaction_id == interaction_id)).first()
             if entry is None:
@@ -438,7 +438,7 @@ class ConversationService:
         if not text.strip():
             raise InvalidInputError("The message is empty.", "Type something to send.")
         readable_text(text, "The message")
-        with self._hearth.storage.read() as session:
+        with self._services.storage.read() as session:
             self._require_chat(session, session_id)
         return self._turn(session_id, text, cancel or CancelToken())
 
@@ -451,7 +451,7 @@ class ConversationService:
             if not text.strip():
                 raise InvalidInputError("The message is empty.", "Type something to send.")
             readable_text(text, "The message")
-        with self._hearth.storage.read() as session:
+        with self._services.storage.read() as session:
             self._require_chat(session, session_id)
             original = self._require_last(session, session_id, interaction_id)
         edited = text is not None and text != original
@@ -472,7 +472,7 @@ class ConversationService:
         if left_out.kind not in assembly.LEAVABLE:
             raise InvalidInputError("Only a fact, memory, note or summary can be left out.",
                                     "Choose one of those in the list.")
-        with self._hearth.storage.read() as session:
+        with self._services.storage.read() as session:
             row = session.get(Interaction, interaction_id)
             if row is None or row.session_id != session_id:
                 raise InvalidInputError("That reply is no longer in this chat.",
@@ -482,17 +482,17 @@ class ConversationService:
 
     def _without(self, session_id: str, interaction_id: int, text: str, left_out: LeftOut,
                  cancel: CancelToken) -> Iterator[TextDelta]:
-        hearth = self._hearth
-        prepared = assembly.draft(hearth.storage, hearth.recall, hearth.settings,
+        services = self._services
+        prepared = assembly.draft(services.storage, services.recall, services.settings,
                                   self._provider, text, self._clock(), left_out=left_out)
-        prompt = assembly.complete(hearth.storage, hearth.recall, hearth.settings,
+        prompt = assembly.complete(services.storage, services.recall, services.settings,
                                    self._provider, prepared, session_id=session_id, text=text,
                                    exclude_id=interaction_id)
         try:
             for chunk in self._provider.chat_stream(
                     prompt.messages, cancel=cancel,
                     max_tokens=assembly.reply_reserve(self._provider.context_window),
-                    temperature=hearth.settings.temperature):
+                    temperature=services.settings.temperature):
                 if chunk.text:
                     yield TextDelta(chunk.text)
         except LLMCancelled:
@@ -502,7 +502,7 @@ class ConversationService:
               start: Callable[[Session], int] | None = None,
               learn: bool = True) -> Iterator[TurnEvent]:
         create = start or (lambda session: self._add_user_message(session, session_id, text))
-        interaction_id, claim = claim_new_row(self._hearth.storage, INTERACTION, create)
+        interaction_id, claim = claim_new_row(self._services.storage, INTERACTION, create)
         turn = _Turn(interaction_id, time.perf_counter(), claim, learn=learn)
         try:
             held = self._hold_explicit(session_id, turn, text)
@@ -536,16 +536,16 @@ class ConversationService:
                 cancel: CancelToken) -> Iterator[TurnEvent]:
         """What memory answers (``FromMemory``), then the model's reply: draft the prompt,
         compact the conversation if it has grown too long, then converse."""
-        known = memory_answer.answers(self._hearth.facts, text)
+        known = memory_answer.answers(self._services.facts, text)
         if known:
             yield FromMemory(tuple(known))
-        prepared = assembly.draft(self._hearth.storage, self._hearth.recall,
-                                  self._hearth.settings, self._provider, text, self._clock())
+        prepared = assembly.draft(self._services.storage, self._services.recall,
+                                  self._services.settings, self._provider, text, self._clock())
         compaction = self._compact_if_needed(session_id, turn.interaction_id, prepared, cancel)
         if compaction is not None:
             yield compaction
         turn.prompt = assembly.complete(
-            self._hearth.storage, self._hearth.recall, self._hearth.settings,
+            self._services.storage, self._services.recall, self._services.settings,
             self._provider, prepared, session_id=session_id, text=text,
             exclude_id=turn.interaction_id)
         yield from self._converse(session_id, turn, cancel)
@@ -560,7 +560,7 @@ class ConversationService:
         if request is None:
             return None
         try:
-            row, already = hold_once(self._hearth, request.action, request.arguments,
+            row, already = hold_once(self._services.daily, request.action, request.arguments,
                                      source_message=text, session_id=session_id,
                                      interaction_id=turn.interaction_id)
         except InvalidInputError as refused:
@@ -568,7 +568,7 @@ class ConversationService:
                      refused.message)
             return None
         if not already:
-            with self._hearth.storage.write() as session:
+            with self._services.storage.write() as session:
                 session.add(AuditEntry(
                     action=f"explicit.{request.action}", actor="assistant",
                     arguments={"pending_action": row.id, "given": sorted(row.arguments)},
@@ -615,15 +615,15 @@ class ConversationService:
 
     def _compact_if_needed(self, session_id: str, interaction_id: int, prepared: Draft,
                            cancel: CancelToken) -> Compacted | None:
-        settings, window = self._hearth.settings, self._provider.context_window
+        settings, window = self._services.settings, self._provider.context_window
         if not self.profile.may(Job.SUMMARIES):  # the history budget drops the oldest
             return None
-        size = assembly.conversation_tokens(self._hearth.storage, session_id, interaction_id,
+        size = assembly.conversation_tokens(self._services.storage, session_id, interaction_id,
                                             prepared)
         if not needs_compaction(size, window, settings.compaction_threshold):
             return None
         try:
-            with self._hearth.storage.read() as session:
+            with self._services.storage.read() as session:
                 learn = learns_from(settings, session, session_id)
             done = self._compactor.compact(session_id, gate=self._current_gate(),
                                            exclude_id=interaction_id, cancel=cancel,
@@ -649,7 +649,7 @@ class ConversationService:
         if profile.limited:
             small = SmallReply("\n".join(message.content for message in messages))
             max_tokens = min(max_tokens, REPLY_TOKENS)
-        toolbox = ToolBox(self._hearth, session_id=session_id,
+        toolbox = ToolBox(self._services, session_id=session_id,
                           interaction_id=turn.interaction_id, gate=self._current_gate(),
                           confirm=self._confirm, reply_so_far=lambda: turn.text,
                           on_forgotten=turn.forgotten.append)
@@ -659,7 +659,7 @@ class ConversationService:
             calls: list[ToolCall] = []
             for chunk in self._provider.chat_stream(
                     messages, tools=offered, cancel=cancel, max_tokens=max_tokens,
-                    temperature=self._hearth.settings.temperature):
+                    temperature=self._services.settings.temperature):
                 shown = small.feed(chunk.text) if small is not None else chunk.text
                 if shown:
                     if not said and turn.text and not turn.text[-1].isspace():
@@ -693,7 +693,7 @@ class ConversationService:
         """Write the exchange and its context log together, then the follow-ups."""
         latency_ms = (time.perf_counter() - turn.started) * 1000
         try:
-            with self._hearth.storage.write() as session:
+            with self._services.storage.write() as session:
                 interaction = session.get(Interaction, turn.interaction_id)
                 if interaction is None:  # the session was deleted meanwhile
                     return None
@@ -719,7 +719,7 @@ class ConversationService:
             turn.claim.release()  # only now: the final state is committed (or never will be)
         if turn.prompt is not None and turn.prompt.memory_ids:
             try:
-                self._hearth.recall.mark_accessed(turn.prompt.memory_ids)
+                self._services.recall.mark_accessed(turn.prompt.memory_ids)
             except Exception:  # reinforcement is bookkeeping; the exchange is saved
                 log.exception("marking injected memories accessed failed")
         if self._listener is not None and turn.learn:

@@ -40,11 +40,11 @@ from typing import Any
 
 from sqlalchemy import select
 
-from core.app import Hearth
 from core.conversation.audit import record_tool_call
 from core.conversation.daily_tools import DAILY_TOOL_SPECS, DailyTools
 from core.conversation.tokens import clip
 from core.conversation.tool_arguments import ToolRefused, text_argument
+from core.conversation.services import ConversationServices
 from core.errors import HearthError
 from core.knowledge.facts import CATEGORIES, key_words, normalise_key
 from core.forgetting import wording
@@ -113,11 +113,11 @@ class ToolOutcome:
 class ToolBox:
     """Runs the tools for one turn of one session."""
 
-    def __init__(self, hearth: Hearth, *, session_id: str, interaction_id: int,
+    def __init__(self, services: ConversationServices, *, session_id: str, interaction_id: int,
                  gate: ExclusionGate, confirm: Confirm | None,
                  reply_so_far: Callable[[], str] | None = None,
                  on_forgotten: Callable[[Forgotten], None] | None = None) -> None:
-        self._hearth = hearth
+        self._services = services
         self._session_id = session_id
         self._interaction_id = interaction_id
         self._gate = gate
@@ -129,7 +129,7 @@ class ToolBox:
             "forget_fact": self._forget_fact, "search_memory": self._search_memory,
             "search_history": self._search_history,
             "record_observation": self._record_observation,
-            **DailyTools(hearth, session_id=session_id, interaction_id=interaction_id,
+            **DailyTools(services.daily, session_id=session_id, interaction_id=interaction_id,
                          said=self._said).handlers(),
         }
 
@@ -153,7 +153,7 @@ class ToolBox:
             except Exception as exc:  # a broken tool must not break the reply
                 log.exception("tool %s failed", call.name)
                 result = summary = f"error: the tool failed ({type(exc).__name__})"
-        with self._hearth.storage.write() as session:
+        with self._services.storage.write() as session:
             record_tool_call(session, call.name, arguments, summary)
         return ToolOutcome(call.name, dict(arguments), result, summary, ok)
 
@@ -171,13 +171,13 @@ class ToolBox:
                 "not stored: a fact about the user is stored only in the user's own words, "
                 "and the user has not said this; ask them, and store what they answer",
                 f"refused {key}: not in the user's words")
-        change = self._hearth.facts.remember(key, value, category=category, source="agent")
+        change = self._services.facts.remember(key, value, category=category, source="agent")
         was = f" (was: {change.old_value})" if change.action == "updated" else ""
         return f"{change.action}: {key} = {value}{was}", f"{change.action} fact {key}"
 
     def _recall_facts(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
         query = text_argument(arguments, "query", required=False)
-        facts = self._hearth.facts.search(query)
+        facts = self._services.facts.search(query)
         if not facts:
             return (f"no facts match {query!r}" if query else "no facts are stored yet"), \
                 "0 facts"
@@ -192,7 +192,7 @@ class ToolBox:
 
     def _forget_fact(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
         key = normalise_key(text_argument(arguments, "key"))
-        fact = self._hearth.facts.get(key)
+        fact = self._services.facts.get(key)
         if fact is None:
             raise ToolRefused(f"error: there is no fact named {key}; use recall_facts to "
                               "find the right key", f"no fact {key}")
@@ -201,12 +201,12 @@ class ToolBox:
                 f"not deleted: deleting {key} needs the user's confirmation, which cannot be "
                 "asked here. Tell the user they can delete it themselves with "
                 f"`hearth facts forget {key}`.", f"refused: no way to confirm {key}")
-        preview = self._hearth.forgetting.preview(key)
+        preview = self._services.forgetting.preview(key)
         elsewhere = f" {wording.redactions(preview, done=False)}" if preview.total else ""
         if not self._confirm(f"Forget the fact “{key_words(key)}: {fact.value}”?{elsewhere}"):
             raise ToolRefused(f"not deleted: the user did not confirm; {key} was kept",
                               f"kept {key}: user declined")
-        forgotten = self._hearth.forgetting.forget(key)
+        forgotten = self._services.forgetting.forget(key)
         if self._on_forgotten is not None:
             self._on_forgotten(forgotten)
         report = forgotten.report
@@ -219,7 +219,7 @@ class ToolBox:
     # --- searches ------------------------------------------------------------------------
 
     def _search_memory(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
-        results = self._hearth.recall.recall(RecallQuery(
+        results = self._services.recall.recall(RecallQuery(
             text=text_argument(arguments, "query"), k=SEARCH_RESULTS,
             kinds=(IndexedKind.MEMORY, IndexedKind.NOTE), mark_accessed=True))
         lines = []
@@ -233,7 +233,7 @@ class ToolBox:
         return ("\n".join(lines) or "nothing found"), clip(f"{len(results)} results: {found}", 200)
 
     def _search_history(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
-        results = self._hearth.recall.recall(RecallQuery(
+        results = self._services.recall.recall(RecallQuery(
             text=text_argument(arguments, "query"), k=SEARCH_RESULTS,
             kinds=(IndexedKind.INTERACTION,),
             signals=frozenset({"text"}),
@@ -258,7 +258,7 @@ class ToolBox:
                 "not recorded: this rests on what you (the assistant) said, not on what the "
                 "user said; observations are about the user, in their words",
                 "refused: not in the user's words")
-        event_id = add_event(self._hearth.storage, "observation", content,
+        event_id = add_event(self._services.storage, "observation", content,
                              {"source": "tool", "session_id": self._session_id,
                               "category": category, "interaction_id": self._interaction_id})
         return "recorded", f"event {event_id} recorded"
@@ -266,7 +266,7 @@ class ToolBox:
     def _said(self) -> tuple[str, Said]:
         """The user's words in this session (this turn's message included), and what each
         side said, the assistant's reply so far included."""
-        with self._hearth.storage.read() as session:
+        with self._services.storage.read() as session:
             rows = session.execute(
                 select(Interaction.user_message, Interaction.agent_response)
                 .where(Interaction.session_id == self._session_id)
@@ -278,8 +278,8 @@ class ToolBox:
         return user, Said.of(user, replies)
 
     def _refuse_if_not_learning(self) -> None:
-        with self._hearth.storage.read() as session:
-            if learns_from(self._hearth.settings, session, self._session_id):
+        with self._services.storage.read() as session:
+            if learns_from(self._services.settings, session, self._session_id):
                 return
         raise ToolRefused("not stored: the user turned learning off (for this chat or "
                           "everywhere); answer without storing anything",

@@ -1,7 +1,7 @@
 """Delivery: what is due now — reminders, task alerts, follow-ups, scheduled prompts — handed
 over once, as plain notifications with the actions the user can answer them with.
 
-One pass, ``claim_due(hearth, now)``, run every minute by the schedule
+One pass, ``claim_due(sources, now)``, run every minute by the schedule
 (``core.scheduling``, job ``delivery``):
 
 - reminders whose ``remind_at`` ≤ now and still pending (a snoozed one is pending again at
@@ -9,7 +9,7 @@ One pass, ``claim_due(hearth, now)``, run every minute by the schedule
 - task alerts that fire now ("due today", "overdue"), each at most once per its cooldown;
 - intention follow-ups due now, within the daily ration (``IntentionService.follow_ups``);
 - scheduled prompts with a cron time since their last run (run afterwards, with a model:
-  ``core.daily.prompt_runs``).
+  ``core.routines.prompt_runs``).
 
 Never twice: each kind is chosen and marked delivered (reminder ``sent``, task stamped,
 follow-up's ``last_followed_up_at``, prompt's ``last_run_at``) in the one write transaction
@@ -37,8 +37,10 @@ from core.daily import when
 from core.storage.orm import Reminder, ScheduledPrompt
 
 if TYPE_CHECKING:
-    from core.app import Hearth
-    from core.daily.alerts import Alert
+    from core.daily.alerts import Alert, AlertService
+    from core.daily.reminders import ReminderService
+    from core.daily.scheduled_prompts import ScheduledPromptService
+    from core.knowledge.intentions import IntentionService
     from core.storage.orm import PendingIntention
 
 REMINDER, TASK, FOLLOW_UP, SCHEDULED_PROMPT, BRIEFING = (
@@ -103,14 +105,24 @@ class Due:
         return not self.notifications and not self.prompts
 
 
-def claim_due(hearth: Hearth, now: datetime | None = None) -> Due:
+@dataclass(frozen=True)
+class DueSources:
+    """Where due items come from: the services a delivery pass claims them in."""
+
+    reminders: ReminderService
+    alerts: AlertService
+    intentions: IntentionService
+    scheduled_prompts: ScheduledPromptService
+
+
+def claim_due(sources: DueSources, now: datetime | None = None) -> Due:
     """Everything due at ``now`` (``core.clock``'s now), already marked delivered; see the
     module docstring. Reminders first (the user set a time), then alerts, follow-ups."""
     now = now or clock.now()
-    reminders = [_reminder(row, now) for row in hearth.reminders.claim_due(now)]
-    alerts = [_alert(alert) for alert in hearth.alerts.claim(when.today(now=now), now)]
-    follow_ups = [_follow_up(row) for row in hearth.intentions.follow_ups(now)]
-    prompts = [_prompt(row) for row in hearth.scheduled_prompts.claim_due(now)]
+    reminders = [_reminder(row, now) for row in sources.reminders.claim_due(now)]
+    alerts = [_alert(alert) for alert in sources.alerts.claim(when.today(now=now), now)]
+    follow_ups = [_follow_up(row) for row in sources.intentions.follow_ups(now)]
+    prompts = [_prompt(row) for row in sources.scheduled_prompts.claim_due(now)]
     return Due(tuple(reminders + alerts + follow_ups), tuple(prompts))
 
 

@@ -17,17 +17,21 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 
 from core import clock
-from core.app import Hearth
 from core.conversation.service import CHAT_SOURCE
 from core.daily import when
 from core.daily.delivery import BRIEFING, Notification
+from core.daily.reminders import ReminderService
+from core.daily.tasks import TaskService
+from core.knowledge.intentions import IntentionService
 from core.storage.orm import ChatSession, Interaction
+from core.storage.port import StoragePort
 
 TITLE = "Daily briefing"
 CHANNEL = "scheduled"
 
 
-def compose(hearth: Hearth, now: datetime | None = None) -> Notification:
+def compose(now: datetime | None = None, *, tasks: TaskService, reminders: ReminderService,
+            intentions: IntentionService) -> Notification:
     """Today's briefing at ``now``: open tasks due today or overdue, reminders still to
     come today, follow-ups open and due by the end of the day."""
     now = now or clock.now()
@@ -35,26 +39,26 @@ def compose(hearth: Hearth, now: datetime | None = None) -> Notification:
     today = when.today(now=now)
     day_end = when.moment(datetime(today.year, today.month, today.day, tzinfo=zone)
                           + timedelta(days=1))
-    tasks = hearth.tasks.due_today(today)
-    overdue = hearth.tasks.overdue(today)
-    reminders = [row for row in hearth.reminders.list("pending") if row.remind_at < day_end]
-    follow_ups = [row for row in hearth.intentions.list("open")
+    due = tasks.due_today(today)
+    overdue = tasks.overdue(today)
+    coming = [row for row in reminders.list("pending") if row.remind_at < day_end]
+    follow_ups = [row for row in intentions.list("open")
                   if row.follow_up_at is not None and row.follow_up_at < day_end]
-    lines = [f"Tasks due today: {len(tasks)}"] + [f"• {task.title}" for task in tasks]
+    lines = [f"Tasks due today: {len(due)}"] + [f"• {task.title}" for task in due]
     if overdue:
         lines += [f"Overdue: {len(overdue)}"] + [
             f"• {task.title} (due {task.due_date})" for task in overdue]
-    lines += [f"Reminders today: {len(reminders)}"] + [
+    lines += [f"Reminders today: {len(coming)}"] + [
         f"• {row.remind_at.astimezone(when.zone(row.zone)).strftime('%H:%M')} {row.message}"
-        for row in reminders]
+        for row in coming]
     lines += [f"Follow-ups: {len(follow_ups)}"] + [f"• {row.text}" for row in follow_ups]
     return Notification(BRIEFING, 0, f"{TITLE} for {today.strftime('%a %d %b')}",
                         "\n".join(lines))
 
 
-def post(hearth: Hearth, briefing: Notification) -> int:
+def post(storage: StoragePort, briefing: Notification) -> int:
     """Save ``briefing`` as one exchange in the "Daily briefing" chat; returns its id."""
-    with hearth.storage.write() as session:
+    with storage.write() as session:
         session_id = session.scalar(
             select(ChatSession.id).where(ChatSession.title == TITLE,
                                          ChatSession.source == CHAT_SOURCE,

@@ -15,23 +15,25 @@ from collections.abc import Callable
 
 from sqlalchemy import select
 
-from core.app import Hearth
 from core.conversation.events import TurnFailed, TurnFinished
 from core.conversation.service import CHAT_SOURCE, ConversationService
 from core.daily.delivery import SCHEDULED_PROMPT, DuePrompt, Notification
 from core.errors import HearthError
 from core.llm.protocol import LLMProvider
 from core.storage.orm import ChatSession
+from core.storage.port import StoragePort
 
 SHOWN_CHARS = 240
 """How much of the reply the notification shows; the whole reply is in the chat."""
 TITLE_PREFIX = "Scheduled: "
 
 
-def run_prompt(hearth: Hearth, due: DuePrompt,
-               provider_factory: Callable[[], LLMProvider]) -> Notification:
-    """Run ``due`` with a model from ``provider_factory`` (closed afterwards) and return
-    the notification that tells the user how it went."""
+def run_prompt(due: DuePrompt, provider_factory: Callable[[], LLMProvider], *,
+               conversation: Callable[[LLMProvider], ConversationService],
+               storage: StoragePort) -> Notification:
+    """Run ``due`` with a model from ``provider_factory`` (closed afterwards) in the
+    conversation ``conversation`` makes for it, and return the notification that tells the
+    user how it went."""
     title = f"{TITLE_PREFIX}{due.name}"
     try:
         provider = provider_factory()
@@ -41,9 +43,9 @@ def run_prompt(hearth: Hearth, due: DuePrompt,
         status = provider.status()
         if not status.available:
             return _failed(due, status.detail)
-        conversation = ConversationService(hearth, provider, channel="scheduled")
-        session_id = _session(hearth, title) or conversation.new_session(title)
-        for event in conversation.send(session_id, due.prompt):
+        chat = conversation(provider)
+        session_id = _session(storage, title) or chat.new_session(title)
+        for event in chat.send(session_id, due.prompt):
             if isinstance(event, TurnFailed):
                 return _failed(due, event.message)
             if isinstance(event, TurnFinished):
@@ -55,9 +57,9 @@ def run_prompt(hearth: Hearth, due: DuePrompt,
     return _failed(due, "the model stopped without a reply")
 
 
-def _session(hearth: Hearth, title: str) -> str | None:
+def _session(storage: StoragePort, title: str) -> str | None:
     """The newest chat titled ``title`` (the prompt's conversation), if there is one."""
-    with hearth.storage.read() as session:
+    with storage.read() as session:
         found: str | None = session.scalar(
             select(ChatSession.id).where(ChatSession.title == title,
                                          ChatSession.source == CHAT_SOURCE,
