@@ -1,8 +1,9 @@
 """Full-text and vector search for PostgreSQL: tsvector for words, pgvector for meaning.
 
 All PostgreSQL-specific search SQL lives here, behind ``core.storage.port.SearchIndex``, with
-the same semantics as ``core.storage.sqlite.search`` (whose docstring explains them); what
-differs is said below and in docs/architecture.md ("PostgreSQL").
+the same semantics as ``core.storage.sqlite.search`` (whose docstring explains them): these
+are the hooks of ``core.storage.search_base.SearchIndexBase``, which holds what both do the
+same way. What differs is said below and in docs/architecture.md ("PostgreSQL").
 
 Full text
 ---------
@@ -56,41 +57,28 @@ naming the window when one beat the whole-text vector.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from pgvector import Vector
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine
 from sqlalchemy import text as sql
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import BindParameter
 
-from core.storage.windows import ChunkVectors
 from core.storage.migrate import FULLTEXT_COLUMN
-from core.storage.orm import Interaction, Memory, Note, UserFact
-from core.storage.port import (
-    IndexedKind,
-    IndexHit,
-    SearchFilters,
-    StoredEmbedding,
-    batched,
-    document_text,
-    stored_embeddings,
-)
-from core.storage.query_words import query_words
-from core.storage.vector_pages import read_vector_pages
+from core.storage.port import IndexedKind, IndexHit, SearchFilters
+from core.storage.search_base import META_TABLE, SearchIndexBase, meta_value
 from core.storage.search_where import (
-    IndexedTable,
-    indexed_tables,
     Dialect,
+    IndexedTable,
     Where,
-    filters_where,
     as_hits,
-    merged,
-    narrows,
     as_window_hits,
+    indexed_tables,
 )
 from core.storage.write_turns import WRITE_OPTION
 
@@ -124,9 +112,6 @@ from them rather than counting every row for each search (2-10 ms at 10k-100k ro
 BM25_K1 = 1.2
 BM25_B = 0.75
 
-META_TABLE = "vector_index_meta"
-
-
 
 @dataclass(frozen=True)
 class _Kind(IndexedTable):
@@ -140,10 +125,6 @@ class _Kind(IndexedTable):
 
 KINDS = indexed_tables(_Kind)
 
-_MODELS: dict[IndexedKind, type[Memory | Note | Interaction | UserFact]] = {
-    IndexedKind.MEMORY: Memory, IndexedKind.NOTE: Note, IndexedKind.INTERACTION: Interaction,
-    IndexedKind.FACT: UserFact}
-
 
 def erasable_tables(connection: Connection) -> list[str]:
     """Every table of the database (in the current schema) that can hold user text: all
@@ -152,11 +133,6 @@ def erasable_tables(connection: Connection) -> list[str]:
         "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
         "AND tablename <> 'alembic_version' ORDER BY tablename")).scalars()
     return list(names)
-
-
-def _floats(sent: bytes) -> np.ndarray:
-    """A vector from ``vector_send``: a 4-byte header, then big-endian float32."""
-    return np.frombuffer(bytes(sent)[4:], dtype=">f4").astype(np.float32)
 
 
 def vector_literal(vector: np.ndarray) -> str:
@@ -179,40 +155,52 @@ POSTGRESQL = Dialect(always="true", valid="m.is_valid AND m.superseded_by IS NUL
                      under=_namespace_under)
 
 
-def _where(kind: _Kind, filters: SearchFilters) -> Where:
-    return filters_where(kind, filters, POSTGRESQL)
-
-
 # --- the index -------------------------------------------------------------------------
 
 
-class PostgresSearchIndex:
+class PostgresSearchIndex(SearchIndexBase[_Kind, str]):
     """``SearchIndex`` over tsvector columns and pgvector tables."""
+
+    IDS_PER_STATEMENT = 10_000
 
     def __init__(self, engine: Engine, *, exact_max_rows: int = EXACT_MAX_ROWS,
                  shortlist_factor: int = SHORTLIST_FACTOR,
                  min_shortlist: int = MIN_SHORTLIST,
                  approximate_min_rows: int = APPROXIMATE_MIN_ROWS) -> None:
         """The keyword arguments exist so tests can force the HNSW path on small data."""
-        self._engine = engine
-        self._exact_max_rows = exact_max_rows
-        self._shortlist_factor = shortlist_factor
-        self._min_shortlist = min_shortlist
+        super().__init__(engine, KINDS, POSTGRESQL, exact_max_rows=exact_max_rows,
+                         shortlist_factor=shortlist_factor, min_shortlist=min_shortlist)
         self._approximate_min_rows = approximate_min_rows
-        self._dimensions: int | None = None
+
+    # the dialect's spellings
+
+    def _encoded(self, vector: np.ndarray) -> str:
+        return vector_literal(vector)
+
+    def _stored(self, column: str) -> str:
+        """pgvector's binary form, so the floats are exact."""
+        return f"vector_send({column})"
+
+    def _floats(self, blobs: Sequence[Any]) -> np.ndarray:
+        """``vector_send``'s form: a 4-byte header, then big-endian float32."""
+        return np.frombuffer(b"".join(bytes(blob)[4:] for blob in blobs),
+                             dtype=">f4").astype(np.float32)
+
+    def _among(self, column: str, name: str) -> tuple[str, list[BindParameter[Any]]]:
+        return f"{column} = ANY(:{name})", []
+
+    def _has_table(self, connection: Connection, name: str) -> bool:
+        return connection.execute(sql("SELECT to_regclass(:name)"),
+                                  {"name": name}).scalar() is not None
 
     # full text
 
-    def text_search(self, session: Session, kind: IndexedKind, text: str,
-                    filters: SearchFilters, limit: int) -> list[IndexHit]:
-        words = query_words(text)
-        if not words or limit <= 0:
-            return []
+    def _text_hits(self, session: Session, spec: _Kind, words: Sequence[str],
+                   filters: SearchFilters, limit: int) -> list[IndexHit]:
         lexemes = self._lexemes(session, words)
         if not lexemes:
             return []
-        spec = KINDS[kind]
-        where = _where(spec, filters)
+        where = self._where(spec, filters)
         query = " || ".join(f"plainto_tsquery('{TEXT_SEARCH_CONFIG}', :w{index})"
                             for index in range(len(words)))
         statement = sql(
@@ -262,20 +250,8 @@ class PostgresSearchIndex:
 
     # vectors: search
 
-    def vector_search(self, session: Session, kind: IndexedKind, vector: np.ndarray,
-                      filters: SearchFilters, limit: int) -> list[IndexHit]:
-        if limit <= 0:
-            return []
-        spec = KINDS[kind]
-        query = vector_literal(self._checked_matrix(session, vector.reshape(1, -1))[0])
-        where = _where(spec, filters)
-        narrowed = narrows(spec, filters)
-        hits = self._search(session, spec, where, narrowed, query, limit, windows=False)
-        windows = self._search(session, spec, where, narrowed, query, limit, windows=True)
-        return merged(hits, windows, limit) if windows else hits
-
-    def _search(self, session: Session, spec: _Kind, where: Where, narrowed: bool,
-                query: str, limit: int, *, windows: bool) -> list[IndexHit]:
+    def _nearest(self, session: Session, spec: _Kind, where: Where, narrowed: bool,
+                 query: str, limit: int, *, windows: bool) -> list[IndexHit]:
         """Whole-text vectors (or windows): exact when few, else an HNSW shortlist scored
         exactly and filtered, redone exactly if the filters left too few."""
         table = spec.chunks if windows else spec.vectors
@@ -293,10 +269,6 @@ class PostgresSearchIndex:
         if len(hits) < limit and dropped:
             return self._exact_search(session, spec, where, query, limit, windows=windows)
         return hits
-
-    def _count_capped(self, session: Session, table: str) -> int:
-        """Rows of ``table``, counted no further than ``exact_max_rows + 1``."""
-        return self._count_at_most(session, table, self._exact_max_rows)
 
     def _count_filtered(self, session: Session, spec: _Kind, where: Where, table: str) -> int:
         """Vectors (or windows) of the rows passing ``where``, counted no further than
@@ -361,66 +333,10 @@ class PostgresSearchIndex:
         kept = kept[:limit]
         return (as_window_hits(kept) if windows else as_hits(kept)), dropped
 
-    # vectors: bulk reads for consolidation
-
-    def vectors(self, session: Session, kind: IndexedKind, *,
-                valid_only: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """All stored whole-text vectors of ``kind`` as (ids int64 (n,), float32 (n, dim)),
-        by id, read in keyset pages in pgvector's binary form (``vector_send``: a 4-byte
-        header, then big-endian float32) into one preallocated matrix."""
-        spec = KINDS[kind]
-        dimensions = self._recorded_dimensions(session)
-        condition = ("m.is_valid AND m.superseded_by IS NULL"
-                     if valid_only and spec.is_memory else "true")
-        source = (f"FROM {spec.vectors} AS e JOIN {spec.table} AS m ON m.id = e.id "
-                  f"WHERE {condition}")
-        return read_vector_pages(
-            session, source, "vector_send(e.embedding)", dimensions,
-            lambda blobs: np.frombuffer(b"".join(bytes(blob)[4:] for blob in blobs),
-                                        dtype=">f4").astype(np.float32))
-
-    def stored_embeddings(self, session: Session, kind: IndexedKind,
-                          ids: Sequence[int]) -> list[StoredEmbedding]:
-        """Read in pgvector's binary form (``vector_send``), so the floats are exact."""
-        spec = KINDS[kind]
-        chosen = {"ids": sorted({int(row_id) for row_id in ids})}
-        vectors = [(row[0], _floats(row[1])) for row in session.execute(sql(
-            f"SELECT id, vector_send(embedding) FROM {spec.vectors} WHERE id = ANY(:ids)"),
-            chosen)]
-        windows = [(*row[:4], _floats(row[4])) for row in session.execute(sql(
-            f"SELECT item_id, position, char_start, char_end, vector_send(embedding) "
-            f"FROM {spec.chunks} WHERE item_id = ANY(:ids) ORDER BY item_id, position"),
-            chosen)]
-        return stored_embeddings(vectors, windows)
-
-    def matching_ids(self, session: Session, kind: IndexedKind, ids: Iterable[int],
-                     filters: SearchFilters) -> set[int]:
-        spec = KINDS[kind]
-        where = _where(spec, filters)
-        found: set[int] = set()
-        for chunk in batched(sorted(set(ids)), 10_000):
-            statement = sql(f"SELECT m.id FROM {spec.table} AS m WHERE m.id = ANY(:m_ids) "
-                            f"AND {where.condition}").bindparams(*where.binds)
-            found.update(session.execute(statement,
-                                         {**where.params, "m_ids": list(chunk)}).scalars())
-        return found
-
     # vectors: writing
 
-    def store_embeddings(self, session: Session, kind: IndexedKind, ids: Sequence[int],
-                         vectors: np.ndarray, model_id: str, *,
-                         chunks: Sequence[ChunkVectors] | None = None) -> None:
-        if len(ids) == 0:
-            return
-        spec = KINDS[kind]
-        matrix = self._checked_matrix(session, vectors)
-        if matrix.shape[0] != len(ids):
-            raise ValueError(f"{len(ids)} ids but {matrix.shape[0]} vectors")
-        if chunks is not None and len(chunks) != len(ids):
-            raise ValueError(f"{len(ids)} ids but windows for {len(chunks)} rows")
-        windows = self._window_rows(session, ids, chunks or ())
-        rows = [{"id": int(row_id), "vector": vector_literal(matrix[row])}
-                for row, row_id in enumerate(ids)]
+    def _write_vectors(self, session: Session, spec: _Kind, rows: list[dict[str, Any]],
+                       windows: list[dict[str, Any]], model_id: str) -> None:
         exists = f"WHERE EXISTS (SELECT 1 FROM {spec.table} WHERE id = :id)"
         session.execute(sql(
             f"INSERT INTO {spec.vectors} (id, embedding) "
@@ -437,57 +353,18 @@ class PostgresSearchIndex:
         session.execute(sql(f"UPDATE {spec.table} SET embedding_model = :model "
                             f"WHERE id = ANY(:ids)"), {"model": model_id, "ids": all_ids})
 
-    def _window_rows(self, session: Session, ids: Sequence[int],
-                     chunks: Sequence[ChunkVectors]) -> list[dict[str, Any]]:
-        """Parameters for the window table, checked before anything is written."""
-        rows: list[dict[str, Any]] = []
-        for row_id, row_chunks in zip(ids, chunks, strict=False):
-            if not row_chunks.windows:
-                continue
-            matrix = self._checked_matrix(session, row_chunks.vectors)
-            for window, vector in zip(row_chunks.windows, matrix, strict=True):
-                if window.position < 1 or not 0 <= window.char_start < window.char_end:
-                    raise ValueError(f"not a further window: {window}")
-                rows.append({"id": int(row_id), "position": window.position,
-                             "char_start": window.char_start, "char_end": window.char_end,
-                             "vector": vector_literal(vector)})
-        return rows
-
-    def rows_needing_embedding(self, session: Session, kind: IndexedKind, model_id: str,
-                               after_id: int, limit: int) -> list[tuple[int, str]]:
-        model = _MODELS[kind]
-        columns = [getattr(model, name) for name in KINDS[kind].text_columns]
-        rows = session.execute(
-            select(model.id, *columns)
-            .where(model.embedding_model.is_distinct_from(model_id), model.id > after_id)
-            .order_by(model.id).limit(limit))
-        return [(row[0], document_text(kind, row[1:])) for row in rows]
-
     # vectors: the tables themselves
 
-    def ensure_dimensions(self, dimensions: int) -> bool:
-        """Create the vector tables for this width, or rebuild them if the width changed.
+    def _build(self, connection: Connection, dimensions: int, recorded: str | None) -> None:
+        for spec in KINDS.values():
+            if recorded != str(dimensions) or not self._has_tables(connection, spec):
+                _reset_vectors(connection, spec, dimensions)
+            _create_trigger(connection, spec)
+        _set_meta(connection, "dimensions", str(dimensions))
 
-        Cached per instance: after the first call for a width it costs nothing.
-        """
-        if dimensions == self._dimensions:
-            return False
-        if dimensions <= 0:
-            raise ValueError(f"dimensions must be positive, got {dimensions}")
-        if self._in_place(dimensions):
-            self._dimensions = dimensions
-            return False
-        with self._engine.execution_options(**{WRITE_OPTION: True}).begin() as connection:
-            connection.execute(sql(
-                f"CREATE TABLE IF NOT EXISTS {META_TABLE} (key text PRIMARY KEY, value text)"))
-            recorded = _meta(connection, "dimensions")
-            for spec in KINDS.values():
-                if recorded != str(dimensions) or not _has_tables(connection, spec):
-                    _reset_vectors(connection, spec, dimensions)
-                _create_trigger(connection, spec)
-            _set_meta(connection, "dimensions", str(dimensions))
-        self._dimensions = dimensions
-        return recorded is not None and recorded != str(dimensions)
+    def _has_tables(self, connection: Connection, spec: _Kind) -> bool:
+        """Whether the kind's vector and window tables both exist."""
+        return all(self._has_table(connection, name) for name in (spec.vectors, spec.chunks))
 
     def approximate_neighbours(self, session: Session, kind: IndexedKind,
                                vectors: np.ndarray, count: int) -> np.ndarray | None:
@@ -524,11 +401,6 @@ class PostgresSearchIndex:
                 filled[row] += 1
         return found
 
-    def _count_at_most(self, session: Session, table: str, cap: int) -> int:
-        """Rows of ``table``, counted no further than ``cap + 1``."""
-        return int(session.execute(sql(f"SELECT count(*) FROM (SELECT 1 FROM {table} "
-                                       f"LIMIT :cap) AS capped"), {"cap": cap + 1}).scalar_one())
-
     def refresh_vector_index(self, *, progress: Callable[[int, int], None] | None = None,
                              cancel: Callable[[], bool] | None = None) -> bool:
         """Nothing to do: PostgreSQL keeps its HNSW indexes in step with every write."""
@@ -553,47 +425,21 @@ class PostgresSearchIndex:
             yield
         finally:
             with write.begin() as connection:
-                recorded = _meta(connection, "dimensions") if connection.execute(sql(
-                    "SELECT to_regclass(:name)"), {"name": META_TABLE}).scalar() else None
+                recorded = (meta_value(connection, "dimensions")
+                            if self._has_table(connection, META_TABLE) else None)
                 for spec in KINDS.values():
-                    if recorded is not None and _has_tables(connection, spec):
+                    if recorded is not None and self._has_tables(connection, spec):
                         _create_hnsw(connection, spec, int(recorded))
 
     def _in_place(self, dimensions: int) -> bool:
-        """Whether the tables and triggers for this width are all there, read without the
-        write lock: then ``ensure_dimensions`` has nothing to write, so a read-only
-        database can be searched (and a start takes no write lock for it)."""
         with self._engine.connect() as connection:
-            if connection.execute(sql("SELECT to_regclass(:name)"),
-                                  {"name": META_TABLE}).scalar() is None:
+            if not self._has_table(connection, META_TABLE):
                 return False
             triggers = set(connection.execute(sql(
                 "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal")).scalars())
-            return (_meta(connection, "dimensions") == str(dimensions)
-                    and all(_has_tables(connection, spec) and spec.trigger in triggers
+            return (meta_value(connection, "dimensions") == str(dimensions)
+                    and all(self._has_tables(connection, spec) and spec.trigger in triggers
                             for spec in KINDS.values()))
-
-    def _recorded_dimensions(self, session: Session) -> int:
-        if self._dimensions is None:
-            connection = session.connection()
-            exists = connection.execute(sql("SELECT to_regclass(:name)"),
-                                        {"name": META_TABLE}).scalar()
-            recorded = _meta(connection, "dimensions") if exists is not None else None
-            if recorded is None:
-                raise RuntimeError("The vector index is not prepared; call "
-                                   "ensure_dimensions(embedder.dimensions) first.")
-            self._dimensions = int(recorded)
-        return self._dimensions
-
-    def _checked_matrix(self, session: Session, vectors: np.ndarray) -> np.ndarray:
-        """Vectors as a C-contiguous float32 (n, dim) array of the index's width."""
-        matrix = np.ascontiguousarray(vectors, dtype=np.float32)
-        dimensions = self._recorded_dimensions(session)
-        if matrix.ndim != 2 or matrix.shape[1] != dimensions:
-            raise ValueError(f"expected vectors of width {dimensions}, got shape {matrix.shape}")
-        if not np.all(np.isfinite(matrix)):
-            raise ValueError("vectors contain NaN or infinity")
-        return matrix
 
 
 # --- helpers ---------------------------------------------------------------------------
@@ -605,20 +451,10 @@ def _has_hnsw(session: Session, table: str) -> bool:
                            {"name": f"{table}_hnsw"}).first() is not None
 
 
-def _meta(connection: Connection, key: str) -> str | None:
-    return connection.execute(sql(f"SELECT value FROM {META_TABLE} WHERE key = :key"),
-                              {"key": key}).scalar_one_or_none()
-
-
 def _set_meta(connection: Connection, key: str, value: str) -> None:
     connection.execute(sql(f"INSERT INTO {META_TABLE} (key, value) VALUES (:key, :value) "
                            f"ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"),
                        {"key": key, "value": value})
-
-
-def _has_tables(connection: Connection, spec: _Kind) -> bool:
-    return all(connection.execute(sql("SELECT to_regclass(:name)"), {"name": name}).scalar()
-               is not None for name in (spec.vectors, spec.chunks))
 
 
 def _reset_vectors(connection: Connection, spec: _Kind, dimensions: int) -> None:

@@ -23,6 +23,7 @@ from typing import Any
 
 from core.errors import DatabaseError
 from core.storage import migrate, orm
+from core.storage.search_base import META_TABLE
 from core.storage.sqlite.ann import CHANGES_TABLE
 from core.storage.sqlite.engine import (
     connect_file,
@@ -30,7 +31,7 @@ from core.storage.sqlite.engine import (
     sqlite_uri,
     translated_errors,
 )
-from core.storage.sqlite.search import KINDS, META_TABLE
+from core.storage.sqlite.search import KINDS
 
 VERSION_TABLE = "alembic_version"
 FIRST_SCHEMA = frozenset({

@@ -1,6 +1,8 @@
 """Full-text and vector search for SQLite: FTS5 for words, sqlite-vec functions for meaning.
 
-All SQLite-specific search SQL lives here, behind ``core.storage.port.SearchIndex``.
+All SQLite-specific search SQL lives here, behind ``core.storage.port.SearchIndex``: the
+hooks of ``core.storage.search_base.SearchIndexBase``, which holds what PostgreSQL does the
+same way (checking vectors and their width, window rows, filters, merging the hits).
 
 Full text
 ---------
@@ -137,30 +139,20 @@ import numpy as np
 from sqlalchemy import Connection, Engine, bindparam
 from sqlalchemy import text as sql
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import BindParameter
 
-from core.storage.windows import ChunkVectors
-from core.storage.port import (
-    IMPORTED_SOURCE,
-    IndexedKind,
-    IndexHit,
-    SearchFilters,
-    StoredEmbedding,
-    batched,
-    document_text,
-    stored_embeddings,
-)
+from core.storage.port import IMPORTED_SOURCE, IndexedKind, IndexHit, SearchFilters
 from core.storage.query_words import query_words
-from core.storage.vector_pages import read_vector_pages
+from core.storage.search_base import META_TABLE, SearchIndexBase, meta_value
 from core.storage.search_where import (
-    IndexedTable,
-    indexed_tables,
     Dialect,
+    IndexedTable,
     Where,
-    filters_where,
     as_hits,
+    as_window_hits,
+    indexed_tables,
     merged,
     narrows,
-    as_window_hits,
 )
 from core.storage.sqlite import ann
 from core.storage.sqlite.ann import (
@@ -171,7 +163,7 @@ from core.storage.sqlite.ann import (
     change_log_objects,
     create_change_log,
 )
-from core.storage.sqlite.engine import WRITE_OPTION, translated_errors
+from core.storage.sqlite.engine import translated_errors
 
 EXACT_MAX_ROWS = 5_000
 """At most this many candidate vectors are scored exactly instead of through the bits."""
@@ -195,9 +187,6 @@ FREQUENT_ROWS = 20_000
 
 NEWEST_FREQUENT = 500
 """Matches of the frequent words scored when a query has them (the newest)."""
-
-META_TABLE = "vector_index_meta"
-
 
 UPGRADE_MIN_CHARS = 128
 """Databases from before windows: rows whose text is at least this long may exceed one
@@ -293,15 +282,13 @@ SQLITE = Dialect(always="1", valid="m.is_valid = 1 AND m.superseded_by IS NULL",
                  under=_namespace_under)
 
 
-def _where(kind: _Kind, filters: SearchFilters) -> Where:
-    return filters_where(kind, filters, SQLITE)
-
-
 # --- the index -------------------------------------------------------------------------
 
 
-class SqliteSearchIndex:
+class SqliteSearchIndex(SearchIndexBase[_Kind, bytes]):
     """``SearchIndex`` over FTS5 tables and plain vector tables scored with sqlite-vec."""
+
+    IDS_PER_STATEMENT = 500
 
     def __init__(self, engine: Engine, *, database: Path | None = None,
                  read_only: bool = False, exact_max_rows: int | None = None,
@@ -311,12 +298,11 @@ class SqliteSearchIndex:
         in-memory database: it is scanned). The other keyword arguments exist so tests can
         force the quantised and ANN paths on small data (unset, the module's constants
         apply as they are when the index is made)."""
-        self._engine = engine
+        super().__init__(engine, KINDS, SQLITE,
+                         exact_max_rows=EXACT_MAX_ROWS if exact_max_rows is None
+                         else exact_max_rows,
+                         shortlist_factor=shortlist_factor, min_shortlist=min_shortlist)
         self._database = database
-        self._exact_max_rows = EXACT_MAX_ROWS if exact_max_rows is None else exact_max_rows
-        self._shortlist_factor = shortlist_factor
-        self._min_shortlist = min_shortlist
-        self._dimensions: int | None = None
         self._ann = (VectorIndexes(engine, database, VECTOR_TABLES,
                                    min_rows=ann.ANN_MIN_ROWS if ann_min_rows is None
                                    else ann_min_rows, read_only=read_only)
@@ -343,15 +329,33 @@ class SqliteSearchIndex:
         if self._ann is not None:
             self._ann.erase_removed()
 
+    # the dialect's spellings
+
+    def _encoded(self, vector: np.ndarray) -> bytes:
+        """sqlite-vec's blob format: the native float32 bytes."""
+        return vector.tobytes()
+
+    def _stored(self, column: str) -> str:
+        """The blob as stored: it is already what ``_floats`` reads."""
+        return column
+
+    def _floats(self, blobs: Sequence[Any]) -> np.ndarray:
+        """sqlite-vec's blobs are native float32 bytes: joined, they are the array."""
+        return np.frombuffer(b"".join(blobs), dtype=np.float32)
+
+    def _among(self, column: str, name: str) -> tuple[str, list[BindParameter[Any]]]:
+        return f"{column} IN :{name}", [bindparam(name, expanding=True)]
+
+    def _has_table(self, connection: Connection, name: str) -> bool:
+        return connection.execute(sql(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = :name"),
+            {"name": name}).first() is not None
+
     # full text
 
-    def text_search(self, session: Session, kind: IndexedKind, text: str,
-                    filters: SearchFilters, limit: int) -> list[IndexHit]:
-        words = query_words(text)
-        if not words or limit <= 0:
-            return []
-        spec = KINDS[kind]
-        where = _where(spec, filters)
+    def _text_hits(self, session: Session, spec: _Kind, words: Sequence[str],
+                   filters: SearchFilters, limit: int) -> list[IndexHit]:
+        where = self._where(spec, filters)
         frequent = _frequent_words(session, spec, words)
         rare = [word for word in words if word not in frequent]
 
@@ -418,17 +422,10 @@ class SqliteSearchIndex:
 
     # vectors: search
 
-    def vector_search(self, session: Session, kind: IndexedKind, vector: np.ndarray,
-                      filters: SearchFilters, limit: int) -> list[IndexHit]:
-        if limit <= 0:
-            return []
-        spec = KINDS[kind]
-        query = self._checked_matrix(session, vector.reshape(1, -1))[0].tobytes()
-        where = _where(spec, filters)
-        narrowed = narrows(spec, filters)
-        hits = self._row_search(session, spec, where, narrowed, query, limit)
-        windows = self._chunk_search(session, spec, where, narrowed, query, limit)
-        return merged(hits, windows, limit) if windows else hits
+    def _nearest(self, session: Session, spec: _Kind, where: Where, narrowed: bool,
+                 query: bytes, limit: int, *, windows: bool) -> list[IndexHit]:
+        return (self._chunk_search if windows else self._row_search)(
+            session, spec, where, narrowed, query, limit)
 
     def _row_search(self, session: Session, spec: _Kind, where: Where, narrowed: bool,
                     query: bytes, limit: int) -> list[IndexHit]:
@@ -480,12 +477,6 @@ class SqliteSearchIndex:
     def _is_small(self, session: Session, spec: _Kind) -> bool:
         """At most ``exact_max_rows`` vectors; counts no further than that."""
         return self._count_capped(session, spec.bits) <= self._exact_max_rows
-
-    def _count_capped(self, session: Session, table: str) -> int:
-        """Rows of ``table``, counted no further than ``exact_max_rows + 1``."""
-        count = session.execute(sql(f"SELECT count(*) FROM (SELECT 1 FROM {table} "
-                                    f"LIMIT :cap)"), {"cap": self._exact_max_rows + 1})
-        return int(count.scalar_one())
 
     def _count_filtered(self, session: Session, spec: _Kind, where: Where, *,
                         windows: bool = False) -> int:
@@ -647,46 +638,11 @@ class SqliteSearchIndex:
         kept = [row for row in rows if row[5]]
         return as_window_hits(kept[:limit]), len(kept) < len(rows)
 
-    # vectors: bulk reads for consolidation
-
-    def vectors(self, session: Session, kind: IndexedKind, *,
-                valid_only: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """All stored vectors of ``kind`` as (ids int64 (n,), float32 (n, dim)), by id.
-
-        Read in keyset pages into one preallocated matrix, so the peak is the matrix itself
-        (100k x 384 floats: 154 MB), not a list of blobs beside it.
-        """
-        spec = KINDS[kind]
-        dimensions = self._recorded_dimensions(session)
-        condition = ("m.is_valid = 1 AND m.superseded_by IS NULL"
-                     if valid_only and spec.is_memory else "1")
-        source = (f"FROM {spec.vectors} AS e JOIN {spec.table} AS m ON m.id = e.id "
-                  f"WHERE {condition}")
-        return read_vector_pages(session, source, "e.embedding", dimensions,
-                                 lambda blobs: np.frombuffer(b"".join(blobs), dtype=np.float32))
+    # vectors: copying a whole database, consolidation's neighbours
 
     def loading_in_bulk(self) -> AbstractContextManager[None]:
         """Nothing to set aside: sqlite-vec's binary codes are written with each vector."""
         return nullcontext()
-
-    def stored_embeddings(self, session: Session, kind: IndexedKind,
-                          ids: Sequence[int]) -> list[StoredEmbedding]:
-        spec = KINDS[kind]
-        vectors: list[tuple[int, np.ndarray]] = []
-        windows: list[tuple[int, int, int, int, np.ndarray]] = []
-        for chunk in batched(sorted(set(ids)), 500):
-            chosen = {"ids": list(chunk)}
-            vectors += [(row[0], np.frombuffer(row[1], dtype=np.float32)) for row in
-                        session.execute(sql(f"SELECT id, embedding FROM {spec.vectors} "
-                                            f"WHERE id IN :ids").bindparams(
-                                                bindparam("ids", expanding=True)), chosen)]
-            windows += [(*row[:4], np.frombuffer(row[4], dtype=np.float32)) for row in
-                        session.execute(sql(
-                            f"SELECT item_id, position, char_start, char_end, embedding "
-                            f"FROM {spec.chunks} WHERE item_id IN :ids "
-                            f"ORDER BY item_id, position").bindparams(
-                                bindparam("ids", expanding=True)), chosen)]
-        return stored_embeddings(vectors, windows)
 
     def approximate_neighbours(self, session: Session, kind: IndexedKind,
                                vectors: np.ndarray, count: int) -> np.ndarray | None:
@@ -697,37 +653,10 @@ class SqliteSearchIndex:
         matrix = self._checked_matrix(session, vectors)
         return self._ann.neighbours(session.connection(), KINDS[kind].vectors, matrix, count)
 
-    def matching_ids(self, session: Session, kind: IndexedKind, ids: Iterable[int],
-                     filters: SearchFilters) -> set[int]:
-        """Those of ``ids`` that pass ``filters``: the same rules searches apply, for rows
-        found another way (graph edges, metadata)."""
-        spec = KINDS[kind]
-        where = _where(spec, filters)
-        found: set[int] = set()
-        for chunk in batched(sorted(set(ids)), 500):
-            statement = sql(f"SELECT m.id FROM {spec.table} AS m WHERE m.id IN :m_ids AND "
-                            f"{where.condition}").bindparams(
-                *where.binds, bindparam("m_ids", expanding=True))
-            found.update(row[0] for row in session.execute(
-                statement, {**where.params, "m_ids": list(chunk)}))
-        return found
-
     # vectors: writing
 
-    def store_embeddings(self, session: Session, kind: IndexedKind, ids: Sequence[int],
-                         vectors: np.ndarray, model_id: str, *,
-                         chunks: Sequence[ChunkVectors] | None = None) -> None:
-        if len(ids) == 0:
-            return
-        spec = KINDS[kind]
-        matrix = self._checked_matrix(session, vectors)
-        if matrix.shape[0] != len(ids):
-            raise ValueError(f"{len(ids)} ids but {matrix.shape[0]} vectors")
-        if chunks is not None and len(chunks) != len(ids):
-            raise ValueError(f"{len(ids)} ids but windows for {len(chunks)} rows")
-        rows = [{"id": int(row_id), "vector": matrix[row].tobytes()}
-                for row, row_id in enumerate(ids)]
-        windows = self._window_rows(session, ids, chunks or ())
+    def _write_vectors(self, session: Session, spec: _Kind, rows: list[dict[str, Any]],
+                       windows: list[dict[str, Any]], model_id: str) -> None:
         exists = f"WHERE EXISTS (SELECT 1 FROM {spec.table} WHERE id = :id)"
         session.execute(sql(f"INSERT OR REPLACE INTO {spec.vectors} (id, embedding) "
                              f"SELECT :id, :vector {exists}"), rows)
@@ -744,77 +673,34 @@ class SqliteSearchIndex:
         session.execute(sql(f"UPDATE {spec.table} SET embedding_model = :model WHERE id = :id"),
                         [{"id": row["id"], "model": model_id} for row in rows])
 
-    def _window_rows(self, session: Session, ids: Sequence[int],
-                     chunks: Sequence[ChunkVectors]) -> list[dict[str, Any]]:
-        """Parameters for the window table, checked before anything is written."""
-        rows: list[dict[str, Any]] = []
-        for row_id, row_chunks in zip(ids, chunks, strict=False):
-            if not row_chunks.windows:
-                continue
-            matrix = self._checked_matrix(session, row_chunks.vectors)
-            for window, vector in zip(row_chunks.windows, matrix, strict=True):
-                if window.position < 1 or not 0 <= window.char_start < window.char_end:
-                    raise ValueError(f"not a further window: {window}")
-                rows.append({"id": int(row_id), "position": window.position,
-                             "char_start": window.char_start, "char_end": window.char_end,
-                             "vector": vector.tobytes()})
-        return rows
-
-    def rows_needing_embedding(self, session: Session, kind: IndexedKind, model_id: str,
-                               after_id: int, limit: int) -> list[tuple[int, str]]:
-        spec = KINDS[kind]
-        rows = session.execute(sql(
-            f"SELECT id, {', '.join(spec.text_columns)} FROM {spec.table} "
-            f"WHERE (embedding_model IS NULL OR embedding_model != :model) AND id > :after "
-            f"ORDER BY id LIMIT :limit"), {"model": model_id, "after": after_id, "limit": limit})
-        return [(row[0], document_text(kind, row[1:])) for row in rows]
-
     # vectors: the tables themselves
 
     def ensure_dimensions(self, dimensions: int) -> bool:
-        """Create the vector tables for this width, or rebuild them if the width changed.
-
-        Cached per instance: after the first call for a width it costs nothing. A damaged
-        file is a sentence here too: this runs before any session of a command that embeds.
-        """
-        if dimensions == self._dimensions:
-            return False
-        if dimensions <= 0:
-            raise ValueError(f"dimensions must be positive, got {dimensions}")
+        """A damaged file is a sentence here too: this runs before any session of a command
+        that embeds."""
         with translated_errors(self._database):
-            return self._prepare(dimensions)
+            return super().ensure_dimensions(dimensions)
 
-    def _prepare(self, dimensions: int) -> bool:
-        if self._in_place(dimensions):
-            self._dimensions = dimensions
-            return False
-        with self._engine.execution_options(**{WRITE_OPTION: True}).begin() as connection:
-            connection.execute(sql(
-                f"CREATE TABLE IF NOT EXISTS {META_TABLE} (key TEXT PRIMARY KEY, value TEXT)"))
-            recorded = _meta(connection, "dimensions")
-            if recorded != str(dimensions):
-                for spec in KINDS.values():
-                    _reset_vectors(connection, spec)
-                _set_meta(connection, "dimensions", str(dimensions))
-            else:
-                for spec in KINDS.values():
-                    _add_window_table(connection, spec)
-                if _meta(connection, "windows") != WINDOW_SCHEME:
-                    _queue_several_sentences(connection)
-            _set_meta(connection, "windows", WINDOW_SCHEME)
+    def _build(self, connection: Connection, dimensions: int, recorded: str | None) -> None:
+        if recorded != str(dimensions):
             for spec in KINDS.values():
-                _create_triggers(connection, spec)
-            create_change_log(connection, VECTOR_TABLES)
-            if recorded != str(dimensions) or _meta(connection, "generation") is None:
-                # new vector tables: no index file built before can describe them
-                _set_meta(connection, "generation", secrets.token_hex(8))
-        self._dimensions = dimensions
-        return recorded is not None and recorded != str(dimensions)
+                _reset_vectors(connection, spec)
+            _set_meta(connection, "dimensions", str(dimensions))
+        else:
+            for spec in KINDS.values():
+                if not self._has_table(connection, spec.chunks):
+                    _add_window_table(connection, spec)
+            if meta_value(connection, "windows") != WINDOW_SCHEME:
+                _queue_several_sentences(connection)
+        _set_meta(connection, "windows", WINDOW_SCHEME)
+        for spec in KINDS.values():
+            _create_triggers(connection, spec)
+        create_change_log(connection, VECTOR_TABLES)
+        if recorded != str(dimensions) or meta_value(connection, "generation") is None:
+            # new vector tables: no index file built before can describe them
+            _set_meta(connection, "generation", secrets.token_hex(8))
 
     def _in_place(self, dimensions: int) -> bool:
-        """Whether the tables, windows and triggers for this width are all there, read
-        without a write lock: then ``ensure_dimensions`` has nothing to write, so a
-        read-only database can be searched (and a start takes no write lock for it)."""
         expected = {META_TABLE} | change_log_objects(VECTOR_TABLES) | {
             name for spec in KINDS.values()
             for name in (spec.vectors, spec.bits, spec.chunks, *spec.triggers)}
@@ -822,31 +708,9 @@ class SqliteSearchIndex:
             present = set(connection.execute(sql(
                 "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')")).scalars())
             return (expected <= present
-                    and _meta(connection, "generation") is not None
-                    and _meta(connection, "dimensions") == str(dimensions)
-                    and _meta(connection, "windows") == WINDOW_SCHEME)
-
-    def _recorded_dimensions(self, session: Session) -> int:
-        if self._dimensions is None:
-            exists = session.execute(sql(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = :name"),
-                {"name": META_TABLE}).first()
-            recorded = _meta(session.connection(), "dimensions") if exists else None
-            if recorded is None:
-                raise RuntimeError("The vector index is not prepared; call "
-                                   "ensure_dimensions(embedder.dimensions) first.")
-            self._dimensions = int(recorded)
-        return self._dimensions
-
-    def _checked_matrix(self, session: Session, vectors: np.ndarray) -> np.ndarray:
-        """Vectors as a C-contiguous float32 (n, dim) array of the index's width."""
-        matrix = np.ascontiguousarray(vectors, dtype=np.float32)
-        dimensions = self._recorded_dimensions(session)
-        if matrix.ndim != 2 or matrix.shape[1] != dimensions:
-            raise ValueError(f"expected vectors of width {dimensions}, got shape {matrix.shape}")
-        if not np.all(np.isfinite(matrix)):
-            raise ValueError("vectors contain NaN or infinity")
-        return matrix
+                    and meta_value(connection, "generation") is not None
+                    and meta_value(connection, "dimensions") == str(dimensions)
+                    and meta_value(connection, "windows") == WINDOW_SCHEME)
 
 
 # --- helpers ---------------------------------------------------------------------------
@@ -870,11 +734,6 @@ def _filtered(search: Callable[[bool], list[IndexHit]], narrowed: bool,
         return search(True)
     hits = search(False)
     return hits if len(hits) >= limit else search(True)
-
-
-def _meta(connection: Connection, key: str) -> str | None:
-    return connection.execute(sql(f"SELECT value FROM {META_TABLE} WHERE key = :key"),
-                              {"key": key}).scalar_one_or_none()
 
 
 def _set_meta(connection: Connection, key: str, value: str) -> None:
@@ -911,11 +770,6 @@ def _create_window_table(connection: Connection, spec: _Kind) -> None:
 def _add_window_table(connection: Connection, spec: _Kind) -> None:
     """Add the window table to a database from before windows, and queue the rows that may
     be long for re-embedding (their vectors stay searchable meanwhile)."""
-    exists = connection.execute(sql(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = :name"),
-        {"name": spec.chunks}).first()
-    if exists:
-        return
     _create_window_table(connection, spec)
     length = " + ".join(f"length(coalesce({column}, ''))" for column in spec.text_columns)
     connection.execute(sql(f"UPDATE {spec.table} SET embedding_model = NULL "
