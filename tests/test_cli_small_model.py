@@ -101,3 +101,24 @@ def test_dream_and_reflection_wait_for_a_capable_model(capsys, tmp_path, server)
     assert asked_for_json(server) == []
     code, out, _ = hearth(capsys, home, "events", "--json")
     assert len(json.loads(out)) == 2  # the two facts wait, unconsolidated, for a model
+
+
+@pytest.mark.parametrize("message", [
+    "note: the wifi password at the cabin is on the fridge",
+    "take a note: the wifi password at the cabin is on the fridge"])
+def test_a_note_asked_for_in_words_is_held_then_saved_titled_by_its_first_words(
+        capsys, tmp_path, server, message):
+    home = tmp_path / "h"
+    code, out, _ = hearth(capsys, home, "ask", message)
+    assert code == 0  # it used to end with exit 70: AttributeError on the missing title
+    assert ("This waits for you: save a note “the wifi password at the cabin is on the "
+            "fridge”. It is not done yet: confirm it with `hearth pending confirm 1`") in out
+
+    code, out, _ = hearth(capsys, home, "pending", "confirm", "1")
+    assert code == 0
+    assert "Done: Saved note 1 “the wifi password at the cabin is on the fridge”." in out
+    code, out, _ = hearth(capsys, home, "notes", "list", "--json")
+    (note,) = json.loads(out)
+    assert (note["title"], note["content"]) == (
+        "the wifi password at the cabin is on the fridge",
+        "the wifi password at the cabin is on the fridge")

@@ -147,6 +147,19 @@ def test_the_same_call_twice_in_a_turn_is_held_once(hearth, server) -> None:
     assert logged and all("router" not in str(arguments) for arguments in logged)
 
 
+def test_a_note_the_model_saves_without_a_title_is_titled_by_its_first_words(hearth,
+                                                                             server) -> None:
+    server.script(call("save_note", content="Spare key: under the blue pot. Not the red one"),
+                  call("save_note", title=None, content="Bins go out on Tuesday nights"),
+                  "Both wait for you.")
+    session_id, activities = turn(over_http(hearth, server), "note the key and the bins")
+    assert all(a.ok for a in activities)
+    for held in pending.list_pending(hearth, session_id):
+        pending.confirm(hearth, held.id)
+    assert sorted(note.title for note in hearth.notes.list()) == [
+        "Bins go out on Tuesday nights", "Spare key: under the blue pot"]
+
+
 def test_reading_tools_answer_at_once(hearth, server) -> None:
     hearth.tasks.create("Buy milk", due_date=in_three_days())
     hearth.notes.save("Bike", "The bike lock code is in the blue drawer")

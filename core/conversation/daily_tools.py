@@ -118,7 +118,10 @@ DAILY_TOOL_SPECS: tuple[ToolSpec, ...] = (
                  "until": {**_STRING, "description": "YYYY-MM-DDTHH:MM, instead of minutes"}},
               "required": ["id"]}),
     ToolSpec("save_note", "Save a note for the user." + _ASKS,
-             {"type": "object", "properties": {"title": _STRING, "content": _STRING},
+             {"type": "object", "properties": {
+                 "title": {**_STRING, "description":
+                           "optional; the note's first words when left out"},
+                 "content": _STRING},
               "required": ["content"]}),
     ToolSpec("update_note", "Change a note's title or text (the text replaces the old)."
              + _ASKS,

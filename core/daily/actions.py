@@ -192,7 +192,7 @@ def _snooze_preview(services: DailyServices, arguments: Arguments) -> str:
 
 
 def _note_create(services: DailyServices, arguments: Arguments) -> Step:
-    prepared = services.notes.prepare(arguments.get("title", ""), arguments["content"])
+    prepared = services.notes.prepare(arguments.get("title"), arguments["content"])
 
     def step(session: Session) -> str:
         note = services.notes.store_in(session, prepared)
@@ -202,7 +202,7 @@ def _note_create(services: DailyServices, arguments: Arguments) -> Step:
 
 def _note_update(services: DailyServices, arguments: Arguments) -> Step:
     current = services.notes.get(arguments["id"])
-    prepared = services.notes.prepare(arguments.get("title", current.title),
+    prepared = services.notes.prepare(arguments.get("title") or current.title,
                                       arguments.get("content", current.content))
 
     def step(session: Session) -> str:

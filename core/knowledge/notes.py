@@ -6,6 +6,10 @@ backfill would use (``document_text``), before the write lock is taken (``prepar
 ``store_in``/``replace_in`` inside the transaction: a confirmed pending action writes a
 note in the same transaction as its own status, ``core.daily.pending_actions``).
 
+A note given no title (a "note: ..." message, a model's ``save_note`` without one, an empty
+title field) is titled by its own first words (``title_from``), so every note can be named
+in a list, a preview or an undo bar.
+
 The user can edit a note (``edited_at`` says when), pin it (listed first) and delete it: a
 delete asked for by the user removes the row, and the vector triggers of both backends
 remove its vectors and windows in the same statement.
@@ -14,6 +18,7 @@ remove its vectors and windows in the same statement.
 from __future__ import annotations
 
 import builtins
+import unicodedata
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -31,6 +36,22 @@ MAX_TITLE = 200
 MAX_CONTENT = 200_000
 """A note longer than this is refused rather than cut: paste long documents to read-later."""
 SEARCH_LIMIT = 50
+TITLE_WORDS = 10
+"""A title taken from a note's text stops after this many words, or at its first sentence."""
+TITLE_CHARS = 60
+"""... and is at most this long, cut between words where there are any."""
+_SENTENCE_ENDS = frozenset(".!?\u2026\u3002\uff01\uff1f\u061f\u06d4")
+"""What ends a first sentence: . ! ? … and the CJK, Arabic and Urdu full stops and marks."""
+_JOINED_SENTENCE_ENDS = frozenset("\u3002\uff01\uff1f")
+"""Those that end a sentence with no space after them (Chinese and Japanese)."""
+_ABBREVIATIONS = frozenset({"dr", "mr", "mrs", "ms", "st", "vs", "prof", "jr", "sr", "no",
+                            "e.g", "i.e", "approx", "etc"})
+"""Words whose full stop does not end the sentence ("Dr. Silva's number")."""
+_JOINER = "\u200d"
+"""The zero-width joiner that makes one emoji of several ("👩‍👧")."""
+_MARKUP = frozenset("<>+=|~^`")
+"""Symbols that open a Markdown line ("> quoted", "+ item") and mean nothing in a title;
+other symbols (emoji, currency) are words."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +72,84 @@ def summary_title(topic: str) -> str:
     return SUMMARY_PREFIX + cleaned
 
 
+def title_from(content: str) -> str:
+    """A short title for a note given none: the first words of its first line with words
+    in it, up to the end of its first sentence or ``TITLE_WORDS`` words, at most
+    ``TITLE_CHARS`` characters cut between words, without the punctuation or Markdown
+    markers around them ("- [ ] Buy milk. And eggs" is titled "Buy milk").
+
+    Refuses text with no words at all (only punctuation, symbols or invisible characters):
+    such a note could not be told apart from another in a list, and it has nothing to find.
+    """
+    for line in content.splitlines():
+        title = _trimmed(_first_sentence(line.split()))
+        if title:
+            return title
+    raise InvalidInputError("The note has no words to take a title from.",
+                            "Give it a title, or write some words in it.")
+
+
+def _first_sentence(words: builtins.list[str]) -> str:
+    """Up to ``TITLE_WORDS`` of ``words`` (after any leading markers such as "-" or "[ ]"),
+    stopping after the one that ends a sentence, cut to ``TITLE_CHARS``."""
+    while words and not _trimmed(words[0]):
+        words = words[1:]
+    kept: builtins.list[str] = []
+    for word in words[:TITLE_WORDS]:
+        joined = next((at for at, char in enumerate(word)
+                       if char in _JOINED_SENTENCE_ENDS and at > 0), None)
+        kept.append(word if joined is None else word[:joined])
+        if joined is not None or _ends_sentence(word):
+            break
+    title = " ".join(kept)
+    if len(title) <= TITLE_CHARS:
+        return title
+    head = title[:TITLE_CHARS + 1]
+    return (head.rsplit(" ", 1)[0] if " " in head
+            else _cut_between_characters(title, TITLE_CHARS))
+
+
+def _ends_sentence(word: str) -> bool:
+    """Whether ``word`` ends its sentence: it ends with a full stop, "!" or "?" and is no
+    abbreviation or initial ("Dr.", "e.g.", "J."); a lone "!" (French spacing) ends it too."""
+    if word[-1] not in _SENTENCE_ENDS:
+        return False
+    bare = _trimmed(word)
+    return not bare or (len(bare) > 1 and bare.casefold() not in _ABBREVIATIONS)
+
+
+def _cut_between_characters(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters without parting a letter from its
+    accents or an emoji from its joiners and modifiers."""
+    end = limit
+    while end > 0 and (_clings(text[end]) or text[end - 1] == _JOINER):
+        end -= 1
+    return text[:end]
+
+
+def _clings(char: str) -> bool:
+    """Whether ``char`` belongs to the character before it: a combining mark (variation
+    selectors are ones), a joiner, an emoji's skin tone."""
+    return (unicodedata.category(char) in ("Mn", "Mc", "Me", "Cf")
+            or "\U0001f3fb" <= char <= "\U0001f3ff")
+
+
+def _trimmed(text: str) -> str:
+    """``text`` without the punctuation, markup and invisible characters at either end."""
+    start, end = 0, len(text)
+    while start < end and _edge(text[start]):
+        start += 1
+    while end > start and _edge(text[end - 1]):
+        end -= 1
+    return text[start:end]
+
+
+def _edge(char: str) -> bool:
+    category = unicodedata.category(char)
+    return (category.startswith(("P", "Z", "C")) or char in _MARKUP
+            or char.isspace())
+
+
 class NoteService:
     """Write and read notes with their vectors kept in step."""
 
@@ -58,11 +157,13 @@ class NoteService:
         self._storage = storage
         self._embedder = embedder
 
-    def prepare(self, title: str, content: str) -> PreparedNote:
-        """Check and embed a note's text, outside any transaction."""
-        title, content = " ".join(title.split())[:MAX_TITLE], content.strip()
+    def prepare(self, title: str | None, content: str) -> PreparedNote:
+        """Check and embed a note's text, outside any transaction; a note with no title
+        (None or blank) is titled by its first words (``title_from``)."""
+        title, content = " ".join((title or "").split())[:MAX_TITLE], content.strip()
         if not content:
             raise InvalidInputError("A note needs some text.", "Write something in it.")
+        title = title or title_from(content)
         if len(content) > MAX_CONTENT:
             raise InvalidInputError(
                 f"The note is {len(content):,} characters long, more than the "
@@ -110,7 +211,7 @@ class NoteService:
         session.refresh(note)
         return note
 
-    def save(self, title: str, content: str, *, session_id: str | None = None,
+    def save(self, title: str | None, content: str, *, session_id: str | None = None,
              replace_same_title: bool = False) -> Note:
         """Store a note; with ``replace_same_title`` an existing note of that title (in the
         same session) is updated instead of duplicated: summaries are upserted."""
