@@ -280,3 +280,25 @@ def test_a_home_in_use_is_not_copied(tmp_path: Path, isolated_home: Path,
     assert code == 1
     assert "Another Hearth process is using" in capsys.readouterr().err
     assert not (tmp_path / "moved.db").exists()
+
+
+def test_moving_to_a_server_an_old_pg_dump_cannot_back_up_says_what_to_install(
+        tmp_path: Path, isolated_home: Path, empty_postgres: str,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Set-up is when to hear it, not the first night: the copy and the switch are done,
+    and a warning names the pg_dump that is too old and the package to install."""
+    from core.cli.main import run
+    from support.old_pg_dump import put_first_on_path
+
+    old = put_first_on_path(tmp_path / "old-client", monkeypatch)
+
+    assert run(["migrate", "--to", empty_postgres, "--switch"]) == 0
+
+    said = capsys.readouterr()
+    assert "This home now uses postgresql://hearth:***@" in said.out
+    assert (f"warning: pg_dump 9.6.0 ({old}) is older than the server (PostgreSQL 16."
+            in said.err)
+    assert "Install postgresql-client-16 (Debian and Ubuntu: `sudo apt install " \
+           "postgresql-client-16`" in said.err
+    assert "every dream stops before it starts" in said.err
+    assert make_password(empty_postgres) not in said.out + said.err

@@ -4,6 +4,7 @@ compile per dialect, run on both."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -230,11 +231,12 @@ def test_a_forget_on_a_server_says_what_postgresql_cannot_promise(
 
 
 def test_the_adapter_says_where_it_is_how_big_and_how_healthy_without_the_password(
-        postgres_server, postgres_url: str) -> None:
+        postgres_server, postgres_url: str, monkeypatch) -> None:
     from core.storage import migrate
     from core.storage.postgres.adapter import PostgresStorage
 
     password = make_url(postgres_url).password
+    monkeypatch.setenv("PATH", f"{postgres_server.binaries.bin}:{os.environ['PATH']}")
     storage = PostgresStorage(postgres_url)
     try:
         checks = {check.name: check for check in storage.health_checks()}
@@ -245,9 +247,10 @@ def test_the_adapter_says_where_it_is_how_big_and_how_healthy_without_the_passwo
 
     assert where.startswith("postgresql://hearth:***@127.0.0.1:") and password not in where
     assert size > 1_000_000  # a migrated database: the catalog alone is several MB
-    assert list(checks) == ["database", "PostgreSQL", "pgvector"]
+    assert list(checks) == ["database", "PostgreSQL", "pgvector", "pg_dump"]
     assert all(check.ok for check in checks.values()), checks
     assert checks["PostgreSQL"].detail.startswith("version 16")
+    assert checks["pg_dump"].detail.startswith("16.")
     assert checks["pgvector"].detail.startswith("0.")
     assert f"schema {migrate.head_revision()}" in checks["database"].detail
     assert not any(password in check.detail for check in checks.values())
@@ -287,3 +290,73 @@ def test_hearths_own_role_restores_a_backup_over_its_database(
                                         "extname = 'vector'")).scalar_one() == 1
     finally:
         storage.close()
+
+
+def hearth_cli(capsys, home: Path, *args: str) -> tuple[int, str, str]:
+    from core.cli.main import run
+
+    code = run(["--home", str(home), *args])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    return code, captured.out, captured.err
+
+
+def test_an_old_pg_dump_is_named_by_the_doctor_with_what_to_install(
+        capsys, postgres_url: str, postgres_server, tmp_path: Path, monkeypatch) -> None:
+    """The server is PostgreSQL 16 and Hearth's role may not read its bin folder: the
+    pg_dump on PATH is the only one, and it is 9.6."""
+    from support.old_pg_dump import put_first_on_path
+
+    monkeypatch.setenv("HEARTH_DATABASE_URL", postgres_url)
+    old = put_first_on_path(tmp_path / "old-client", monkeypatch)
+
+    code, out, _ = hearth_cli(capsys, tmp_path / "h", "doctor")
+
+    assert code == 1
+    assert (f"FAIL pg_dump: pg_dump 9.6.0 ({old}) is older than the server (PostgreSQL 16."
+            in out)
+    assert ("so Hearth cannot back the database up with it.\n      → Install "
+            "postgresql-client-16 (Debian and Ubuntu: `sudo apt install "
+            "postgresql-client-16`") in out
+    assert "or put a pg_dump of version 16 or newer first on PATH" in out
+    assert "set dream_without_backup to true" in out
+    assert make_url(postgres_url).password not in out
+
+    monkeypatch.setenv("PATH", f"{postgres_server.binaries.bin}:{os.environ['PATH']}")
+    code, out, _ = hearth_cli(capsys, tmp_path / "h", "doctor")
+    assert code == 0
+    assert "ok   pg_dump: 16." in out and "as new as the server" in out
+
+
+def test_a_dream_stops_at_an_old_pg_dump_unless_told_to_go_on_and_then_says_so(
+        capsys, postgres_url: str, tmp_path: Path, monkeypatch) -> None:
+    from core.app import Hearth
+    from core.storage.orm import Run
+    from support.old_pg_dump import put_first_on_path
+
+    monkeypatch.setenv("HEARTH_DATABASE_URL", postgres_url)
+    monkeypatch.setenv("HEARTH_LLM_PROVIDER", "embedded")
+    put_first_on_path(tmp_path / "old-client", monkeypatch)
+    home = tmp_path / "h"
+
+    code, out, err = hearth_cli(capsys, home, "dream", "--stage", "decay")
+    assert code == 1
+    assert "pg_dump 9.6.0" in err and "is older than the server (PostgreSQL 16." in err
+    assert "sudo apt install postgresql-client-16" in err
+    assert "Or set dream_without_backup to true" in err
+
+    monkeypatch.setenv("HEARTH_DREAM_WITHOUT_BACKUP", "true")
+    code, out, err = hearth_cli(capsys, home, "dream", "--stage", "decay")
+    assert code == 0
+    assert "warning: No backup was taken before this dream: pg_dump 9.6.0" in err
+    assert "It went on without one because dream_without_backup is on." in err
+    assert "backup: " not in out
+
+    with Hearth.open(home) as opened, opened.storage.read() as session:
+        refused, went_on = session.query(Run).filter(Run.kind == "dream").order_by(Run.id)
+        assert refused.status == "failed" and "postgresql-client-16" in refused.error
+        assert went_on.status == "done"
+        assert went_on.error.startswith("No backup was taken before this dream: pg_dump")
+        assert went_on.stages["backup"]["status"] == "skipped"
+        assert went_on.stages["decay"]["status"] == "done"
+    assert list((home / "backups").glob("*.dump")) == []

@@ -1,8 +1,10 @@
 """``hearth dream [--stage NAME]``: run the dream cycle (or one of its stages) now.
 
 The same cycle the scheduler runs at night, with the same lock, backup and run record, so a
-manual run and a nightly one can never overlap. Ctrl-C cancels between (and inside) stages
-and the run is recorded ``cancelled``; the next run resumes it.
+manual run and a nightly one can never overlap. A run that went on without a backup
+(``dream_without_backup``) ends with a warning saying so on stderr, whatever else it did.
+Ctrl-C cancels between (and inside) stages and the run is recorded ``cancelled``; the next
+run resumes it.
 """
 
 from __future__ import annotations
@@ -72,6 +74,8 @@ def _print_report(report: DreamReport) -> None:
         output.stdout.print(f"resumed interrupted run {report.resumed_from}", highlight=False)
     if report.backup:
         output.stdout.print(f"backup: {report.backup}", highlight=False)
+    for warning in report.warnings:  # it went on without a backup: never said quietly
+        output.print_warning(warning)
     print_changes(report.run_id, report.changes)
 
 

@@ -169,7 +169,8 @@ def _llm_status(hearth: Hearth) -> dict[str, Any]:
 
 @app.command()
 def doctor(as_json: JsonOption = False) -> None:
-    """Check the model, database, sqlite-vec, FTS5 and Ollama; say how to fix each problem."""
+    """Check the model, database, sqlite-vec, FTS5 (or, on PostgreSQL, the server, pgvector
+    and a pg_dump as new as it) and Ollama; say how to fix each problem."""
     from core.operations.doctor import run_checks
 
     checks = run_checks(context.paths(), context.settings())

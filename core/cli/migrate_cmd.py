@@ -1,10 +1,13 @@
 """``hearth migrate``: copy this home's database into an empty database of the other
 backend (SQLite ↔ PostgreSQL), with a progress bar, and say (or do) how to switch to it.
 
-The copy itself is ``core.storage.transfer.copy_database``; this drives it. It holds the
-data folder's exclusive lock, so no window, daemon or other command changes the home while
-it is copied (they are refused at open, not made to wait). Ctrl-C stops it between two
-pages: the target keeps a marker that the next run names, and ``--replace`` starts over.
+The copy itself is ``core.storage.transfer.copy_database``; this drives it. Afterwards a
+PostgreSQL target is checked as ``hearth doctor`` checks it, and what fails is a warning:
+that includes a ``pg_dump`` as new as the server, without which no backup, and so no
+dream, can run (it names the package to install). It holds the data folder's exclusive
+lock, so no window, daemon or other command changes the home while it is copied (they are
+refused at open, not made to wait). Ctrl-C stops it between two pages: the target keeps a
+marker that the next run names, and ``--replace`` starts over.
 """
 
 from __future__ import annotations
@@ -64,6 +67,8 @@ def migrate(
                             "unfinished.", "Run the same command again with --replace to "
                                            "start over.") from None
                 where = target.location
+                problems = ([] if target_url.startswith("sqlite") else
+                            [check for check in target.health_checks() if not check.ok])
             finally:
                 target.close()
         finally:
@@ -73,11 +78,14 @@ def migrate(
             save_settings(paths, {"database_url": setting})
     if as_json:
         output.print_json({"target": where, "rows": report.rows, "vectors": report.vectors,
-                           "revision": report.revision, "switched": switch})
+                           "revision": report.revision, "switched": switch,
+                           "problems": [check.__dict__ for check in problems]})
         return
     output.stdout.print(f"Copied {report.total} rows ({sum(report.vectors.values())} with "
                         f"their vectors) into {where}, schema {report.revision}.",
                         highlight=False, markup=False)
+    for check in problems:  # e.g. no pg_dump as new as the server: said now, not at night
+        output.print_warning(f"{check.detail} {check.fix}".strip())
     if switch:
         output.stdout.print(f"This home now uses {masked(setting)}.", highlight=False,
                             markup=False)

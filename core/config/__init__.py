@@ -229,6 +229,11 @@ class Settings(BaseSettings):
         return self
     dream_time: str = Field(default="02:00", pattern=r"^([01]\d|2[0-3]):[0-5]\d$",
                             description="Local time of the nightly dream cycle (HH:MM).")
+    dream_without_backup: bool = Field(
+        default=False,
+        description="When the backup a dream takes first cannot be taken (on PostgreSQL: no "
+                    "pg_dump as new as the server), go on without one, saying so in the "
+                    "run's record, instead of stopping.")
     reflection_lookback_hours: int = Field(default=24, ge=1)
     intention_followups_per_day: int = Field(default=3, ge=0, le=20)
     daily_briefing: bool = Field(

@@ -12,6 +12,11 @@ Decisions (documented in docs/consolidation.md, "The dream cycle"):
   on PostgreSQL a session advisory lock; the system drops either when its process dies,
   so a crash never leaves a stale lock behind.
 * **Backup first.** ``create_backup`` runs before any stage writes; its path is recorded.
+  A backup that cannot be taken (on PostgreSQL, most often no ``pg_dump`` as new as the
+  server) stops the run, its hint naming the way on: with ``dream_without_backup`` set, the
+  run goes on without one, never silently: the backup stage is recorded ``skipped`` with
+  the reason, the run's error and the report's ``warnings`` say "No backup was taken…",
+  and the log warns.
 * **Resume, never redo.** A dream run still marked ``running`` while we hold the lock was
   killed: it is marked ``interrupted``. If the newest full run ended unfinished (killed,
   cancelled, failed) and started less than ``RESUME_WINDOW`` ago, the stages it finished are carried
@@ -46,7 +51,7 @@ from core.consolidation.link import LinkCancelled, run_link
 from core.consolidation.processor import MemoryProcessor
 from core.consolidation.reflection import ReflectionEngine
 from core.consolidation.rem import run_rem
-from core.consolidation.runs import CANCELLED, RunRecorder, StageCancelled
+from core.consolidation.runs import CANCELLED, RunRecorder, StageCancelled, StageSkipped
 from core.consolidation.stages import STAGES as STAGES  # re-exported: the order the cycle runs in
 from core.errors import HearthError, InvalidInputError
 from core.llm.capability import Job, profile_of
@@ -66,6 +71,11 @@ LOCK_NAME = "dream"
 RESUME_WINDOW = timedelta(hours=20)
 """A killed run younger than this is resumed: the same night's cycle, caught up in the
 morning. Older ones are history; the next night starts afresh."""
+
+GO_ON_WITHOUT_BACKUP = ("Or set dream_without_backup to true (in settings.json, or "
+                        "HEARTH_DREAM_WITHOUT_BACKUP=true for one run) to let the dream go on "
+                        "without a backup.")
+"""The way on when no backup can be taken, added to the reason the dream stopped."""
 
 RESUMABLE = frozenset({"interrupted", "cancelled", "failed"})
 """How a run ends unfinished: killed, cancelled, or stopped by an error outside the stages
@@ -98,6 +108,9 @@ class DreamReport:
     stages: dict[str, StageResult] = field(default_factory=dict)
     changes: list[changelog.Change] = field(default_factory=list)
     """What the run changed, in plain words (``core.consolidation.changelog``)."""
+    warnings: list[str] = field(default_factory=list)
+    """What the person must know about how the run went, although it finished (it went on
+    without a backup)."""
 
 
 @contextmanager
@@ -233,7 +246,8 @@ class DreamCycle:
                 report.status = "failed"
                 recorder.fail(f"{type(exc).__name__}: {exc}", self._summary(report, only))
                 raise
-            recorder.finish(self._summary(report, only), status=report.status)
+            recorder.finish(self._summary(report, only), status=report.status,
+                            error=" ".join(report.warnings) or None)
             report.changes = changelog.record(self._hearth.storage, report.run_id).changes
         self._read_back(report)
         return report
@@ -276,10 +290,24 @@ class DreamCycle:
                 report.status = "partial"
 
     def _backup(self, recorder: RunRecorder, report: DreamReport) -> None:
+        """Back up before any stage writes. A backup that fails stops the run, saying how
+        to go on; with ``dream_without_backup`` the run goes on, the reason recorded as the
+        stage's (``skipped``) and the report's warning."""
         with recorder.stage("backup") as counts:
-            info = self._hearth.backup()
+            try:
+                info = self._hearth.backup()
+            except HearthError as exc:
+                if not self._hearth.settings.dream_without_backup:
+                    exc.hint = f"{exc.hint} {GO_ON_WITHOUT_BACKUP}".strip()
+                    raise
+                warning = (f"No backup was taken before this dream: {exc.message} It went on "
+                           "without one because dream_without_backup is on.")
+                report.warnings.append(warning)
+                log.warning("dream run %s goes on without a backup (dream_without_backup is "
+                            "on): %s", recorder.run_id, exc.message)
+                raise StageSkipped(warning) from exc
             counts.update(path=str(info.path), bytes=info.size_bytes)
-        report.backup = str(info.path)
+            report.backup = str(info.path)
 
     def _close_interrupted(self, *, resumable: bool
                            ) -> tuple[list[int], tuple[int, dict[str, Any]] | None]:

@@ -34,6 +34,12 @@ class StageCancelled(Exception):
 CANCELLED = (StageCancelled, LLMCancelled)
 
 
+class StageSkipped(Exception):
+    """A stage that did not do its work, by the user's choice, and the run goes on: recorded
+    as the stage's ``skipped`` status with this sentence (why, and what it means), which
+    every view of the run shows. ``RunRecorder.stage`` records it and lets the run go on."""
+
+
 class RunRecorder:
     """Writes one run's row as it goes."""
 
@@ -46,13 +52,17 @@ class RunRecorder:
     def stage(self, name: str) -> Iterator[dict[str, Any]]:
         """Time a stage; the dict it yields collects the stage's counts. A stage that
         raises is recorded as failed (with its error), or as cancelled when it was asked
-        to stop, and the error propagates (a failure with its traceback). Entering
-        the same stage again (once per batch) adds to its seconds; its counts are the
-        caller's (the processor keeps running totals)."""
+        to stop, and the error propagates (a failure with its traceback); a
+        ``StageSkipped`` is recorded as skipped and goes no further. Entering the same
+        stage again (once per batch) adds to its seconds; its counts are the caller's (the
+        processor keeps running totals)."""
         counts: dict[str, Any] = {}
         started = time.perf_counter()
         try:
             yield counts
+        except StageSkipped as exc:
+            self._record_stage(name, counts, started, str(exc), status="skipped")
+            return
         except CANCELLED as exc:
             self._record_stage(name, counts, started, str(exc), status="cancelled")
             raise

@@ -70,6 +70,7 @@ STAGE_STATUS: dict[str, str] = {
     "cancelled": "cancelled",
     "unavailable": "not installed",
     "waiting": "waits for a capable model",
+    "skipped": "skipped",
 }
 
 

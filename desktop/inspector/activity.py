@@ -58,6 +58,8 @@ from desktop.words import EVENT_STATE_WORDS, count
 
 T = TypeVar("T")
 FAILED = "failed"
+FLAGGED_STAGES = frozenset({FAILED, "skipped"})
+"""A step that failed, or was skipped by the person's choice (a dream without its backup)."""
 
 RUNS_SHOWN = 500
 EVENTS_SHOWN = 1000
@@ -141,8 +143,8 @@ STAGE_COLUMNS: tuple[Column[StageView], ...] = (
 
 
 class FlaggedRowModel(RowModel[T]):
-    """Rows whose record is ``flagged`` (a failed event, run or stage) are drawn in the
-    warning colour, so a failure stands out in a long history."""
+    """Rows whose record is ``flagged`` (a failed event, run or stage, a skipped stage) are
+    drawn in the warning colour, so a failure stands out in a long history."""
 
     def __init__(self, columns: Sequence[Column[T]], identity: Callable[[T], Hashable],
                  flagged: Callable[[T], bool], parent: Any = None) -> None:
@@ -188,7 +190,7 @@ class ActivityPage(InspectorPage):
         self.runs = FlaggedRowModel(RUN_COLUMNS, lambda r: r.id,
                                     lambda r: r.status == FAILED, self)
         self.stages = FlaggedRowModel(STAGE_COLUMNS, lambda s: s.name,
-                                      lambda s: s.status == FAILED, self)
+                                      lambda s: s.status in FLAGGED_STAGES, self)
         self.events_view, self.events_proxy = _table(self.events, sortable=True)
         self.runs_view, self.runs_proxy = _table(self.runs, sortable=True)
         self.stages_view, _ = _table(self.stages, sortable=False)

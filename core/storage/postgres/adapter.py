@@ -139,7 +139,7 @@ class PostgresStorage:
                 "SELECT pg_database_size(current_database())").scalar_one())
 
     def health_checks(self) -> list[HealthCheck]:
-        return health_checks(self._engine, self._where)
+        return health_checks(self._engine, self._where, self._url)
 
     def check_writable(self) -> None:
         """Nothing to check from here: the server verifies its own pages as it reads them

@@ -8,11 +8,17 @@ owner, a superuser, enabled): the database's objects are replaced in one transac
 failure leaves the database as it was.
 
 The client tools must be at least as new as the server (an older ``pg_dump`` refuses a
-newer server). They are looked for on ``PATH``, then, when the server runs on this machine
-(a Unix socket or a loopback address), in the server's own ``bin`` folder (its ``pg_config``
-BINDIR): the first of version high enough is used. When there is none the message says what
-to install. The password never reaches a command line (where other users could read it) or
-a message: the tools get it in ``PGPASSWORD``, messages show the URL masked.
+newer server: "aborting because of server version mismatch"). They are looked for on
+``PATH``, then, when the server runs on this machine (a Unix socket or a loopback address),
+in the server's own ``bin`` folder (its ``pg_config`` BINDIR, which only a superuser or a
+member of ``pg_read_all_settings`` may read): the first of version high enough is used.
+When there is none, ``ClientToolsError`` names each one found with its version, the
+server's version, and the package to install ("pg_dump 15.4 is older than the server
+(PostgreSQL 16.2 ...): install postgresql-client-16 ..."). ``hearth doctor``
+(``core.storage.postgres.health``) and ``hearth migrate`` into a server run the same check,
+so the problem is known before the first dream stops at it. The password never reaches a
+command line (where other users could read it) or a message: the tools get it in
+``PGPASSWORD``, messages show the URL masked.
 """
 
 from __future__ import annotations
@@ -35,9 +41,25 @@ LOCAL_HOSTS = frozenset({"", "localhost", "127.0.0.1", "::1"})
 CLIENT_HINT = ("Install the PostgreSQL client tools of the server's version or newer "
                "(Debian and Ubuntu: `sudo apt install postgresql-client`), or back up with "
                "the server's own backups.")
-_VERSION = re.compile(r"\(PostgreSQL\)\s+(\d+)")
+_VERSION = re.compile(r"\(PostgreSQL\)\s+(\d+(?:\.\d+)*)")
+WHAT_IT_DOES = {"pg_dump": "back the database up", "pg_restore": "restore a backup"}
 _EXTENSION_ENTRY = re.compile(r"^\d+; \d+ \d+ (COMMENT - )?EXTENSION ")
 _COMMENT_ON_EXTENSION = re.compile(r"^\d+; \d+ \d+ COMMENT - EXTENSION ")
+
+
+class ClientToolsError(DatabaseError):
+    """No ``pg_dump`` or ``pg_restore`` that can work with the server: none is installed, or
+    each one found is older than the server. The hint says what to install."""
+
+
+@dataclass(frozen=True)
+class ClientTool:
+    """A client tool found for a server: where it is, the version it reports ("15.4", or
+    "" when it reports none Hearth can read) and that version's major number (0: none)."""
+
+    path: Path
+    version: str
+    major: int
 
 
 @dataclass(frozen=True)
@@ -92,8 +114,8 @@ def verify(source: Path, *, tool: Path | None = None) -> None:
     lists). ``tool``: the ``pg_restore`` to ask (found on ``PATH`` when None)."""
     program = tool or shutil.which("pg_restore")
     if program is None:
-        raise DatabaseError(f"pg_restore is not installed, so {source} cannot be checked.",
-                            CLIENT_HINT)
+        raise ClientToolsError(f"pg_restore is not installed, so {source} cannot be "
+                               "checked.", CLIENT_HINT)
     result = subprocess.run([str(program), "--list", str(source)], capture_output=True,
                             text=True, check=False)
     if result.returncode != 0:
@@ -140,40 +162,81 @@ def _restorable(tool: Path, source: Path, *, keep_extension: bool) -> str:
 def find_tool(name: str, url: str, *, search_path: str | None = None) -> Path:
     """The ``pg_dump`` or ``pg_restore`` to use for the server at ``url``: on ``PATH``
     (or ``search_path``), else in a local server's own ``bin`` folder, and at least the
-    server's major version; a sentence saying what to install when there is none."""
+    server's major version; ``ClientToolsError`` saying what to install when there is none."""
+    return usable_tool(name, url, search_path=search_path).path
+
+
+def usable_tool(name: str, url: str, *, search_path: str | None = None) -> ClientTool:
+    """``find_tool``, with the version the tool reports (what ``hearth doctor`` shows)."""
     server = Server.of(url)
     on_path = shutil.which(name, path=search_path)
     if on_path is None and not server.is_local:
-        raise DatabaseError(f"{name} is not installed, so {masked(url)} cannot be backed up "
-                            "or restored by Hearth.", CLIENT_HINT)
-    major, bindir = _server_facts(server, url)
+        raise ClientToolsError(f"{name} is not installed, so {masked(url)} cannot be backed "
+                               "up or restored by Hearth.", CLIENT_HINT)
+    number, bindir = _server_facts(server, url)
+    major = number // 10000
     candidates = [Path(on_path)] if on_path else []
     if server.is_local and bindir is not None and (bindir / name).is_file():
         candidates.append(bindir / name)
-    versions = {tool: tool_major(tool) for tool in candidates}
-    for tool, version in versions.items():
-        if version >= major:
+    found = [ClientTool(tool, *tool_version(tool)) for tool in candidates]
+    for tool in found:
+        if tool.major >= major:
             return tool
-    if versions:
-        found = ", ".join(f"{tool} is version {version}" for tool, version in versions.items())
-        raise DatabaseError(f"{name} must be version {major} or newer to work with the "
-                            f"PostgreSQL {major} server at {masked(url)}, but {found}.",
-                            CLIENT_HINT)
-    raise DatabaseError(f"{name} is not installed, so {masked(url)} cannot be backed up or "
-                        "restored by Hearth.", CLIENT_HINT)
+    if not found:
+        raise ClientToolsError(
+            f"{name} is not installed, so {masked(url)} cannot be backed up or restored by "
+            "Hearth.", _install_hint(name, major))
+    listed = ", ".join(f"{name} {tool.version} ({tool.path})" if tool.version
+                       else f"{tool.path} (which reports no version)" for tool in found)
+    raise ClientToolsError(
+        f"{listed} {'is' if len(found) == 1 else 'are'} older than the server (PostgreSQL "
+        f"{_version_words(number)} at {masked(url)}), so Hearth cannot "
+        f"{WHAT_IT_DOES.get(name, 'use it')} with {'it' if len(found) == 1 else 'them'}.",
+        _install_hint(name, major))
+
+
+def _install_hint(name: str, major: int) -> str:
+    """What to install for a server of version ``major``: the client package of that
+    version (Debian's has only its own release's; the PostgreSQL project's apt repository
+    has every one), or any ``name`` at least as new, first on ``PATH``."""
+    return (f"Install postgresql-client-{major} (Debian and Ubuntu: `sudo apt install "
+            f"postgresql-client-{major}`, from the PostgreSQL project's apt repository when "
+            f"your release has no such package), or put a {name} of version {major} or "
+            "newer first on PATH.")
+
+
+def tool_version(tool: Path) -> tuple[str, int]:
+    """The version a client tool reports and its major number (``pg_dump (PostgreSQL)
+    16.2`` → ("16.2", 16); ``9.6.0`` → 9, as the server numbers 9.6 too); ("", 0) when it
+    reports none, or cannot run."""
+    try:
+        result = subprocess.run([str(tool), "--version"], capture_output=True, text=True,
+                                check=False, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return "", 0
+    found = _VERSION.search(result.stdout)
+    if found is None:
+        return "", 0
+    return found.group(1), int(found.group(1).split(".")[0])
 
 
 def tool_major(tool: Path) -> int:
     """The major version a client tool reports (``pg_dump (PostgreSQL) 16.2`` → 16)."""
-    result = subprocess.run([str(tool), "--version"], capture_output=True, text=True,
-                            check=False)
-    found = _VERSION.search(result.stdout)
-    return int(found.group(1)) if found else 0
+    return tool_version(tool)[1]
+
+
+def _version_words(number: int) -> str:
+    """``server_version_num`` as people write it: 160002 → 16.2, 90624 → 9.6.24."""
+    major = number // 10000
+    if major >= 10:
+        return f"{major}.{number % 10000}"
+    return f"{major}.{number // 100 % 100}.{number % 100}"
 
 
 def _server_facts(server: Server, url: str) -> tuple[int, Path | None]:
-    """The server's major version, and its ``bin`` folder when it will say (the
-    ``pg_config`` view is for superusers and members of ``pg_read_all_settings``)."""
+    """The server's version number (``server_version_num``: 160002 for 16.2), and its
+    ``bin`` folder when it will say (the ``pg_config`` view is for superusers and members
+    of ``pg_read_all_settings``)."""
     import psycopg
 
     try:
@@ -189,7 +252,7 @@ def _server_facts(server: Server, url: str) -> tuple[int, Path | None]:
         raise DatabaseError(f"The PostgreSQL server at {masked(url)} could not be reached "
                             f"({server.hidden(_last_line(str(exc)))}).",
                             "Check that it runs and that database_url is right.") from exc
-    return number // 10000, Path(row[0]) if row and row[0] else None
+    return number, Path(row[0]) if row and row[0] else None
 
 
 def _run(server: Server, command: list[str], doing: str) -> None:

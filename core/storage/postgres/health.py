@@ -1,7 +1,8 @@
 """What ``hearth doctor`` checks of a PostgreSQL database: the connection (and the schema
-revision it is at), the server's version, and the pgvector extension recall relies on,
-each asked on its own so one that fails does not hide the others. Checks are values,
-never raised: a server that is down is a failed line with what to do."""
+revision it is at), the server's version, the pgvector extension recall relies on, and a
+``pg_dump`` as new as the server (every backup, and so every dream, needs one), each asked
+on its own so one that fails does not hide the others. Checks are values, never raised: a
+server that is down is a failed line with what to do."""
 
 from __future__ import annotations
 
@@ -13,20 +14,27 @@ from sqlalchemy import Engine
 from core.errors import HearthError
 from core.storage import migrate
 from core.storage.port import HealthCheck
+from core.storage.postgres import backup
 from core.storage.postgres.engine import person_error, translated_errors
 
 log = logging.getLogger(__name__)
 
 MIN_SERVER_MAJOR = 13
 """``DROP DATABASE ... WITH (FORCE)`` and the other statements Hearth uses need 13."""
+WITHOUT_A_DUMP = ("Until then `hearth backup` fails and every dream stops before it "
+                  "starts; set dream_without_backup to true to let the dream go on without "
+                  "a backup (docs/settings.md).")
+"""What a missing or old ``pg_dump`` costs, and the way on meanwhile."""
 
 
-def health_checks(engine: Engine, where: str) -> list[HealthCheck]:
-    """The connection, the server and pgvector, each reported as ok or with what to do."""
+def health_checks(engine: Engine, where: str, url: str) -> list[HealthCheck]:
+    """The connection, the server, pgvector and ``pg_dump``, each reported as ok or with
+    what to do."""
     checks: list[tuple[str, Callable[[], HealthCheck]]] = [
         ("database", lambda: _connection(engine, where)),
         ("PostgreSQL", lambda: _server(engine)),
         ("pgvector", lambda: _pgvector(engine, where)),
+        ("pg_dump", lambda: client_tools(url)),
     ]
     results = []
     for name, check in checks:
@@ -69,3 +77,13 @@ def _pgvector(engine: Engine, where: str) -> HealthCheck:
         return HealthCheck("pgvector", False, f"not enabled in {where}",
                            "As a superuser, run CREATE EXTENSION vector; in that database.")
     return HealthCheck("pgvector", True, f"{version}")
+
+
+def client_tools(url: str) -> HealthCheck:
+    """Whether a ``pg_dump`` as new as the server is at hand (``backup.usable_tool``):
+    the one found and its version, or which ones are too old and what to install."""
+    try:
+        tool = backup.usable_tool("pg_dump", url)
+    except backup.ClientToolsError as exc:
+        return HealthCheck("pg_dump", False, exc.message, f"{exc.hint} {WITHOUT_A_DUMP}")
+    return HealthCheck("pg_dump", True, f"{tool.version} ({tool.path}), as new as the server")
