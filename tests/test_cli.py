@@ -106,6 +106,50 @@ def test_import_search_and_batch_search_carry_turn_ids(capsys, tmp_path: Path) -
     assert lines[0]["results"][0]["provenance"]["turn_id"] == "t3"
 
 
+DATA = Path(__file__).parent / "data"
+IMPORTED = {
+    "chatgpt": (DATA / "chat_exports" / "chatgpt-conversations.json",
+                "Read 3 ChatGPT conversations with 13 messages to keep: 13 new memories (9 "
+                "other messages left out: tools, system, other branches)."),
+    "claude": (DATA / "chat_exports" / "claude-conversations.json",
+               "Read 3 Claude conversations with 8 messages to keep: 11 new memories (2 other "
+               "messages left out: tools, system, other branches)."),
+    "notes": (DATA / "notes_vault", "Imported 3 notes: 3 new memories."),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(IMPORTED))
+def test_an_import_says_what_the_window_says(capsys, tmp_path: Path, sqlite_template,
+                                             embedder, kind: str) -> None:
+    """Each ``hearth import`` ends with the window's sentence (it printed the importer's
+    Python object, ``ChatImportReport(service='chatgpt', ...)``)."""
+    from core.app import Hearth
+    from core.operations.imports import ImportSource, describe, import_history
+
+    path, sentence = IMPORTED[kind]
+    code, out, _ = hearth(capsys, sqlite_template.copy_home(tmp_path / "cli"), "import", kind,
+                          str(path))
+    assert code == 0
+    assert out == sentence + "\n"
+    with Hearth.open(sqlite_template.copy_home(tmp_path / "window"),
+                     embedder=embedder) as opened:  # the same import, as the window runs it
+        assert describe(import_history(opened, ImportSource(kind), path)) == sentence
+
+
+def test_a_transcript_import_says_it_in_words_and_what_it_left_out(capsys,
+                                                                    tmp_path: Path) -> None:
+    home, transcript = tmp_path / "h", tmp_path / "t.json"
+    transcript.write_text(json.dumps(TRANSCRIPT))
+    code, out, _ = hearth(capsys, home, "import", "transcript", str(transcript))
+    assert (code, out) == (0, "Read 1 transcript session with 3 messages to keep: 3 new "
+                              "memories.\n")
+    assert hearth(capsys, home, "memories", "forget", "1", "--yes")[0] == 0
+    code, out, _ = hearth(capsys, home, "import", "transcript", str(transcript))
+    assert (code, out) == (0, "Read 1 transcript session with 2 messages to keep: 0 new "
+                              "memories. 1 message left out because you deleted it before "
+                              "(the same command with --include-removed brings them back).\n")
+
+
 def test_fts_syntax_in_a_query_is_just_words(capsys, tmp_path: Path) -> None:
     code, out, err = hearth(capsys, tmp_path / "h", "search", 'NEAR("unbalanced AND -(x*',
                             "--json")

@@ -268,8 +268,8 @@ def test_an_import_brings_back_what_was_removed_only_when_asked(capsys, migrated
     assert hearth_cli(capsys, migrated_home, "memories", "forget", "1", "--yes")[0] == 0
 
     code, said = hearth_cli(capsys, migrated_home, "import", "transcript", str(transcript))
-    assert code == 0 and "1 item left out because you deleted them before" in said
-    assert "--include-removed" in said
+    assert code == 0 and "1 message left out because you deleted it before (the same " \
+        "command with --include-removed brings them back)." in said
     code, said = hearth_cli(capsys, migrated_home, "import", "transcript", str(transcript),
                             "--include-removed", "--json")
     assert json.loads(said)["memories_created"] == 1

@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import sys
 import traceback
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -55,7 +54,6 @@ if TYPE_CHECKING:  # imported where used, to keep the command's start quick
     from core.recall import RecallResult
     from core.storage.orm import UserFact
     from core.storage.port import SearchFilters
-    from core.transfer.chat_export import ChatService
 
 app = typer.Typer(
     name="hearth",
@@ -348,71 +346,54 @@ IncludeRemovedOption = Annotated[bool, typer.Option(
 def import_transcript(file: Path, include_removed: IncludeRemovedOption = False,
                       as_json: JsonOption = False) -> None:
     """Import a dated multi-session conversation (see docs/transcript-format.md)."""
-    from core.transfer.transcript import import_transcript as run_import
-
-    _run_import("embedding turns", as_json, lambda hearth, progress: run_import(
-        file, hearth.storage, hearth.memories, progress=progress,
-        include_removed=include_removed))
+    _run_import("transcript", file, "embedding turns", include_removed, as_json)
 
 
 @import_app.command("chatgpt")
 def import_chatgpt(file: Path, include_removed: IncludeRemovedOption = False,
                    as_json: JsonOption = False) -> None:
     """Import ChatGPT's data export: the zip, or its conversations.json (docs/imports.md)."""
-    from core.transfer.chatgpt import CHATGPT
-
-    _import_chat_export(file, CHATGPT, include_removed=include_removed, as_json=as_json)
+    _run_import("chatgpt", file, "importing ChatGPT turns", include_removed, as_json)
 
 
 @import_app.command("claude")
 def import_claude(file: Path, include_removed: IncludeRemovedOption = False,
                   as_json: JsonOption = False) -> None:
     """Import Claude's data export: its conversations.json, or the zip (docs/imports.md)."""
-    from core.transfer.claude import CLAUDE
-
-    _import_chat_export(file, CLAUDE, include_removed=include_removed, as_json=as_json)
+    _run_import("claude", file, "importing Claude turns", include_removed, as_json)
 
 
 @import_app.command("notes")
 def import_notes(folder: Path, include_removed: IncludeRemovedOption = False,
                  as_json: JsonOption = False) -> None:
     """Import a folder of Markdown notes (an Obsidian vault); again to pick up edits."""
-    from core.transfer.notes import import_notes as run_import
-
-    _run_import("embedding notes", as_json, lambda hearth, progress: run_import(
-        folder, hearth.storage, hearth.memories, progress=progress,
-        include_removed=include_removed), warnings=lambda report: report.warnings())
+    _run_import("notes", folder, "embedding notes", include_removed, as_json)
 
 
-def _import_chat_export(file: Path, service: ChatService, *, include_removed: bool,
-                        as_json: bool) -> None:
-    from core.transfer.chat_export import import_chat_export
-
-    _run_import(f"importing {service.label} turns", as_json, lambda hearth, progress:
-                import_chat_export(file, service, hearth.storage, hearth.memories,
-                                   progress=progress, include_removed=include_removed),
-                warnings=lambda report: report.warnings())
+AGAIN_IN_A_TERMINAL = "the same command with --include-removed brings them back"
+"""How a terminal brings back what an import left out (the window has a button)."""
 
 
-def _run_import(label: str, as_json: bool, run: Callable[[Hearth, Any], Any], *,
-                warnings: Callable[[Any], list[str]] = lambda _report: []) -> None:
+def _run_import(source: str, path: Path, label: str, include_removed: bool,
+                as_json: bool) -> None:
     """Run one import in the opened data folder under a progress bar named ``label``
-    (none with ``--json``) and print its report, then each of its ``warnings`` (what it
-    skipped or cut, in sentences; the JSON report holds the same), and what it left out
-    because the person deleted it before, with the way to bring it back."""
+    (none with ``--json``), then print the importer's report as JSON, or the sentence the
+    window shows after an import (``core.operations.imports.describe``, with this
+    front end's way to bring back what was left out) and each note it could not import,
+    as a warning (the window names the first few)."""
+    from core.operations.imports import ImportSource, describe, run_import, summary_of
+
+    kind = ImportSource(source)
     with opened() as hearth, progress_bar(label, enabled=not as_json) as progress:
-        report = run(hearth, progress)
+        report = run_import(hearth, kind, path, progress, include_removed=include_removed)
     if as_json:
         output.print_json(report)
         return
-    output.stdout.print(report)
-    for sentence in warnings(report):
+    summary = summary_of(kind, report)
+    output.stdout.print(describe(summary, again=AGAIN_IN_A_TERMINAL, named=0),
+                        highlight=False, markup=False)
+    for sentence in summary.skipped:
         output.print_warning(sentence)
-    left_out = report.forgotten  # every importer's report counts them
-    if left_out:
-        output.stdout.print(f"{left_out} item{'s' if left_out != 1 else ''} left out because "
-                            "you deleted them before; to import them again, run the same "
-                            "command with --include-removed.", highlight=False, markup=False)
 
 
 @import_app.command("export")

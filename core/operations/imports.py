@@ -1,9 +1,13 @@
-"""Bringing in what the user already has, for the window: a ChatGPT or Claude export, or
-a folder of Markdown notes (``core.transfer.chat_export``, ``core.transfer.notes``).
+"""Bringing in what the user already has: a ChatGPT or Claude export, a folder of Markdown
+notes, or a transcript file (``core.transfer.chat_export``, ``core.transfer.notes``,
+``core.transfer.transcript``), for the window and the ``hearth import`` commands alike.
 
-One function for the three, run on a worker with progress and cancel; it returns plain
-counts the window puts into a sentence. A stopped import keeps what it committed, and
-importing the same thing again completes it.
+``run_import`` runs one (on a worker, with progress and cancel) and returns the importer's
+own report (what ``hearth import ... --json`` prints); ``summary_of`` turns any of those
+reports into plain counts (``ImportSummary``), and ``describe`` into the one sentence both
+front ends show after an import ("Read 2 ChatGPT conversations with 12 messages to keep:
+12 new memories."), each saying its own way to bring back what was left out. A stopped
+import keeps what it committed, and importing the same thing again completes it.
 
 Every run is recorded (``core.transfer.batches``): ``import_runs`` lists them, and
 ``undo_import`` removes what one added through the user's delete of memories (audited, and
@@ -25,15 +29,35 @@ from core.transfer.batches import ImportRunInfo
 if TYPE_CHECKING:
     from core.app import Hearth
     from core.forgetting.service import MemoriesDeleted
+    from core.transfer.chat_export import ChatImportReport
+    from core.transfer.notes import NotesReport
+    from core.transfer.transcript import ImportReport as TranscriptReport
 
-__all__ = ["ImportRunInfo", "ImportSource", "ImportSummary", "ImportUndone", "import_history",
-           "import_runs", "undo_import"]
+    ImporterReport = ChatImportReport | NotesReport | TranscriptReport
+
+__all__ = ["AGAIN_IN_THE_WINDOW", "ImportRunInfo", "ImportSource", "ImportSummary",
+           "ImportUndone", "describe", "import_history", "import_runs", "run_import",
+           "summary_of", "undo_import"]
 
 
 class ImportSource(StrEnum):
     CHATGPT = "chatgpt"
     CLAUDE = "claude"
     NOTES = "notes"
+    TRANSCRIPT = "transcript"
+    """A dated conversation in Hearth's own format (docs/transcript-format.md); the
+    command's only."""
+
+
+CONVERSATIONS = {ImportSource.CHATGPT: "ChatGPT conversation",
+                 ImportSource.CLAUDE: "Claude conversation",
+                 ImportSource.TRANSCRIPT: "transcript session"}
+"""What one conversation of each chat source is called in the sentence."""
+SKIPPED_SHOWN = 3
+"""Skipped notes the window's sentence names; the rest are counted (the command lists
+all)."""
+AGAIN_IN_THE_WINDOW = "Import them too brings them back"
+"""How the window brings back what an import left out (its button)."""
 
 
 @dataclass(frozen=True)
@@ -59,40 +83,114 @@ class ImportSummary:
     stopped: bool = False
 
 
+def run_import(hearth: Hearth, source: ImportSource, path: Path,
+               progress: Callable[[int, int], None] = lambda *_: None,
+               cancelled: Callable[[], bool] = lambda: False, *,
+               include_removed: bool = False) -> ImporterReport:
+    """Import ``path`` as ``source`` and return the importer's report; a bad file is refused
+    with a sentence (``InvalidInputError``) before anything is written, a bad note of a
+    folder skipped (named in the report). What the user deleted from it before stays out,
+    unless ``include_removed``. A cancel raises ``EmbeddingCancelled`` once what was
+    committed is kept."""
+    if source is ImportSource.NOTES:
+        from core.transfer.notes import import_notes
+
+        return import_notes(path, hearth.storage, hearth.memories, progress=progress,
+                            cancel=cancelled, include_removed=include_removed)
+    if source is ImportSource.TRANSCRIPT:
+        from core.transfer.transcript import import_transcript
+
+        return import_transcript(path, hearth.storage, hearth.memories, progress=progress,
+                                 cancel=cancelled, include_removed=include_removed)
+    from core.transfer.chat_export import import_chat_export
+    from core.transfer.chatgpt import CHATGPT
+    from core.transfer.claude import CLAUDE
+
+    service = CHATGPT if source is ImportSource.CHATGPT else CLAUDE
+    return import_chat_export(path, service, hearth.storage, hearth.memories,
+                              progress=progress, cancel=cancelled,
+                              include_removed=include_removed)
+
+
+def summary_of(source: ImportSource, report: ImporterReport) -> ImportSummary:
+    """The counts of any importer's report, as ``describe`` words them."""
+    from core.transfer.chat_export import ChatImportReport
+    from core.transfer.notes import NotesReport
+
+    if isinstance(report, NotesReport):
+        return ImportSummary(source, found=report.notes, added=report.added,
+                             invalidated=report.changed + report.removed,
+                             forgotten=report.forgotten,
+                             skipped=tuple(note.sentence() for note in report.skipped))
+    if isinstance(report, ChatImportReport):
+        return ImportSummary(source, found=report.turns,
+                             added=report.memories_created + report.attachments_created,
+                             conversations=report.conversations, left_out=report.left_out,
+                             forgotten=report.forgotten, warnings=tuple(report.warnings()))
+    return ImportSummary(source, found=report.turns, added=report.memories_created,
+                         conversations=report.sessions, forgotten=report.forgotten)
+
+
 def import_history(hearth: Hearth, source: ImportSource, path: Path,
                    progress: Callable[[int, int], None] = lambda *_: None,
                    cancelled: Callable[[], bool] = lambda: False, *,
                    include_removed: bool = False) -> ImportSummary:
-    """Import ``path`` as ``source``; a bad file is refused with a sentence
-    (``InvalidInputError``) before anything is written, a bad note of a folder skipped
-    (named in ``skipped``). What the user deleted from it before stays out, unless
-    ``include_removed`` (Import history's "Import again, including what I removed")."""
+    """``run_import``, summed up (``summary_of``) for the window; a stopped import is a
+    summary that says so (``stopped``)."""
     from core.embedding import EmbeddingCancelled
 
     try:
-        if source is ImportSource.NOTES:
-            from core.transfer.notes import import_notes
-
-            notes = import_notes(path, hearth.storage, hearth.memories, progress=progress,
-                                 cancel=cancelled, include_removed=include_removed)
-            return ImportSummary(source, found=notes.notes, added=notes.added,
-                                 invalidated=notes.changed + notes.removed,
-                                 forgotten=notes.forgotten,
-                                 skipped=tuple(note.sentence() for note in notes.skipped))
-        from core.transfer.chat_export import import_chat_export
-        from core.transfer.chatgpt import CHATGPT
-        from core.transfer.claude import CLAUDE
-
-        service = CHATGPT if source is ImportSource.CHATGPT else CLAUDE
-        chats = import_chat_export(path, service, hearth.storage, hearth.memories,
-                                   progress=progress, cancel=cancelled,
-                                   include_removed=include_removed)
-        return ImportSummary(source, found=chats.turns,
-                             added=chats.memories_created + chats.attachments_created,
-                             conversations=chats.conversations, left_out=chats.left_out,
-                             forgotten=chats.forgotten, warnings=tuple(chats.warnings()))
+        report = run_import(hearth, source, path, progress, cancelled,
+                            include_removed=include_removed)
     except EmbeddingCancelled:
         return ImportSummary(source, found=0, added=0, stopped=True)
+    return summary_of(source, report)
+
+
+def describe(summary: ImportSummary, *, again: str = AGAIN_IN_THE_WINDOW,
+             named: int = SKIPPED_SHOWN) -> str:
+    """The sentence after an import, the window's and the command's: what was found and
+    added, what was left out because the person deleted it before and how this front end
+    brings it back (``again``), the chat export's warnings, and the notes that could not be
+    imported (the first ``named`` by their sentence, the others counted)."""
+    if summary.stopped:
+        return ("Stopped. What was imported so far is kept; import the same again to "
+                "finish.")
+    unit = "note" if summary.source is ImportSource.NOTES else "message"
+    forgotten = (f" {_count(summary.forgotten, unit)} left out because you deleted "
+                 f"{'it' if summary.forgotten == 1 else 'them'} before ({again})."
+                 if summary.forgotten else "")
+    if summary.source is ImportSource.NOTES:
+        text = (f"Imported {_count(summary.found, 'note')}: "
+                f"{_count(summary.added, 'new memory', 'new memories')}")
+        if summary.invalidated:
+            text += f", {_count(summary.invalidated, 'older text')} set aside"
+        return text + "." + forgotten + _skipped(summary.skipped, named)
+    text = (f"Read {_count(summary.conversations, CONVERSATIONS[summary.source])} with "
+            f"{_count(summary.found, 'message')} to keep: "
+            f"{_count(summary.added, 'new memory', 'new memories')}")
+    if summary.left_out:
+        text += f" ({_count(summary.left_out, 'other message')} left out: tools, system, "
+        text += "other branches)"
+    return " ".join([text + "." + forgotten, *summary.warnings])
+
+
+def _skipped(sentences: tuple[str, ...], named: int) -> str:
+    """What was skipped, after the counts: how many, the first ``named`` sentences, and how
+    many more."""
+    if not sentences:
+        return ""
+    said = f" {_count(len(sentences), 'note')} could not be imported."
+    if named <= 0:
+        return said
+    more = len(sentences) - named
+    return (f"{said} {' '.join(sentences[:named])}"
+            + (f" And {_count(more, 'more note')}." if more > 0 else ""))
+
+
+def _count(number: int, one: str, many: str | None = None) -> str:
+    """``number`` and the noun that agrees with it ("1 note", "12,400 new memories")."""
+    return f"{number:,} {one if number == 1 else (many or f'{one}s')}"
 
 
 UNDO_CHANGES = Changes.of(Domain.MEMORIES, Domain.RUNS, Domain.CHATS)

@@ -3,8 +3,9 @@
 The user picks what to import, then the file (or folder); the import runs on a worker
 (``core.operations.imports``) with a progress bar and Stop, and ends in one sentence that
 says what was found and added, and names the notes it skipped, each with the reason (the
-first few, and how many more). A stopped import keeps what it committed, and the sentence
-says that importing again completes it. Closing the dialog does not stop the import: its
+first few, and how many more): ``describe``, the sentence ``hearth import`` prints too. A
+stopped import keeps what it committed, and the sentence says that importing again
+completes it. Closing the dialog does not stop the import: its
 sentence then goes to the status bar.
 
 What the person deleted from an import before stays out of it (the sentence counts it),
@@ -29,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.operations.imports import ImportSource, ImportSummary, import_history
+from core.operations.imports import ImportSource, ImportSummary, describe, import_history
 from desktop.context import AppContext
 from desktop.dialogs.owned_tasks import OwnedTasks
 from desktop.dialogs.task_progress import TaskProgress
@@ -45,44 +46,7 @@ CHOICES = {
 }
 NAMES = {ImportSource.CHATGPT: "ChatGPT", ImportSource.CLAUDE: "Claude",
          ImportSource.NOTES: "notes"}
-SKIPPED_SHOWN = 3
-"""Skipped notes named in the sentence; the rest are counted (the command lists all)."""
-
-
-def describe(summary: ImportSummary) -> str:
-    """The sentence after an import."""
-    if summary.stopped:
-        return ("Stopped. What was imported so far is kept; import the same again to "
-                "finish.")
-    unit = "note" if summary.source is ImportSource.NOTES else "message"
-    forgotten = (f" {count(summary.forgotten, unit)} left out because you deleted "
-                 f"{'it' if summary.forgotten == 1 else 'them'} before (Import them too "
-                 "brings them back)." if summary.forgotten else "")
-    if summary.source is ImportSource.NOTES:
-        text = (f"Imported {count(summary.found, 'note')}: "
-                f"{count(summary.added, 'new memory', 'new memories')}")
-        if summary.invalidated:
-            text += f", {count(summary.invalidated, 'older text')} set aside"
-        return text + "." + forgotten + _skipped(summary.skipped)
-    name = NAMES[summary.source]
-    text = (f"Read {count(summary.conversations, f'{name} conversation')} with "
-            f"{count(summary.found, 'message')} to keep: "
-            f"{count(summary.added, 'new memory', 'new memories')}")
-    if summary.left_out:
-        text += f" ({count(summary.left_out, 'other message')} left out: tools, system, "
-        text += "other branches)"
-    return " ".join([text + "." + forgotten, *summary.warnings])
-
-
-def _skipped(sentences: tuple[str, ...]) -> str:
-    """What was skipped, after the counts: how many, the first few sentences, and how
-    many more."""
-    if not sentences:
-        return ""
-    more = len(sentences) - SKIPPED_SHOWN
-    named = " ".join(sentences[:SKIPPED_SHOWN])
-    return (f" {count(len(sentences), 'note')} could not be imported. {named}"
-            + (f" And {count(more, 'more note')}." if more > 0 else ""))
+__all__ = ["CHOICES", "ImportDialog", "describe"]
 
 
 class ImportDialog(QDialog):
