@@ -44,7 +44,7 @@ def events(event_id: Annotated[int | None, typer.Argument(
            as_json: JsonOption = False) -> None:
     """Observations waiting for consolidation, or (--failed) those that failed."""
     from core.consolidation.processor import list_events
-    from core.conversation.tokens import clip
+    from core.llm.token_estimates import clip
 
     if retry:
         _retry(event_id, every, as_json)

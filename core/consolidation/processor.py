@@ -55,7 +55,7 @@ from core.consolidation.services import ConsolidationServices
 from core.consolidation import event_claims
 from core.consolidation.dedupe import CandidateMemory, Decision, Deduplicator
 from core.consolidation.runs import RunRecorder
-from core.conversation.tokens import clip
+from core.llm.token_estimates import clip
 from core.errors import HearthError, InvalidInputError
 from core.learning.exclusions import ExclusionGate
 from core.knowledge.scaffold import SCAFFOLD_MAX_CHARS, SCAFFOLD_MAX_DEPTH, SCAFFOLD_MAX_KEYS

@@ -47,7 +47,7 @@ from sqlalchemy import select
 from core.consolidation import changelog
 from core.consolidation.reflection_parse import ParsedReflection, parse_reflection
 from core.consolidation.runs import RunRecorder
-from core.conversation.tokens import chars_for, estimate_tokens
+from core.llm.token_estimates import chars_for, estimate_tokens
 from core.errors import InvalidInputError
 from core.learning.exclusions import ExclusionGate
 from core.llm import CancelToken, LLMCancelled, LLMError, LLMProvider, Message
