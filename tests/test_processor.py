@@ -217,7 +217,8 @@ class FailingApply(Deduplicator):
 def test_a_failure_while_applying_writes_nothing(hearth: Hearth) -> None:
     event = candidate_event(hearth, "The user's passport expires in June.")
     llm = scripted([answer({"Documents": "passport"}, "Passport renewal.")])
-    report = MemoryProcessor(hearth.consolidation(), llm, FailingApply(hearth.consolidation(), llm)).run()
+    services = hearth.consolidation()
+    report = MemoryProcessor(services, llm, FailingApply(services, llm)).run()
 
     assert (count(hearth, ScaffoldVersion), count(hearth, WorkingMemoryVersion),
             count(hearth, Memory)) == (0, 0, 0)
