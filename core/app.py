@@ -36,6 +36,7 @@ from core.embedding import Embedder, OnnxEmbedder
 from core.errors import HearthError, InvalidInputError, ReadOnlyError
 from core.daily.delivery import DueSources
 from core.learning.services import LearningServices
+from core.agents.services import AgentServices
 from core.consolidation.services import ConsolidationServices
 from core.llm.protocol import LLMProvider
 from core.knowledge.facts import FactService
@@ -168,6 +169,12 @@ class Hearth:
             facts=self.facts, profile=self.profile, intentions=self.intentions,
             learnings=self.learnings, journal=self.journal, read_later=self.read_later,
             backup=self.backup)
+
+    def agent_services(self) -> AgentServices:
+        """What an agent's calls and the MCP server read and write (``core.agents``)."""
+        return AgentServices(storage=self.storage, settings=self.settings, facts=self.facts,
+                             profile=self.profile, recall=self.recall,
+                             forgetting=self.forgetting)
 
     def due_sources(self) -> DueSources:
         """Where a delivery pass claims due items (``core.daily.delivery``)."""

@@ -293,9 +293,10 @@ def _agents(hearth: Hearth) -> None:
     from core.operations import agents
 
     agents.grant(hearth, "zed", "read")
-    AgentTools(hearth, "zed").call("search_memory", {"query": "half marathon plan"})
+    AgentTools(hearth.agent_services(), "zed").call("search_memory",
+                                                    {"query": "half marathon plan"})
     agents.grant(hearth, "claude-desktop", "write")
-    desktop = AgentTools(hearth, "claude-desktop")
+    desktop = AgentTools(hearth.agent_services(), "claude-desktop")
     desktop.call("read_profile", {})
     desktop.call("remember_fact", {"key": "preferred editor", "value": "Zed",
                                    "category": "work"})
