@@ -27,6 +27,7 @@ from core.storage.orm import AuditEntry, ContextEvent
 
 AGENT = "test-editor"
 SECRET = "sk-" + "A1b2C3d4" * 4
+NOTE = ("Allotment shed", "The padlock on the allotment shed opens with 4-1-7-7.")
 
 
 class Client:
@@ -58,6 +59,7 @@ def client(tmp_path_factory: pytest.TempPathFactory, sqlite_template,
         hearth.memories.add("The user rides a green Brompton bike to work every morning.")
         hearth.facts.remember("home_city", "Porto", category="location")
         hearth.profile.save("Lives in Porto and cycles to work.", source="user")
+        hearth.notes.save(*NOTE)
     env = {"PATH": os.environ.get("PATH", ""), "HEARTH_HOME": str(home),
            "HOME": str(root / "user"), "XDG_CONFIG_HOME": str(root / "config"),
            "XDG_DATA_HOME": str(root / "data"), "XDG_CACHE_HOME": str(root / "cache"),
@@ -215,3 +217,18 @@ def test_a_trusted_agent_cannot_replace_a_fact_the_user_set_without_their_review
     assert client.hearth("mcp", "reject", str(asked["write_id"])) == 0
     with client.opened() as hearth:
         assert hearth.facts.get("home_city").value == "Porto"
+
+
+def test_the_command_finds_a_note_as_an_agent_does_with_the_same_ranking(
+        client: Client, capsys) -> None:
+    assert client.hearth("mcp", "grant", AGENT, "read") == 0
+    question = "what opens the padlock of the allotment shed"
+
+    _, found = client.call("search_memory", query=question, limit=3)
+    capsys.readouterr()
+    assert client.hearth("search", question, "--k", "3", "--json") == 0
+    searched = json.loads(capsys.readouterr().out)
+
+    assert (searched[0]["kind"], searched[0]["provenance"]["title"]) == ("note", NOTE[0])
+    assert [(r["kind"], r["id"]) for r in searched] == [
+        (r["kind"], r["id"]) for r in found["results"]]

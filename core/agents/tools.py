@@ -59,9 +59,8 @@ from core.errors import HearthError, InvalidInputError
 from core.knowledge.facts import CATEGORIES, key_words, normalise_key
 from core.learning.consent import learns_from
 from core.learning.exclusions import ExclusionGate
-from core.recall.service import RecallQuery
+from core.recall.search import search
 from core.storage.orm import Agent, AuditEntry
-from core.storage.port import IndexedKind
 from core.user_input import readable_text
 
 log = logging.getLogger(__name__)
@@ -188,10 +187,8 @@ class AgentTools:
             raise InvalidInputError(f"A limit of {limit!r} results cannot be used.",
                                     f"Ask for 1 to {MAX_RESULTS} results.")
         wanted = limit * KEPT_MARGIN if agent.hidden_categories else limit
-        results = [r for r in self._hearth.recall.recall(RecallQuery(
-            text=_text(arguments, "query"), k=wanted,
-            kinds=(IndexedKind.MEMORY, IndexedKind.NOTE)))
-            if not self._kept_from(agent, r.provenance.get("category"))][:limit]
+        results = [r for r in search(self._hearth.recall, _text(arguments, "query"), wanted)
+                   if not self._kept_from(agent, r.provenance.get("category"))][:limit]
         found = [{"kind": r.kind.value, "id": r.id, "text": r.text, "excerpt": r.excerpt,
                   "score": round(r.score, 4), "created_at": _plain(r.created_at),
                   "provenance": _plain(r.provenance)} for r in results]
