@@ -94,7 +94,7 @@ def test_read_memory_reads_only_what_a_search_could_find_for_the_agent(
     knee = ids["The user's knee is better after physiotherapy."]
     lamb = ids["The user's knee of lamb recipe needs rosemary."]
     agents.grant(known, "searcher", "read", scope="search", hidden=["health"])
-    tools = AgentTools(known, "searcher")
+    tools = AgentTools(known.agent_services(), "searcher")
 
     read = tools.call("read_memory", {"kind": "memory", "item_id": lamb})  # search scope
     assert (read["text"], read["next_offset"]) == (

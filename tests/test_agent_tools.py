@@ -229,7 +229,7 @@ def test_what_an_agent_reads_is_bounded_by_the_settings(migrated_home: Path,
                       "Ana's birthday is in June.", "Allergic to penicillin."):
             hearth.memories.add(other)  # so that "spare" and "key" are not in every memory
         agents.grant(hearth, "bot", "read")
-        tools = AgentTools(hearth, "bot")
+        tools = AgentTools(hearth.agent_services(), "bot")
 
         found = tools.call("search_memory", {"query": "where is the spare key", "limit": 5})
         texts = [result["text"] for result in found["results"]]

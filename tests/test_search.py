@@ -75,6 +75,6 @@ def test_the_windows_searches_and_an_agent_get_at_most_k_too(dreamt: Path,
         assert len(listed.rows) == 1 and listed.rows[0].content in TEA
         assert len(memories.recalled_ids(hearth, "green tea", 1, True)) == 1
         agents.grant(hearth, "helper", "read")
-        found = AgentTools(hearth, "helper").call("search_memory",
+        found = AgentTools(hearth.agent_services(), "helper").call("search_memory",
                                                   {"query": "green tea", "limit": 1})
         assert len(found["results"]) == 1
