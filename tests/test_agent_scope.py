@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from sqlalchemy import select
 
 from core.agents.coverage import covers
 from core.agents.tools import AccessDenied, AgentTools
 from core.app import Hearth
 from core.errors import InvalidInputError
 from core.operations import agents
+from core.storage.orm import Memory
 
 
 @pytest.fixture
@@ -83,6 +85,30 @@ def test_a_category_kept_from_the_agent_is_as_if_it_did_not_exist(known: Hearth)
     assert known.facts.get("allergy").value == "penicillin"
     agents.grant(known, "helper", "write", hidden=[])  # shared again
     assert keys(tools.call("list_facts", {})) == ["allergy", "home_city"]
+
+
+def test_read_memory_reads_only_what_a_search_could_find_for_the_agent(
+        known: Hearth) -> None:
+    with known.storage.read() as session:
+        ids = {memory.content: memory.id for memory in session.scalars(select(Memory))}
+    knee = ids["The user's knee is better after physiotherapy."]
+    lamb = ids["The user's knee of lamb recipe needs rosemary."]
+    agents.grant(known, "searcher", "read", scope="search", hidden=["health"])
+    tools = AgentTools(known.agent_services(), "searcher")
+
+    read = tools.call("read_memory", {"kind": "memory", "item_id": lamb})  # search scope
+    assert (read["text"], read["next_offset"]) == (
+        "The user's knee of lamb recipe needs rosemary.", None)
+    with pytest.raises(InvalidInputError, match=f"There is no memory {knee} to read"):
+        tools.call("read_memory", {"kind": "memory", "item_id": knee})  # a kept category
+    known.memories.invalidate(lamb, "wrong recipe")
+    with pytest.raises(InvalidInputError, match=f"There is no memory {lamb} to read"):
+        tools.call("read_memory", {"kind": "memory", "item_id": lamb})  # no longer in use
+    with pytest.raises(InvalidInputError, match="'fact' is not a kind read_memory reads"):
+        tools.call("read_memory", {"kind": "fact", "item_id": 1})
+    agents.grant(known, "searcher", "none")
+    with pytest.raises(AccessDenied, match="cannot use read_memory"):
+        tools.call("read_memory", {"kind": "memory", "item_id": knee})
 
 
 def test_an_unknown_category_or_scope_is_refused_in_a_sentence(hearth: Hearth) -> None:

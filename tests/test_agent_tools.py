@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from support.long_text import diary_with
 
 from core.agents.registry import AgentRegistry
 from core.agents.tools import AccessDenied, AgentTools
@@ -106,7 +107,7 @@ def _audit_of(hearth: Hearth, name: str) -> list:
     ("list_facts", "category", 64), ("remember_fact", "key", 200),
     ("remember_fact", "value", 10_000), ("remember_fact", "category", 64),
     ("record_observation", "content", 10_000), ("record_observation", "category", 64),
-    ("forget_fact", "key", 200)])
+    ("forget_fact", "key", 200), ("read_memory", "kind", 64)])
 def test_every_argument_is_bounded_in_a_sentence_naming_it_and_its_limit(
         hearth: Hearth, tool: str, argument: str, limit: int) -> None:
     """Checked before the grant, so even an agent with no access learns the limit, and an
@@ -214,3 +215,30 @@ def test_a_value_the_user_sets_while_an_agent_writes_is_not_replaced(
         "status"] == "held"
     monkeypatch.undo()
     assert hearth.facts.get("home_city").value == "Porto"
+
+
+def test_what_an_agent_reads_is_bounded_by_the_settings(migrated_home: Path,
+                                                        embedder) -> None:
+    planted = "The spare key is taped under the blue flowerpot by the shed."
+    with opened(migrated_home, embedder, mcp_result_chars=300, mcp_search_chars=500,
+                mcp_read_chars=1_000) as hearth:
+        diary = hearth.memories.add(diary_with(planted, days=30))
+        hearth.memories.add("The spare key used to hang on a hook by the door.")
+        hearth.memories.add(diary_with("I lost the spare key of the bike lock.", days=12))
+        for other in ("Likes jazz on Sunday mornings.", "The car is due for its service.",
+                      "Ana's birthday is in June.", "Allergic to penicillin."):
+            hearth.memories.add(other)  # so that "spare" and "key" are not in every memory
+        agents.grant(hearth, "bot", "read")
+        tools = AgentTools(hearth.agent_services(), "bot")
+
+        found = tools.call("search_memory", {"query": "where is the spare key", "limit": 5})
+        texts = [result["text"] for result in found["results"]]
+        assert len(texts) == 3 and any(planted in text for text in texts)
+        assert "The spare key used to hang on a hook by the door." in texts  # whole: short
+        assert max(map(len, texts)) <= 300 and sum(map(len, texts)) <= 500
+        assert "300 characters a result, 500 a call" in found["note"]
+
+        read = tools.call("read_memory", {"kind": "memory", "item_id": diary.id})
+        assert read["text"] == diary.content[:1_000] and read["next_offset"] == 1_000
+        with pytest.raises(InvalidInputError, match="'offset' needs a whole number"):
+            tools.call("read_memory", {"kind": "memory", "item_id": diary.id, "offset": -1})

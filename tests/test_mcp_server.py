@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
+from support.long_text import diary_with
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import Implementation
@@ -24,9 +25,17 @@ from core.app import Hearth
 from core.cli.main import run
 from core.operations import agents
 from core.storage.orm import AuditEntry, ContextEvent
+from core.transfer.transcript import import_transcript
 
 AGENT = "test-editor"
 SECRET = "sk-" + "A1b2C3d4" * 4
+NOTE = ("Allotment gate", "The padlock on the allotment gate opens with 4-1-7-7.")
+PLANTED = "The spare key is taped under the blue flowerpot by the shed."
+PASTED = {  # a conversation where the user pasted a diary: ~62,000 and ~16,000 characters
+    "conversation_id": "diary-chat", "participants": ["user", "assistant"],
+    "sessions": [{"session_id": "s1", "started_at": "2026-03-02T20:00:00+00:00", "turns": [
+        {"turn_id": "t1", "speaker": "user", "text": diary_with(PLANTED, days=470)},
+        {"turn_id": "t2", "speaker": "user", "text": diary_with("", days=120, seed=8)}]}]}
 
 
 class Client:
@@ -58,6 +67,8 @@ def client(tmp_path_factory: pytest.TempPathFactory, sqlite_template,
         hearth.memories.add("The user rides a green Brompton bike to work every morning.")
         hearth.facts.remember("home_city", "Porto", category="location")
         hearth.profile.save("Lives in Porto and cycles to work.", source="user")
+        hearth.notes.save(*NOTE)
+        import_transcript(PASTED, hearth.storage, hearth.memories)
     env = {"PATH": os.environ.get("PATH", ""), "HEARTH_HOME": str(home),
            "HOME": str(root / "user"), "XDG_CONFIG_HOME": str(root / "config"),
            "XDG_DATA_HOME": str(root / "data"), "XDG_CACHE_HOME": str(root / "cache"),
@@ -84,10 +95,11 @@ def no_access(client: Client) -> None:
 def test_the_server_offers_the_memory_tools(client: Client) -> None:
     tools = client.portal.call(client.session.list_tools).tools
     assert {tool.name for tool in tools} == {
-        "search_memory", "list_facts", "recall_facts", "read_profile", "remember_fact",
-        "record_observation", "forget_fact"}
+        "search_memory", "read_memory", "list_facts", "recall_facts", "read_profile",
+        "remember_fact", "record_observation", "forget_fact"}
     by_name = {tool.name: tool for tool in tools}
     assert by_name["search_memory"].annotations.read_only_hint is True
+    assert by_name["read_memory"].annotations.read_only_hint is True
     assert by_name["forget_fact"].annotations.destructive_hint is True
 
 
@@ -112,8 +124,8 @@ def test_read_access_searches_with_provenance_and_reads_facts_and_profile(
     failed, found = client.call("search_memory", query="what bicycle does the user ride",
                                 limit=3)
     assert not failed
-    top = found["results"][0]
-    assert "Brompton" in top["text"] and top["kind"] == "memory"
+    (top,) = [result for result in found["results"] if "Brompton" in result["text"]]
+    assert top["kind"] == "memory" and not top["cut"]
     assert top["provenance"]["tier"] and top["created_at"]
     _, facts = client.call("list_facts")
     assert [(f["key"], f["value"]) for f in facts["facts"]] == [("home_city", "Porto")]
@@ -215,3 +227,82 @@ def test_a_trusted_agent_cannot_replace_a_fact_the_user_set_without_their_review
     assert client.hearth("mcp", "reject", str(asked["write_id"])) == 0
     with client.opened() as hearth:
         assert hearth.facts.get("home_city").value == "Porto"
+
+
+def test_the_command_finds_a_note_as_an_agent_does_with_the_same_ranking(
+        client: Client, capsys) -> None:
+    assert client.hearth("mcp", "grant", AGENT, "read") == 0
+    question = "what opens the padlock of the allotment gate"
+
+    _, found = client.call("search_memory", query=question, limit=3)
+    capsys.readouterr()
+    assert client.hearth("search", question, "--k", "3", "--json") == 0
+    searched = json.loads(capsys.readouterr().out)
+
+    assert (searched[0]["kind"], searched[0]["provenance"]["title"]) == ("note", NOTE[0])
+    assert [(r["kind"], r["id"]) for r in searched] == [
+        (r["kind"], r["id"]) for r in found["results"]]
+
+
+def test_a_long_imported_turn_comes_back_as_the_part_that_matched(client: Client) -> None:
+    """It came back whole: 62,000 characters for one result."""
+    assert client.hearth("mcp", "grant", AGENT, "read") == 0
+
+    failed, found = client.call("search_memory", query="where is the spare key hidden")
+    assert not failed
+    top = found["results"][0]
+    assert PLANTED in top["text"] and len(top["text"]) <= 1_200
+    with client.opened() as hearth:
+        whole = hearth.memories.get(top["id"]).content
+    assert top["kind"] == "memory" and top["length"] == len(whole) > 60_000
+    assert top["cut"] and whole[top["at"][0]:top["at"][1]] == top["text"]
+    assert top["provenance"]["turn_id"] == "t1" and top["created_at"].startswith("2026-03-02")
+    assert top["read_more"] == {"kind": "memory", "item_id": top["id"], "offset": 0}
+    assert found["cut"] and "read_memory" in found["note"]
+
+
+def test_every_result_of_a_call_shares_one_bound(client: Client) -> None:
+    """Every pasted diary matches: together they were ~78,000 characters in one answer."""
+    assert client.hearth("mcp", "grant", AGENT, "read") == 0
+
+    _, found = client.call("search_memory", query="practised the guitar riff", limit=5)
+    texts = [result["text"] for result in found["results"]]
+    assert len(texts) >= 2
+    assert len(json.dumps(found)) < 6_000 + 600 * len(texts)  # with every provenance
+    assert all(len(text) <= 1_200 for text in texts) and sum(map(len, texts)) <= 6_000
+    assert all("guitar riff" in text for text in texts)
+    assert sum(result["length"] for result in found["results"]) > 70_000
+
+
+def test_read_memory_reads_a_long_text_whole_in_parts(client: Client) -> None:
+    assert client.hearth("mcp", "grant", AGENT, "read") == 0
+    _, found = client.call("search_memory", query="where is the spare key hidden", limit=1)
+    arguments = found["results"][0]["read_more"]
+
+    parts = []
+    while arguments is not None:
+        failed, part = client.call("read_memory", **arguments)
+        assert not failed and len(part["text"]) <= 20_000
+        parts.append(part)
+        arguments = part.get("read_more")
+    with client.opened() as hearth:
+        whole = hearth.memories.get(parts[0]["id"]).content
+    assert "".join(part["text"] for part in parts) == whole
+    assert [part["offset"] for part in parts] == list(range(0, len(whole), 20_000))
+    assert parts[-1]["next_offset"] is None and parts[0]["next_offset"] == 20_000
+    assert parts[0]["provenance"]["turn_id"] == "t1"
+
+    failed, message = client.call("read_memory", kind="memory", item_id=parts[0]["id"],
+                                  offset=len(whole) + 1)
+    assert failed and f"has {len(whole):,} characters" in message
+    failed, message = client.call("read_memory", kind="memory", item_id=99_999)
+    assert failed and "There is no memory 99999" in message
+    with client.opened() as hearth:
+        (call, *_) = agents.calls_of(hearth, AGENT)
+    assert (call.tool, call.kind) == ("read_memory", "read")
+
+    _, found = client.call("search_memory", query="allotment gate padlock", limit=1)
+    (note,) = found["results"]
+    _, read = client.call("read_memory", kind="note", item_id=note["id"])
+    assert (read["text"], read["provenance"]["title"], read["next_offset"]) == (
+        NOTE[1], NOTE[0], None)

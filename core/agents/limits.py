@@ -12,7 +12,9 @@ burden the database (``docs/mcp.md``, "Limits"):
 * a fact's **value** and an **observation** of 10,000 characters are a few pages of
   text about the user: a fact is a few words, an observation a few sentences;
 * a **category** is one word (the fact categories are at most 10 letters);
-* search_memory's **limit** is a number from 1 to 20.
+* search_memory's **limit** is a number from 1 to 20; read_memory's **kind** is one
+  word, its **item_id** and **offset** numbers of at most 8 digits (a text is at most
+  2,000,000 characters).
 
 Lengths are counted in characters (a non-text value by its JSON text), as the agent's
 client counts them.
@@ -34,6 +36,7 @@ NUMBER = 8
 
 LIMITS: dict[str, dict[str, int]] = {
     "search_memory": {"query": QUERY, "limit": NUMBER},
+    "read_memory": {"kind": CATEGORY, "item_id": NUMBER, "offset": NUMBER},
     "list_facts": {"category": CATEGORY},
     "recall_facts": {"query": QUERY},
     "read_profile": {},

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -39,7 +39,8 @@ from core.version import app_version
 
 INSTRUCTIONS = (
     "Hearth is the user's private, local memory. Search it before asking the user something "
-    "they may have told Hearth already. What you write is held for the user's review unless "
+    "they may have told Hearth already; a result gives the part of a text that matched, "
+    "and read_memory the whole text. What you write is held for the user's review unless "
     "they trust you; changing a fact the user set, and forgetting, always need their "
     "confirmation in Hearth.")
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -120,8 +121,26 @@ class AgentServer:
                 limit: Annotated[int, Field(ge=1, le=20, description="results wanted")] = 5,
         ) -> Result:
             """Search the user's memories and notes by meaning and keywords (Hearth's hybrid
-            recall). Each result has its text, score, date and provenance."""
+            recall). Each result has the part of its text that matched (cut when long: `cut`
+            says so, `read_more` gives read_memory's arguments for the whole text), its
+            score, date and provenance."""
             return self._call(ctx, "search_memory", {"query": query, "limit": limit})
+
+        @mcp.tool(annotations=READ)
+        def read_memory(
+                kind: Annotated[Literal["memory", "note"], Field(
+                    description="the kind a search_memory result gives")],
+                item_id: Annotated[int, Field(
+                    ge=1, description="the id a search_memory result gives")],
+                ctx: Context[Any, Any],
+                offset: Annotated[int, Field(
+                    ge=0, description="the character to start from (next_offset of the part "
+                                      "before)")] = 0,
+        ) -> Result:
+            """Read one memory or note that search_memory found, whole: a long text comes in
+            parts, each giving the next_offset to read on from."""
+            return self._call(ctx, "read_memory",
+                              {"kind": kind, "item_id": item_id, "offset": offset})
 
         @mcp.tool(annotations=READ)
         def list_facts(ctx: Context[Any, Any], category: Annotated[str, Field(

@@ -4,7 +4,11 @@
 tool                          needs             does
 ============================  ================  =============================================
 search_memory(query, limit)   read              hybrid recall over memories and notes (the
-                                                chat's ``search_memory``), with provenance
+                                                search ``hearth search`` runs), each result
+                                                the part that matched, with provenance,
+                                                bounded (``core.agents.reading``)
+read_memory(kind, item_id,    read              one memory or note found by a search,
+offset)                                         whole, in bounded parts
 list_facts(category)          read              the permanent facts, by category
 recall_facts(query)           read              facts whose key or value contains ``query``
 read_profile()                read              the narrative profile in use
@@ -21,10 +25,10 @@ applies to the next call of a running server. An agent without the access a tool
 gets ``AccessDenied``: one sentence naming the command that grants it (the first such call
 of an agent with no access is its request for access, which the window shows the user).
 A narrowed grant is enforced here too: an agent limited to searching has only
-``search_memory`` of the reading tools, and the categories kept from an agent are as if
-they did not exist for it: their facts are not listed, found or changed, memories filed
-under them are not returned, and the profile (which touches every part of the user's
-life) is not read. Writes pass the
+``search_memory`` of the reading tools, and ``read_memory`` to read the rest of what it
+found, and the categories kept from an agent are as if they did not exist for it: their
+facts are not listed, found or changed, memories filed under them are not returned or
+read, and the profile (which touches every part of the user's life) is not read. Writes pass the
 same gates as the chat's tools first: nothing is stored while learning is paused, nor what
 touches the user's exclusions. Unlike the chat, there is no user message to ground a fact
 in: the review is that check.
@@ -49,6 +53,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from core.agents import reading
 from core.agents.limits import check_sizes
 from core.agents.refusals import RefusalLog
 from core.agents.registry import AgentRegistry, actor
@@ -60,14 +65,15 @@ from core.errors import HearthError, InvalidInputError
 from core.knowledge.facts import CATEGORIES, key_words, normalise_key
 from core.learning.consent import learns_from
 from core.learning.exclusions import ExclusionGate
-from core.recall.service import RecallQuery
+from core.recall.search import search
 from core.storage.orm import Agent, AuditEntry
-from core.storage.port import IndexedKind
 from core.user_input import readable_text
 
 log = logging.getLogger(__name__)
 
-READ_TOOLS = ("search_memory", "list_facts", "recall_facts", "read_profile")
+READ_TOOLS = ("search_memory", "read_memory", "list_facts", "recall_facts", "read_profile")
+SEARCH_TOOLS = ("search_memory", "read_memory")
+"""What an agent limited to searching may use: a search, and the whole of what it found."""
 WRITE_TOOLS = ("remember_fact", "record_observation", "forget_fact")
 MAX_RESULTS = 20
 KEPT_MARGIN = 3
@@ -103,6 +109,15 @@ def _text(arguments: Mapping[str, Any], name: str, *, default: str | None = None
     return readable_text(value, f"The argument {name!r}").strip()
 
 
+def _number(arguments: Mapping[str, Any], name: str, *, smallest: int,
+            default: int | None = None) -> int:
+    value = arguments.get(name, default)
+    if not isinstance(value, int) or isinstance(value, bool) or value < smallest:
+        raise InvalidInputError(f"The argument {name!r} needs a whole number of at least "
+                                f"{smallest}, not {value!r}.", f"Pass {name} as a number.")
+    return value
+
+
 class AgentTools:
     """The tools of one connection, for the agent named ``name``."""
 
@@ -113,7 +128,8 @@ class AgentTools:
         self._name = self._registry.seen(name).name
         self._refusals = RefusalLog(services.storage, self._name)
         self._handlers: dict[str, Callable[[Agent, Mapping[str, Any]], tuple[Result, str]]] = {
-            "search_memory": self._search_memory, "list_facts": self._list_facts,
+            "search_memory": self._search_memory, "read_memory": self._read_memory,
+            "list_facts": self._list_facts,
             "recall_facts": self._recall_facts, "read_profile": self._read_profile,
             "remember_fact": self._remember_fact,
             "record_observation": self._record_observation, "forget_fact": self._forget_fact,
@@ -162,7 +178,7 @@ class AgentTools:
                 f"The agent “{agent.name}” has {have}, so it cannot use {tool}.",
                 f"The user can allow it in Hearth (Agents) or with `hearth mcp grant "
                 f"{agent.name} {needed}`.")
-        if agent.scope == "search" and tool in READ_TOOLS and tool != "search_memory":
+        if agent.scope == "search" and tool in READ_TOOLS and tool not in SEARCH_TOOLS:
             raise AccessDenied(f"The user let “{agent.name}” only search their memories, so "
                                f"it cannot use {tool}.", "Use search_memory.")
         if tool == "read_profile" and agent.hidden_categories:
@@ -189,15 +205,22 @@ class AgentTools:
             raise InvalidInputError(f"A limit of {limit!r} results cannot be used.",
                                     f"Ask for 1 to {MAX_RESULTS} results.")
         wanted = limit * KEPT_MARGIN if agent.hidden_categories else limit
-        results = [r for r in self._services.recall.recall(RecallQuery(
-            text=_text(arguments, "query"), k=wanted,
-            kinds=(IndexedKind.MEMORY, IndexedKind.NOTE)))
-            if not self._kept_from(agent, r.provenance.get("category"))][:limit]
-        found = [{"kind": r.kind.value, "id": r.id, "text": r.text, "excerpt": r.excerpt,
-                  "score": round(r.score, 4), "created_at": _plain(r.created_at),
-                  "provenance": _plain(r.provenance)} for r in results]
+        query = _text(arguments, "query")
+        results = [r for r in search(self._services.recall, query, wanted)
+                   if not self._kept_from(agent, r.provenance.get("category"))][:limit]
         names = ", ".join(f"{r.kind.value} {r.id}" for r in results)
-        return {"results": found}, f"{len(found)} results: {names}"
+        return (reading.search_results(results, query, self._services.settings),
+                f"{len(results)} results: {names}")
+
+    def _read_memory(self, agent: Agent, arguments: Mapping[str, Any]) -> tuple[Result, str]:
+        kind = _text(arguments, "kind").lower()
+        if kind not in reading.READABLE:
+            raise InvalidInputError(f"{kind!r} is not a kind read_memory reads.",
+                                    f"Use one of: {', '.join(reading.READABLE)}.")
+        item_id = _number(arguments, "item_id", smallest=1)
+        offset = _number(arguments, "offset", smallest=0, default=0)
+        return reading.read_record(self._services.storage, self._services.settings, kind, item_id,
+                                   offset, lambda category: self._kept_from(agent, category))
 
     def _list_facts(self, agent: Agent, arguments: Mapping[str, Any]) -> tuple[Result, str]:
         category = _text(arguments, "category", default="").lower() or None

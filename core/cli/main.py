@@ -53,7 +53,6 @@ if TYPE_CHECKING:  # imported where used, to keep the command's start quick
     from core.app import Hearth
     from core.recall import RecallResult
     from core.storage.orm import UserFact
-    from core.storage.port import SearchFilters
 
 app = typer.Typer(
     name="hearth",
@@ -286,19 +285,22 @@ def _result_dict(result: RecallResult) -> dict[str, Any]:
 @app.command()
 def search(
     query: Annotated[str | None, typer.Argument(help="What to look for.")] = None,
-    k: Annotated[int, typer.Option("--k", min=1, max=200, help="How many results.")] = 10,
+    k: Annotated[int, typer.Option("--k", min=1, max=200,
+                                   help="At most this many results.")] = 10,
     batch: Annotated[Path | None, typer.Option(
         help="A file with one query per line; prints one JSON line of results per query.")] = None,
     memory_type: Annotated[list[str] | None, typer.Option(
-        "--type", help="semantic, episodic or procedural (repeatable).")] = None,
-    tier: Annotated[list[str] | None, typer.Option(help="Tier filter (repeatable).")] = None,
+        "--type", help="semantic, episodic or procedural (repeatable; memories only).")] = None,
+    tier: Annotated[list[str] | None, typer.Option(
+        help="Tier filter (repeatable; memories only).")] = None,
     namespace: Annotated[list[str] | None, typer.Option(
-        help="Namespace prefix, e.g. user/health (repeatable).")] = None,
+        help="Namespace prefix, e.g. user/health (repeatable; memories only).")] = None,
     include_invalid: Annotated[bool, typer.Option(help="Also show invalidated memories.")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Hybrid recall (full text + vectors) over your memories."""
-    from core.recall import RecallQuery
+    """Hybrid recall (full text + vectors) over your memories and notes: the same search
+    an agent's search_memory runs."""
+    from core.recall.search import search as run_search
     from core.storage.port import SearchFilters
 
     if (query is None) == (batch is None):
@@ -310,28 +312,26 @@ def search(
                             valid_only=None if include_invalid else True)
     with opened(only_reads=True) as hearth:
         if batch is not None:
-            _search_batch(hearth, batch, k, filters)
+            for text in _batch_queries(batch):
+                results = run_search(hearth.recall, text, k, filters)
+                output.print_json({"query": text, "results": [_result_dict(r) for r in results]})
             return
-        results = hearth.recall.recall(RecallQuery(text=query or "", k=k, filters=filters))
+        results = run_search(hearth.recall, query or "", k, filters)
     if as_json:
         output.print_json([_result_dict(r) for r in results])
         return
-    output.print_table(f"Results for {query!r}", ["score", "via", "text", "from"],
-                       [(f"{r.score:.3f}", "+".join(sorted({"text", "vector"} & set(r.signals))),
+    output.print_table(f"Results for {query!r}", ["score", "found", "via", "text", "from"],
+                       [(f"{r.score:.3f}", f"{r.kind.value} {r.id}",
+                         "+".join(sorted({"text", "vector"} & set(r.signals))),
                          (r.excerpt or r.text)[:160],
-                         r.provenance.get("turn_id") or r.provenance.get("source", ""))
+                         r.provenance.get("turn_id") or r.provenance.get("title")
+                         or r.provenance.get("source", ""))
                         for r in results])
 
 
-def _search_batch(hearth: Hearth, batch: Path, k: int, filters: SearchFilters) -> None:
-    from core.recall import RecallQuery
-
-    for line in read_text_file(batch).splitlines():
-        text = line.strip()
-        if not text:
-            continue
-        results = hearth.recall.recall(RecallQuery(text=text, k=k, filters=filters))
-        output.print_json({"query": text, "results": [_result_dict(r) for r in results]})
+def _batch_queries(batch: Path) -> list[str]:
+    """The queries of a ``--batch`` file: its lines, blank ones left out."""
+    return [text for line in read_text_file(batch).splitlines() if (text := line.strip())]
 
 
 # --- import / export / reembed / backup -------------------------------------------------

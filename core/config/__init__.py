@@ -131,6 +131,19 @@ class Settings(BaseSettings):
     recall_recency_days: int = Field(default=90, ge=1)
     recall_recency_boost: float = Field(default=0.05, ge=0.0, le=1.0)
 
+    # --- what an agent reads over MCP (docs/mcp.md, "Reading") ----------------------------
+    mcp_result_chars: int = Field(
+        default=1_200, ge=100, le=100_000,
+        description="Characters of one search_memory result: the part of the text that "
+                    "matched, grown by whole sentences around it.")
+    mcp_search_chars: int = Field(
+        default=6_000, ge=500, le=1_000_000,
+        description="Characters of all the results of one search_memory call together.")
+    mcp_read_chars: int = Field(
+        default=20_000, ge=1_000, le=2_000_000,
+        description="Characters of one read_memory call; a longer text is read in parts "
+                    "(offset).")
+
     # --- language model --------------------------------------------------------------
     llm_provider: Literal["auto", "ollama", "embedded"] = Field(
         default="auto",

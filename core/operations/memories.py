@@ -22,7 +22,8 @@ from core.operations.deleted import changes_of
 from core.knowledge.memories import said_by_assistant, speaker
 from core.operations.changes import Changes, Domain
 from core.operations.done import Done
-from core.recall import RecallQuery
+from core.recall.search import MEMORIES_ONLY
+from core.recall.search import search as search_recall
 from core.storage.orm import MemoryTier, MemoryType
 from core.storage.port import SearchFilters
 from core.transfer import batches
@@ -154,11 +155,12 @@ def map_node(hearth: Hearth, memory_id: int) -> NodeDetails:
 
 
 def recalled_ids(hearth: Hearth, text: str, k: int, valid_only: bool) -> tuple[int, ...]:
-    """The memories hybrid recall finds for ``text``, best first (no graph expansion:
-    the map draws the links itself). ``valid_only`` False searches every state."""
+    """The (at most ``k``) memories hybrid recall finds for ``text``, best first (no graph
+    expansion: the map draws the links itself). ``valid_only`` False searches every
+    state."""
     filters = SearchFilters(valid_only=True if valid_only else None)
-    query = RecallQuery(text=text, k=k, graph=0, filters=filters)
-    return tuple(result.id for result in hearth.recall.recall(query))
+    found = search_recall(hearth.recall, text, k, filters, kinds=MEMORIES_ONLY, graph=0)
+    return tuple(result.id for result in found)
 
 
 # --- the stats ---------------------------------------------------------------------------------

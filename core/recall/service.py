@@ -25,7 +25,10 @@ through the storage port's ``SearchIndex`` and ranked in these steps (every weig
 7. additions go after the head, never into it: rows a type + time question names
    ("the summary from last night", ``core.recall.metadata``) and memories one edge away
    from the top hits (``core.recall.graph``, up to ``RecallQuery.graph``). Their scores
-   are capped at the last head score so they stay in the tail.
+   are capped at the last head score so they stay in the tail. A recall may therefore
+   return more than ``k`` rows, which the chat's context takes within its token budget;
+   a search that promises at most ``k`` (the CLI, MCP, the window) goes through
+   ``core.recall.search``, which keeps the head and lets additions fill only what is left.
 
 Using a memory (``mark_accessed``) counts the access, resets its strength (decay is a
 function of the days since the last use, ``core.consolidation.decay``) and raises its

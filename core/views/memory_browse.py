@@ -23,9 +23,11 @@ from sqlalchemy import Integer, and_, cast, func, or_, select
 from sqlalchemy.sql.elements import ColumnElement
 
 from core.errors import InvalidInputError
-from core.recall import RecallQuery, RecallService
+from core.recall import RecallService
+from core.recall.search import MEMORIES_ONLY
+from core.recall.search import search as search_recall
 from core.storage.orm import Memory
-from core.storage.port import IndexedKind, SearchFilters, StoragePort, batched
+from core.storage.port import SearchFilters, StoragePort, batched
 from core.storage.sql import json_text, of_import_batch
 from core.transfer.note_words import NOTES_SOURCE, note_words
 
@@ -215,12 +217,13 @@ def count(storage: StoragePort, memory_filter: MemoryFilter) -> int:
 
 def search(storage: StoragePort, recall: RecallService, text: str,
            memory_filter: MemoryFilter, k: int = 50) -> list[MemoryRow]:
-    """Hybrid recall over memories under the filter, best first, each with its score and
-    the signals that produced it (text rank and BM25, vector similarity, RRF, recency,
-    strength, graph). Graph additions keep their place after the head, as recall ranks
-    them."""
-    results = recall.recall(RecallQuery(text=text, k=k, kinds=(IndexedKind.MEMORY,),
-                                        filters=memory_filter.search_filters()))
+    """Hybrid recall over memories under the filter: at most ``k``, best first, each with
+    its score and the signals that produced it (text rank and BM25, vector similarity,
+    RRF, recency, strength, graph). The search every surface runs
+    (``core.recall.search``): graph additions fill the places the head left, in recall's
+    order."""
+    results = search_recall(recall, text, k, memory_filter.search_filters(),
+                            kinds=MEMORIES_ONLY)
     ids = [result.id for result in results]
     rows: dict[int, Any] = {}
     of_run = ([] if memory_filter.import_batch is None
