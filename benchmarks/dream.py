@@ -45,6 +45,7 @@ from sqlalchemy import select, update
 from benchmarks.recall import SEED, Corpus, _fill, cached_document_vectors, memory_texts
 from core.app import Hearth
 from core.config import Settings
+from core.consolidation.services import ConsolidationServices
 from core.consolidation import distil, enrich, link, merge, triage
 from core.consolidation.decay import run_decay
 from core.consolidation.processor import MemoryProcessor
@@ -62,7 +63,7 @@ QUALITY_SAMPLE = 500
 EVENTS, DRAFTS, UNENRICHED, SESSIONS, EXCHANGES = 200, 400, 400, 20, 3
 ENRICHED = {"people": [], "places": [], "topics": ["imported"]}
 
-Stage = Callable[[Hearth, LLMProvider], dict[str, Any]]
+Stage = Callable[[ConsolidationServices, LLMProvider], dict[str, Any]]
 
 
 def bench_dream(sizes: Sequence[int] = (10_000, 100_000)) -> list[dict[str, str]]:
@@ -147,12 +148,12 @@ def _measured(name: str, stage: Stage, hearth: Hearth, size: int, label: str,
     hearth.storage.backup_to(twin_home / "hearth.db")
     model = scripted_model()
     started = time.perf_counter()
-    counts = stage(hearth, model)
+    counts = stage(hearth.consolidation(), model)
     seconds = time.perf_counter() - started
     with Hearth.open(twin_home, settings=hearth.settings, embedder=hearth.embedder) as twin:
         tracemalloc.start()
         try:
-            stage(twin, scripted_model())
+            stage(twin.consolidation(), scripted_model())
             peak = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()

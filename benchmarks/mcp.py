@@ -94,7 +94,7 @@ async def _measure(home: Path, questions: Sequence[str]) -> dict[str, Any]:
         command=sys.executable, args=["-m", "core.cli.main", "--home", str(home), "mcp",
                                       "--agent", AGENT], env=dict(os.environ))
     with open(home / "server.stderr", "w") as errlog, Hearth.open(home) as hearth:
-        tools = AgentTools(hearth, AGENT)
+        tools = AgentTools(hearth.agent_services(), AGENT)
         spawned = time.perf_counter()
         async with stdio_client(params, errlog=errlog) as (read, write), \
                 ClientSession(read, write) as session:

@@ -176,7 +176,7 @@ def bench_set(labelled: LabelledSet, *, dreams: Sequence[int] = DREAM_DAYS,
             with clock.shifted(timedelta(days=days)):
                 if on_step is not None:
                     on_step(f"{labelled.name}: dream at +{days} days")
-                DreamCycle(hearth, model).run(trigger="benchmark")
+                DreamCycle(hearth.consolidation(), model).run(trigger="benchmark")
                 after = evaluate(hearth, questions, MODES["hybrid"])
             verdict = "ok" if after["all"][0][1] >= baseline - 1e-9 else "DROP"
             rows.append(_row(labelled.name, f"hybrid after a dream at +{days} days", after,

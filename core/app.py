@@ -36,6 +36,8 @@ from core.embedding import Embedder, OnnxEmbedder
 from core.errors import HearthError, InvalidInputError, ReadOnlyError
 from core.daily.delivery import DueSources
 from core.learning.services import LearningServices
+from core.agents.services import AgentServices
+from core.consolidation.services import ConsolidationServices
 from core.llm.protocol import LLMProvider
 from core.knowledge.facts import FactService
 from core.forgetting.recently_deleted import RecentlyDeleted, purge_expired
@@ -158,6 +160,21 @@ class Hearth:
         """What learning reads and writes (``core.learning``)."""
         return LearningServices(storage=self.storage, settings=self.settings,
                                 embedder=self.embedder, facts=self.facts, notes=self.notes)
+
+    def consolidation(self) -> ConsolidationServices:
+        """What a dream, its stages, reflection and a run's undo read and write
+        (``core.consolidation``)."""
+        return ConsolidationServices(
+            storage=self.storage, settings=self.settings, embedder=self.embedder,
+            facts=self.facts, profile=self.profile, intentions=self.intentions,
+            learnings=self.learnings, journal=self.journal, read_later=self.read_later,
+            backup=self.backup)
+
+    def agent_services(self) -> AgentServices:
+        """What an agent's calls and the MCP server read and write (``core.agents``)."""
+        return AgentServices(storage=self.storage, settings=self.settings, facts=self.facts,
+                             profile=self.profile, recall=self.recall,
+                             forgetting=self.forgetting)
 
     def due_sources(self) -> DueSources:
         """Where a delivery pass claims due items (``core.daily.delivery``)."""

@@ -357,8 +357,8 @@ class HearthScheduler:
         def here() -> Any:
             provider = self._provider_factory()
             try:
-                return DreamCycle(self._hearth, provider).run(trigger=trigger,
-                                                              cancel=self._stopping)
+                cycle = DreamCycle(self._hearth.consolidation(), provider)
+                return cycle.run(trigger=trigger, cancel=self._stopping)
             finally:
                 provider.close()
 
@@ -394,8 +394,8 @@ class HearthScheduler:
             profile = profile_of(provider, self._hearth.settings.model_jobs)
             if not profile.may(Job.CONSOLIDATION):  # no run recorded every 15 minutes
                 return f"processor: {profile.waits_because(Job.CONSOLIDATION)}"
-            report = MemoryProcessor(self._hearth, provider).run(trigger=trigger,
-                                                                 cancel=self._stopping)
+            processor = MemoryProcessor(self._hearth.consolidation(), provider)
+            report = processor.run(trigger=trigger, cancel=self._stopping)
         finally:
             provider.close()
         waiting = f" ({report.unavailable})" if report.unavailable else ""
@@ -410,7 +410,7 @@ class HearthScheduler:
             provider = self._provider_factory()
             try:  # the dream cycle reflects too: never both at once (a learning counts once)
                 with dream_lock(self._hearth.storage):
-                    return ReflectionEngine(self._hearth, provider).run(
+                    return ReflectionEngine(self._hearth.consolidation(), provider).run(
                         trigger=trigger, cancel=self._stopping)
             finally:
                 provider.close()

@@ -32,7 +32,7 @@ def keys(result: dict) -> list[str]:
 
 
 def test_an_agent_with_no_access_asks_once_and_any_answer_ends_it(hearth: Hearth) -> None:
-    tools = AgentTools(hearth, "Notes Bot")
+    tools = AgentTools(hearth.agent_services(), "Notes Bot")
     assert agents.asking(hearth) == ()  # connected, asked nothing yet
     for _ in range(2):
         with pytest.raises(AccessDenied):
@@ -52,7 +52,7 @@ def test_an_agent_with_no_access_asks_once_and_any_answer_ends_it(hearth: Hearth
 
 def test_search_only_leaves_the_agent_search_memory_alone(known: Hearth) -> None:
     agents.grant(known, "searcher", "read", scope="search")
-    tools = AgentTools(known, "searcher")
+    tools = AgentTools(known.agent_services(), "searcher")
     found = tools.call("search_memory", {"query": "knee", "limit": 5})["results"]
     assert any("physiotherapy" in r["text"] for r in found)
     for tool, arguments in (("list_facts", {}), ("recall_facts", {"query": "Porto"}),
@@ -63,7 +63,7 @@ def test_search_only_leaves_the_agent_search_memory_alone(known: Hearth) -> None
 
 def test_a_category_kept_from_the_agent_is_as_if_it_did_not_exist(known: Hearth) -> None:
     agents.grant(known, "helper", "write", hidden=["health"])
-    tools = AgentTools(known, "helper")
+    tools = AgentTools(known.agent_services(), "helper")
     assert keys(tools.call("list_facts", {})) == ["home_city"]
     assert keys(tools.call("recall_facts", {"query": "penicillin"})) == []
     with pytest.raises(AccessDenied, match="keeps health facts and memories"):
@@ -107,7 +107,7 @@ def test_the_cli_grants_a_narrower_scope_and_lists_it(hearth: Hearth, capsys) ->
     from core.cli.main import run
 
     with pytest.raises(AccessDenied):
-        AgentTools(hearth, "stranger").call("read_profile", {})
+        AgentTools(hearth.agent_services(), "stranger").call("read_profile", {})
     home = str(hearth.paths.home)
     assert run(["--home", home, "mcp", "grant", "notes-bot", "read", "--only-search",
                 "--keep-private", "health"]) == 0

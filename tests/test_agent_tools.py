@@ -25,7 +25,8 @@ def test_nothing_is_written_while_learning_is_paused(migrated_home: Path, embedd
     with opened(migrated_home, embedder, learning_paused=True) as hearth:
         agents.grant(hearth, "bot", "write")
         with pytest.raises(AccessDenied, match="paused learning"):
-            AgentTools(hearth, "bot").call("record_observation", {"content": "Likes jazz"})
+            AgentTools(hearth.agent_services(), "bot").call("record_observation",
+                                                            {"content": "Likes jazz"})
         assert agents.held_writes(hearth) == ()
         (call,) = agents.calls_of(hearth, "bot")
         assert call.summary == "error: The user has paused learning, so nothing new is stored."
@@ -35,7 +36,7 @@ def test_an_excluded_topic_is_not_stored_even_for_review(migrated_home: Path,
                                                          embedder) -> None:
     with opened(migrated_home, embedder, exclusions=["salary"]) as hearth:
         agents.grant(hearth, "bot", "write")
-        tools = AgentTools(hearth, "bot")
+        tools = AgentTools(hearth.agent_services(), "bot")
         with pytest.raises(AccessDenied, match="never to be stored"):
             tools.call("remember_fact", {"key": "salary", "value": "plenty"})
         assert tools.call("remember_fact", {"key": "pet", "value": "a cat"})["status"] == "held"
@@ -70,7 +71,8 @@ def test_accepting_an_observation_queues_it_with_the_answer_or_not_at_all(
             return int(session.scalar(select(func.count()).select_from(ContextEvent)) or 0)
 
     agents.grant(hearth, "bot", "write")
-    held = AgentTools(hearth, "bot").call("record_observation", {"content": "Likes jazz"})
+    held = AgentTools(hearth.agent_services(), "bot").call("record_observation",
+                                                           {"content": "Likes jazz"})
     before = queued()
 
     def broken_audit(**_: object) -> None:
@@ -109,7 +111,7 @@ def test_every_argument_is_bounded_in_a_sentence_naming_it_and_its_limit(
         hearth: Hearth, tool: str, argument: str, limit: int) -> None:
     """Checked before the grant, so even an agent with no access learns the limit, and an
     argument one character over it is refused while one at it is not refused for size."""
-    tools = AgentTools(hearth, "bot")
+    tools = AgentTools(hearth.agent_services(), "bot")
     others = {"key": "pet", "value": "a cat", "content": "Likes jazz", "query": "jazz"}
     arguments = {name: value for name, value in others.items()
                  if name in {"remember_fact": {"key", "value"}, "forget_fact": {"key"},
@@ -127,7 +129,7 @@ def test_every_argument_is_bounded_in_a_sentence_naming_it_and_its_limit(
 
 def test_a_refused_call_is_audited_by_size_and_hash_without_its_content(
         hearth: Hearth) -> None:
-    tools = AgentTools(hearth, "bot")
+    tools = AgentTools(hearth.agent_services(), "bot")
     with pytest.raises(AccessDenied):
         tools.call("record_observation", {"content": "Walks the dog at six", "category": "pets"})
     with pytest.raises(InvalidInputError):
@@ -151,7 +153,7 @@ def test_a_flood_of_big_refused_calls_leaves_the_database_bounded(hearth: Hearth
     from core import clock
     from core.agents.refusals import LISTED_PER_WINDOW
 
-    tools = AgentTools(hearth, "bot")
+    tools = AgentTools(hearth.agent_services(), "bot")
     big = "x" * 1_000_000
     before = hearth.storage.size_bytes()
     for _ in range(60):
@@ -176,7 +178,7 @@ def test_a_trusted_agent_changes_facts_except_those_the_user_set_which_wait_for_
     hearth.facts.remember("coffee", "flat white", category="preference", source="agent")
     agents.grant(hearth, "bot", "write")
     agents.trust(hearth, "bot")
-    tools = AgentTools(hearth, "bot")
+    tools = AgentTools(hearth.agent_services(), "bot")
 
     def remember(key: str, value: str) -> dict:
         return tools.call("remember_fact", {"key": key, "value": value})
@@ -205,7 +207,7 @@ def test_a_value_the_user_sets_while_an_agent_writes_is_not_replaced(
 
     agents.grant(hearth, "bot", "write")
     agents.trust(hearth, "bot")
-    tools = AgentTools(hearth, "bot")
+    tools = AgentTools(hearth.agent_services(), "bot")
     hearth.facts.remember("home_city", "Porto", category="location", source="user")
     monkeypatch.setattr(FactService, "get", lambda self, key: None)  # the earlier look
     assert tools.call("remember_fact", {"key": "home_city", "value": "Lisbon"})[

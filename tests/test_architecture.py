@@ -1,11 +1,14 @@
 """Layer rules, checked rather than hoped for: ``core`` never imports Qt or ``desktop``; the
-window reaches core through ``core.operations``; no import cycles; only the storage factory
-imports a storage adapter. ``make lint`` checks the same layers with import-linter
-(``[tool.importlinter]``)."""
+window reaches core through ``core.operations``; no import cycles, between modules or between
+packages; every part of core is on a floor of the one-way stack; only the front ends and
+``core.operations`` open ``Hearth``; only the storage factory imports a storage adapter.
+``make lint`` checks the same layers with import-linter (``[tool.importlinter]``)."""
 
 from __future__ import annotations
 
 import ast
+import runpy
+import tomllib
 from pathlib import Path
 
 import grimp
@@ -102,8 +105,10 @@ def test_the_doorway_check_sees_a_reach_below(tmp_path: Path) -> None:
 
 def runtime_import_graph() -> dict[str, set[str]]:
     """Who imports whom in ``core`` and ``desktop``, function-level imports included and
-    ``if TYPE_CHECKING:`` ones left out (they never run)."""
-    graph = grimp.build_graph("core", "desktop", exclude_type_checking_imports=True)
+    ``if TYPE_CHECKING:`` ones left out (they never run). Built afresh: grimp's cache can
+    miss an edit made within the same second."""
+    graph = grimp.build_graph("core", "desktop", exclude_type_checking_imports=True,
+                              cache_dir=None)
     return {module: graph.find_modules_directly_imported_by(module)
             for module in graph.modules}
 
@@ -156,6 +161,70 @@ def test_no_module_imports_itself_round_a_cycle() -> None:
 
 def test_the_cycle_check_finds_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
+
+
+def packages_of(graph: dict[str, set[str]], depth: int = 2) -> dict[str, set[str]]:
+    """The module graph collapsed to packages (``core.storage.sqlite.search`` is
+    ``core.storage``): a loop between two packages is a loop even when no two modules close it."""
+    def package(module: str) -> str:
+        return ".".join(module.split(".")[:depth])
+
+    collapsed: dict[str, set[str]] = {}
+    for module, imported in graph.items():
+        targets = collapsed.setdefault(package(module), set())
+        targets.update(package(other) for other in imported if package(other) != package(module))
+    return collapsed
+
+
+def test_no_package_imports_itself_round_a_cycle() -> None:
+    assert cycles(packages_of(runtime_import_graph())) == []
+
+
+def test_the_package_check_finds_a_loop_no_two_modules_close() -> None:
+    modules = {"p.a.one": {"p.b.one"}, "p.b.two": {"p.a.two"}, "p.a.two": set(), "p.b.one": set()}
+
+    assert cycles(modules) == []
+    assert cycles(packages_of(modules)) == [{"p.a", "p.b"}]
+
+
+def floors() -> list[set[str]]:
+    """The floors of the layers contract in pyproject.toml, top first."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (stack,) = [contract for contract in config["tool"]["importlinter"]["contracts"]
+                if contract["type"] == "layers"]
+    return [{part.strip() for part in floor.split("|")} for floor in stack["layers"]]
+
+
+def test_every_part_of_core_is_on_a_floor_of_the_stack() -> None:
+    parts = {f"core.{path.stem}" for path in (ROOT / "core").iterdir()
+             if (path.suffix == ".py" and path.stem != "__init__")
+             or (path / "__init__.py").is_file()}
+    on_floors = set().union(*floors())
+
+    assert parts - on_floors == set(), "add each to a floor in pyproject.toml"
+    assert on_floors - parts == set(), "a floor names something core no longer has"
+
+
+def test_the_architecture_picture_is_the_enforced_stack() -> None:
+    drawing = runpy.run_path(str(ROOT / "tools" / "architecture_diagram.py"))
+
+    assert drawing["diagram"]() in drawing["DOC"].read_text(encoding="utf-8"), (
+        "run `python tools/architecture_diagram.py --write`")
+    assert [set(floor) for floor in drawing["floors"]()] == floors()
+
+
+FRONT_ENDS = ("core.operations", "core.cli", "core.scheduling", "core.assistant")
+"""Who may hold the whole ``Hearth``: the window's doorway, the command line, and the
+background runner (the scheduler and the assistant it runs, which the tray and
+``hearth daemon`` start). Every other engine module is handed the services it uses."""
+
+
+def test_only_front_ends_and_operations_open_hearth() -> None:
+    importers = {module for module, imported in runtime_import_graph().items()
+                 if "core.app" in imported and module.startswith("core.")}
+
+    assert {module for module in importers if not _within(module, FRONT_ENDS)} == set()
+    assert "core.cli.context" in importers  # the check sees imports of core.app
 
 
 # --- storage adapters --------------------------------------------------------------------------

@@ -45,7 +45,7 @@ def found(hearth: Hearth, text: str) -> bool:
 
 
 def dream(hearth: Hearth) -> changelog.RunChanges:
-    report = DreamCycle(hearth, dreaming_model()).run()
+    report = DreamCycle(hearth.consolidation(), dreaming_model()).run()
     assert report.status in ("done", "partial")
     assert [change.text for change in report.changes] == \
         [change.text for change in changelog.changes_of(hearth.storage, report.run_id).changes]
@@ -83,11 +83,11 @@ def test_undoing_one_change_restores_just_those_memories(hearth) -> None:
     merged, set_aside = by_kind(run, "merged"), by_kind(run, "set_aside")
     assert not hearth.memories.get(ids["greeting"]).is_valid
 
-    undone = undo.undo_change(hearth, run.run_id, set_aside.index)
+    undone = undo.undo_change(hearth.consolidation(), run.run_id, set_aside.index)
     assert undone.change.undone and hearth.memories.get(ids["greeting"]).is_valid
     assert all(hearth.memories.get(i).tier == "source" for i in ids["marathon"])  # untouched
 
-    undo.undo_change(hearth, run.run_id, merged.index)
+    undo.undo_change(hearth.consolidation(), run.run_id, merged.index)
     assert all(hearth.memories.get(i).tier == "recall" for i in ids["marathon"])
     summary = hearth.memories.get(merged.data["summary"])
     assert not summary.is_valid and summary.invalid_reason == undo.UNMERGED_REASON
@@ -108,7 +108,7 @@ def test_undoing_the_whole_night_brings_memory_back_and_keeps_what_came_after(
     assert states(hearth) != before
     said_since = hearth.memories.add("The race is on the 12th of May.", source="user")
 
-    result = undo.undo_run(hearth, run.run_id)
+    result = undo.undo_run(hearth.consolidation(), run.run_id)
     assert [change.kind for change in result.undone] == ["merged", "set_aside", "profile"]
     assert result.kept == []
     after = states(hearth)
@@ -119,7 +119,7 @@ def test_undoing_the_whole_night_brings_memory_back_and_keeps_what_came_after(
     assert all(found(hearth, text) for text in texts if text != "Hello there!")
     assert hearth.profile.current().content == PROFILE_BEFORE
     assert hearth.profile.current().source == "restore"   # a new version: undo can be undone
-    assert undo.undo_run(hearth, run.run_id).undone == []  # nothing left to undo
+    assert undo.undo_run(hearth.consolidation(), run.run_id).undone == []  # nothing left to undo
 
 
 def test_a_profile_changed_since_the_run_is_not_put_back(hearth) -> None:
@@ -128,8 +128,8 @@ def test_a_profile_changed_since_the_run_is_not_put_back(hearth) -> None:
     hearth.profile.save(PROFILE_BEFORE + "\nTrains on Sundays.", "user")
     profile = by_kind(run, "profile")
     with pytest.raises(InvalidInputError, match="changed since this run"):
-        undo.undo_change(hearth, run.run_id, profile.index)
-    result = undo.undo_run(hearth, run.run_id)
+        undo.undo_change(hearth.consolidation(), run.run_id, profile.index)
+    result = undo.undo_run(hearth.consolidation(), run.run_id)
     assert [c.kind for c in result.undone] == ["merged", "set_aside"]
     assert [c.kind for c, _why in result.kept] == ["profile"]
     assert hearth.profile.current().content.endswith("Trains on Sundays.")
@@ -163,7 +163,7 @@ def test_a_reflections_changelog_names_the_fact_and_forgetting_it_scrubs_the_log
     reflection = ("---PROFILE---\n(keep)\n---FACTS---\n"
                   '[{"key": "locker_code", "value": "4471", "category": "general"}]\n'
                   "---INTENTIONS---\n[]\n---LEARNINGS---\n[]\n")
-    report = ReflectionEngine(hearth, ScriptedLLM([reflection])).run()
+    report = ReflectionEngine(hearth.consolidation(), ScriptedLLM([reflection])).run()
     run = changelog.changes_of(hearth.storage, report.run_id)
     assert [c.text for c in run.changes] == ["Learned that your locker code is “4471”"]
     assert run.changes[0].undoable and "4471" not in json.dumps(run.changes[0].data)
@@ -171,7 +171,7 @@ def test_a_reflections_changelog_names_the_fact_and_forgetting_it_scrubs_the_log
     (text,) = [c.text for c in changelog.changes_of(hearth.storage, report.run_id).changes]
     assert "4471" not in text
     with pytest.raises(InvalidInputError, match="no longer there"):
-        undo.undo_change(hearth, report.run_id, 0)
+        undo.undo_change(hearth.consolidation(), report.run_id, 0)
 
 
 SISTER, SISTER_NOW = "User's sister Maria lives in Madrid.", \
@@ -196,15 +196,15 @@ def test_memories_replaced_or_contradicted_in_the_night_are_listed_and_come_back
     sister = hearth.memories.add(SISTER).id
     allergy = hearth.memories.add(ALLERGY).id
     add_event(hearth.storage, "observation", "Maria married; I am not allergic after all.", {})
-    report = DreamCycle(hearth, ScriptedLLM(processing_model)).run(only="process")
+    report = DreamCycle(hearth.consolidation(), ScriptedLLM(processing_model)).run(only="process")
     run = changelog.changes_of(hearth.storage, report.run_id)
     replaced, contradicted = by_kind(run, "replaced"), by_kind(run, "contradicted")
     assert replaced.text == f"Replaced “{SISTER}” with “{SISTER_NOW}”"
     assert contradicted.text == f"Stopped believing “{ALLERGY}”, because of “{NO_ALLERGY}”"
     assert not found(hearth, SISTER) and not found(hearth, ALLERGY)
 
-    undo.undo_change(hearth, run.run_id, replaced.index)
-    undo.undo_change(hearth, run.run_id, contradicted.index)
+    undo.undo_change(hearth.consolidation(), run.run_id, replaced.index)
+    undo.undo_change(hearth.consolidation(), run.run_id, contradicted.index)
     assert hearth.memories.get(sister).superseded_by is None
     assert hearth.memories.get(allergy).is_valid
     assert found(hearth, SISTER) and found(hearth, ALLERGY)
@@ -212,7 +212,7 @@ def test_memories_replaced_or_contradicted_in_the_night_are_listed_and_come_back
 
 def test_a_night_that_only_linked_memories_does_not_ask_for_a_review(hearth) -> None:
     hearth.memories.add_many([MemorySpec(text) for text in MARATHON])
-    report = DreamCycle(hearth, dreaming_model()).run(only="link")
+    report = DreamCycle(hearth.consolidation(), dreaming_model()).run(only="link")
     texts = [c.text for c in changelog.changes_of(hearth.storage, report.run_id).changes]
     assert texts == ["Added 6 links between related memories",
                      "Forgot nothing: every memory is still there."]

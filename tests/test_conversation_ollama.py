@@ -25,7 +25,7 @@ from core.conversation import (
     TurnFailed,
     TurnFinished,
 )
-from core.conversation.tokens import estimate_tokens
+from core.llm.token_estimates import estimate_tokens
 from core.llm.ollama import OllamaProvider
 from core.storage.orm import ProfileVersion
 

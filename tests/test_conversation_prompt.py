@@ -18,7 +18,7 @@ from core.conversation.system_prompt import (
     build_system_prompt,
     read_snapshot,
 )
-from core.conversation.tokens import estimate_tokens
+from core.llm.token_estimates import estimate_tokens
 from core.conversation.user_turn import build_user_turn, fit_message, format_timestamp
 from core.storage.orm import AgentLearning, ProfileVersion, UserFact
 from core.storage.port import IndexedKind

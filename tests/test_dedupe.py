@@ -69,7 +69,7 @@ def nearest_valid(hearth: Hearth, text: str) -> list[int]:
 def test_near_identical_candidate_is_skipped_without_an_llm_call(hearth: Hearth) -> None:
     existing = hearth.memories.add("User lives in Lisbon.")
     llm = ScriptedLLM()
-    deduper = Deduplicator(hearth, llm)
+    deduper = Deduplicator(hearth.consolidation(), llm)
     (decision,) = deduper.decide([CandidateMemory("User lives in Lisbon.")])
     assert decision.action == "SKIP"
     assert decision.target_id == existing.id
@@ -82,7 +82,7 @@ def test_near_identical_candidate_is_skipped_without_an_llm_call(hearth: Hearth)
 def test_nothing_similar_is_added_without_an_llm_call_and_searchable(hearth: Hearth) -> None:
     hearth.memories.add("User's favourite colour is green.")
     llm = ScriptedLLM()
-    deduper = Deduplicator(hearth, llm)
+    deduper = Deduplicator(hearth.consolidation(), llm)
     candidate = CandidateMemory("User is allergic to penicillin.", namespace="user/health",
                                 priority="high", source="processor")
     (decision,) = deduper.decide([candidate])
@@ -102,7 +102,7 @@ def test_nothing_similar_is_added_without_an_llm_call_and_searchable(hearth: Hea
 def test_update_supersedes_the_old_memory_and_keeps_it(hearth: Hearth) -> None:
     old = hearth.memories.add("User is training for a half marathon.")
     llm = ScriptedLLM([verdict("UPDATE", 1, "adds the race and its date")])
-    deduper = Deduplicator(hearth, llm)
+    deduper = Deduplicator(hearth.consolidation(), llm)
     newer = "User is training for a half marathon in Porto on 12 October."
     (decision,) = deduper.decide([CandidateMemory(newer)])
     assert (decision.action, decision.target_id) == ("UPDATE", old.id)
@@ -117,7 +117,7 @@ def test_update_supersedes_the_old_memory_and_keeps_it(hearth: Hearth) -> None:
 def test_delete_invalidates_the_outdated_memory_with_the_reason(hearth: Hearth) -> None:
     old = hearth.memories.add("User lives in Lisbon.")
     llm = ScriptedLLM([verdict("DELETE", 1, "the user moved to Berlin")])
-    deduper = Deduplicator(hearth, llm)
+    deduper = Deduplicator(hearth.consolidation(), llm)
     (decision,) = deduper.decide([CandidateMemory("User moved from Lisbon to Berlin last month.")])
     assert (decision.action, decision.target_id) == ("DELETE", old.id)
     assert apply(hearth, deduper, [decision]) == DedupeCounts(invalidated=1)
@@ -130,7 +130,7 @@ def test_delete_invalidates_the_outdated_memory_with_the_reason(hearth: Hearth) 
 def test_noop_writes_nothing(hearth: Hearth) -> None:
     old = hearth.memories.add("User dislikes horror films.")
     llm = ScriptedLLM([verdict("NOOP", 1, "already known")])
-    deduper = Deduplicator(hearth, llm)
+    deduper = Deduplicator(hearth.consolidation(), llm)
     (decision,) = deduper.decide([CandidateMemory("User does not like horror movies.")])
     assert (decision.action, decision.target_id) == ("NOOP", old.id)
     assert apply(hearth, deduper, [decision]) == DedupeCounts(noop=1)
@@ -142,7 +142,7 @@ def test_the_llm_sees_the_neighbours_as_data_with_a_bounded_target(hearth: Heart
     hearth.memories.add("User is training for a half marathon.", namespace="user/sport")
     hearth.memories.add("User prefers tea over coffee.")  # unrelated: not shown
     llm = ScriptedLLM([verdict("add", 0, 'a "new" fact')])
-    (decision,) = Deduplicator(hearth, llm).decide(
+    (decision,) = Deduplicator(hearth.consolidation(), llm).decide(
         [CandidateMemory("User is training for a half marathon in Porto.",
                          namespace="user/sport", priority="highest")])
     assert decision.action == "ADD" and decision.reason == "a new fact"
@@ -177,7 +177,7 @@ def test_a_verdict_must_name_a_shown_memory() -> None:
 def test_namespace_scope(hearth: Hearth, stored_in: str, expected: str) -> None:
     hearth.memories.add("User is allergic to penicillin.", namespace=stored_in)
     llm = ScriptedLLM()
-    (decision,) = Deduplicator(hearth, llm).decide(
+    (decision,) = Deduplicator(hearth.consolidation(), llm).decide(
         [CandidateMemory("User is allergic to penicillin.", namespace="user/health")])
     assert decision.action == expected
     assert llm.requests == []
@@ -185,7 +185,7 @@ def test_namespace_scope(hearth: Hearth, stored_in: str, expected: str) -> None:
 
 def test_identical_candidates_in_one_batch_are_written_once(hearth: Hearth) -> None:
     llm = ScriptedLLM()
-    deduper = Deduplicator(hearth, llm)
+    deduper = Deduplicator(hearth.consolidation(), llm)
     first, second = deduper.decide([CandidateMemory("User has a dog named Biscuit."),
                                     CandidateMemory("User has a dog named Biscuit.")])
     assert first.action == "ADD"
@@ -197,7 +197,7 @@ def test_identical_candidates_in_one_batch_are_written_once(hearth: Hearth) -> N
 
 def test_a_later_candidate_can_invalidate_an_earlier_one_of_the_batch(hearth: Hearth) -> None:
     llm = ScriptedLLM([verdict("DELETE", 1, "moved away")])
-    deduper = Deduplicator(hearth, llm)
+    deduper = Deduplicator(hearth.consolidation(), llm)
     decisions = deduper.decide([CandidateMemory("User lives in Lisbon."),
                                 CandidateMemory("User moved from Lisbon to Berlin last month.")])
     assert [d.action for d in decisions] == ["ADD", "DELETE"]
@@ -212,7 +212,7 @@ def test_a_superseded_memory_is_not_a_neighbour_for_later_candidates(hearth: Hea
     llm = ScriptedLLM([verdict("UPDATE", 1, "adds the city"),
                        verdict("UPDATE", 1, "adds the date"),
                        verdict("UPDATE", 1, "adds the goal")])
-    deduper = Deduplicator(hearth, llm)
+    deduper = Deduplicator(hearth.consolidation(), llm)
     decisions = deduper.decide([
         CandidateMemory("User is training for a half marathon in Porto."),
         CandidateMemory("User is training for a half marathon in Porto on 12 October."),
@@ -234,7 +234,7 @@ def test_a_superseded_memory_is_not_a_neighbour_for_later_candidates(hearth: Hea
 def test_a_user_stated_restatement_takes_over_without_an_llm_call(hearth: Hearth) -> None:
     old = hearth.memories.add("User is allergic to penicillin.", priority="medium")
     llm = ScriptedLLM()
-    deduper = Deduplicator(hearth, llm)
+    deduper = Deduplicator(hearth.consolidation(), llm)
     (decision,) = deduper.decide([CandidateMemory("User is allergic to penicillin.",
                                                   priority="highest", source="user")])
     assert (decision.action, decision.target_id) == ("UPDATE", old.id)
@@ -251,7 +251,7 @@ def test_a_user_stated_noop_becomes_an_update_but_not_over_another_user_statemen
     stated = hearth.memories.add("User dislikes horror films.", namespace="user/films",
                                  priority="highest")
     llm = ScriptedLLM([verdict("NOOP", 1, "known"), verdict("NOOP", 1, "known")])
-    deduper = Deduplicator(hearth, llm)
+    deduper = Deduplicator(hearth.consolidation(), llm)
     candidate = CandidateMemory("User does not like horror movies.", namespace="user/tv",
                                 priority="highest")
     (over_inferred,) = deduper.decide([candidate])
@@ -271,7 +271,7 @@ def test_a_user_stated_noop_becomes_an_update_but_not_over_another_user_statemen
 def test_an_undecided_candidate_defers_and_nothing_is_written(hearth: Hearth, script) -> None:
     hearth.memories.add("User lives in Lisbon.")
     llm = ScriptedLLM(script)
-    deduper = Deduplicator(hearth, llm)
+    deduper = Deduplicator(hearth.consolidation(), llm)
     with pytest.raises(DedupeUndecided) as raised:
         deduper.decide([CandidateMemory("User has a cat named Pepper."),
                         CandidateMemory("User moved from Lisbon to Berlin last month.")])
@@ -286,13 +286,13 @@ def test_cancelling_raises_cancelled_not_undecided(hearth: Hearth) -> None:
     token = CancelToken()
     token.cancel()
     with pytest.raises(LLMCancelled):
-        Deduplicator(hearth, ScriptedLLM()).decide(
+        Deduplicator(hearth.consolidation(), ScriptedLLM()).decide(
             [CandidateMemory("User moved from Lisbon to Berlin last month.")], cancel=token)
 
 
 def test_a_target_changed_since_decide_is_left_alone(hearth: Hearth) -> None:
     old = hearth.memories.add("User lives in Lisbon.")
-    deduper = Deduplicator(hearth, ScriptedLLM([verdict("UPDATE", 1, "moved")]))
+    deduper = Deduplicator(hearth.consolidation(), ScriptedLLM([verdict("UPDATE", 1, "moved")]))
     decisions = deduper.decide([CandidateMemory("User moved from Lisbon to Berlin last month.")])
     hearth.memories.invalidate(old.id, "the user said this was wrong")
     assert apply(hearth, deduper, decisions) == DedupeCounts(added=1)
@@ -308,7 +308,8 @@ def test_a_candidate_that_cannot_be_stored_is_refused_before_any_work(
         hearth: Hearth, bad: CandidateMemory) -> None:
     llm = ScriptedLLM()
     with pytest.raises(InvalidInputError):
-        Deduplicator(hearth, llm).decide([CandidateMemory("User lives in Lisbon."), bad])
+        Deduplicator(hearth.consolidation(),
+                     llm).decide([CandidateMemory("User lives in Lisbon."), bad])
     assert llm.requests == []
 
 

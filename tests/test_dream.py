@@ -111,7 +111,7 @@ def dream_runs(hearth: Hearth) -> list[Run]:
 
 def test_full_run_records_every_stage_in_order_with_counts(hearth: Hearth) -> None:
     seen: list[str] = []
-    report = DreamCycle(hearth, model_down()).run(
+    report = DreamCycle(hearth.consolidation(), model_down()).run(
         progress=lambda stage, done, total: seen.append(stage) if done == total == 0 else None)
 
     available = [name for name in STAGES if report.stages[name].status != "unavailable"]
@@ -144,12 +144,12 @@ def test_a_missing_stage_module_is_unavailable_but_a_broken_one_raises(
 def test_backup_is_taken_before_any_stage_writes(hearth: Hearth) -> None:
     seen_backups: list[list[Path]] = []
 
-    def first_stage(h: Hearth, *_: Any) -> dict[str, Any]:
-        seen_backups.append([b.path for b in list_backups(h.paths)])
+    def first_stage(*_: Any) -> dict[str, Any]:
+        seen_backups.append([b.path for b in list_backups(hearth.paths)])
         return {}
 
-    report = DreamCycle(hearth, model_down(), stages={"process": first_stage}).run(
-        only="process")
+    cycle = DreamCycle(hearth.consolidation(), model_down(), stages={"process": first_stage})
+    report = cycle.run(only="process")
     assert report.backup is not None and Path(report.backup).is_file()
     assert seen_backups == [[Path(report.backup)]]
     row = run_row(hearth, report.run_id)
@@ -159,12 +159,12 @@ def test_backup_is_taken_before_any_stage_writes(hearth: Hearth) -> None:
 
 
 def test_only_runs_one_stage_with_lock_backup_and_record(hearth: Hearth) -> None:
-    report = DreamCycle(hearth, model_down()).run(only="link")
+    report = DreamCycle(hearth.consolidation(), model_down()).run(only="link")
     assert list(report.stages) == ["backup", "link"]
     assert report.status == "done"
     assert report.stages["link"].counts["edges"] == len(graph(hearth)["edges"]) > 0
     with pytest.raises(InvalidInputError, match="no dream stage called 'sleep'"):
-        DreamCycle(hearth, model_down()).run(only="sleep")
+        DreamCycle(hearth.consolidation(), model_down()).run(only="sleep")
 
 
 def test_a_second_run_is_refused_while_the_lock_is_held(hearth: Hearth) -> None:
@@ -172,7 +172,7 @@ def test_a_second_run_is_refused_while_the_lock_is_held(hearth: Hearth) -> None:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         with pytest.raises(DreamAlreadyRunning) as refused:
-            DreamCycle(hearth, model_down()).run()
+            DreamCycle(hearth.consolidation(), model_down()).run()
         assert "already running" in refused.value.message and refused.value.hint
     finally:
         os.close(fd)
@@ -190,14 +190,15 @@ def test_cancel_inside_a_stage_stops_the_run_and_the_next_run_resumes(
         if stage == "link":
             cancel.cancel()
 
-    first = DreamCycle(hearth, model_down()).run(progress=cancel_at_link, cancel=cancel)
+    first = DreamCycle(hearth.consolidation(), model_down()).run(progress=cancel_at_link,
+                                                                 cancel=cancel)
     assert first.status == "cancelled"
     assert first.stages["link"].status == "cancelled"  # cut short, so not finished
     assert first.stages["link"].error == "Cancelled while linking memories."
     assert "rem" not in first.stages and "reflect" not in first.stages
     assert [e for e in graph(hearth)["edges"] if e[2] == "knn"] == []
 
-    second = DreamCycle(hearth, model_down()).run()
+    second = DreamCycle(hearth.consolidation(), model_down()).run()
     assert second.resumed_from == first.run_id
     assert second.stages["decay"].status == "resumed"
     assert second.stages["decay"].counts == {**first.stages["decay"].counts,
@@ -212,7 +213,7 @@ def test_a_hard_interrupt_fails_the_run_which_resumes_only_within_the_window(
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        DreamCycle(hearth, model_down(), stages={"link": interrupted}).run()
+        DreamCycle(hearth.consolidation(), model_down(), stages={"link": interrupted}).run()
     (stopped,) = dream_runs(hearth)
     assert stopped.status == "failed" and stopped.stages["decay"]["status"] == "done"
     with dream_lock(hearth.storage):       # the lock went with the exception
@@ -222,12 +223,12 @@ def test_a_hard_interrupt_fails_the_run_which_resumes_only_within_the_window(
         row = session.get(Run, stopped.id)
         assert row is not None
         row.started_at = row.started_at - timedelta(days=1)
-    late = DreamCycle(hearth, model_down()).run()
+    late = DreamCycle(hearth.consolidation(), model_down()).run()
     assert late.resumed_from is None and late.stages["decay"].status == "done"
 
     with pytest.raises(KeyboardInterrupt):    # a fresh failed run is resumed
-        DreamCycle(hearth, model_down(), stages={"link": interrupted}).run()
-    soon = DreamCycle(hearth, model_down()).run()
+        DreamCycle(hearth.consolidation(), model_down(), stages={"link": interrupted}).run()
+    soon = DreamCycle(hearth.consolidation(), model_down()).run()
     assert soon.resumed_from == dream_runs(hearth)[-2].id
     assert soon.stages["decay"].status == "resumed" and soon.stages["link"].status == "done"
 
@@ -238,7 +239,7 @@ def test_a_failing_stage_is_recorded_and_the_independent_ones_still_run(
         raise RuntimeError("disk on fire")
 
     with caplog.at_level(logging.ERROR, logger="core.consolidation.dream"):
-        report = DreamCycle(hearth, model_down(), stages={"decay": broken}).run()
+        report = DreamCycle(hearth.consolidation(), model_down(), stages={"decay": broken}).run()
     assert report.status == "partial"
     assert report.stages["decay"].status == "failed"
     assert report.stages["decay"].error == "RuntimeError: disk on fire"

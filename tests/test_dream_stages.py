@@ -80,7 +80,7 @@ def triage_answer(*pairs: tuple[int, str]) -> str:
 def test_triage_forgets_promotes_and_flags_and_a_rerun_changes_nothing(hearth) -> None:
     ids = add_drafts(hearth)
     llm = ScriptedLLM([triage_answer((1, "promote"), (2, "forget"), (3, "review"))])
-    counts = triage.run(hearth, llm)
+    counts = triage.run(hearth.consolidation(), llm)
     assert counts == {"drafts": 6, "promoted": 2, "forgotten": 3, "review": 1, "undecided": 0}
     (request,) = llm.requests  # the heuristics decided three without the model
     shown = request.messages[-1].content
@@ -99,7 +99,7 @@ def test_triage_forgets_promotes_and_flags_and_a_rerun_changes_nothing(hearth) -
         assert memories[ids[name]].tags == [] and memories[ids[name]].importance == 0.5
     before = snapshot(hearth)
     rerun = ScriptedLLM([])
-    assert triage.run(hearth, rerun)["drafts"] == 0
+    assert triage.run(hearth.consolidation(), rerun)["drafts"] == 0
     assert rerun.requests == [] and snapshot(hearth) == before
 
 
@@ -108,20 +108,22 @@ def test_triage_forgets_promotes_and_flags_and_a_rerun_changes_nothing(hearth) -
 def test_triage_failure_or_garbage_leaves_the_batch_untriaged(hearth, answer) -> None:
     ids = add_drafts(hearth)
     before = snapshot(hearth)
-    counts = triage.run(hearth, ScriptedLLM([answer, answer]))
+    counts = triage.run(hearth.consolidation(), ScriptedLLM([answer, answer]))
     assert counts["undecided"] == 3
     after = snapshot(hearth)
     for name in ("useful", "passing", "unsure"):
         assert after[ids[name]] == before[ids[name]]
     assert after[ids["greeting"]][2] is False  # the heuristic part still happened
-    counts = triage.run(hearth, ScriptedLLM([triage_answer((1, "promote"), (2, "promote"),
-                                                           (3, "promote"))]))
+    counts = triage.run(hearth.consolidation(), ScriptedLLM([triage_answer((1, "promote"), (2,
+                                                                                            "promote"),
+                                                                           (3, "promote"))]))
     assert counts["promoted"] == 3 and counts["undecided"] == 0
 
 
 def test_triage_leaves_drafts_the_answer_does_not_mention(hearth) -> None:
     ids = add_drafts(hearth)
-    counts = triage.run(hearth, ScriptedLLM([triage_answer((2, "forget"), (5, "forget"))]))
+    counts = triage.run(hearth.consolidation(), ScriptedLLM([triage_answer((2, "forget"), (5,
+                                                                                           "forget"))]))
     assert counts["forgotten"] == 3 and counts["undecided"] == 2
     assert rows(hearth)[ids["useful"]].tags == []
 
@@ -132,7 +134,7 @@ def test_triage_cancelled_raises_and_writes_nothing_more(hearth) -> None:
     token.cancel()
     llm = ScriptedLLM([])
     with pytest.raises(LLMCancelled):
-        triage.run(hearth, llm, cancel=token)
+        triage.run(hearth.consolidation(), llm, cancel=token)
     assert llm.requests == []
 
 
@@ -165,7 +167,7 @@ def test_distil_writes_one_memory_per_closed_session_and_a_rerun_adds_nothing(he
     add_session(hearth, "s-import", PLANS, source="import")
     llm = ScriptedLLM([distilled("The user is moving to Berlin in June to join a robotics "
                                  "startup.")])
-    counts = distil.run(hearth, llm)
+    counts = distil.run(hearth.consolidation(), llm)
     assert counts == {"sessions": 1, "distilled": 1, "duplicates": 0, "empty": 0,
                       "too_short": 1, "ungrounded": 0, "rejected": 0, "failed": 0,
                       "rechecked": 0}
@@ -174,7 +176,7 @@ def test_distil_writes_one_memory_per_closed_session_and_a_rerun_adds_nothing(he
     assert (memory.source, memory.session_id, memory.category, memory.tier) == (
         "distil", "s-plans", "work", "recall")
     rerun = ScriptedLLM([])
-    assert distil.run(hearth, rerun)["sessions"] == 0 and rerun.requests == []
+    assert distil.run(hearth.consolidation(), rerun)["sessions"] == 0 and rerun.requests == []
     assert count(hearth, Memory) == 1
 
 
@@ -184,11 +186,11 @@ def test_distil_of_a_known_fact_or_of_nothing_is_recorded_without_a_memory(heart
     add_session(hearth, "s-known", PLANS)
     add_session(hearth, "s-chatter", [("hi", "hello"), ("how are you", "fine")])
     llm = ScriptedLLM([distilled(known), distilled("", "general")])
-    counts = distil.run(hearth, llm)
+    counts = distil.run(hearth.consolidation(), llm)
     assert counts["duplicates"] == 1 and counts["empty"] == 1 and counts["distilled"] == 0
     assert len(llm.requests) == 2  # identical text is skipped by dedupe without a call
     assert count(hearth, Memory) == 1 and count(hearth, AuditEntry) == 2
-    assert distil.run(hearth, ScriptedLLM([]))["sessions"] == 0
+    assert distil.run(hearth.consolidation(), ScriptedLLM([]))["sessions"] == 0
 
 
 def test_distil_never_makes_the_assistants_words_a_memory_about_the_user(hearth) -> None:
@@ -197,10 +199,10 @@ def test_distil_never_makes_the_assistants_words_a_memory_about_the_user(hearth)
         ("Thanks.", "You're welcome.")])
     llm = ScriptedLLM([distilled("The user does interval training with hill repeats.",
                                  "health")])
-    counts = distil.run(hearth, llm)
+    counts = distil.run(hearth.consolidation(), llm)
     assert counts["ungrounded"] == 1 and counts["empty"] == 1 and counts["distilled"] == 0
     assert count(hearth, Memory) == 0
-    assert distil.run(hearth, ScriptedLLM([]))["sessions"] == 0  # not asked again
+    assert distil.run(hearth.consolidation(), ScriptedLLM([]))["sessions"] == 0  # not asked again
 
 
 def test_earlier_distilled_memories_of_the_assistants_words_are_invalidated_not_deleted(
@@ -214,23 +216,24 @@ def test_earlier_distilled_memories_of_the_assistants_words_are_invalidated_not_
     right = hearth.memories.add("The user is moving to Berlin in June.",
                                 source="distil", session_id="s-plans").id
 
-    counts = distil.run(hearth, ScriptedLLM([distilled(""), distilled("")]))
+    counts = distil.run(hearth.consolidation(), ScriptedLLM([distilled(""), distilled("")]))
 
     assert counts["rechecked"] == 1
     kept = hearth.memories.get(wrong)
     assert kept.content.startswith("The user does interval") and not kept.is_valid
     assert "what the assistant said" in kept.invalid_reason
     assert hearth.memories.get(right).is_valid
-    assert distil.run(hearth, ScriptedLLM([]))["rechecked"] == 0  # once per folder
+    assert distil.run(hearth.consolidation(), ScriptedLLM([]))["rechecked"] == 0  # once per folder
 
 
 @pytest.mark.parametrize("answer", [failing("model down"), "{broken", '{"content": 42}'])
 def test_distil_failure_leaves_the_session_for_the_next_run(hearth, answer) -> None:
     add_session(hearth, "s-plans", PLANS)
-    counts = distil.run(hearth, ScriptedLLM([answer, answer]))
+    counts = distil.run(hearth.consolidation(), ScriptedLLM([answer, answer]))
     assert counts["failed"] == 1
     assert count(hearth, Memory) == 0 and count(hearth, AuditEntry) == 0
-    counts = distil.run(hearth, ScriptedLLM([distilled("The user moves to Berlin in June.")]))
+    counts = distil.run(hearth.consolidation(),
+                        ScriptedLLM([distilled("The user moves to Berlin in June.")]))
     assert counts["distilled"] == 1
 
 
@@ -247,7 +250,7 @@ def test_enrich_fills_entities_marks_empty_ones_and_a_rerun_asks_nothing(hearth)
         {"number": 1, "people": ["Ines", "ines", 'sis"ter'], "places": ["Porto"],
          "topics": ["family"]},
         {"number": 2}]})])
-    counts = enrich.run(hearth, llm)
+    counts = enrich.run(hearth.consolidation(), llm)
     assert counts == {"memories": 2, "enriched": 2, "with_entities": 1, "undecided": 0}
     memories = rows(hearth)
     assert memories[ines].entities == {"people": ["Ines", "sis ter"], "places": ["Porto"],
@@ -256,7 +259,7 @@ def test_enrich_fills_entities_marks_empty_ones_and_a_rerun_asks_nothing(hearth)
     assert memories[done].entities == {"people": ["Anna"]}
     assert memories[invalid].entities == {}
     rerun = ScriptedLLM([])
-    assert enrich.run(hearth, rerun)["memories"] == 0 and rerun.requests == []
+    assert enrich.run(hearth.consolidation(), rerun)["memories"] == 0 and rerun.requests == []
 
 
 @pytest.mark.parametrize("answer", [failing(), "[[[", '{"memories": [{"number": 1, '
@@ -264,7 +267,7 @@ def test_enrich_fills_entities_marks_empty_ones_and_a_rerun_asks_nothing(hearth)
 def test_enrich_failure_leaves_the_batch_unenriched(hearth, answer) -> None:
     hearth.memories.add(INES[0])
     before = snapshot(hearth)
-    assert enrich.run(hearth, ScriptedLLM([answer, answer]))["undecided"] == 1
+    assert enrich.run(hearth.consolidation(), ScriptedLLM([answer, answer]))["undecided"] == 1
     assert snapshot(hearth) == before
 
 
@@ -273,10 +276,10 @@ def test_enrich_works_in_batches_and_keeps_skipped_memories_for_later(hearth) ->
         hearth.memories.add(f"Memory number {number} about topic {number}.")
     llm = ScriptedLLM([json.dumps({"memories": [{"number": 1, "topics": ["a"]}]}),
                        json.dumps({"memories": [{"number": 2, "topics": ["b"]}]})])
-    counts = enrich.run(hearth, llm)
+    counts = enrich.run(hearth.consolidation(), llm)
     assert counts["enriched"] == 2 and counts["undecided"] == enrich.BATCH
     assert len(llm.requests) == 2
-    assert enrich.run(hearth, ScriptedLLM([json.dumps({"memories": []})] * 2))[
+    assert enrich.run(hearth.consolidation(), ScriptedLLM([json.dumps({"memories": []})] * 2))[
         "memories"] == enrich.BATCH
 
 
@@ -306,7 +309,7 @@ def test_merge_summarises_a_stale_cluster_and_demotes_its_originals(hearth) -> N
                       freshness=0.9)
     llm = ScriptedLLM([json.dumps({"summary": "The user drinks green tea every morning, "
                                               "before work."})])
-    counts = merge.run(hearth, llm)
+    counts = merge.run(hearth.consolidation(), llm)
     assert counts == {"stale": 6, "clusters": 1, "merged": 1, "demoted": 3, "failed": 0,
                       "rejected": 0}
     memories = rows(hearth)
@@ -325,7 +328,7 @@ def test_merge_summarises_a_stale_cluster_and_demotes_its_originals(hearth) -> N
     assert summary.id in ids.tolist()
     before = snapshot(hearth)
     rerun = ScriptedLLM([])
-    assert merge.run(hearth, rerun)["clusters"] == 0 and rerun.requests == []
+    assert merge.run(hearth.consolidation(), rerun)["clusters"] == 0 and rerun.requests == []
     assert snapshot(hearth) == before
 
 
@@ -334,7 +337,7 @@ def test_merge_summarises_a_stale_cluster_and_demotes_its_originals(hearth) -> N
 def test_merge_failure_leaves_the_cluster_as_it_was(hearth, answer) -> None:
     add_stale(hearth, TEA)
     before = snapshot(hearth)
-    assert merge.run(hearth, ScriptedLLM([answer, answer]))["failed"] == 1
+    assert merge.run(hearth.consolidation(), ScriptedLLM([answer, answer]))["failed"] == 1
     assert snapshot(hearth) == before and count(hearth, MemoryEdge) == 0
 
 
@@ -342,7 +345,7 @@ def test_merge_leaves_user_stated_and_fresh_memories_alone(hearth) -> None:
     add_stale(hearth, TEA, priority="highest")
     add_stale(hearth, INES, freshness=0.5)
     llm = ScriptedLLM([])
-    assert merge.run(hearth, llm)["stale"] == 0 and llm.requests == []
+    assert merge.run(hearth.consolidation(), llm)["stale"] == 0 and llm.requests == []
 
 
 def test_the_merge_and_triage_thresholds_are_read_from_the_settings(hearth) -> None:
@@ -353,17 +356,18 @@ def test_the_merge_and_triage_thresholds_are_read_from_the_settings(hearth) -> N
                     {"merge_similarity_floor": 0.95}):
         hearth.settings = Settings(**changes)
         llm = ScriptedLLM([])
-        assert merge.run(hearth, llm)["clusters"] == 0 and llm.requests == []
+        assert merge.run(hearth.consolidation(), llm)["clusters"] == 0 and llm.requests == []
     hearth.settings = Settings(merge_max_cluster=2, merge_min_cluster=2)
-    counts = merge.run(hearth, ScriptedLLM([json.dumps({"summary": "Green tea daily."})]))
+    counts = merge.run(hearth.consolidation(),
+                       ScriptedLLM([json.dumps({"summary": "Green tea daily."})]))
     assert counts["demoted"] == 2
     hearth.settings = Settings(triage_min_words=5, triage_promoted_importance=0.9)
     short = hearth.memories.add("User likes oat milk.", source="processor").id
     stated = hearth.memories.add("User is allergic to penicillin.", source="conversation",
                                  priority="highest").id
     llm = ScriptedLLM([])
-    assert triage.run(hearth, llm) == {"drafts": 2, "promoted": 1, "forgotten": 1,
-                                       "review": 0, "undecided": 0}
+    assert triage.run(hearth.consolidation(), llm) == {"drafts": 2, "promoted": 1, "forgotten": 1,
+                                                       "review": 0, "undecided": 0}
     memories = rows(hearth)
     assert not memories[short].is_valid and memories[stated].importance == 0.9
     assert llm.requests == []
@@ -377,6 +381,7 @@ def test_a_cluster_bigger_than_a_summary_may_replace_is_refused() -> None:
 def test_stage_progress_reports_every_unit(hearth) -> None:
     add_stale(hearth, TEA)
     seen: list[tuple[int, int]] = []
-    merge.run(hearth, ScriptedLLM([json.dumps({"summary": "Green tea every morning."})]),
+    merge.run(hearth.consolidation(),
+              ScriptedLLM([json.dumps({"summary": "Green tea every morning."})]),
               progress=lambda done, total: seen.append((done, total)))
     assert seen == [(1, 1)]

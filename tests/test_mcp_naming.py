@@ -25,14 +25,15 @@ def call(server: AgentServer, client_name: str, tool: str, **arguments: Any) -> 
 
 
 def test_the_client_name_names_the_agent(hearth) -> None:
-    failed, message = call(AgentServer(hearth), "Zed Editor", "list_facts")
+    failed, message = call(AgentServer(hearth.agent_services()), "Zed Editor", "list_facts")
     assert failed and "hearth mcp grant zed-editor read" in message
     assert [a.name for a in agents.list_agents(hearth)] == ["zed-editor"]
 
 
 def test_the_name_the_user_gave_wins_over_the_clients(hearth) -> None:
     agents.grant(hearth, "my-notes", "read")
-    failed, text = call(AgentServer(hearth, "my-notes"), "Zed Editor", "list_facts")
+    failed, text = call(AgentServer(hearth.agent_services(), "my-notes"), "Zed Editor",
+                        "list_facts")
     assert not failed and '"facts": []' in text
     assert [a.name for a in agents.list_agents(hearth)] == ["my-notes"]
     (entry,) = agents.calls_of(hearth, "my-notes")
@@ -40,6 +41,6 @@ def test_the_name_the_user_gave_wins_over_the_clients(hearth) -> None:
 
 
 def test_a_client_without_a_name_is_told_how_to_name_it(hearth) -> None:
-    failed, message = call(AgentServer(hearth), " ", "read_profile")
+    failed, message = call(AgentServer(hearth.agent_services()), " ", "read_profile")
     assert failed and '"--agent", "NAME"' in message
     assert agents.list_agents(hearth) == ()

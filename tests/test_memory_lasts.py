@@ -74,7 +74,7 @@ def a_year_of_dreams(tmp_path: Path, embedder: Any, *, ann_forced: bool) -> None
         assert sum(before.values()) / len(before) > 0.8  # the set is answerable at all
 
         with clock.shifted(days=365):
-            report = DreamCycle(hearth, summary_model()).run(trigger="test")
+            report = DreamCycle(hearth.consolidation(), summary_model()).run(trigger="test")
             assert report.status == "done", report.stages
             merged = report.stages["merge"].counts
             assert merged["merged"] > 0 and merged["demoted"] > 0  # merge-before-fade ran

@@ -90,8 +90,8 @@ def test_a_batch_is_consolidated_end_to_end(hearth: Hearth) -> None:
         ["The user is training for the Lisbon marathon in May."])])
     progress: list[tuple[int, int]] = []
 
-    report = MemoryProcessor(hearth, llm).run(trigger="test",
-                                              progress=lambda d, t: progress.append((d, t)))
+    processor = MemoryProcessor(hearth.consolidation(), llm)
+    report = processor.run(trigger="test", progress=lambda d, t: progress.append((d, t)))
 
     (scaffold,) = rows(hearth, ScaffoldVersion)
     assert scaffold.data == {"Family": {"sister": "Ines"}, "Goals": ["Lisbon marathon in May"],
@@ -135,12 +135,12 @@ def test_the_next_run_merges_into_the_scaffold_and_sees_the_current_state(hearth
     add_event(hearth.storage, "observation", "Works at Acme as an engineer.", {})
     llm = scripted([answer({"Role": "engineer", "Employer": "Acme",
                             "Family": {"sister": "Ines", "brother": "Rui"}}, "Busy at Acme.")])
-    MemoryProcessor(hearth, llm).run()
+    MemoryProcessor(hearth.consolidation(), llm).run()
     add_event(hearth.storage, "observation", "Left Acme; now at Globex. Rui moved away.", {})
     # A small model returns only what changed: left-out keys stay, null removes.
     llm = scripted([answer({"Employer": "Globex", "Family": {"brother": None}},
                            "Settling in at Globex.")])
-    MemoryProcessor(hearth, llm).run()
+    MemoryProcessor(hearth.consolidation(), llm).run()
 
     prompt = llm.requests[0].messages[-1].content
     assert "Busy at Acme." in prompt.split("<working_memory>")[1].split("</working_memory>")[0]
@@ -163,9 +163,10 @@ def test_merge_scaffold_rules() -> None:
 
 def test_an_unchanged_answer_writes_no_new_versions(hearth: Hearth) -> None:
     add_event(hearth.storage, "observation", "Likes tea.", {})
-    MemoryProcessor(hearth, scripted([answer({"Drinks": "tea"}, "Likes tea.")])).run()
+    MemoryProcessor(hearth.consolidation(), scripted([answer({"Drinks": "tea"},
+                                                             "Likes tea.")])).run()
     add_event(hearth.storage, "observation", "Still likes tea.", {})
-    report = MemoryProcessor(hearth, scripted([answer({}, "Likes tea.")])).run()
+    report = MemoryProcessor(hearth.consolidation(), scripted([answer({}, "Likes tea.")])).run()
     assert report.processed == 1
     assert (count(hearth, ScaffoldVersion), count(hearth, WorkingMemoryVersion)) == (1, 1)
 
@@ -183,7 +184,7 @@ def test_model_down_or_garbage_mid_run_leaves_those_batches_untouched(
                     failing("Ollama is not running"),
                     "I am sorry, I cannot do that.", "{\"updated_scaffold\": [1, 2]}"])
 
-    report = MemoryProcessor(hearth, llm).run()
+    report = MemoryProcessor(hearth.consolidation(), llm).run()
 
     events = {e.id: e for e in rows(hearth, ContextEvent)}
     assert events[first].processed
@@ -216,7 +217,8 @@ class FailingApply(Deduplicator):
 def test_a_failure_while_applying_writes_nothing(hearth: Hearth) -> None:
     event = candidate_event(hearth, "The user's passport expires in June.")
     llm = scripted([answer({"Documents": "passport"}, "Passport renewal.")])
-    report = MemoryProcessor(hearth, llm, FailingApply(hearth, llm)).run()
+    services = hearth.consolidation()
+    report = MemoryProcessor(services, llm, FailingApply(services, llm)).run()
 
     assert (count(hearth, ScaffoldVersion), count(hearth, WorkingMemoryVersion),
             count(hearth, Memory)) == (0, 0, 0)
@@ -233,9 +235,9 @@ def test_events_are_poisoned_after_max_attempts_and_can_be_retried(
         assert hearth.settings.event_max_attempts == 2
         event = add_event(hearth.storage, "observation", "Learning Portuguese.", {})
         for _ in range(2):
-            MemoryProcessor(hearth, scripted([failing("model missing")])).run()
+            MemoryProcessor(hearth.consolidation(), scripted([failing("model missing")])).run()
         idle = scripted([])
-        report = MemoryProcessor(hearth, idle).run()
+        report = MemoryProcessor(hearth.consolidation(), idle).run()
         assert (report.status, report.events_seen) == ("skipped", 0)
         assert idle.requests == []  # a poisoned event is not retried
         assert run_record(hearth, report.run_id).status == "skipped"
@@ -254,7 +256,8 @@ def test_events_are_poisoned_after_max_attempts_and_can_be_retried(
     assert [(e["id"], e["attempts"], e["last_error"]) for e in pending] == [(event, 0, None)]
 
     with Hearth.open(isolated_home, embedder=embedder) as hearth:
-        report = MemoryProcessor(hearth, scripted([answer({"Languages": "Portuguese"})])).run()
+        report = MemoryProcessor(hearth.consolidation(),
+                                 scripted([answer({"Languages": "Portuguese"})])).run()
         assert report.processed == 1
 
 
@@ -262,7 +265,7 @@ def test_an_unreadable_memory_candidate_is_poisoned_at_once_and_the_rest_proceed
         hearth: Hearth) -> None:
     bad = add_event(hearth.storage, "memory_candidate", "{\"content\": \"\"}", {})
     good = add_event(hearth.storage, "observation", "Moved to Porto.", {})
-    report = MemoryProcessor(hearth, scripted([answer({"City": "Porto"})])).run()
+    report = MemoryProcessor(hearth.consolidation(), scripted([answer({"City": "Porto"})])).run()
     events = {e.id: e for e in rows(hearth, ContextEvent)}
     assert events[good].processed
     assert not events[bad].processed
@@ -279,7 +282,7 @@ def test_excluded_topics_never_reach_the_model_or_memory(isolated_home: Path, em
         llm = scripted([answer({"Hobbies": "pottery"}, "Pottery.",
                                ["The user is going through a divorce.",
                                 "The user started pottery classes."])])
-        report = MemoryProcessor(hearth, llm).run()
+        report = MemoryProcessor(hearth.consolidation(), llm).run()
         assert "divorce" not in llm.requests[0].messages[-1].content
         assert [m.content for m in rows(hearth, Memory)] == ["The user started pottery classes."]
         row = next(e for e in rows(hearth, ContextEvent) if e.id == hidden)
@@ -293,7 +296,7 @@ def test_cancelling_stops_between_batches(hearth: Hearth,
     add_event(hearth.storage, "observation", "One.", {})
     add_event(hearth.storage, "observation", "Two.", {})
     cancel = CancelToken()
-    report = MemoryProcessor(hearth, scripted([answer({"n": 1})])).run(
+    report = MemoryProcessor(hearth.consolidation(), scripted([answer({"n": 1})])).run(
         progress=lambda _done, _total: cancel.cancel(), cancel=cancel)
     assert (report.status, report.processed) == ("cancelled", 1)
     assert [e.processed for e in rows(hearth, ContextEvent)] == [True, False]
@@ -317,7 +320,7 @@ def command_line() -> CliRunner:
 
 def test_runs_lists_recorded_runs_with_stages(hearth: Hearth) -> None:
     add_event(hearth.storage, "observation", "Likes jazz.", {})
-    report = MemoryProcessor(hearth, scripted([answer({"Music": "jazz"})])).run()
+    report = MemoryProcessor(hearth.consolidation(), scripted([answer({"Music": "jazz"})])).run()
     cli = command_line()
     listed = json.loads(cli.invoke(cli_app(), ["runs", "--kind", "processor", "--json"]).stdout)
     assert [r["id"] for r in listed] == [report.run_id]

@@ -62,7 +62,8 @@ def down(outage: LLMOutage) -> ScriptedLLM:
 def poison(hearth: Hearth, event_id: int, model: str = "small-1") -> None:
     """Fail ``event_id`` on its content until it is poisoned, with the model ``model``."""
     for _ in range(MAX_ATTEMPTS):
-        MemoryProcessor(hearth, ScriptedLLM(["no JSON here"] * 2, model=model)).run()
+        MemoryProcessor(hearth.consolidation(), ScriptedLLM(["no JSON here"] * 2,
+                                                            model=model)).run()
     assert events(hearth)[event_id].attempts == MAX_ATTEMPTS
 
 
@@ -77,7 +78,7 @@ def test_an_outage_counts_no_attempt_and_stops_the_run(
     llm = down(outage)
 
     for _ in range(MAX_ATTEMPTS + 1):  # more runs than it takes to poison
-        report = MemoryProcessor(hearth, llm).run()
+        report = MemoryProcessor(hearth.consolidation(), llm).run()
         assert report.status == "unavailable"
         assert report.unavailable.startswith(outage.message)
         assert (report.failed, report.poisoned, report.processed) == (0, 0, 0)
@@ -90,7 +91,8 @@ def test_an_outage_counts_no_attempt_and_stops_the_run(
     run = run_record(hearth, report.run_id)
     assert (run.status, run.error) == ("unavailable", report.unavailable)
 
-    back = MemoryProcessor(hearth, scripted([answer({"n": n}) for n in range(3)])).run()
+    back = MemoryProcessor(hearth.consolidation(),
+                           scripted([answer({"n": n}) for n in range(3)])).run()
     assert (back.status, back.processed) == ("done", 3)
     assert all(event.processed and event.last_error is None
                for event in events(hearth).values())
@@ -107,7 +109,7 @@ def test_an_outage_while_deduplicating_is_not_counted_either(hearth: Hearth) -> 
             return answer({}, "", ["The user has a peanut allergy."])
         raise outage  # the deduplicator's verdict
 
-    report = MemoryProcessor(hearth, ScriptedLLM(respond)).run()
+    report = MemoryProcessor(hearth.consolidation(), ScriptedLLM(respond)).run()
     assert (report.status, report.failed) == ("unavailable", 0)
     row = events(hearth)[event]
     assert (row.processed, row.attempts) == (False, 0)
@@ -117,7 +119,7 @@ def test_an_outage_while_deduplicating_is_not_counted_either(hearth: Hearth) -> 
 def test_a_failure_of_the_request_still_counts(hearth: Hearth) -> None:
     event = add_event(hearth.storage, "observation", "Likes tea.", {})
     refused = LLMError("Ollama refused the request: invalid format (HTTP 400).", "Check it.")
-    report = MemoryProcessor(hearth, ScriptedLLM([refused])).run()
+    report = MemoryProcessor(hearth.consolidation(), ScriptedLLM([refused])).run()
     assert (report.status, report.failed) == ("done", 1)
     row = events(hearth)[event]
     assert row.attempts == 1 and row.failed_with == "scripted · scripted-1"
@@ -130,22 +132,23 @@ def test_a_poisoned_event_gets_one_retry_from_another_model(hearth: Hearth) -> N
     event = add_event(hearth.storage, "observation", "Learning Portuguese.", {})
     poison(hearth, event, model="small-1")
     same = ScriptedLLM([], model="small-1")
-    assert MemoryProcessor(hearth, same).run().status == "skipped"
+    assert MemoryProcessor(hearth.consolidation(), same).run().status == "skipped"
     assert same.requests == []  # the model that failed it is not asked again
 
     other = ScriptedLLM(["still no JSON"] * 2, model="large-1")
-    report = MemoryProcessor(hearth, other).run()
+    report = MemoryProcessor(hearth.consolidation(), other).run()
     assert (report.events_seen, report.poisoned) == (1, 1)  # tried once more, failed again
     row = events(hearth)[event]
     assert (row.attempts, row.auto_retried, row.failed_with) == (
         MAX_ATTEMPTS, True, "scripted · large-1")
 
     third = ScriptedLLM([], model="huge-1")
-    assert MemoryProcessor(hearth, third).run().status == "skipped"
+    assert MemoryProcessor(hearth.consolidation(), third).run().status == "skipped"
     assert third.requests == []  # once: now it waits for the user
 
     retry_event(hearth.storage, event)
-    done = MemoryProcessor(hearth, scripted([answer({"Languages": "Portuguese"})])).run()
+    done = MemoryProcessor(hearth.consolidation(),
+                           scripted([answer({"Languages": "Portuguese"})])).run()
     assert done.processed == 1
 
 
@@ -156,8 +159,8 @@ def test_a_poisoned_event_is_retried_once_the_model_answers_again(
     poison(hearth, poisoned, model="scripted-1")
     fresh = add_event(hearth.storage, "observation", "Has a cat called Miso.", {})
 
-    report = MemoryProcessor(hearth, scripted([answer({"Pets": "Miso"}),
-                                               answer({"Music": "cello"})])).run()
+    report = MemoryProcessor(hearth.consolidation(), scripted([answer({"Pets": "Miso"}),
+                                                               answer({"Music": "cello"})])).run()
 
     assert (report.status, report.events_seen, report.processed) == ("done", 2, 2)
     stored = events(hearth)
@@ -169,11 +172,11 @@ def test_an_event_poisoned_in_a_run_is_not_retried_by_the_same_run(
         hearth: Hearth, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(processor_module, "BATCH_SIZE", 1)
     failing_event = add_event(hearth.storage, "observation", "Plays the cello.", {})
-    MemoryProcessor(hearth, scripted(["no JSON"] * 2)).run()  # attempt 1 of 2
+    MemoryProcessor(hearth.consolidation(), scripted(["no JSON"] * 2)).run()  # attempt 1 of 2
     add_event(hearth.storage, "observation", "Has a cat called Miso.", {})
 
-    report = MemoryProcessor(hearth, scripted(["no JSON", "no JSON",
-                                               answer({"Pets": "Miso"})])).run()
+    report = MemoryProcessor(hearth.consolidation(), scripted(["no JSON", "no JSON",
+                                                               answer({"Pets": "Miso"})])).run()
     assert (report.events_seen, report.processed, report.poisoned) == (2, 1, 1)
     row = events(hearth)[failing_event]
     assert (row.attempts, row.auto_retried) == (MAX_ATTEMPTS, False)  # retry still unused
@@ -186,7 +189,8 @@ def test_events_poisoned_before_the_model_was_recorded_get_their_retry(
     with hearth.storage.write() as session:
         session.execute(update(ContextEvent).values(
             attempts=MAX_ATTEMPTS, last_error="Ollama is not running at http://x:1."))
-    report = MemoryProcessor(hearth, scripted([answer({"Languages": "Portuguese"})])).run()
+    report = MemoryProcessor(hearth.consolidation(),
+                             scripted([answer({"Languages": "Portuguese"})])).run()
     assert report.processed == 1 and events(hearth)[event].processed
 
 
@@ -194,9 +198,9 @@ def test_an_unreadable_memory_candidate_is_never_retried_automatically(
         hearth: Hearth) -> None:
     bad = add_event(hearth.storage, "memory_candidate", "{\"content\": \"\"}", {})
     add_event(hearth.storage, "observation", "Likes tea.", {})
-    MemoryProcessor(hearth, scripted([answer({"Drinks": "tea"})])).run()
+    MemoryProcessor(hearth.consolidation(), scripted([answer({"Drinks": "tea"})])).run()
     other = ScriptedLLM([], model="large-1")
-    assert MemoryProcessor(hearth, other).run().status == "skipped"
+    assert MemoryProcessor(hearth.consolidation(), other).run().status == "skipped"
     assert other.requests == [] and events(hearth)[bad].auto_retried
 
 

@@ -59,7 +59,7 @@ def test_a_one_letter_summary_combines_nothing_and_is_logged_without_text(
         return answer(kind, messages, extra)
 
     with caplog.at_level(logging.WARNING, logger="core.learning.quality_gate"):
-        report = DreamCycle(hearth, ScriptedLLM(one_letter)).run()
+        report = DreamCycle(hearth.consolidation(), ScriptedLLM(one_letter)).run()
     assert report.stages["merge"].counts["rejected"] == 1
     assert report.stages["merge"].counts["merged"] == 0
     assert all(hearth.memories.get(i).tier == "recall" for i in ids["marathon"])
@@ -72,7 +72,7 @@ def test_a_one_letter_summary_combines_nothing_and_is_logged_without_text(
 
 def test_the_changelog_names_the_memories_a_merge_combined(hearth) -> None:
     ids = prepare(hearth)
-    report = DreamCycle(hearth, dreaming_model()).run()
+    report = DreamCycle(hearth.consolidation(), dreaming_model()).run()
     hearth.close()
     result = CliRunner().invoke(app, ["runs", str(report.run_id)])
     assert result.exit_code == 0

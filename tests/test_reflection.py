@@ -167,7 +167,7 @@ def talk(hearth: Hearth, *messages: str, at: datetime = NOW - timedelta(hours=3)
 def reflect(hearth: Hearth, *answers: str | Exception, now: datetime = NOW,
             **kwargs) -> tuple:
     llm = ScriptedLLM(list(answers))
-    report = ReflectionEngine(hearth, llm).run(now=now, **kwargs)
+    report = ReflectionEngine(hearth.consolidation(), llm).run(now=now, **kwargs)
     return report, llm
 
 
@@ -211,7 +211,7 @@ def test_a_run_saves_profile_facts_intentions_learnings_and_records_itself(heart
 
 
 def report_engine(hearth: Hearth) -> ReflectionEngine:
-    return ReflectionEngine(hearth, ScriptedLLM())
+    return ReflectionEngine(hearth.consolidation(), ScriptedLLM())
 
 
 def test_user_stated_facts_win_and_reflection_facts_keep_history(hearth) -> None:
@@ -342,7 +342,7 @@ def test_exclusions_hide_turns_from_the_model_and_block_writes(tmp_path, embedde
 def test_only_the_newest_turns_that_fit_the_window_are_sent(hearth) -> None:
     talk(hearth, *[f"message number {i} " + "x" * 500 for i in range(40)])
     llm = ScriptedLLM([answer()], context_window=4096)
-    report = ReflectionEngine(hearth, llm).run(now=NOW)
+    report = ReflectionEngine(hearth.consolidation(), llm).run(now=NOW)
     prompt = llm.requests[0].messages[1].content
     gather = run_row(hearth, report.run_id).stages["gather"]["counts"]
     assert gather["omitted"] > 0 and gather["interactions"] + gather["omitted"] == 40

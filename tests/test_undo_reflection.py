@@ -33,7 +33,7 @@ def reflect(hearth: Hearth, reply: str) -> changelog.RunChanges:
     with hearth.storage.write() as session:
         session.add(Interaction(user_message="Talking about my week.", agent_response="Noted.",
                                 created_at=utcnow() - timedelta(hours=1)))
-    report = ReflectionEngine(hearth, ScriptedLLM([reply])).run()
+    report = ReflectionEngine(hearth.consolidation(), ScriptedLLM([reply])).run()
     return changelog.changes_of(hearth.storage, report.run_id)
 
 
@@ -47,11 +47,11 @@ def test_a_fact_the_reflection_added_is_retired_once(hearth) -> None:
     fact = only(run, "fact")
     assert fact.undoable and fact.text == "Learned that your locker code is “4471”"
 
-    done = undo.undo_change(hearth, run.run_id, fact.index)
+    done = undo.undo_change(hearth.consolidation(), run.run_id, fact.index)
     assert done.message == "Undone: Learned that your locker code is “4471”"
     assert hearth.facts.get("locker_code") is None
     assert hearth.facts.search("4471") == []
-    again = undo.undo_change(hearth, run.run_id, fact.index)
+    again = undo.undo_change(hearth.consolidation(), run.run_id, fact.index)
     assert again.already and again.message.startswith("Already undone: ")
     with hearth.storage.read() as session:
         actions = list(session.scalars(select(AuditEntry.action).where(
@@ -68,11 +68,11 @@ def test_a_fact_the_reflection_changed_gets_its_value_back_and_keeps_the_history
     assert fact.text == "Changed your home city from “Lisbon” to “Porto”"
     assert hearth.facts.get("home_city").value == "Porto"
 
-    undo.undo_change(hearth, run.run_id, fact.index)
+    undo.undo_change(hearth.consolidation(), run.run_id, fact.index)
     restored = hearth.facts.get("home_city")
     assert (restored.value, restored.source, restored.category) == ("Lisbon", "chat", "location")
     assert [entry.value for entry in hearth.facts.history("home_city")] == ["Lisbon", "Porto"]
-    assert undo.undo_change(hearth, run.run_id, fact.index).already
+    assert undo.undo_change(hearth.consolidation(), run.run_id, fact.index).already
     assert hearth.facts.get("home_city").value == "Lisbon"
 
 
@@ -80,7 +80,7 @@ def test_a_fact_set_again_since_the_run_is_kept(hearth) -> None:
     run = reflect(hearth, answer(facts=[{"key": "employer", "value": "Acme"}]))
     hearth.facts.remember("employer", "Globex")
     with pytest.raises(InvalidInputError, match="set again since this run"):
-        undo.undo_change(hearth, run.run_id, only(run, "fact").index)
+        undo.undo_change(hearth.consolidation(), run.run_id, only(run, "fact").index)
     assert hearth.facts.get("employer").value == "Globex"
     assert not changelog.changes_of(hearth.storage, run.run_id).changes[0].undone
 
@@ -94,11 +94,11 @@ def test_follow_ups_the_reflection_noted_are_dismissed_unless_answered(hearth) -
     dentist, passport = sorted(hearth.intentions.list("open"), key=lambda item: item.text)
     hearth.intentions.resolve(dentist.id)  # the user answered this one since
 
-    undo.undo_change(hearth, run.run_id, follow_ups.index)
+    undo.undo_change(hearth.consolidation(), run.run_id, follow_ups.index)
     assert hearth.intentions.list("open") == []
     assert hearth.intentions.get(passport.id).status == "dismissed"
     assert hearth.intentions.get(dentist.id).status == "resolved"  # the answer is kept
-    assert undo.undo_change(hearth, run.run_id, follow_ups.index).already
+    assert undo.undo_change(hearth.consolidation(), run.run_id, follow_ups.index).already
 
 
 def test_habits_noticed_go_and_habits_seen_again_are_as_before(hearth) -> None:
@@ -109,15 +109,15 @@ def test_habits_noticed_go_and_habits_seen_again_are_as_before(hearth) -> None:
     seen = only(second, "habits_seen")
     assert seen.text == (f"Saw 1 habit again: “{RULE}”; now follows “{RULE}” in every chat")
 
-    undo.undo_change(hearth, second.run_id, seen.index)
+    undo.undo_change(hearth.consolidation(), second.run_id, seen.index)
     [habit] = hearth.learnings.list()
     assert (habit.status, habit.recurrence_count) == ("candidate", 1)
     assert hearth.learnings.active() == []
-    assert undo.undo_change(hearth, second.run_id, seen.index).already
+    assert undo.undo_change(hearth.consolidation(), second.run_id, seen.index).already
 
     noticed = only(first, "habits")
     assert noticed.text == f"Noticed 1 new habit: “{RULE}”"
-    undo.undo_change(hearth, first.run_id, noticed.index)
+    undo.undo_change(hearth.consolidation(), first.run_id, noticed.index)
     assert hearth.learnings.list() == []
 
 
@@ -125,7 +125,7 @@ def test_a_habit_seen_again_since_the_run_is_kept(hearth) -> None:
     first = reflect(hearth, answer(learnings=[{"rule": RULE}]))
     reflect(hearth, answer(learnings=[{"rule": RULE}]))
     with pytest.raises(InvalidInputError, match="seen again or removed since"):
-        undo.undo_change(hearth, first.run_id, only(first, "habits").index)
+        undo.undo_change(hearth.consolidation(), first.run_id, only(first, "habits").index)
     assert [item.rule for item in hearth.learnings.active()] == [RULE]
 
 
@@ -135,11 +135,11 @@ def test_undoing_a_whole_reflection_puts_everything_back_once(hearth) -> None:
         facts=[{"key": "home_city", "value": "Porto"}, {"key": "pet_name", "value": "Miso"}],
         intentions=[{"text": "Book the vet", "follow_up_days": 3}],
         learnings=[{"rule": RULE}]))
-    result = undo.undo_run(hearth, run.run_id)
+    result = undo.undo_run(hearth.consolidation(), run.run_id)
     assert sorted(change.kind for change in result.undone) == [
         "fact", "fact", "follow_ups", "habits"]
     assert result.kept == []
     assert hearth.facts.get("home_city").value == "Lisbon"
     assert hearth.facts.get("pet_name") is None
     assert hearth.intentions.list("open") == [] and hearth.learnings.list() == []
-    assert undo.undo_run(hearth, run.run_id).undone == []
+    assert undo.undo_run(hearth.consolidation(), run.run_id).undone == []

@@ -212,7 +212,7 @@ def test_detail_of_a_missing_memory_says_so(hearth: Hearth) -> None:
 
 def test_the_queue_shows_failed_events_with_their_error_until_retried(hearth: Hearth) -> None:
     waiting = add_event(hearth.storage, "observation", "Learning Portuguese.", {})
-    MemoryProcessor(hearth, ScriptedLLM([failing("model missing")])).run()
+    MemoryProcessor(hearth.consolidation(), ScriptedLLM([failing("model missing")])).run()
     later = add_event(hearth.storage, "observation", "Likes jazz.", {})
 
     queue = activity.queued_events(hearth.storage, hearth.settings.event_max_attempts)

@@ -164,7 +164,7 @@ def seed(home: Path) -> None:
             hearth.intentions.add(text, context=context,
                                   follow_up_at=utcnow() + timedelta(days=days))
         for stage in ("link", "rem"):
-            DreamCycle(hearth, ScriptedLLM()).run(trigger="scheduled", only=stage)
+            DreamCycle(hearth.consolidation(), ScriptedLLM()).run(trigger="scheduled", only=stage)
         _chats(hearth)
         _daily(hearth)
         _agents(hearth)
@@ -174,11 +174,12 @@ def _process_events(hearth: Hearth) -> None:
     for text in ("Maya starts as design lead next month.",
                  "Maya wants a reminder to register for the half marathon."):
         add_event(hearth.storage, "observation", text, {"source": "chat"})
-    MemoryProcessor(hearth, ScriptedLLM([json.dumps(SCAFFOLD_ANSWER)])).run()
+    MemoryProcessor(hearth.consolidation(), ScriptedLLM([json.dumps(SCAFFOLD_ANSWER)])).run()
     add_event(hearth.storage, "observation", "Maya's flight to Osaka is on March 3.",
               {"source": "chat"})
     for _ in range(hearth.settings.event_max_attempts):  # a poison event, shown not dropped
-        MemoryProcessor(hearth, ScriptedLLM([failing("Ollama is not running.")] * 3)).run()
+        MemoryProcessor(hearth.consolidation(),
+                        ScriptedLLM([failing("Ollama is not running.")] * 3)).run()
 
 
 def _learnings(hearth: Hearth) -> None:
@@ -196,7 +197,8 @@ def _learnings(hearth: Hearth) -> None:
         session.add(Interaction(user_message="I got the design lead job! We're moving to "
                                 "Porto.", agent_response="Congratulations!",
                                 created_at=now - timedelta(hours=3)))
-    ReflectionEngine(hearth, ScriptedLLM([_learning_answers()])).run(trigger="scheduled")
+    ReflectionEngine(hearth.consolidation(),
+                     ScriptedLLM([_learning_answers()])).run(trigger="scheduled")
 
 
 def _chats(hearth: Hearth) -> None:
@@ -291,9 +293,10 @@ def _agents(hearth: Hearth) -> None:
     from core.operations import agents
 
     agents.grant(hearth, "zed", "read")
-    AgentTools(hearth, "zed").call("search_memory", {"query": "half marathon plan"})
+    AgentTools(hearth.agent_services(), "zed").call("search_memory",
+                                                    {"query": "half marathon plan"})
     agents.grant(hearth, "claude-desktop", "write")
-    desktop = AgentTools(hearth, "claude-desktop")
+    desktop = AgentTools(hearth.agent_services(), "claude-desktop")
     desktop.call("read_profile", {})
     desktop.call("remember_fact", {"key": "preferred editor", "value": "Zed",
                                    "category": "work"})

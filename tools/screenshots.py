@@ -120,7 +120,7 @@ def _away_after_dream(home: Path, out: Path) -> None:
     aside and rewrites the profile, with its scripted model."""
     with Hearth.open(home) as hearth:
         prepare(hearth)
-        DreamCycle(hearth, dreaming_model()).run(trigger="scheduled")
+        DreamCycle(hearth.consolidation(), dreaming_model()).run(trigger="scheduled")
     ctx = AppContext(Hearth.open(home), provider_factory=dreaming_model)
     runs = RunController(ctx)
     task = runs.offer_review()

@@ -30,10 +30,10 @@ from pydantic import Field
 from core.agents import limits
 from core.agents.http import AGENT_KEY
 from core.agents.registry import normalise_name
+from core.agents.services import AgentServices
 from core.agents.stdio import answered_lines
 from core.agents.tokens import AgentTokens
 from core.agents.tools import AgentTools, Result
-from core.app import Hearth
 from core.errors import HearthError
 from core.version import app_version
 
@@ -53,14 +53,14 @@ def _limited(description: str, limit: int) -> str:
 
 
 class AgentServer:
-    """The MCP server of one ``hearth mcp`` process over an open ``Hearth``."""
+    """The MCP server of one ``hearth mcp`` process over an open folder's agent services."""
 
-    def __init__(self, hearth: Hearth, agent: str | None = None) -> None:
-        self._hearth = hearth
+    def __init__(self, services: AgentServices, agent: str | None = None) -> None:
+        self._services = services
         self._agent = agent
         self._tools: dict[str, AgentTools] = {}
         self._lock = threading.Lock()
-        self._tokens = AgentTokens(hearth.storage)
+        self._tokens = AgentTokens(services.storage)
         self.mcp: MCPServer[Any] = MCPServer(
             name="hearth", title="Hearth memory", version=app_version(),
             instructions=INSTRUCTIONS, log_level="WARNING")
@@ -104,7 +104,7 @@ class AgentServer:
             with self._lock:
                 tools = self._tools.get(name)
                 if tools is None:
-                    tools = self._tools[name] = AgentTools(self._hearth, name)
+                    tools = self._tools[name] = AgentTools(self._services, name)
             return tools.call(tool, arguments)
         except HearthError as refused:
             raise ToolError(str(refused)) from refused

@@ -53,7 +53,8 @@ from core.agents.limits import check_sizes
 from core.agents.refusals import RefusalLog
 from core.agents.registry import AgentRegistry, actor
 from core.agents.writes import AgentWrites
-from core.app import Hearth
+from core.agents.services import AgentServices
+from core.storage.port import StoragePort
 from core.conversation.audit import SUMMARY_CHARS, redact_arguments, redact_text
 from core.errors import HearthError, InvalidInputError
 from core.knowledge.facts import CATEGORIES, key_words, normalise_key
@@ -105,12 +106,12 @@ def _text(arguments: Mapping[str, Any], name: str, *, default: str | None = None
 class AgentTools:
     """The tools of one connection, for the agent named ``name``."""
 
-    def __init__(self, hearth: Hearth, name: str) -> None:
-        self._hearth = hearth
-        self._registry = AgentRegistry(hearth.storage)
-        self._writes = AgentWrites(hearth)
+    def __init__(self, services: AgentServices, name: str) -> None:
+        self._services = services
+        self._registry = AgentRegistry(services.storage)
+        self._writes = AgentWrites(services)
         self._name = self._registry.seen(name).name
-        self._refusals = RefusalLog(hearth.storage, self._name)
+        self._refusals = RefusalLog(services.storage, self._name)
         self._handlers: dict[str, Callable[[Agent, Mapping[str, Any]], tuple[Result, str]]] = {
             "search_memory": self._search_memory, "list_facts": self._list_facts,
             "recall_facts": self._recall_facts, "read_profile": self._read_profile,
@@ -145,7 +146,7 @@ class AgentTools:
         return result
 
     def _audit(self, tool: str, arguments: Mapping[str, Any], summary: str) -> None:
-        with self._hearth.storage.write() as session:
+        with self._services.storage.write() as session:
             session.add(AuditEntry(action=f"mcp.{tool}", actor=actor(self._name),
                                    arguments=redact_arguments(arguments, tool),
                                    result_summary=redact_text(summary)[:SUMMARY_CHARS]))
@@ -188,7 +189,7 @@ class AgentTools:
             raise InvalidInputError(f"A limit of {limit!r} results cannot be used.",
                                     f"Ask for 1 to {MAX_RESULTS} results.")
         wanted = limit * KEPT_MARGIN if agent.hidden_categories else limit
-        results = [r for r in self._hearth.recall.recall(RecallQuery(
+        results = [r for r in self._services.recall.recall(RecallQuery(
             text=_text(arguments, "query"), k=wanted,
             kinds=(IndexedKind.MEMORY, IndexedKind.NOTE)))
             if not self._kept_from(agent, r.provenance.get("category"))][:limit]
@@ -205,10 +206,10 @@ class AgentTools:
                                     f"Use one of: {', '.join(CATEGORIES)}.")
         if category is not None:
             self._refuse_kept(agent, category)
-        return self._facts(agent, self._hearth.facts.list(category))
+        return self._facts(agent, self._services.facts.list(category))
 
     def _recall_facts(self, agent: Agent, arguments: Mapping[str, Any]) -> tuple[Result, str]:
-        return self._facts(agent, self._hearth.facts.search(_text(arguments, "query")))
+        return self._facts(agent, self._services.facts.search(_text(arguments, "query")))
 
     def _facts(self, agent: Agent, facts: builtins.list[Any]) -> tuple[Result, str]:
         facts = [f for f in facts if not self._kept_from(agent, f.category)]
@@ -218,7 +219,7 @@ class AgentTools:
         return {"facts": listed}, f"{len(listed)} facts: {keys}" if keys else "0 facts"
 
     def _read_profile(self, _agent: Agent, _arguments: Mapping[str, Any]) -> tuple[Result, str]:
-        current = self._hearth.profile.current()
+        current = self._services.profile.current()
         if current is None:
             return {"profile": None}, "no profile yet"
         return ({"profile": current.content, "version": current.id,
@@ -235,7 +236,7 @@ class AgentTools:
                                     f"Use one of: {', '.join(CATEGORIES)}.")
         self._refuse_kept(agent, category)
         self._check_learning(f"{key_words(key)} {value}")
-        known = self._hearth.facts.get(key)
+        known = self._services.facts.get(key)
         if known is not None:
             self._refuse_kept(agent, known.category)
         preview = (f"Remember {key_words(key)}: {value} ({category})" if known is None
@@ -256,7 +257,7 @@ class AgentTools:
 
     def _forget_fact(self, agent: Agent, arguments: Mapping[str, Any]) -> tuple[Result, str]:
         key = normalise_key(_text(arguments, "key"))
-        known = self._hearth.facts.get(key)
+        known = self._services.facts.get(key)
         if known is None or self._kept_from(agent, known.category):
             raise InvalidInputError(f"There is no fact named {key}.",
                                     "Use list_facts or recall_facts to find the right key.")
@@ -283,18 +284,18 @@ class AgentTools:
                             "memory until they accept it."}, f"held {what} as write {row.id}")
 
     def _check_learning(self, text: str) -> None:
-        with self._hearth.storage.read() as session:
-            if not learns_from(self._hearth.settings, session, None):
+        with self._services.storage.read() as session:
+            if not learns_from(self._services.settings, session, None):
                 raise AccessDenied("The user has paused learning, so nothing new is stored.",
                                    "Try again after they resume it.")
-        if ExclusionGate(self._hearth.settings.exclusions).drop(text):
+        if ExclusionGate(self._services.settings.exclusions).drop(text):
             raise AccessDenied("This touches a topic the user asked never to be stored.",
                                "It was not stored; do not send it again.")
 
 
-def history(hearth: Hearth, name: str, limit: int = 200) -> builtins.list[AuditEntry]:
+def history(storage: StoragePort, name: str, limit: int = 200) -> builtins.list[AuditEntry]:
     """What the agent ``name`` did (its audited calls), newest first."""
-    with hearth.storage.read() as session:
+    with storage.read() as session:
         return builtins.list(session.scalars(
             select(AuditEntry).where(AuditEntry.actor == actor(name))
             .order_by(AuditEntry.id.desc()).limit(limit)))

@@ -29,7 +29,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core import clock
-from core.app import Hearth
+from core.agents.services import AgentServices
 from core.errors import InvalidInputError
 from core.knowledge.facts import SetByUser
 from core.storage.orm import Agent, AgentWrite, AuditEntry, ContextEvent
@@ -39,8 +39,8 @@ WRITE_ACTIONS = ("remember_fact", "record_observation", "forget_fact")
 RESULT_CHARS = 500
 
 
-def _find(hearth: Hearth, write_id: int) -> AgentWrite:
-    with hearth.storage.read() as session:
+def _find(services: AgentServices, write_id: int) -> AgentWrite:
+    with services.storage.read() as session:
         return require(session, AgentWrite, write_id, f"There is no agent write {write_id}.",
                        "See `hearth mcp review` for the ones waiting.")
 
@@ -48,13 +48,13 @@ def _find(hearth: Hearth, write_id: int) -> AgentWrite:
 class AgentWrites:
     """Hold, apply, list, accept and reject agents' writes."""
 
-    def __init__(self, hearth: Hearth) -> None:
-        self._hearth = hearth
+    def __init__(self, services: AgentServices) -> None:
+        self._services = services
 
     def hold(self, agent: Agent, action: str, arguments: Mapping[str, Any],
              preview: str) -> AgentWrite:
         """Keep the write for the user's answer."""
-        with self._hearth.storage.write() as session:
+        with self._services.storage.write() as session:
             row = AgentWrite(agent_id=agent.id, action=action, arguments=dict(arguments),
                              preview=preview, status="held", created_at=clock.now())
             session.add(row)
@@ -70,7 +70,7 @@ class AgentWrites:
         except SetByUser:
             return self.hold(agent, action, arguments, preview)
         now = clock.now()
-        with self._hearth.storage.write() as session:
+        with self._services.storage.write() as session:
             row = AgentWrite(agent_id=agent.id, action=action, arguments=dict(arguments),
                              preview=preview, status="accepted", created_at=now,
                              decided_at=now, result=result[:RESULT_CHARS])
@@ -88,10 +88,10 @@ class AgentWrites:
 
     def accept(self, write_id: int) -> AgentWrite:
         """Apply a held write (once) and mark it accepted."""
-        row = _find(self._hearth, write_id)
+        row = _find(self._services, write_id)
         if row.status != "held":
             raise _answered(row)
-        with self._hearth.storage.read() as session:
+        with self._services.storage.read() as session:
             agent = session.get(Agent, row.agent_id)
             name = agent.name if agent is not None else "?"
         if row.action == "record_observation":
@@ -102,14 +102,14 @@ class AgentWrites:
 
     def reject(self, write_id: int) -> AgentWrite:
         """Apply nothing."""
-        if (row := _find(self._hearth, write_id)).status != "held":
+        if (row := _find(self._services, write_id)).status != "held":
             raise _answered(row)
         return self._decide(write_id, "rejected", None)
 
     def _decide(self, write_id: int, status: str, result: str | None,
                 apply: Callable[[Session], str] | None = None) -> AgentWrite:
         """Answer a held write; ``apply`` writes its effect in the same transaction."""
-        with self._hearth.storage.write() as session:
+        with self._services.storage.write() as session:
             row = session.scalars(select(AgentWrite).where(
                 AgentWrite.id == write_id).with_for_update()).one()
             if row.status != "held":
@@ -127,24 +127,24 @@ class AgentWrites:
     def _apply(self, agent_name: str, action: str, arguments: Mapping[str, Any], *,
                yield_to_user: bool = False) -> str:
         """Carry out the write; ``yield_to_user`` when no user has reviewed it."""
-        hearth = self._hearth
+        services = self._services
         if action == "remember_fact":
-            change = hearth.facts.remember(arguments["key"], arguments["value"],
+            change = services.facts.remember(arguments["key"], arguments["value"],
                                            category=arguments.get("category", "general"),
                                            source=f"agent:{agent_name}",
                                            yield_to_user=yield_to_user)
             return f"{change.action} fact {change.key}"
         if action == "record_observation":
-            with hearth.storage.write() as session:
+            with services.storage.write() as session:
                 return _observation(session, agent_name, arguments)
         if action == "forget_fact":
-            report = hearth.forgetting.forget(arguments["key"]).report
+            report = services.forgetting.forget(arguments["key"]).report
             return f"forgot fact {report.key} in {report.total} places"
         raise InvalidInputError(f"{action!r} is not a write an agent can ask for.",
                                 f"Agents can ask for: {', '.join(WRITE_ACTIONS)}.")
 
     def _listed(self, where: Any) -> builtins.list[tuple[AgentWrite, str]]:
-        with self._hearth.storage.read() as session:
+        with self._services.storage.read() as session:
             return [(row, name) for row, name in session.execute(
                 select(AgentWrite, Agent.name).join(Agent, Agent.id == AgentWrite.agent_id)
                 .where(where).order_by(AgentWrite.created_at, AgentWrite.id))]

@@ -44,7 +44,7 @@ def events(event_id: Annotated[int | None, typer.Argument(
            as_json: JsonOption = False) -> None:
     """Observations waiting for consolidation, or (--failed) those that failed."""
     from core.consolidation.processor import list_events
-    from core.conversation.tokens import clip
+    from core.llm.token_estimates import clip
 
     if retry:
         _retry(event_id, every, as_json)
@@ -177,7 +177,7 @@ def _undo(run_id: int, number: int | None, as_json: bool) -> None:
 
     with opened() as hearth:
         if number is not None:
-            done = undo_change(hearth, run_id, number - 1)
+            done = undo_change(hearth.consolidation(), run_id, number - 1)
             if as_json:
                 output.print_json({"undone": [] if done.already else [asdict(done.change)],
                                    "already_undone": [asdict(done.change)] if done.already
@@ -185,7 +185,7 @@ def _undo(run_id: int, number: int | None, as_json: bool) -> None:
             else:
                 output.stdout.print(done.message, highlight=False, markup=False)
             return
-        result = undo_run(hearth, run_id)
+        result = undo_run(hearth.consolidation(), run_id)
     if as_json:
         output.print_json({"undone": [asdict(item) for item in result.undone],
                            "kept": [{**asdict(item), "why": why} for item, why in result.kept]})

@@ -45,8 +45,9 @@ def dream(stage: Annotated[str | None, typer.Option(
         provider = build_provider(hearth.settings)
         try:
             with ctrl_c_cancels(cancel):
-                report = DreamCycle(hearth, provider).run(trigger="manual", only=stage,
-                                                          progress=announce, cancel=cancel)
+                cycle = DreamCycle(hearth.consolidation(), provider)
+                report = cycle.run(trigger="manual", only=stage, progress=announce,
+                                   cancel=cancel)
         finally:
             provider.close()
     if as_json:

@@ -45,7 +45,7 @@ def serve(ctx: typer.Context, agent: Annotated[str | None, typer.Option(
 
     name = normalise_name(agent) if agent is not None else None
     with opened() as hearth:
-        server = AgentServer(hearth, name)
+        server = AgentServer(hearth.agent_services(), name)
         if not http:
             server.run_stdio()
             return

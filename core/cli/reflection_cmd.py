@@ -43,7 +43,7 @@ def reflect(as_json: JsonOption = False) -> None:
     with opened() as hearth, dream_lock(hearth.storage):  # never beside a dream cycle
         provider = build_provider(hearth.settings)
         try:
-            report = ReflectionEngine(hearth, provider).run(trigger="manual")
+            report = ReflectionEngine(hearth.consolidation(), provider).run(trigger="manual")
         finally:
             provider.close()
     if as_json:

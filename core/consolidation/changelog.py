@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 
 from core.consolidation.triage import FORGOTTEN_REASON
 from core.consolidation.wording import plural, run_kind
-from core.conversation.tokens import clip
+from core.llm.token_estimates import clip
 from core.errors import NotFoundError
 from core.knowledge.facts import key_words
 from core.storage.orm import (

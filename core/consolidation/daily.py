@@ -34,7 +34,7 @@ from core.llm.protocol import (
 from core.llm.structured import CANCELLED, ask_structured
 
 if TYPE_CHECKING:
-    from core.app import Hearth
+    from core.consolidation.services import ConsolidationServices
 
 PER_NIGHT = 50
 """Entries and articles handled per night, each: a backlog (an imported journal) is worked
@@ -56,12 +56,12 @@ class Summarised(BaseModel):
 Answer = TypeVar("Answer", Titled, Summarised)
 
 
-def run(hearth: Hearth, provider: LLMProvider, *,
+def run(services: ConsolidationServices, provider: LLMProvider, *,
         progress: Callable[[int, int], None] | None = None,
         cancel: CancelToken | None = None) -> dict[str, int]:
     """Title and summarise what waits; counts ``titled``, ``summarised``, ``failed``."""
-    untitled = hearth.journal.untitled(PER_NIGHT)
-    unsummarised = hearth.read_later.unsummarised(PER_NIGHT)
+    untitled = services.journal.untitled(PER_NIGHT)
+    unsummarised = services.read_later.unsummarised(PER_NIGHT)
     counts = {"titled": 0, "summarised": 0, "failed": 0}
     total = len(untitled) + len(unsummarised)
     for done, entry in enumerate(untitled, start=1):
@@ -70,7 +70,7 @@ def run(hearth: Hearth, provider: LLMProvider, *,
         if titled is None:
             counts["failed"] += 1
         else:
-            counts["titled"] += hearth.journal.set_title_if_untitled(
+            counts["titled"] += services.journal.set_title_if_untitled(
                 entry.id, _one_line(titled.title))
         report_progress(progress, done, total)
     for done, item in enumerate(unsummarised, start=len(untitled) + 1):
@@ -80,7 +80,7 @@ def run(hearth: Hearth, provider: LLMProvider, *,
         if summarised is None:
             counts["failed"] += 1
         else:
-            counts["summarised"] += hearth.read_later.set_summary_if_missing(
+            counts["summarised"] += services.read_later.set_summary_if_missing(
                 item.id, summarised.summary.strip())
         report_progress(progress, done, total)
     return counts

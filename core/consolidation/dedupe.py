@@ -73,7 +73,7 @@ from core.storage.orm import Memory, Priority, utcnow
 from core.storage.port import IndexedKind, SearchFilters
 
 if TYPE_CHECKING:
-    from core.app import Hearth
+    from core.consolidation.services import ConsolidationServices
 
 log = logging.getLogger(__name__)
 
@@ -258,8 +258,8 @@ def _ancestors(namespace: str) -> list[str]:
 class Deduplicator:
     """Decides (embedding + at most one LLM call per candidate) and applies decisions."""
 
-    def __init__(self, hearth: Hearth, provider: LLMProvider) -> None:
-        self._hearth = hearth
+    def __init__(self, services: ConsolidationServices, provider: LLMProvider) -> None:
+        self._services = services
         self._provider = provider
 
     def decide(self, candidates: Sequence[CandidateMemory], *,
@@ -275,12 +275,12 @@ class Deduplicator:
             return []
         for candidate in candidates:
             _check(candidate)
-        embedder = self._hearth.embedder
-        self._hearth.storage.search.ensure_dimensions(embedder.dimensions)
+        embedder = self._services.embedder
+        self._services.storage.search.ensure_dimensions(embedder.dimensions)
         embedded = embed_documents_with_chunks(
             embedder, [candidate.spec().content.strip() for candidate in candidates])
         vectors = embedded.vectors
-        with self._hearth.storage.read() as session:
+        with self._services.storage.read() as session:
             stored = [self._stored_neighbours(session, candidate.spec().namespace, vector)
                       for candidate, vector in zip(candidates, vectors, strict=True)]
         decisions: list[Decision] = []
@@ -307,8 +307,8 @@ class Deduplicator:
         statement. NOOP and SKIP touch nothing (being restated is not recall: access counts
         and decay are about use).
         """
-        search = self._hearth.storage.search
-        model_id = self._hearth.embedder.model_id
+        search = self._services.storage.search
+        model_id = self._services.embedder.model_id
         created: dict[int, int] = {}
         counts = {"ADD": 0, "UPDATE": 0, "DELETE": 0, "SKIP": 0, "NOOP": 0}
         for index, decision in enumerate(decisions):
@@ -349,7 +349,7 @@ class Deduplicator:
 
     @property
     def _settings(self) -> Settings:
-        return self._hearth.settings
+        return self._services.settings
 
     def _stored_neighbours(self, session: Session, namespace: str,
                            vector: np.ndarray) -> list[Neighbour]:
@@ -363,7 +363,7 @@ class Deduplicator:
         """
         wanted = self._settings.dedupe_neighbours
         floor = self._settings.dedupe_candidate_similarity
-        search = self._hearth.storage.search
+        search = self._services.storage.search
         scores: dict[int, float] = {}
         searches = [((namespace,), wanted)]
         ancestors = _ancestors(namespace)

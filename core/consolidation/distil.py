@@ -36,7 +36,7 @@ from core.llm.prompts import load_prompt
 from core.storage.orm import AuditEntry, ChatSession, Interaction, Memory
 
 if TYPE_CHECKING:
-    from core.app import Hearth
+    from core.consolidation.services import ConsolidationServices
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ class Distilled(BaseModel):
     category: FactCategory = "general"
 
 
-def run(hearth: Hearth, provider: LLMProvider, *, progress: Progress | None = None,
+def run(services: ConsolidationServices, provider: LLMProvider, *, progress: Progress | None = None,
         cancel: CancelToken | None = None) -> dict[str, int]:
     """Distil every eligible session; counts ``sessions``, ``distilled`` (memories written),
     ``duplicates``, ``empty`` (nothing to keep), ``too_short``, ``ungrounded`` (a sentence
@@ -74,19 +74,19 @@ def run(hearth: Hearth, provider: LLMProvider, *, progress: Progress | None = No
 (``_recheck_earlier``)."""
     counts = {"sessions": 0, "distilled": 0, "duplicates": 0, "empty": 0, "too_short": 0,
               "ungrounded": 0, "rejected": 0, "failed": 0}
-    counts["rechecked"] = _recheck_earlier(hearth)
-    pending = _pending_sessions(hearth, counts)
+    counts["rechecked"] = _recheck_earlier(services)
+    pending = _pending_sessions(services, counts)
     counts["sessions"] = len(pending)
-    deduper = Deduplicator(hearth, provider)
+    deduper = Deduplicator(services, provider)
     for done, session_id in enumerate(pending, start=1):
         check_cancel(cancel, "Distilling sessions")
-        _distil_one(hearth, provider, deduper, session_id, counts, cancel)
+        _distil_one(services, provider, deduper, session_id, counts, cancel)
         report_progress(progress, done, len(pending))
     return counts
 
 
-def _pending_sessions(hearth: Hearth, counts: dict[str, int]) -> list[str]:
-    with hearth.storage.read() as session:
+def _pending_sessions(services: ConsolidationServices, counts: dict[str, int]) -> list[str]:
+    with services.storage.read() as session:
         done = {str(entry.get("session_id")) for entry in session.scalars(
             select(AuditEntry.arguments).where(AuditEntry.action == AUDIT_ACTION))}
         exchanges = (select(Interaction.session_id, func.count().label("n"))
@@ -104,9 +104,9 @@ def _pending_sessions(hearth: Hearth, counts: dict[str, int]) -> list[str]:
     return pending
 
 
-def _distil_one(hearth: Hearth, provider: LLMProvider, deduper: Deduplicator,
+def _distil_one(services: ConsolidationServices, provider: LLMProvider, deduper: Deduplicator,
                 session_id: str, counts: dict[str, int], cancel: CancelToken | None) -> None:
-    exchanges = _exchanges(hearth, session_id)
+    exchanges = _exchanges(services, session_id)
     messages = [Message("system", load_prompt("distil")),
                 Message("user", f"<transcript>\n{_transcript(exchanges)}\n</transcript>")]
     answer = ask_or_none(provider, messages, Distilled, DISTIL_MAX_TOKENS, cancel,
@@ -122,7 +122,7 @@ def _distil_one(hearth: Hearth, provider: LLMProvider, deduper: Deduplicator,
         content = ""
         counts["ungrounded"] += 1
     if content:
-        verdict = quality_gate.check(hearth.embedder, content,
+        verdict = quality_gate.check(services.embedder, content,
                                      [user for user, _ in exchanges], share=0)
         if not verdict.passed:  # recorded as nothing to keep: a misbehaving model's line
             quality_gate.rejected("distilled sentence", [session_id], verdict)
@@ -136,7 +136,7 @@ def _distil_one(hearth: Hearth, provider: LLMProvider, deduper: Deduplicator,
         except DedupeUndecided:
             counts["failed"] += 1
             return
-    with hearth.storage.write() as session:
+    with services.storage.write() as session:
         applied = deduper.apply(session, decisions)
         written = None
         if applied.written:
@@ -152,12 +152,12 @@ def _distil_one(hearth: Hearth, provider: LLMProvider, deduper: Deduplicator,
     counts[{"written": "distilled", "duplicate": "duplicates", "empty": "empty"}[outcome]] += 1
 
 
-def _recheck_earlier(hearth: Hearth) -> int:
+def _recheck_earlier(services: ConsolidationServices) -> int:
     """Once per data folder: the memories distil wrote before it checked its sentences
     (``RECHECK_ACTION`` marks it done) are checked now; one resting on the assistant's
     words is invalidated with a reason, never deleted, so the user can restore it from the
     Memories view. Returns how many were invalidated."""
-    with hearth.storage.read() as session:
+    with services.storage.read() as session:
         if session.scalar(select(AuditEntry.id).where(AuditEntry.action == RECHECK_ACTION)):
             return 0
         written = session.execute(select(Memory.id, Memory.content, Memory.session_id).where(
@@ -167,8 +167,8 @@ def _recheck_earlier(hearth: Hearth) -> int:
         return 0
     wrong = [memory_id for memory_id, content, session_id in written
              if session_id is not None
-             and _rests_on_assistant(content, _exchanges(hearth, session_id))]
-    with hearth.storage.write() as session:
+             and _rests_on_assistant(content, _exchanges(services, session_id))]
+    with services.storage.write() as session:
         for memory_id in wrong:
             memory = session.get(Memory, memory_id)
             if memory is not None:
@@ -186,9 +186,9 @@ def _rests_on_assistant(content: str, exchanges: list[tuple[str, str | None]]) -
                    [reply or "" for _, reply in exchanges]).assistant_only(content)
 
 
-def _exchanges(hearth: Hearth, session_id: str) -> list[tuple[str, str | None]]:
+def _exchanges(services: ConsolidationServices, session_id: str) -> list[tuple[str, str | None]]:
     """The session's answered exchanges: (the user's message, the assistant's reply)."""
-    with hearth.storage.read() as session:
+    with services.storage.read() as session:
         rows = session.execute(select(Interaction.user_message, Interaction.agent_response)
                                .where(Interaction.session_id == session_id,
                                       Interaction.status.in_(ANSWERED))

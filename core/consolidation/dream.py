@@ -39,7 +39,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from core.app import Hearth
+from core.consolidation.services import ConsolidationServices
 from core.consolidation import changelog
 from core.consolidation.decay import run_decay
 from core.consolidation.link import LinkCancelled, run_link
@@ -72,7 +72,7 @@ RESUMABLE = frozenset({"interrupted", "cancelled", "failed"})
 (the backup, a second Ctrl-C). A ``partial`` run finished; the next night starts afresh."""
 
 StageProgress = Callable[[int, int], None]
-StageFn = Callable[[Hearth, LLMProvider, StageProgress, CancelToken], dict[str, Any]]
+StageFn = Callable[[ConsolidationServices, LLMProvider, StageProgress, CancelToken], dict[str, Any]]
 DreamProgress = Callable[[str, int, int], None]
 
 
@@ -111,9 +111,9 @@ def dream_lock(storage: StoragePort) -> Iterator[None]:
 
 # --- the stages ----------------------------------------------------------------------------
 
-def _process(hearth: Hearth, provider: LLMProvider, progress: StageProgress,
+def _process(services: ConsolidationServices, provider: LLMProvider, progress: StageProgress,
              cancel: CancelToken) -> dict[str, Any]:
-    report = MemoryProcessor(hearth, provider).run(trigger=KIND, progress=progress,
+    report = MemoryProcessor(services, provider).run(trigger=KIND, progress=progress,
                                                    cancel=cancel)
     if report.status == "cancelled":
         raise StageCancelled("Cancelled while going through recent conversations.")
@@ -122,29 +122,29 @@ def _process(hearth: Hearth, provider: LLMProvider, progress: StageProgress,
     return {**report.counts(), "run_id": report.run_id, "status": report.status}
 
 
-def _decay(hearth: Hearth, _provider: LLMProvider, _progress: StageProgress,
+def _decay(services: ConsolidationServices, _provider: LLMProvider, _progress: StageProgress,
            _cancel: CancelToken) -> dict[str, Any]:
-    return run_decay(hearth.storage, hearth.settings)
+    return run_decay(services.storage, services.settings)
 
 
-def _link(hearth: Hearth, _provider: LLMProvider, progress: StageProgress,
+def _link(services: ConsolidationServices, _provider: LLMProvider, progress: StageProgress,
           cancel: CancelToken) -> dict[str, Any]:
     try:
-        return run_link(hearth.storage, hearth.settings, progress=progress,
+        return run_link(services.storage, services.settings, progress=progress,
                         cancel=lambda: cancel.cancelled)
     except LinkCancelled as exc:
         raise StageCancelled("Cancelled while linking memories.") from exc
 
 
-def _rem(hearth: Hearth, _provider: LLMProvider, _progress: StageProgress,
+def _rem(services: ConsolidationServices, _provider: LLMProvider, _progress: StageProgress,
          _cancel: CancelToken) -> dict[str, Any]:
-    return run_rem(hearth.storage, hearth.settings)
+    return run_rem(services.storage, services.settings)
 
 
-def _reflect(hearth: Hearth, provider: LLMProvider, _progress: StageProgress,
+def _reflect(services: ConsolidationServices, provider: LLMProvider, _progress: StageProgress,
              cancel: CancelToken) -> dict[str, Any]:
     try:
-        report = ReflectionEngine(hearth, provider).run(trigger=KIND, cancel=cancel,
+        report = ReflectionEngine(services, provider).run(trigger=KIND, cancel=cancel,
                                                         review=False)
     except LLMCancelled as exc:
         raise StageCancelled("Cancelled while reflecting.") from exc
@@ -164,9 +164,9 @@ def load_pluggable(name: str) -> StageFn | None:
             raise
         return None
 
-    def stage(hearth: Hearth, provider: LLMProvider, progress: StageProgress,
+    def stage(services: ConsolidationServices, provider: LLMProvider, progress: StageProgress,
               cancel: CancelToken) -> dict[str, Any]:
-        counts: dict[str, Any] = module.run(hearth, provider, progress=progress, cancel=cancel)
+        counts: dict[str, Any] = module.run(services, provider, progress=progress, cancel=cancel)
         return counts
 
     return stage
@@ -203,12 +203,12 @@ class DreamCycle:
     order is always ``STAGES``.
     """
 
-    def __init__(self, hearth: Hearth, provider: LLMProvider, *,
+    def __init__(self, services: ConsolidationServices, provider: LLMProvider, *,
                  stages: Mapping[str, StageFn] | None = None) -> None:
         unknown = set(stages or {}) - set(STAGES)
         if unknown:
             raise ValueError(f"unknown dream stages: {sorted(unknown)}")
-        self._hearth = hearth
+        self._services = services
         self._provider = provider
         self._stages: dict[str, StageFn] = {**BUILT_IN, **(stages or {})}
 
@@ -219,9 +219,9 @@ class DreamCycle:
             raise InvalidInputError(f"There is no dream stage called {only!r}.",
                                     f"Choose one of: {', '.join(STAGES)}.")
         cancel = cancel or CancelToken()
-        with dream_lock(self._hearth.storage):
+        with dream_lock(self._services.storage):
             interrupted, carried = self._close_interrupted(resumable=only is None)
-            recorder = RunRecorder(self._hearth.storage, KIND, trigger)
+            recorder = RunRecorder(self._services.storage, KIND, trigger)
             report = DreamReport(run_id=recorder.run_id, interrupted=interrupted)
             if only is not None:
                 self._set_counts(recorder.run_id, {"only": only})
@@ -234,7 +234,7 @@ class DreamCycle:
                 recorder.fail(f"{type(exc).__name__}: {exc}", self._summary(report, only))
                 raise
             recorder.finish(self._summary(report, only), status=report.status)
-            report.changes = changelog.record(self._hearth.storage, report.run_id).changes
+            report.changes = changelog.record(self._services.storage, report.run_id).changes
         self._read_back(report)
         return report
 
@@ -242,7 +242,7 @@ class DreamCycle:
                     recorder: RunRecorder, report: DreamReport,
                     progress: DreamProgress | None, cancel: CancelToken) -> None:
         report.status = "done"
-        profile = profile_of(self._provider, self._hearth.settings.model_jobs)
+        profile = profile_of(self._provider, self._services.settings.model_jobs)
         for name in names:
             if cancel.cancelled:
                 report.status = "cancelled"
@@ -266,7 +266,7 @@ class DreamCycle:
             on_progress(0, 0)
             try:
                 with recorder.stage(name) as counts:
-                    counts.update(stage(self._hearth, self._provider, on_progress, cancel))
+                    counts.update(stage(self._services, self._provider, on_progress, cancel))
             except CANCELLED:
                 report.status = "cancelled"
                 return
@@ -277,7 +277,7 @@ class DreamCycle:
 
     def _backup(self, recorder: RunRecorder, report: DreamReport) -> None:
         with recorder.stage("backup") as counts:
-            info = self._hearth.backup()
+            info = self._services.backup()
             counts.update(path=str(info.path), bytes=info.size_bytes)
         report.backup = str(info.path)
 
@@ -286,7 +286,7 @@ class DreamCycle:
         """Mark dream runs left ``running`` (we hold the lock, so their process is gone)
         as interrupted. When ``resumable``, return the newest full run's id and stages if
         it ended unfinished less than ``RESUME_WINDOW`` ago."""
-        with self._hearth.storage.write() as session:
+        with self._services.storage.write() as session:
             dead = session.scalars(select(Run).where(Run.kind == KIND,
                                                      Run.status == "running")).all()
             for run in dead:
@@ -302,7 +302,7 @@ class DreamCycle:
             return sorted(run.id for run in dead), carried
 
     def _set_counts(self, run_id: int, counts: dict[str, Any]) -> None:
-        with self._hearth.storage.write() as session:
+        with self._services.storage.write() as session:
             run = session.get(Run, run_id)
             assert run is not None
             run.counts = counts
@@ -323,7 +323,7 @@ class DreamCycle:
 
     def _read_back(self, report: DreamReport) -> None:
         """Fill the report's stages from the run record, the one source of truth."""
-        with self._hearth.storage.read() as session:
+        with self._services.storage.read() as session:
             run = session.get(Run, report.run_id)
             assert run is not None
             for name, entry in run.stages.items():

@@ -23,7 +23,7 @@ from core.llm.prompts import load_prompt
 from core.storage.orm import Memory, utcnow
 
 if TYPE_CHECKING:
-    from core.app import Hearth
+    from core.consolidation.services import ConsolidationServices
 
 BATCH = 8
 NAMES = 4
@@ -60,11 +60,11 @@ class EnrichAnswer(BaseModel):
     memories: list[Entities] = Field(default_factory=list, max_length=BATCH)
 
 
-def run(hearth: Hearth, provider: LLMProvider, *, progress: Progress | None = None,
+def run(services: ConsolidationServices, provider: LLMProvider, *, progress: Progress | None = None,
         cancel: CancelToken | None = None) -> dict[str, int]:
     """Enrich every current memory without entities; counts ``memories``, ``enriched``,
     ``with_entities`` (enriched with at least one name) and ``undecided``."""
-    with hearth.storage.read() as session:
+    with services.storage.read() as session:
         pending = session.execute(
             select(Memory.id, Memory.content).where(
                 Memory.is_valid.is_(True), Memory.superseded_by.is_(None),
@@ -77,7 +77,7 @@ def run(hearth: Hearth, provider: LLMProvider, *, progress: Progress | None = No
         batch = [(row.id, row.content) for row in pending[start:start + BATCH]]
         found = _ask(provider, batch, cancel)
         if found:
-            _apply(hearth, found, counts)
+            _apply(services, found, counts)
         counts["undecided"] += len(batch) - len(found)
         report_progress(progress, min(start + BATCH, len(pending)), len(pending))
     return counts
@@ -97,10 +97,10 @@ def _ask(provider: LLMProvider, batch: Sequence[tuple[int, str]],
             for item in answer.memories if item.number <= len(batch)}
 
 
-def _apply(hearth: Hearth, found: dict[int, dict[str, list[str]]],
+def _apply(services: ConsolidationServices, found: dict[int, dict[str, list[str]]],
            counts: dict[str, int]) -> None:
     """One transaction per batch; a memory given entities meanwhile keeps them."""
-    with hearth.storage.write() as session:
+    with services.storage.write() as session:
         for memory_id, entities in found.items():
             memory = session.get(Memory, memory_id)
             if memory is None or memory.entities:

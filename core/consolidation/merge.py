@@ -47,7 +47,7 @@ from core.storage.orm import Memory, MemoryEdge, MemoryTier, Priority, utcnow
 from core.storage.port import IndexedKind
 
 if TYPE_CHECKING:
-    from core.app import Hearth
+    from core.consolidation.services import ConsolidationServices
     from core.config import Settings
 
 BLOCK_CELLS = 8 * 1024 * 1024
@@ -82,31 +82,32 @@ class MergeSummary(BaseModel):
                          pattern=plain_text(SUMMARY_CHARS))
 
 
-def run(hearth: Hearth, provider: LLMProvider, *, progress: Progress | None = None,
+def run(services: ConsolidationServices, provider: LLMProvider, *, progress: Progress | None = None,
         cancel: CancelToken | None = None) -> dict[str, int]:
     """Merge stale clusters; counts ``stale``, ``clusters``, ``merged`` (summaries
     written), ``demoted`` (originals moved to the source tier), ``failed`` and
     ``rejected`` (a summary the quality gate turned down: ``core.learning.quality_gate``)."""
-    rule = ClusterRule.from_settings(hearth.settings)
-    ids, matrix = _stale_vectors(hearth, rule)
+    rule = ClusterRule.from_settings(services.settings)
+    ids, matrix = _stale_vectors(services, rule)
     clusters = find_clusters(ids, matrix, rule)
     counts = {"stale": int(ids.size), "clusters": len(clusters), "merged": 0, "demoted": 0,
               "failed": 0, "rejected": 0}
     for done, cluster in enumerate(clusters, start=1):
         check_cancel(cancel, "Merging memories")
-        _merge_one(hearth, provider, cluster, counts, cancel)
+        _merge_one(services, provider, cluster, counts, cancel)
         report_progress(progress, done, len(clusters))
     return counts
 
 
-def _stale_vectors(hearth: Hearth, rule: ClusterRule) -> tuple[np.ndarray, np.ndarray]:
+def _stale_vectors(services: ConsolidationServices,
+                   rule: ClusterRule) -> tuple[np.ndarray, np.ndarray]:
     """Ids (ascending) and unit vectors of the merge candidates."""
-    storage = hearth.storage
+    storage = services.storage
     with storage.read() as session:
         stale = np.array(session.scalars(select(Memory.id).where(
             Memory.tier == MemoryTier.RECALL.value, Memory.is_valid.is_(True),
             Memory.superseded_by.is_(None),
-            Memory.freshness < hearth.settings.merge_stale_freshness,
+            Memory.freshness < services.settings.merge_stale_freshness,
             Memory.priority != Priority.HIGHEST.value).order_by(Memory.id)).all(),
             dtype=np.int64)
         if stale.size < rule.min_cluster:
@@ -142,9 +143,9 @@ def find_clusters(ids: np.ndarray, matrix: np.ndarray,
     return clusters
 
 
-def _merge_one(hearth: Hearth, provider: LLMProvider, cluster: Sequence[int],
+def _merge_one(services: ConsolidationServices, provider: LLMProvider, cluster: Sequence[int],
                counts: dict[str, int], cancel: CancelToken | None) -> None:
-    with hearth.storage.read() as session:
+    with services.storage.read() as session:
         originals = list(session.scalars(select(Memory).where(Memory.id.in_(cluster))
                                          .order_by(Memory.created_at, Memory.id)))
     shown = "\n".join(f"- ({memory.created_at:%Y-%m-%d}) {' '.join(memory.content.split())}"
@@ -156,17 +157,17 @@ def _merge_one(hearth: Hearth, provider: LLMProvider, cluster: Sequence[int],
     if answer is None:
         counts["failed"] += 1
         return
-    verdict = quality_gate.check(hearth.embedder, answer.summary,
+    verdict = quality_gate.check(services.embedder, answer.summary,
                                  [memory.content for memory in originals], share=COVERAGE)
     if not verdict.passed:  # the originals stay as they were, in the recall tier
         quality_gate.rejected("merge summary", sorted(cluster), verdict)
         counts["rejected"] += 1
         return
     summary = _summary_row(answer.summary, originals)
-    embedder = hearth.embedder
-    hearth.storage.search.ensure_dimensions(embedder.dimensions)
+    embedder = services.embedder
+    services.storage.search.ensure_dimensions(embedder.dimensions)
     embedded = embed_documents_with_chunks(embedder, [summary.content])
-    with hearth.storage.write() as session:
+    with services.storage.write() as session:
         current = list(session.scalars(select(Memory).where(
             Memory.id.in_(cluster), Memory.tier == MemoryTier.RECALL.value,
             Memory.is_valid.is_(True), Memory.superseded_by.is_(None))))
@@ -175,7 +176,7 @@ def _merge_one(hearth: Hearth, provider: LLMProvider, cluster: Sequence[int],
             return
         session.add(summary)
         session.flush()
-        embedded.store(hearth.storage.search, session, IndexedKind.MEMORY, [summary.id],
+        embedded.store(services.storage.search, session, IndexedKind.MEMORY, [summary.id],
                        embedder.model_id)
         for memory in current:
             memory.tier = MemoryTier.SOURCE.value

@@ -51,11 +51,11 @@ from pydantic import (
 )
 from sqlalchemy import or_, select
 
-from core.app import Hearth
+from core.consolidation.services import ConsolidationServices
 from core.consolidation import event_claims
 from core.consolidation.dedupe import CandidateMemory, Decision, Deduplicator
 from core.consolidation.runs import RunRecorder
-from core.conversation.tokens import clip
+from core.llm.token_estimates import clip
 from core.errors import HearthError, InvalidInputError
 from core.learning.exclusions import ExclusionGate
 from core.knowledge.scaffold import SCAFFOLD_MAX_CHARS, SCAFFOLD_MAX_DEPTH, SCAFFOLD_MAX_KEYS
@@ -217,11 +217,11 @@ class _RunState:
 class MemoryProcessor:
     """Consolidates pending context events; ``run`` is safe to call from any trigger."""
 
-    def __init__(self, hearth: Hearth, provider: LLMProvider,
+    def __init__(self, services: ConsolidationServices, provider: LLMProvider,
                  deduplicator: Deduplicator | None = None) -> None:
-        self._hearth = hearth
+        self._services = services
         self._provider = provider
-        self._deduplicator = deduplicator or Deduplicator(hearth, provider)
+        self._deduplicator = deduplicator or Deduplicator(services, provider)
 
     def run(self, *, trigger: str = "manual", progress: Progress | None = None,
             cancel: CancelToken | None = None) -> ProcessorReport:
@@ -230,7 +230,7 @@ class MemoryProcessor:
         Poisoned events get their one automatic retry here (see the module docstring):
         those another model failed join this run's work, and once this run has had a
         usable answer, those poisoned before it follow at its end."""
-        state = _RunState(self._hearth.storage, trigger)
+        state = _RunState(self._services.storage, trigger)
         report = state.report
         try:
             self._readmit(state, another_model_only=True)
@@ -243,7 +243,7 @@ class MemoryProcessor:
                 report.status = self._work(again, state, progress, cancel)
             if not report.events_seen:
                 report.status = "skipped"
-            report.scaffold_keys = len(current_scaffold(self._hearth.storage))
+            report.scaffold_keys = len(current_scaffold(self._services.storage))
         except BaseException as exc:
             state.recorder.fail(f"{type(exc).__name__}: {exc}", report.counts())
             raise
@@ -262,7 +262,7 @@ class MemoryProcessor:
             if cancel is not None and cancel.cancelled:
                 return "cancelled"
             window = remaining[:CLAIM_WINDOW]
-            batch = event_claims.claim(self._hearth.storage, window, BATCH_SIZE)
+            batch = event_claims.claim(self._services.storage, window, BATCH_SIZE)
             if not batch:  # all of these are another process's now, or done
                 remaining = remaining[len(window):]
                 continue
@@ -271,7 +271,7 @@ class MemoryProcessor:
             try:
                 outcome = self._process(batch, state, cancel)
             finally:
-                event_claims.release(self._hearth.storage, batch)
+                event_claims.release(self._services.storage, batch)
             if outcome != "done":
                 return outcome
             if progress is not None:
@@ -333,7 +333,7 @@ class MemoryProcessor:
         """Drop what the exclusion list now forbids (marked processed, never shown to the
         model) and read memory candidates; a candidate that cannot be read is poisoned at
         once, since retrying cannot fix it."""
-        gate = ExclusionGate(self._hearth.settings.exclusions)
+        gate = ExclusionGate(self._services.settings.exclusions)
         batch = _Batch([])
         excluded: list[int] = []
         for event in events:
@@ -356,7 +356,7 @@ class MemoryProcessor:
         return batch
 
     def _messages(self, events: Sequence[_Event]) -> list[Message]:
-        storage = self._hearth.storage
+        storage = self._services.storage
         observations = "\n".join(f"- [{event.event_type}] {_observation_text(event)}"
                                  for event in events)
         scaffold = json.dumps(current_scaffold(storage), ensure_ascii=False, indent=1)
@@ -367,7 +367,7 @@ class MemoryProcessor:
 
     def _fact_candidates(self, facts: Sequence[str], report: ProcessorReport
                          ) -> list[CandidateMemory]:
-        gate = ExclusionGate(self._hearth.settings.exclusions)
+        gate = ExclusionGate(self._services.settings.exclusions)
         kept = []
         for fact in facts:
             if gate.blocks(fact):
@@ -384,7 +384,7 @@ class MemoryProcessor:
         when it commits."""
         ids = [event.id for event in batch.events]
         report = state.report
-        with self._hearth.storage.write() as session:
+        with self._services.storage.write() as session:
             rows = list(session.scalars(select(ContextEvent).where(
                 ContextEvent.id.in_(ids), ContextEvent.processed.is_(False))))
             if len(rows) != len(ids):
@@ -417,17 +417,17 @@ class MemoryProcessor:
     def _pending_ids(self) -> list[int]:
         """Unprocessed events with attempts left, except those another process is
         consolidating now (its claim's lease has not run out)."""
-        with self._hearth.storage.read() as session:
+        with self._services.storage.read() as session:
             return list(session.scalars(
                 select(ContextEvent.id)
                 .where(ContextEvent.processed.is_(False),
-                       ContextEvent.attempts < self._hearth.settings.event_max_attempts,
+                       ContextEvent.attempts < self._services.settings.event_max_attempts,
                        or_(ContextEvent.claimed_until.is_(None),
-                           ~event_claims.held_elsewhere(self._hearth.storage)))
+                           ~event_claims.held_elsewhere(self._services.storage)))
                 .order_by(ContextEvent.created_at, ContextEvent.id)))
 
     def _load(self, ids: Sequence[int]) -> list[_Event]:
-        with self._hearth.storage.read() as session:
+        with self._services.storage.read() as session:
             rows = session.scalars(select(ContextEvent).where(
                 ContextEvent.id.in_(ids), ContextEvent.processed.is_(False))
                 .order_by(ContextEvent.created_at, ContextEvent.id))
@@ -437,9 +437,9 @@ class MemoryProcessor:
     def _failed(self, events: Sequence[_Event], error: str, state: _RunState) -> None:
         """Count a failed attempt on each event of the batch, in a transaction of its own,
         with the model that failed it (a later change of model retries a poisoned one)."""
-        limit = self._hearth.settings.event_max_attempts
+        limit = self._services.settings.event_max_attempts
         report = state.report
-        with self._hearth.storage.write() as session:
+        with self._services.storage.write() as session:
             rows = session.scalars(select(ContextEvent).where(
                 ContextEvent.id.in_([event.id for event in events]),
                 ContextEvent.processed.is_(False)))
@@ -459,7 +459,7 @@ class MemoryProcessor:
         """The model could not answer: the batch's events say what they wait for (the
         Activity view shows it) and keep their attempts; the run reports it."""
         report.unavailable = _describe(outage)
-        with self._hearth.storage.write() as session:
+        with self._services.storage.write() as session:
             for row in session.scalars(select(ContextEvent).where(
                     ContextEvent.id.in_([event.id for event in events]),
                     ContextEvent.processed.is_(False))):
@@ -472,7 +472,7 @@ class MemoryProcessor:
         by another model than this run's (or before Hearth recorded which), or with
         ``another_model_only`` False every one poisoned before this run. Returns their
         ids, oldest first."""
-        limit = self._hearth.settings.event_max_attempts
+        limit = self._services.settings.event_max_attempts
         identity = self._provider.identity[:IDENTITY_CHARS]
         query = select(ContextEvent).where(
             ContextEvent.processed.is_(False), ContextEvent.attempts >= limit,
@@ -480,7 +480,7 @@ class MemoryProcessor:
         if another_model_only:
             query = query.where(or_(ContextEvent.failed_with.is_(None),
                                     ContextEvent.failed_with != identity))
-        with self._hearth.storage.write() as session:
+        with self._services.storage.write() as session:
             rows = [row for row in session.scalars(
                 query.order_by(ContextEvent.created_at, ContextEvent.id))
                 if row.id not in state.poisoned]
@@ -494,15 +494,15 @@ class MemoryProcessor:
 
     def _poison(self, event_id: int, error: str) -> None:
         """Poison an event retrying cannot fix (its automatic retry counts as used)."""
-        with self._hearth.storage.write() as session:
+        with self._services.storage.write() as session:
             row = session.get(ContextEvent, event_id)
             if row is not None:
-                row.attempts = max(row.attempts + 1, self._hearth.settings.event_max_attempts)
+                row.attempts = max(row.attempts + 1, self._services.settings.event_max_attempts)
                 row.last_error = error[:ERROR_CHARS]
                 row.auto_retried = True
 
     def _mark_excluded(self, ids: Sequence[int]) -> None:
-        with self._hearth.storage.write() as session:
+        with self._services.storage.write() as session:
             now = utcnow()
             for row in session.scalars(select(ContextEvent).where(ContextEvent.id.in_(ids))):
                 row.processed, row.processed_at = True, now

@@ -47,19 +47,17 @@ from sqlalchemy import select
 from core.consolidation import changelog
 from core.consolidation.reflection_parse import ParsedReflection, parse_reflection
 from core.consolidation.runs import RunRecorder
-from core.conversation.tokens import chars_for, estimate_tokens
+from core.llm.token_estimates import chars_for, estimate_tokens
 from core.errors import InvalidInputError
-from core.knowledge.intentions import IntentionService
 from core.learning.exclusions import ExclusionGate
-from core.knowledge.learnings import LearningService
 from core.llm import CancelToken, LLMCancelled, LLMError, LLMProvider, Message
 from core.llm.capability import Job, profile_of
-from core.knowledge.profile import ProfileService, cap_words, unified_diff
+from core.knowledge.profile import cap_words, unified_diff
 from core.llm.prompts import load_prompt
 from core.storage.orm import Interaction, JournalEntry, utcnow
 
 if TYPE_CHECKING:
-    from core.app import Hearth
+    from core.consolidation.services import ConsolidationServices
 
 log = logging.getLogger(__name__)
 
@@ -125,12 +123,12 @@ class _Inputs:
 class ReflectionEngine:
     """Runs reflections for one opened data folder with one language model."""
 
-    def __init__(self, hearth: Hearth, provider: LLMProvider) -> None:
-        self._hearth = hearth
+    def __init__(self, services: ConsolidationServices, provider: LLMProvider) -> None:
+        self._services = services
         self._provider = provider
-        self.profiles = ProfileService(hearth.storage)
-        self.intentions = IntentionService(hearth.storage, hearth.settings)
-        self.learnings = LearningService(hearth.storage)
+        self.profiles = services.profile
+        self.intentions = services.intentions
+        self.learnings = services.learnings
 
     def run(self, *, trigger: str = "manual", now: datetime | None = None,
             cancel: CancelToken | None = None, review: bool = True) -> ReflectionReport:
@@ -140,8 +138,8 @@ class ReflectionEngine:
         if now is not None and now.tzinfo is None:
             raise InvalidInputError("A reflection time needs a time zone.",
                                     "Pass an aware datetime, or none for now.")
-        gate = ExclusionGate(self._hearth.settings.exclusions)
-        recorder = RunRecorder(self._hearth.storage, "reflection", trigger)
+        gate = ExclusionGate(self._services.settings.exclusions)
+        recorder = RunRecorder(self._services.storage, "reflection", trigger)
         now = now or utcnow()  # after the run began: what it writes is in its changelog
         report = ReflectionReport(run_id=recorder.run_id)
         try:
@@ -165,7 +163,7 @@ class ReflectionEngine:
             with recorder.stage("apply") as counts:
                 self._apply(parsed, report, gate, now)
                 report.journal_entries = inputs.journal_shown
-                self._hearth.journal.mark_reflected(inputs.journal_read, at=now)
+                self._services.journal.mark_reflected(inputs.journal_read, at=now)
                 counts.update(report.counts())
             if report.learnings_before:
                 recorder.keep("apply", learnings_before=report.learnings_before)
@@ -177,12 +175,12 @@ class ReflectionEngine:
             raise
         recorder.finish(report.counts())
         if review:
-            report.changes = changelog.record(self._hearth.storage, report.run_id).changes
+            report.changes = changelog.record(self._services.storage, report.run_id).changes
         return report
 
     def _reason_to_skip(self, inputs: _Inputs) -> str:
         """Why this reflection writes nothing, or "" when it goes ahead."""
-        settings = self._hearth.settings
+        settings = self._services.settings
         if settings.learning_paused:
             return "learning is paused"
         if inputs.interactions == 0 and inputs.journal_shown == 0:
@@ -197,8 +195,8 @@ class ReflectionEngine:
     # --- gather --------------------------------------------------------------------------
 
     def _gather(self, now: datetime, gate: ExclusionGate) -> _Inputs:
-        since = now - timedelta(hours=self._hearth.settings.reflection_lookback_hours)
-        with self._hearth.storage.read() as session:
+        since = now - timedelta(hours=self._services.settings.reflection_lookback_hours)
+        with self._services.storage.read() as session:
             rows = list(session.scalars(select(Interaction).where(
                 Interaction.created_at >= since, Interaction.created_at <= now,
                 Interaction.user_message != "").order_by(Interaction.created_at,
@@ -210,12 +208,12 @@ class ReflectionEngine:
         current = self.profiles.current()
         profile = current.content if current else "(no profile yet: start fresh)"
         facts = "\n".join(f"- {fact.key}: {fact.value} ({fact.category})"
-                          for fact in self._hearth.facts.list()) or "(none)"
+                          for fact in self._services.facts.list()) or "(none)"
         intentions = "\n".join(f"- {item.text}" for item in self.intentions.list("open")
                                ) or "(none)"
         learnings = "\n".join(f"- [{item.status}] {item.rule}" for item in self.learnings.list()
                               ) or "(none)"
-        unread = self._hearth.journal.unreflected()
+        unread = self._services.journal.unreflected()
         fixed = estimate_tokens(load_prompt("reflection") + profile + facts + intentions
                                 + learnings)
         room = chars_for(self._provider.context_window - REFLECTION_MAX_TOKENS - fixed - 200)
@@ -318,7 +316,7 @@ class ReflectionEngine:
 
     def _apply_facts(self, parsed: ParsedReflection, report: ReflectionReport,
                      gate: ExclusionGate) -> None:
-        facts = self._hearth.facts
+        facts = self._services.facts
         for fact in parsed.facts:
             if gate.drop(f"{fact.key} {fact.value}"):
                 report.excluded += 1

@@ -34,7 +34,7 @@ from core.llm.prompts import load_prompt
 from core.storage.orm import Memory, MemoryTier, Priority, utcnow
 
 if TYPE_CHECKING:
-    from core.app import Hearth
+    from core.consolidation.services import ConsolidationServices
 
 DRAFT_SOURCES = ("conversation", "processor", "consolidation", "compaction", "session_close")
 TRIAGED = "triaged"
@@ -62,31 +62,31 @@ class TriageAnswer(BaseModel):
     verdicts: list[Verdict] = Field(default_factory=list, max_length=BATCH)
 
 
-def run(hearth: Hearth, provider: LLMProvider, *, progress: Progress | None = None,
+def run(services: ConsolidationServices, provider: LLMProvider, *, progress: Progress | None = None,
         cancel: CancelToken | None = None) -> dict[str, int]:
     """Triage every untriaged draft; counts ``drafts``, ``promoted``, ``forgotten``,
     ``review`` and ``undecided`` (left for the next run). A model that may not tidy
     memories (``core.llm.capability``) is not asked: the rules judge what is certain and
     the rest is counted ``waiting``."""
     counts = {"drafts": 0, "promoted": 0, "forgotten": 0, "review": 0, "undecided": 0}
-    with hearth.storage.read() as session:
+    with services.storage.read() as session:
         drafts = [(row.id, row.content, row.priority) for row in session.execute(
             select(Memory.id, Memory.content, Memory.priority, Memory.tags).where(
                 Memory.tier == MemoryTier.RECALL.value, Memory.source.in_(DRAFT_SOURCES),
                 Memory.is_valid.is_(True), Memory.superseded_by.is_(None))
             .order_by(Memory.id)) if TRIAGED not in (row.tags or [])]
     counts["drafts"] = len(drafts)
-    min_words = hearth.settings.triage_min_words
+    min_words = services.settings.triage_min_words
     certain = {memory_id: _heuristic(content, priority, min_words)
                for memory_id, content, priority in drafts}
     settled = {memory_id: verdict for memory_id, verdict in certain.items() if verdict}
     if settled:
-        _apply(hearth, settled, counts)
+        _apply(services, settled, counts)
     uncertain = [(memory_id, content) for memory_id, content, _ in drafts
                  if memory_id not in settled]
     done = len(settled)
     report_progress(progress, done, len(drafts))
-    if not profile_of(provider, hearth.settings.model_jobs).may(Job.CONSOLIDATION):
+    if not profile_of(provider, services.settings.model_jobs).may(Job.CONSOLIDATION):
         counts["waiting"] = len(uncertain)  # judged by a capable model, later
         return counts
     for start in range(0, len(uncertain), BATCH):
@@ -94,7 +94,7 @@ def run(hearth: Hearth, provider: LLMProvider, *, progress: Progress | None = No
         batch = uncertain[start:start + BATCH]
         verdicts = _ask(provider, batch, cancel)
         if verdicts:
-            _apply(hearth, verdicts, counts)
+            _apply(services, verdicts, counts)
         counts["undecided"] += len(batch) - len(verdicts)
         done += len(batch)
         report_progress(progress, done, len(drafts))
@@ -124,9 +124,10 @@ def _ask(provider: LLMProvider, batch: Sequence[tuple[int, str]],
             if item.number <= len(batch)}
 
 
-def _apply(hearth: Hearth, verdicts: dict[int, str], counts: dict[str, int]) -> None:
+def _apply(services: ConsolidationServices, verdicts: dict[int, str],
+           counts: dict[str, int]) -> None:
     """Write the verdicts in one transaction; a draft changed meanwhile is left alone."""
-    with hearth.storage.write() as session:
+    with services.storage.write() as session:
         for memory_id, verdict in verdicts.items():
             memory = session.get(Memory, memory_id)
             if memory is None or TRIAGED in (memory.tags or []) or not memory.is_valid:
@@ -138,7 +139,7 @@ def _apply(hearth: Hearth, verdicts: dict[int, str], counts: dict[str, int]) -> 
                 counts["forgotten"] += 1
             elif verdict == "promote":
                 memory.importance = max(memory.importance,
-                                        hearth.settings.triage_promoted_importance)
+                                        services.settings.triage_promoted_importance)
                 counts["promoted"] += 1
             else:
                 tags.append(REVIEW)

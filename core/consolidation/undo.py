@@ -68,7 +68,7 @@ from core.storage.orm import (
 )
 
 if TYPE_CHECKING:
-    from core.app import Hearth
+    from core.consolidation.services import ConsolidationServices
 
 UNMERGED_REASON = "Separated again by you: the memories it combined are back on their own."
 
@@ -85,10 +85,10 @@ class Undone:
         return f"{'Already undone' if self.already else 'Undone'}: {self.change.text}"
 
 
-def undo_change(hearth: Hearth, run_id: int, index: int) -> Undone:
+def undo_change(services: ConsolidationServices, run_id: int, index: int) -> Undone:
     """Undo change ``index`` of run ``run_id``. Undoing it again changes nothing and says it
     is already undone."""
-    changes = changes_of(hearth.storage, run_id).changes
+    changes = changes_of(services.storage, run_id).changes
     if not 0 <= index < len(changes):
         raise InvalidInputError(f"Run {run_id} has no change {index + 1}.",
                                 f"See its changes with `hearth runs {run_id}`.")
@@ -99,12 +99,12 @@ def undo_change(hearth: Hearth, run_id: int, index: int) -> Undone:
     if change.undone:
         return Undone(change, already=True)
     if change.kind in _BY_SERVICE:
-        _BY_SERVICE[change.kind](hearth, change.data)
-    with hearth.storage.write() as session:
+        _BY_SERVICE[change.kind](services, change.data)
+    with services.storage.write() as session:
         if change.kind in _IN_SESSION:
             _IN_SESSION[change.kind](session, change.data)
         _mark_undone(session, run_id, index)
-    return Undone(changes_of(hearth.storage, run_id).changes[index])
+    return Undone(changes_of(services.storage, run_id).changes[index])
 
 
 @dataclass(frozen=True)
@@ -116,16 +116,16 @@ class RunUndone:
     kept: list[tuple[Change, str]]
 
 
-def undo_run(hearth: Hearth, run_id: int) -> RunUndone:
+def undo_run(services: ConsolidationServices, run_id: int) -> RunUndone:
     """Undo every change of the run still in effect, newest first. Memory comes back as it
     was before the run: every memory it set aside, replaced, contradicted or combined is
     findable again on its own, and every fact, follow-up and habit it wrote is as before
     unless changed since."""
     undone: list[Change] = []
     kept: list[tuple[Change, str]] = []
-    for change in reversed(changes_of(hearth.storage, run_id).open_changes):
+    for change in reversed(changes_of(services.storage, run_id).open_changes):
         try:
-            undone.append(undo_change(hearth, run_id, change.index).change)
+            undone.append(undo_change(services, run_id, change.index).change)
         except InvalidInputError as exc:
             kept.append((change, exc.message))
     return RunUndone(undone[::-1], kept[::-1])
@@ -177,18 +177,18 @@ def _uncontradict(session: Session, data: dict[str, Any]) -> None:
         memory.updated_at = utcnow()
 
 
-def _undo_profile(hearth: Hearth, data: dict[str, Any]) -> None:
-    current = hearth.profile.current()
+def _undo_profile(services: ConsolidationServices, data: dict[str, Any]) -> None:
+    current = services.profile.current()
     if current is None or current.id != data["version"]:
         raise InvalidInputError(
             "Your profile has changed since this run, so it was not put back.",
             "Open About you and restore the version you want from its history.")
-    hearth.profile.restore(data["before"])
+    services.profile.restore(data["before"])
 
 
-def _undo_fact(hearth: Hearth, data: dict[str, Any]) -> None:
+def _undo_fact(services: ConsolidationServices, data: dict[str, Any]) -> None:
     """Retire the fact the run added, or put back the value it replaced."""
-    with hearth.storage.read() as session:
+    with services.storage.read() as session:
         fact = session.get(UserFact, data["fact"])
         key = fact.key if fact is not None else None
         unchanged = fact is not None and fact.updated_at.isoformat() == data["set_at"]
@@ -201,46 +201,46 @@ def _undo_fact(hearth: Hearth, data: dict[str, Any]) -> None:
             "Change it in Facts, where its history is.")
     if "previous" in data:
         try:
-            hearth.facts.restore(key, data["previous"])
+            services.facts.restore(key, data["previous"])
         except NotFoundError as exc:  # its history was forgotten since
             raise InvalidInputError(exc.message, "Change it in Facts.") from exc
     else:
-        hearth.facts.retire(key)
+        services.facts.retire(key)
 
 
-def _dismiss_follow_ups(hearth: Hearth, data: dict[str, Any]) -> None:
+def _dismiss_follow_ups(services: ConsolidationServices, data: dict[str, Any]) -> None:
     """Dismiss the run's follow-ups the user has not answered (they stay under Dismissed)."""
-    still_open = [item.id for item in hearth.intentions.list("open")
+    still_open = [item.id for item in services.intentions.list("open")
                   if item.id in set(data["intentions"])]
     if not still_open:
         raise InvalidInputError("You have answered these follow-ups since this run, so "
                                 "they were kept as you left them.",
                                 "See them in Follow-ups.")
     for intention_id in still_open:
-        hearth.intentions.dismiss(intention_id)
+        services.intentions.dismiss(intention_id)
 
 
-def _drop_habits(hearth: Hearth, data: dict[str, Any]) -> None:
+def _drop_habits(services: ConsolidationServices, data: dict[str, Any]) -> None:
     """Delete the habits the run noticed, those not seen again since."""
-    for learning_id in _as_run_left(hearth, data["habits"]):
-        hearth.learnings.delete(learning_id)
+    for learning_id in _as_run_left(services, data["habits"]):
+        services.learnings.delete(learning_id)
 
 
-def _unsee_habits(hearth: Hearth, data: dict[str, Any]) -> None:
+def _unsee_habits(services: ConsolidationServices, data: dict[str, Any]) -> None:
     """Put the habits the run saw again back as they were before it."""
     states = {state["id"]: state for state in data["habits"]}
-    for learning_id in _as_run_left(hearth, data["habits"], key="set_last_seen"):
+    for learning_id in _as_run_left(services, data["habits"], key="set_last_seen"):
         state = states[learning_id]
-        hearth.learnings.restore(learning_id, LearningState(
+        services.learnings.restore(learning_id, LearningState(
             state["status"], state["recurrence_count"],
             datetime.fromisoformat(state["last_seen"])))
 
 
-def _as_run_left(hearth: Hearth, habits: list[dict[str, Any]],
+def _as_run_left(services: ConsolidationServices, habits: list[dict[str, Any]],
                  key: str = "last_seen") -> list[int]:
     """The ids of ``habits`` last seen when the run saw them (``key``: that time); a habit
     deleted or seen again since is left alone, and if that is every one, the undo says so."""
-    current = {item.id: item.last_seen.isoformat() for item in hearth.learnings.list()}
+    current = {item.id: item.last_seen.isoformat() for item in services.learnings.list()}
     ids = [habit["id"] for habit in habits if current.get(habit["id"]) == habit[key]]
     if not ids:
         raise InvalidInputError("These habits were seen again or removed since this run, "
@@ -251,6 +251,6 @@ def _as_run_left(hearth: Hearth, habits: list[dict[str, Any]],
 _IN_SESSION: dict[str, Callable[[Session, dict[str, Any]], None]] = {
     MERGED: _unmerge, SET_ASIDE: _keep_again, REPLACED: _unreplace,
     CONTRADICTED_KIND: _uncontradict}
-_BY_SERVICE: dict[str, Callable[[Hearth, dict[str, Any]], None]] = {
+_BY_SERVICE: dict[str, Callable[[ConsolidationServices, dict[str, Any]], None]] = {
     PROFILE: _undo_profile, FACT: _undo_fact, FOLLOW_UPS: _dismiss_follow_ups,
     HABITS: _drop_habits, HABITS_SEEN: _unsee_habits}

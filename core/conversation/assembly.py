@@ -1,6 +1,6 @@
 """Assembling one request: system prompt, compaction summary, history, user turn.
 
-Budgets, in the order they are settled (all estimated with ``core.conversation.tokens``):
+Budgets, in the order they are settled (all estimated with ``core.llm.token_estimates``):
 
 1. a **reply reserve** is kept free: ``min(1024, window / 4)`` tokens;
 2. the **system prompt** (at most half the window; see ``system_prompt``);
@@ -35,7 +35,7 @@ from core.conversation.history import (
     uncompacted_tokens,
 )
 from core.conversation.system_prompt import SystemPrompt, build_system_prompt, read_snapshot
-from core.conversation.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_tokens, message_tokens
+from core.llm.token_estimates import MESSAGE_OVERHEAD_TOKENS, estimate_tokens, message_tokens
 from core.conversation.user_turn import UserTurn, build_user_turn, format_timestamp
 from core.llm import LLMProvider, Message
 from core.recall import RecallService

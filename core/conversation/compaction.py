@@ -36,7 +36,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 
 from core.conversation.history import HistoryTurn
-from core.conversation.tokens import clip, estimate_tokens
+from core.llm.token_estimates import clip, estimate_tokens
 from core.learning.exclusions import ExclusionGate
 from core.learning.grounding import Said
 from core.learning.schemas import MemoryCandidate, plain_text

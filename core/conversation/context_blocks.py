@@ -37,7 +37,7 @@ import html
 from dataclasses import dataclass
 from typing import Any
 
-from core.conversation.tokens import clip, estimate_tokens
+from core.llm.token_estimates import clip, estimate_tokens
 from core.knowledge.memories import said_by_assistant
 from core.knowledge.notes import SUMMARY_PREFIX
 from core.recall import RecallService

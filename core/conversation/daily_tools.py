@@ -46,7 +46,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 
 from core.conversation.services import DailyToolServices
-from core.conversation.tokens import clip
+from core.llm.token_estimates import clip
 from core.conversation.tool_arguments import ToolRefused, text_argument
 from core.daily import when
 from core.errors import InvalidInputError

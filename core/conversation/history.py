@@ -31,7 +31,7 @@ from typing import Any, Literal
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
-from core.conversation.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_tokens, tokens_for_chars
+from core.llm.token_estimates import MESSAGE_OVERHEAD_TOKENS, estimate_tokens, tokens_for_chars
 from core.llm import Message
 from core.recall import RecallService
 from core.recall.service import RecallQuery

@@ -81,7 +81,7 @@ from core.conversation.events import (
     TurnFinished,
 )
 from core.conversation.small_reply import REPLY_TOKENS, SmallReply
-from core.conversation.tokens import clip, estimate_tokens
+from core.llm.token_estimates import clip, estimate_tokens
 from core.conversation.tools import TOOL_SPECS, Confirm, ToolBox, ToolOutcome
 from core.conversation.user_turn import Clock, local_now
 from core.daily import when

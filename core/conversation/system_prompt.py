@@ -36,7 +36,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from core.conversation.tokens import chars_for, estimate_tokens
+from core.llm.token_estimates import chars_for, estimate_tokens
 from core.knowledge.facts import CATEGORIES
 from core.llm.prompts import load_prompt
 from core.storage.orm import (

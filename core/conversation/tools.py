@@ -42,7 +42,7 @@ from sqlalchemy import select
 
 from core.conversation.audit import record_tool_call
 from core.conversation.daily_tools import DAILY_TOOL_SPECS, DailyTools
-from core.conversation.tokens import clip
+from core.llm.token_estimates import clip
 from core.conversation.tool_arguments import ToolRefused, text_argument
 from core.conversation.services import ConversationServices
 from core.errors import HearthError

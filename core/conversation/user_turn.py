@@ -20,7 +20,7 @@ from datetime import datetime
 
 import tzlocal
 
-from core.conversation.tokens import chars_for, estimate_tokens
+from core.llm.token_estimates import chars_for, estimate_tokens
 
 log = logging.getLogger(__name__)
 

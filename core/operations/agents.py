@@ -92,7 +92,7 @@ def _item(row: AgentWrite, name: str) -> AgentWriteItem:
 def list_agents(hearth: Hearth) -> tuple[AgentInfo, ...]:
     """Every agent that connected (or was granted access), most recently seen first, with
     how many of its writes wait for review."""
-    held = Counter(name for _row, name in AgentWrites(hearth).held())
+    held = Counter(name for _row, name in AgentWrites(hearth.agent_services()).held())
     return tuple(_info(agent, held[agent.name]) for agent in AgentRegistry(hearth.storage).list())
 
 
@@ -115,20 +115,21 @@ def trust(hearth: Hearth, name: str, trusted: bool = True) -> Done[AgentInfo]:
 
 def held_writes(hearth: Hearth) -> tuple[AgentWriteItem, ...]:
     """The writes waiting for the user's answer, oldest first."""
-    return tuple(_item(row, name) for row, name in AgentWrites(hearth).held())
+    return tuple(_item(row, name) for row, name in AgentWrites(hearth.agent_services()).held())
 
 
 def writes_of(hearth: Hearth, name: str) -> tuple[AgentWriteItem, ...]:
     """Everything one agent asked to write, answered or not, oldest first."""
     agent = AgentRegistry(hearth.storage).require(name)
-    return tuple(_item(row, n) for row, n in AgentWrites(hearth).of_agent(agent.name))
+    writes = AgentWrites(hearth.agent_services())
+    return tuple(_item(row, n) for row, n in writes.of_agent(agent.name))
 
 
 def calls_of(hearth: Hearth, name: str) -> tuple[AgentCall, ...]:
     """What one agent read and wrote, newest first (its audited calls)."""
     agent = AgentRegistry(hearth.storage).require(name)
     calls = []
-    for entry in history(hearth, agent.name):
+    for entry in history(hearth.storage, agent.name):
         tool = entry.action.removeprefix("mcp.")
         calls.append(AgentCall(entry.timestamp, tool, "read" if tool in READ_TOOLS else "write",
                                dict(entry.arguments), entry.result_summary))
@@ -137,12 +138,12 @@ def calls_of(hearth: Hearth, name: str) -> tuple[AgentCall, ...]:
 
 def accept(hearth: Hearth, write_id: int) -> Done[AgentWriteItem]:
     """Apply a held write (a forget included: accepting it is the user's confirmation)."""
-    row = AgentWrites(hearth).accept(write_id)
+    row = AgentWrites(hearth.agent_services()).accept(write_id)
     return Done(_item(row, _agent_name(hearth, row)), AGENTS | Changes.knowledge())
 
 
 def reject(hearth: Hearth, write_id: int) -> Done[AgentWriteItem]:
-    row = AgentWrites(hearth).reject(write_id)
+    row = AgentWrites(hearth.agent_services()).reject(write_id)
     return Done(_item(row, _agent_name(hearth, row)), AGENTS)
 
 

@@ -96,7 +96,8 @@ def reflect(hearth: Hearth, provider: LLMProvider, *, trigger: str = "manual",
     from core.consolidation.reflection import ReflectionEngine
 
     with dream_lock(hearth.storage):
-        report = ReflectionEngine(hearth, provider).run(trigger=trigger, cancel=cancel)
+        engine = ReflectionEngine(hearth.consolidation(), provider)
+        report = engine.run(trigger=trigger, cancel=cancel)
     return RunOutcome(REFLECT, report, report.diff)
 
 
@@ -115,8 +116,8 @@ def dream(hearth: Hearth, provider: LLMProvider, *, trigger: str = "manual",
                  stage_doing(stage, done, total))
 
     before = hearth.profile.current_id()
-    report = DreamCycle(hearth, provider).run(trigger=trigger, only=only, progress=staged,
-                                              cancel=cancel)
+    cycle = DreamCycle(hearth.consolidation(), provider)
+    report = cycle.run(trigger=trigger, only=only, progress=staged, cancel=cancel)
     return RunOutcome(DREAM, report, _profile_diff(hearth, before))
 
 
@@ -151,13 +152,13 @@ def mark_reviewed(hearth: Hearth, run_ids: list[int]) -> None:
 def undo_change(hearth: Hearth, run_id: int, index: int) -> Undone:
     """Undo one line of a run's changelog (by the run's record: what happened since is
     kept)."""
-    result = undo.undo_change(hearth, run_id, index)
+    result = undo.undo_change(hearth.consolidation(), run_id, index)
     return Undone((result.change,), (), changes_of(hearth, run_id), result.message)
 
 
 def undo_run(hearth: Hearth, run_id: int) -> Undone:
     """Undo every change of the run still in effect; those kept say why."""
-    result = undo.undo_run(hearth, run_id)
+    result = undo.undo_run(hearth.consolidation(), run_id)
     kept = tuple(why for _change, why in result.kept)
     message = f"Undid {plural(len(result.undone), 'change')}." + "".join(
         f" Kept: {why}" for why in kept)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from core.operations.done import Done
 from desktop.context import AppContext
 from desktop.daily.editor import RecordEditor
-from desktop.inspector import confirm
+from desktop import confirm
 from desktop.inspector.table_page import TablePage
 
 

@@ -51,7 +51,7 @@ from desktop.daily.today_rows import (
     when_of,
 )
 from desktop.icons import icon
-from desktop.inspector import confirm
+from desktop import confirm
 from desktop.inspector.base import InspectorPage
 from desktop.inspector.snooze import local_now, snooze_choices
 

@@ -35,7 +35,7 @@ from core.operations.imports import (
 from desktop.context import AppContext
 from desktop.dialogs.import_dialog import ImportDialog
 from desktop.dialogs.owned_tasks import OwnedTasks
-from desktop.inspector import confirm
+from desktop import confirm
 from desktop.words import IMPORT_SOURCE_WORDS, count
 from desktop.workers import Task
 

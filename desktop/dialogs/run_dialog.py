@@ -27,7 +27,7 @@ from core.operations.consolidation import stage_name, stage_status
 from desktop.context import AppContext
 from desktop.dialogs.changes_view import ChangesView
 from desktop.dialogs.disclosure import Disclosure
-from desktop.inspector.diff_view import DiffView
+from desktop.diff_view import DiffView
 from desktop.run_summary import cancelled_summary, summary
 from desktop.workers import Task
 from desktop.words import spaced

@@ -49,7 +49,7 @@ from desktop.dialogs.settings_form import (
     show_status,
 )
 from desktop.dialogs.task_progress import Describe, TaskProgress
-from desktop.inspector.confirm import ask
+from desktop.confirm import ask
 from desktop.words import count, listing
 from desktop.workers import Job, Task
 

@@ -34,7 +34,7 @@ from core.operations.agents import AgentCall, AgentInfo, AgentWriteItem, NewToke
 from core.operations.changes import Domain
 from desktop.agent_scope import ScopeChooser
 from desktop.context import AppContext
-from desktop.inspector import confirm
+from desktop import confirm
 from desktop.inspector.formatting import local_time, time_key
 from desktop.inspector.table import Column
 from desktop.inspector.table_page import TablePage

@@ -15,7 +15,7 @@ from core.operations import follow_ups
 from core.operations.changes import Domain
 from core.operations.follow_ups import FollowUp
 from desktop.context import AppContext
-from desktop.inspector import confirm
+from desktop import confirm
 from desktop.inspector.formatting import NEVER, local_time, time_key
 from desktop.inspector.snooze import SnoozeDialog, local_now, snooze_choices
 from desktop.inspector.table import Column

@@ -17,7 +17,7 @@ from core.operations import habits
 from core.operations.changes import Domain
 from core.operations.habits import Habit
 from desktop.context import AppContext
-from desktop.inspector import confirm
+from desktop import confirm
 from desktop.inspector.formatting import local_time, time_key
 from desktop.inspector.table import Column
 from desktop.inspector.table_page import TablePage

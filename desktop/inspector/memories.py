@@ -59,7 +59,7 @@ from core.operations.memories import (
     Page,
 )
 from desktop.context import AppContext
-from desktop.inspector import confirm
+from desktop import confirm
 from desktop.inspector.base import InspectorPage
 from desktop.inspector.erase_dialog import EraseDialog, places_headline
 from desktop.inspector.forget_dialog import ForgetResultDialog

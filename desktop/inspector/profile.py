@@ -45,10 +45,10 @@ from core.operations.profile import (
 )
 from desktop.context import AppContext
 from desktop.icons import icon
-from desktop.inspector import confirm
+from desktop import confirm
 from desktop.inspector.base import InspectorPage
 from desktop.inspector.changes_view import ChangesView
-from desktop.inspector.diff_view import DiffView
+from desktop.diff_view import DiffView
 from desktop.inspector.formatting import local_time
 from desktop.inspector.table import Column, RowModel, make_table_view
 from desktop.inspector.text_changes import Paragraph, compare

@@ -45,7 +45,7 @@ from core.operations.changes import Domain
 from core.operations.profile import Scaffold
 from desktop.context import AppContext
 from desktop.icons import icon
-from desktop.inspector import confirm
+from desktop import confirm
 from desktop.inspector.base import InspectorPage
 from desktop.inspector.formatting import local_time
 from desktop.inspector.json_tree import (

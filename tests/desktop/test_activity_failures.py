@@ -19,8 +19,9 @@ def _broken_decay(*_: Any) -> dict[str, Any]:
 
 
 def test_a_failed_dream_step_shows_its_traceback_after_a_click(qtbot, ctx: AppContext) -> None:
-    report = DreamCycle(ctx.hearth, ScriptedLLM(), stages={"decay": _broken_decay}).run(
-        only="decay")
+    cycle = DreamCycle(ctx.hearth.consolidation(), ScriptedLLM(),
+                       stages={"decay": _broken_decay})
+    report = cycle.run(only="decay")
     assert report.status == "partial"
     page = ActivityPage(ctx)
     qtbot.addWidget(page)
@@ -44,7 +45,7 @@ def test_a_failed_dream_step_shows_its_traceback_after_a_click(qtbot, ctx: AppCo
 
 
 def test_a_run_without_a_failure_offers_no_error_details(qtbot, ctx: AppContext) -> None:
-    report = DreamCycle(ctx.hearth, ScriptedLLM()).run(only="decay")
+    report = DreamCycle(ctx.hearth.consolidation(), ScriptedLLM()).run(only="decay")
     assert report.status == "done"
     page = ActivityPage(ctx)
     qtbot.addWidget(page)

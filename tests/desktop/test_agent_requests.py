@@ -29,7 +29,7 @@ def window(qtbot, ctx) -> MainWindow:
 def knocks(ctx, name: str = "notes-bot") -> AgentTools:
     """The program calls a tool (in ``hearth mcp``, another process: only the database
     tells the window) and is refused: it has no access yet."""
-    tools = AgentTools(ctx.hearth, name)
+    tools = AgentTools(ctx.hearth.agent_services(), name)
     with pytest.raises(AccessDenied):
         tools.call("list_facts", {})
     return tools

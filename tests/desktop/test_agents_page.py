@@ -13,7 +13,7 @@ from core.agents.tokens import AgentTokens
 from core.agents.tools import AgentTools
 from core.operations import agents
 from desktop.context import AppContext
-from desktop.inspector import confirm
+from desktop import confirm
 from desktop.inspector.agents import AgentsPage
 from support.qt_waits import wait_idle
 
@@ -23,7 +23,7 @@ def page(qtbot, ctx: AppContext) -> AgentsPage:
     hearth = ctx.hearth
     hearth.facts.remember("home_city", "Porto", category="location")
     agents.grant(hearth, "notes-bot", "write")
-    tools = AgentTools(hearth, "notes-bot")
+    tools = AgentTools(hearth.agent_services(), "notes-bot")
     tools.call("remember_fact", {"key": "bike", "value": "a green Brompton"})
     tools.call("forget_fact", {"key": "home_city"})
     tools.call("list_facts", {})

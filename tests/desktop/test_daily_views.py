@@ -23,7 +23,7 @@ from desktop.daily.read_later import ReadLaterPage
 from desktop.daily.reminder_dialog import ReminderDialog
 from desktop.daily.task_dialog import TaskDialog
 from desktop.daily.today import RECORD, TodayPage
-from desktop.inspector import confirm
+from desktop import confirm
 from desktop.inspector.base import InspectorPage
 from support.qt_waits import settle
 from support.scripted_llm import ScriptedLLM

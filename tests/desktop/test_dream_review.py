@@ -29,7 +29,7 @@ def dreamt(make_ctx):
     """A data folder where the nightly dream ran while the window was closed."""
     ctx = make_ctx(provider_factory=dreaming_model)
     ids = prepare(ctx.hearth)
-    report = DreamCycle(ctx.hearth, dreaming_model()).run(trigger="scheduled")
+    report = DreamCycle(ctx.hearth.consolidation(), dreaming_model()).run(trigger="scheduled")
     return ctx, ids, report.run_id
 
 
@@ -137,7 +137,7 @@ def test_undo_of_a_fact_a_reflection_changed_shows_the_old_value_in_facts(
     reply = ("---PROFILE---\n(keep)\n---FACTS---\n"
              '[{"key": "home_city", "value": "Porto"}]\n'
              "---INTENTIONS---\n[]\n---LEARNINGS---\n[]\n")
-    run_id = ReflectionEngine(ctx.hearth, ScriptedLLM([reply])).run().run_id
+    run_id = ReflectionEngine(ctx.hearth.consolidation(), ScriptedLLM([reply])).run().run_id
     facts = FactsPage(ctx)
     qtbot.addWidget(facts)
     facts.show()

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from desktop.dialogs.import_dialog import ImportDialog, describe
 from desktop.dialogs.import_history import ImportHistoryDialog
-from desktop.inspector import confirm
+from desktop import confirm
 from support.qt_waits import wait_idle
 
 EXPORT = Path(__file__).parents[1] / "data" / "chat_exports" / "chatgpt-conversations.json"

@@ -19,7 +19,7 @@ from core.knowledge.scaffold import current_version, save_scaffold
 from core.operations.changes import Changes, Domain
 from core.storage.port import IndexedKind
 from desktop.context import AppContext
-from desktop.inspector import confirm
+from desktop import confirm
 from desktop.inspector.base import InspectorPage
 from desktop.inspector.fact_dialog import FactDialog
 from desktop.inspector.facts import FactsPage

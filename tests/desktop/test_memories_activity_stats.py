@@ -403,7 +403,7 @@ def test_what_waits_to_be_learned_reads_in_words(qtbot, ctx: AppContext) -> None
 def test_a_failed_event_shows_its_error_and_retry_makes_it_pending(qtbot,
                                                                   ctx: AppContext) -> None:
     failed = add_event(ctx.hearth.storage, "observation", "Learning Portuguese.", {})
-    MemoryProcessor(ctx.hearth, ScriptedLLM([failing("model missing")])).run()
+    MemoryProcessor(ctx.hearth.consolidation(), ScriptedLLM([failing("model missing")])).run()
     waiting = add_event(ctx.hearth.storage, "observation", "Likes jazz.", {})
     page = shown(qtbot, ctx, ActivityPage)
 
@@ -429,7 +429,7 @@ def test_a_failed_event_shows_its_error_and_retry_makes_it_pending(qtbot,
 def test_retry_all_makes_every_failed_event_pending(qtbot, ctx: AppContext) -> None:
     first = add_event(ctx.hearth.storage, "observation", "Learning Portuguese.", {})
     second = add_event(ctx.hearth.storage, "observation", "Plays the cello.", {})
-    MemoryProcessor(ctx.hearth, ScriptedLLM([failing("model missing")])).run()
+    MemoryProcessor(ctx.hearth.consolidation(), ScriptedLLM([failing("model missing")])).run()
     page = shown(qtbot, ctx, ActivityPage)
     assert [e.state.value for e in page.events.records()] == ["failing", "failing"]
     assert page.retry_all_button.isEnabled()

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt, QTime
 
 from core.operations import prompts
 from desktop.daily.schedule import SchedulePage, quiet_words
-from desktop.inspector import confirm
+from desktop import confirm
 from support.qt_waits import settle
 
 

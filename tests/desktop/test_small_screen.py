@@ -213,7 +213,7 @@ def test_with_every_panel_open_the_window_stays_on_the_screen(
         ctx.scheduler.run_job(DELIVERY)
         qtbot.waitUntil(lambda: bool(window.notices.open))
         with pytest.raises(AccessDenied):  # a program asks for access: the tallest card
-            AgentTools(ctx.hearth, "notes-bot").call("list_facts", {})
+            AgentTools(ctx.hearth.agent_services(), "notes-bot").call("list_facts", {})
         window.agent_requests.check()
         qtbot.waitUntil(lambda: bool(window.agent_requests.cards), timeout=10_000)
         chat = window.show_page("chat")

@@ -118,7 +118,7 @@ def test_an_agent_in_this_process_reaches_the_open_facts_view(qtbot,
     agents.grant(ctx.hearth, "notes-bot", "write")
     agents.trust(ctx.hearth, "notes-bot")
     view = opened(qtbot, ctx, FactsPage)
-    tools = AgentTools(ctx.hearth, "notes-bot")
+    tools = AgentTools(ctx.hearth.agent_services(), "notes-bot")
     call = threading.Thread(target=tools.call,  # as the MCP server's request thread
                             args=("remember_fact", {"key": "bike", "value": "a Brompton"}))
     call.start()
@@ -133,7 +133,7 @@ def test_an_agents_held_write_shows_beside_the_selected_agent(qtbot, ctx: AppCon
     assert isinstance(view, AgentsPage) and view.select("notes-bot")
     wait_idle(qtbot, ctx)
     assert view.detail.held.count() == 0
-    AgentTools(ctx.hearth, "notes-bot").call("remember_fact", {"key": "bike",
+    AgentTools(ctx.hearth.agent_services(), "notes-bot").call("remember_fact", {"key": "bike",
                                                                "value": "a Brompton"})
     qtbot.waitUntil(lambda: view.detail.held.count() == 1, timeout=WITHIN_MS)
     assert view.detail.held.item(0).text().startswith("Remember bike: a Brompton")

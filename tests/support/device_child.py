@@ -34,7 +34,7 @@ def process(home: str, go_file: str) -> None:
         print("READY", flush=True)
         while not Path(go_file).exists():
             time.sleep(0.02)
-        report = MemoryProcessor(hearth, provider).run(trigger="test")
+        report = MemoryProcessor(hearth.consolidation(), provider).run(trigger="test")
         provider.close()
     print(json.dumps({"status": report.status, "processed": report.processed,
                       "events_seen": report.events_seen, "failed": report.failed}),

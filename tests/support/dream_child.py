@@ -30,7 +30,7 @@ def main(home: str, stall_in: str) -> None:
             time.sleep(600)
 
     with Hearth.open(home) as hearth:
-        DreamCycle(hearth, model_down()).run(trigger="test", progress=progress)
+        DreamCycle(hearth.consolidation(), model_down()).run(trigger="test", progress=progress)
     print("FINISHED", flush=True)
 
 

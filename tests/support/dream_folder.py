@@ -14,7 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 from core.app import Hearth
-from core.conversation.tokens import clip
+from core.llm.token_estimates import clip
 from core.knowledge.memories import MemorySpec
 from core.storage.orm import Interaction, utcnow
 from support.scripted_llm import ScriptedLLM
