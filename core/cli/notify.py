@@ -39,7 +39,8 @@ def notify(notification: Notification) -> None:
     if program is None:
         return
     try:
-        done = subprocess.run([program, "--app-name=Hearth", notification.title,
+        # "--" ends the options: a reminder that starts with "-" is text, not a flag
+        done = subprocess.run([program, "--app-name=Hearth", "--", notification.title,
                                notification.body], capture_output=True, text=True,
                               timeout=TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired) as error:  # its message: the command line
