@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QSystemTrayIcon
 from core.app import Hearth
 from core.operations.settings import data_folder
 from core.errors import HearthError
-from core.operations.data import restrict_new_files
+from core.operations.data import LogFormat, announce, log_to_stderr, restrict_new_files
 from desktop import icons
 from desktop.context import AppContext
 from desktop.dialogs.locations import startup_home
@@ -120,14 +120,16 @@ def log_to_data_folder(home: Path) -> Path:
     """Keep the window's warnings and errors, tracebacks included, in ``<home>/logs``: a
     sentence the window showed can then be traced, also when Hearth was started from a menu
     with nowhere to print. Bounded (a few rotated files), private like the rest of the
-    folder, and masked with it when a fact is forgotten."""
+    folder, and masked with it when a fact is forgotten; by ids, counts and kinds, never
+    the user's words, and an exception by its type (``core.log_privacy``)."""
     path = home / "logs" / WINDOW_LOG
     path.parent.mkdir(parents=True, exist_ok=True)
     handler = RotatingFileHandler(path, maxBytes=LOG_BYTES, backupCount=LOG_FILES_KEPT,
                                   encoding="utf-8", delay=True)
     handler.setLevel(logging.WARNING)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(LogFormat("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.getLogger().addHandler(handler)
+    announce(log)
     return path
 
 
@@ -140,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quit-after", type=float, metavar="SECONDS",
                         help="quit by itself after this long (checking that a build starts)")
     args, qt_args = parser.parse_known_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    log_to_stderr()
     app = make_application(qt_args)
     apply_scheme(app, args.theme)
     try:

@@ -24,6 +24,7 @@ from core.app import Hearth
 from core.operations import models
 from core.operations import settings as settings_ops
 from core.operations.changes import Domain, follow
+from core.operations.data import quoted
 from core.operations.models import CancelToken, LLMProvider
 from desktop.change_relay import ChangeRelay
 from desktop.workers import Workers
@@ -288,7 +289,8 @@ class AppContext(QObject):
                 log.info("learning was inside a model call at quit; it resumes next start")
             self.assistant = None
         if not self.workers.wait(int(QUIT_WAIT_S * 1000)):
-            log.info("quitting while %s end", ", ".join(t.name for t in self.workers.active))
+            log.info("quitting while %s end",
+                     quoted(", ".join(t.name for t in self.workers.active)))
         if self.scheduler is not None:
             self.scheduler.shutdown(wait=False)
             self.scheduler = None

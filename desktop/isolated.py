@@ -102,13 +102,13 @@ def _child_main(kind: str, home: str, trigger: str, only: str | None,
     from core.app import Hearth
     from core.operations import consolidation
     from core.operations.consolidation import DreamAlreadyRunning
-    from core.operations.data import restrict_new_files
+    from core.operations.data import log_to_stderr, restrict_new_files
     from core.operations.folder_lock import use_key
     from core.operations.models import CancelToken, configured_provider
 
     restrict_new_files()  # the window's umask is inherited, but anyone may call run_in_child
     use_key(Path(home), folder_key)  # an encrypted folder: the key the window checked
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    log_to_stderr()
     cancel = CancelToken()
 
     def cancel_when_stopped() -> None:

@@ -40,6 +40,7 @@ import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 
 from core.errors import HearthError
+from core.operations.data import quoted
 from core.operations.models import CancelToken
 
 log = logging.getLogger(__name__)
@@ -147,15 +148,18 @@ class Task(QObject):
 def _outcome(task: Task, call: Callable[[], Any]) -> tuple[Any, tuple[object, ...]]:
     """Run ``call`` and say how it went: the relay signal to raise and its arguments. A core
     error is its message and hint; anything else is a bug, said in a sentence in the window.
-    Either way the traceback goes to the log, so a sentence the user reports can be traced."""
+    Either way the traceback goes to the log, so a sentence the user reports can be traced:
+    by the exception's type and where it was raised, since the sentence and the task's name
+    may hold the user's words (a fact's key, a notification's title), which a log never
+    does (``core.log_privacy``)."""
     emitter = task._emitter  # noqa: SLF001 (the relay is the Task's own)
     try:
         return emitter.done, (call(),)
     except HearthError as exc:
-        log.warning("%s: %s", task.name, exc.message, exc_info=True)
+        log.warning("background job %s failed: %s", quoted(task.name), exc, exc_info=True)
         return emitter.failed, (exc.message, exc.hint or "")
     except Exception as exc:
-        log.exception("background job %s failed", task.name)
+        log.exception("background job %s failed", quoted(task.name))
         return emitter.failed, (f"{task.name} failed: {type(exc).__name__}: {exc}",
                                 "See the log for details.")
 
@@ -176,7 +180,7 @@ class _Runnable(QRunnable):
         try:
             signal.emit(*args)
         except RuntimeError:
-            log.info("%s finished after the window had closed", self._task.name)
+            log.info("%s finished after the window had closed", quoted(self._task.name))
 
 
 _NOT_YET = object()

@@ -10,6 +10,7 @@ session digest are covered in ``test_learning_pipeline.py``.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -97,7 +98,9 @@ def test_a_fact_value_must_be_in_the_users_words_and_its_subject_not_only_the_as
 
 # --- compaction ----------------------------------------------------------------------------
 
-def test_compaction_queues_only_the_candidates_taken_from_the_users_lines(hearth) -> None:
+def test_compaction_queues_only_the_candidates_taken_from_the_users_lines(
+        hearth, caplog) -> None:
+    caplog.set_level(logging.DEBUG, logger="core")
     session_id = "s1"
     add_exchange(hearth, session_id, "I'm training for the Lisbon half marathon in May.",
                  "Great! A sub-two-hour finish needs an interval session every Tuesday.")
@@ -124,6 +127,9 @@ def test_compaction_queues_only_the_candidates_taken_from_the_users_lines(hearth
     with hearth.storage.read() as session:
         assert session.get(ChatSession, session_id).compaction_summary \
             == "Half marathon training; a sore knee."
+    dropped = [record.getMessage() for record in caplog.records if "dropped" in record.msg]
+    assert len(dropped) == 2  # by how many of the assistant's words, never by the candidate's
+    assert not any("Tuesday" in line or "physiotherapist" in line for line in dropped)
 
 
 # --- tools during a turn ---------------------------------------------------------------------

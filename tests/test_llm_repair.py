@@ -132,6 +132,24 @@ def test_garbage_twice_returns_none_with_the_error_and_logs_a_content_free_warni
     assert len(llm.requests[1].messages[len(ASK)].content) < 2100  # clipped when shown back
 
 
+class Scores(BaseModel):
+    scores: dict[str, int]
+
+
+def test_a_failed_answer_says_its_problem_for_the_log_without_its_words() -> None:
+    """The error shown back to the model names where the answer went wrong, and a key of
+    the answer can be the user's words; the problem a caller logs is by kind alone."""
+    llm = ScriptedLLM(['{"scores": {"zebra-locker-7731": "many"}}'] * 2)
+
+    outcome = ask_structured(llm, ASK, Scores, max_tokens=50)
+
+    assert "scores.zebra-locker-7731" in (outcome.error or "")
+    assert outcome.problem == "1 schema problem(s): int_parsing"
+    failed = ask_structured(ScriptedLLM([LLMTimeoutError("The model did not answer.")]), ASK,
+                            Scores, max_tokens=50)
+    assert failed.problem == "the model failed (LLMTimeoutError)"
+
+
 def test_retries_zero_means_one_attempt() -> None:
     llm = ScriptedLLM(["nope"])
     outcome = ask_structured(llm, ASK, FactList, max_tokens=50, retries=0)
@@ -165,7 +183,7 @@ def test_a_cancelled_token_stops_before_any_request() -> None:
     token.cancel()
     llm = ScriptedLLM([])
     outcome = ask_structured(llm, ASK, FactList, max_tokens=50, cancel=token)
-    assert outcome == type(outcome)(None, "", CANCELLED, 0)
+    assert outcome == type(outcome)(None, "", CANCELLED, 0, problem=CANCELLED)
     assert llm.requests == []
 
 

@@ -225,7 +225,7 @@ def test_the_daemon_shows_a_due_reminder_with_notify_send_and_logs_which_one(
     real = datetime.now(UTC).replace(microsecond=0)
     with Hearth.open(isolated_home) as opened, clock.shifted(timedelta(hours=-2)):
         opened.reminders.create("Call the dentist", real - timedelta(hours=1), zone="UTC")
-        opened.reminders.create("Water the plants", real - timedelta(minutes=30), zone="UTC")
+        opened.reminders.create("-v water the plants", real - timedelta(minutes=30), zone="UTC")
     shown = tmp_path / "shown.txt"
     tools = tmp_path / "bin"
     tools.mkdir()
@@ -239,9 +239,9 @@ def test_the_daemon_shows_a_due_reminder_with_notify_send_and_logs_which_one(
     assert result.exit_code == 0, result.output
     assert "2 reminder(s)" in result.output
     note = late_note(real - timedelta(hours=1), datetime.now(UTC), "UTC")
-    assert shown.read_text().splitlines()[0] == (
-        f"--app-name=Hearth|Reminder|Call the dentist{note}|")
-    assert len(shown.read_text().splitlines()) == 2
+    first, second = shown.read_text().splitlines()
+    assert first == f"--app-name=Hearth|--|Reminder|Call the dentist{note}|"
+    assert second.startswith("--app-name=Hearth|--|Reminder|-v water the plants")  # text
 
     with Hearth.open(isolated_home) as opened:
         reminder = opened.reminders.list()[1]
@@ -254,7 +254,7 @@ def test_the_daemon_shows_a_due_reminder_with_notify_send_and_logs_which_one(
     assert len(shown.read_text().splitlines()) == 2  # no notify-send now: the log alone
     logged = (isolated_home / "logs" / "daemon.log").read_text()
     assert logged.count(f"notification reminder:{reminder.id}") == 2
-    assert "Water the plants" not in logged and "dentist" not in logged
+    assert "water the plants" not in logged and "dentist" not in logged
 
 
 def test_turning_the_briefing_on_is_a_schedule_change(hearth) -> None:

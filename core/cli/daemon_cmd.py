@@ -35,6 +35,7 @@ import typer
 from core.cli import notify, output
 from core.cli.context import opened
 from core.job_names import DELIVERY, ON_DEMAND_JOBS
+from core.log_privacy import LogFormat, announce
 
 if TYPE_CHECKING:
     from core.scheduling import HearthScheduler
@@ -138,19 +139,22 @@ def quiet_delivery(record: logging.LogRecord) -> bool:
 def _logging_to(log_file: Path) -> Iterator[None]:
     """INFO and up from ``core`` and ``apscheduler`` to stderr and the daemon's log file,
     for this command only, without APScheduler's two lines per minute for the delivery
-    job (``quiet_delivery``; a pass that delivers something logs what it delivered)."""
+    job (``quiet_delivery``; a pass that delivers something logs what it delivered).
+    Neither holds the user's words (``core.log_privacy``): stderr is the journal, on
+    disk, under systemd."""
     log_file.parent.mkdir(parents=True, exist_ok=True)
     handlers: list[logging.Handler] = [logging.StreamHandler(),
                                        logging.FileHandler(log_file, encoding="utf-8")]
     loggers = [logging.getLogger(name) for name in ("core", "apscheduler")]
     levels = [logger.level for logger in loggers]
     for handler in handlers:
-        handler.setFormatter(logging.Formatter(LOG_FORMAT))
+        handler.setFormatter(LogFormat(LOG_FORMAT))
         handler.addFilter(quiet_delivery)
     for logger in loggers:
         logger.setLevel(logging.INFO)
         for handler in handlers:
             logger.addHandler(handler)
+    announce(loggers[0])
     try:
         yield
     finally:

@@ -1,5 +1,6 @@
 """The CLI's log file: warnings and errors from ``core``, with their tracebacks, appended to
-``<home>/logs/hearth.log``.
+``<home>/logs/hearth.log``; by ids, counts and kinds, never the user's words, and an
+exception by its type (``core.log_privacy``).
 
 The terminal gets one line per warning (``output.notices_shown``); the traceback a warning
 may carry (``log.exception``) belongs in this file, where a bug report can point to it. The
@@ -15,6 +16,7 @@ from io import TextIOWrapper
 from pathlib import Path
 
 from core.cli import output
+from core.log_privacy import LogFormat, announce
 
 LOG_NAME = "hearth.log"
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -26,7 +28,7 @@ class _LogFile(logging.FileHandler):
 
     def __init__(self, path: Path) -> None:
         super().__init__(path, encoding="utf-8", delay=True)
-        self.setFormatter(logging.Formatter(LOG_FORMAT))
+        self.setFormatter(LogFormat(LOG_FORMAT))
         self.setLevel(logging.WARNING)
         self._failed = False
 
@@ -42,10 +44,13 @@ class _LogFile(logging.FileHandler):
 
 def log_core_to(home: Path) -> Path:
     """From now on, ``core``'s warnings and errors (tracebacks included) go to the log file
-    of the data folder ``home`` (replacing the file of an earlier run in this process)."""
+    of the data folder ``home`` (replacing the file of an earlier run in this process),
+    never quoting the user's words (``core.log_privacy``)."""
     forget_log_file()
     path = home / "logs" / LOG_NAME
-    logging.getLogger("core").addHandler(_LogFile(path))
+    logger = logging.getLogger("core")
+    logger.addHandler(_LogFile(path))
+    announce(logger)
     return path
 
 

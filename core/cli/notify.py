@@ -3,10 +3,13 @@
 The daemon has no window to show a notice with buttons, so a delivered notification goes
 to the desktop's notification service through ``notify-send`` (libnotify, on most Linux
 desktops) when it is on the ``PATH`` and a session bus is there to reach, and is always
-written to the daemon's log (stderr and ``<home>/logs/daemon.log``). Without
-``notify-send`` (macOS, Windows, a server) the log is where it appears. The answers (Done,
-Snooze, Tomorrow) are then given with the CLI: ``hearth reminders snooze``, ``hearth
-tasks done``, …, or in the window.
+named in the daemon's log (stderr and ``<home>/logs/daemon.log``) by its key
+(``reminder:12``) alone: the log never holds a notification's words, nor, when notify-send
+fails, its command line or what it printed (``core.log_privacy``). Without
+``notify-send`` (macOS, Windows, a server) the log says what was delivered, and ``hearth
+reminders list``, ``hearth tasks list``, … show it. The answers (Done, Snooze, Tomorrow) are then
+given with the CLI: ``hearth reminders snooze``, ``hearth tasks done``, …, or in the
+window.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import logging
 import shutil
 import subprocess
 
+from core.log_privacy import described, quoted
 
 if TYPE_CHECKING:
     from core.daily.delivery import Notification
@@ -35,12 +39,13 @@ def notify(notification: Notification) -> None:
     if program is None:
         return
     try:
-        done = subprocess.run([program, "--app-name=Hearth", notification.title,
+        # "--" ends the options: a reminder that starts with "-" is text, not a flag
+        done = subprocess.run([program, "--app-name=Hearth", "--", notification.title,
                                notification.body], capture_output=True, text=True,
                               timeout=TIMEOUT_S, check=False)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        log.warning("notify-send could not show %s: %s", notification.key, error)
+    except (OSError, subprocess.TimeoutExpired) as error:  # its message: the command line
+        log.warning("notify-send could not show %s: %s", notification.key, described(error))
         return
     if done.returncode != 0:
         log.warning("notify-send could not show %s (exit %s): %s", notification.key,
-                    done.returncode, done.stderr.strip())
+                    done.returncode, quoted(done.stderr.strip()))

@@ -18,6 +18,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from core.log_privacy import LogFormat
+
 stdout = Console(soft_wrap=True)
 stderr = Console(stderr=True, soft_wrap=True)
 
@@ -69,10 +71,11 @@ class _Notice(logging.Handler):
     """A log record as a dim line on stderr, for what a person at the terminal should know
     while a command runs (that it is waiting for another process's write, not hung). Only
     the message: a traceback attached to the record goes to the log file (``logs``), never
-    to the terminal."""
+    to the terminal; an exception in it by its type, as in the file (stderr may be kept:
+    an MCP client logs a server's)."""
 
     def emit(self, record: logging.LogRecord) -> None:
-        stderr.print(f"[dim]{escape(record.getMessage())}[/]", highlight=False)
+        stderr.print(f"[dim]{escape(LogFormat.message(record))}[/]", highlight=False)
 
 
 @contextmanager

@@ -103,8 +103,8 @@ def _request(previous: str | None, turns: Sequence[HistoryTurn]) -> list[Message
 def _users_own(said: Said, candidate: MemoryCandidate) -> bool:
     taken = said.assistant_only(candidate.content)
     if taken:
-        log.info("compaction dropped a memory candidate resting on the assistant's words "
-                 "%s: %r", taken, candidate.content)
+        log.info("compaction dropped a memory candidate resting on %d of the assistant's "
+                 "words", len(taken))
     return not taken
 
 
@@ -154,7 +154,7 @@ class Compactor:
                                  max_tokens=COMPACTION_MAX_TOKENS, retries=1, cancel=cancel)
         if outcome.value is None:
             log.warning("compaction of session %s failed after %d attempt(s): %s",
-                        session_id, outcome.attempts, outcome.error)
+                        session_id, outcome.attempts, outcome.problem)
             return None
         assert isinstance(outcome.value, CompactionResult)
         said = Said.of([clip(turn.user, TURN_CHARS) for turn in chunk],

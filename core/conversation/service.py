@@ -565,7 +565,7 @@ class ConversationService:
                                      interaction_id=turn.interaction_id)
         except InvalidInputError as refused:
             log.info("the request in exchange %s was not held: %s", turn.interaction_id,
-                     refused.message)
+                     refused)  # logged by its type: its sentence may repeat the request
             return None
         if not already:
             with self._services.storage.write() as session:

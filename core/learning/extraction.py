@@ -21,6 +21,7 @@ from core.knowledge.facts import normalise_key
 from core.learning.explicit_facts import extract_explicit_facts
 from core.learning.grounding import Said, is_grounded
 from core.learning.schemas import FACT_EXTRACTION_MAX_TOKENS, FactExtraction
+from core.log_privacy import quoted
 from core.llm import CancelToken, LLMCancelled, LLMProvider, Message
 from core.llm.structured import CANCELLED, ask_structured
 from core.llm.prompts import load_prompt
@@ -73,7 +74,7 @@ def extract_model_facts(provider: LLMProvider, user_message: str, agent_response
     if outcome.error == CANCELLED:
         raise LLMCancelled("Fact extraction was cancelled.", "It runs again at the next start.")
     if outcome.value is None:
-        log.warning("fact extraction gave no usable output: %s", outcome.error)
+        log.warning("fact extraction gave no usable output: %s", outcome.problem)
         return [], 0
     extraction = outcome.value
     assert isinstance(extraction, FactExtraction)
@@ -91,7 +92,7 @@ def extract_model_facts(provider: LLMProvider, user_message: str, agent_response
         try:
             key = normalise_key(fact.key)
         except InvalidInputError:
-            log.info("dropped a fact with an unusable key %r", fact.key)
+            log.info("dropped a fact with an unusable key %r", quoted(fact.key))
             continue
         kept.append(FactCandidate(key, fact.value.strip(), fact.category, "agent"))
     return kept, ungrounded

@@ -78,7 +78,7 @@ def digest_session(provider: LLMProvider, interactions: Sequence[Interaction], *
         raise LLMCancelled("Summarising the chat was cancelled.",
                            "It is summarised at the next start.")
     if outcome.value is None:
-        log.warning("session digest failed: %s", outcome.error)
+        log.warning("session digest failed: %s", outcome.problem)
         return None
     assert isinstance(outcome.value, SessionDigest)
     return outcome.value

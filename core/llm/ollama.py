@@ -46,6 +46,7 @@ from pydantic import ValidationError
 
 from core.config import Settings
 from core.llm.capability import parse_parameter_size
+from core.log_privacy import described
 from core.llm.ollama_library import ollama
 from core.llm.host import normalise_ollama_host, resolve_ollama_host
 from core.llm.protocol import (
@@ -176,8 +177,8 @@ class OllamaProvider:
                 shown = ollama.ShowResponse.model_validate(self._probe(
                     "/api/show", {"model": self._model}, timeout=SHOW_TIMEOUT))
             except (httpx.HTTPError, ValueError) as exc:  # ValidationError is a ValueError
-                log.info("cannot read the details of %s from %s (%s: %s)", self._model,
-                         self._host, type(exc).__name__, exc)
+                log.info("cannot read the details of %s from %s (%s)", self._model,
+                         self._host, described(exc))
                 return None
             self._facts_cache = _facts_from_show(shown)
         return self._facts_cache

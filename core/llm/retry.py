@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+from core.log_privacy import described
+
 T = TypeVar("T")
 
 log = logging.getLogger(__name__)
@@ -36,6 +38,6 @@ def call_with_retries(call: Callable[[], T], *, retries: int,
                 raise
             delay = min(max_delay, base_delay * 2**attempt)
             attempt += 1
-            log.warning("%s failed (%s: %s); retry %d of %d in %.2fs", what,
-                        type(exc).__name__, exc, attempt, retries, delay)
+            log.warning("%s failed (%s); retry %d of %d in %.2fs", what, described(exc),
+                        attempt, retries, delay)
             sleep(delay)

@@ -52,6 +52,9 @@ class StructuredOutcome(Generic[Model]):
     provider failed before answering); ``attempts`` counts requests actually sent;
     ``failure`` is the provider's own error when it failed (an ``LLMOutage`` means it could
     not answer at all, which a caller with queued work treats as "wait", not "bad input").
+    ``problem`` is what went wrong whenever ``value`` is None, in words that hold none of
+    the answer, for a log record: ``error`` may quote the answer (a field's path can be a
+    key the model took from the user's words), and the answer quotes the user.
     """
 
     value: Model | None
@@ -59,6 +62,7 @@ class StructuredOutcome(Generic[Model]):
     error: str | None
     attempts: int
     failure: LLMError | None = None
+    problem: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -84,20 +88,22 @@ def ask_structured(provider: LLMProvider, messages: Sequence[Message], output: t
     conversation = list(messages)
     error: str | None
     raw, error, attempts = "", "no request was made", 0
+    kind: str | None = error
     for _ in range(1 + retries):
         if cancel is not None and cancel.cancelled:
-            return StructuredOutcome(None, raw, CANCELLED, attempts)
+            return StructuredOutcome(None, raw, CANCELLED, attempts, problem=CANCELLED)
         attempts += 1
         try:
             raw = provider.structured(conversation, schema, max_tokens=max_tokens, cancel=cancel)
         except LLMCancelled:
-            return StructuredOutcome(None, raw, CANCELLED, attempts)
+            return StructuredOutcome(None, raw, CANCELLED, attempts, problem=CANCELLED)
         except LLMError as exc:
             log.warning("Structured request to %s (%s) failed: %s",
                         provider.name, provider.model, exc)
-            return StructuredOutcome(None, raw, str(exc), attempts, failure=exc)
+            return StructuredOutcome(None, raw, str(exc), attempts, failure=exc,
+                                     problem=f"the model failed ({type(exc).__name__})")
         if cancel is not None and cancel.cancelled:
-            return StructuredOutcome(None, raw, CANCELLED, attempts)
+            return StructuredOutcome(None, raw, CANCELLED, attempts, problem=CANCELLED)
         value, error, kind = _parse(raw, output)
         if value is not None:
             return StructuredOutcome(value, raw, None, attempts)
@@ -106,7 +112,7 @@ def ask_structured(provider: LLMProvider, messages: Sequence[Message], output: t
                     attempts, 1 + retries, kind, len(raw))
         conversation = [*messages, Message("assistant", _clip(raw, _RAW_IN_RETRY)),
                         Message("user", CORRECTION.format(error=error))]
-    return StructuredOutcome(None, raw, error, attempts)
+    return StructuredOutcome(None, raw, error, attempts, problem=kind)
 
 
 def parse_structured(raw: str, output: type[Model]) -> tuple[Model | None, str | None]:

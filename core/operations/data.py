@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING
 from core.storage.backups import BackupInfo
 from core.storage.backups import backup_words as backup_words  # how the window names one
 from core.home.private_files import restrict_new_files
+from core.log_privacy import LogFormat, announce, log_to_stderr, quoted
 
 if TYPE_CHECKING:
     from core.app import Hearth
 
-__all__ = ["BackupInfo", "Exported", "Imported", "backup", "export", "import_file",
-           "restrict_new_files"]
+__all__ = ["BackupInfo", "Exported", "Imported", "LogFormat", "announce", "backup", "export",
+           "import_file", "log_to_stderr", "quoted", "restrict_new_files"]
 
 
 @dataclass(frozen=True)

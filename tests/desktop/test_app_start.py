@@ -123,13 +123,15 @@ def test_what_the_child_process_writes_is_private(ctx, umask_022) -> None:
 def test_the_window_keeps_a_failure_and_its_traceback_in_the_data_folder(
         tmp_path: Path) -> None:
     """A sentence the window shows can be traced afterwards: the warning and its traceback
-    are in ``<home>/logs/window.log``, readable by the user only."""
+    are in ``<home>/logs/window.log``, readable by the user only; the exception by its type,
+    never its message, which may quote the user (``core.log_privacy``)."""
     previous = os.umask(0o077)  # as the window sets it at start
     path = desktop_app.log_to_data_folder(tmp_path)
     handler = logging.getLogger().handlers[-1]
     try:
+        words = "the locker code Quillbramble is wrong"  # a value: not in the code shown
         try:
-            raise ValueError("the database is locked")
+            raise ValueError(words)
         except ValueError:
             logging.getLogger("desktop.workers").warning("Saving a fact: it failed",
                                                          exc_info=True)
@@ -140,5 +142,6 @@ def test_the_window_keeps_a_failure_and_its_traceback_in_the_data_folder(
         os.umask(previous)
     text = path.read_text(encoding="utf-8")
     assert "Saving a fact: it failed" in text
-    assert "Traceback" in text and "ValueError: the database is locked" in text
+    assert "Traceback" in text and "ValueError (message withheld" in text
+    assert "Quillbramble" not in text
     assert stat.S_IMODE(path.stat().st_mode) == 0o600

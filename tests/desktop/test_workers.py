@@ -13,7 +13,8 @@ from PySide6.QtWidgets import QLabel
 from support.freezes import FROZEN_MS
 from support.qt_waits import wait_for_task
 
-from core.errors import InvalidInputError
+from core.errors import InvalidInputError, NotFoundError
+from core.log_privacy import LogFormat
 from desktop.context import Hub
 from desktop.stall import StallMeter
 from desktop.workers import PROGRESS_INTERVAL_S, Task, Workers
@@ -91,6 +92,24 @@ def test_a_core_error_arrives_as_message_and_hint_and_a_bug_as_a_sentence(
     assert "log" in failures[1][1]
     traced = [record.exc_info[0] for record in caplog.records if record.exc_info]
     assert traced == [InvalidInputError, ZeroDivisionError]  # both kept, with tracebacks
+
+
+def test_a_failure_is_logged_without_the_words_of_its_task_or_its_sentence(
+        qtbot, caplog) -> None:
+    """A task's name and a core error's sentence may hold the user's words (a fact's key, a
+    notification's title): the window's log keeps the error's type and traceback, and the
+    name's length, never them (``core.log_privacy``)."""
+    workers = Workers()
+    key = "zebra_locker"
+
+    def refuse(_task: Task) -> None:
+        raise NotFoundError(f"There is no fact {key}.", "See Facts for the keys you have.")
+
+    wait_for_task(qtbot, workers.start(f"Loading the history of {key}", refuse))
+    written = "\n".join(LogFormat("%(message)s").format(record) for record in caplog.records)
+    assert "zebra" not in written
+    assert "background job <35 characters> failed: NotFoundError" in written
+    assert "Traceback" in written
 
 
 def test_cancel_stops_a_job_at_its_next_check_and_finished_still_fires(qtbot) -> None:
