@@ -587,9 +587,27 @@ def test_keys_are_snake_case() -> None:
 
 
 def test_every_category_the_rules_use_is_a_fact_category() -> None:
-    from core.learning.explicit_facts import _HEAD_CATEGORY
+    from core.learning.explicit_facts.engine import HEAD_CATEGORY
 
-    assert set(_HEAD_CATEGORY.values()) <= set(CATEGORIES)
+    assert set(HEAD_CATEGORY.values()) <= set(CATEGORIES)
+
+
+def test_every_rule_a_family_makes_is_tried_once() -> None:
+    """A rule is tried only where ``RULES`` lists it: one left out would never match."""
+    import importlib
+    import pkgutil
+
+    from core.learning import explicit_facts
+    from core.learning.explicit_facts.engine import Rule
+    from core.learning.explicit_facts.rules import RULES
+
+    made = [value for module in pkgutil.iter_modules(explicit_facts.__path__)
+            if module.name != "rules"
+            for value in vars(importlib.import_module(
+                f"{explicit_facts.__name__}.{module.name}")).values()
+            if isinstance(value, Rule)]
+    assert len(made) == len(RULES) == len(set(map(id, RULES)))
+    assert {id(rule) for rule in made} == {id(rule) for rule in RULES}
 
 
 @pytest.mark.parametrize(("key", "category"), [

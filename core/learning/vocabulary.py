@@ -134,7 +134,7 @@ NOT_A_PLACE_EXTRA: frozenset[str] = frozenset({
     "a world of his own", "sweatpants", "pyjamas", "pajamas", "the gym", "the office",
     "the library", "the shadows", "my pocket", "a box", "constant fear",
 })
-"""Beyond ``explicit_facts._NOT_A_PLACE``: what people "live in" that is not a place."""
+"""Beyond ``explicit_facts.places._NOT_A_PLACE``: what people "live in" that is not a place."""
 
 NOT_AN_EMPLOYER_EXTRA: frozenset[str] = frozenset({
     "the bottom", "the top", "the beginning", "the start", "the end", "the same time",

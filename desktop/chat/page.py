@@ -1,27 +1,19 @@
-"""The Chat page: chats on the left, the open chat in the middle, and on the right (when
-asked) why a reply said what it said.
+"""The Chat page: the chats on the left (``SessionList``), the open chat in the middle
+(``ConversationView``: the transcript and the composer), and on the right, when asked, why
+a reply said what it said (``WhyPanel``).
 
-Everything that touches the database or the model runs as a background job; this class
-only arranges widgets and reacts to results. One reply streams at a time. While the
-assistant is (re)starting the composer is disabled and says so; if it could not start,
-the page says why."""
+Those widgets show and ask; the page does the work between them. Everything that touches
+the database or the model runs as a background job, and the page reacts to the results.
+One reply streams at a time. While the assistant is (re)starting the composer is disabled
+and says so; if it could not start, the page says why."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer
-from PySide6.QtGui import QKeySequence, QPalette, QShortcut, QTextCursor
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QMessageBox,
-    QSplitter,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QHBoxLayout, QMessageBox, QSplitter, QWidget
 
 from core.operations import chats
 from core.operations.changes import KNOWLEDGE, Changes, Domain
@@ -39,23 +31,15 @@ from core.operations.chats import (
     TurnResult,
     UsedItem,
 )
-from desktop.chat.composer import Composer
-from desktop.chat.conversation_list import (
-    UNTITLED,
-    ConversationListModel,
-    ConversationListView,
-    source_note,
-)
+from desktop.chat.conversation_list import UNTITLED
+from desktop.chat.conversation_view import CONVERSATION_MIN_WIDTH, ConversationView
 from desktop.chat.learning_note import LearningNotes
-from desktop.chat.learning_switch import ChatLearningSwitch
-from desktop.chat.message_actions import EditBar
 from desktop.chat.pending_answers import PendingAnswers
-from desktop.chat.failure import paint_failure
-from desktop.chat.transcript import ReplyMessage, Transcript, tool_line
+from desktop.chat.session_list import SessionList
+from desktop.chat.transcript import ReplyMessage, tool_line
 from desktop.chat.turn import again_job, turn_job
 from desktop.chat.why_panel import FIX_VIEWS, WhyPanel
 from desktop.context import AppContext
-from desktop.icons import icon
 from desktop.page import Page
 from desktop.words import count
 from desktop.workers import Job, Task
@@ -64,12 +48,9 @@ if TYPE_CHECKING:
     from core.assistant import Assistant
 
 SESSIONS_LISTED = 500
-SEARCH_DELAY_MS = 250
-"""The search runs once typing pauses this long, not at every key."""
 STARTING = "Starting the assistant…"
 WHY_DOMAINS = (*KNOWLEDGE, Domain.NOTES)
 """What the Why? panel lists: facts, memories, the profile, habits, notes and summaries."""
-CONVERSATION_MIN_WIDTH = 380
 WHY_WIDTH = 340
 
 
@@ -86,16 +67,6 @@ def confirm_delete(parent: QWidget, info: SessionInfo) -> bool:
     box.setDefaultButton(QMessageBox.StandardButton.Cancel)
     box.exec()
     return box.clickedButton() is delete
-
-
-def _small_button(name: str, text: str, tip: str) -> QToolButton:
-    button = QToolButton()
-    button.setIcon(icon(name))
-    button.setText(text)
-    button.setToolTip(tip)
-    button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-    button.setAutoRaise(True)
-    return button
 
 
 class ChatPage(Page):
@@ -127,85 +98,38 @@ class ChatPage(Page):
         if ctx.assistant is not None:
             self._assistant_ready()
         else:
-            self._set_unavailable(STARTING)
+            self.conversation.set_unavailable(STARTING)
 
     # --- layout ------------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self.list_model = ConversationListModel(self)
-        self.list_view = ConversationListView()
-        self.list_view.setModel(self.list_model)
-        self.list_view.selectionModel().currentRowChanged.connect(self._selected)
-        self.list_model.rename_requested.connect(self.rename_session)
-        self.list_view.delete_requested.connect(self.delete_session)
-        self.search = QLineEdit()
-        self.search.setPlaceholderText("Search chats")
-        self.search.setClearButtonEnabled(True)
-        self.search.setToolTip("Find chats by words in their titles and messages (Ctrl+F)")
-        self._search_timer = QTimer(self)
-        self._search_timer.setSingleShot(True)
-        self._search_timer.setInterval(SEARCH_DELAY_MS)
-        self._search_timer.timeout.connect(self.reload_list)
-        self.search.textChanged.connect(self._search_timer.start)
-        new = _small_button("new-chat", "New chat", "Start a new chat (Ctrl+N)")
-        new.clicked.connect(lambda: self.new_conversation())
-        incognito = _small_button("incognito", "Incognito",
-                                  "Start a chat that is never learned from and is deleted "
-                                  "when you leave it (Ctrl+Shift+N)")
-        incognito.clicked.connect(self.new_incognito_chat)
-        rename = _small_button("rename", "", "Rename the selected chat (F2)")
-        rename.clicked.connect(self.list_view.rename_current)
-        delete = _small_button("delete", "", "Delete the selected chat (Del)")
-        delete.clicked.connect(self.list_view.delete_current)
-        buttons = QHBoxLayout()
-        buttons.setContentsMargins(0, 0, 0, 0)
-        buttons.addWidget(new)
-        buttons.addWidget(incognito)
-        buttons.addStretch(1)
-        buttons.addWidget(rename)
-        buttons.addWidget(delete)
-        self.chats_panel = left = QWidget()
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(6, 6, 0, 6)
-        left_layout.addLayout(buttons)
-        left_layout.addWidget(self.search)
-        left_layout.addWidget(self.list_view, 1)
-
-        self.banner = QLabel()
-        self.banner.setWordWrap(True)
-        self.banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.banner.setMargin(8)
-        self.banner.setVisible(False)
-        self.read_only_note = QLabel()
-        self.read_only_note.setWordWrap(True)
-        self.read_only_note.setMargin(12)
-        self.read_only_note.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        self.read_only_note.setVisible(False)
-        self.transcript = Transcript()
+        self.sessions = SessionList()
+        self.sessions.chosen.connect(self.open_session)
+        self.sessions.new_requested.connect(lambda: self.new_conversation())
+        self.sessions.incognito_requested.connect(self.new_incognito_chat)
+        self.sessions.search_changed.connect(self.reload_list)
+        self.sessions.rename_requested.connect(self.rename_session)
+        self.sessions.delete_requested.connect(self.delete_session)
+        self.conversation = ConversationView(self.ctx)
+        self.transcript = self.conversation.transcript
         self.transcript.why_requested.connect(self.show_why)
         self.transcript.regenerate_requested.connect(self.regenerate)
         self.transcript.edit_requested.connect(self.begin_edit)
-        self.edit_bar = EditBar()
-        self.edit_bar.cancelled.connect(self.cancel_edit)
-        self.composer = Composer()
+        self.conversation.edit_bar.cancelled.connect(self.cancel_edit)
+        self.composer = self.conversation.composer
         self.composer.send_requested.connect(self.send)
         self.composer.stop_requested.connect(self.stop)
         self.pending_answers = PendingAnswers(self.ctx, self.transcript, self.composer,
                                               lambda: self.current_session, self)
-        middle = QWidget()
-        middle_layout = QVBoxLayout(middle)
-        middle_layout.setContentsMargins(0, 0, 0, 0)
-        middle_layout.setSpacing(0)
-        middle_layout.addWidget(self.banner)
-        self.learning_switch = ChatLearningSwitch(self.ctx)
-        middle_layout.addWidget(self.learning_switch)
-        middle_layout.addWidget(self.transcript, 1)
-        middle_layout.addWidget(self.edit_bar)
-        middle_layout.addWidget(self.read_only_note)
-        middle_layout.addWidget(self.composer)
-        # the conversation keeps a readable width when the Why? panel opens on a small
-        # screen: the list of chats and the panel give way instead
-        middle.setMinimumWidth(CONVERSATION_MIN_WIDTH)
+        # the parts, reachable from the page by the names they had when it built them
+        self.chats_panel = self.sessions
+        self.list_model = self.sessions.list_model
+        self.list_view = self.sessions.list_view
+        self.search = self.sessions.search
+        self.banner = self.conversation.banner
+        self.read_only_note = self.conversation.read_only_note
+        self.edit_bar = self.conversation.edit_bar
+        self.learning_switch = self.conversation.learning_switch
 
         self.why_panel = WhyPanel()
         self.why_panel.setVisible(False)
@@ -213,8 +137,8 @@ class ChatPage(Page):
         self.why_panel.without_requested.connect(self.answer_without)
         self.why_panel.fix_requested.connect(self.fix_item)
         self.splitter = QSplitter()
-        self.splitter.addWidget(left)
-        self.splitter.addWidget(middle)
+        self.splitter.addWidget(self.sessions)
+        self.splitter.addWidget(self.conversation)
         self.splitter.addWidget(self.why_panel)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([220, 700, WHY_WIDTH])
@@ -244,8 +168,7 @@ class ChatPage(Page):
         return self._turn is not None and self._turn.running
 
     def _assistant_ready(self) -> None:
-        self.banner.setVisible(False)
-        self.composer.set_available(True)
+        self.conversation.set_available()
         assistant = self.assistant
         if assistant is not None:  # incognito chats a killed Hearth left behind go
             keep = self.current_session
@@ -254,8 +177,9 @@ class ChatPage(Page):
                      lambda _stored: self.reload_list())
 
     def _assistant_failed(self, message: str, hint: str) -> None:
-        self._set_unavailable("The assistant could not start.",
-                              f"The assistant could not start: {message} {hint}".strip())
+        self.conversation.set_unavailable(
+            "The assistant could not start.",
+            f"The assistant could not start: {message} {hint}".strip())
 
     def _changed(self, changes: Changes) -> None:
         if changes.touches(Domain.SETTINGS):
@@ -269,16 +193,7 @@ class ChatPage(Page):
     def _check_assistant(self) -> None:
         """Settings that rebuild the assistant leave it unset until it is ready again."""
         if self.ctx.assistant is None:
-            self._set_unavailable(STARTING)
-
-    def _set_unavailable(self, reason: str, banner: str = "") -> None:
-        self.composer.set_available(False, reason)
-        self.banner.setText(banner or reason)
-        if banner:
-            paint_failure(self.banner)
-        else:
-            self.banner.setPalette(self.palette())
-        self.banner.setVisible(True)
+            self.conversation.set_unavailable(STARTING)
 
     def activate(self) -> None:
         self.reload_list()
@@ -295,7 +210,7 @@ class ChatPage(Page):
         if assistant is None:
             return
         self._list_loads += 1
-        load, query = self._list_loads, self.search.text()
+        load, query = self._list_loads, self.sessions.query()
         if query.strip():
             self.run("Searching chats",
                      lambda _task: chats.search(assistant, query, SESSIONS_LISTED),
@@ -309,10 +224,9 @@ class ChatPage(Page):
         """Search results: the open chat stays open whether or not it was found."""
         if load != self._list_loads:
             return  # typed on meanwhile: the next search is on its way
-        self.list_model.set_sessions(sessions)
-        row = self.list_model.row_of(self.current_session) if self.current_session else None
-        if row is not None:
-            self._mark_in_list(row)
+        self.sessions.show_sessions(sessions)
+        if self.current_session:
+            self.sessions.mark(self.current_session)
         found = len(sessions)
         self.ctx.hub.status_message.emit(
             f"{count(found, 'chat')} found" if found
@@ -326,34 +240,16 @@ class ChatPage(Page):
             # on start, the most recent chat is open (an imported one is only read)
             wanted = next((s.id for s in sessions if not s.imported), None)
         self._opened_on_start = True
-        self.list_model.set_sessions(sessions)
+        self.sessions.show_sessions(sessions)
         self.learning_switch.show_chat(
-            self._info(self.current_session) if self.current_session else None,
+            self.sessions.info(self.current_session) if self.current_session else None,
             incognito=self._open_incognito is not None)
-        row = self.list_model.row_of(wanted) if wanted else None
-        if row is None:
+        if wanted is None or not self.sessions.mark(wanted):
             if self.current_session is not None and not self.busy:
                 self._show_chat(None)  # the open chat is gone (deleted elsewhere)
             return
-        self._mark_in_list(row)
-        if wanted is not None and wanted != self.current_session:
+        if wanted != self.current_session:
             self.open_session(wanted)
-
-    def _mark_in_list(self, row: int) -> None:
-        """Select a chat's row without it counting as the user's click."""
-        selection = self.list_view.selectionModel()
-        selection.blockSignals(True)
-        self.list_view.setCurrentIndex(self.list_model.index(row))
-        selection.blockSignals(False)
-        self.list_view.viewport().update()
-
-    def _selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        if current.isValid():
-            self.open_session(self.list_model.session(current.row()).id)
-
-    def _info(self, session_id: str) -> SessionInfo | None:
-        row = self.list_model.row_of(session_id)
-        return self.list_model.session(row) if row is not None else None
 
     def open_session(self, session_id: str) -> None:
         """Show a chat's transcript (loaded in the background)."""
@@ -361,9 +257,7 @@ class ChatPage(Page):
         if assistant is None or session_id == self.current_session:
             return
         self._show_chat(session_id)
-        row = self.list_model.row_of(session_id)
-        if row is not None:  # opened from code (not a click): the list follows
-            self._mark_in_list(row)
+        self.sessions.mark(session_id)  # opened from code (not a click): the list follows
         self.transcript.set_empty_text("Loading…")
         self.run("Opening the chat", lambda _task: chats.history(assistant, session_id),
                  lambda exchanges: self._show_history(session_id, exchanges))
@@ -387,29 +281,17 @@ class ChatPage(Page):
         self.run("Reading the open chat again",
                  lambda _task: chats.history(assistant, session_id), read)
 
-    def _set_read_only(self, info: SessionInfo | None) -> None:
-        """An imported conversation is shown, not continued: no composer, a note why."""
-        imported = info is not None and info.imported
-        if imported and info is not None:
-            self.read_only_note.setText(
-                f"{source_note(info)} (a conversation brought in from a file). It is "
-                "read-only: Hearth remembers what was said in it; start a new chat to "
-                "talk about it.")
-        self.read_only_note.setVisible(imported)
-        self.composer.setVisible(not imported)
-        self.transcript.set_again_allowed(not imported)
-
     def _show_chat(self, session_id: str | None, *, incognito: bool = False) -> None:
         """Show ``session_id`` (None: no chat yet). Leaving an incognito chat deletes it."""
         left, self._open_incognito = self._open_incognito, None
         if left is not None and left != session_id:
             self._discard_incognito(keep=session_id)
-        info = self._info(session_id) if session_id else None
+        info = self.sessions.info(session_id) if session_id else None
         if incognito or (info is not None and info.incognito):
             self._open_incognito = session_id
         self.current_session = session_id
         self.cancel_edit()
-        self._set_read_only(info)
+        self.conversation.set_read_only(info)
         self._reply = None  # a reply still streaming elsewhere stops drawing here
         self.transcript.clear()
         self.transcript.set_empty_text("")
@@ -443,7 +325,7 @@ class ChatPage(Page):
         if assistant is None:
             self.ctx.hub.status_message.emit("The assistant is still starting.")
             return
-        current = self._info(self.current_session) if self.current_session else None
+        current = self.sessions.info(self.current_session) if self.current_session else None
         same_kind = incognito == (self._open_incognito is not None)
         if (same_kind and current is not None and current.exchanges == 0
                 and not self.transcript.messages):
@@ -469,7 +351,7 @@ class ChatPage(Page):
 
     def delete_session(self, session_id: str) -> None:
         """Delete a chat after asking; a reply streaming in it is stopped first."""
-        assistant, info = self.assistant, self._info(session_id)
+        assistant, info = self.assistant, self.sessions.info(session_id)
         if assistant is None or info is None or not confirm_delete(self, info):
             return
         if self.busy and self._turn_session == session_id and self._turn is not None:
@@ -493,7 +375,7 @@ class ChatPage(Page):
         """Send a message in the open chat (a new chat if none is open); while the last
         message is being edited, the edit replaces it and is answered again."""
         assistant = self.assistant
-        if assistant is None or self.busy or self.read_only_note.isVisibleTo(self):
+        if assistant is None or self.busy or self.conversation.read_only:
             self.composer.restore(text)
             return
         if self._editing is not None and self.current_session is not None:
@@ -524,18 +406,14 @@ class ChatPage(Page):
         if self.busy:
             return
         self._editing = interaction_id
-        self.edit_bar.setVisible(True)
-        self.composer.edit.setPlainText(text)
-        self.composer.edit.moveCursor(QTextCursor.MoveOperation.End)
-        self.composer.edit.setFocus()
+        self.conversation.show_editing(text)
 
     def cancel_edit(self) -> None:
         """Stop editing: the message stays as it was and the composer is emptied."""
         if self._editing is None:
             return
         self._editing = None
-        self.edit_bar.setVisible(False)
-        self.composer.edit.clear()
+        self.conversation.end_editing()
 
     def escape(self) -> None:
         """Esc stops a streaming reply, or else leaves editing."""
@@ -621,8 +499,8 @@ class ChatPage(Page):
         total = sum(self.splitter.sizes())
         why = max(min(WHY_WIDTH, total // 3), self.why_panel.minimumSizeHint().width())
         chats = min(self.splitter.sizes()[0], max(0, total - why - CONVERSATION_MIN_WIDTH))
-        if chats < self.chats_panel.minimumSizeHint().width():
-            self.chats_panel.setVisible(False)
+        if chats < self.sessions.minimumSizeHint().width():
+            self.sessions.setVisible(False)
             chats = 0
         self.why_panel.setVisible(True)
         self.splitter.setSizes([chats, total - chats - why, why])
@@ -630,7 +508,7 @@ class ChatPage(Page):
     def _close_why_panel(self) -> None:
         """The panel goes; the list of chats comes back if it stepped aside for it."""
         self.why_panel.setVisible(False)
-        self.chats_panel.setVisible(True)
+        self.sessions.setVisible(True)
 
     def show_why(self, interaction_id: int) -> None:
         """Open the side panel on what a reply was given."""
