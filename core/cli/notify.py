@@ -17,6 +17,8 @@ import logging
 import shutil
 import subprocess
 
+from core.home.encryption import environment_for_child
+
 
 if TYPE_CHECKING:
     from core.daily.delivery import Notification
@@ -37,7 +39,7 @@ def notify(notification: Notification) -> None:
     try:
         done = subprocess.run([program, "--app-name=Hearth", notification.title,
                                notification.body], capture_output=True, text=True,
-                              timeout=TIMEOUT_S, check=False)
+                              timeout=TIMEOUT_S, check=False, env=environment_for_child())
     except (OSError, subprocess.TimeoutExpired) as error:
         log.warning("notify-send could not show %s: %s", notification.key, error)
         return

@@ -12,12 +12,12 @@ newer server). They are looked for on ``PATH``, then, when the server runs on th
 (a Unix socket or a loopback address), in the server's own ``bin`` folder (its ``pg_config``
 BINDIR): the first of version high enough is used. When there is none the message says what
 to install. The password never reaches a command line (where other users could read it) or
-a message: the tools get it in ``PGPASSWORD``, messages show the URL masked.
+a message: the tools get it in ``PGPASSWORD``, messages show the URL masked. They never
+get ``HEARTH_PASSPHRASE`` (``encryption.environment_for_child``).
 """
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -29,6 +29,7 @@ from sqlalchemy.engine import URL
 
 from core.errors import DatabaseError, InvalidInputError
 from core.config.database_url import MASK, masked, parsed
+from core.home.encryption import environment_for_child
 
 DUMP_SUFFIX = ".dump"
 LOCAL_HOSTS = frozenset({"", "localhost", "127.0.0.1", "::1"})
@@ -67,7 +68,9 @@ class Server:
         return self.host.startswith("/") or self.host in LOCAL_HOSTS
 
     def environment(self) -> dict[str, str]:
-        environment = dict(os.environ)
+        """The tools' environment: this process's, with the password in ``PGPASSWORD`` and
+        without ``HEARTH_PASSPHRASE`` (``encryption.environment_for_child``)."""
+        environment = environment_for_child()
         if self.password:
             environment["PGPASSWORD"] = self.password
         return environment
@@ -95,7 +98,7 @@ def verify(source: Path, *, tool: Path | None = None) -> None:
         raise DatabaseError(f"pg_restore is not installed, so {source} cannot be checked.",
                             CLIENT_HINT)
     result = subprocess.run([str(program), "--list", str(source)], capture_output=True,
-                            text=True, check=False)
+                            text=True, check=False, env=environment_for_child())
     if result.returncode != 0:
         raise DatabaseError(f"{source} is not a readable pg_dump archive "
                             f"({_last_line(result.stderr)}).",
@@ -131,7 +134,7 @@ def _restorable(tool: Path, source: Path, *, keep_extension: bool) -> str:
     """The archive's table of contents without the extension's comment (and, unless
     ``keep_extension``, without the extension): what ``--use-list`` restores."""
     listed = subprocess.run([str(tool), "--list", str(source)], capture_output=True,
-                            text=True, check=True).stdout
+                            text=True, check=True, env=environment_for_child()).stdout
     left_out = _COMMENT_ON_EXTENSION if keep_extension else _EXTENSION_ENTRY
     return "".join(line for line in listed.splitlines(keepends=True)
                    if not left_out.match(line))
@@ -166,7 +169,7 @@ def find_tool(name: str, url: str, *, search_path: str | None = None) -> Path:
 def tool_major(tool: Path) -> int:
     """The major version a client tool reports (``pg_dump (PostgreSQL) 16.2`` → 16)."""
     result = subprocess.run([str(tool), "--version"], capture_output=True, text=True,
-                            check=False)
+                            check=False, env=environment_for_child())
     found = _VERSION.search(result.stdout)
     return int(found.group(1)) if found else 0
 
