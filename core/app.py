@@ -9,7 +9,9 @@ A data folder this process cannot write is refused at once with a sentence, unle
 opened ``read_only`` (for what only reads: stats, search, export), which changes nothing in
 it. Which database is opened is the storage factory's choice (``core.storage.factory``,
 from the ``database_url`` setting); a missing SQLite database where the folder shows there
-was one is never replaced by an empty one (``refuse_lost_database``).
+was one is never replaced by an empty one (``refuse_lost_database``). A PostgreSQL password
+an older ``settings.json`` still holds in ``database_url`` is moved out of it once the
+database opened (``core.config.database_password``).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from core.daily.scheduled_prompts import ScheduledPromptService
 from core.daily.tasks import TaskService
 from core.storage import backups
 from core.config import Settings, load_settings
+from core.config.database_password import move_out_of_settings
 from core.home.paths import HearthPaths, resolve_home
 from core.embedding import Embedder, OnnxEmbedder
 from core.errors import HearthError, InvalidInputError, ReadOnlyError
@@ -122,6 +125,7 @@ class Hearth:
             raise
         if not read_only:
             _reconcile(storage)
+            move_out_of_settings(paths.home)  # an older settings.json's database password
         embedder = embedder or OnnxEmbedder(settings.embedding_model_dir,
                                             threads=settings.embedding_threads,
                                             batch_size=settings.embedding_batch_size)

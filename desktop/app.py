@@ -24,6 +24,7 @@ from core.app import Hearth
 from core.operations.settings import data_folder
 from core.errors import HearthError
 from core.operations.data import LogFormat, announce, log_to_stderr, restrict_new_files
+from core.operations.folder_lock import passphrase_taken_from_environment
 from desktop import icons
 from desktop.context import AppContext
 from desktop.dialogs.locations import startup_home
@@ -135,6 +136,11 @@ def log_to_data_folder(home: Path) -> Path:
 
 def main(argv: Sequence[str] | None = None) -> int:
     restrict_new_files()
+    with passphrase_taken_from_environment():  # no child process inherits HEARTH_PASSPHRASE
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="hearth-desktop", description=__doc__.splitlines()[0])
     parser.add_argument("--home", help="the data folder (default: HEARTH_HOME or the "
                                        "platform's data folder)")

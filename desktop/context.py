@@ -258,7 +258,7 @@ class AppContext(QObject):
 
     # --- settings ----------------------------------------------------------------------------
 
-    def save_settings(self, **changes: object) -> None:
+    def save_settings(self, **changes: object) -> settings_ops.Saved:
         """Validate the settings the user changed against those in effect and store them
         (only them: ``core.operations.settings.save``, which tells the views). A change of
         model or host rebuilds the assistant; a new dream time reschedules."""
@@ -268,6 +268,7 @@ class AppContext(QObject):
             self.workers.start("Rescheduling", lambda _task: scheduler.reschedule())
         if saved.model_changed:
             self.start_assistant()
+        return saved
 
     # --- quitting ----------------------------------------------------------------------------
 

@@ -4,7 +4,9 @@ the hygiene every test is held to (``support.hygiene``; "Test hygiene" in
 ``docs/testing.md``).
 
 Tests never touch the user's real data or settings: each test gets its own data folder
-(HEARTH_HOME, below ``tmp_path``), HOME, XDG folders and ``QSettings`` files; what a CLI run
+(HEARTH_HOME, below ``tmp_path``), HOME, XDG folders and ``QSettings`` files, and no system
+keyring (keyring's "fail" backend, in this process and its children: a test that needs one
+sets a file backend of its own); what a CLI run
 in the test's process changes process-wide is checked and put back; a desktop test that
 leaves a top-level widget alive fails.
 """
@@ -49,6 +51,21 @@ def user_folders_isolated(tmp_path_factory: pytest.TempPathFactory,
         monkeypatch.setenv(name, folder)
     redirect_qsettings(root / "qsettings")
     return root
+
+
+@pytest.fixture(autouse=True)
+def no_system_keyring(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Nothing a test runs reaches the desktop's keyring (a database password saved by
+    ``hearth migrate --switch``, a folder's key): keyring's own backend for a system
+    without one, here and in every child process."""
+    import keyring
+    from keyring.backends.fail import Keyring as NoKeyring
+
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    previous = keyring.get_keyring()
+    keyring.set_keyring(NoKeyring())
+    yield
+    keyring.set_keyring(previous)
 
 
 @pytest.fixture(autouse=True)

@@ -23,7 +23,12 @@ from sqlalchemy import insert, select
 
 from core.app import Hearth
 from core.cli.main import run
-from core.errors import DatabaseError, PassphraseNeededError, WrongPassphraseError
+from core.errors import (
+    DatabaseError,
+    InvalidInputError,
+    PassphraseNeededError,
+    WrongPassphraseError,
+)
 from core.home import encryption
 from core.storage import folder_cipher
 from core.storage.orm import Memory
@@ -516,3 +521,67 @@ def test_a_decryption_cut_short_before_the_index_is_finished_by_running_it_again
     header.write_text(json.dumps({**json.loads(header.read_text()), "size": len(sealed)}))
     state = memories_index_state(home)
     assert state.state == "stale" and "is encrypted, but its folder is not" in state.reason
+
+
+def tampered_marker(home: Path, **changes: object) -> Path:
+    """A passphrase marker as Hearth writes it, with ``changes`` to its ``kdf`` (None:
+    the field removed)."""
+    home.mkdir(parents=True, exist_ok=True)
+    data = json.loads(encryption.Marker.new("passphrase").to_json())
+    for field, value in changes.items():
+        if value is None:
+            del data["kdf"][field]
+        else:
+            data["kdf"][field] = value
+    (home / "encryption.json").write_text(json.dumps(data))
+    return home / "encryption.json"
+
+
+@pytest.mark.parametrize(("changes", "problem"), [
+    ({"n": 2**40}, '"kdf.n" is 1099511627776, not a power of two from 2 to 2^20'),
+    ({"n": 2**15 + 1}, '"kdf.n" is 32769, not a power of two'),
+    ({"r": 10_000}, '"kdf.r" is 10000, not from 1 to 32'),
+    ({"p": 0}, '"kdf.p" is 0, not from 1 to 16'),
+    ({"n": 2**20, "r": 32}, "would take 4096 MiB of memory, more than the 256 MiB"),
+    ({"n": 2**18, "r": 8, "p": 16}, "more than 1024 MiB of work"),
+    ({"r": None}, '"kdf.r" is missing'),
+    ({"n": "32768"}, '"kdf.n" is not a whole number'),
+    ({"p": True}, '"kdf.p" is not a whole number'),
+    ({"salt": None}, '"kdf.salt" is not 8 to 64 bytes written in hexadecimal'),
+    ({"salt": "zz" * 16}, '"kdf.salt" is not 8 to 64 bytes'),
+])
+def test_a_tampered_or_incomplete_marker_is_refused_before_any_key_is_derived(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changes: dict[str, object],
+        problem: str) -> None:
+    """``encryption.json`` is a file: a changed one must not make Hearth allocate
+    gigabytes for scrypt, nor fail with a bare KeyError, but say what is wrong where."""
+    marker = tampered_marker(tmp_path / "h", **changes)
+    derived: list[object] = []
+    monkeypatch.setattr(encryption.hashlib, "scrypt", lambda *args, **kw: derived.append(kw))
+
+    with pytest.raises(InvalidInputError) as refused:
+        encryption.unlock(tmp_path / "h", PASSPHRASE)
+
+    assert refused.value.message.startswith(f"{marker} is not a valid encryption marker: ")
+    assert problem in refused.value.message
+    assert "Put back the encryption.json" in refused.value.hint
+    assert derived == []
+
+
+def test_the_command_says_what_is_wrong_with_the_marker(
+        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    marker = tampered_marker(tmp_path / "h", n=2**40)
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    code, _, err = hearth(capsys, tmp_path / "h", "stats")
+    assert code == 1
+    assert f"{marker} is not a valid encryption marker" in " ".join(err.split())
+    tampered_marker(tmp_path / "h", r=None)
+    code, _, err = hearth(capsys, tmp_path / "h", "stats")
+    assert code == 1 and '"kdf.r" is missing' in err and "KeyError" not in err
+
+
+def test_the_cost_hearth_writes_is_within_the_bounds() -> None:
+    assert encryption.check_cost(encryption.SCRYPT_N, encryption.SCRYPT_R,
+                                 encryption.SCRYPT_P) is None
+    with pytest.raises(InvalidInputError, match="would take 4096 MiB"):
+        encryption.derive_key("x", encryption.Marker("passphrase", "00" * 16, 2**20, 32, 1))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 from sqlalchemy import func, inspect, select, text
+from sqlalchemy.engine import make_url
 
 from core.config import Settings
 from core.knowledge.memories import MemoryService, MemorySpec
@@ -177,8 +179,11 @@ def test_a_target_that_holds_anything_is_refused_and_a_stopped_copy_says_so(
 
 def test_the_command_moves_a_home_to_postgresql_and_switches_to_it(
         tmp_path: Path, embedder: Any, isolated_home: Path, empty_postgres: str) -> None:
-    """``hearth migrate --to URL --switch`` in a subprocess, as a person runs it; the
-    next command reads the home from PostgreSQL, and the password is never printed."""
+    """``hearth migrate --to URL --switch`` in a subprocess, as a person runs it (on a
+    machine without a system keyring: the tests' environment); the password is never
+    printed nor written into settings.json, but into the data folder's pass file, for the
+    user alone, which the URL names and the output points to; the next command, and a new
+    Hearth in this process, read the home from PostgreSQL."""
     from core.app import Hearth
 
     with Hearth.open(isolated_home, embedder=embedder) as hearth:
@@ -192,10 +197,23 @@ def test_the_command_moves_a_home_to_postgresql_and_switches_to_it(
                            env=environment, timeout=300, check=False)
 
     assert moved.returncode == 0, moved.stderr
-    assert "This home now uses postgresql://hearth:***@" in moved.stdout
+    passfile = (isolated_home / "database.pgpass").resolve()
+    said = " ".join(moved.stdout.split())  # rich wraps long lines
+    assert "This home now uses postgresql://hearth@127.0.0.1:" in said, said
+    assert f"Its password is kept in {passfile}, not in settings.json." in said
     assert password not in moved.stdout + moved.stderr
+    assert password not in (isolated_home / "settings.json").read_text()
     settings = json.loads((isolated_home / "settings.json").read_text())
-    assert settings["database_url"] == empty_postgres
+    stored = make_url(settings["database_url"])
+    plain = make_url(empty_postgres)
+    assert stored.password is None and stored.query == {"passfile": str(passfile)}
+    assert (stored.username, stored.host, stored.port, stored.database) == (
+        plain.username, plain.host, plain.port, plain.database)
+    assert stat.S_IMODE(passfile.stat().st_mode) == 0o600
+    assert password in passfile.read_text()
+    with Hearth.open(isolated_home, embedder=embedder) as reopened:  # a new Hearth
+        assert reopened.storage.location.startswith("postgresql://hearth@127.0.0.1:")
+        assert rows_of(reopened.storage) == before
     listed = subprocess.run([sys.executable, "-m", "core.cli.main", "facts", "list",
                              "--json"], capture_output=True, text=True, env=environment,
                             timeout=300, check=False)

@@ -1,7 +1,8 @@
 """What every command shares: the ``--home`` chosen on the command line, and opening it.
 
 An encrypted folder's passphrase comes from ``HEARTH_PASSPHRASE`` when set (scripts,
-tests), otherwise from a prompt on the terminal (``getpass``: nothing is echoed, nothing
+tests; ``run`` takes it out of the environment at start, so no child process inherits it),
+otherwise from a prompt on the terminal (``getpass``: nothing is echoed, nothing
 is kept in the shell's history). Without a terminal and without the variable, a command
 says the folder needs its passphrase instead of waiting for input that cannot come.
 """
@@ -9,7 +10,6 @@ says the folder needs its passphrase instead of waiting for input that cannot co
 from __future__ import annotations
 
 import getpass
-import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -58,7 +58,7 @@ def opened(*, only_reads: bool = False) -> Iterator[Hearth]:
 
 def ask_passphrase(prompt: str, *, confirm: bool = False) -> str:
     """The passphrase from ``HEARTH_PASSPHRASE``, or typed (twice when ``confirm``)."""
-    given = os.environ.get(encryption.PASSPHRASE_ENV)
+    given = encryption.given_passphrase()
     if given:
         return given
     if not sys.stdin.isatty():

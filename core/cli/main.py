@@ -490,14 +490,17 @@ def _log_unexpected(exc: BaseException) -> Path | None:
 
 
 def run(argv: list[str] | None = None) -> int:
-    """Console-script entry point: maps every failure to a message and an exit code. The
-    ``--home`` of this run, and any encrypted folder's key it was given, are forgotten
-    afterwards, so a later run in the same process (a test) never inherits them."""
-    from core.home.encryption import forget_keys
+    """Console-script entry point: maps every failure to a message and an exit code.
+    ``HEARTH_PASSPHRASE`` is taken out of the environment for the run (no program the
+    command starts sees it). The ``--home`` of this run, and any encrypted folder's key it
+    was given, are forgotten afterwards, so a later run in the same process (a test) never
+    inherits them."""
+    from core.home.encryption import forget_keys, passphrase_taken_from_environment
 
     restrict_new_files()
     try:
-        return _exit_code(argv)
+        with passphrase_taken_from_environment():  # no child process inherits it
+            return _exit_code(argv)
     finally:
         state.home = None
         forget_keys()

@@ -8,6 +8,10 @@ dream, can run (it names the package to install). It holds the data folder's exc
 lock, so no window, daemon or other command changes the home while it is copied (they are
 refused at open, not made to wait). Ctrl-C stops it between two pages: the target keeps a
 marker that the next run names, and ``--replace`` starts over.
+
+``--switch`` saves the target as ``database_url``, its password kept out of
+``settings.json`` (``core.config.database_password``: the system keyring, or else the data
+folder's ``database.pgpass``), and says where it went.
 """
 
 from __future__ import annotations
@@ -33,14 +37,17 @@ def migrate(
             "--replace", help="Delete what the target holds (an unfinished copy, or another "
                               "home) before copying.")] = False,
         switch: Annotated[bool, typer.Option(
-            "--switch", help="Afterwards, set database_url so this home uses the copy.",
+            "--switch", help="Afterwards, set database_url so this home uses the copy (its "
+                             "password kept in the system keyring, or else in the data "
+                             "folder's database.pgpass, never in settings.json).",
             )] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """Copy this home's memory into an empty database of the other kind, and back."""
     from core.config import save_settings
+    from core.config.database_password import keep_password_out
     from core.home.instance_lock import FolderLock
     from core.scheduling import job_store_table
-    from core.config.database_url import masked, validated
+    from core.config.database_url import identity, masked, validated
     from core.storage.factory import open_storage, open_url
     from core.storage.transfer import CopyCancelled, copy_database
 
@@ -53,7 +60,7 @@ def migrate(
         try:
             target = open_url(target_url, settings, paths)
             try:
-                if origin.location == target.location:
+                if identity(origin.location) == identity(target.location):
                     raise HearthError(f"{target.location} is the database being copied.",
                                       "Name another database with --to.")
                 with progress_bar("copying", enabled=not as_json) as progress:
@@ -74,12 +81,16 @@ def migrate(
         finally:
             origin.close()
         setting = None if target_url == "sqlite://" else target_url
+        kept_in = None
         if switch:
+            kept = keep_password_out(setting, paths.home)
+            setting, kept_in = kept.url, kept.place
             save_settings(paths, {"database_url": setting})
     if as_json:
         output.print_json({"target": where, "rows": report.rows, "vectors": report.vectors,
                            "revision": report.revision, "switched": switch,
-                           "problems": [check.__dict__ for check in problems]})
+                           "problems": [check.__dict__ for check in problems],
+                           "password_kept_in": kept_in})
         return
     output.stdout.print(f"Copied {report.total} rows ({sum(report.vectors.values())} with "
                         f"their vectors) into {where}, schema {report.revision}.",
@@ -87,12 +98,15 @@ def migrate(
     for check in problems:  # e.g. no pg_dump as new as the server: said now, not at night
         output.print_warning(f"{check.detail} {check.fix}".strip())
     if switch:
-        output.stdout.print(f"This home now uses {masked(setting)}.", highlight=False,
-                            markup=False)
+        kept_note = (f" Its password is kept in {kept_in}, not in settings.json."
+                     if kept_in else "")
+        output.stdout.print(f"This home now uses {masked(setting)}.{kept_note}",
+                            highlight=False, markup=False)
         return
     shown = "an empty value (the default)" if setting is None else masked(setting)
     output.stdout.print(
-        f"This home still uses {masked(settings.database_url)}. To switch, set database_url "
-        f"to {shown} in settings.json (Settings → Data → Database in the window), set "
-        "HEARTH_DATABASE_URL for one run, or run this again with --switch.",
+        f"This home still uses {masked(settings.database_url)}. To switch, run this again "
+        "with --switch (which keeps the password out of settings.json), set database_url "
+        f"to {shown} in settings.json (Settings → Data → Database in the window), or set "
+        "HEARTH_DATABASE_URL for one run.",
         highlight=False, markup=False)

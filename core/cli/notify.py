@@ -20,6 +20,7 @@ import logging
 import shutil
 import subprocess
 
+from core.home.encryption import environment_for_child
 from core.log_privacy import described, quoted
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def notify(notification: Notification) -> None:
         # "--" ends the options: a reminder that starts with "-" is text, not a flag
         done = subprocess.run([program, "--app-name=Hearth", "--", notification.title,
                                notification.body], capture_output=True, text=True,
-                              timeout=TIMEOUT_S, check=False)
+                              timeout=TIMEOUT_S, check=False, env=environment_for_child())
     except (OSError, subprocess.TimeoutExpired) as error:  # its message: the command line
         log.warning("notify-send could not show %s: %s", notification.key, described(error))
         return

@@ -68,6 +68,20 @@ def masked(url: str | None) -> str:
         return "an unreadable database URL"
 
 
+def identity(location: str) -> str:
+    """Which database ``location`` (a URL, masked or not, or a file) is, for comparing two:
+    a PostgreSQL URL as ``postgresql://user@host:port/dbname``, whatever its driver, its
+    password and its parameters (a ``passfile``); anything else as it is."""
+    try:
+        url = make_url(location)
+    except ArgumentError:
+        return location
+    if url.get_backend_name() != Backend.POSTGRESQL.value:
+        return location
+    return URL.create("postgresql", username=url.username, host=url.host or "localhost",
+                      port=url.port or 5432, database=url.database).render_as_string()
+
+
 def sqlite_file(url: str | None, default: Path) -> Path:
     """The database file a SQLite ``url`` names: ``default`` (the data folder's) when there
     is no URL or it names no file (``sqlite://``)."""

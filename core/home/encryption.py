@@ -13,7 +13,9 @@ Two key sources:
   it does so on *every* connection: a pooled engine, each backup, verification and health
   check would pay ~0.1 s each. scrypt is also memory-hard, which PBKDF2 is not. The
   passphrase comes from ``HEARTH_PASSPHRASE`` (scripts, tests), the CLI's prompt, or the
-  window's dialog (``unlock``).
+  window's dialog (``unlock``). The entry points take the variable out of the environment
+  at start (``passphrase_taken_from_environment``): no child process inherits it. The
+  marker's scrypt cost is bounded (``check_cost``) before anything is derived.
 * ``keyring``: a random 256-bit key kept in the system keyring (the ``keyring`` package:
   Secret Service on Linux), service ``Hearth``, the folder's path as the user name.
 
@@ -32,8 +34,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import secrets
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -53,10 +58,23 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 KEY_BYTES = 32
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**15, 8, 1
 """~32 MiB and ~0.1 s per derivation: costly to guess at, paid once per process."""
+MAX_SCRYPT_N, MAX_SCRYPT_R, MAX_SCRYPT_P = 2**20, 32, 16
+MAX_SCRYPT_MEMORY = 256 * 2**20
+"""The most memory a marker may ask of scrypt (``128 * n * r``): 8 times what Hearth
+writes. A marker is a file anyone with access to the folder can change; its cost is read
+before the passphrase is even asked for."""
+MAX_SCRYPT_WORK = 1024 * 2**20
+"""The most work (``128 * n * r * p``, scrypt's memory passes) one key may cost: 32 times
+what Hearth writes, a few seconds."""
+MIN_SALT_BYTES, MAX_SALT_BYTES = 8, 64
+MARKER_HINT = ("Put back the encryption.json this folder was encrypted with; without it "
+               "the database cannot be opened.")
 Source = Literal["passphrase", "keyring"]
 
 _unlocked: dict[Path, str] = {}
 _lock = threading.Lock()
+_given: str | None = None
+"""The passphrase an entry point took out of ``HEARTH_PASSPHRASE`` for its run."""
 
 
 @dataclass(frozen=True)
@@ -88,25 +106,80 @@ def marker_path(home: Path) -> Path:
 
 
 def read_marker(home: Path) -> Marker | None:
-    """The folder's marker, or None for a plain folder; a damaged one is a sentence."""
+    """The folder's marker, or None for a plain folder; a damaged one, a missing or
+    ill-typed field, or an scrypt cost beyond ``check_cost``'s bounds is a sentence naming
+    the file and the field (``InvalidInputError``), before any key is derived."""
     path = marker_path(home)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as error:
-        raise InvalidInputError(f"{path} cannot be read ({error}).",
-                                "Put back the encryption.json this folder was encrypted "
-                                "with; without it the database cannot be opened.") from error
+        raise InvalidInputError(f"{path} cannot be read ({error}).", MARKER_HINT) from error
+    if not isinstance(data, dict):
+        raise _bad_marker(path, "it does not hold a JSON object")
     if data.get("key") == "keyring":
         return Marker("keyring")
-    kdf = data.get("kdf") or {}
-    if data.get("key") != "passphrase" or kdf.get("name") != "scrypt" or not kdf.get("salt"):
-        raise InvalidInputError(f"{path} does not say how the key is obtained.",
-                                "Put back the encryption.json this folder was encrypted "
-                                "with.")
-    return Marker("passphrase", str(kdf["salt"]), int(kdf["n"]), int(kdf["r"]),
-                  int(kdf["p"]))
+    if data.get("key") != "passphrase":
+        raise _bad_marker(path, 'its "key" is neither "passphrase" nor "keyring"')
+    kdf = data.get("kdf")
+    if not isinstance(kdf, dict):
+        raise _bad_marker(path, 'it has no "kdf" object saying how the key is derived')
+    if kdf.get("name") != "scrypt":
+        raise _bad_marker(path, '"kdf.name" is not "scrypt"')
+    salt = kdf.get("salt")
+    if not isinstance(salt, str) or not _is_hex(salt) or not (
+            MIN_SALT_BYTES <= len(salt) // 2 <= MAX_SALT_BYTES):
+        raise _bad_marker(path, f'"kdf.salt" is not {MIN_SALT_BYTES} to {MAX_SALT_BYTES} '
+                                "bytes written in hexadecimal")
+    cost: dict[str, int] = {}
+    for field in ("n", "r", "p"):
+        if field not in kdf:
+            raise _bad_marker(path, f'"kdf.{field}" is missing')
+        value = kdf[field]
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise _bad_marker(path, f'"kdf.{field}" is not a whole number')
+        cost[field] = value
+    problem = check_cost(cost["n"], cost["r"], cost["p"])
+    if problem:
+        raise _bad_marker(path, problem)
+    return Marker("passphrase", salt, cost["n"], cost["r"], cost["p"])
+
+
+def _bad_marker(path: Path, problem: str) -> InvalidInputError:
+    return InvalidInputError(f"{path} is not a valid encryption marker: {problem}.",
+                             MARKER_HINT)
+
+
+def _is_hex(text: str) -> bool:
+    return re.fullmatch(r"(?:[0-9a-fA-F]{2})+", text) is not None
+
+
+def scrypt_memory(n: int, r: int) -> int:
+    """The bytes scrypt's working array takes for cost ``n`` and block size ``r``."""
+    return 128 * n * r
+
+
+def check_cost(n: int, r: int, p: int) -> str | None:
+    """What is wrong with the scrypt cost (``n``, ``r``, ``p``), or None when it is within
+    bounds: ``n`` a power of two from 2 to 2^20, ``r`` 1 to 32, ``p`` 1 to 16, at most
+    ``MAX_SCRYPT_MEMORY`` of memory and ``MAX_SCRYPT_WORK`` of work in all (what Hearth
+    writes, ``SCRYPT_N``/``R``/``P``, is 32 MiB, well within both). Checked before anything
+    is allocated: a marker changed to ask for gigabytes is refused, not obeyed."""
+    if not 2 <= n <= MAX_SCRYPT_N or n & (n - 1):
+        return f'"kdf.n" is {n}, not a power of two from 2 to 2^{MAX_SCRYPT_N.bit_length() - 1}'
+    if not 1 <= r <= MAX_SCRYPT_R:
+        return f'"kdf.r" is {r}, not from 1 to {MAX_SCRYPT_R}'
+    if not 1 <= p <= MAX_SCRYPT_P:
+        return f'"kdf.p" is {p}, not from 1 to {MAX_SCRYPT_P}'
+    memory = scrypt_memory(n, r)
+    if memory > MAX_SCRYPT_MEMORY:
+        return (f"its scrypt cost (n={n}, r={r}) would take {memory // 2**20} MiB of memory, "
+                f"more than the {MAX_SCRYPT_MEMORY // 2**20} MiB Hearth allows")
+    if memory * p > MAX_SCRYPT_WORK:
+        return (f"its scrypt cost (n={n}, r={r}, p={p}) is more than {MAX_SCRYPT_WORK // 2**20} "
+                "MiB of work, which Hearth does not spend on one key")
+    return None
 
 
 def write_marker(home: Path, marker: Marker) -> None:
@@ -126,9 +199,13 @@ def derive_key(passphrase: str, marker: Marker) -> str:
     """The raw key (hex) for ``passphrase`` under the marker's salt and cost."""
     if not passphrase:
         raise InvalidInputError("The passphrase is empty.", "Type a passphrase.")
+    problem = check_cost(marker.n, marker.r, marker.p)
+    if problem:  # read_marker refuses it first; a Marker made in code is held to it too
+        raise InvalidInputError(f"The encryption marker's key derivation is refused: "
+                                f"{problem}.", MARKER_HINT)
     raw = hashlib.scrypt(passphrase.encode("utf-8"), salt=bytes.fromhex(marker.salt),
                          n=marker.n, r=marker.r, p=marker.p, dklen=KEY_BYTES,
-                         maxmem=256 * marker.n * marker.r)
+                         maxmem=2 * scrypt_memory(marker.n, marker.r))
     return raw.hex()
 
 
@@ -166,12 +243,45 @@ def _keyring_key(home: Path) -> str:
     return key
 
 
+@contextmanager
+def passphrase_taken_from_environment() -> Iterator[None]:
+    """For an entry point (the ``hearth`` command, the window), around its whole run: take
+    ``HEARTH_PASSPHRASE`` out of the environment and keep it in this module instead, so
+    that no process Hearth starts inherits it (a dream's child, ``pg_dump``, ``notify-send``,
+    whatever a library starts). A child that needs the folder's key is given the key itself
+    over a pipe (``core.operations.folder_lock.child_key``). At the end the variable is put
+    back, for a caller in the same process (a test); a real process has ended by then."""
+    global _given
+    previous = _given
+    taken = os.environ.pop(PASSPHRASE_ENV, None)
+    _given = taken or None
+    try:
+        yield
+    finally:
+        _given = previous
+        if taken is not None and PASSPHRASE_ENV not in os.environ:
+            os.environ[PASSPHRASE_ENV] = taken
+
+
+def given_passphrase() -> str | None:
+    """The passphrase given for a script: the one the entry point took out of
+    ``HEARTH_PASSPHRASE``, else the variable itself (Hearth used as a library)."""
+    return _given or os.environ.get(PASSPHRASE_ENV) or None
+
+
+def environment_for_child() -> dict[str, str]:
+    """This process's environment without ``HEARTH_PASSPHRASE``: what a program Hearth
+    runs (``pg_dump``, ``notify-send``) is given, also when Hearth is used as a library and
+    no entry point took the variable out."""
+    return {name: value for name, value in os.environ.items() if name != PASSPHRASE_ENV}
+
+
 def folder_key(home: Path, marker: Marker, passphrase: str | None) -> str:
     """The key ``marker`` says to use: from the keyring, or derived from ``passphrase``
-    (``HEARTH_PASSPHRASE`` when None)."""
+    (the given one, ``given_passphrase``, when None)."""
     if marker.source == "keyring":
         return _keyring_key(home)
-    passphrase = passphrase if passphrase is not None else os.environ.get(PASSPHRASE_ENV)
+    passphrase = passphrase if passphrase is not None else given_passphrase()
     if not passphrase:
         raise PassphraseNeededError.at(home)
     return derive_key(passphrase, marker)

@@ -42,12 +42,14 @@ OTHERS_BITS = 0o077
 
 HEARTH_ENTRIES = ("hearth.db", "hearth.db-*", "hearth.db.*", "hearth.lock", "dream.lock",
                   "scheduler.lock", "migrate.lock", "settings.json", "settings.json.*",
-                  ".settings.json.*", "encryption.json", "encryption.json.*", "backups", "logs",
-                  "cache", "scheduler", "running")
+                  ".settings.json.*", "encryption.json", "encryption.json.*",
+                  "database.pgpass", ".database.pgpass.*", "backups", "logs", "cache",
+                  "scheduler", "running")
 """What Hearth keeps in a data folder (``fnmatch`` patterns; a folder with everything in
 it): the database with its WAL and the copies a restore sets aside, lock files (the work in
 progress in ``running/`` among them), settings and their temporary files, the encryption
-marker, backups, logs, caches."""
+marker, the PostgreSQL pass file (``core.config.database_password``), backups, logs,
+caches."""
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,9 @@ passphrase before it can be opened, unlocking it with one, and handing its key t
 process the window starts (a dream, a reflection), which cannot ask the person itself.
 
 The key travels to a child through ``multiprocessing``'s pipe (the arguments of a spawned
-process are pickled over it), never on a command line or in the environment.
+process are pickled over it), never on a command line or in the environment; and the
+window's ``main`` takes ``HEARTH_PASSPHRASE`` out of its environment before anything starts
+(``passphrase_taken_from_environment``), so no child inherits the passphrase either.
 """
 
 from __future__ import annotations
@@ -13,8 +15,12 @@ from pathlib import Path
 from core.errors import WrongPassphraseError
 from core.home import encryption
 
-__all__ = ["WrongPassphraseError", "child_key", "is_encrypted", "needs_passphrase", "unlock",
-           "use_key"]
+__all__ = ["WrongPassphraseError", "child_key", "is_encrypted", "needs_passphrase",
+           "passphrase_taken_from_environment", "unlock", "use_key"]
+
+passphrase_taken_from_environment = encryption.passphrase_taken_from_environment
+"""For the window's entry point: ``HEARTH_PASSPHRASE`` kept in this process, out of the
+environment every child inherits (``core.home.encryption``)."""
 
 
 def is_encrypted(home: Path) -> bool:

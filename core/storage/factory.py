@@ -11,7 +11,9 @@ storage port.
 Nothing else in ``core`` imports an adapter (``tests/test_architecture.py``). Restoring a
 backup is here too, because it must work on a database that cannot be opened (a damaged
 SQLite file is exactly what a restore is for). A URL in any message is masked
-(``database_url.masked``): its password is never shown.
+(``database_url.masked``): its password is never shown. A password kept out of
+``settings.json`` (the system keyring, or the data folder's pass file) is found here, in
+``core.config.database_password``, before anything connects.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any, cast
 from core.config import Settings
 from core.home.paths import HearthPaths
 from core.errors import DatabaseError
+from core.config.database_password import with_password
 from core.config.database_url import Backend, backend_of, masked, sqlite_file
 from core.storage.port import StoragePort
 
@@ -34,8 +37,9 @@ POSTGRES_BACKUP = "core.storage.postgres.backup"
 def open_storage(settings: Settings, paths: HearthPaths, *,
                  read_only: bool = False) -> StoragePort:
     """The database ``settings.database_url`` names, opened (and migrated unless
-    ``read_only``) by its adapter."""
-    url = settings.database_url
+    ``read_only``) by its adapter. A PostgreSQL password kept out of the settings is found
+    again (``database_password.with_password``)."""
+    url = with_password(settings.database_url, paths.home)
     if backend_of(url) is Backend.POSTGRESQL:
         assert url is not None  # only a URL names PostgreSQL
         adapter = _postgres_module(POSTGRES_ADAPTER, url)
@@ -53,6 +57,7 @@ def open_url(url: str, settings: Settings, paths: HearthPaths) -> StoragePort:
     """The database ``url`` names, opened and migrated by its adapter, as the target of a
     copy (``core.storage.transfer``): a SQLite file that does not exist yet is created, and
     ``sqlite://`` with no file names the data folder's ``hearth.db``."""
+    url = with_password(url, paths.home) or url
     if backend_of(url) is Backend.POSTGRESQL:
         adapter = _postgres_module(POSTGRES_ADAPTER, url)
         return cast(StoragePort, adapter.PostgresStorage(
@@ -70,7 +75,7 @@ def restore_backup(settings: Settings, paths: HearthPaths, backup: Path,
     """Put ``backup`` in place of the database ``settings`` name; returns where the previous
     database was set aside (a SQLite file), or None (none there, or a PostgreSQL database,
     which ``pg_restore`` replaces in place). The caller holds the folder's exclusive lock."""
-    url = settings.database_url
+    url = with_password(settings.database_url, paths.home)
     if backend_of(url) is Backend.POSTGRESQL:
         assert url is not None
         _postgres_module(POSTGRES_BACKUP, url).restore(url, backup)

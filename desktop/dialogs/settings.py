@@ -95,9 +95,10 @@ class SettingsDialog(QDialog):
         settings = self.ctx.settings
         changed = {name: value for name, value in changes.items()
                    if getattr(settings, name) != value}
+        kept_in = None
         if not problems and changed:
             try:
-                self.ctx.save_settings(**changed)
+                kept_in = self.ctx.save_settings(**changed).password_kept_in
             except ValidationError as exc:
                 problems = field_messages(exc)
             except OSError as exc:
@@ -110,7 +111,8 @@ class SettingsDialog(QDialog):
             return False
         for section in self.sections.values():
             section.commit()
-        show_status(self.outcome, "Saved." if changed else "", ok=True)
+        note = f" The database password is kept in {kept_in}." if kept_in else ""
+        show_status(self.outcome, f"Saved.{note}" if changed else "", ok=True)
         return True
 
     def _show(self, problems: Problems) -> None:

@@ -177,11 +177,12 @@ class DataSection(SettingsSection):
     def load(self, settings: Settings) -> None:
         self._next_home = locations.chosen_home()
         self._show_next_folder()
-        self.database_url.setText(database_url_shown(settings))
+        self.database_url.setText(database_url_shown(settings, self.ctx.hearth.paths.home))
 
     def collect(self) -> tuple[Changes, Problems]:
         problem = locations.folder_problem(self._next_home) if self._next_home else None
-        url = database_url_entered(self.database_url.text(), self.ctx.settings)
+        url = database_url_entered(self.database_url.text(), self.ctx.settings,
+                                   self.ctx.hearth.paths.home)
         return {"database_url": url}, {FOLDER_FIELD: problem} if problem else {}
 
     def commit(self) -> None:

@@ -4,6 +4,8 @@ passphrase is said in it and opens nothing, the right one opens the window
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,8 +13,9 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
+from core.app import Hearth
 from core.cli.main import run
-from core.errors import PassphraseNeededError
+from core.errors import HearthError, PassphraseNeededError
 from core.home import encryption
 from core.operations import folder_lock
 from desktop import app as desktop_app
@@ -20,6 +23,7 @@ from desktop.app import DesktopApp
 from desktop.dialogs.passphrase import PassphraseDialog, ask_to_unlock
 from desktop.isolated import run_in_child
 from desktop.runs import DREAM
+from support.environment_child import EnvironmentShown
 from support.scripted_llm import ScriptedLLM
 
 PASSPHRASE = "a long walk to the lighthouse"
@@ -97,3 +101,37 @@ def test_a_dream_in_its_child_process_opens_the_folder_with_the_windows_key(
     assert len(made) == 1  # the dream backs up first
     assert all(b"4417" not in backup.read_bytes() and b"locker" not in backup.read_bytes()
                for backup in made)
+
+
+def test_the_window_keeps_hearth_passphrase_from_the_dream_child(
+        encrypted_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Started with ``HEARTH_PASSPHRASE`` (a script), the window takes it out of its
+    environment (``desktop.app.main``, as here): it opens the folder without a dialog, and
+    the dream's child, which gets the key over its pipe, never sees the passphrase."""
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    seen = tmp_path / "environment.json"
+    with folder_lock.passphrase_taken_from_environment():
+        assert ask_to_unlock(encrypted_home) is True  # no dialog: the given passphrase
+        run_in_child(DREAM, encrypted_home, only="decay",
+                     provider_factory=EnvironmentShown(seen))
+    inherited = json.loads(seen.read_text())
+    assert inherited["HEARTH_HOME"] == os.environ["HEARTH_HOME"]  # the child's environment
+    assert encryption.PASSPHRASE_ENV not in inherited
+    assert len(list((encrypted_home / "backups").glob("*.db"))) == 1  # the dream ran
+
+
+def test_the_windows_main_takes_the_passphrase_out_of_its_environment(
+        qapp, encrypted_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    seen: dict[str, object] = {}
+
+    def opening(home: Path, **_options: object) -> Hearth:
+        seen["environment"] = os.environ.get(encryption.PASSPHRASE_ENV)
+        seen["unlocked"] = not folder_lock.needs_passphrase(Path(home))
+        raise HearthError("Stopped here by the test.")
+
+    monkeypatch.setattr(desktop_app.Hearth, "open", opening)
+    monkeypatch.setattr(desktop_app.QMessageBox, "critical", lambda *_args: None)
+    assert desktop_app.main(["--home", str(encrypted_home)]) == 1
+    assert seen == {"environment": None, "unlocked": True}
+    assert os.environ[encryption.PASSPHRASE_ENV] == PASSPHRASE  # back for the test

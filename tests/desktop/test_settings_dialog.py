@@ -16,6 +16,7 @@ from support.qt_waits import wait_for_task, wait_idle
 from pydantic_core import ValidationError
 from PySide6.QtWidgets import QLabel
 from PySide6.QtCore import Qt, QTime
+from sqlalchemy.engine import make_url
 
 from core.app import Hearth
 from core.storage.backups import list_backups, taken_at
@@ -529,15 +530,23 @@ def test_the_database_url_is_saved_for_the_next_start_and_shown_masked(qtbot, ct
     assert data_page.database_url.text() == ""
     data_page.database_url.setText("postgresql://hearth:hunter2@localhost/hearth")
     assert dialog.apply()
-    assert stored_settings(ctx)["database_url"] == "postgresql://hearth:hunter2@localhost/hearth"
+    passfile = (ctx.hearth.paths.home / "database.pgpass").resolve()
+    assert dialog.outcome.text() == f"Saved. The database password is kept in {passfile}."
+    stored = make_url(stored_settings(ctx)["database_url"])  # never the password itself
+    assert (stored.host, stored.password, stored.query) == (
+        "localhost", None, {"passfile": str(passfile)})
+    assert passfile.read_text().splitlines()[-1] == "localhost:*:*:hearth:hunter2"
     assert ctx.hearth.storage.path == ctx.hearth.paths.database  # in effect from the next start
 
     again = open_dialog(qtbot, ctx)
     field = data_tab(again).database_url
     assert field.text() == "postgresql://hearth:***@localhost/hearth"
+    assert again.apply() and again.outcome.text() == ""  # shown as it was: nothing changed
     field.setText("postgresql://hearth:***@db.local/hearth")  # the host edited beside the mask
     assert again.apply()
-    assert stored_settings(ctx)["database_url"] == "postgresql://hearth:hunter2@db.local/hearth"
+    assert make_url(stored_settings(ctx)["database_url"]).host == "db.local"
+    assert passfile.read_text().splitlines()[-1] == "db.local:*:*:hearth:hunter2"
+    assert "hunter2" not in ctx.hearth.paths.settings_file.read_text()
 
 
 def test_an_unknown_database_is_named_beside_the_field(qtbot, ctx) -> None:

@@ -18,12 +18,12 @@ server's version, and the package to install ("pg_dump 15.4 is older than the se
 (``core.storage.postgres.health``) and ``hearth migrate`` into a server run the same check,
 so the problem is known before the first dream stops at it. The password never reaches a
 command line (where other users could read it) or a message: the tools get it in
-``PGPASSWORD``, messages show the URL masked.
+``PGPASSWORD``, messages show the URL masked. They never get ``HEARTH_PASSPHRASE``
+(``encryption.environment_for_child``).
 """
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -35,6 +35,7 @@ from sqlalchemy.engine import URL
 
 from core.errors import DatabaseError, InvalidInputError
 from core.config.database_url import MASK, masked, parsed
+from core.home.encryption import environment_for_child
 
 DUMP_SUFFIX = ".dump"
 LOCAL_HOSTS = frozenset({"", "localhost", "127.0.0.1", "::1"})
@@ -89,7 +90,9 @@ class Server:
         return self.host.startswith("/") or self.host in LOCAL_HOSTS
 
     def environment(self) -> dict[str, str]:
-        environment = dict(os.environ)
+        """The tools' environment: this process's, with the password in ``PGPASSWORD`` and
+        without ``HEARTH_PASSPHRASE`` (``encryption.environment_for_child``)."""
+        environment = environment_for_child()
         if self.password:
             environment["PGPASSWORD"] = self.password
         return environment
@@ -117,7 +120,7 @@ def verify(source: Path, *, tool: Path | None = None) -> None:
         raise ClientToolsError(f"pg_restore is not installed, so {source} cannot be "
                                "checked.", CLIENT_HINT)
     result = subprocess.run([str(program), "--list", str(source)], capture_output=True,
-                            text=True, check=False)
+                            text=True, check=False, env=environment_for_child())
     if result.returncode != 0:
         raise DatabaseError(f"{source} is not a readable pg_dump archive "
                             f"({_last_line(result.stderr)}).",
@@ -153,7 +156,7 @@ def _restorable(tool: Path, source: Path, *, keep_extension: bool) -> str:
     """The archive's table of contents without the extension's comment (and, unless
     ``keep_extension``, without the extension): what ``--use-list`` restores."""
     listed = subprocess.run([str(tool), "--list", str(source)], capture_output=True,
-                            text=True, check=True).stdout
+                            text=True, check=True, env=environment_for_child()).stdout
     left_out = _COMMENT_ON_EXTENSION if keep_extension else _EXTENSION_ENTRY
     return "".join(line for line in listed.splitlines(keepends=True)
                    if not left_out.match(line))
@@ -211,7 +214,7 @@ def tool_version(tool: Path) -> tuple[str, int]:
     reports none, or cannot run."""
     try:
         result = subprocess.run([str(tool), "--version"], capture_output=True, text=True,
-                                check=False, timeout=30)
+                                check=False, timeout=30, env=environment_for_child())
     except (OSError, subprocess.TimeoutExpired):
         return "", 0
     found = _VERSION.search(result.stdout)
