@@ -313,7 +313,7 @@ def test_moving_to_a_server_an_old_pg_dump_cannot_back_up_says_what_to_install(
     assert run(["migrate", "--to", empty_postgres, "--switch"]) == 0
 
     said = capsys.readouterr()
-    assert "This home now uses postgresql://hearth:***@" in said.out
+    assert "This home now uses postgresql://hearth@" in said.out  # its password kept out
     assert (f"warning: pg_dump 9.6.0 ({old}) is older than the server (PostgreSQL 16."
             in said.err)
     assert "Install postgresql-client-16 (Debian and Ubuntu: `sudo apt install " \
