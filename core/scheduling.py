@@ -1,75 +1,17 @@
 """The in-process schedule: consolidation runs while the user is away, without a cron.
 
 ``HearthScheduler`` wraps an APScheduler 3 ``BackgroundScheduler`` whose job store is a
-table (``apscheduler_jobs``) in the app's own database, so the schedule and the time each
-job is next due survive restarts. Four jobs, with stable ids:
+table (``apscheduler_jobs``) on the open database's own engine (``storage.write_engine()``,
+never a second engine or a plain ``sqlite:///`` URL: either corrupts a live WAL database),
+so the schedule survives restarts. Jobs (``dream``, ``decay``, ``event_processor``,
+``delivery``, ``daily_briefing``, the session-quiet timers ``quiet:<session id>``) are
+stored as references to ``run_registered`` / ``quiet_time_over``, which find the scheduler
+registered for the data folder in this process. One scheduler per data folder: a second in
+this process is refused, and ``<home>/scheduler.lock`` refuses a second process. Missed
+runs run once (``coalesce``, ``MISFIRE_GRACE``); ``stop_jobs`` asks running jobs to stop at
+their next safe point.
 
-====================  =========================================  ==========================
-id                    what                                       when (local time)
-====================  =========================================  ==========================
-``dream``             ``DreamCycle.run`` (backup first, stages)  daily at ``dream_time``
-``decay``             ``run_decay`` (freshness and strength)     daily at ``DECAY_TIME``
-``event_processor``   ``MemoryProcessor.run`` (pending events)   every 15 minutes
-``delivery``          ``claim_due`` → run prompts → notify       every minute
-``daily_briefing``    ``briefing.compose`` → notify + chat       daily at
-                                                                 ``daily_briefing_time``
-                                                                 (only when
-                                                                 ``daily_briefing`` is on)
-====================  =========================================  ==========================
-
-Delivery (``core.daily.delivery``) runs every minute rather than one exact-time job per
-reminder: a pass with nothing due is one indexed query per kind, a reminder is never lost
-with a job that was not re-armed (snooze, edit, a second device adding it), and catch-up
-after sleep needs nothing of its own: the first pass after wake finds everything that came
-due meanwhile, once. Each item is marked delivered in the transaction that claims it, then
-handed to ``notify`` (a ``Notification`` with its actions): the tray's notification with
-buttons, or ``notify-send`` / the log in ``hearth daemon``. It replaced the hourly
-``intention_followups`` job (follow-ups are one of the kinds it delivers); a stored job of
-that id is removed at start.
-
-Catch-up: every job has ``coalesce=True``, ``max_instances=1`` and a misfire grace of
-``MISFIRE_GRACE`` (23 h). A laptop asleep at 02:00 runs the dream cycle *once* when it
-wakes, however many runs were missed; a run later than the grace is skipped because the
-next regular one is close. Restarts keep that promise: ``start`` leaves a stored job alone
-when its trigger is unchanged (so a next run time in the past is caught up) and replaces
-it only when the settings changed it (a new ``dream_time``).
-
-Why a registry: the job store pickles each job as a *reference* to a module-level function
-plus its arguments, so a job cannot carry the open ``Hearth`` or the provider factory. Every
-job calls ``run_registered(home, job_id, trigger)``, which finds the running
-``HearthScheduler`` registered for that data folder in this process and runs the job with
-its objects. One scheduler per data folder: the registry refuses a second one in this
-process, and a lock file (``<home>/scheduler.lock``, an ``flock`` that vanishes
-with the process) refuses a second process (the tray app and ``hearth daemon`` at once),
-because two APScheduler 3 schedulers on one job store would both run every job.
-
-The job store uses the open database's own engine (``storage.write_engine()``), never a
-plain ``sqlite:///`` URL nor a second engine: the first would load the stdlib ``sqlite3``
-next to the ``sqlean`` copy of SQLite the app uses, and any second handle on the file can
-drop the POSIX locks of the first when it closes; both corrupt a live WAL database (seen
-here as "database disk image is malformed"). Every job-store transaction begins
-``IMMEDIATE`` (they are all small): a deferred one that reads and then writes while the
-learning worker writes fails at once with "database is locked" instead of waiting out the
-busy timeout.
-
-Never two dream runs at once is ``DreamCycle``'s own crash-proof lock; the dream job turns
-its ``DreamAlreadyRunning`` into a logged "skipped" result.
-
-Stopping: ``stop_jobs`` asks running jobs to stop at their next safe point (one cancel
-token, passed to the dream cycle, the event processor and reflection: between and inside
-stages and batches, a model call included), so ``shutdown(wait=True)`` returns soon after
-instead of when a nightly dream would have ended. A dream stopped that way is recorded
-``cancelled`` and the next one resumes it; a processor batch is left pending, uncounted.
-Decay and delivery are short and run to their end (a scheduled prompt's model call
-included: it is one reply).
-
-Session-quiet timers (``quiet:<session id>``) are one-off date jobs in the same store,
-re-armed by every message (``QuietTimerJobs``). They have no misfire grace: a timer that
-expired while the app was down (a crash; quitting closes its sessions at once) fires as
-soon as the scheduler is back, so the session is still closed and summarised. The learning
-pipeline, once attached (``attach_learning``), does the closing in its own queue; without
-one (``hearth daemon``, or the assistant not ready yet) the scheduler closes the session
-itself with a model from ``provider_factory``.
+See docs/consolidation.md, "Scheduling" (every job, catch-up, stopping, the quiet timers).
 """
 
 from __future__ import annotations
@@ -174,7 +116,7 @@ def _registered(home: str) -> HearthScheduler:
 
 
 def run_registered(home: str, job_id: str, trigger: str = "scheduled") -> str:
-    """The function every stored job points at (see the module docstring)."""
+    """The function every stored job points at (docs/consolidation.md, "Scheduling")."""
     return _registered(home).run_job(job_id, trigger=trigger)
 
 
@@ -243,8 +185,8 @@ class HearthScheduler:
         log.info("scheduler started for %s (%s)", self._home, self._timezone)
 
     def stop_jobs(self) -> None:
-        """Ask running (and any later) jobs to stop at their next safe point; see the
-        module docstring. Call before ``shutdown(wait=True)`` to stop soon."""
+        """Ask running (and any later) jobs to stop at their next safe point ("Stopping
+        soon" in docs/consolidation.md). Call before ``shutdown(wait=True)`` to stop soon."""
         self._stopping.cancel()
 
     def shutdown(self, wait: bool = True) -> None:

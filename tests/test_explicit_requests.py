@@ -1,7 +1,8 @@
 """``core.daily.explicit``: the rules that turn "remind me tomorrow at 9 to call the dentist",
 "add a task: renew passport by Friday" and "note: ..." into the request a tool call would
 make, for the embedded model that has no tools, and leave everything else to the model.
-Pure: no database. The docstring of ``core.daily.explicit`` is the rule book."""
+Pure: no database. docs/assistant.md ("Explicit requests without tool calls") is the rule
+book."""
 
 from __future__ import annotations
 

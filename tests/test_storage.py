@@ -276,9 +276,10 @@ def test_a_write_that_waited_past_its_limit_fails_with_a_sentence(tmp_path: Path
 
 
 def test_a_write_that_holds_the_lock_is_never_refused_until_it_commits(tmp_path: Path) -> None:
-    """Why waiting belongs in BEGIN IMMEDIATE only (``engine`` docstring): once a write
-    transaction has the lock, readers with old snapshots and the checkpoint its commit
-    triggers do not make it fail, while another writer is refused at once."""
+    """Why waiting belongs in BEGIN IMMEDIATE only ("Writers take turns" in
+    docs/architecture.md): once a write transaction has the lock, readers with old
+    snapshots and the checkpoint its commit triggers do not make it fail, while another
+    writer is refused at once."""
     path = tmp_path / "hearth.db"
     storage = SqliteStorage(path)
     module = dbapi_module()

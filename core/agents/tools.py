@@ -1,45 +1,17 @@
 """What an agent may do with Hearth's memory, each call checked and audited.
 
-============================  ================  =============================================
-tool                          needs             does
-============================  ================  =============================================
-search_memory(query, limit)   read              hybrid recall over memories and notes (the
-                                                search ``hearth search`` runs), each result
-                                                the part that matched, with provenance,
-                                                bounded (``core.agents.reading``)
-read_memory(kind, item_id,    read              one memory or note found by a search,
-offset)                                         whole, in bounded parts
-list_facts(category)          read              the permanent facts, by category
-recall_facts(query)           read              facts whose key or value contains ``query``
-read_profile()                read              the narrative profile in use
-remember_fact(key, value,     write             a fact, held for review unless trusted
-category)                                       (and always when the user set its value)
-record_observation(content,   write             a context event for consolidation, held
-category)                                       for review unless trusted
-forget_fact(key)              write             never done here: a request the user must
-                                                confirm in the app (held even if trusted)
-============================  ================  =============================================
+The tools: ``search_memory``, ``read_memory``, ``list_facts``, ``recall_facts`` and
+``read_profile`` need read access; ``remember_fact``, ``record_observation`` and
+``forget_fact`` need write access, and what they write is held for the user's review
+unless the agent is trusted (a change to a fact the user set, and every forget, always).
+Every call, in this order: its arguments are bounded (``core.agents.limits``, before the
+grant), the agent is looked up afresh (``AgentRegistry.seen``: a changed grant applies to
+the next call), its grant and scope are checked (categories kept from it are as if they did
+not exist), writes pass the chat's gates (learning paused, exclusions), and the call is
+audited as ``mcp.<tool>`` with a content-free summary (``core.agents.refusals`` for the
+refused).
 
-The agent is looked up on every call (``AgentRegistry.seen``), so a grant the user changes
-applies to the next call of a running server. An agent without the access a tool needs
-gets ``AccessDenied``: one sentence naming the command that grants it (the first such call
-of an agent with no access is its request for access, which the window shows the user).
-A narrowed grant is enforced here too: an agent limited to searching has only
-``search_memory`` of the reading tools, and ``read_memory`` to read the rest of what it
-found, and the categories kept from an agent are as if they did not exist for it: their
-facts are not listed, found or changed, memories filed under them are not returned or
-read, and the profile (which touches every part of the user's life) is not read. Writes pass the
-same gates as the chat's tools first: nothing is stored while learning is paused, nor what
-touches the user's exclusions. Unlike the chat, there is no user message to ground a fact
-in: the review is that check.
-
-Every argument is bounded (``core.agents.limits``), checked before the grant so that no
-call makes Hearth work on, or keep, more than a real agent would send. Every call is
-audited as ``mcp.<tool>`` with actor ``agent:<name>`` and a content-free summary; a
-call that was answered keeps its arguments redacted as the chat's
-(``core.conversation.audit``: a fact's value is logged as its length, credential-shaped
-text as ``***``), a refused one only their size and hash, and a flood of refusals is
-counted rather than listed (``core.agents.refusals``). ``history`` lists them per agent.
+See docs/mcp.md, "Tools", "Consent" and "What is audited".
 """
 
 from __future__ import annotations

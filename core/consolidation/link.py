@@ -1,75 +1,20 @@
 """Link: k-nearest-neighbour edges between valid memories (kind ``knn``, weight = cosine).
 
 Each valid memory gets directed edges to at most ``settings.link_max_edges`` of its most
-similar valid memories with cosine similarity at least ``settings.link_similarity_floor``.
-Recall walks them one hop (``core.recall.graph``) to recover what cosine missed.
+similar valid memories with cosine similarity at least ``settings.link_similarity_floor``
+(0.70, calibrated on labelled pairs in ``tests/test_link_rem.py``). Recall walks them one
+hop (``core.recall.graph``) to recover what cosine missed.
 
-The floor, calibrated on labelled pairs (``tests/test_link_rem.py``)
---------------------------------------------------------------------
-bge-small document-to-document cosines run high: paraphrases and same-topic pairs scored
-0.79-0.92, unrelated pairs 0.32-0.50, and "distant but associable" pairs (knee physio /
-trail running, a report deadline / sleeping badly) 0.52-0.58. A floor of 0.55 would link
-that last group, which is REM's job (``core.consolidation.rem``), so the calibrated floor
-is **0.70**: a clear margin on both sides.
+``run_link`` relinks everything on the first run (blocked matrix products; clustered or
+through the ANN index on large stores) and afterwards, night by night, only the memories
+the change queue names (``core.consolidation.link_log``) and those with an edge to one,
+offering each changed memory to the lists it enters; ``tests/test_link_incremental.py``
+holds that to a full relink. Writing is idempotent and paced in short transactions, and
+the queue is emptied in the run's last one, so a cancelled or killed run leaves every
+memory with its old or its new edges and a rerun finishes it.
 
-How it scales: blocked matrix products, never a Python pair loop
-----------------------------------------------------------------
-The vectors are read once (``SearchIndex.vectors``) and scored in numpy blocks of
-``QUERY_BLOCK x TARGET_BLOCK`` (8 MB), keeping a running top-k per row, so memory is the
-matrix plus one block whatever the size. Up to ``EXACT_MAX_ROWS`` memories every pair is
-scored (exact). Above that an exhaustive scan costs O(n^2): at 100k on this 2-core machine
-~86 s of matrix products plus ~120 s of top-k selection, over the 60 s budget. So the
-vectors are clustered (spherical k-means on a sample, ``sqrt(n)`` clusters) and each
-cluster's members are scored against the members of its ``PROBE`` nearest clusters
-(an inverted-file search, ~PROBE/sqrt(n) of the pairs). ``benchmarks/dream.py`` measures
-the time and the share of exact neighbours this finds.
-
-Nightly, only what changed (``run_link``; the changes come from ``link_log``)
-----------------------------------------------------------------------------
-Recomputing every list every night costs the size of the memory, not the day's news (23
-minutes at a million memories). So a night relinks from the queue of memories whose vector
-was stored or replaced, whose validity changed, or that were deleted since the last
-successful run (database triggers fill it, ``core.consolidation.link_log``):
-
-1. **Relinked whole:** the changed memories and every memory with a ``knn`` edge to one (it
-   lost that neighbour, or the neighbour's weight changed); invalid ones get no edges.
-2. **Offered:** each changed memory N that is valid is offered to every other memory M with
-   cos(M, N) >= the floor; M keeps the ``link_max_edges`` heaviest of its stored edges and
-   the offers.
-
-Why this equals a full relink (up to ties): take an unchanged memory M outside step 1. Its
-stored list L was its top-k among yesterday's valid memories S. None of L changed or went
-away (else M would be in step 1), so L is still M's top-k among S minus the changed and
-gone memories: removing rows that were not in a top-k leaves it the top-k. Today's set adds
-exactly the changed valid memories, so M's top-k today is the top-k of L plus those of them
-above the floor: step 2. Every other memory is recomputed in step 1, and a list short of
-k (the floor) is handled alike. The argument assumes yesterday's lists were exact: a night
-is as good as the run before it (the clustered scan of a first run above
-``EXACT_MAX_ROWS`` finds ~0.99 of the neighbours; nights without an ANN index are exact).
-``tests/test_link_incremental.py`` checks the equality against a full relink, and fails
-without either step.
-
-The first run (nothing recorded), changed ``link_max_edges`` / ``link_similarity_floor``,
-more than ``FULL_FRACTION`` of the memories changed (a re-embedding with a new model queues
-them all), or ``full=True`` relink everything as above; the counts say which and why.
-Where an approximate index serves (from 50,000 vectors: SQLite's ANN file when current,
-PostgreSQL's HNSW index through one scan per relinked memory) a night's candidates come
-from it (``CHANGE_CANDIDATES`` each, rescored exactly) and only the relinked memories' and
-the candidates' vectors are read, by id, so a night's memory is the day's changes, not a
-1M x 384 matrix; there the reverse direction is as approximate as the index (a memory is
-offered to its candidates only). Without one (small stores) a night scores the
-lists against every vector, exactly: scoring 3,000 lists against all of 100k vectors costs
-about as much as the full run's clustered scan, which is why the index is used when it
-exists.
-
-Writing is idempotent: each memory's outgoing ``knn`` edges are replaced by its new set
-(unchanged edges are kept, changed weights updated, dropped ones deleted), in short
-transactions that each commit (``core.storage.pacing``), so a cancelled or killed run
-leaves every memory with either its old or its new edges and a rerun finishes the job.
-Edges touching a memory that is no longer valid are deleted (they are derived data; the
-memory itself is untouched). The queue is emptied (of the rows the run read, no others) in
-the run's last transaction, so a stopped night's rerun sees the same changes, and merging
-an offer twice changes nothing.
+See docs/consolidation.md, "kNN links" (the floor, scaling, why a night equals a full
+relink, when a full relink runs).
 """
 
 from __future__ import annotations
@@ -370,8 +315,8 @@ def _relink_changes(storage: StoragePort, settings: Settings, changed: frozenset
                     cancel: CancelCheck | None) -> None:
     """Recompute the lists of the changed memories and of those that had an edge to one
     (they lost a neighbour, or its weight changed), and offer every changed memory that is
-    valid to the lists of the others it is close enough to (the reverse direction): the
-    module docstring argues why this equals a full relink."""
+    valid to the lists of the others it is close enough to (the reverse direction):
+    docs/consolidation.md ("kNN links") argues why this equals a full relink."""
     k, floor = settings.link_max_edges, settings.link_similarity_floor
     with storage.read() as session:
         lost: set[int] = set()

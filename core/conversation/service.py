@@ -7,43 +7,18 @@ The CLI (``hearth chat`` / ``hearth ask``) and the desktop window call the same 
     for event in service.send(session_id, "Where do I live again?"):
         ...  # TextDelta, ToolActivity, Compacted, then TurnFinished or TurnFailed
 
-A turn: the user's message is saved first (so nothing is lost whatever happens next);
-the prompt is drafted (system prompt, retrieved context, user turn); if the conversation
-has grown past the compaction threshold its oldest part is folded into the summary; the
-history that fits is added; the model streams its reply, calling tools for up to
-``MAX_TOOL_ROUNDS`` rounds; then the reply (without any value a ``forget_fact`` of this
-turn forgot), the tools used, provider, model and latency, and the context log (every
-injected item with id, score and tokens) are written in one transaction, the injected
-memories are marked accessed, and the listener is told.
+The user's message is saved before the model is asked anything, and the reply, what was
+used and the context log are written in one transaction when the turn ends, however it
+ends: a model error or any ``HearthError`` ends it with ``TurnFailed`` (the message and
+any partial reply stay saved, marked failed); a bug is saved the same way, then raised;
+cancelling keeps the partial reply, marked stopped. The listener and the access marking
+cannot break a turn. One turn per session at a time; the exchange is claimed by this
+process while the reply is produced (``core.storage.liveness``). ``answer_again`` reruns
+the last exchange in place. With a model that has no tools, an explicit request is held by
+the rules (``core.daily.explicit``) and answered with ``held_reply``, without the model.
 
-Failures: a model error (or any ``HearthError``, such as a locked database) ends the turn
-with ``TurnFailed`` (message and hint); the user's message and any partial reply stay
-saved, marked failed. An unexpected exception (a bug) is saved the same way, then raised.
-Cancelling (``CancelToken``) or abandoning the event iterator keeps the partial reply,
-marked stopped.
-
-Answering again (``answer_again``): the last exchange of a chat is run once more in place,
-with the same message (regenerate) or the user's edited one (edit and resend). The same
-row is reused, so the new reply replaces the old one everywhere (the transcript, the
-full-text index, whose trigger also drops the row's stale vector for the backfill to redo,
-and the summary written when the chat closes) and its old context log goes. The learner is
-told again only when the message was edited: learning reads the user's words (the reply is
-only context), so a regenerated reply must not make Hearth learn the same message twice. The
-listener and the access marking cannot break a turn. Exclusions are
-read from ``services.settings`` at every turn, so a term added while Hearth runs applies at
-once. One turn per session at a time. While the reply is produced the exchange is claimed
-by this process (``core.storage.liveness``): if the process is killed, the next ``Hearth.open``
-marks it ``interrupted``, while a turn still streaming in a live process is left alone.
-
-Explicit requests without tools: when the model cannot call tools (the embedded one), the
-user's message is read by ``core.daily.explicit.explicit_request`` once it is saved; "remind
-me tomorrow at 9 to ...", "add a task: ..." or "note: ..." is held as a pending action (the
-same one the tool would hold, with this message as the request "Edit" sends again), and the
-reply is ``HELD_REPLY`` naming it, without asking the model: the rules only match a message
-that is a complete command, and the small embedded model, told that a request waits, still
-wrote paragraphs that could claim it was already done (or answer a different question)
-beside a card that said otherwise. With a model that has tools the rules do not run: its
-tool call holds the request, and running both would hold two actions for one message.
+See docs/conversation.md ("A turn", "Answering again") and docs/assistant.md ("Which path
+holds a request").
 """
 
 from __future__ import annotations
@@ -120,7 +95,7 @@ MAX_TOOL_ROUNDS = 4
 """Rounds in which tools are offered; one more round without tools forces an answer."""
 TITLE_CHARS = 60
 HELD_REPLY = "This waits for you: {what}. It is not done yet: {how}."
-"""The reply to a request the rules held (see the module docstring): fixed, so it can never
+"""The reply to a request the rules held (docs/assistant.md): fixed, so it can never
 claim the request is already done."""
 HOW_TO_ANSWER = {
     "desktop": "press Confirm on the card below to do it, Edit to change it, or Cancel to "
@@ -433,7 +408,7 @@ class ConversationService:
 
     def send(self, session_id: str, text: str, *,
              cancel: CancelToken | None = None) -> Iterator[TurnEvent]:
-        """Run one turn; see the module docstring. Raises at once (before any event) for an
+        """Run one turn (docs/conversation.md, "A turn"). Raises at once (before any event) for an
         empty message, one that is not valid text, or an unknown session."""
         if not text.strip():
             raise InvalidInputError("The message is empty.", "Type something to send.")
@@ -552,8 +527,9 @@ class ConversationService:
 
     def _hold_explicit(self, session_id: str, turn: _Turn, text: str) -> PendingAction | None:
         """With a model without tools, hold the reminder, task or note ``text`` asks for
-        outright (see the module docstring) and return it. One the actions refuse
-        (a task that no longer exists, a moment gone by) is left to the model's answer."""
+        outright (docs/assistant.md, "Which path holds a request") and return it. One the
+        actions refuse (a task that no longer exists, a moment gone by) is left to the
+        model's answer."""
         if self.profile.may(Job.TOOLS):
             return None
         request = explicit_request(text, now=clock.now(), zone=when.zone())

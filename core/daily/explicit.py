@@ -3,43 +3,14 @@
 The small embedded model cannot call tools, yet a user who types "add a task: renew passport
 by Friday" expects a task, not a friendly paragraph about passports. So a few readable rules
 recognise the explicit, imperative forms and turn them into the same request a tool call
-would make (``action`` and ``arguments``, the names the pending-action dispatch uses), with a
-preview sentence for the approval card. Anything else returns None and the model answers.
+would make (``action`` and ``arguments``, the names the pending-action dispatch uses:
+``reminder.create``, ``task.create``, ``note.create``), with a preview sentence for the
+approval card. Anything else returns None and the model answers: a request must be the
+whole message and start with the imperative, and questions, pasted material, a reminder
+with no time and a moment already past are left alone. Pure: no storage, no model.
 
-What counts (case-insensitive; "please", "hey Hearth," and "can/could/would/will you" may
-come first, a final "please" or "thanks" and end punctuation are dropped):
-
-* ``reminder.create`` ``{"message", "remind_at"}``: "remind me <when> to|that|about|: <what>",
-  "remind me to|about <what> <when>", "set|create|add a reminder (for|on|at) <when>: <what>",
-  "set a reminder to <what> <when>", "reminder: <what> <when>", "reminder (for) <when>:
-  <what>". ``remind_at`` is ISO 8601 in UTC with its offset; <when> is read by
-  ``core.daily.time_phrases.parse_when``.
-* ``task.create`` ``{"title", "due_date"}``: "add|create|make|new (a) task|to-do|todo (item):
-  <title>", "add task <title>", "task|todo|to-do: <title>", "put|add <title> on|to my to-do list|
-  tasks". A trailing "by|due|due by|due on|on <day>" (``parse_due``) or a bare "today",
-  "tomorrow", "tonight" is the due date (``YYYY-MM-DD``), as is a leading "for|by|due <day>:"
-  ("add a task for tomorrow: call mum"); else ``due_date`` is None.
-* ``note.create`` ``{"title", "content"}``: "note: <content>", "note to self: <content>",
-  "take|make|write|save|add a (quick) note: <content>", "take|make a note that <content>",
-  "save a note titled|called|named <title>: <content>".
-
-What does not count, and why:
-
-* anything not at the very start of the message, and anything that is not an imperative
-  addressed to Hearth: "can you remind me what we discussed?" (no time, no "to"),
-  "do you remember my task list?", "I need to note that I'm tired", "the note: was
-  smudged". A bare "note that ..." is read as emphasis, not a request, and is left alone.
-* "remind me to call mum" with no time: it is an explicit wish but not a complete request;
-  None lets the model ask when (a reminder at an invented hour would be worse).
-* a reminder whose moment is already past ("remind me yesterday at 9 ...", "this morning"
-  in the afternoon): it could never fire, so it is not turned into a request; the model
-  answers. Likewise a task due on a day already past.
-* a question: a message ending with "?" (unless it opens with a polite "could you" /
-  "please"), and a reminder message or task title holding a "?" ("... the dentist. Also,
-  what's the weather?"): a question wants an answer, not an action.
-* pasted material: a message over ``MAX_MESSAGE_CHARS`` characters, one holding a fenced
-  code block, one whose first line is quoted ("> ...") or starts with a quotation mark.
-* a reminder or task over more than one line (a note's content may span lines).
+See docs/assistant.md, "Explicit requests without tool calls" (every form read, what is
+left to the model and why).
 """
 
 from __future__ import annotations

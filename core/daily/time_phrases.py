@@ -3,48 +3,16 @@
 The explicit-request rules (``core.daily.explicit``) cut a message into what to do and when;
 this module turns the "when" into a moment (``parse_when``, for a reminder) or a day
 (``parse_due``, for a task's due date). Both read a whole phrase or nothing: a phrase this
-grammar does not cover returns None rather than a guess, so "remind me to call mum at the
-weekend-ish" is left to the model instead of becoming a reminder at a made-up hour.
+grammar does not cover returns None rather than a guess. Either may return a time in the
+past when the phrase names one; the caller decides what that means.
 
-The grammar is small and written out here, because a free-form parser reads dates into
-words that are not dates ("may", "sun", "march on"); ``dateparser`` then does the calendar
-work on the date words it was handed (weekday names, "next Friday", "3 March", "March 3rd
-2027"), always in English (``languages=['en']``: no language detection, nothing downloaded)
-and preferring the future. Everything else is exact arithmetic in the user's zone.
+The grammar is written out here, because a free-form parser reads dates into words that
+are not dates ("may", "sun"); ``dateparser`` (English only, imported on first use) does
+only the calendar work on the date words it is handed. Durations under a day are real
+time; days are calendar days in the user's zone. English only.
 
-A phrase is a date, a time of day, or both in either order ("tomorrow at 9", "at 9
-tomorrow", "Friday, 3pm", "next Monday 3pm"), or a duration ("in 20 minutes", "in 2 hours",
-"in half an hour", "in 3 days at 9"). How each part is read:
-
-* dates: today, tonight, tomorrow, the day after tomorrow, yesterday; a weekday, with "this",
-  "next", "coming" ("next Monday" is the coming Monday, as ``dateparser`` reads it; a bare
-  weekday named on that very day is a week ahead, "this Wednesday" on a Wednesday is today);
-  "3 March", "3rd of March", "March 3", with or without a year (without one, the next such
-  day, today included); ISO "2026-12-01". Numeric dates such as "1/12" are *not* read: the
-  order of day and month differs between countries, and a wrong guess is worse than none.
-* times: "at 9", "9am", "9:30", "21:30", "9.30pm", "9 o'clock", noon, midday, midnight (the
-  one that ends the named day), "in the morning" (09:00), "afternoon" (15:00), "evening"
-  (18:00), "tonight" and "at night" (20:00), and "at 7 in the evening". An hour from 1 to 6
-  written without am/pm or a leading zero is read as the afternoon ("at 3" is 15:00): nobody
-  asks for a reminder at 3 a.m. without saying so. "this morning", "this evening" and
-  "tonight" are bound to today.
-* a time without a date is the next such moment: today if still ahead, else tomorrow.
-* a reminder's date without a time is at ``DEFAULT_HOUR`` (09:00) that day; "in 3 days"
-  keeps the present clock time.
-* durations under a day are added to the present instant (so "in 2 hours" across a change
-  of daylight saving time is two real hours); days and dates are calendar days in the
-  user's zone, so "tomorrow at 9" is 09:00 on the wall clock whatever the offset that day.
-  A wall-clock time that does not exist (the hour skipped when clocks go forward) is read
-  with the offset before the change, which lands one hour later; one that happens twice
-  (clocks go back) is the first of the two.
-
-``parse_when`` may return a moment in the past when the phrase names one ("yesterday at 9",
-"this morning" in the afternoon); the caller decides what that means (a reminder refuses
-it). ``parse_due`` also reads "by the end of the month" (its last day), "end of next
-month", "end of the week" (the coming Sunday, today on a Sunday), "the weekend" / "this
-weekend" (the coming Saturday, today on a weekend day) and "next week" (Monday of next
-week); a due phrase with a time of day ("by Friday 5pm") gives the date only, and a time
-alone ("by 5pm") is not a due date. English only.
+See docs/assistant.md, "Times and due dates" (every phrase read, the defaults, clock
+changes).
 """
 
 from __future__ import annotations
@@ -177,8 +145,9 @@ def require_aware(now: datetime) -> None:
 def parse_when(text: str, *, now: datetime, zone: ZoneInfo) -> datetime | None:
     """The moment ``text`` names (aware, UTC, whole seconds), or None if it names none.
 
-    ``now`` is an aware instant; ``zone`` is the user's. See the module docstring for the
-    phrases read and the defaults; the result can lie in the past ("yesterday at 9").
+    ``now`` is an aware instant; ``zone`` is the user's. See docs/assistant.md ("Times and
+    due dates") for the phrases read and the defaults; the result can lie in the past
+    ("yesterday at 9").
     """
     require_aware(now)
     phrase = normalise(text).rstrip(".!")
@@ -211,7 +180,8 @@ def parse_when(text: str, *, now: datetime, zone: ZoneInfo) -> datetime | None:
 
 def parse_due(text: str, *, now: datetime, zone: ZoneInfo) -> date | None:
     """The day a task is due by, from "by Friday", "due tomorrow", "due April 15", "by the
-    end of the month" (see the module docstring), or None. May be a day in the past."""
+    end of the month" (docs/assistant.md, "Times and due dates"), or None. May be a day in
+    the past."""
     require_aware(now)
     phrase = normalise(text).rstrip(".!")
     marker = _DUE_MARKER.match(phrase)
@@ -392,7 +362,7 @@ def _read_time(match: re.Match[str]) -> _Clock | None:
             return None
         hour = hour % 12 + (0 if qualifier == "morning" else 12)
     elif 1 <= hour <= 6 and not hour_text.startswith("0"):
-        hour += 12  # "at 3": the afternoon (module docstring)
+        hour += 12  # "at 3": the afternoon (docs/assistant.md, "Times and due dates")
     if hour > 23:
         return None
     flexible = not ampm and not qualifier and not hour_text.startswith("0")

@@ -1,98 +1,19 @@
 """Texts as windows, each with its own vector: sentences of short texts, overlapping
 stretches of long ones.
 
-The embedder sees at most ``Embedder.max_tokens`` tokens of a text (510 for bge-small: 512
-minus [CLS] and [SEP]). Every text keeps its whole-text vector (window 0: the whole text,
-or the first 510 tokens of a long one) and may get *further windows* (positions 1, 2, ...),
-each embedded on its own and stored beside the row with its character span, so a search
-finds the row by the part that matches and can say where it matched:
+Every text keeps its whole-text vector (window 0: the text, or the first
+``Embedder.max_tokens`` tokens of a long one) and may get further windows (positions 1,
+2, ...), each embedded on its own and stored beside the row: a text longer than one
+inference gets windows of ``WINDOW_TOKENS`` overlapping by ``OVERLAP_TOKENS`` to its end
+(its first ``MAX_CHUNKED_CHARS`` characters); a turn of a conversation that fits (a text
+embedded with views, ``core.embedding.turn_views``) gets one window per sentence when it
+has 2 to ``MAX_SENTENCE_WINDOWS`` sentences of substance; any other text gets none.
+Windows are measured in the embedder's own tokens and reported as ``[char_start,
+char_end)`` into the text that was embedded (the row's ``document_text``), so
+``text[char_start:char_end]`` is the exact excerpt.
 
-* a text **longer** than one inference gets windows of ``WINDOW_TOKENS`` that cover the
-  rest (a sentence from page three of a pasted document is otherwise invisible);
-* a **turn of a conversation** that fits (a text embedded with views: an imported turn,
-  ``core.embedding.turn_views``) gets one window per sentence when it has from 2 to
-  ``MAX_SENTENCE_WINDOWS`` sentences of substance (``sentence_windows``). A whole-text
-  vector is a pooled summary: in a turn that says three things ("We leave at 8am in the
-  Tank... just past Dundee it starts making a noise... Ralph's dad towed us") each is
-  diluted by the others, and a question about one of them ranks short turns that say
-  nothing ("the Tank") above it. Measured on Hearth's hard set (1,266 turns of long
-  multi-session conversations, bge-small int8, no language model): recall@10 0.799 ->
-  0.824, every question kind up (paraphrase +0.03, multi-hop +0.03, speaker +0.04); on
-  the first set 0.905 -> 0.908. Windows of two sentences gained less (0.816), and a
-  sentence embedded without its speaker label less too (0.816): see ``window_input``.
-
-Other texts that fit get no further windows. A stored memory says one thing by
-construction (extraction writes one memory per fact, merge one summary per cluster), and
-the windows are not free: with a window per sentence of *every* memory, the generated 100k
-store of ``benchmarks/recall.py`` (half its memories have two sentences) needed a second
-Hamming scan as large as the first, and recall p95 went from 50 to 102 ms (10k: 16 to 30
-ms). A text of at most ``max_tokens // 4`` characters is never tokenised to decide.
-
-Windows are measured in the embedder's own tokens (``Embedder.token_offsets``) and
-reported as ``[char_start, char_end)`` into the text that was embedded (the row's
-``document_text``), so ``text[char_start:char_end]`` is the exact excerpt.
-
-Window and overlap: 160 tokens, 32 overlapping (20%)
-----------------------------------------------------
-Measured with bge-small-en-v1.5 int8 on three things, with the texts of the four benchmark
-conversations (``benchmarks/data/conversations``):
-
-* **QA**: each conversation pasted as one long text (3,300-4,800 tokens, in three session
-  orders so the cuts fall in different places) and the 66 keyword and paraphrase
-  questions; hit@1 (hit@3): the best window over all four texts (or one of the best three)
-  holds the turn that answers.
-* **planted**: "The spare key is taped under the blue flowerpot by the shed." added at five
-  depths (20-80%) of five ~3,000-word texts (four conversations, one generated diary),
-  asked three paraphrases ("Where is the spare key hidden?"): how often the text's best
-  window holds the sentence, and how often the text is in the top 5 against all 440 turns
-  of the conversations stored as short rows.
-* **crowding**: with two unrelated conversations stored as long texts beside the turns of
-  the other two, how often a window of a long text outranks the turn that answers a
-  question (the cost: more windows are more chances of a false match).
-
-=======================  ===========  ============  ===========  ===========  ========
-windows                  per 4k-token QA hit@1      planted:     planted: in  crowding
-                         text         (hit@3)       holds it     top 5
-=======================  ===========  ============  ===========  ===========  ========
-first 510 tokens only    1            0.12 (0.16)   0.00         0.00         0.03
-128 tokens, 32 overlap   39           0.66 (0.79)   0.41         0.79         0.14
-**160, 32 overlap**      **30**       0.63 (0.80)   0.44         0.64         0.11
-192, 40 overlap          25           0.58 (0.77)   0.40         0.61         0.11
-256, 48 overlap          19           0.57 (0.76)   0.32         0.53         0.09
-320, 64 overlap          16           0.49 (0.73)   0.21         0.31         0.08
-384, 80 overlap          13           0.48 (0.70)   --           --           0.08
-448, 96 overlap          12           0.42 (0.64)   --           --           --
-320, no overlap          13           0.49 (0.64)   --           --           --
-=======================  ===========  ============  ===========  ===========  ========
-
-A window's vector is close to one pooled summary of its text, so a fact is diluted by
-what surrounds it: windows past ~200 tokens find a single sentence markedly less often,
-and smaller ones find more but also match unrelated questions more often and multiply the
-vectors. 160 is where finding stops improving faster than crowding grows; 256/48 is the
-choice if fewer vectors matter more (one constant each). Without overlap a fact cut at a
-window edge is lost (QA hit@3 0.64 against 0.73 at 320 tokens); 20% overlap costs ~20% more
-tokens than the text has. Inference costs ~100 us per token on two cores up to ~250 tokens
-(~150 us at 510: attention grows with length), so the cost of a long text grows with its
-length instead of stopping at the 510-token head: a 3,000-word text (~3,500 tokens, ~27
-windows) takes ~0.5 s instead of ~0.09 s. Texts that fit one inference cost the same as
-before (the check is a length test or one tokenisation, ~50 us).
-
-The limit of windows: a sentence that is off topic for its surroundings is still diluted by
-~150 tokens of them. Planted in generated meeting notes, its window was the text's best for
-all 24 tries (3 paraphrases, 4 texts, 2 placements; ``tests/test_chunking.py`` is one of
-them); planted in a generated travel diary, whose every sentence names a place and so
-resembles any "where" question, in 7 of 18. Its similarity stays modest (0.51-0.66 in the
-meeting notes, against 0.42-0.52 for the text's head), near recall's 0.55 floor.
-
-Cuts prefer, in order: a paragraph break, a line break, a sentence end, a space between
-words, and never fall inside a character (a Hangul syllable is up to three tokens over one
-character). A window's end may move back by up to ``window // 8`` tokens and the next
-start by up to ``overlap / 2`` either way to find a better cut. The last window is made a
-full window (more overlap with the one before, its start may move forward by up to
-``window // 8`` to find a cut) rather than a short remainder.
-
-Very long texts are chunked up to ``MAX_CHUNKED_CHARS`` (about 80 pages); the rest is
-still found by full-text search.
+See docs/embeddings.md, "Windows: sentences of short texts, stretches of long ones" (why
+turns only, why 160 tokens with 32 overlapping, where cuts fall, what it costs).
 """
 
 from __future__ import annotations
@@ -114,7 +35,7 @@ if TYPE_CHECKING:
     from core.storage.port import IndexedKind, SearchIndex
 
 WINDOW_TOKENS = 160
-"""Tokens per further window (see the module docstring for the measurement)."""
+"""Tokens per further window (measured: docs/embeddings.md, "Why 160 tokens")."""
 
 OVERLAP_TOKENS = 32
 """Tokens a window shares with the one before it (20%)."""

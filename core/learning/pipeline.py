@@ -2,42 +2,19 @@
 
 The reply never waits for learning and learning can never break a reply: the conversation
 hands each finished exchange to ``exchange_completed`` and returns; one worker thread does
-the rest, in order (a single worker keeps database writes serialised, like Anki's task
-manager). A failure in a job is logged and counted, and the next job runs.
+the rest, in order, so learning writes are serialised. A failure in a job is logged and
+counted (``LearningStats``), and the next job runs. Per exchange: embed it, the exclusion
+gate, the explicit-fact rules (stored at once), the model's extraction, facts upserted and
+recorded as context events. Per session (quiet timer, new chat, quit): summary notes and
+memory candidates. Nothing about the user is learned from the assistant's words alone
+(``core.learning.grounding``), and every model call gives way to the user's turn
+(``core.llm.turns_first``).
 
-Per exchange: embed the interaction; the exclusion gate drops anything the user never
-wants stored, counted; the explicit-fact rules' facts are stored at once, then the model's
-extraction (grounded in the user's message) adds facts for other keys; facts are upserted
-(unchanged values skipped, history kept); each new or changed fact also becomes a context
-event for consolidation, which is also the record of what was learned from which exchange
-(``core.learning.notes``); the storage's change feed tells the window as each commits.
+Quitting does not wait (``stop``): an exchange stays ``learning_due`` until learned, and
+``resume`` learns what is due at the next start. ``close_session`` is a plain function so
+the scheduler can close a session without a pipeline.
 
-Per session: a quiet timer (``session_quiet_minutes``, restarted by every message) closes
-the session, as do "new chat" and quitting; closing writes 1-3 ``Summary: <topic>`` notes,
-recallable at once, and turns memory candidates into context events.
-
-The assistant's replies are read only as context: the rules read the user's message alone,
-and whatever a model proposes about the user (a fact, a memory candidate) is dropped when it
-rests on words only the assistant used (``core.learning.grounding``), counted in
-``LearningStats.dropped_ungrounded``.
-
-Every model call here gives way to the user's turn (``core.llm.turns_first``): a reply
-never waits behind an extraction or a chat summary; the call cut short runs again after it.
-
-Quitting does not wait for learning (``stop``): the model call under way is cancelled and
-what is queued is left where it is durable. An exchange is ``learning_due`` in the database
-from the moment it is saved until its learning is done, so the next start (``resume``)
-learns what is still due, in order, and closes the chats left open past their quiet time.
-While a process has an exchange queued it holds a claim on it (``core.storage.liveness``), so
-another Hearth opening the folder meanwhile leaves it to that process.
-
-The timers are APScheduler date jobs behind the small ``QuietTimers`` interface. Alone (the
-CLI's ``chat``) the pipeline runs them on a private in-memory scheduler (the ``timers``
-argument makes other ones: a test's, on a clock it moves); where a ``HearthScheduler`` runs
-(the desktop's tray, ``hearth daemon``) it hands the pipeline its persistent timers
-(``use_timers``), stored in the app's database, so a session left open by a crash is still
-closed, and summarised, after the next start. ``close_session`` is a plain
-function for that reason: the scheduler can close a session without any pipeline.
+See docs/learning.md ("Per exchange", "Per session", "Guarantees").
 """
 
 from __future__ import annotations

@@ -1,55 +1,16 @@
 """The embedded language model: a GGUF file run inside Hearth's own process by llama.cpp.
 
-Why it exists: a fresh machine with no Ollama must still have a working assistant, offline,
-with nothing else to install. ``xllamacpp`` ships llama.cpp as a prebuilt wheel and exposes
-its OpenAI-compatible chat handler as a Python call, so there is no extra process to manage.
-The bundled model is SmolLM2-135M-Instruct (Q4_1); a user can point ``embedded_model_path``
-at any other GGUF chat model.
+A fresh machine with no Ollama still has a working assistant, offline: ``xllamacpp`` runs
+llama.cpp in-process (the bundled model is SmolLM2-135M-Instruct, Q4_1; any GGUF chat model
+can be set with ``embedded_model_path``). The model loads on first use or ``load()``, never
+in ``status()``; each request streams through a worker thread as a plain iterator and can
+be cancelled; one request runs at a time; ``supports_tools`` is False. Structured output
+is constrained by llama.cpp's grammar, so schemas must be bounded in tokens, not only in
+characters. The HTTP server xllamacpp always starts is never used: it listens where nothing
+can reach it without the in-memory API key and where nothing is left on disk
+(``http_listener``).
 
-How xllamacpp is used, and what it cannot do:
-
-* ``xllamacpp.Server(CommonParams)`` loads the model and runs llama.cpp's server loop in a
-  background thread. Loading happens on first use (about 0.4 s for SmolLM2 on two cores)
-  or on ``load()``, so constructing a provider is instant and ``status()`` never loads.
-* ``Server.handle_chat_completions(request, callback)`` runs one request in the *calling*
-  thread (the GIL is released) and calls ``callback(chunk)`` for every OpenAI-style stream
-  chunk. Each request runs in a worker thread that feeds a queue, so the caller gets a plain
-  iterator.
-* Cancelling: when the callback returns ``True`` the binding drops the response, and
-  llama.cpp cancels the task; generation stops at the next token and the slot is free for
-  the next request at once. The callback only fires once a token exists, so a cancel that
-  arrives while llama.cpp is still reading the prompt (3 to 4 ms per prompt token on two
-  cores) stops the *iterator* immediately, but the server finishes reading the prompt
-  before it notices; a request made in that window waits for it.
-* Structured output: the caller's JSON schema goes in the request's ``json_schema`` field
-  and llama.cpp constrains sampling with a grammar (LLGuidance). The text can still be cut
-  off by ``max_tokens``, so schemas must be bounded (``maxItems``, enums, string bounds)
-  and ``max_tokens`` must fit them. ``maxLength`` alone bounds characters, not tokens:
-  SmolLM2 sometimes writes every character as a ``\\uXXXX`` escape (about 4 tokens each).
-  A ``pattern`` with a class that excludes quote, backslash and control characters, such
-  as ``^[^"\\\\\\x00-\\x1f]{0,80}$``, rules escapes out; a looser one (``.``) lets the model
-  write text that llama.cpp's own output parser then rejects mid-stream (an ``LLMError``).
-  The repair path handles what is left (cut-off JSON).
-* Tools: none. SmolLM2-135M is far too small to choose tools and produce their arguments
-  reliably, so ``supports_tools`` is False and the turn runs without tools; tools passed
-  anyway are ignored.
-* One request at a time (one slot, the whole context): a second request queues inside
-  llama.cpp until the first finishes.
-
-Security: xllamacpp always starts llama.cpp's HTTP server next to the in-process API; the
-library has no switch to keep it closed. Hearth never uses it, so it is made as unreachable
-as the library allows, with no TCP port at all where the platform allows and nothing left on
-disk however the process ends: on Linux it listens on an abstract Unix socket
-(``@hearth-llm-<pid>-<random>.sock``: a name with no file, gone with the socket, so a
-SIGKILL leaves nothing behind; having no file, it has no file permissions either, so the
-key below is what keeps other local users out, as on loopback); on other POSIX systems on a Unix
-socket inside a private
-(0700) temporary folder ``hearth-llm-<pid>-…``, removed on close, and by the next load when
-its process was killed; elsewhere on 127.0.0.1 on a random port. Every endpoint except
-``/health`` requires a random API key that lives only in memory. The web UI and the slots
-and props endpoints are off (metrics stay on, see ``_params``), and llama.cpp is told it is
-offline (it never downloads anything). There is no child process to outlive Hearth: the
-model runs in Hearth's own.
+See docs/llm.md, "Embedded" (how xllamacpp is used, what it cannot do, the listener).
 """
 
 from __future__ import annotations
@@ -132,7 +93,7 @@ def abstract_unix_sockets() -> bool:
 
 def http_listener() -> tuple[str, Path | None]:
     """Where llama.cpp's unused HTTP server listens, and the private folder made for it
-    (None when there is none to remove); see the module docstring. llama.cpp takes a name
+    (None when there is none to remove); see docs/llm.md, "Embedded". llama.cpp takes a name
     ending in ``.sock`` as a Unix socket, and one starting with ``@`` as abstract."""
     owned = f"{LISTENER_PREFIX}{os.getpid()}-"
     if abstract_unix_sockets():
@@ -176,7 +137,7 @@ def _process_exists(pid: int) -> bool:
 
 
 class EmbeddedProvider:
-    """A GGUF chat model run in-process by llama.cpp (see the module docstring)."""
+    """A GGUF chat model run in-process by llama.cpp (docs/llm.md, "Embedded")."""
 
     def __init__(self, model_path: Path, *, context_tokens: int = 4096,
                  threads: int = 2) -> None:

@@ -1,46 +1,17 @@
 """``hearth import notes FOLDER``: a folder of Markdown notes (an Obsidian vault) into memory.
 
-Each ``*.md`` file under the folder (folders whose name starts with a dot, such as
-``.obsidian`` and ``.trash``, are skipped) becomes one memory:
+Each ``*.md`` file under the folder (dot folders skipped) becomes one memory: its title and
+Markdown body as written, its front matter and links kept in ``origin``, each ``[[link]]``
+to another note of the folder a ``wikilink`` edge. Re-importing is idempotent by external
+id (``note:<folder>:<path>:<content hash>``): an edited note gets a new memory and the old
+one is invalidated, a removed one is invalidated, nothing is deleted, and a note whose
+memory the user deleted stays out while its text is the same. Nothing outside the folder
+is read (``core.transfer.note_files``); a note that cannot be imported is skipped and
+named in ``NotesReport.skipped``. Two passes (check, then write in groups of at most
+``GROUP_NOTES`` notes or ``GROUP_CHARACTERS`` characters) read one note at a time, so memory
+does not grow with the vault; a killed run is completed by the next.
 
-* its text is the note's title (the front matter's ``title``, else the file name) and its
-  Markdown body as written: headings and ``[[wikilinks]]`` stay in it, so both searches
-  see them. A long note is not cut into rows: ``MemoryService`` gives a text longer than
-  one inference a vector per 160-token stretch (``core.embedding.chunking``), so a search
-  finds the note by the part that matches and names that excerpt;
-* the front matter (YAML between ``---`` lines) is kept in ``origin["front_matter"]``, its
-  ``tags`` become the memory's tags, and ``origin`` also holds the path, the headings, the
-  link targets and the content hash;
-* each ``[[link]]`` to another note of the folder (by file name or path, ``#heading`` and
-  ``|alias`` ignored) becomes a ``memory_edges`` row of kind ``wikilink`` from the note to
-  the note it names.
-
-**Re-importing** the folder compares content hashes: an unchanged note is left alone, an
-edited one gets a new memory and the old one is invalidated ("the note changed"), a note
-no longer there is invalidated ("the note was removed"); nothing is deleted, and a note
-edited back to an earlier text gets that memory back. The external id
-``note:<folder>:<path>:<content hash>`` (each part hashed to a fixed length) makes it
-idempotent, and the steps (add, invalidate, link) each complete what a killed run left.
-A note whose memory the user deleted stays out of every later import while its text is
-the same (its external id was recorded as forgotten, ``core.forgetting.imported``): the
-user said it must not be kept, and the note still saying the same thing does not change
-that. Edited in the vault, it is a text the user wrote since, and is imported again.
-The whole folder is read and checked first. A note that cannot be imported is skipped,
-named with the reason in the report (``NotesReport.skipped``), and the rest of the folder
-is imported: a note that is not UTF-8 text, whose front matter cannot be read
-(``core.transfer.front_matter``), and a link that leads out of the folder
-(``core.transfer.note_files``: nothing outside the folder the user chose is ever read).
-A skipped note that is in the folder keeps the memory of its earlier text as it was; a
-link out of the folder is no note of it, so a memory imported from one before is set
-aside like a removed note's.
-
-**Streaming.** A vault can hold tens of thousands of notes, so no pass holds their texts:
-the checking pass reads one note at a time and keeps only its path, content hash and the
-names it links to (:class:`NoteEntry`: enough to know what is new and to resolve the
-links); the writing pass reads again only the notes to add, one at a time, and embeds and
-commits them in groups of at most ``GROUP_NOTES`` notes or ``GROUP_CHARACTERS`` of text.
-A note edited between the two passes stops the import with a sentence (what was
-committed stays; importing again completes it).
+See docs/imports.md, "A notes folder" and "What you deleted stays deleted".
 """
 
 from __future__ import annotations
@@ -239,7 +210,7 @@ def import_notes(folder: Path, storage: StoragePort, memories: MemoryService, *,
                  progress: ProgressCallback | None = None,
                  cancel: CancelCheck | None = None,
                  include_removed: bool = False) -> NotesReport:
-    """Import (or re-import) a notes folder; see the module docstring. ``progress(done,
+    """Import (or re-import) a notes folder (docs/imports.md). ``progress(done,
     total)`` counts the new notes written; ``include_removed`` brings back the notes the
     user deleted before."""
     scanned = scan_folder(folder)

@@ -1,58 +1,18 @@
 """Full-text and vector search for PostgreSQL: tsvector for words, pgvector for meaning.
 
 All PostgreSQL-specific search SQL lives here, behind ``core.storage.port.SearchIndex``, with
-the same semantics as ``core.storage.sqlite.search`` (whose docstring explains them): these
-are the hooks of ``core.storage.search_base.SearchIndexBase``, which holds what both do the
-same way. What differs is said below and in docs/architecture.md ("PostgreSQL").
+the same semantics as ``core.storage.sqlite.search``: these are the hooks of
+``core.storage.search_base.SearchIndexBase``, which holds what both do the same way.
 
-Full text
----------
-Each indexed table has a stored generated column ``fulltext``: ``to_tsvector('hearth', ...)``
-of its indexed columns, with a GIN index (migration 0002). The ``hearth`` text search
-configuration is PostgreSQL's English one with a Snowball stemmer that keeps every word
-(Porter-like stemming, as FTS5's ``porter`` tokenizer: "moved" finds "moving"); unlike FTS5's
-``remove_diacritics`` it does not fold accents ("cafe" does not find "café": that takes the
-``unaccent`` extension, which is not part of every server).
+User text is never query syntax: each of its words (``core.storage.query_words``) is a bound
+parameter to ``plainto_tsquery``; ``to_tsquery`` never sees user text. Ranking is BM25
+computed in SQL, of FTS5's order but not its scale (recall divides by the best score).
+The vector tables are derived data made by ``ensure_dimensions``; a row's vectors go with
+it (``ON DELETE CASCADE``) and with a change of its text (a trigger). Each table has an HNSW
+index whose shortlist is rescored exactly, the search redone exactly when the filters leave
+too few rows.
 
-User text is never query syntax: its words (``core.storage.query_words``: stopwords dropped
-as on SQLite) are each passed as a bound parameter to ``plainto_tsquery``, which reads plain
-text only, and ORed with ``||``; ``to_tsquery`` never sees user text.
-
-Ranking is BM25 (k1 = 1.2, b = 0.75, FTS5's IDF), computed in SQL over every matching row:
-the document frequency of each query lexeme is counted exactly among the matches (every row
-containing it matches), the row count is the table's (its statistics estimate from
-``ESTIMATED_ROWS`` on, else counted), and the term frequency is the number of positions of the
-lexeme in the row's tsvector. Two differences from FTS5: a document's length is its number
-of distinct lexemes, and the average length is taken over the matching rows, not the whole
-table. Scores are higher-is-better and of the same order as FTS5's; recall divides them by
-the best one, so their absolute scale does not matter. The filters are applied to the
-scored matches.
-
-Vectors are derived data, outside the migrations
-------------------------------------------------
-As on SQLite, each kind has tables next to its base table, e.g. for memories
-``memories_vec(id, embedding vector(d))`` and ``memories_vec_chunks(id, item_id, position,
-char_start, char_end, embedding vector(d))`` (the further windows of long texts), created by
-``ensure_dimensions`` for the embedder's width; a width change drops them and sets
-``embedding_model = NULL`` everywhere so the backfill re-embeds. Both reference their base
-row ``ON DELETE CASCADE``, so deleting a row deletes its vectors in the same statement; a
-``BEFORE UPDATE`` trigger (plpgsql) on the indexed text columns deletes the row's vectors
-and windows and clears ``embedding_model`` when the text really changed, so a stale vector
-can never be searched. ``store_embeddings`` touches only ``embedding_model``, which fires
-no text trigger.
-
-Vector search
--------------
-Each vector table has an HNSW index with cosine distance (pgvector, ``vector_cosine_ops``;
-up to ``HNSW_MAX_DIMENSIONS``). Like SQLite's planner: a kind with at most
-``exact_max_rows`` vectors, or narrowing filters that leave at most that many rows, is
-scanned exactly; otherwise the HNSW index gives a shortlist of ``max(limit *
-shortlist_factor, min_shortlist)`` nearest rows (``hnsw.ef_search`` raised to match, at most
-``MAX_EF_SEARCH``), every shortlisted row is scored exactly by cosine (score = similarity)
-and filtered; if the filters leave fewer than ``limit``, the search is redone exactly with
-the filters inside (pgvector 0.6 cannot filter inside an HNSW scan). Windows are searched
-the same way and merged as on SQLite: each row once, with its best score, ``IndexHit.chunk``
-naming the window when one beat the whole-text vector.
+See docs/architecture.md, "PostgreSQL" (full text, vectors, and what differs from SQLite).
 """
 
 from __future__ import annotations

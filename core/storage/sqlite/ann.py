@@ -1,67 +1,18 @@
 """An approximate-nearest-neighbour index beside the database: derived data, never trusted blind.
 
-Why
----
-Vector search scans the sign bits of every row (``core.storage.sqlite.search``), which
-costs ~15 ms per 100k rows and grows linearly: ~150 ms at a million memories. Above
-``ANN_MIN_ROWS`` vectors a table is searched through an HNSW graph (usearch, int8 vectors,
-chosen by measurement: ``docs/benchmarks.md``, "Choosing the vector index") for a shortlist
-that ``search`` then rescores exactly from the float table, so a score is always the exact
-cosine and a row whose vector is gone can never be returned.
+From ``ANN_MIN_ROWS`` vectors a vector table is searched through an HNSW graph (usearch,
+int8) for a shortlist that ``core.storage.sqlite.search`` rescores exactly, so the index
+decides only speed, never a score. It lives in ``<database>.vector-index/``; SQLite stays
+the source of truth: triggers log every vector change to ``vector_changes``, every search
+first catches up on the log, and a file that disagrees with the rows (generation,
+high-water mark, count, a sample of vectors) is *stale*, so search falls back to the bit
+scan until ``rebuild`` runs. Files are committed by a header renamed into place, sealed in
+an encrypted folder, and rewritten without a forgotten vector's bytes.
 
-Where it lives, and what makes it trustworthy
----------------------------------------------
-One index per vector table, in the folder ``<database>.vector-index/`` beside the database
-(``hearth.db.vector-index/memories_vec-<token>.usearch``), private like every file of the
-data folder. SQLite stays the source of truth:
+usearch is imported lazily and only from ``core.native_libraries``, which loads onnxruntime
+first: the other order crashes the process.
 
-* **A change log.** Triggers on every vector table append ``(seq, vectors, item_id)`` to
-  ``vector_changes`` whenever a vector is inserted, replaced or deleted (a user's forget, a
-  text change, a re-embedding), in the same transaction as the change, whichever process
-  made it (the window, its dream child, the daemon, a ``hearth`` command).
-* **A header that commits a file.** ``<table>.json`` names the index file and records the
-  database's ``generation`` (a random id in ``vector_index_meta``, new whenever the vector
-  tables are recreated), the last change ``applied``, the vector ``count``, the width and
-  the file's byte size. A file is written under a fresh name, flushed to disk, and only then
-  named by a header that is itself written to a temporary file and renamed into place: a
-  process killed at any point leaves the previous header and its complete file, and
-  unnamed files are removed by the next save.
-* **Catch-up before every search.** Each process maps the file read-only (usearch's
-  ``view``: no copy, shared by every process through the page cache) and reads the log
-  entries after what it has applied (an indexed range, a few microseconds when there are
-  none). A changed row's current vector goes into a small in-memory delta searched exactly
-  beside the graph, and its old entry in the graph is masked; a deleted row is masked. So a
-  forget in another process is out of every process's results at its next search.
-* **Checks at first use.** The header must parse and name a file of the recorded size,
-  the generation must be the database's (a database replaced by another, or whose vectors
-  were recreated, is noticed), ``applied`` may not be ahead of the log's high-water mark
-  (a restored older backup is noticed), the log may not have been trimmed past
-  ``applied``, and after catching up the graph's vectors, less the masked, plus the delta
-  must number exactly the rows of the table. Anything else makes the index *stale*: search
-  falls back to the bit scan (correct, slower) until ``rebuild`` has run, which the dream's
-  link stage, ``hearth reembed`` and the window's vector rebuild do with progress and
-  cancel (``SqliteSearchIndex.refresh_vector_index``).
-* **Compaction keeps the log short.** When the delta and the masked rows pass
-  ``COMPACT_AFTER`` (or the user forgets something, ``erase_deleted``), one process, under
-  a file lock, loads the graph, applies the changes, writes a new file and header, and
-  trims the log up to what the file holds, recording how far it trimmed so a process still
-  on the older file rereads the header instead of missing entries.
-* **Sealed in an encrypted folder.** The file holds an int8 copy of every vector, from
-  which text can be approximated, so in a folder with ``encryption.json`` it is written
-  sealed (AES-256-GCM under a subkey of the folder's key: ``core.storage.sqlite.ann_seal``)
-  and each process decrypts it into its own memory and views that, instead of mapping the
-  file. A file that does not open (changed, another key, in the wrong form after a
-  conversion cut short) is stale like any other; ``convert_files`` seals or opens every
-  file when ``hearth encrypt`` / ``decrypt`` convert the folder.
-* **Forgotten means gone from the file too.** usearch keeps a removed vector's bytes in
-  its slot until another vector takes the slot. Compaction therefore fills every freed slot
-  with a placeholder and removes the placeholders again, so a deleted memory's vector is in
-  no index file after a forget (``tests/test_ann_index.py`` searches the file's bytes).
-
-usearch is imported where an index is first mapped or built, not with this module: its
-import takes a third of a second, which a start with no index to open (most data
-folders) should not pay. It comes from ``core.native_libraries``, which loads onnxruntime
-before it: the other order crashes the process.
+See docs/data-model.md, "The ANN index files".
 """
 
 from __future__ import annotations

@@ -1,43 +1,18 @@
 """Opening a SQLite database the way Hearth needs it.
 
-Every connection gets the same setup in one ``connect`` listener: sqlite-vec loaded, WAL,
-foreign keys, a busy timeout, ``synchronous=NORMAL`` (safe under WAL: a crash can lose the
-last transaction at most, never corrupt the file), and ``secure_delete``: what is deleted
-or overwritten is zeroed in its page rather than left in free space, so a user's forget
-(``core.forgetting``) leaves no old bytes behind in pages still in use. Statement
-parameters are hidden from error messages, so a traceback in a log never quotes user text.
+Every connection gets the same setup in one ``connect`` listener (sqlite-vec, WAL, foreign
+keys, a busy timeout, ``synchronous=NORMAL``, ``secure_delete``), with statement parameters
+hidden from error messages; the DB-API module is the stdlib ``sqlite3`` when it can load
+extensions, else ``sqlean``. Every database file is opened through ``connect_file`` (a
+SQLCipher connection in an encrypted folder) by a ``file:`` URI from ``sqlite_uri``, never a
+URL pasted from the path. The driver's own transaction handling is off: write sessions
+begin ``BEGIN IMMEDIATE``, and a write waits for the lock there and only there (retried
+until ``write_wait_seconds``), so a retry never re-runs half a unit of work. An engine
+checks the whole file before its first write (``core.storage.sqlite.damage``); a read-only
+engine changes nothing in the file or beside it.
 
-The stdlib ``sqlite3`` of some Python builds (this machine's among them) cannot load
-extensions, so the DB-API module is chosen at run time: the stdlib one when it can load
-extensions, otherwise ``sqlean`` (a drop-in ``sqlite3`` with extension loading).
-
-SQLAlchemy's pysqlite driver defers ``BEGIN`` in ways that break SAVEPOINTs and lock
-upgrades; we switch the driver's own transaction handling off and emit ``BEGIN`` ourselves
-(``BEGIN IMMEDIATE`` for write sessions, so two writers queue on the busy timeout instead
-of failing with a lock-upgrade deadlock).
-
-A write waits for the lock, it is never dropped because another process is writing. The
-waiting belongs in ``BEGIN IMMEDIATE`` and nowhere else: in WAL mode a connection that got
-the write lock is not refused later in its transaction (other writers wait for it, and
-readers never block a writer; only ``BEGIN IMMEDIATE`` "might fail with SQLITE_BUSY if
-another write transaction is already active", sqlite.org/lang_transaction.html), so a
-retry never has to re-run half a unit of work: nothing of it has run yet. Each attempt
-waits ``busy_timeout`` inside SQLite (whose busy handler retries at most 100 ms apart);
-between attempts we back off exponentially, never more than ``MAX_RETRY_DELAY``, until
-``write_wait_seconds``. Only then does the write fail, with a sentence. Before its first
-write an engine checks the whole file once (``core.storage.sqlite.damage``): a damaged
-database is never written.
-
-Every database is opened through a ``file:`` URI built by ``sqlite_uri``, never a URL
-pasted together from the path: a ``?``, ``#`` or ``%`` in a folder name would otherwise be
-read as URI syntax, putting the database outside the folder (two folders ``a?x`` and
-``a?y`` shared one ``a``). A read-only engine (``read_only=True``) changes nothing in the
-file or beside it: no WAL switch, and ``immutable=1`` where SQLite could not read a WAL
-database otherwise (see ``read_only_parameters``).
-
-Every connection to a database file is made by ``connect_file``: in an encrypted data folder
-(``core.home.encryption``) it is a SQLCipher connection keyed before anything is read, so
-the database, its WAL and every backup or copy made from it are encrypted with one key.
+See docs/architecture.md, "Rules" (one place configures connections) and "Writers take
+turns".
 """
 
 from __future__ import annotations
@@ -240,7 +215,7 @@ def is_busy(error: BaseException) -> bool:
 
 def begin_immediate(dbapi_connection: Any, path: Path | None, wait_seconds: float) -> None:
     """Start a write transaction, waiting up to ``wait_seconds`` for another writer's lock
-    (see the module docstring and ``core.storage.write_turns.take_turn``)."""
+    (docs/architecture.md, "Writers take turns"; ``core.storage.write_turns.take_turn``)."""
 
     def attempt() -> bool:
         try:

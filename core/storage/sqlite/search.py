@@ -4,124 +4,17 @@ All SQLite-specific search SQL lives here, behind ``core.storage.port.SearchInde
 hooks of ``core.storage.search_base.SearchIndexBase``, which holds what PostgreSQL does the
 same way (checking vectors and their width, window rows, filters, merging the hits).
 
-Full text
----------
-User text is never parsed as FTS5 syntax. It is split into words (letters and digits; any
-quote, operator, bracket, colon, caret or emoji is a separator), each word is quoted
-FTS5-style and the words are joined with OR, so a row matching more of them ranks higher by
-BM25 and no input can be a syntax error. Common English function words are dropped when
-the query has other words: each of them matches most rows, which adds nothing to the
-ranking but makes BM25 score nearly the whole table (and turns every sentence containing
-"my" into a hit). Scores are ``-bm25()`` so that higher is better.
-The words and stopwords are ``core.storage.query_words``, shared with PostgreSQL.
+What callers can count on: user text is never FTS5 syntax (its words are quoted and ORed,
+``core.storage.query_words``); scores are higher-is-better (``-bm25()``, and cosine
+similarity that is always exact: a shortlist from the bits or the ANN index is rescored
+from the float table); a query with words in over ``FREQUENT_ROWS`` rows is bounded, and
+one without is the plain search. The vector tables are derived data made by
+``ensure_dimensions``, not by a migration; triggers drop a row's vectors and windows when
+it is deleted or its text changes, and ``store_embeddings`` runs in the caller's
+transaction and touches only ``embedding_model``, which fires no text trigger.
 
-Frequent words
---------------
-Ranking with ``LIMIT n`` still scores every row that matches any word, so a word in tens
-of thousands of rows made BM25 the main cost of recall at 1M (p95 248 ms). A word in more
-than ``FREQUENT_ROWS`` (20,000) rows of the kind is frequent (FTS5 counts up to one past
-that, ~2 ms per query at 1M). Without frequent words the search is the plain one above:
-the threshold is absolute, so every database under it (all tests and the quality
-benchmark) gets exactly the same results. With them, three bounded searches are merged,
-each row keeping its best score:
-
-* the rare words alone (``r1 OR r2``): their best ``limit`` rows, whose full-query score
-  is their score here when they have no frequent word;
-* ``(r1 OR r2) AND (f1 OR f2)``: those of them with a frequent word, which score exactly
-  as in the full query (BM25 sums per word, with the table's own counts);
-* the newest ``NEWEST_FREQUENT`` matches of the frequent words (FTS5 stops reading there).
-
-So among rows with a rare word the top ``limit`` are exactly the full query's; only rows
-with frequent words alone are limited to the newest, which is also all a query of only
-frequent words gets (no longer its best BM25 matches).
-At 1M on generated memories, the top 50 agree with the unbounded search for every query
-with a rare word (see ``docs/benchmarks.md``).
-
-Vectors are derived data, outside the migrations
-------------------------------------------------
-Each kind has three plain tables next to its base table, e.g. for memories:
-
-* ``memories_vec(id, embedding)``: the float32 whole-text vector, for exact cosine scoring;
-* ``memories_vec_bits(id, bits)``: one bit per dimension (48 bytes for 384-d instead of
-  1,536), scanned with Hamming distance to shortlist candidates;
-* ``memories_vec_chunks(id, item_id, position, char_start, char_end, embedding, bits)``:
-  the further windows of long texts (``core.embedding.chunking``), several per row, with
-  the window's span into the row's ``document_text``; an index on ``(item_id, bits)`` finds
-  a row's windows and covers the Hamming scan. Rows that fit one inference have none.
-
-Their width depends on the embedder, so they are created by ``ensure_dimensions`` rather
-than by a migration, and a width change drops them and sets ``embedding_model = NULL`` on
-every base row so that the backfill re-embeds everything. Triggers on the base tables keep
-them honest: deleting a row deletes its vectors and windows; changing its indexed text
-deletes them and clears ``embedding_model`` in the same statement, so a stale vector can
-never be searched. ``store_embeddings`` runs in the caller's transaction, replaces a row's
-vector and windows together and touches only ``embedding_model``, which fires no text
-trigger. A database from before windows gets the window tables (and their triggers) on
-its first ``ensure_dimensions``, and its rows of at least ``UPGRADE_MIN_CHARS`` characters
-are queued for the backfill, keeping their vectors meanwhile.
-
-Windows in vector search
-------------------------
-``vector_search`` ranks the whole-text vectors as below, then the windows the same way
-(exact when at most ``exact_max_rows`` windows, or narrowing filters leave that many;
-otherwise Hamming shortlist and exact rescoring), with the filters applied through the
-parent row, keeping each row's best window (``GROUP BY item_id`` with ``max()``). Each row
-is returned once with its better score; ``IndexHit.chunk`` names the window when a window
-beat the whole-text vector. Taking the top ``limit`` of each side and merging is exact. An
-empty window table costs one probe (no change measured at 50k rows); at 50k rows with
-54,000 windows (2,000 texts of 3,000 words) the windows add ~11 ms of bit scan and ~10 ms of
-rescoring on the 2-core machine.
-
-Why plain tables and sqlite-vec's functions rather than ``vec0``
-----------------------------------------------------------------
-Measured with sqlite-vec 0.1.9 at 100k x 384-d on this machine: a ``vec0`` KNN over a bit
-column costs O(rows x k) because its top-k selection rescans for every result (2 ms at
-k=10, 19 ms at k=200, 42 ms at k=400), so a useful shortlist costs as much as an exact scan;
-reading single ``vec0`` rows costs ~0.2 ms each (rescoring 200 rows: 37 ms, an exact scan of
-5,000 filtered rows: 80 ms); and ``vec0`` (0.1.9) rejects UPDATEs of bit columns. Scanning a
-plain table with ``ORDER BY vec_distance_hamming(...) LIMIT n`` costs ~13 ms at 100k rows
-for any n up to a few thousand, and primary-key reads take microseconds.
-
-Quantised search with exact rescoring
--------------------------------------
-The bits of all rows are scanned by Hamming distance to shortlist
-``max(limit * SHORTLIST_FACTOR, MIN_SHORTLIST)`` rows (500 for recall's 50 candidates), and
-only those are scored exactly by cosine similarity (score = 1 - cosine distance). Measured
-on 100k real bge-small embeddings of generated memories and 200 generated questions,
-recall@10 against an exact scan is 0.95 with a 200-row shortlist, 0.99 with 500 and 0.9995
-with 1,000; the search takes ~16 ms with 500 (~20 ms with 1,000) instead of ~50-70 ms for
-an exact scan. ``benchmarks/recall.py`` re-measures this.
-
-Filters that can only remove a few rows (validity, exclusions) are applied to the
-shortlist rather than inside the scan, because a base-table lookup per scanned row doubles
-the scan; see ``_filtered`` for the fallback. Full-text search does the same with its
-ranked matches.
-
-The planner: exact where it is cheap, a graph where the scan grows
-------------------------------------------------------------------
-The float vectors are scanned directly (exact, ~1 us per row: 5.3 ms at 5,000 rows
-against 2.7 ms through the bits) when the kind has at most ``exact_max_rows`` vectors, or
-when narrowing filters leave at most that many rows (the base table's indexes find them
-quickly, and that count is only taken for such filters).
-
-A vector table with an ANN index (``core.storage.sqlite.ann``: from ``ANN_MIN_ROWS``
-vectors, once built and while it agrees with the rows) gives the shortlist instead of the
-bit scan: ``max(limit * ANN_SHORTLIST_FACTOR, ANN_MIN_SHORTLIST)`` ids, grown by the share
-of rows narrowing filters drop, rescored by the same exact statement (``_rescored``). If
-the filters then leave fewer than ``limit`` rows, or would need a shortlist over
-``ANN_MAX_SHORTLIST``, the bit scan runs with the filters inside it. The bit scan also
-serves while an index is missing or stale, so search is always correct and only its speed
-depends on the index.
-
-No centring of the bits
------------------------
-bge embeddings are anisotropic: they share a large mean direction (norm ~0.72 for unit
-vectors) and 11 of 384 dimensions have the same sign in over 95% of vectors, so plain sign
-bits carry ~0.86 bits of entropy per dimension against ~1.0 after subtracting the mean.
-Centring was implemented and measured: recall@10 at 100k was 0.950 / 0.993 / 1.000 with
-shortlists of 200 / 500 / 1,000, against 0.957 / 0.992 / 0.9995 for plain signs, i.e. no
-gain beyond noise once the shortlist is rescored exactly. It was removed because it needs a
-stored mean and a rebuild of every code whenever the mean is refreshed.
+See docs/data-model.md, "Search indexes beside the tables" and "How SQLite searches them"
+(frequent words, the planner, windows, and the measurements behind each choice).
 """
 
 from __future__ import annotations
@@ -183,7 +76,7 @@ OVERFETCH = 2
 """Ranked rows fetched per wanted row when filters are applied after ranking."""
 
 FREQUENT_ROWS = 20_000
-"""A query word in more rows than this is frequent (see "Frequent words" above)."""
+"""A query word in more rows than this is frequent (docs/data-model.md, "Frequent words")."""
 
 NEWEST_FREQUENT = 500
 """Matches of the frequent words scored when a query has them (the newest)."""
