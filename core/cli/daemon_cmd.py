@@ -62,12 +62,12 @@ def daemon(once: Annotated[str | None, typer.Option(
     events every 15 minutes, reminders, task alerts, follow-ups and scheduled prompts
     every minute, shown with notify-send where there is one) until Ctrl-C or SIGTERM; a
     running job stops at its next safe point first."""
-    from core.llm.selection import build_provider
+    from core.operations.models import configured_provider
     from core.scheduling import HearthScheduler
 
     with opened() as hearth, output.notices_paused("core"), \
             _logging_to(hearth.paths.home / "logs" / "daemon.log"):
-        scheduler = HearthScheduler(hearth, lambda: build_provider(hearth.settings),
+        scheduler = HearthScheduler(hearth, lambda: configured_provider(hearth.settings),
                                     notify=notify.notify)
         stop = threading.Event()
         with _stopping_on_signals(scheduler, stop, stop_timeout):

@@ -12,7 +12,6 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from core.cli import output
-from core.daily import when
 from core.errors import InvalidInputError
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
@@ -41,7 +40,9 @@ def done(item: Any, as_json: bool, sentence: str) -> None:
 
 def local(moment: datetime | None, zone: str | None = None) -> str:
     """A moment as the user reads it: ``YYYY-MM-DD HH:MM`` in their zone."""
-    return "" if moment is None else moment.astimezone(when.zone(zone)).strftime(
+    from core.operations.tasks import zone as zone_named
+
+    return "" if moment is None else moment.astimezone(zone_named(zone)).strftime(
         "%Y-%m-%d %H:%M")
 
 

@@ -17,7 +17,7 @@ from core.cli import output
 from core.cli.context import opened
 
 if TYPE_CHECKING:
-    from core.forgetting.recently_deleted import DeletedItem
+    from core.operations.deleted import DeletedItem
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of sentences.")]
 
@@ -30,11 +30,11 @@ def delete_fact(key: str, as_json: JsonOption = False) -> None:
 
     Your messages, chats and other facts keep their words. To replace the fact's words
     everywhere instead (for good), use `hearth facts forget`."""
-    from core.knowledge.facts import normalise_key
+    from core.operations import facts
 
     with opened() as hearth:
-        item = hearth.deleted.delete_fact(key)
-    said_deleted(item, as_json, erase=f"hearth facts forget {normalise_key(key)} --preview")
+        item = facts.delete(hearth, key).value
+    said_deleted(item, as_json, erase=f"hearth facts forget {facts.normalise_key(key)} --preview")
 
 
 def said_deleted(item: DeletedItem, as_json: bool, *, erase: str = "") -> None:
@@ -57,8 +57,10 @@ def listed(ctx: typer.Context, as_json: JsonOption = False) -> None:
     """List what you deleted that can still be brought back."""
     if ctx.invoked_subcommand is not None:
         return
+    from core.operations.deleted import recently_deleted
+
     with opened() as hearth:
-        items = hearth.deleted.listed()
+        items = recently_deleted(hearth)
     if as_json:
         output.print_json(items)
         return
@@ -71,8 +73,10 @@ def listed(ctx: typer.Context, as_json: JsonOption = False) -> None:
 def restore(entry_id: Annotated[int, typer.Argument(help="Its id in `hearth deleted`.")],
             as_json: JsonOption = False) -> None:
     """Bring a deleted entry back, as it was."""
+    from core.operations import deleted
+
     with opened() as hearth:
-        restored = hearth.deleted.restore(entry_id)
+        restored = deleted.restore(hearth, entry_id).value
     if as_json:
         output.print_json(restored)
         return

@@ -33,9 +33,7 @@ from core.cli.context import opened
 from core.errors import HearthError, NotFoundError
 
 if TYPE_CHECKING:
-    from core.forgetting.backups import BackupRewrite
-    from core.forgetting.preview import PlaceInPreview
-    from core.forgetting.service import ForgetPreview, ForgetReport
+    from core.operations.facts import BackupRewrite, ForgetPreview, ForgetReport, PlaceInPreview
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of sentences.")]
 
@@ -65,27 +63,27 @@ def forget(key: str,
     Chats, memories, events, indexes and logs then show [forgotten]; another fact with the
     same word is left unless you --include it. This cannot be undone: to remove the fact
     alone, with an undo, use `hearth facts delete`. --preview lists the places first."""
-    from core.forgetting import wording
+    from core.operations import facts
 
     with opened() as hearth:
         if preview or (not yes and not as_json and interactive()):
-            shown = hearth.forgetting.preview(key)
+            shown = facts.preview_forget(hearth, key)
             if preview:
                 _say(as_json, shown, *_preview_lines(shown))
                 return
             _say(False, None, *_preview_lines(shown))
-            if not typer.confirm(f"Erase it from the ticked places? {wording.CANNOT_UNDO}",
+            if not typer.confirm(f"Erase it from the ticked places? {facts.CANNOT_UNDO}",
                                  default=False, err=True):
                 raise typer.Exit(1)
         try:
-            forgotten = hearth.forgetting.forget(key, skip=skip or (), include=include or (),
-                                                 compact=compact)
+            forgotten = facts.forget(hearth, key, skip=skip or (), include=include or (),
+                                       compact=compact).value
         except NotFoundError:
             if not from_backups:
                 raise
-            rewrites = hearth.forgetting.remove_from_backups(key)
+            rewrites = facts.forget_in_backups(hearth, key)
             _say(as_json, {"key": key, "forgotten": False, "backups": rewrites},
-                 *wording.rewritten(rewrites))
+                 *facts.rewritten(rewrites))
             fail_if_any_failed(rewrites)
             return
         report = forgotten.report
@@ -94,7 +92,7 @@ def forget(key: str,
         rewrite = rewrite_asked(bool(report.backups), from_backups, as_json,
                                 "Remove it from those backups too?")
         rewrites = forgotten.remove_from_backups() if rewrite else ()
-    _say(as_json, {**_report_dict(report), "backups": rewrites}, *wording.rewritten(rewrites))
+    _say(as_json, {**_report_dict(report), "backups": rewrites}, *facts.rewritten(rewrites))
     fail_if_any_failed(rewrites)
 
 
@@ -104,11 +102,11 @@ def compact(as_json: JsonOption = False) -> None:
     SQLite: the file is rebuilt (VACUUM).
     PostgreSQL: every table is rewritten (VACUUM FULL, locking it meanwhile)
     and a checkpoint asked for; the output says what the server may still keep."""
-    from core.forgetting import wording
+    from core.operations import facts
 
     with opened() as hearth:
-        files = hearth.forgetting.compact()
-    _say(as_json, {"files": files}, wording.compacted(files))
+        files = facts.compact(hearth)
+    _say(as_json, {"files": files}, facts.compacted(files))
 
 
 def rewrite_asked(held: bool, from_backups: bool, as_json: bool, question: str) -> bool:
@@ -133,12 +131,12 @@ def _say(as_json: bool, data: Any, *lines: str) -> None:
 
 def _preview_lines(shown: ForgetPreview) -> list[str]:
     """Each place with its token, ticked or not, and the words around the value."""
-    from core.forgetting import wording
+    from core.operations import facts
 
     lines = [f"The value of “{shown.key.replace('_', ' ')}” is in {len(shown.found)} "
              f"place{'s' if len(shown.found) != 1 else ''} besides the fact itself. "
-             f"{wording.CANNOT_UNDO}", wording.redactions(shown, done=False),
-             wording.kept(shown), *place_lines(shown.found)]
+             f"{facts.CANNOT_UNDO}", facts.redactions(shown, done=False),
+             facts.kept(shown), *place_lines(shown.found)]
     return [line for line in lines if line]
 
 
@@ -167,12 +165,12 @@ def _report_dict(report: ForgetReport) -> dict[str, Any]:
 
 
 def _print_report(report: ForgetReport, *, offer_flag: bool) -> None:
-    from core.forgetting import wording
+    from core.operations import facts
 
-    lines = [f"Erased {report.key}. It cannot be brought back.", wording.redactions(report),
-             wording.kept(report), wording.FILES[report.files], *wording.unmasked(report)]
+    lines = [f"Erased {report.key}. It cannot be brought back.", facts.redactions(report),
+             facts.kept(report), facts.FILES[report.files], *facts.unmasked(report)]
     if report.backups:
-        lines.append(wording.backups_held(len(report.backups)))
+        lines.append(facts.backups_held(len(report.backups)))
         lines.extend(f"  {path}" for path in report.backups)
         if offer_flag:
             lines.append(f"Remove it from them too with "

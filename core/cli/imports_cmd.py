@@ -52,8 +52,8 @@ def undo(batch: Annotated[int, typer.Argument(metavar="ID", help="The run, as li
          as_json: JsonFlag = False) -> None:
     """Remove what one import run added: its memories, and the imported chats they came
     from, are deleted for good, and importing the same file again leaves them out."""
-    from core.forgetting import wording
     from core.operations.imports import undo_import
+    from core.operations.memories import memories_deleted
 
     if not yes:
         if not sys.stdin.isatty():
@@ -72,7 +72,7 @@ def undo(batch: Annotated[int, typer.Argument(metavar="ID", help="The run, as li
                            "files": report.files if report else None,
                            "backups_holding": list(report.backups) if report else []})
         return
-    lines = ([*wording.memories_deleted(report),
+    lines = ([*memories_deleted(report),
               f"Deleted {undone.exchanges} imported exchanges and {undone.chats} imported "
               "chats left empty."] if report is not None
              else [f"Import run {batch} had nothing left to remove."])

@@ -15,9 +15,10 @@ from __future__ import annotations
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from core.llm.protocol import CancelToken
+if TYPE_CHECKING:
+    from core.operations.models import CancelToken
 
 
 @contextmanager

@@ -57,10 +57,10 @@ def week(summary: Annotated[bool, typer.Option(
         with opened(only_reads=True) as hearth:
             _show(journal.week(hearth), as_json, "This week")
         return
-    from core.llm.selection import build_provider
+    from core.operations.models import configured_provider
 
     with opened(only_reads=True) as hearth:
-        provider = build_provider(hearth.settings)
+        provider = configured_provider(hearth.settings)
         try:
             digest = journal.digest(hearth, provider)
         finally:

@@ -46,15 +46,15 @@ def delete(ids: IdsArgument, as_json: JsonOption = False) -> None:
 
     The chats they came from keep their words (the command says where). To replace their
     words everywhere instead, for good, use `hearth memories forget`."""
-    from core.forgetting import wording
+    from core.operations import memories
 
     with opened() as hearth:
-        left = hearth.forgetting.preview_memories(ids).places
-        item = hearth.deleted.delete_memories(ids)
+        deleted = memories.delete(hearth, ids).value
+    item, left = deleted.item, deleted.words_left
     numbers = " ".join(str(memory_id) for memory_id in sorted(set(ids)))
     said_deleted(item, as_json, erase=f"hearth memories forget {numbers} --preview")
     if not as_json and left:
-        _print(wording.words_left(left, "it" if item.count == 1 else "them"))
+        _print(memories.words_left(left, "it" if item.count == 1 else "them"))
 
 
 @memories_app.command("forget")
@@ -72,13 +72,13 @@ def forget(ids: IdsArgument,
 
     This cannot be undone: to remove the memories alone, with an undo, use
     `hearth memories delete`. --preview lists the places first."""
-    from core.forgetting import wording
+    from core.operations import facts, memories
 
     count = len(set(ids))
     what = "it" if count == 1 else "them"
     with opened() as hearth:
         if preview or (not yes and not as_json):
-            shown = hearth.forgetting.preview_memories(ids)
+            shown = memories.preview_erase(hearth, ids)
             if preview:
                 if as_json:
                     output.print_json(shown)
@@ -90,12 +90,12 @@ def forget(ids: IdsArgument,
                                         "confirmed.", "Add --yes to erase without asking.")
             _print(_headline(count, len(shown.places)), *place_lines(shown.places))
             if not typer.confirm(f"Erase {what} from the ticked places? "
-                                 f"{wording.CANNOT_UNDO}", default=False, err=True):
+                                 f"{facts.CANNOT_UNDO}", default=False, err=True):
                 raise typer.Exit(1)
-        erased = hearth.forgetting.erase_memories(ids, skip=skip or (), include=include or ())
+        erased = memories.erase(hearth, ids, skip=skip or (), include=include or ()).value
         report = erased.report
         if not as_json:
-            _print(*wording.memories_deleted(report, erased=True), "It cannot be brought back.",
+            _print(*memories.memories_deleted(report, erased=True), "It cannot be brought back.",
                    *(f"  {path}" for path in report.backups))
         rewrite = rewrite_asked(bool(report.backups), from_backups, as_json,
                                 f"Remove {what} from those backups too?")
@@ -107,7 +107,7 @@ def forget(ids: IdsArgument,
                            "logs_not_rewritten": list(report.unmasked_logs),
                            "backups": rewrites})
     else:
-        _print(*wording.rewritten(rewrites, what=what))
+        _print(*facts.rewritten(rewrites, what=what))
         if report.backups and not rewrite:
             _print(f"Those backups keep {what}; to remove erased memories from backups "
                    "too, give --from-backups with the erase.")
@@ -115,11 +115,11 @@ def forget(ids: IdsArgument,
 
 
 def _headline(count: int, places: int) -> str:
-    from core.forgetting import wording
+    from core.operations.facts import CANNOT_UNDO
 
     whose = "this memory" if count == 1 else f"these {count} memories"
     return (f"The words of {whose} are in {places} other place{'s' if places != 1 else ''}. "
-            f"{wording.CANNOT_UNDO}")
+            f"{CANNOT_UNDO}")
 
 
 def _print(*lines: str) -> None:

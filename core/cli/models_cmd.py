@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import (
@@ -23,7 +23,9 @@ from rich.progress import (
 )
 
 from core.cli import context, output
-from core.llm.protocol import PullProgress
+
+if TYPE_CHECKING:
+    from core.operations.models import PullProgress
 
 models_app = typer.Typer(help="Ollama models: list the installed ones, pull another.",
                          no_args_is_help=True)
@@ -33,22 +35,17 @@ models_app = typer.Typer(help="Ollama models: list the installed ones, pull anot
 def list_models(as_json: Annotated[bool, typer.Option(
         "--json", help="Print JSON instead of a table.")] = False) -> None:
     """The models installed in Ollama; the one Hearth is set to use is marked."""
-    from core.llm.ollama import OllamaProvider, same_model
+    from core.operations.models import installed_models, same_model
 
-    settings = context.settings()
-    provider = OllamaProvider.from_settings(settings)
-    try:
-        models = provider.list_models()
-    finally:
-        provider.close()
-    configured = provider.model
+    installed = installed_models(context.settings())
+    models, configured = installed.models, installed.configured
     marked = [same_model(configured, m.name) for m in models]
     if as_json:
         output.print_json([{"name": m.name, "size_bytes": m.size_bytes, "details": m.details,
                             "configured": mark} for m, mark in zip(models, marked, strict=True)])
         return
     output.print_table(
-        f"Models in Ollama at {provider.host}", ["", "name", "size (GB)", "parameters",
+        f"Models in Ollama at {installed.host}", ["", "name", "size (GB)", "parameters",
                                                  "quantization"],
         [("*" if mark else "", m.name,
           f"{m.size_bytes / 1e9:.1f}" if m.size_bytes is not None else "",
@@ -65,19 +62,17 @@ def pull(name: Annotated[str | None, typer.Argument(
         help="Model to download, e.g. llama3.2:3b (default: the configured model).")] = None,
          ) -> None:
     """Download a model into Ollama, with progress; Ctrl-C stops (run again to resume)."""
-    from core.llm.ollama import OllamaProvider
+    from core.operations.models import ollama_model, pull_configured
 
-    provider = OllamaProvider.from_settings(context.settings())
-    wanted = name or provider.model
+    settings = context.settings()
+    wanted = name or ollama_model(settings)
     try:
         with _progress_display(f"pulling {wanted}") as progress:
-            provider.pull(wanted, progress)
+            pull_configured(settings, wanted, progress)
     except KeyboardInterrupt:
         output.print_error(f"Stopped pulling {wanted}.",
                            f"Run `hearth models pull {wanted}` again to resume.")
         raise typer.Exit(130) from None
-    finally:
-        provider.close()
     output.stdout.print(f"pulled {wanted}", highlight=False)
 
 

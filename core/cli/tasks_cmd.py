@@ -12,7 +12,6 @@ import typer
 
 from core.cli.context import opened
 from core.cli.daily import IdArgument, JsonOption, YesOption, delete_confirmed, done, show
-from core.daily import when
 
 if TYPE_CHECKING:
     from core.operations.tasks import Keep, TaskItem
@@ -48,7 +47,7 @@ def today(day: Annotated[str | None, typer.Option(
     """Open tasks that are overdue or due today."""
     from core.operations import tasks
 
-    local_day = when.day(day) if day else when.today()
+    local_day = tasks.day(day) if day else tasks.today()
     with opened(only_reads=True) as hearth:
         items = tasks.overdue(hearth, local_day) + tasks.due_today(hearth, local_day)
     _show(items, as_json, f"Due by {local_day.isoformat()}")

@@ -14,8 +14,8 @@ from datetime import datetime
 from core.app import Hearth
 from core.forgetting.backups import BackupRewrite
 from core.forgetting.preview import PlaceInPreview
-from core.forgetting.service import Forgotten, ForgetPreview
-from core.forgetting.wording import FILES, backups_held, redactions, rewritten, unmasked
+from core.forgetting.service import FileCheck, Forgotten, ForgetPreview, ForgetReport
+from core.forgetting.wording import FILES, backups_held, compacted, redactions, rewritten, unmasked
 from core.knowledge.facts import CATEGORIES, FactChange, normalise_key
 from core.forgetting.recently_deleted import FACT, DeletedItem
 from core.forgetting.wording import CANNOT_UNDO, kept, words_left
@@ -25,8 +25,9 @@ from core.operations.done import Done
 from core.storage.orm import UserFact
 
 __all__ = ["CANNOT_UNDO", "CATEGORIES", "FILES", "BackupRewrite", "DeletedItem",
-           "EarlierValue", "Fact", "FactChange", "ForgetPreview", "Forgotten", "PlaceInPreview",
-           "backups_held", "correct", "delete", "fact_history", "forget", "kept", "list_facts",
+           "EarlierValue", "Fact", "FactChange", "FileCheck", "ForgetPreview", "ForgetReport",
+           "Forgotten", "PlaceInPreview", "backups_held", "compact", "compacted", "correct",
+           "delete", "fact_history", "forget", "forget_in_backups", "kept", "list_facts",
            "normalise_key", "preview_forget", "recategorise", "redactions", "remember",
            "rewritten", "unmasked", "words_left"]
 
@@ -117,7 +118,21 @@ def preview_forget(hearth: Hearth, key: str) -> ForgetPreview:
 
 
 def forget(hearth: Hearth, key: str, skip: Iterable[str] = (),
-           include: Iterable[str] = ()) -> Done[Forgotten]:
+           include: Iterable[str] = (), *, compact: bool = False) -> Done[Forgotten]:
     """Erase the fact everywhere but in the places left (``skip``; the unticked ones not in
-    ``include``); the ``Forgotten`` can still remove it from backups."""
-    return Done(hearth.forgetting.forget(key, skip=skip, include=include), FORGET_CHANGES)
+    ``include``); the ``Forgotten`` can still remove it from backups. ``compact`` also
+    rewrites a PostgreSQL server's tables so their files keep no copy."""
+    return Done(hearth.forgetting.forget(key, skip=skip, include=include, compact=compact),
+                FORGET_CHANGES)
+
+
+def forget_in_backups(hearth: Hearth, key: str) -> tuple[BackupRewrite, ...]:
+    """Rewrite the backups that still hold a fact already forgotten without it, its values
+    read from the backups' own records; NotFoundError if no backup has a record of it."""
+    return hearth.forgetting.remove_from_backups(key)
+
+
+def compact(hearth: Hearth) -> FileCheck:
+    """Rebuild the database's files without what earlier forgets and deletes left in their
+    free space (``compacted`` says what was done)."""
+    return hearth.forgetting.compact()

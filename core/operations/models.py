@@ -27,6 +27,7 @@ from core.llm.protocol import (
     LLMError,
     LLMProvider,
     ModelInfo,
+    PullProgress,
 )
 
 if TYPE_CHECKING:  # imported when first used: the HTTP client and llama.cpp are a good part
@@ -35,10 +36,12 @@ if TYPE_CHECKING:  # imported when first used: the HTTP client and llama.cpp are
     from core.llm.ollama import OllamaProvider
 
 __all__ = [
-    "DEFAULT_OLLAMA_HOST", "CancelToken", "LLMCancelled", "LLMProvider", "ModelInfo",
-    "OllamaSurvey", "Pulled", "Rebuilt", "StaleVectors", "check_embedding_model",
+    "DEFAULT_OLLAMA_HOST", "CancelToken", "Installed", "LLMCancelled", "LLMProvider",
+    "ModelInfo", "OllamaSurvey", "Pulled", "PullProgress", "Rebuilt", "StaleVectors",
+    "check_embedding_model",
     "configured_provider", "count_stale_vectors", "embedded_model_problem",
-    "embedding_model_in_use", "host_problem", "pull_model", "rebuild_vectors", "same_model",
+    "embedding_model_in_use", "host_problem", "installed_models", "ollama_model",
+    "pull_configured", "pull_model", "rebuild_vectors", "same_model",
     "survey_ollama",
 ]
 
@@ -101,6 +104,50 @@ def same_model(wanted: str, installed: str) -> bool:
     from core.llm.ollama import same_model as same
 
     return same(wanted, installed)
+
+
+@dataclass(frozen=True)
+class Installed:
+    """The models installed in the Ollama the settings name (``host``), and the model the
+    settings choose (``configured``)."""
+
+    host: str
+    configured: str
+    models: tuple[ModelInfo, ...]
+
+
+def _configured_ollama(settings: Settings) -> OllamaProvider:
+    """The Ollama the user configured, with the retries the settings give."""
+    from core.llm.ollama import OllamaProvider
+
+    return OllamaProvider.from_settings(settings)
+
+
+def ollama_model(settings: Settings) -> str:
+    """The Ollama model the settings choose, as a pull names it."""
+    provider = _configured_ollama(settings)
+    provider.close()
+    return provider.model
+
+
+def installed_models(settings: Settings) -> Installed:
+    """What the configured Ollama has installed (``LLMError`` when it cannot be asked)."""
+    provider = _configured_ollama(settings)
+    try:
+        models = tuple(provider.list_models())
+    finally:
+        provider.close()
+    return Installed(provider.host, provider.model, models)
+
+
+def pull_configured(settings: Settings, name: str, step: PullProgress) -> None:
+    """Download ``name`` into the configured Ollama, reporting each step; Ctrl-C stops it
+    (pulling the same name again resumes)."""
+    provider = _configured_ollama(settings)
+    try:
+        provider.pull(name, step)
+    finally:
+        provider.close()
 
 
 def _ollama_at(settings: Settings, host: str | None, model: str) -> OllamaProvider:

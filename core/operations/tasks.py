@@ -11,12 +11,15 @@ from datetime import date, datetime, time
 from core.app import Hearth
 from core.daily import when
 from core.daily.tasks import KEEP, Keep
+from core.daily.when import day, today, zone
 from core.operations.changes import Changes, Domain
 from core.operations.done import Done
 from core.storage.orm import Task
 
-__all__ = ["KEEP", "Keep", "TaskItem", "add", "complete", "delete", "due_today", "edit",
-           "list_tasks", "overdue", "reopen"]
+__all__ = ["KEEP", "Keep", "TaskItem", "add", "complete", "day", "delete", "due_today", "edit",
+           "list_tasks", "overdue", "reopen", "today", "zone"]
+"""``day``, ``today`` and ``zone`` are how a front end reads the user's "YYYY-MM-DD" and
+names their local day and time zone, as the tasks do."""
 
 TASKS = Changes.of(Domain.TASKS)
 
