@@ -329,3 +329,20 @@ def test_the_link_stage_finds_the_exact_neighbours_through_the_index(built) -> N
         assert np.allclose(approximate.similarity[row][:picked.size], matrix[picked] @ matrix[row],
                            atol=1e-5)  # exact cosines
     assert found / wanted >= 0.97
+
+
+@pytest.mark.parametrize("key", [None, bytes(range(32))], ids=["plain", "encrypted"])
+@pytest.mark.parametrize("view", [True, False], ids=["view", "copy"])
+def test_a_graph_read_from_its_file_searches_as_deep_as_a_new_one(
+        tmp_path: Path, key: bytes | None, view: bool) -> None:
+    """A saved usearch file keeps neither depth: the next start, and every other process,
+    read the graph from its file, and at usearch's default depth (64) the agreement with
+    exact search fell below what the index promises."""
+    graph = ann.new_graph(8)
+    graph.add(np.arange(50), clustered(50, seed=3)[:, :8].copy())
+    ann.write_graph(graph, tmp_path / "graph.usearch", key)
+
+    loaded = ann.load_graph(tmp_path / "graph.usearch", key, view=view)
+
+    assert (loaded.expansion_search, loaded.expansion_add) == (
+        ann.EXPANSION_SEARCH, ann.EXPANSION_ADD)
