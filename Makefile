@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.hearth-installed
 
-.PHONY: setup models run lint test bench package screenshots clean
+.PHONY: setup models run lint check test bench package screenshots clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+
+# The inner loop: lint and the fast tier (no model server, PostgreSQL, child processes or test
+# over a second: tests/support/tiers.py), under 3 minutes on 2 cores. CI runs `make test`.
+check: setup lint
+	$(BIN)/python -m pytest -n auto --dist loadfile -m "not integration"
 
 # One worker per core; each test file stays on one worker, so its module fixtures are built once.
 test: setup lint

@@ -26,6 +26,7 @@ from support.hygiene import (
     top_level_widgets,
 )
 from support.templates import SqliteTemplate
+from support.tiers import mark_integration
 
 from core.config import DEFAULT_EMBEDDING_MODEL_DIR, Settings
 
@@ -184,3 +185,8 @@ def hearth(migrated_home: Path, embedder) -> Iterator[Hearth]:  # noqa: F821
 
     with Hearth.open(migrated_home, embedder=embedder) as opened:
         yield opened
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the integration tier (``support.tiers``): ``make check`` leaves it out."""
+    mark_integration(items)
