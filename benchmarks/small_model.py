@@ -115,7 +115,7 @@ def first_useful_answer(provider: LLMProvider) -> str:
     with fresh_home() as home, Hearth.open(home) as hearth:
         assistant = Assistant.start(hearth, provider=provider, channel="bench")
         try:
-            session_id = assistant.conversation.new_session()
+            session_id = assistant.conversation.sessions.new_session()
             for _ in assistant.conversation.send(session_id, TOLD):
                 pass
             assistant.learning.drain(timeout=None)

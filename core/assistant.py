@@ -59,7 +59,7 @@ class Assistant:
         within ``timeout``."""
         finished = self.learning.shutdown(timeout=timeout, close_sessions=close_sessions)
         if close_sessions:
-            self.conversation.discard_incognito()
+            self.conversation.sessions.discard_incognito()
         self.provider.close()
         return finished
 

@@ -138,7 +138,7 @@ def converse(hearth: Hearth, *turns: tuple[str, list[Reply | str]]) -> list[Tool
     """Run each user message with its scripted model answers; the tool activity seen."""
     script: list[Reply | str] = [answer for _, answers in turns for answer in answers]
     conversation = hearth.conversation(ScriptedLLM(script), clock=lambda: NOW)
-    session_id = conversation.new_session()
+    session_id = conversation.sessions.new_session()
     activity = []
     for text, _ in turns:
         activity += [e for e in conversation.send(session_id, text)

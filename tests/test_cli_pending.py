@@ -59,7 +59,7 @@ def held(home: Path, server: FakeOllama, title: str) -> int:
     server.responder = scripted(task_call(title), FakeReply(text="Waiting for you."))
     with Hearth.open(home) as hearth:
         chat = hearth.conversation(OllamaProvider(server.url, MODEL, retries=0))
-        session_id = chat.new_session()
+        session_id = chat.sessions.new_session()
         list(chat.send(session_id, f"add a task: {title}"))
         (row,) = hearth.pending.pending(session_id)
         return row.id

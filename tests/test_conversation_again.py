@@ -50,13 +50,13 @@ def test_regenerate_replaces_the_reply_in_place_and_is_not_learned_twice(hearth)
     llm = ScriptedLLM(["Lisbon is lovely.", "Lisbon has seven hills."])
     heard = Listener()
     conversation = hearth.conversation(llm, listener=heard)
-    chat = conversation.new_session()
+    chat = conversation.sessions.new_session()
     first = finished(list(conversation.send(chat, "My sister lives in Lisbon")))
 
     again = finished(list(conversation.answer_again(chat, first.interaction_id)))
 
     assert again.interaction_id == first.interaction_id
-    (saved,) = conversation.session_history(chat)
+    (saved,) = conversation.sessions.session_history(chat)
     assert (saved.user_message, saved.agent_response, saved.status) == (
         "My sister lives in Lisbon", "Lisbon has seven hills.", "completed")
     assert len(rows(hearth, ContextLog)) == 1  # the new reply's record replaced the old one
@@ -77,13 +77,13 @@ def test_an_edited_message_replaces_the_original_and_is_learned_from(hearth) -> 
     llm = ScriptedLLM(["Noted.", "Porto, then."])
     heard = Listener()
     conversation = hearth.conversation(llm, listener=heard)
-    chat = conversation.new_session()
+    chat = conversation.sessions.new_session()
     first = finished(list(conversation.send(chat, "I live in Lisbon")))
 
     finished(list(conversation.answer_again(chat, first.interaction_id,
                                             text="I live in Porto")))
 
-    (saved,) = conversation.session_history(chat)
+    (saved,) = conversation.sessions.session_history(chat)
     assert (saved.user_message, saved.agent_response) == ("I live in Porto", "Porto, then.")
     assert heard.calls == [first.interaction_id, first.interaction_id]
     asked = [r for r in llm.requests if r.kind == "chat"][-1].messages[-1].content
@@ -93,7 +93,7 @@ def test_an_edited_message_replaces_the_original_and_is_learned_from(hearth) -> 
 
 def test_only_the_last_exchange_can_be_answered_again(hearth) -> None:
     conversation = hearth.conversation(ScriptedLLM(["A.", "B."]))
-    chat = conversation.new_session()
+    chat = conversation.sessions.new_session()
     first = finished(list(conversation.send(chat, "One")))
     finished(list(conversation.send(chat, "Two")))
     with pytest.raises(InvalidInputError, match="last message"):
@@ -112,30 +112,30 @@ TRANSCRIPT = {
 
 def test_search_finds_chats_by_title_and_message_and_imported_sessions(hearth) -> None:
     conversation = hearth.conversation(ScriptedLLM(["Sure.", "Ok."]))
-    marathon = conversation.new_session("Marathon plan")
-    dinner = conversation.new_session()
+    marathon = conversation.sessions.new_session("Marathon plan")
+    dinner = conversation.sessions.new_session()
     list(conversation.send(dinner, "A recipe with aubergine please"))
     list(conversation.send(marathon, "Ten weeks left"))
     import_transcript(TRANSCRIPT, hearth.storage, hearth.memories)
 
-    assert [s.id for s in conversation.search_sessions("marathon")] == [marathon]
-    assert [s.id for s in conversation.search_sessions("AUBERGINE")] == [dinner]
-    (imported,) = conversation.search_sessions("porto")
+    assert [s.id for s in conversation.sessions.search_sessions("marathon")] == [marathon]
+    assert [s.id for s in conversation.sessions.search_sessions("AUBERGINE")] == [dinner]
+    (imported,) = conversation.sessions.search_sessions("porto")
     assert imported.imported and imported.conversation_id == "maya-and-sam"
     # FTS syntax typed by the user is only words: no error, and nothing odd matches
     for text in ('"unclosed', "NEAR(marathon", "title:plan*", "-)(^", "NOT marathon*"):
-        found = conversation.search_sessions(text)
+        found = conversation.sessions.search_sessions(text)
         assert all(s.id == marathon for s in found), text
-    assert conversation.search_sessions("   ") == []
+    assert conversation.sessions.search_sessions("   ") == []
     # the list of chats shows imported sessions only when asked; their turns keep speakers
-    assert imported.id not in [s.id for s in conversation.recent_sessions()]
-    listed = conversation.recent_sessions(include_imported=True)
+    assert imported.id not in [s.id for s in conversation.sessions.recent_sessions()]
+    listed = conversation.sessions.recent_sessions(include_imported=True)
     assert imported.id in [s.id for s in listed]
-    (turn,) = conversation.session_history(imported.id)
+    (turn,) = conversation.sessions.session_history(imported.id)
     assert (turn.speaker, turn.user_message) == ("Maya", "I moved to Porto last week.")
     with pytest.raises(InvalidInputError, match="imported conversation"):
         conversation.send(imported.id, "Can I add to it?")
-    assert len(conversation.session_history(imported.id)) == 1
+    assert len(conversation.sessions.session_history(imported.id)) == 1
 
 
 def test_an_answer_without_a_fact_leaves_it_out_and_saves_nothing(hearth) -> None:
@@ -144,7 +144,7 @@ def test_an_answer_without_a_fact_leaves_it_out_and_saves_nothing(hearth) -> Non
     llm = ScriptedLLM(["You live in Lisbon.", "I am not sure where you live."])
     heard = Listener()
     conversation = hearth.conversation(llm, listener=heard)
-    chat = conversation.new_session()
+    chat = conversation.sessions.new_session()
     first = finished(list(conversation.send(chat, "Where do I live?")))
     logs_before = len(rows(hearth, ContextLog))
 
@@ -156,7 +156,7 @@ def test_an_answer_without_a_fact_leaves_it_out_and_saves_nothing(hearth) -> Non
     assert "Lisbon" in original.messages[0].content
     assert "Lisbon" not in " ".join(m.content for m in without.messages)
     assert without.tools == []
-    (saved,) = conversation.session_history(chat)
+    (saved,) = conversation.sessions.session_history(chat)
     assert saved.agent_response == "You live in Lisbon."
     assert len(rows(hearth, ContextLog)) == logs_before and heard.calls == [first.interaction_id]
     with pytest.raises(InvalidInputError, match="fact, memory, note or summary"):

@@ -64,7 +64,7 @@ def test_the_model_receives_memory_within_budget_and_its_tool_calls_run(hearth,
                   "Saved: your race is on 17 May.")
     chat = conversation(hearth, server)
 
-    events = list(chat.send(chat.new_session(), "My half marathon is on 17 May."))
+    events = list(chat.send(chat.sessions.new_session(), "My half marathon is on 17 May."))
 
     assert isinstance(events[-1], TurnFinished)
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) \
@@ -98,7 +98,7 @@ def test_a_connection_dropped_mid_reply_fails_clearly_and_keeps_everything(heart
                                                                            server) -> None:
     server.script(FakeReply(text="Your training plan for this week is", drop_after=3))
     chat = conversation(hearth, server)
-    session_id = chat.new_session()
+    session_id = chat.sessions.new_session()
 
     events = list(chat.send(session_id, "Plan my training week."))
 
@@ -106,7 +106,7 @@ def test_a_connection_dropped_mid_reply_fails_clearly_and_keeps_everything(heart
     assert isinstance(failed, TurnFailed) and failed.message and failed.hint
     partial = "".join(e.text for e in events if isinstance(e, TextDelta))
     assert partial == "Your training plan"
-    (exchange,) = chat.session_history(session_id)
+    (exchange,) = chat.sessions.session_history(session_id)
     assert (exchange.user_message, exchange.agent_response, exchange.status) == (
         "Plan my training week.", partial, "failed")
 
@@ -114,12 +114,12 @@ def test_a_connection_dropped_mid_reply_fails_clearly_and_keeps_everything(heart
 def test_a_slow_server_times_out_clearly_and_keeps_the_message(hearth, server) -> None:
     server.script(FakeReply(text="Too late.", delay=3.0))
     chat = conversation(hearth, server, timeout=0.5)
-    session_id = chat.new_session()
+    session_id = chat.sessions.new_session()
 
     events = list(chat.send(session_id, "Are you there?"))
 
     assert len(events) == 1 and isinstance(events[0], TurnFailed)
     assert "did not answer within 0.5 seconds" in events[0].message
     assert "ollama_timeout_seconds" in events[0].hint
-    (exchange,) = chat.session_history(session_id)
+    (exchange,) = chat.sessions.session_history(session_id)
     assert (exchange.user_message, exchange.status) == ("Are you there?", "failed")

@@ -1,4 +1,4 @@
-"""Renaming and deleting chats (``ConversationService.rename_session`` / ``delete_session``)
+"""Renaming and deleting chats (``ChatSessions.rename_session`` / ``delete_session``)
 on a real database with the real embedder, and the "why" view of a reply
 (``core.views.reply_context``) over a real turn's context log."""
 
@@ -44,20 +44,20 @@ def count(hearth: Hearth, model: type, *where) -> int:
 def test_rename_persists_and_refuses_an_empty_title(hearth: Hearth, tmp_path: Path,
                                                      embedder) -> None:
     conversation = hearth.conversation(ScriptedLLM())
-    session_id = conversation.new_session("First")
+    session_id = conversation.sessions.new_session("First")
 
-    stored = conversation.rename_session(session_id, "  Trip   to\nPorto ")
+    stored = conversation.sessions.rename_session(session_id, "  Trip   to\nPorto ")
 
     assert stored == "Trip to Porto"
     with pytest.raises(InvalidInputError, match="needs a title"):
-        conversation.rename_session(session_id, " \n ")
+        conversation.sessions.rename_session(session_id, " \n ")
     with pytest.raises(NotFoundError):
-        conversation.rename_session("no-such-chat", "Anything")
+        conversation.sessions.rename_session("no-such-chat", "Anything")
     hearth.close()
     reopened = Hearth.open(tmp_path / "home", embedder=embedder)
     try:
         titles = [s.title for s in reopened.conversation(ScriptedLLM())
-                  .recent_sessions()]
+                  .sessions.recent_sessions()]
     finally:
         reopened.close()
     assert titles == ["Trip to Porto"]
@@ -67,7 +67,7 @@ def test_delete_removes_the_chat_its_exchanges_logs_and_summaries_but_keeps_what
         hearth: Hearth) -> None:
     llm = ScriptedLLM(["Porto is lovely in May.", "Take the train from Lisbon."])
     conversation = hearth.conversation(llm)
-    doomed, kept = conversation.new_session(), conversation.new_session()
+    doomed, kept = conversation.sessions.new_session(), conversation.sessions.new_session()
     turn(conversation, doomed, "I am planning a trip to Porto in May")
     turn(conversation, kept, "How do I get to Porto?")
     backfill_embeddings(hearth.storage, hearth.embedder, kinds=[IndexedKind.INTERACTION])
@@ -77,10 +77,10 @@ def test_delete_removes_the_chat_its_exchanges_logs_and_summaries_but_keeps_what
     hearth.facts.remember("next_trip", "Porto", category="general")
     memory = hearth.memories.add("The user is going to Porto in May.", session_id=doomed)
 
-    removed = conversation.delete_session(doomed)
+    removed = conversation.sessions.delete_session(doomed)
 
     assert (removed.exchanges, removed.context_logs, removed.summaries) == (1, 1, 1)
-    assert [s.id for s in conversation.recent_sessions()] == [kept]
+    assert [s.id for s in conversation.sessions.recent_sessions()] == [kept]
     assert count(hearth, ChatSession, ChatSession.id == doomed) == 0
     assert count(hearth, Interaction) == 1
     assert count(hearth, ContextLog) == 1
@@ -97,14 +97,14 @@ def test_delete_removes_the_chat_its_exchanges_logs_and_summaries_but_keeps_what
     assert audit.arguments == {"session_id": doomed}
     assert "Porto" not in audit.result_summary and "1 exchanges" in audit.result_summary
     with pytest.raises(NotFoundError):
-        conversation.delete_session(doomed)
+        conversation.sessions.delete_session(doomed)
 
 
 def test_the_why_of_a_reply_lists_the_fact_and_memory_it_was_given(hearth: Hearth) -> None:
     hearth.facts.remember("home_city", "Lisbon", category="location")
     memory = hearth.memories.add("The user is training for the Lisbon half marathon in May.")
     conversation = hearth.conversation(ScriptedLLM(["Keep the long run easy."]))
-    session_id = conversation.new_session()
+    session_id = conversation.sessions.new_session()
     reply = turn(conversation, session_id, "How should I train for the half marathon?")
 
     used = reply_context(hearth.storage, reply.interaction_id)
@@ -143,7 +143,7 @@ def test_why_shows_the_part_of_a_long_memory_a_reply_was_given(hearth: Hearth) -
     memory = hearth.memories.add(content)
     hearth.memories.add_many([MemorySpec(text_) for text_ in OTHER_MEMORIES])
     conversation = hearth.conversation(ScriptedLLM(["Ninety pounds more a month."]))
-    session_id = conversation.new_session()
+    session_id = conversation.sessions.new_session()
     reply = turn(conversation, session_id, "Is my rent going up?")
 
     used = reply_context(hearth.storage, reply.interaction_id)

@@ -45,7 +45,7 @@ def call(name: str, **arguments: object) -> FakeReply:
 
 def turn(chat: ConversationService, text: str, session_id: str | None = None
          ) -> tuple[str, list[ToolActivity]]:
-    session_id = session_id or chat.new_session()
+    session_id = session_id or chat.sessions.new_session()
     events = list(chat.send(session_id, text))
     assert isinstance(events[-1], TurnFinished), events[-1]
     return session_id, [e for e in events if isinstance(e, ToolActivity)]
@@ -217,7 +217,7 @@ def test_without_tools_the_rules_hold_the_request_and_the_reply_says_it_waits(he
     assert hearth.reminders.list() == []
     # the model is not asked: a small one claimed the reminder was set before the Confirm
     assert model.requests == []
-    (exchange,) = chat.session_history(session_id)
+    (exchange,) = chat.sessions.session_history(session_id)
     assert "call the dentist" in exchange.agent_response
     assert "not done yet" in exchange.agent_response and "Done!" not in exchange.agent_response
     pending.confirm(hearth, held.id)

@@ -142,7 +142,7 @@ def test_a_fact_set_on_one_device_is_in_the_other_devices_next_turn(
     with Hearth.open(tmp_path / "desktop", embedder=embedder) as hearth:
         assistant = Assistant.start(hearth, confirm=lambda _q: False, channel="cli")
         try:
-            session_id = assistant.conversation.new_session()
+            session_id = assistant.conversation.sessions.new_session()
             first = list(assistant.conversation.send(session_id, "What tea should I buy?"))
             assert isinstance(first[-1], TurnFinished)
             setter = subprocess.run(

@@ -408,11 +408,11 @@ def test_unknown_keys_are_refused_and_change_nothing(hearth: Hearth) -> None:
 def test_deleted_text_is_zeroed_in_the_file_so_a_forget_rarely_needs_a_rebuild(
         hearth: Hearth) -> None:
     conversation = hearth.conversation(ScriptedLLM())
-    session_id = conversation.new_session()
+    session_id = conversation.sessions.new_session()
     with hearth.storage.write() as session:
         session.add(Interaction(session_id=session_id, user_message=f"It is {VALUE}.",
                                 agent_response="Noted."))
-    conversation.delete_session(session_id)
+    conversation.sessions.delete_session(session_id)
 
     assert hearth.storage.erase_deleted() is True  # merge the indexes, empty the log
 
@@ -574,7 +574,7 @@ def test_a_forget_asked_in_chat_is_as_complete_and_the_reply_is_saved_without_it
     llm = ScriptedLLM([Reply("", (ToolCall("forget_fact", {"key": KEY}),)),
                        f"Done: I no longer know {VALUE}."])
     conversation = hearth.conversation(llm, confirm=lambda q: asked.append(q) or True)
-    session_id = conversation.new_session()
+    session_id = conversation.sessions.new_session()
 
     events = list(conversation.send(session_id, "Please forget my passport number."))
 

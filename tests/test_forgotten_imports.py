@@ -202,7 +202,7 @@ def test_a_deleted_imported_chat_does_not_come_back(hearth) -> None:
             Interaction.session_id == doomed)).all())
     assert doomed is not None and turns > 0
 
-    hearth.conversation(ScriptedLLM([])).delete_session(doomed)
+    hearth.conversation(ScriptedLLM([])).sessions.delete_session(doomed)
     again = import_chat_export(CLAUDE_FILE, CLAUDE, hearth.storage, hearth.memories)
 
     assert (again.forgotten, again.interactions_created) == (turns, 0)

@@ -71,9 +71,9 @@ def chat(hearth: Hearth, *, learn: bool, paused: bool = False) -> str:
         next(script) if kind == "chat" else answers(kind, messages, extra)))
     assistant = Assistant.start(hearth, provider=llm)
     conversation = assistant.conversation
-    session_id = conversation.new_session()
+    session_id = conversation.sessions.new_session()
     if not learn:
-        conversation.set_learning(session_id, False)
+        conversation.sessions.set_learning(session_id, False)
     for text in ("My sister Priya lives in Lisbon", "My brother Tom works at Google"):
         list(conversation.send(session_id, text))
     assistant.learning.session_ended(session_id)
@@ -122,17 +122,17 @@ def test_an_incognito_chat_teaches_nothing_and_is_deleted_when_left(hearth) -> N
     llm = ScriptedLLM(lambda kind, messages, extra: answers(kind, messages, extra))
     assistant = Assistant.start(hearth, provider=llm)
     conversation = assistant.conversation
-    kept = conversation.new_session()
-    private = conversation.new_session(incognito=True)
-    (info,) = [s for s in conversation.recent_sessions() if s.id == private]
+    kept = conversation.sessions.new_session()
+    private = conversation.sessions.new_session(incognito=True)
+    (info,) = [s for s in conversation.sessions.recent_sessions() if s.id == private]
     assert info.incognito and not info.learns
     list(conversation.send(private, "My sister Priya lives in Lisbon"))
     assert assistant.learning.drain(timeout=60)
     assert counts(hearth) == NOTHING
     with pytest.raises(InvalidInputError):
-        conversation.set_learning(private, True)
+        conversation.sessions.set_learning(private, True)
 
-    assert conversation.discard_incognito(keep=private) == 0  # the open one stays
+    assert conversation.sessions.discard_incognito(keep=private) == 0  # the open one stays
     assert assistant.close(timeout=60)  # quitting deletes it, with its messages
     with hearth.storage.read() as session:
         assert session.get(ChatSession, private) is None

@@ -11,6 +11,6 @@ def test_each_request_asks_for_at_most_the_reserved_reply(tmp_path, embedder) ->
     llm = ScriptedLLM(["Sure."], context_window=2048)
     with Hearth.open(tmp_path / "home", embedder=embedder) as hearth:
         service = hearth.conversation(llm)
-        list(service.send(service.new_session(), "Hello there"))
+        list(service.send(service.sessions.new_session(), "Hello there"))
     (request,) = [r for r in llm.requests if r.kind == "chat"]
     assert request.max_tokens == reply_reserve(2048) == 512

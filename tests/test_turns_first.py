@@ -102,7 +102,7 @@ def test_a_reply_does_not_wait_for_the_learning_and_nothing_is_lost(hearth) -> N
     model = OneSlotModel(facts=json.dumps({"facts": [
         {"key": "dog_name", "value": "Biscuit", "category": "personal"}]}))
     chat, learning, turns = wired(hearth, model)
-    session_id = chat.new_session()
+    session_id = chat.sessions.new_session()
 
     reply_within(chat, session_id, "We adopted a beagle and called him Biscuit.")
     assert model.thinking.wait(WAIT)  # the extraction of that exchange is under way
@@ -123,7 +123,7 @@ def chat_about_the_dog(hearth: Hearth, digest: str) -> tuple[
     chat's summary) will think until a turn cuts it short."""
     model = OneSlotModel(digest=digest, slow=0)
     chat, learning, turns = wired(hearth, model)
-    session_id = chat.new_session()
+    session_id = chat.sessions.new_session()
     for text in ("We adopted a beagle.", "His name is Biscuit."):
         reply_within(chat, session_id, text)
     assert learning.drain(timeout=WAIT)
@@ -136,7 +136,7 @@ def test_a_chat_summary_cut_short_by_a_turn_in_another_chat_is_written_after_it(
                                         "The user adopted a beagle called Biscuit."}],
                          "candidates": []})
     model, chat, learning, turns, first = chat_about_the_dog(hearth, digest)
-    second = chat.new_session()
+    second = chat.sessions.new_session()
     learning.session_ended(first)  # "New chat"
     assert model.thinking.wait(WAIT)
     reply_within(chat, second, "What's the weather like for walks?")

@@ -207,7 +207,7 @@ def _chats(hearth: Hearth) -> None:
                                                            model="llama3.2:3b",
                                                            supports_tools=False))
     for title, turns in CHATS:
-        session_id = conversation.new_session(title)
+        session_id = conversation.sessions.new_session(title)
         for message, _ in turns:
             for _event in conversation.send(session_id, message):
                 pass

@@ -136,10 +136,10 @@ def _away_after_dream(home: Path, out: Path) -> None:
 def _chat_with_why(page: Any) -> None:
     """The training-plan chat (a Markdown table), with the Why panel of its first reply."""
     conversation = page.ctx.assistant.conversation
-    session = next(s for s in conversation.recent_sessions() if s.title == "Training plan")
+    session = next(s for s in conversation.sessions.recent_sessions() if s.title == "Training plan")
     page.open_session(session.id)
     settle(page.ctx)
-    page.show_why(conversation.session_history(session.id)[0].interaction_id)
+    page.show_why(conversation.sessions.session_history(session.id)[0].interaction_id)
 
 
 def _first_row(page: Any) -> None:

@@ -106,7 +106,7 @@ def chat() -> None:
                 output.stderr.print(f"[dim]{profile.summary()} {HOW_TO_GET_ONE}[/]",
                                     highlight=False)
             assistant.learning.take_up_waiting()
-            session_id = assistant.conversation.new_session()
+            session_id = assistant.conversation.sessions.new_session()
             _read_undecodable_bytes_as_escapes()
             asked: set[int] = set()
             edited: str | None = None
@@ -121,7 +121,7 @@ def chat() -> None:
                     break
                 if command == "/new":
                     assistant.learning.session_ended(session_id)
-                    session_id = assistant.conversation.new_session()
+                    session_id = assistant.conversation.sessions.new_session()
                     output.stderr.print("[dim]new conversation[/]")
                     continue
                 if not command:
@@ -169,7 +169,7 @@ def ask(message: Annotated[str, typer.Argument(help="What to ask or tell Hearth.
     with opened() as hearth:
         assistant = Assistant.start(hearth, confirm=lambda _q: False, channel="cli")
         try:
-            session_id = session or assistant.conversation.new_session()
+            session_id = session or assistant.conversation.sessions.new_session()
             if not as_json:
                 output.stderr.print(f"[dim]{assistant.status_line}[/]", highlight=False)
             known: list[dict[str, Any]] = []

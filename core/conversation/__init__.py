@@ -11,16 +11,18 @@ from core.conversation.events import (
     TurnFailed,
     TurnFinished,
 )
-from core.conversation.service import (
+from core.conversation.service import ConversationService
+from core.conversation.sessions import (
+    ChatSessions,
     ContextLogRecord,
-    ConversationService,
     Exchange,
+    SessionDeletion,
     SessionInfo,
 )
 from core.conversation.tools import Confirm
 
 __all__ = [
-    "Compacted", "Confirm", "ContextLogRecord", "ConversationService", "Exchange",
-    "ExchangeListener", "FromMemory", "SessionInfo", "TextDelta", "ToolActivity", "TurnEvent",
-    "TurnFailed", "TurnFinished",
+    "ChatSessions", "Compacted", "Confirm", "ContextLogRecord", "ConversationService",
+    "Exchange", "ExchangeListener", "FromMemory", "SessionDeletion", "SessionInfo", "TextDelta",
+    "ToolActivity", "TurnEvent", "TurnFailed", "TurnFinished",
 ]

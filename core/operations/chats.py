@@ -21,6 +21,7 @@ from core.conversation import (
     Compacted,
     Exchange,
     FromMemory,
+    SessionDeletion,
     SessionInfo,
     TextDelta,
     ToolActivity,
@@ -30,7 +31,6 @@ from core.conversation import (
 )
 from core.conversation.assembly import LEAVABLE, LeftOut
 from core.conversation.memory_answer import KnownAnswer
-from core.conversation.service import SessionDeletion
 from core.conversation.tool_words import tool_words
 from core.learning.notes import LearnedFact, learned_in_session
 from core.learning.notes import undo as undo_learned_fact
@@ -90,16 +90,16 @@ class Unlearned:
 
 def recent(assistant: Assistant, limit: int) -> list[SessionInfo]:
     """Chats and imported sessions, most recently active first."""
-    return assistant.conversation.recent_sessions(limit, include_imported=True)
+    return assistant.conversation.sessions.recent_sessions(limit, include_imported=True)
 
 
 def search(assistant: Assistant, query: str, limit: int) -> list[SessionInfo]:
     """Chats whose title or messages contain words of ``query`` (only ever words)."""
-    return assistant.conversation.search_sessions(query, limit)
+    return assistant.conversation.sessions.search_sessions(query, limit)
 
 
 def history(assistant: Assistant, session_id: str) -> list[Exchange]:
-    return assistant.conversation.session_history(session_id)
+    return assistant.conversation.sessions.session_history(session_id)
 
 
 # --- one chat ----------------------------------------------------------------------------------
@@ -111,27 +111,27 @@ def start(assistant: Assistant, *, incognito: bool = False,
     summarised now rather than when it falls quiet."""
     if finished is not None:
         assistant.learning.session_ended(finished)
-    return Started(assistant.conversation.new_session(incognito=incognito))
+    return Started(assistant.conversation.sessions.new_session(incognito=incognito))
 
 
 def rename(assistant: Assistant, session_id: str, title: str) -> Stored:
     """Returns the title stored (an empty one is refused with a sentence)."""
-    return Stored(assistant.conversation.rename_session(session_id, title))
+    return Stored(assistant.conversation.sessions.rename_session(session_id, title))
 
 
 def set_learning(assistant: Assistant, session_id: str, learn: bool) -> Stored:
     """Learn from this chat or not, from its next message on."""
-    return Stored(assistant.conversation.set_learning(session_id, learn))
+    return Stored(assistant.conversation.sessions.set_learning(session_id, learn))
 
 
 def delete(assistant: Assistant, session_id: str) -> Deleted:
     """Delete a chat with its exchanges and summaries; what was learned from it stays."""
-    return Deleted(assistant.conversation.delete_session(session_id))
+    return Deleted(assistant.conversation.sessions.delete_session(session_id))
 
 
 def discard_incognito(assistant: Assistant, keep: str | None = None) -> Stored:
     """Delete every incognito chat but ``keep``; the value is how many went."""
-    gone = assistant.conversation.discard_incognito(keep=keep)
+    gone = assistant.conversation.sessions.discard_incognito(keep=keep)
     return Stored(gone)
 
 
@@ -147,7 +147,7 @@ def send(assistant: Assistant, session_id: str | None, text: str,
     conversation = assistant.conversation
     chat = session_id
     if chat is None:
-        chat = conversation.new_session()
+        chat = conversation.sessions.new_session()
         yield Started(chat)
     yield from _ended(chat, conversation.send(chat, text, cancel=cancel))
 

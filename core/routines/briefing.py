@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 
 from core import clock
-from core.conversation.service import CHAT_SOURCE
+from core.conversation.sessions import CHAT_SOURCE
 from core.daily import when
 from core.daily.delivery import BRIEFING, Notification
 from core.daily.reminders import ReminderService

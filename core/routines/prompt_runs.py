@@ -16,7 +16,8 @@ from collections.abc import Callable
 from sqlalchemy import select
 
 from core.conversation.events import TurnFailed, TurnFinished
-from core.conversation.service import CHAT_SOURCE, ConversationService
+from core.conversation.service import ConversationService
+from core.conversation.sessions import CHAT_SOURCE
 from core.daily.delivery import SCHEDULED_PROMPT, DuePrompt, Notification
 from core.errors import HearthError
 from core.llm.protocol import LLMProvider
@@ -44,7 +45,7 @@ def run_prompt(due: DuePrompt, provider_factory: Callable[[], LLMProvider], *,
         if not status.available:
             return _failed(due, status.detail)
         chat = conversation(provider)
-        session_id = _session(storage, title) or chat.new_session(title)
+        session_id = _session(storage, title) or chat.sessions.new_session(title)
         for event in chat.send(session_id, due.prompt):
             if isinstance(event, TurnFailed):
                 return _failed(due, event.message)

@@ -1,6 +1,6 @@
 """Why the assistant said what it said: the context log of one reply, made readable.
 
-A context log (``ConversationService.context_log``) records every item put in front of the
+A context log (``ChatSessions.context_log``) records every item put in front of the
 model by type, id, score and token count, but not its text: the log must not keep a second
 copy of a fact the user later forgets. This module looks each item up *now* and says what
 it is, where it came from and whether it has changed or gone since the reply, so a front

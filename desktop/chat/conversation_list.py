@@ -1,5 +1,5 @@
 """The list of chats, most recently active first: a list model over
-``ConversationService.recent_sessions`` (or a search's results) and a view where F2
+``ChatSessions.recent_sessions`` (or a search's results) and a view where F2
 renames and Delete deletes. Each row says when the chat was last active (Today,
 Yesterday, or the date); an imported conversation says it was imported, and from where.
 

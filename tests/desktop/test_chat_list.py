@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from support.qt_waits import wait_idle
 from test_chat_page import open_page, scripted, type_and_send, wait_reply
 
-from core.conversation.service import SessionInfo
+from core.conversation.sessions import SessionInfo
 from core.transfer.transcript import import_transcript
 from desktop.chat.conversation_list import day_label, source_details, source_note
 from desktop.chat.transcript import SpokenTurn
@@ -114,8 +114,8 @@ def test_a_list_read_that_answers_late_does_not_close_the_chat_just_started(
     """The list read before a chat was started answers after it: the new chat stays open."""
     ctx = make_ctx(provider_factory=scripted("Hello!"))
     page = open_page(qtbot, ctx)
-    conversation = page.assistant.conversation
-    read = conversation.recent_sessions
+    sessions = page.assistant.conversation.sessions
+    read = sessions.recent_sessions
     gate, calls = threading.Event(), []
 
     def slow_first_read(*args, **kwargs):
@@ -125,7 +125,7 @@ def test_a_list_read_that_answers_late_does_not_close_the_chat_just_started(
             gate.wait(30)
         return sessions
 
-    monkeypatch.setattr(conversation, "recent_sessions", slow_first_read)
+    monkeypatch.setattr(sessions, "recent_sessions", slow_first_read)
     page.reload_list()  # read before the chat exists, held back
     page.new_conversation()
     qtbot.waitUntil(lambda: page.current_session is not None

@@ -102,7 +102,7 @@ def wait_reply(qtbot, page: ChatPage, timeout: int = 60_000) -> ReplyMessage:
 
 def history(ctx: AppContext, session_id: str) -> list[Any]:
     assert ctx.assistant is not None
-    return ctx.assistant.conversation.session_history(session_id)
+    return ctx.assistant.conversation.sessions.session_history(session_id)
 
 
 # --- streaming through the real ollama client -----------------------------------------------
@@ -246,7 +246,7 @@ def test_new_rename_and_delete_persist(qtbot, make_ctx, monkeypatch) -> None:
     with qtbot.waitSignal(reopened.hub.assistant_ready, timeout=30_000):
         reopened.start_assistant()
     assert reopened.assistant is not None
-    sessions = reopened.assistant.conversation.recent_sessions()
+    sessions = reopened.assistant.conversation.sessions.recent_sessions()
     assert [(s.id, s.title, s.exchanges) for s in sessions] == [(first, "Holiday plans", 1)]
 
 

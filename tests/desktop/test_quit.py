@@ -110,7 +110,7 @@ def test_quit_takes_under_two_seconds_with_learning_queued_and_loses_nothing(
     with qtbot.waitSignal(ctx.hub.assistant_ready, timeout=30_000):
         ctx.start_assistant()
     conversation = ctx.assistant.conversation
-    chat = conversation.new_session()
+    chat = conversation.sessions.new_session()
     for text in SAID:
         list(conversation.send(chat, text))
     home = ctx.hearth.paths.home

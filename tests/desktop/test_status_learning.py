@@ -39,7 +39,7 @@ def test_the_learning_text_ends_when_learning_does(qtbot, make_ctx) -> None:
         ctx.start_assistant()
     assert ctx.assistant is not None
     conversation = ctx.assistant.conversation
-    list(conversation.send(conversation.new_session(), "My sister Priya lives in Lisbon"))
+    list(conversation.send(conversation.sessions.new_session(), "My sister Priya lives in Lisbon"))
     assert model.extracting.wait(30)  # the rules stored two facts; the model is asked more
     qtbot.waitUntil(lambda: bar.learning_label.text() == "learning… (2 facts learned)",
                     timeout=5_000)

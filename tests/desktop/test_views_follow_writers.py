@@ -106,7 +106,7 @@ def test_learning_reaches_the_open_facts_view(qtbot, make_ctx) -> None:
     learned = committed(ctx.hearth, Domain.FACTS)
     assert ctx.assistant is not None
     conversation = ctx.assistant.conversation
-    list(conversation.send(conversation.new_session(), "My sister Priya lives in Lisbon"))
+    list(conversation.send(conversation.sessions.new_session(), "My sister Priya lives in Lisbon"))
     qtbot.waitUntil(learned.is_set, timeout=60_000)  # the learning thread stored them
     qtbot.waitUntil(lambda: shown_facts(view) == {"sister_name": "Priya",
                                                   "sister_home_city": "Lisbon"},
