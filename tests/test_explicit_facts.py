@@ -570,6 +570,18 @@ def test_the_rule_name_says_how_the_fact_was_found() -> None:
     assert moved.rule == "moved_to"
 
 
+def test_a_note_asked_for_is_a_note_not_a_fact_kept_as_written() -> None:
+    """ "note: ..." asks for a note (held for the user's confirmation); kept as written it
+    was also a fact named by its first words ("the_wifi_password_at"). A fact a rule reads
+    in it is still learned."""
+    assert extract_explicit_facts("note: the wifi password at the cabin is on the fridge") == []
+    assert extract_explicit_facts("Please note: I parked on level 3") == []
+    (code,) = extract_explicit_facts("note: my locker code is 4471")
+    (kept,) = extract_explicit_facts("remember: I parked on level 3")
+    assert (code.key, code.value) == ("locker_code", "4471")
+    assert kept.rule == "remember_that"
+
+
 def test_a_later_statement_of_the_same_key_wins() -> None:
     facts = extract_explicit_facts("I live in Porto. Actually, I live in Braga.")
     assert summary(facts) == [("home_city", "Braga", "location", True)]

@@ -38,6 +38,8 @@ class Context:
     correction: bool
     last_key: str | None
     cased: bool = True   # the message uses capitals, so a name or place without one is not
+    as_written: bool = True   # an explicit clause no rule reads is kept as written: not
+    # after "note:", which asks for a note (core.daily.explicit), not for a fact
 
 
 Found = list[tuple[str, str, str]]   # (key, value, category)

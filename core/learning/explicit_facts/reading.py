@@ -74,6 +74,9 @@ _REMEMBER = re.compile(
     r"^(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
     r"(?:(?:remember|don't\s+forget|do\s+not\s+forget|keep\s+in\s+mind)\b(?:\s+that\b|\s*[:,])?"
     r"|(?:note|for\s+the\s+record)(?:\s+that\b|\s*[:,]))\s*(?:please\s+)?", re.I)
+_NOTE_REQUEST = re.compile(
+    r"^(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?note\s*:", re.I)
+""""note: ..." asks for a note, which the assistant holds for the user's confirmation."""
 _NOT_REMEMBERABLE = re.compile(r"^(?:to|when|me|us|this|that|it|how|where|why|what|if)\b",
                                re.I)
 _CLAUSE_SPLIT = re.compile(
@@ -180,7 +183,8 @@ def _read_sentence(sentence: str, last_key: str | None, cased: bool = True
             return []   # "remember to buy milk" is a task, "remember when..." a memory
     if _QUOTE_START.match(text):
         return []
-    context = Context(remember is not None, correction, last_key, cased)
+    context = Context(remember is not None, correction, last_key, cased,
+                      as_written=not (remember and _NOTE_REQUEST.match(remember.group())))
     facts: list[ExplicitFact] = []
     for raw in _CLAUSE_SPLIT.split(text):
         clause = _CHATTER.sub("", raw.strip(EDGE_JUNK + " ")).strip()
@@ -216,6 +220,6 @@ def _read_clause(clause: str, context: Context, *, note: bool = True) -> list[Ex
             correction = context.correction or rule.corrects
             return [ExplicitFact(key, value, category, name, correction)
                     for key, value, category in facts]
-    if context.explicit and note:
+    if context.explicit and note and context.as_written:
         return as_note(clause, context)
     return []
