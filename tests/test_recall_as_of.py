@@ -1,15 +1,18 @@
 """Questions asked at a moment (``core.recall.as_of``): nothing created after it is found,
 and recency, the dates a question names and "last week" count from it, not from the wall
-clock."""
+clock; the same through ``hearth search --as-of`` and per line of ``--batch``."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 import pytest
 from support.reused_embeddings import reused_per_module  # noqa: F401 (the module's embedder)
 
+from core.cli.main import run
 from core.config import Settings
 from core.errors import InvalidInputError
 from core.knowledge.memories import MemoryService
@@ -131,3 +134,86 @@ def test_what_is_not_a_moment_is_refused_in_a_sentence(text: str) -> None:
 def test_a_moment_without_a_zone_is_refused() -> None:
     with pytest.raises(InvalidInputError):
         RecallQuery("anything", as_of=datetime(2025, 3, 14))
+
+
+# --- hearth search --as-of and --batch -------------------------------------------------
+
+TRANSCRIPT = {
+    "conversation_id": "as-of-demo", "participants": ["user", "assistant"],
+    "sessions": [
+        {"session_id": "s1", "started_at": "2025-01-10T09:00:00+00:00", "turns": [
+            {"turn_id": "t1", "speaker": "user", "text": "My sister Ines lives in Lisbon."}]},
+        {"session_id": "s2", "started_at": "2025-06-02T09:00:00+00:00", "turns": [
+            {"turn_id": "t2", "speaker": "user",
+             "text": "My sister Ines moved to Porto last week."}]}]}
+
+
+def searched(capsys: pytest.CaptureFixture[str], home: Path, *args: str) -> Any:
+    code = run(["--home", str(home), "search", *args])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return captured.out
+
+
+@pytest.fixture
+def imported(capsys: pytest.CaptureFixture[str], migrated_home: Path,
+             tmp_path: Path) -> Path:
+    transcript = tmp_path / "t.json"
+    transcript.write_text(json.dumps(TRANSCRIPT))
+    assert run(["--home", str(migrated_home), "import", "transcript", str(transcript)]) == 0
+    capsys.readouterr()
+    return migrated_home
+
+
+def turns(results: list[dict[str, Any]]) -> list[str]:
+    return [r["provenance"]["turn_id"] for r in results]
+
+
+def test_search_as_of_sees_imported_turns_by_when_they_were_said(
+        capsys: pytest.CaptureFixture[str], imported: Path) -> None:
+    question = "where does my sister Ines live"
+    assert set(turns(json.loads(searched(capsys, imported, question, "--json")))) == {
+        "t1", "t2"}
+    then = json.loads(searched(capsys, imported, question, "--as-of", "2025-03-01", "--json"))
+    assert turns(then) == ["t1"]
+    table = searched(capsys, imported, question, "--as-of", "2025-03-01T12:00")
+    assert "as of" in table and "2025-03-01 12:00" in " ".join(table.split())
+
+
+def test_batch_lines_each_carry_their_own_moment(capsys: pytest.CaptureFixture[str],
+                                                 imported: Path, tmp_path: Path) -> None:
+    queries = tmp_path / "q.jsonl"
+    queries.write_text("where does my sister Ines live\n\n"
+                       '{"query": "where does my sister Ines live", "as_of": "2025-03-01"}\n'
+                       '{"query": "where does my sister Ines live", "as_of": null}\n')
+    lines = [json.loads(line) for line in searched(
+        capsys, imported, "--batch", str(queries), "--as-of", "2025-07-01").splitlines()]
+    assert [line["query"] for line in lines] == ["where does my sister Ines live"] * 3
+    july, march = as_of("2025-07-01").isoformat(), as_of("2025-03-01").isoformat()
+    assert [line["as_of"] for line in lines] == [july, march, july]
+    assert [sorted(turns(line["results"])) for line in lines] == [["t1", "t2"], ["t1"],
+                                                                  ["t1", "t2"]]
+    plain = [json.loads(line) for line in searched(
+        capsys, imported, "--batch", str(queries)).splitlines()]
+    assert "as_of" not in plain[0] and sorted(turns(plain[0]["results"])) == ["t1", "t2"]
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ('{"query": "x", "as_of": "soon"}', "Line 2 of"),
+    ('{"query": "x", "asof": "2025-03-01"}', "keys a query does not take: asof"),
+    ('{"query": ""}', 'needs a "query"'),
+    ('{"query": "x", "as_of": 20250301}', '"as_of" must be'),
+    ('{"query": "x",', "must be a JSON object"),
+    ('["x"]', None)])
+def test_a_bad_batch_line_is_refused_before_any_question_is_asked(
+        capsys: pytest.CaptureFixture[str], imported: Path, tmp_path: Path,
+        line: str, said: str | None) -> None:
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(f"sister\n{line}\n")
+    code = run(["--home", str(imported), "search", "--batch", str(queries)])
+    captured = capsys.readouterr()
+    if said is None:  # not starting with "{": a plain query, as before
+        assert code == 0 and len(captured.out.splitlines()) == 2
+        return
+    assert code != 0 and captured.out == ""
+    assert said in captured.err and "Line 2 of" in captured.err
