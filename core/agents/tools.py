@@ -3,10 +3,11 @@
 ============================  ================  =============================================
 tool                          needs             does
 ============================  ================  =============================================
-search_memory(query, limit)   read              hybrid recall over memories and notes (the
-                                                search ``hearth search`` runs), each result
+search_memory(query, limit,   read              hybrid recall over memories and notes (the
+as_of)                                          search ``hearth search`` runs), each result
                                                 the part that matched, with provenance,
-                                                bounded (``core.agents.reading``)
+                                                bounded (``core.agents.reading``); asked
+                                                at a moment with ``as_of``
 read_memory(kind, item_id,    read              one memory or note found by a search,
 offset)                                         whole, in bounded parts
 list_facts(category)          read              the permanent facts, by category
@@ -65,6 +66,7 @@ from core.errors import HearthError, InvalidInputError
 from core.knowledge.facts import CATEGORIES, key_words, normalise_key
 from core.learning.consent import learns_from
 from core.learning.exclusions import ExclusionGate
+from core.recall.as_of import HINT, as_of
 from core.recall.search import search
 from core.storage.orm import Agent, AuditEntry
 from core.user_input import readable_text
@@ -206,7 +208,12 @@ class AgentTools:
                                     f"Ask for 1 to {MAX_RESULTS} results.")
         wanted = limit * KEPT_MARGIN if agent.hidden_categories else limit
         query = _text(arguments, "query")
-        results = [r for r in search(self._services.recall, query, wanted)
+        moment = arguments.get("as_of")
+        if moment is not None and not isinstance(moment, str):
+            raise InvalidInputError(f"The argument 'as_of' needs a date as text, not "
+                                    f"{moment!r}.", HINT)
+        at = as_of(moment) if moment and moment.strip() else None  # empty: now
+        results = [r for r in search(self._services.recall, query, wanted, as_of=at)
                    if not self._kept_from(agent, r.provenance.get("category"))][:limit]
         names = ", ".join(f"{r.kind.value} {r.id}" for r in results)
         return (reading.search_results(results, query, self._services.settings),
