@@ -28,14 +28,12 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
-
+from benchmarks.baselines import origins, plain_rrf
 from core import clock
 from core.app import Hearth
 from core.llm import LLMProvider, Message
 from core.recall import RecallQuery
-from core.storage.orm import Memory
-from core.storage.port import IndexedKind, SearchFilters
+from core.storage.port import SearchFilters
 from core.transfer.transcript import import_transcript
 
 DATA = Path(__file__).with_name("data")
@@ -110,22 +108,10 @@ def evaluate(hearth: Hearth, questions: Iterable[dict[str, Any]],
 def rrf_baseline(hearth: Hearth, questions: Iterable[dict[str, Any]]) -> Scores:
     """The plain hybrid search Hearth is measured against: the same BM25 and cosine
     candidates (50 each), fused by reciprocal rank (k = 60), nothing else."""
-    index = hearth.storage.search
-
     def found(question: dict[str, Any], scope: SearchFilters) -> list[str | None]:
-        vector = hearth.embedder.embed_query(question["question"])
-        with hearth.storage.read() as session:
-            lists = (index.text_search(session, IndexedKind.MEMORY, question["question"],
-                                       scope, 50),
-                     index.vector_search(session, IndexedKind.MEMORY, vector, scope, 50))
-            fused: dict[int, float] = defaultdict(float)
-            for hits in lists:
-                for hit in hits:
-                    fused[hit.id] += 1.0 / (60 + hit.rank)
-            best = sorted(fused, key=lambda row_id: -fused[row_id])[:max(KS)]
-            origins = dict(session.execute(select(Memory.id, Memory.origin)
-                                           .where(Memory.id.in_(best))).all())
-        return [(origins.get(row_id) or {}).get("turn_id") for row_id in best]
+        best = plain_rrf(hearth, question["question"], scope, max(KS))
+        turns = origins(hearth, best)
+        return [turns.get(row_id, {}).get("turn_id") for row_id in best]
 
     return _scored(questions, found)
 
