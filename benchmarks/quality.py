@@ -9,6 +9,10 @@ namespace, and recall@k is the share of the labelled answer turns found in the t
 BM25 + cosine reciprocal-rank fusion of the same candidates, so the table shows what
 Hearth's ranking buys.
 
+A third set, RealMem (``benchmarks.realmem``), is read from outside the repository and
+scored by session: each of its questions is asked at its own moment with only the earlier
+sessions visible.
+
 Then the clock is moved ahead (``core.clock.shifted``: no sleeping) 30, 180 and 365 days
 after the import, the whole dream cycle runs at each step with a scripted model (merge
 summaries are the originals' first sentences, as a model's summary would restate them), and
@@ -170,6 +174,12 @@ def bench_set(labelled: LabelledSet, *, dreams: Sequence[int] = DREAM_DAYS,
     return rows
 
 
-def bench_quality() -> list[dict[str, str]]:
-    return [row for labelled in SETS if labelled.questions
-            for row in bench_set(labelled)]
+def bench_quality(realmem_personas: int | None = None, *,
+                  on_step: Callable[[str], None] | None = None) -> list[dict[str, str]]:
+    """The labelled sets, then RealMem (``benchmarks.realmem``: ``realmem_personas`` of its
+    ten personas, all by default, 0 to skip; a line saying it was skipped when absent)."""
+    from benchmarks.realmem import bench_realmem
+
+    return [*(row for labelled in SETS if labelled.questions
+              for row in bench_set(labelled, on_step=on_step)),
+            *bench_realmem(realmem_personas, on_step=on_step)]
