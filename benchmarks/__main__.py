@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -15,7 +16,7 @@ from benchmarks.embedding import bench_embedding
 RESULTS = Path(__file__).with_name("results")
 
 
-def suites(quick: bool) -> dict:
+def suites(quick: bool, realmem_personas: int | None = None) -> dict:
     from benchmarks.change_feed import bench_change_feed
     from benchmarks.conversation import bench_extraction, bench_turn_assembly
     from benchmarks.delivery import bench_delivery
@@ -38,7 +39,7 @@ def suites(quick: bool) -> dict:
         "recall": lambda: bench_recall(sizes=sizes),
         "scale": lambda: bench_scale(sizes=(10_000,) if quick else (10_000, 100_000,
                                                                      1_000_000)),
-        "quality": bench_quality,
+        "quality": lambda: bench_quality(realmem_personas, on_step=_progress),
         "conversation": bench_turn_assembly,
         "postgresql": lambda: bench_postgres(sizes=sizes),
         "learning": bench_extraction,
@@ -55,15 +56,22 @@ def suites(quick: bool) -> dict:
     }
 
 
+def _progress(step: str) -> None:
+    print(step, file=sys.stderr, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true",
                         help="skip the 100k- and 1M-memory sizes")
     parser.add_argument("--only", action="append", help="run only this suite (repeatable)")
+    parser.add_argument("--realmem-personas", type=int, default=None, metavar="N",
+                        help="the quality suite's RealMem part on N of its ten personas "
+                             "(from both halves in turn; 0 skips it); all by default")
     args = parser.parse_args()
     rows: list[dict] = []
     console = Console(width=150)
-    for name, suite in suites(args.quick).items():
+    for name, suite in suites(args.quick, args.realmem_personas).items():
         if args.only and name not in args.only:
             continue
         console.print(f"running {name} …", style="dim")

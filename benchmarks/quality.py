@@ -9,6 +9,10 @@ namespace, and recall@k is the share of the labelled answer turns found in the t
 BM25 + cosine reciprocal-rank fusion of the same candidates, so the table shows what
 Hearth's ranking buys.
 
+A third set, RealMem (``benchmarks.realmem``), is read from outside the repository and
+scored by session: each of its questions is asked at its own moment with only the earlier
+sessions visible.
+
 Then the clock is moved ahead (``core.clock.shifted``: no sleeping) 30, 180 and 365 days
 after the import, the whole dream cycle runs at each step with a scripted model (merge
 summaries are the originals' first sentences, as a model's summary would restate them), and
@@ -28,14 +32,12 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
-
+from benchmarks.baselines import origins, plain_rrf
 from core import clock
 from core.app import Hearth
 from core.llm import LLMProvider, Message
 from core.recall import RecallQuery
-from core.storage.orm import Memory
-from core.storage.port import IndexedKind, SearchFilters
+from core.storage.port import SearchFilters
 from core.transfer.transcript import import_transcript
 
 DATA = Path(__file__).with_name("data")
@@ -110,22 +112,10 @@ def evaluate(hearth: Hearth, questions: Iterable[dict[str, Any]],
 def rrf_baseline(hearth: Hearth, questions: Iterable[dict[str, Any]]) -> Scores:
     """The plain hybrid search Hearth is measured against: the same BM25 and cosine
     candidates (50 each), fused by reciprocal rank (k = 60), nothing else."""
-    index = hearth.storage.search
-
     def found(question: dict[str, Any], scope: SearchFilters) -> list[str | None]:
-        vector = hearth.embedder.embed_query(question["question"])
-        with hearth.storage.read() as session:
-            lists = (index.text_search(session, IndexedKind.MEMORY, question["question"],
-                                       scope, 50),
-                     index.vector_search(session, IndexedKind.MEMORY, vector, scope, 50))
-            fused: dict[int, float] = defaultdict(float)
-            for hits in lists:
-                for hit in hits:
-                    fused[hit.id] += 1.0 / (60 + hit.rank)
-            best = sorted(fused, key=lambda row_id: -fused[row_id])[:max(KS)]
-            origins = dict(session.execute(select(Memory.id, Memory.origin)
-                                           .where(Memory.id.in_(best))).all())
-        return [(origins.get(row_id) or {}).get("turn_id") for row_id in best]
+        best = plain_rrf(hearth, question["question"], scope, max(KS))
+        turns = origins(hearth, best)
+        return [turns.get(row_id, {}).get("turn_id") for row_id in best]
 
     return _scored(questions, found)
 
@@ -184,6 +174,12 @@ def bench_set(labelled: LabelledSet, *, dreams: Sequence[int] = DREAM_DAYS,
     return rows
 
 
-def bench_quality() -> list[dict[str, str]]:
-    return [row for labelled in SETS if labelled.questions
-            for row in bench_set(labelled)]
+def bench_quality(realmem_personas: int | None = None, *,
+                  on_step: Callable[[str], None] | None = None) -> list[dict[str, str]]:
+    """The labelled sets, then RealMem (``benchmarks.realmem``: ``realmem_personas`` of its
+    ten personas, all by default, 0 to skip; a line saying it was skipped when absent)."""
+    from benchmarks.realmem import bench_realmem
+
+    return [*(row for labelled in SETS if labelled.questions
+              for row in bench_set(labelled, on_step=on_step)),
+            *bench_realmem(realmem_personas, on_step=on_step)]

@@ -107,7 +107,7 @@ def _audit_of(hearth: Hearth, name: str) -> list:
     ("list_facts", "category", 64), ("remember_fact", "key", 200),
     ("remember_fact", "value", 10_000), ("remember_fact", "category", 64),
     ("record_observation", "content", 10_000), ("record_observation", "category", 64),
-    ("forget_fact", "key", 200), ("read_memory", "kind", 64)])
+    ("forget_fact", "key", 200), ("read_memory", "kind", 64), ("search_memory", "as_of", 40)])
 def test_every_argument_is_bounded_in_a_sentence_naming_it_and_its_limit(
         hearth: Hearth, tool: str, argument: str, limit: int) -> None:
     """Checked before the grant, so even an agent with no access learns the limit, and an
@@ -242,3 +242,28 @@ def test_what_an_agent_reads_is_bounded_by_the_settings(migrated_home: Path,
         assert read["text"] == diary.content[:1_000] and read["next_offset"] == 1_000
         with pytest.raises(InvalidInputError, match="'offset' needs a whole number"):
             tools.call("read_memory", {"kind": "memory", "item_id": diary.id, "offset": -1})
+
+
+def test_an_agent_searches_as_of_a_moment_given_as_iso_text(hearth: Hearth) -> None:
+    """``as_of`` leaves out what was said after the moment; a moment that is not ISO text
+    is refused in a sentence, an empty one means now."""
+    from datetime import datetime, timezone
+
+    hearth.memories.add("The spare key hangs on the hook by the door.",
+                        created_at=datetime(2025, 1, 5, tzinfo=timezone.utc))
+    hearth.memories.add("The spare key is now under the blue flowerpot.",
+                        created_at=datetime(2025, 6, 5, tzinfo=timezone.utc))
+    agents.grant(hearth, "bot", "read")
+    tools = AgentTools(hearth.agent_services(), "bot")
+
+    def texts(**arguments: object) -> list[str]:
+        found = tools.call("search_memory", {"query": "where is the spare key", **arguments})
+        return [result["text"] for result in found["results"]]
+
+    assert len(texts()) == len(texts(as_of="")) == 2
+    assert texts(as_of="2025-03-01") == ["The spare key hangs on the hook by the door."]
+    assert len(texts(as_of="2025-06-05T12:00Z")) == 2
+    for wrong in ("last spring", "2025-02-30", 20250301, ["2025-03-01"]):
+        with pytest.raises(InvalidInputError) as refused:
+            tools.call("search_memory", {"query": "spare key", "as_of": wrong})
+        assert "YYYY-MM-DD" in refused.value.hint

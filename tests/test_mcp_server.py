@@ -274,6 +274,23 @@ def test_every_result_of_a_call_shares_one_bound(client: Client) -> None:
     assert sum(result["length"] for result in found["results"]) > 70_000
 
 
+def test_an_agent_asks_as_of_a_moment_and_sees_only_what_was_said_before(
+        client: Client) -> None:
+    """The diary was imported as said on 2 March 2026: asked as of 1 March it is not there
+    (nor the memory added today), asked as of 3 March it is."""
+    assert client.hearth("mcp", "grant", AGENT, "read") == 0
+    tools = {tool.name: tool for tool in client.portal.call(client.session.list_tools).tools}
+    assert "as_of" in tools["search_memory"].input_schema["properties"]
+
+    question = "where is the spare key hidden"
+    _, before = client.call("search_memory", query=question, as_of="2026-03-01")
+    assert before["results"] == []
+    _, after = client.call("search_memory", query=question, as_of="2026-03-03T00:00Z")
+    assert after["results"][0]["provenance"]["turn_id"] == "t1"
+    failed, message = client.call("search_memory", query=question, as_of="next tuesday")
+    assert failed and "YYYY-MM-DD" in message
+
+
 def test_read_memory_reads_a_long_text_whole_in_parts(client: Client) -> None:
     assert client.hearth("mcp", "grant", AGENT, "read") == 0
     _, found = client.call("search_memory", query="where is the spare key hidden", limit=1)

@@ -12,6 +12,8 @@ burden the database (``docs/mcp.md``, "Limits"):
 * a fact's **value** and an **observation** of 10,000 characters are a few pages of
   text about the user: a fact is a few words, an observation a few sentences;
 * a **category** is one word (the fact categories are at most 10 letters);
+* search_memory's **as_of** is a date or a date and time in ISO 8601 (32 characters
+  with microseconds and an offset);
 * search_memory's **limit** is a number from 1 to 20; read_memory's **kind** is one
   word, its **item_id** and **offset** numbers of at most 8 digits (a text is at most
   2,000,000 characters).
@@ -33,9 +35,10 @@ KEY = 200
 TEXT = 10_000
 CATEGORY = 64
 NUMBER = 8
+MOMENT = 40
 
 LIMITS: dict[str, dict[str, int]] = {
-    "search_memory": {"query": QUERY, "limit": NUMBER},
+    "search_memory": {"query": QUERY, "limit": NUMBER, "as_of": MOMENT},
     "read_memory": {"kind": CATEGORY, "item_id": NUMBER, "offset": NUMBER},
     "list_facts": {"category": CATEGORY},
     "recall_facts": {"query": QUERY},

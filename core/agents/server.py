@@ -119,12 +119,21 @@ class AgentServer:
                     description=_limited("what to look for, in words", limits.QUERY))],
                 ctx: Context[Any, Any],
                 limit: Annotated[int, Field(ge=1, le=20, description="results wanted")] = 5,
+                as_of: Annotated[str | None, Field(description=_limited(
+                    "ask as of this moment: YYYY-MM-DD (the end of that day in the user's "
+                    "time zone) or YYYY-MM-DDTHH:MM with an optional offset; nothing newer "
+                    "is found and recency counts from it; empty for now",
+                    limits.MOMENT))] = None,
         ) -> Result:
             """Search the user's memories and notes by meaning and keywords (Hearth's hybrid
             recall). Each result has the part of its text that matched (cut when long: `cut`
             says so, `read_more` gives read_memory's arguments for the whole text), its
-            score, date and provenance."""
-            return self._call(ctx, "search_memory", {"query": query, "limit": limit})
+            score, date and provenance. With `as_of`, the search sees only what existed
+            at that moment."""
+            asked: dict[str, Any] = {"query": query, "limit": limit}
+            if as_of is not None:
+                asked["as_of"] = as_of
+            return self._call(ctx, "search_memory", asked)
 
         @mcp.tool(annotations=READ)
         def read_memory(

@@ -1,15 +1,15 @@
 """What an agent may do with Hearth's memory, each call checked and audited.
 
-The tools: ``search_memory``, ``read_memory``, ``list_facts``, ``recall_facts`` and
-``read_profile`` need read access; ``remember_fact``, ``record_observation`` and
-``forget_fact`` need write access, and what they write is held for the user's review
-unless the agent is trusted (a change to a fact the user set, and every forget, always).
-Every call, in this order: its arguments are bounded (``core.agents.limits``, before the
-grant), the agent is looked up afresh (``AgentRegistry.seen``: a changed grant applies to
-the next call), its grant and scope are checked (categories kept from it are as if they did
-not exist), writes pass the chat's gates (learning paused, exclusions), and the call is
-audited as ``mcp.<tool>`` with a content-free summary (``core.agents.refusals`` for the
-refused).
+The tools: ``search_memory`` (``as_of``: asked at a moment), ``read_memory``,
+``list_facts``, ``recall_facts`` and ``read_profile`` need read access; ``remember_fact``,
+``record_observation`` and ``forget_fact`` need write access, and what they write is held
+for the user's review unless the agent is trusted (a change to a fact the user set, and
+every forget, always). Every call, in this order: its arguments are bounded
+(``core.agents.limits``, before the grant), the agent is looked up afresh
+(``AgentRegistry.seen``: a changed grant applies to the next call), its grant and scope are
+checked (categories kept from it are as if they did not exist), writes pass the chat's
+gates (learning paused, exclusions), and the call is audited as ``mcp.<tool>`` with a
+content-free summary (``core.agents.refusals`` for the refused).
 
 See docs/mcp.md, "Tools", "Consent" and "What is audited".
 """
@@ -37,6 +37,7 @@ from core.errors import HearthError, InvalidInputError
 from core.knowledge.facts import CATEGORIES, key_words, normalise_key
 from core.learning.consent import learns_from
 from core.learning.exclusions import ExclusionGate
+from core.recall.as_of import HINT, as_of
 from core.recall.search import search
 from core.storage.orm import Agent, AuditEntry
 from core.user_input import readable_text
@@ -178,7 +179,12 @@ class AgentTools:
                                     f"Ask for 1 to {MAX_RESULTS} results.")
         wanted = limit * KEPT_MARGIN if agent.hidden_categories else limit
         query = _text(arguments, "query")
-        results = [r for r in search(self._services.recall, query, wanted)
+        moment = arguments.get("as_of")
+        if moment is not None and not isinstance(moment, str):
+            raise InvalidInputError(f"The argument 'as_of' needs a date as text, not "
+                                    f"{moment!r}.", HINT)
+        at = as_of(moment) if moment and moment.strip() else None  # empty: now
+        results = [r for r in search(self._services.recall, query, wanted, as_of=at)
                    if not self._kept_from(agent, r.provenance.get("category"))][:limit]
         names = ", ".join(f"{r.kind.value} {r.id}" for r in results)
         return (reading.search_results(results, query, self._services.settings),

@@ -47,7 +47,6 @@ from core.cli.tasks_cmd import tasks_app
 from core.cli.progress import progress_bar
 from core.errors import HearthError, InvalidInputError
 from core.home.private_files import exposure_warning, restrict_new_files, secure_home
-from core.user_input import read_text_file
 
 if TYPE_CHECKING:  # imported where used, to keep the command's start quick
     from core.app import Hearth
@@ -288,7 +287,12 @@ def search(
     k: Annotated[int, typer.Option("--k", min=1, max=200,
                                    help="At most this many results.")] = 10,
     batch: Annotated[Path | None, typer.Option(
-        help="A file with one query per line; prints one JSON line of results per query.")] = None,
+        help="A file with one query per line (or a JSON object {\"query\", \"as_of\"} per "
+             "line); prints one JSON line of results per query.")] = None,
+    as_of: Annotated[str | None, typer.Option(
+        "--as-of", help="Ask as of this moment: YYYY-MM-DD (the end of that day in your time "
+                        "zone) or YYYY-MM-DDTHH:MM (an offset may follow). Nothing newer is "
+                        "found; recency and dates count from it.")] = None,
     memory_type: Annotated[list[str] | None, typer.Option(
         "--type", help="semantic, episodic or procedural (repeatable; memories only).")] = None,
     tier: Annotated[list[str] | None, typer.Option(
@@ -300,38 +304,41 @@ def search(
 ) -> None:
     """Hybrid recall (full text + vectors) over your memories and notes: the same search
     an agent's search_memory runs."""
+    from core.cli.search_batch import batch_queries
+    from core.recall.as_of import as_of as moment_of
     from core.recall.search import search as run_search
     from core.storage.port import SearchFilters
 
     if (query is None) == (batch is None):
         raise InvalidInputError("Give either a QUERY or --batch FILE.",
                                 "Example: hearth search \"where do I live\"")
+    moment = None if as_of is None else moment_of(as_of)
+    asked = None if batch is None else batch_queries(batch, moment)
     filters = SearchFilters(memory_types=frozenset(memory_type or ()),
                             tiers=frozenset(tier or ()),
                             namespaces=tuple(namespace or ()),
                             valid_only=None if include_invalid else True)
     with opened(only_reads=True) as hearth:
-        if batch is not None:
-            for text in _batch_queries(batch):
-                results = run_search(hearth.recall, text, k, filters)
-                output.print_json({"query": text, "results": [_result_dict(r) for r in results]})
+        if asked is not None:
+            for line in asked:
+                results = run_search(hearth.recall, line.text, k, filters, as_of=line.as_of)
+                when = {} if line.as_of is None else {"as_of": line.as_of.isoformat()}
+                output.print_json({"query": line.text, **when,
+                                   "results": [_result_dict(r) for r in results]})
             return
-        results = run_search(hearth.recall, query or "", k, filters)
+        results = run_search(hearth.recall, query or "", k, filters, as_of=moment)
     if as_json:
         output.print_json([_result_dict(r) for r in results])
         return
-    output.print_table(f"Results for {query!r}", ["score", "found", "via", "text", "from"],
+    title = f"Results for {query!r}" + ("" if moment is None else
+                                        f" as of {moment.astimezone():%Y-%m-%d %H:%M}")
+    output.print_table(title, ["score", "found", "via", "text", "from"],
                        [(f"{r.score:.3f}", f"{r.kind.value} {r.id}",
                          "+".join(sorted({"text", "vector"} & set(r.signals))),
                          (r.excerpt or r.text)[:160],
                          r.provenance.get("turn_id") or r.provenance.get("title")
                          or r.provenance.get("source", ""))
                         for r in results])
-
-
-def _batch_queries(batch: Path) -> list[str]:
-    """The queries of a ``--batch`` file: its lines, blank ones left out."""
-    return [text for line in read_text_file(batch).splitlines() if (text := line.strip())]
 
 
 # --- import / export / reembed / backup -------------------------------------------------

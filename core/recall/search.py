@@ -14,9 +14,14 @@ they rank it cannot drift apart:
   alone when a filter only memories have is set (type, tier, namespace, category: a note
   has none of them, and ``SearchFilters`` would let every note through such a filter), or
   when the caller searches memories only (the Memories list).
+* **at a moment**, when asked: ``as_of`` (``hearth search --as-of``, ``--batch`` lines,
+  ``search_memory``'s ``as_of``) leaves out what was created after it and counts recency
+  and the question's dates from it (``core.recall.as_of``).
 """
 
 from __future__ import annotations
+
+from datetime import datetime
 
 from core.recall.service import RecallQuery, RecallResult, RecallService
 from core.storage.port import IndexedKind, SearchFilters
@@ -36,12 +41,13 @@ def searched_kinds(filters: SearchFilters) -> tuple[IndexedKind, ...]:
 
 def search(recall: RecallService, text: str, k: int, filters: SearchFilters | None = None,
            *, kinds: tuple[IndexedKind, ...] | None = None,
-           graph: int = GRAPH_RESULTS) -> list[RecallResult]:
+           graph: int = GRAPH_RESULTS, as_of: datetime | None = None) -> list[RecallResult]:
     """The best ``k`` results for ``text`` (fewer when fewer match), best first.
 
     ``kinds`` defaults to ``searched_kinds(filters)``; ``graph`` 0 leaves out memories
-    found only along an edge (the memory map draws its links itself)."""
+    found only along an edge (the memory map draws its links itself); ``as_of`` asks the
+    question at that moment (``core.recall.as_of``: nothing newer, recency from then)."""
     filters = filters if filters is not None else SearchFilters()
     query = RecallQuery(text=text, k=k, kinds=kinds or searched_kinds(filters),
-                        filters=filters, graph=graph)
+                        filters=filters, graph=graph, as_of=as_of)
     return recall.recall(query)[:k]

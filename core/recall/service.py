@@ -30,6 +30,11 @@ through the storage port's ``SearchIndex`` and ranked in these steps (every weig
    a search that promises at most ``k`` (the CLI, MCP, the window) goes through
    ``core.recall.search``, which keeps the head and lets additions fill only what is left.
 
+A query asked ``as_of`` a moment (``core.recall.as_of``) runs all of this as if it were
+then: its time window ends at the moment, so no search, neighbour, metadata row or edge
+reaches anything created later, and recency, the dates of step 4 and the windows of step 7
+count from the moment instead of the clock.
+
 Using a memory (``mark_accessed``) counts the access, resets its strength (decay is a
 function of the days since the last use, ``core.consolidation.decay``) and raises its
 importance by ``IMPORTANCE_BUMP`` up to 1.0, which slows its later decay.
@@ -58,6 +63,7 @@ from core.embedding import Embedder
 from core.errors import InvalidInputError
 from core.knowledge.memories import speaker as origin_speaker
 from core.recall import cues, graph, metadata, neighbours, summaries
+from core.recall.as_of import as_of, seen_until
 from core.recall.fusion import (
     Fused,
     age_in_days,
@@ -107,10 +113,15 @@ class RecallQuery:
     signals: frozenset[str] = SIGNALS
     graph: int = 3
     """At most this many memories recovered along graph edges are appended (0: none)."""
+    as_of: datetime | None = None
+    """The moment the question is asked at (aware; ``core.recall.as_of``): nothing created
+    after it is found, and recency, named dates and "last week" count from it. None: now."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kinds", tuple(IndexedKind(kind) for kind in self.kinds))
         object.__setattr__(self, "signals", frozenset(self.signals))
+        if self.as_of is not None:
+            object.__setattr__(self, "as_of", as_of(self.as_of))
         if self.k < 1:
             raise InvalidInputError(f"Recall needs k of at least 1, not {self.k}.",
                                     "Ask for one or more results.")
@@ -258,7 +269,7 @@ class RecallService:
         """
         if not query.text.strip():
             return [], dict.fromkeys(TIMING_KEYS, 0.0)
-        run = _Run(query, None, utcnow())
+        run = _Run(_seen_at_its_moment(query), None, query.as_of or utcnow())
         if "vector" in query.signals:
             self._storage.search.ensure_dimensions(self._embedder.dimensions)
         beside = (self._workers.submit(self._vector_hits_apart, run)
@@ -540,6 +551,17 @@ def _load(session: Session, hydrator: _Hydrator, wanted: Iterable[int]) -> dict[
         rows.update((row.id, row) for row in connection.execute(hydrator.statement,
                                                                 {"ids": list(chunk)}))
     return rows
+
+
+def _seen_at_its_moment(query: RecallQuery) -> RecallQuery:
+    """``query`` with its time window ending at its ``as_of`` moment (included), so every
+    search, neighbour, summary, metadata row and graph edge recall reaches passes it."""
+    if query.as_of is None:
+        return query
+    until = seen_until(query.as_of)
+    if query.filters.until is not None:
+        until = min(until, query.filters.until)
+    return replace(query, filters=replace(query.filters, until=until))
 
 
 def _candidates(query: RecallQuery) -> int:
