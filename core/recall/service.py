@@ -1,46 +1,20 @@
 """Recall: from a question to the most relevant memories, notes, exchanges and facts.
 
-For each requested kind, full-text (BM25) and vector (cosine) candidates are fetched
-through the storage port's ``SearchIndex`` and ranked in these steps (every weight is a
-``recall_*`` setting; ``docs/architecture.md`` says how each was measured):
+For each requested kind, full-text (BM25) and vector (cosine) candidates come through the
+storage port's ``SearchIndex``; they are gated by similarity, fused by score
+(``core.recall.fusion``), smoothed over adjacent turns (``core.recall.neighbours``),
+boosted by the question's cues (``core.recall.cues``), recency, strength and tier, merged
+and cut to ``k`` (the head). Additions (rows a type + time question names, memories one
+edge away) go after the head, never into it, so a recall may return more than ``k`` rows
+for the chat's context; a search that promises at most ``k`` (the CLI, MCP, the window)
+goes through ``core.recall.search``. A query asked ``as_of`` a moment runs as if it were
+then (``core.recall.as_of``): nothing later is reached, and every date counts from it.
+Every weight is a ``recall_*`` setting. ``mark_accessed`` counts a use, resets its
+strength and raises its importance by ``IMPORTANCE_BUMP``.
 
-1. vector hits below ``recall_min_similarity`` are dropped: a nearest neighbour always
-   exists, so without an absolute gate a question about something never mentioned would
-   still return the "closest" memories. bge-small with its query instruction gives
-   ~0.3-0.5 to unrelated passages and ~0.6-0.85 to relevant ones;
-2. the signals are fused by their scores, not their ranks (``core.recall.fusion``): a
-   weighted sum of min-max normalised cosine and best-normalised BM25, dense weighted
-   higher, so a word found in nearly every row (a speaker's name) cannot lift a row;
-3. context smoothing (turns of a session: memories and exchanges): a turn gains
-   ``recall_neighbour_share`` of the best relevance among its adjacent turns, and the
-   neighbours of the best candidates join the candidates that way ("Signed it today!"
-   is found through "Did you take the Helio offer?" one turn before;
-   ``core.recall.neighbours``);
-4. cues from the question (``core.recall.cues``): turns of a speaker the question names,
-   turns near a date it names, and turns with time words for a "when" question gain small
-   boosts; rows whose relevance is then below ``recall_min_relevance`` are dropped;
-5. the recency boost is added, and memories are weighed by strength (disuse lowers the
-   weight, never to zero) and tier (source-tier originals under a summary weigh less);
-6. all kinds are merged into one list, sorted and cut to ``k``: the head;
-7. additions go after the head, never into it: rows a type + time question names
-   ("the summary from last night", ``core.recall.metadata``) and memories one edge away
-   from the top hits (``core.recall.graph``, up to ``RecallQuery.graph``). Their scores
-   are capped at the last head score so they stay in the tail. A recall may therefore
-   return more than ``k`` rows, which the chat's context takes within its token budget;
-   a search that promises at most ``k`` (the CLI, MCP, the window) goes through
-   ``core.recall.search``, which keeps the head and lets additions fill only what is left.
-
-A query asked ``as_of`` a moment (``core.recall.as_of``) runs all of this as if it were
-then: its time window ends at the moment, so no search, neighbour, metadata row or edge
-reaches anything created later, and recency, the dates of step 4 and the windows of step 7
-count from the moment instead of the clock.
-
-Using a memory (``mark_accessed``) counts the access, resets its strength (decay is a
-function of the days since the last use, ``core.consolidation.decay``) and raises its
-importance by ``IMPORTANCE_BUMP`` up to 1.0, which slows its later decay.
-
-This module is dialect-free: it talks to the database only through ``StoragePort``, the
-ORM models and ``SearchIndex``.
+Dialect-free: the database only through ``StoragePort``, the ORM models and
+``SearchIndex``. See docs/architecture.md, "Recall", for each step and how its weight was
+measured.
 """
 
 from __future__ import annotations
