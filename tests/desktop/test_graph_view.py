@@ -8,7 +8,7 @@ from core.operations.changes import Changes
 
 import numpy as np
 import pytest
-from support.qt_waits import wait_for_task
+from support.qt_waits import wait_for_task, wait_idle
 from PySide6.QtCore import QPoint, Qt
 from sqlalchemy import select
 from test_graph_snapshot import add_edges, seed_store
@@ -52,8 +52,10 @@ def open_page(qtbot, ctx, *, valid_only: bool = True) -> GraphPage:
 
 
 @pytest.fixture
-def people(ctx):
-    """Four real (embedded) memories far apart in meaning, linked by one edge of each kind."""
+def people(qtbot, ctx):
+    """Four real (embedded) memories far apart in meaning, linked by one edge of each kind;
+    their change is on the hub before a test opens the map, so it cannot reach the new page
+    as a second reload (which would read the layout the first one just cached)."""
     memories = ctx.hearth.memories
     ids = [memories.add(text, tier=tier, category=category, importance=importance).id
            for text, tier, category, importance in (
@@ -64,6 +66,7 @@ def people(ctx):
     a, b, c, d = ids
     add_edges(ctx.hearth.storage, [(a, b, "knn", 0.81), (a, d, "dream", 0.22),
                                    (c, a, "summary_of", 1.0)])
+    wait_idle(qtbot, ctx)
     return ids
 
 
