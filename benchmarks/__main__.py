@@ -61,6 +61,9 @@ def _progress(step: str) -> None:
 
 
 def main() -> None:
+    from core.home.private_files import restrict_new_files
+
+    restrict_new_files()  # an entry point: the data folders it makes and caches are private
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true",
                         help="skip the 100k- and 1M-memory sizes")

@@ -63,6 +63,7 @@ from benchmarks.baselines import origins, plain_bm25, plain_rrf
 from core.app import Hearth
 from core.config import Settings
 from core.embedding import Embedder, OnnxEmbedder
+from core.home.private_files import restrict_new_files
 from core.recall import RecallQuery
 from core.recall.as_of import seen_until
 from core.storage.port import SearchFilters
@@ -395,6 +396,7 @@ def bench_realmem(personas: int | None = None, *,
 def main() -> None:
     import argparse
 
+    restrict_new_files()  # an entry point: the folders it makes and caches are private
     parser = argparse.ArgumentParser(description="RealMem session recall (see the module).")
     parser.add_argument("--personas", type=int, default=None,
                         help="how many personas (from both halves in turn); all by default")
