@@ -5,6 +5,7 @@ compile per dialect, run on both."""
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -360,3 +361,46 @@ def test_a_dream_stops_at_an_old_pg_dump_unless_told_to_go_on_and_then_says_so(
         assert went_on.stages["backup"]["status"] == "skipped"
         assert went_on.stages["decay"]["status"] == "done"
     assert list((home / "backups").glob("*.dump")) == []
+
+
+def test_a_forget_waits_for_a_short_transaction_elsewhere_but_not_for_a_long_one(
+        postgres_url: str, tmp_path: Path, embedder) -> None:
+    """A change watcher's poll or another process's read holds a snapshot for milliseconds:
+    counted at the wrong moment, it made a forget say "in use" at random. A short one is
+    waited for; one held past the wait still says so (its rows cannot be pruned yet)."""
+    import threading
+
+    from core.forgetting.service import FileCheck, ForgetService
+    from core.home.paths import HearthPaths
+    from core.knowledge.facts import FactService
+    from core.storage.postgres import adapter
+    from core.storage.postgres.adapter import PostgresStorage
+
+    other = create_engine(postgres_url.replace("postgresql://", "postgresql+psycopg://", 1))
+    storage = PostgresStorage(postgres_url)
+
+    def reading_for(seconds: float, started: threading.Event) -> None:
+        # REPEATABLE READ: the snapshot lasts the transaction, as a long report's would
+        with other.connect().execution_options(isolation_level="REPEATABLE READ") as connection:
+            connection.exec_driver_sql("SELECT count(*) FROM user_facts").scalar_one()
+            started.set()
+            time.sleep(seconds)  # the transaction stays open, holding its snapshot
+
+    def forget_while_reading(seconds: float, key: str) -> FileCheck:
+        FactService(storage, embedder).remember(key, "4471-cobalt")
+        started = threading.Event()
+        reader = threading.Thread(target=reading_for, args=(seconds, started))
+        reader.start()
+        started.wait(10)
+        try:
+            forgetting = ForgetService(storage, embedder, HearthPaths(tmp_path))
+            return forgetting.forget(key).report.files
+        finally:
+            reader.join()
+
+    try:
+        assert forget_while_reading(0.3, "pin") is FileCheck.ON_SERVER
+        assert forget_while_reading(adapter.SNAPSHOT_WAIT_S + 1.5, "code") is FileCheck.IN_USE
+    finally:
+        storage.close()
+        other.dispose()

@@ -9,11 +9,12 @@ and reclaiming deleted text are the server's business (``backup_to``, ``erase_de
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-from sqlalchemy import Engine, exc, text
+from sqlalchemy import Connection, Engine, exc, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from core.errors import HearthError
@@ -35,6 +36,8 @@ from core.storage.write_turns import DEFAULT_WRITE_WAIT_SECONDS, WRITE_OPTION
 
 
 INSUFFICIENT_PRIVILEGE = "42501"
+SNAPSHOT_WAIT_S = 2.0
+"""How long a vacuum waits for other sessions' short transactions to end."""
 
 
 class PostgresStorage:
@@ -163,16 +166,28 @@ class PostgresStorage:
         with translated_errors(self._where):
             with self._engine.connect() as probe:
                 tables = erasable_tables(probe)
-                others = probe.execute(text(
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = "
-                    "current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT "
-                    "NULL")).scalar_one()
-                probe.rollback()
+                others = self._open_elsewhere(probe)
             with self._engine.connect().execution_options(
                     isolation_level="AUTOCOMMIT") as connection:
                 for table in tables:
                     connection.exec_driver_sql(f'{statement} "{table}"')
         return int(others) == 0
+
+    @staticmethod
+    def _open_elsewhere(probe: Connection) -> int:
+        """How many other sessions of this database hold a snapshot (their transactions may
+        still see what a vacuum would remove), after waiting up to ``SNAPSHOT_WAIT_S`` for
+        short ones to end: a change watcher's poll or another process's read takes
+        milliseconds, and counting one of those made a forget say "in use" at random."""
+        deadline = time.monotonic() + SNAPSHOT_WAIT_S
+        while True:
+            others = int(probe.execute(text(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL")).scalar_one())
+            probe.rollback()
+            if others == 0 or time.monotonic() >= deadline:
+                return others
+            time.sleep(0.05)
 
     def checkpoint(self) -> bool:
         """``CHECKPOINT``: every page the server changed is written to its table's files,
