@@ -178,20 +178,28 @@ def text_windows(embedder: Embedder, text: str, *, sentences: bool = False
     return windows
 
 
-def sentence_windows(text: str) -> list[TextWindow]:
-    """One further window per sentence of substance of a text that fits one inference,
-    positions from 1; none unless there are 2 to ``MAX_SENTENCE_WINDOWS`` of them."""
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Where each sentence of ``text`` is (without the spaces around it), in order: the
+    one reading of sentences that windows and excerpts share."""
     spans: list[tuple[int, int]] = []
     start = 0
     for cut in [*_SENTENCE_BREAK.finditer(text), None]:
         end = len(text) if cut is None else cut.start()
         piece = text[start:end]
         stripped = piece.strip()
-        if _is_sentence(stripped):
+        if stripped:
             lead = len(piece) - len(piece.lstrip())
             spans.append((start + lead, start + lead + len(stripped)))
         if cut is not None:
             start = cut.end()
+    return spans
+
+
+def sentence_windows(text: str) -> list[TextWindow]:
+    """One further window per sentence of substance of a text that fits one inference,
+    positions from 1; none unless there are 2 to ``MAX_SENTENCE_WINDOWS`` of them."""
+    spans = [(begin, end) for begin, end in sentence_spans(text)
+             if _is_sentence(text[begin:end])]
     if not 2 <= len(spans) <= MAX_SENTENCE_WINDOWS:
         return []
     return [TextWindow(position, begin, end)

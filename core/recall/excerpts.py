@@ -24,11 +24,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from core.embedding.chunking import sentence_spans
 from core.storage.query_words import query_words
 
-_SENTENCE_END = re.compile(r"(?<=[.!?\u2026\u3002\uff01\uff1f])[\"'\u2019\u201d)\]]*\s+|\n\s*")
-"""Where a sentence ends: after closing punctuation (and any closing quote) and a space,
-or at a line break."""
 _WORD = re.compile(r"[^\W_]+")
 STEM_CHARS = 5
 """Words are compared by their first five letters ("flowerpot" finds "flowerpots", "ride"
@@ -75,18 +73,9 @@ def shares(needs: Sequence[int], each: int, total: int) -> list[int]:
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
-    """The spans of the text's sentences, without the spaces between them."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for cut in [*_SENTENCE_END.finditer(text), None]:
-        end = len(text) if cut is None else cut.start()
-        piece = text[start:end]
-        if piece.strip():
-            spans.append((start + len(piece) - len(piece.lstrip()),
-                          start + len(piece.rstrip())))
-        if cut is not None:
-            start = cut.end()
-    return spans or [(0, len(text))]
+    """The spans of the text's sentences, as its windows read them; the whole text when it
+    has none."""
+    return sentence_spans(text) or [(0, len(text))]
 
 
 def _matched_span(text: str, matched: str | None) -> tuple[int, int] | None:
