@@ -45,11 +45,9 @@ method here.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
-import shutil
 import tempfile
 import time
 from collections import defaultdict
@@ -59,6 +57,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from benchmarks import import_cache
 from benchmarks.baselines import origins, plain_bm25, plain_rrf
 from core.app import Hearth
 from core.config import Settings
@@ -80,10 +79,7 @@ ASKED_BEFORE = timedelta(seconds=1)
 """A question is asked this long before its session starts."""
 TUNE_HALF = 5
 """The first this many personas (alphabetically) are the half weights may be chosen on."""
-ROOT = Path(__file__).resolve().parents[1]
-CACHE_DIR = ROOT / "benchmarks" / ".cache" / "realmem"
-SHAPING = ("core/embedding", "core/transfer", "core/knowledge", "core/storage")
-"""The code that decides what an import stores: a change to it imports again."""
+CACHE_DIR = import_cache.CACHE_ROOT / "realmem"
 README_BM25 = "0.689 / 0.792"
 """The dataset README's plain BM25 over earlier sessions (sessions as documents)."""
 
@@ -262,41 +258,15 @@ class Timing:
     questions: int = 0
 
 
-def cache_key(persona: Persona, model_id: str) -> str:
-    """What an imported copy of ``persona`` depends on: its transcript, the embedding model
-    and the code that stores an import (``SHAPING``)."""
-    digest = hashlib.sha256(model_id.encode())
-    digest.update(json.dumps(persona.transcript, sort_keys=True).encode())
-    for folder in SHAPING:
-        for source in sorted((ROOT / folder).rglob("*.py")):
-            digest.update(str(source.relative_to(ROOT)).encode())
-            digest.update(source.read_bytes())
-    return digest.hexdigest()[:16]
-
-
 def prepared(persona: Persona, embedder: Embedder, home: Path,
              cache: Path | None) -> float | None:
-    """``home`` made a data folder holding ``persona`` imported: a copy of the cached one,
-    or imported now (and kept in ``cache``). Returns the seconds the import took, None when
-    it came from the cache."""
-    kept = (None if cache is None
-            else cache / f"{persona.name}-{cache_key(persona, embedder.model_id)}")
-    if kept is not None and kept.is_dir():
-        shutil.copytree(kept, home, dirs_exist_ok=True)
-        return None
-    started = time.perf_counter()
-    with Hearth.open(home, embedder=embedder) as hearth:
+    """``home`` made a data folder holding ``persona`` imported (``benchmarks.import_cache``):
+    the seconds the import took, None when it came from the cache."""
+    def build(hearth: Hearth) -> None:
         import_transcript(persona.transcript, hearth.storage, hearth.memories)
-    seconds = time.perf_counter() - started
-    if kept is not None:
-        for older in kept.parent.glob(f"{persona.name}-*"):
-            shutil.rmtree(older, ignore_errors=True)
-        kept.parent.mkdir(parents=True, exist_ok=True)
-        staging = kept.with_name(kept.name + ".partial")
-        shutil.rmtree(staging, ignore_errors=True)
-        shutil.copytree(home, staging)
-        staging.rename(kept)  # whole or not at all: a killed run leaves only .partial
-    return seconds
+
+    payload = json.dumps(persona.transcript, sort_keys=True).encode()
+    return import_cache.prepared(persona.name, payload, build, embedder, home, cache)
 
 
 def default_embedder() -> Embedder:
