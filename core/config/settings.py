@@ -70,9 +70,10 @@ class Settings(BaseSettings):
         return validated(url)
 
     recall_min_similarity: float = Field(
-        default=0.55, ge=-1.0, le=1.0,
+        default=0.5, ge=-1.0, le=1.0,
         description="Vector hits below this cosine similarity are not evidence (bge-small "
-                    "gives unrelated passages ~0.3-0.5 with the query instruction).")
+                    "gives unrelated passages ~0.3-0.5 with the query instruction; 0.5 was "
+                    "chosen on three labelled sets, docs/recall-tuning.md).")
     recall_vector_weight: float = Field(
         default=0.7, ge=0.0, le=1.0,
         description="Weight of the normalised cosine similarity in score fusion.")
@@ -110,6 +111,12 @@ class Settings(BaseSettings):
                     "originals folded into an archival summary weigh less than what is "
                     "current; 1.0 by default, because that made recall depend on which "
                     "memories a dream happened to fold (docs/consolidation.md).")
+    recall_diversity: float = Field(
+        default=0.85, gt=0.0, le=1.0,
+        description="How much a result counts for itself against its likeness to a "
+                    "better one (maximal marginal relevance): below 1, the first results "
+                    "are spread over different things found instead of near-copies of one; "
+                    "1 turns it off.")
     recall_recency_days: int = Field(default=90, ge=1)
     recall_recency_boost: float = Field(default=0.05, ge=0.0, le=1.0)
 

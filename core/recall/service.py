@@ -3,14 +3,16 @@
 For each requested kind, full-text (BM25) and vector (cosine) candidates come through the
 storage port's ``SearchIndex``; they are gated by similarity, fused by score
 (``core.recall.fusion``), smoothed over adjacent turns (``core.recall.neighbours``),
-boosted by the question's cues (``core.recall.cues``), recency, strength and tier, merged
-and cut to ``k`` (the head). Additions (rows a type + time question names, memories one
-edge away) go after the head, never into it, so a recall may return more than ``k`` rows
-for the chat's context; a search that promises at most ``k`` (the CLI, MCP, the window)
-goes through ``core.recall.search``. A query asked ``as_of`` a moment runs as if it were
-then (``core.recall.as_of``): nothing later is reached, and every date counts from it.
-Every weight is a ``recall_*`` setting. ``mark_accessed`` counts a use, resets its
-strength and raises its importance by ``IMPORTANCE_BUMP``.
+boosted by the question's cues (``core.recall.cues``), recency, strength and tier, and
+merged; the head of ``k`` is picked from the best ``DIVERSITY_POOL x k`` so that near-copies
+of one match give way to the other things found (``core.recall.diversity``). Additions
+(rows a type + time question names, memories one edge away) go after the head, never into
+it, so a recall may return more than ``k`` rows for the chat's context; a search that
+promises at most ``k`` (the CLI, MCP, the window) goes through ``core.recall.search``. A
+query asked ``as_of`` a moment runs as if it were then (``core.recall.as_of``): nothing
+later is reached, and every date counts from it. Every weight is a ``recall_*`` setting.
+``mark_accessed`` counts a use, resets its strength and raises its importance by
+``IMPORTANCE_BUMP``.
 
 Dialect-free: the database only through ``StoragePort``, the ORM models and
 ``SearchIndex``. See docs/architecture.md, "Recall", for each step and how its weight was
@@ -36,7 +38,7 @@ from core.config import Settings
 from core.embedding import Embedder
 from core.errors import InvalidInputError
 from core.knowledge.memories import speaker as origin_speaker
-from core.recall import cues, graph, metadata, neighbours, summaries
+from core.recall import cues, diversity, graph, metadata, neighbours, summaries
 from core.recall.as_of import as_of, seen_until
 from core.recall.fusion import (
     Fused,
@@ -59,7 +61,8 @@ from core.storage.port import (
 SIGNALS = frozenset({"text", "vector"})
 MIN_CANDIDATES = 50
 CANDIDATES_PER_RESULT = 5
-"""Each signal fetches ``max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * k)`` rows per kind."""
+"""Each signal fetches ``max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * depth)`` rows per kind
+(``depth``: the pool the head of ``k`` is picked from, ``_Run.depth``)."""
 TIMING_KEYS = ("embed", "text", "vector", "fusion")
 """Smoothing, cues and additions (steps 3-7) are timed as part of fusion."""
 NEIGHBOUR_SEEDS = 20
@@ -68,6 +71,8 @@ GRAPH_SEEDS = 5
 """The first this many memory results are the starting points of the graph walk."""
 METADATA_LIMIT = 3
 """Rows a type + time question may add."""
+DIVERSITY_POOL = 3
+"""The head of ``k`` is spread over the best ``DIVERSITY_POOL x k`` ranked results."""
 RECALL_WORKERS = 2
 """Threads for the vector side of recalls running at once (threads start on first use)."""
 IMPORTANCE_BUMP = 0.02
@@ -202,6 +207,8 @@ class _Run:
     query: RecallQuery
     vector: np.ndarray | None
     now: datetime
+    spread: bool
+    """Whether the head is spread by maximal marginal relevance (``recall_diversity``)."""
     timings: dict[str, float] = field(default_factory=lambda: dict.fromkeys(TIMING_KEYS, 0.0))
     asks_when: bool = field(init=False)
     dates: list[cues.DateRange] = field(init=False)
@@ -209,6 +216,11 @@ class _Run:
     def __post_init__(self) -> None:
         self.asks_when = cues.asks_when(self.query.text)
         self.dates = cues.date_ranges(self.query.text, self.now)
+
+    @property
+    def depth(self) -> int:
+        """How many ranked results the head of ``k`` is picked from (step 6)."""
+        return self.query.k * (DIVERSITY_POOL if self.spread else 1)
 
     @contextmanager
     def timed(self, key: str) -> Iterator[None]:
@@ -243,7 +255,8 @@ class RecallService:
         """
         if not query.text.strip():
             return [], dict.fromkeys(TIMING_KEYS, 0.0)
-        run = _Run(_seen_at_its_moment(query), None, query.as_of or utcnow())
+        run = _Run(_seen_at_its_moment(query), None, query.as_of or utcnow(),
+                   self._settings.recall_diversity < 1.0)
         if "vector" in query.signals:
             self._storage.search.ensure_dimensions(self._embedder.dimensions)
         beside = (self._workers.submit(self._vector_hits_apart, run)
@@ -262,7 +275,8 @@ class RecallService:
                 folded.extend(summaries_found)
             with run.timed("fusion"):
                 results.sort(key=_rank_key)
-                results = self._with_additions(session, run, results[:query.k], folded)
+                head = self._spread(session, run, results[:run.depth])
+                results = self._with_additions(session, run, head, folded)
         if query.mark_accessed:
             self.mark_accessed(r.id for r in results if r.kind is IndexedKind.MEMORY)
         return results, run.timings
@@ -285,6 +299,32 @@ class RecallService:
                         importance=case((Memory.importance + IMPORTANCE_BUMP > 1.0, 1.0),
                                         else_=Memory.importance + IMPORTANCE_BUMP),
                     ).execution_options(synchronize_session=False))
+
+    def _spread(self, session: Session, run: _Run,
+                pool: list[RecallResult]) -> list[RecallResult]:
+        """Step 6: the head of ``k`` picked from the pool by maximal marginal relevance
+        (``core.recall.diversity``), each result's score lowered by what it lost."""
+        weight, k = self._settings.recall_diversity, run.query.k
+        if weight >= 1.0 or len(pool) <= 1:
+            return pool[:k]
+        vectors: dict[tuple[IndexedKind, int], np.ndarray] = {}
+        for kind in {result.kind for result in pool}:
+            found = self._storage.search.whole_vectors(
+                session, kind, [r.id for r in pool if r.kind is kind])
+            vectors.update(((kind, row_id), vector) for row_id, vector in found.items())
+        picks = diversity.spread([r.score for r in pool],
+                                 [vectors.get((r.kind, r.id)) for r in pool], weight, k)
+        head = []
+        for pick in picks:
+            result = pool[pick.index]
+            if pick.penalty > 0 and pick.closest is not None:
+                like = pool[pick.closest]
+                result = replace(result, score=result.score - pick.penalty, signals={
+                    **result.signals, "diversity": {
+                        "penalty": pick.penalty, "cosine": pick.cosine,
+                        "like": {"kind": like.kind.value, "id": like.id}}})
+            head.append(result)
+        return head
 
     def _with_additions(self, session: Session, run: _Run, head: list[RecallResult],
                         folded: list[RecallResult]) -> list[RecallResult]:
@@ -362,7 +402,7 @@ class RecallService:
                         kept[row_id] = entry
             ranked: list[RecallResult] = []
             summaries_found: list[RecallResult] = []
-            for row_id in self._contenders(kept, run.query.k):
+            for row_id in self._contenders(kept, run.depth):
                 result = self._result(kind, rows[row_id], kept[row_id], run)
                 (summaries_found if row_id in folded else ranked).append(result)
             return ranked, summaries_found
@@ -416,7 +456,7 @@ class RecallService:
             return {}
         with run.timed("text"):
             return {"text": self._storage.search.text_search(
-                session, kind, query.text, query.filters, _candidates(query))}
+                session, kind, query.text, query.filters, _candidates(run))}
 
     def _vector_hits(self, session: Session,
                      run: _Run) -> dict[IndexedKind, dict[str, list[IndexHit]]]:
@@ -432,7 +472,7 @@ class RecallService:
         for kind in query.kinds:
             with run.timed("vector"):
                 hits = index.vector_search(session, kind, run.vector, query.filters,
-                                           _candidates(query))
+                                           _candidates(run))
                 found[kind] = {"vector": [hit for hit in hits if hit.score >= floor]}
         return found
 
@@ -538,9 +578,9 @@ def _seen_at_its_moment(query: RecallQuery) -> RecallQuery:
     return replace(query, filters=replace(query.filters, until=until))
 
 
-def _candidates(query: RecallQuery) -> int:
-    """Rows each signal fetches per kind."""
-    return max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * query.k)
+def _candidates(run: _Run) -> int:
+    """Rows each signal fetches per kind (for the pool the head is picked from)."""
+    return max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * run.depth)
 
 
 def _rank_key(result: RecallResult) -> tuple[float, float, str, int]:

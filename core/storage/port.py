@@ -156,6 +156,11 @@ class SearchIndex(Protocol):
         work (kNN links, dream associations). ``valid_only`` drops invalidated and
         superseded memories."""
 
+    def whole_vectors(self, session: Session, kind: IndexedKind,
+                      ids: Iterable[int]) -> dict[int, np.ndarray]:
+        """The whole-text vectors of those of ``ids`` that have one, by id (never their
+        further windows): what recall compares its results by to spread them."""
+
     def matching_ids(self, session: Session, kind: IndexedKind, ids: Iterable[int],
                      filters: SearchFilters) -> set[int]:
         """Those of ``ids`` that pass ``filters``, by the rules searches use."""

@@ -180,21 +180,28 @@ class SearchIndexBase(ABC, Generic[KindT, VectorT]):
     def stored_embeddings(self, session: Session, kind: IndexedKind,
                           ids: Sequence[int]) -> list[StoredEmbedding]:
         spec = self._kinds[kind]
-        vectors: list[tuple[int, np.ndarray]] = []
+        wanted = sorted({int(row_id) for row_id in ids})
+        vectors = list(self.whole_vectors(session, kind, wanted).items())
         windows: list[tuple[int, int, int, int, np.ndarray]] = []
-        by_id, id_binds = self._among("id", "ids")
         by_item, item_binds = self._among("item_id", "ids")
         stored = self._stored("embedding")
-        for chunk in batched(sorted({int(row_id) for row_id in ids}), self.IDS_PER_STATEMENT):
-            chosen = {"ids": list(chunk)}
-            vectors += [(row[0], self._floats([row[1]])) for row in session.execute(sql(
-                f"SELECT id, {stored} FROM {spec.vectors} WHERE {by_id}").bindparams(
-                    *id_binds), chosen)]
+        for chunk in batched(wanted, self.IDS_PER_STATEMENT):
             windows += [(*row[:4], self._floats([row[4]])) for row in session.execute(sql(
                 f"SELECT item_id, position, char_start, char_end, {stored} "
                 f"FROM {spec.chunks} WHERE {by_item} ORDER BY item_id, position").bindparams(
-                    *item_binds), chosen)]
+                    *item_binds), {"ids": list(chunk)})]
         return stored_embeddings(vectors, windows)
+
+    def whole_vectors(self, session: Session, kind: IndexedKind,
+                      ids: Iterable[int]) -> dict[int, np.ndarray]:
+        spec = self._kinds[kind]
+        by_id, id_binds = self._among("id", "ids")
+        found: dict[int, np.ndarray] = {}
+        for chunk in batched(sorted({int(row_id) for row_id in ids}), self.IDS_PER_STATEMENT):
+            found.update((row[0], self._floats([row[1]])) for row in session.execute(sql(
+                f"SELECT id, {self._stored('embedding')} FROM {spec.vectors} "
+                f"WHERE {by_id}").bindparams(*id_binds), {"ids": list(chunk)}))
+        return found
 
     def matching_ids(self, session: Session, kind: IndexedKind, ids: Iterable[int],
                      filters: SearchFilters) -> set[int]:
