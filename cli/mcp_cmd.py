@@ -13,9 +13,9 @@ from typing import Annotated
 
 import typer
 
-from core.cli import output
-from core.cli.context import opened
-from core.cli.daily import IdArgument, JsonOption, YesOption, done, local, show
+from cli import output
+from cli.context import opened
+from cli.daily import IdArgument, JsonOption, YesOption, done, local, show
 from core.errors import InvalidInputError
 
 mcp_app = typer.Typer(help="Hearth's memory for other local agents (MCP): serve, grant, review.",

@@ -1,6 +1,6 @@
 """``hearth encrypt`` / ``hearth decrypt``: convert the data folder, with a progress bar
 (``core.operations.folder_lock``); the passphrase is asked as every command asks it
-(``core.cli.context.ask_passphrase``)."""
+(``cli.context.ask_passphrase``)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Annotated
 
 import typer
 
-from core.cli import context, output
-from core.cli.context import ask_passphrase
-from core.cli.progress import progress_bar
+from cli import context, output
+from cli.context import ask_passphrase
+from cli.progress import progress_bar
 from core.operations import folder_lock
 
 

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from core.cli import output
-from core.cli.consolidation_cmd import print_changes
-from core.cli.context import opened
+from cli import output
+from cli.consolidation_cmd import print_changes
+from cli.context import opened
 from core.errors import InvalidInputError
 
 if TYPE_CHECKING:

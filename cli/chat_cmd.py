@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from core.cli import output
-from core.cli.context import opened
-from core.cli.interrupts import ctrl_c_cancels
-from core.cli.pending_cmd import answer_in_terminal
+from cli import output
+from cli.context import opened
+from cli.interrupts import ctrl_c_cancels
+from cli.pending_cmd import answer_in_terminal
 from core.errors import HearthError
 from core.user_input import REPLACEMENT, replace_unreadable
 

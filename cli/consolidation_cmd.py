@@ -2,7 +2,7 @@
 what the consolidation runs did; ``hearth runs ID`` shows a dream's or reflection's
 changelog and ``--undo`` reverts it, one change or all (``core.operations.consolidation``).
 
-Registered as top-level commands by ``core.cli.main``. Failed events are shown with their
+Registered as top-level commands by ``cli.main``. Failed events are shown with their
 attempts and last error so the user can fix the cause (pick a larger model) and retry them
 with ``--retry ID`` or ``--retry --all``; events waiting for a model that could not answer
 show what they wait for. Nothing on the event bus is ever dropped.
@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from core.cli import output
-from core.cli.context import opened
+from cli import output
+from cli.context import opened
 from core.errors import InvalidInputError
 
 if TYPE_CHECKING:

@@ -20,8 +20,8 @@ from typing import Annotated
 
 import typer
 
-from core.cli import context, output
-from core.cli.progress import progress_bar
+from cli import context, output
+from cli.progress import progress_bar
 
 
 def migrate(

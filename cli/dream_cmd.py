@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from core.cli import output
-from core.cli.consolidation_cmd import print_changes
-from core.cli.context import opened
-from core.cli.interrupts import ctrl_c_cancels
+from cli import output
+from cli.consolidation_cmd import print_changes
+from cli.context import opened
+from cli.interrupts import ctrl_c_cancels
 from core.operations.dream import STAGES, stage_name
 
 if TYPE_CHECKING:

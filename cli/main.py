@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from core.cli import output
-from core.cli.arguments import refuse_unreadable_text
-from core.cli import (
+from cli import output
+from cli.arguments import refuse_unreadable_text
+from cli import (
     chat_cmd,
     consolidation_cmd,
     context,
@@ -32,19 +32,19 @@ from core.cli import (
     migrate_cmd,
     reflection_cmd,
 )
-from core.cli.context import opened, state
-from core.cli.journal_cmd import journal_app
-from core.cli.later_cmd import later_app
-from core.cli.imports_cmd import imports_app
-from core.cli.mcp_cmd import mcp_app
-from core.cli.memories_cmd import memories_app
-from core.cli.models_cmd import models_app
-from core.cli.notes_cmd import notes_app
-from core.cli.pending_cmd import pending_app
-from core.cli.prompts_cmd import alerts_app, prompts_app
-from core.cli.reminders_cmd import reminders_app
-from core.cli.tasks_cmd import tasks_app
-from core.cli.progress import progress_bar
+from cli.context import opened, state
+from cli.journal_cmd import journal_app
+from cli.later_cmd import later_app
+from cli.imports_cmd import imports_app
+from cli.mcp_cmd import mcp_app
+from cli.memories_cmd import memories_app
+from cli.models_cmd import models_app
+from cli.notes_cmd import notes_app
+from cli.pending_cmd import pending_app
+from cli.prompts_cmd import alerts_app, prompts_app
+from cli.reminders_cmd import reminders_app
+from cli.tasks_cmd import tasks_app
+from cli.progress import progress_bar
 from core.errors import HearthError, InvalidInputError
 from core.operations.folder import restrict_new_files, secure_home
 
@@ -308,7 +308,7 @@ def search(
 ) -> None:
     """Hybrid recall (full text + vectors) over your memories and notes: the same search
     an agent's search_memory runs."""
-    from core.cli.search_batch import batch_queries
+    from cli.search_batch import batch_queries
     from core.operations.search import SearchFilters, moment_of
     from core.operations.search import search as run_search
 
@@ -518,7 +518,7 @@ def run(argv: list[str] | None = None) -> int:
 
 def _exit_code(argv: list[str] | None) -> int:
     try:
-        with output.notices_shown("core"):  # "waiting for another process's write…"
+        with output.notices_shown(*output.OWN_LOGGERS):  # "waiting for another's write…"
             result = app(args=argv, prog_name="hearth", standalone_mode=False)
     except typer.Exit as stop:
         return stop.exit_code
