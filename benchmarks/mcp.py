@@ -91,7 +91,7 @@ async def _measure(home: Path, questions: Sequence[str]) -> dict[str, Any]:
 
     kinds = (IndexedKind.MEMORY, IndexedKind.NOTE)
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "core.cli.main", "--home", str(home), "mcp",
+        command=sys.executable, args=["-m", "cli.main", "--home", str(home), "mcp",
                                       "--agent", AGENT], env=dict(os.environ))
     with open(home / "server.stderr", "w") as errlog, Hearth.open(home) as hearth:
         tools = AgentTools(hearth.agent_services(), AGENT)

@@ -74,7 +74,7 @@ def cli_state_restored() -> Iterator[None]:
     """A CLI run in the test's process keeps nothing process-wide: the ``core`` logger's
     handlers (log file, notices), its level and the umask are as before, and the next
     test's commands do not inherit this one's ``--home``."""
-    from core.cli import context
+    from cli import context
 
     saved = CliState()
     yield

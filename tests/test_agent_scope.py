@@ -130,7 +130,7 @@ def test_what_a_grant_covers_is_said_in_plain_words() -> None:
 
 
 def test_the_cli_grants_a_narrower_scope_and_lists_it(hearth: Hearth, capsys) -> None:
-    from core.cli.main import run
+    from cli.main import run
 
     with pytest.raises(AccessDenied):
         AgentTools(hearth.agent_services(), "stranger").call("read_profile", {})

@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from core import clock
 from core.agents.tokens import AgentTokens
-from core.cli.main import run
+from cli.main import run
 from core.errors import InvalidInputError, NotFoundError
 from core.storage.orm import Agent, AgentToken, AuditEntry
 

@@ -1,8 +1,9 @@
-"""Layer rules, checked rather than hoped for: ``core`` never imports Qt or ``desktop``; the
-window reaches core through ``core.operations``; no import cycles, between modules or between
-packages; every part of core is on a floor of the one-way stack; only the front ends and
-``core.operations`` open ``Hearth``; only the storage factory imports a storage adapter.
-``make lint`` checks the same layers with import-linter (``[tool.importlinter]``)."""
+"""Layer rules, checked rather than hoped for: ``core`` never imports Qt, ``desktop`` or
+``cli``; both front ends, the window and the command line, reach core through
+``core.operations``; no import cycles, between modules or between packages; every part of
+core is on a floor of the one-way stack; only the front ends and ``core.operations`` open
+``Hearth``; only the storage factory imports a storage adapter. ``make lint`` checks the same
+layers with import-linter (``[tool.importlinter]``)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 import grimp
 
 ROOT = Path(__file__).resolve().parents[1]
-FORBIDDEN_IN_CORE = ("PySide6", "PyQt5", "PyQt6", "pyqtgraph", "desktop", "shiboken6")
+FORBIDDEN_IN_CORE = ("PySide6", "PyQt5", "PyQt6", "pyqtgraph", "desktop", "shiboken6", "cli")
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -43,19 +44,26 @@ def test_the_checker_sees_imports() -> None:
     assert "ast" in imported_modules(sample)
 
 
-# --- the window's doorway ------------------------------------------------------------------------
+# --- the front ends' doorway --------------------------------------------------------------------
 
-WINDOW_MAY_IMPORT = (
+FRONT_ENDS_MAY_IMPORT = (
     "core.operations",  # the per-domain operations and the plain data they return
     "core.errors",      # the errors operations raise, with their sentence and hint
-    "core.config",      # the settings the window edits
+    "core.config",      # the settings the window edits and `hearth migrate --switch` saves
     "core.app",         # opening the data folder (``Hearth.open``) at start
     "core.assistant",   # starting and stopping the assistant the chat talks to
-    "core.scheduling",  # the tray's schedule: started and stopped with the window
-    "core.clock",       # the one "now" the window and core agree on
+    "core.scheduling",  # the schedule the tray and `hearth daemon` start and stop
+    "core.clock",       # the one "now" the front ends and core agree on
     "core.version",     # About
+    # Three leaves of the bottom floors, beside core.errors and core.clock: the standard
+    # library (and core.errors) alone, light enough for `hearth --help`, and each about the
+    # front door itself, so an operation wrapping them would only rename them.
+    "core.user_input",  # text and files a person hands in, checked before anything runs
+    "core.log_privacy",  # what a log record a front end writes may hold (its formatter)
+    "core.job_names",   # the scheduler's job names, for help text without the scheduler
 )
-"""All of core the window may import; everything else is reached through operations."""
+"""All of core a front end (the window, the command line) may import; everything else is
+reached through operations. One list for both: the doorway is the same."""
 
 
 def imported_names(path: Path) -> set[str]:
@@ -74,20 +82,28 @@ def _within(name: str, packages: tuple[str, ...]) -> bool:
 
 
 def reaches_below(path: Path) -> set[str]:
-    """What ``path`` imports from core beyond what the window may import."""
+    """What ``path`` imports from core beyond what a front end may import."""
     return {name for name in imported_modules(path)
             if _within(name, ("core",)) and name != "core"
-            and not _within(name, WINDOW_MAY_IMPORT)} | {
+            and not _within(name, FRONT_ENDS_MAY_IMPORT)} | {
         name for name in imported_names(path) - imported_modules(path)
         if name.startswith("core.") and name.count(".") == 1
-        and not _within(name, WINDOW_MAY_IMPORT)}
+        and not _within(name, FRONT_ENDS_MAY_IMPORT)}
+
+
+def reaches_below_in(front_end: str) -> dict[str, list[str]]:
+    """Each module of the front end's folder that reaches below the doorway, with what."""
+    return {path.relative_to(ROOT).as_posix(): sorted(below)
+            for path in sorted((ROOT / front_end).rglob("*.py"))
+            if (below := reaches_below(path))}
 
 
 def test_the_window_reaches_core_only_through_operations() -> None:
-    offenders = {path.relative_to(ROOT).as_posix(): sorted(below)
-                 for path in sorted((ROOT / "desktop").rglob("*.py"))
-                 if (below := reaches_below(path))}
-    assert offenders == {}, "use core.operations instead"
+    assert reaches_below_in("desktop") == {}, "use core.operations instead"
+
+
+def test_the_command_line_reaches_core_only_through_operations() -> None:
+    assert reaches_below_in("cli") == {}, "use core.operations instead"
 
 
 def test_the_doorway_check_sees_a_reach_below(tmp_path: Path) -> None:
@@ -104,10 +120,10 @@ def test_the_doorway_check_sees_a_reach_below(tmp_path: Path) -> None:
 
 
 def runtime_import_graph() -> dict[str, set[str]]:
-    """Who imports whom in ``core`` and ``desktop``, function-level imports included and
-    ``if TYPE_CHECKING:`` ones left out (they never run). Built afresh: grimp's cache can
-    miss an edit made within the same second."""
-    graph = grimp.build_graph("core", "desktop", exclude_type_checking_imports=True,
+    """Who imports whom in ``core``, ``desktop`` and ``cli``, function-level imports
+    included and ``if TYPE_CHECKING:`` ones left out (they never run). Built afresh: grimp's
+    cache can miss an edit made within the same second."""
+    graph = grimp.build_graph("core", "desktop", "cli", exclude_type_checking_imports=True,
                               cache_dir=None)
     return {module: graph.find_modules_directly_imported_by(module)
             for module in graph.modules}
@@ -213,18 +229,19 @@ def test_the_architecture_picture_is_the_enforced_stack() -> None:
     assert [set(floor) for floor in drawing["floors"]()] == floors()
 
 
-FRONT_ENDS = ("core.operations", "core.cli", "core.scheduling", "core.assistant")
-"""Who may hold the whole ``Hearth``: the window's doorway, the command line, and the
-background runner (the scheduler and the assistant it runs, which the tray and
-``hearth daemon`` start). Every other engine module is handed the services it uses."""
+FRONT_ENDS = ("desktop", "cli", "core.operations", "core.scheduling", "core.assistant")
+"""Who may hold the whole ``Hearth``: the two front ends (the window, the command line),
+their doorway, and the background runner (the scheduler and the assistant it runs, which
+the tray and ``hearth daemon`` start). Every other engine module is handed the services it
+uses."""
 
 
 def test_only_front_ends_and_operations_open_hearth() -> None:
     importers = {module for module, imported in runtime_import_graph().items()
-                 if "core.app" in imported and module.startswith("core.")}
+                 if "core.app" in imported}
 
     assert {module for module in importers if not _within(module, FRONT_ENDS)} == set()
-    assert "core.cli.context" in importers  # the check sees imports of core.app
+    assert "cli.context" in importers  # the check sees imports of core.app
 
 
 # --- storage adapters --------------------------------------------------------------------------

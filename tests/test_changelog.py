@@ -21,7 +21,7 @@ from support.scripted_llm import ScriptedLLM
 from typer.testing import CliRunner
 
 from core.app import Hearth
-from core.cli.main import app
+from cli.main import app
 from core.consolidation import changelog, undo
 from core.consolidation.dream import DreamCycle
 from core.consolidation.reflection import ReflectionEngine

@@ -338,7 +338,7 @@ def test_a_bom_and_an_empty_list_are_fine(tmp_path, storage, memories) -> None:
 
 def test_the_command_imports_and_search_cites_the_message(capsys, migrated_home,
                                                            tmp_path) -> None:
-    from core.cli.main import run
+    from cli.main import run
 
     assert run(["--home", str(migrated_home), "import", "chatgpt", str(CHATGPT_FILE),
                 "--json"]) == 0

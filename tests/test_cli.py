@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.cli.main import run
+from cli.main import run
 from core.knowledge.facts import FactService
 
 TRANSCRIPT = {

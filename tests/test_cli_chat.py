@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from core.app import Hearth
-from core.cli.main import run
+from cli.main import run
 from support.fake_ollama import FakeModel, FakeOllama, FakeReply
 
 MODEL = "llama3.2:3b"

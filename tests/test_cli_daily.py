@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from core import clock
-from core.cli.main import run
+from cli.main import run
 
 
 def hearth(capsys: pytest.CaptureFixture[str], home: Path, *args: str) -> tuple[int, str, str]:

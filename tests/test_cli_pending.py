@@ -16,7 +16,7 @@ from support.fake_ollama import FakeOllama, FakeReply
 
 from core import clock
 from core.app import Hearth
-from core.cli.main import run
+from cli.main import run
 from core.llm.ollama import OllamaProvider
 
 MODEL = "llama3.2:3b"

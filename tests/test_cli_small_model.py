@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from core.cli.main import run
+from cli.main import run
 from support.fake_ollama import FakeModel, FakeOllama, FakeReply
 
 TINY = "smollm2:135m"

@@ -1,7 +1,7 @@
 """The ``hearth`` command imports only what a command uses (docs/cli.md): ``--help`` none of
 the engine, a command that opens the data folder the engine but not the assistant, the
 scheduler or the model clients. Each check starts a new interpreter, because this process
-has imported everything already; a module imported at the top of ``core/cli/`` again
+has imported everything already; a module imported at the top of ``cli/`` again
 fails it, naming the module."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def modules_after(code: str) -> set[str]:
 
 
 def test_help_imports_none_of_the_engine() -> None:
-    loaded = modules_after("from core.cli.main import run\n"
+    loaded = modules_after("from cli.main import run\n"
                            "assert run(['--help']) == 0")
 
     assert loaded == set(), f"imported by `hearth --help`: {sorted(loaded)}"
@@ -48,7 +48,7 @@ def test_a_command_imports_the_engine_but_not_the_assistant_or_the_models(
         sqlite_template: SqliteTemplate, tmp_path: Path) -> None:
     home = sqlite_template.copy_home(tmp_path / "home")
 
-    loaded = modules_after("from core.cli.main import run\n"
+    loaded = modules_after("from cli.main import run\n"
                            f"assert run(['--home', {str(home)!r}, 'facts', 'list']) == 0")
 
     assert "core.app" in loaded and "sqlalchemy" in loaded  # the probe sees imports

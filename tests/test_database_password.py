@@ -22,7 +22,7 @@ from keyrings.alt.file import PlaintextKeyring
 from sqlalchemy.engine import make_url
 
 from core.app import Hearth
-from core.cli.main import run
+from cli.main import run
 from core.config import database_password
 from core.config.database_password import (
     PASSFILE,

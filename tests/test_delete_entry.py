@@ -19,7 +19,7 @@ import pytest
 from sqlalchemy import select
 
 from core.app import Hearth
-from core.cli.main import run
+from cli.main import run
 from core.errors import InvalidInputError, NotFoundError
 from core.forgetting.matching import PLACEHOLDER
 from core.forgetting.recently_deleted import UNDO_WINDOW

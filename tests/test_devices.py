@@ -26,7 +26,7 @@ from sqlalchemy import select
 
 from core.app import Hearth
 from core.assistant import Assistant
-from core.cli.main import run
+from cli.main import run
 from core.consolidation.dream import DreamAlreadyRunning, dream_lock
 from core.conversation.events import TurnFinished
 from core.learning.events import add_event
@@ -146,7 +146,7 @@ def test_a_fact_set_on_one_device_is_in_the_other_devices_next_turn(
             first = list(assistant.conversation.send(session_id, "What tea should I buy?"))
             assert isinstance(first[-1], TurnFinished)
             setter = subprocess.run(
-                [sys.executable, "-m", "core.cli.main", "--home", str(tmp_path / "laptop"),
+                [sys.executable, "-m", "cli.main", "--home", str(tmp_path / "laptop"),
                  "facts", "set", "favourite_tea", "Lapsang souchong"],
                 capture_output=True, text=True, timeout=120,
                 env={**os.environ, "PYTHONPATH": str(CHILD.parents[2])})

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer.main
 
-from core.cli.main import app
+from cli.main import app
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")

@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 from core.app import Hearth
 from core.storage.backups import list_backups
 from core import consolidation
-from core.cli import context, dream_cmd
+from cli import context, dream_cmd
 from core.consolidation.dream import (
     STAGES,
     DreamAlreadyRunning,

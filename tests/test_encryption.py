@@ -22,7 +22,7 @@ from keyrings.alt.file import PlaintextKeyring
 from sqlalchemy import insert, select
 
 from core.app import Hearth
-from core.cli.main import run
+from cli.main import run
 from core.errors import (
     DatabaseError,
     InvalidInputError,

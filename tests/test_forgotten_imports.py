@@ -164,7 +164,7 @@ def test_each_import_is_a_run_and_undoing_it_removes_what_it_added(
 def test_the_commands_list_runs_and_undo_one_after_confirmation(capsys, migrated_home) -> None:
     import json
 
-    from core.cli.main import run
+    from cli.main import run
 
     home = ["--home", str(migrated_home)]
     assert run([*home, "import", "chatgpt", str(CHATGPT_FILE), "--json"]) == 0

@@ -11,8 +11,8 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from core.cli import context
-from core.cli.main import run
+from cli import context
+from cli.main import run
 
 
 def test_the_users_folders_are_the_tests_own(user_folders_isolated: Path) -> None:

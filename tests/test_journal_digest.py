@@ -17,7 +17,7 @@ from support.fake_ollama import FakeOllama, FakeReply
 from support.scripted_llm import ScriptedLLM
 
 from core.app import Hearth
-from core.cli.main import run
+from cli.main import run
 from core.daily import when
 from core.llm.protocol import LLMUnavailableError
 from core.operations import journal

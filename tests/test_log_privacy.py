@@ -30,8 +30,8 @@ import pytest
 
 from core import clock
 from core.app import Hearth
-from core.cli import notify
-from core.cli.main import run
+from cli import notify
+from cli.main import run
 from core.home import encryption
 from core.log_privacy import NOTICE, USER_TEXT_ENV, LogFormat, described, quoted
 from desktop.app import log_to_data_folder

@@ -34,7 +34,7 @@ def served(tmp_path_factory: pytest.TempPathFactory, sqlite_template) -> Iterato
            "XDG_DATA_HOME": str(root / "data"), "XDG_CACHE_HOME": str(root / "cache"),
            "XDG_STATE_HOME": str(root / "state")}
     process = subprocess.Popen(
-        [sys.executable, "-m", "core.cli.main", "--home", str(home), "mcp", "--http",
+        [sys.executable, "-m", "cli.main", "--home", str(home), "mcp", "--http",
          "--port", "0"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE, text=True, env=env)
     try:

@@ -22,7 +22,7 @@ from mcp.types import Implementation
 from sqlalchemy import select
 
 from core.app import Hearth
-from core.cli.main import run
+from cli.main import run
 from core.operations import agents
 from core.storage.orm import AuditEntry, ContextEvent
 from core.transfer.transcript import import_transcript
@@ -74,7 +74,7 @@ def client(tmp_path_factory: pytest.TempPathFactory, sqlite_template,
            "XDG_DATA_HOME": str(root / "data"), "XDG_CACHE_HOME": str(root / "cache"),
            "XDG_STATE_HOME": str(root / "state"), "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
     params = StdioServerParameters(command=sys.executable,
-                                   args=["-m", "core.cli.main", "--home", str(home), "mcp"],
+                                   args=["-m", "cli.main", "--home", str(home), "mcp"],
                                    env=env, cwd=str(Path(__file__).parents[1]))
     with open(root / "server.stderr", "w") as errlog, start_blocking_portal() as portal:
         streams = portal.wrap_async_context_manager(stdio_client(params, errlog=errlog))

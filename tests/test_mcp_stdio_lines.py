@@ -57,7 +57,7 @@ def wire(tmp_path_factory: pytest.TempPathFactory, sqlite_template) -> Iterator[
            "XDG_STATE_HOME": str(root / "state"), "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
     with open(root / "server.stderr", "wb") as errlog:
         process = subprocess.Popen(
-            [sys.executable, "-m", "core.cli.main", "--home", str(home), "mcp", "--agent",
+            [sys.executable, "-m", "cli.main", "--home", str(home), "mcp", "--agent",
              "probe"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog, env=env,
             cwd=str(Path(__file__).parents[1]))
         connected = Wire(process)

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import select, text
 
 from core.app import Hearth
-from core.cli.main import run
+from cli.main import run
 from core.errors import NotFoundError
 from core.forgetting import wording
 from core.forgetting.matching import PLACEHOLDER

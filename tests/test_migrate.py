@@ -192,7 +192,7 @@ def test_the_command_moves_a_home_to_postgresql_and_switches_to_it(
     password = str(make_password(empty_postgres))
     environment = {**os.environ, "HEARTH_HOME": str(isolated_home)}
 
-    moved = subprocess.run([sys.executable, "-m", "core.cli.main", "migrate", "--to",
+    moved = subprocess.run([sys.executable, "-m", "cli.main", "migrate", "--to",
                             empty_postgres, "--switch"], capture_output=True, text=True,
                            env=environment, timeout=300, check=False)
 
@@ -214,7 +214,7 @@ def test_the_command_moves_a_home_to_postgresql_and_switches_to_it(
     with Hearth.open(isolated_home, embedder=embedder) as reopened:  # a new Hearth
         assert reopened.storage.location.startswith("postgresql://hearth@127.0.0.1:")
         assert rows_of(reopened.storage) == before
-    listed = subprocess.run([sys.executable, "-m", "core.cli.main", "facts", "list",
+    listed = subprocess.run([sys.executable, "-m", "cli.main", "facts", "list",
                              "--json"], capture_output=True, text=True, env=environment,
                             timeout=300, check=False)
     assert listed.returncode == 0, listed.stderr
@@ -225,7 +225,7 @@ def test_the_command_moves_a_home_to_postgresql_and_switches_to_it(
     finally:
         server.close()
 
-    again = subprocess.run([sys.executable, "-m", "core.cli.main", "migrate", "--to",
+    again = subprocess.run([sys.executable, "-m", "cli.main", "migrate", "--to",
                             empty_postgres], capture_output=True, text=True,
                            env=environment, timeout=300, check=False)
     assert again.returncode != 0
@@ -249,8 +249,8 @@ def test_ctrl_c_leaves_the_target_unfinished_and_the_next_run_says_so(
     from contextlib import contextmanager
 
     from core.app import Hearth
-    from core.cli import migrate_cmd
-    from core.cli.main import run
+    from cli import migrate_cmd
+    from cli.main import run
 
     with Hearth.open(isolated_home, embedder=embedder) as hearth:
         fill_home(hearth.storage, embedder)
@@ -289,7 +289,7 @@ def test_a_home_in_use_is_not_copied(tmp_path: Path, isolated_home: Path,
                                      capsys: pytest.CaptureFixture[str]) -> None:
     """The copy holds the folder's exclusive lock: with the window (or any process) holding
     the folder open, it is refused at once and nothing is written anywhere."""
-    from core.cli.main import run
+    from cli.main import run
     from core.home.instance_lock import FolderLock
 
     with FolderLock(isolated_home, exclusive=False):  # what Hearth.open holds
@@ -305,7 +305,7 @@ def test_moving_to_a_server_an_old_pg_dump_cannot_back_up_says_what_to_install(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Set-up is when to hear it, not the first night: the copy and the switch are done,
     and a warning names the pg_dump that is too old and the package to install."""
-    from core.cli.main import run
+    from cli.main import run
     from support.old_pg_dump import put_first_on_path
 
     old = put_first_on_path(tmp_path / "old-client", monkeypatch)

@@ -158,7 +158,7 @@ def test_a_note_that_turns_bad_keeps_its_earlier_memory(vault, storage, memories
 def test_the_command_imports_a_folder(capsys, migrated_home, vault) -> None:
     import json
 
-    from core.cli.main import run
+    from cli.main import run
 
     assert run(["--home", str(migrated_home), "import", "notes", str(vault), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["added"] == 3

@@ -549,7 +549,7 @@ def cli_env(server: FakeOllama, monkeypatch) -> FakeOllama:
 def test_models_list_prints_json_with_the_configured_model_marked(cli_env):
     import json
 
-    from core.cli.models_cmd import models_app
+    from cli.models_cmd import models_app
 
     cli_env.add_model("qwen3:0.6b")
     result = CliRunner().invoke(models_app, ["list", "--json"])
@@ -561,7 +561,7 @@ def test_models_list_prints_json_with_the_configured_model_marked(cli_env):
 
 
 def test_models_pull_downloads_the_named_or_configured_model(cli_env):
-    from core.cli.models_cmd import models_app
+    from cli.models_cmd import models_app
 
     result = CliRunner().invoke(models_app, ["pull", "qwen3:0.6b"])
     assert result.exit_code == 0, result.output
@@ -572,7 +572,7 @@ def test_models_pull_downloads_the_named_or_configured_model(cli_env):
 
 
 def test_models_list_when_ollama_is_down_raises_the_plain_error(monkeypatch):
-    from core.cli.models_cmd import models_app
+    from cli.models_cmd import models_app
 
     monkeypatch.setenv("HEARTH_OLLAMA_HOST", closed_port_url())
     monkeypatch.setenv("HEARTH_LLM_RETRIES", "0")
@@ -585,7 +585,7 @@ def test_ctrl_c_stops_a_pull_cleanly(tmp_path: Path):
         env = {**os.environ, "HEARTH_HOME": str(tmp_path / "home"),
                "HEARTH_OLLAMA_HOST": fake.url, "PYTHONPATH": str(PROJECT_ROOT)}
         process = subprocess.Popen(
-            [sys.executable, "-c", "from core.cli.models_cmd import models_app; "
+            [sys.executable, "-c", "from cli.models_cmd import models_app; "
              "models_app(['pull', 'big:70b'], prog_name='hearth models')"],
             cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True,

@@ -18,7 +18,7 @@ import pytest
 
 from core import clock
 from core.app import Hearth
-from core.cli.main import run
+from cli.main import run
 from core.home import encryption
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +42,7 @@ def test_a_program_the_daemon_starts_does_not_see_the_passphrase(
     environment = {**os.environ, encryption.PASSPHRASE_ENV: PASSPHRASE,
                    "PATH": f"{tools}:/usr/bin:/bin", "HEARTH_TEST_INHERITED": "yes"}
 
-    done = subprocess.run([sys.executable, "-m", "core.cli.main", "--home",
+    done = subprocess.run([sys.executable, "-m", "cli.main", "--home",
                            str(isolated_home), "daemon", "--once", "delivery"],
                           capture_output=True, text=True, env=environment, cwd=ROOT,
                           timeout=300, check=False)

@@ -294,7 +294,7 @@ def test_hearths_own_role_restores_a_backup_over_its_database(
 
 
 def hearth_cli(capsys, home: Path, *args: str) -> tuple[int, str, str]:
-    from core.cli.main import run
+    from cli.main import run
 
     code = run(["--home", str(home), *args])
     captured = capsys.readouterr()

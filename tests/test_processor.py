@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from core.app import Hearth
-from core.cli import consolidation_cmd
+from cli import consolidation_cmd
 from core.config import Settings
 from core.consolidation import processor as processor_module
 from core.consolidation.dedupe import Deduplicator

@@ -12,7 +12,7 @@ import typer
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-from core.cli import reflection_cmd
+from cli import reflection_cmd
 from core.config import Settings
 from core.errors import InvalidInputError, NotFoundError
 from core.knowledge.intentions import IntentionService

@@ -18,7 +18,7 @@ from support.scripted_llm import ScriptedLLM
 from typer.testing import CliRunner
 
 from core.app import Hearth
-from core.cli.main import app
+from cli.main import app
 from core.consolidation.dream import DreamCycle
 from core.learning.pipeline import close_session
 from core.learning.quality_gate import check

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from support.reused_embeddings import reused_per_module  # noqa: F401 (the module's embedder)
 
-from core.cli.main import run
+from cli.main import run
 from core.config import Settings
 from core.errors import InvalidInputError
 from core.knowledge.memories import MemoryService

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.cli.main import run
+from cli.main import run
 from core.home.instance_lock import FolderLock
 
 

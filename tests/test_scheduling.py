@@ -26,7 +26,7 @@ from support.scripted_llm import ScriptedLLM
 from typer.testing import CliRunner
 
 from core.app import Hearth
-from core.cli.daemon_cmd import daemon
+from cli.daemon_cmd import daemon
 from core.config import Settings
 from core.errors import InvalidInputError
 from core.daily.delivery import Notification
@@ -218,7 +218,7 @@ def test_daemon_once_runs_decay_and_records_it(isolated_home: Path,
 
 
 def test_daemon_runs_until_sigterm_then_stops_cleanly(isolated_home: Path) -> None:
-    code = "import typer; from core.cli.daemon_cmd import daemon; typer.run(daemon)"
+    code = "import typer; from cli.daemon_cmd import daemon; typer.run(daemon)"
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stderr=subprocess.PIPE,
                             text=True, env={**os.environ, "HEARTH_HOME": str(isolated_home)})
     try:

@@ -21,7 +21,7 @@ from support.moments import at, day
 
 from core import clock
 from core.app import Hearth
-from core.cli.daemon_cmd import daemon
+from cli.daemon_cmd import daemon
 from core.config import Settings
 from core.daily.delivery import BRIEFING, SCHEDULED_PROMPT, Notification, late_note
 from core.daily.scheduled_prompts import next_run
@@ -274,7 +274,7 @@ def test_the_daemon_log_leaves_out_the_empty_minutes(hearth, caplog) -> None:
     daemon's log, its lines for other jobs are kept, and an empty pass is DEBUG only."""
     import logging
 
-    from core.cli.daemon_cmd import quiet_delivery
+    from cli.daemon_cmd import quiet_delivery
 
     def record(message: str) -> logging.LogRecord:
         return logging.LogRecord("apscheduler.executors.default", logging.INFO, __file__, 1,

@@ -16,7 +16,7 @@ from support.scripted_llm import ScriptedLLM
 
 from core.agents.tools import AgentTools
 from core.app import Hearth
-from core.cli.main import run
+from cli.main import run
 from core.consolidation import merge
 from core.operations import agents, memories
 from core.operations.memories import MemoryFilter

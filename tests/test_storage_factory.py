@@ -129,7 +129,7 @@ def test_the_doctor_reports_the_sqlite_adapters_own_checks(paths) -> None:
 
 def test_hearth_settings_and_doctor_show_the_database_url_masked(capsys, tmp_path: Path,
                                                                  monkeypatch) -> None:
-    from core.cli.main import run
+    from cli.main import run
 
     monkeypatch.setenv("HEARTH_DATABASE_URL", SERVER)
     assert run(["--home", str(tmp_path / "h"), "settings", "--json"]) == 0

@@ -16,7 +16,7 @@ from sqlalchemy import update
 from typer.testing import CliRunner
 
 from core.app import Hearth
-from core.cli import consolidation_cmd
+from cli import consolidation_cmd
 from core.consolidation.processor import MemoryProcessor, retry_event
 from core.consolidation.runs import RunRecorder
 from core.errors import InvalidInputError, NotFoundError

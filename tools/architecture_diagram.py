@@ -26,12 +26,19 @@ def floors() -> list[list[str]]:
     return [[part.strip() for part in floor.split("|")] for floor in stack["layers"]]
 
 
+FRONT_ENDS = "desktop · cli"
+"""The window and the command line, above the stack: they come in through its top floor,
+``core.operations`` (``tests/test_architecture.py`` holds them to it)."""
+
+
 def diagram() -> str:
-    """The floors as a Mermaid flowchart: one row per floor, an arrow to the floor below."""
-    lines = [BEGIN, "```mermaid", "flowchart TB"]
+    """The floors as a Mermaid flowchart: the front ends on top, then one row per floor, an
+    arrow to the floor below."""
+    lines = [BEGIN, "```mermaid", "flowchart TB", f'    FE["{FRONT_ENDS}"]']
     for number, parts in enumerate(floors()):
         names = " · ".join(part.removeprefix("core.") for part in parts)
         lines.append(f'    F{number}["{names}"]')
+    lines.append("    FE --> F0")
     lines.extend(f"    F{number} --> F{number + 1}" for number in range(len(floors()) - 1))
     lines.extend(["```", END])
     return "\n".join(lines)

@@ -1,5 +1,6 @@
 """Agents over MCP for the window and the CLI: who connected, what each may do, what they
-asked to write (held for review) and what they read and wrote (the audit log).
+asked to write (held for review) and what they read and wrote (the audit log); and serving
+the memory to them, over stdio or HTTP (``hearth mcp``).
 
 Plain frozen data over ``core.agents``; accepting a write reports the domain it changed
 (facts, or the memory an observation or a forget moves) as well as the agents' list."""
@@ -7,26 +8,29 @@ Plain frozen data over ``core.agents``; accepting a write reports the domain it 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from core.agents.coverage import covers
-from core.agents.registry import AgentRegistry
+from core.agents.registry import AgentRegistry, normalise_name
 from core.agents.tokens import AgentTokens, TokenInfo, client_configuration
 from core.agents.tools import READ_TOOLS, history
 from core.agents.writes import AgentWrites
 from core.app import Hearth
+from core.errors import InvalidInputError
 from core.operations.changes import Changes, Domain
 from core.operations.done import Done
 from core.storage.orm import Agent, AgentWrite
 
 AGENTS = Changes.of(Domain.AGENTS)
 
-__all__ = ["AgentCall", "AgentInfo", "AgentWriteItem", "NewToken", "TokenInfo", "accept",
-           "add_token", "asking", "calls_of", "covers", "grant", "held_writes", "list_agents",
-           "reject", "revoke_tokens", "tokens", "trust", "writes_of"]
+__all__ = ["AgentCall", "AgentInfo", "AgentWriteItem", "Listening", "NewToken", "TokenInfo",
+           "accept", "add_token", "asking", "calls_of", "covers", "grant", "held_writes",
+           "list_agents", "normalise_name", "reject", "revoke_tokens", "serve_http",
+           "serve_stdio", "tokens", "trust", "writes_of"]
 
 
 @dataclass(frozen=True)
@@ -176,3 +180,48 @@ def add_token(hearth: Hearth, name: str) -> Done[NewToken]:
 def revoke_tokens(hearth: Hearth, name: str, token_id: int | None = None) -> Done[int]:
     """Revoke the agent's tokens (or one of them); how many were revoked."""
     return Done(AgentTokens(hearth.storage).revoke(name, token_id), AGENTS)
+
+
+# --- serving -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Listening:
+    """Where an HTTP server took its port: the address clients use, and the file that
+    holds the bearer token they need."""
+
+    url: str
+    token_file: Path
+
+
+def serve_stdio(hearth: Hearth, name: str | None) -> None:
+    """Serve the memory over MCP on stdin/stdout until the client leaves; ``name`` (already
+    ``normalise_name``d) names the connection, else the client's own name does."""
+    from core.agents.server import AgentServer
+
+    AgentServer(hearth.agent_services(), name).run_stdio()
+
+
+def serve_http(hearth: Hearth, name: str | None, port: int, *, renew_token: bool = False,
+               listening: Callable[[Listening], None] = lambda _where: None) -> None:
+    """Serve the memory over streamable HTTP on 127.0.0.1:``port`` (0: any free one) behind
+    the folder's bearer token (a new one with ``renew_token``) and the agents' named tokens,
+    until interrupted; ``listening`` is told where once the port is taken. A port that
+    cannot be used is a sentence naming ``hearth mcp``'s ``--port``: only the command line
+    serves HTTP."""
+    from core.agents import http as over_http
+    from core.agents.server import AgentServer
+
+    server = AgentServer(hearth.agent_services(), name)
+    token = over_http.bearer_token(hearth.paths.home, renew=renew_token)
+    try:
+        sock = over_http.listen(port)
+    except OSError as exc:
+        raise InvalidInputError(f"Port {port} on 127.0.0.1 cannot be used ({exc.strerror}).",
+                                "Choose another with --port, or --port 0 for any free one."
+                                ) from exc
+    host, bound = sock.getsockname()[:2]
+    listening(Listening(f"http://{host}:{bound}{over_http.PATH}",
+                        over_http.token_path(hearth.paths.home)))
+    with sock:
+        over_http.serve(server.http_app(), token, AgentTokens(hearth.storage), sock)

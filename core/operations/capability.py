@@ -15,7 +15,8 @@ from sqlalchemy import func, select
 
 from core.config import Settings
 from core.learning import waiting
-from core.llm.capability import HOW_TO_GET_ONE, JOB_WORDS, Job, profile_of
+from core.llm.capability import HOW_TO_GET_ONE as HOW_TO_GET_ONE  # the status line's advice
+from core.llm.capability import JOB_WORDS, Job, profile_of
 from core.llm.protocol import LLMProvider
 from core.storage.orm import ContextEvent
 

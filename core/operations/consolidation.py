@@ -1,5 +1,6 @@
-"""Consolidation for the window: run a reflection or a dream, read what a run changed (its
-changelog, the "While you were away…" runs), undo it, and retry failed events.
+"""Consolidation for the front ends: run a reflection or a dream, read what a run changed
+(its changelog, the "While you were away…" runs), undo it, list the events waiting (or
+failed) and retry failed ones.
 
 Runs go through the same entry points as ``hearth dream`` and ``hearth reflect``
 (``DreamCycle``, ``ReflectionEngine`` under the dream lock); the changelog and its undo are
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from core.consolidation import changelog, undo
 from core.consolidation.changelog import REVIEWED_KINDS, Change, RunChanges
 from core.consolidation.wording import plural, run_kind, run_status, stage_name, stage_status
+from core.llm.token_estimates import clip
 from core.operations.changes import NOTHING, Changes, Domain
 from core.operations.done import Done
 from core.views import activity
@@ -28,9 +30,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "REVIEWED_KINDS", "RUN_KINDS", "Change", "EventView", "Queue", "RunChanges",
-    "RunOutcome", "RunView", "StageView", "Undone", "changes_of", "run_kind", "run_status",
-    "dream", "mark_reviewed", "queue", "reflect", "retry_event", "retry_failed_events",
-    "runs", "stage_name", "stage_status", "undo_change", "undo_run", "unreviewed",
+    "RunOutcome", "RunView", "StageView", "Undone", "changes_of", "clip", "events",
+    "run_kind", "run_status", "dream", "mark_reviewed", "plural", "queue", "reflect",
+    "reflect_with_configured_model",
+    "retry_event", "retry_failed_events", "runs", "stage_name", "stage_status",
+    "undo_change", "undo_run", "unreviewed",
 ]
 
 REFLECT, DREAM = "reflect", "dream"
@@ -66,14 +70,16 @@ class RunOutcome:
 
 @dataclass(frozen=True)
 class Undone:
-    """What an undo did: the lines undone, the reasons lines were kept (the profile changed
-    since the run), and the run's changelog after it."""
+    """What an undo did: the lines undone, the lines kept with the reason (the profile
+    changed since the run), and the run's changelog after it."""
 
     undone: tuple[Change, ...]
-    kept: tuple[str, ...]
+    kept: tuple[tuple[Change, str], ...]
     run: RunChanges
     message: str
     """What to tell the user: what was undone (or that it already was) and what was kept."""
+    already: tuple[Change, ...] = ()
+    """The line asked for when it had been undone before: nothing moved."""
 
 
 @dataclass(frozen=True)
@@ -93,11 +99,32 @@ def reflect(hearth: Hearth, provider: LLMProvider, *, trigger: str = "manual",
     """Reflect on the last day's conversations, never beside a dream (the dream lock).
     Raises ``DreamAlreadyRunning`` when a dream or another reflection holds the lock."""
     from core.consolidation.dream import dream_lock
-    from core.consolidation.reflection import ReflectionEngine
 
     with dream_lock(hearth.storage):
-        engine = ReflectionEngine(hearth.consolidation(), provider)
-        report = engine.run(trigger=trigger, cancel=cancel)
+        return _reflection(hearth, provider, trigger, cancel)
+
+
+def reflect_with_configured_model(hearth: Hearth, *, trigger: str = "manual") -> RunOutcome:
+    """``reflect`` with the model the settings choose, chosen once the dream lock is held
+    (a dream already running is said at once, before any model is asked) and closed
+    afterwards."""
+    from core.consolidation.dream import dream_lock
+    from core.operations.models import configured_provider
+
+    with dream_lock(hearth.storage):
+        provider = configured_provider(hearth.settings)
+        try:
+            return _reflection(hearth, provider, trigger, None)
+        finally:
+            provider.close()
+
+
+def _reflection(hearth: Hearth, provider: LLMProvider, trigger: str,
+                cancel: CancelToken | None) -> RunOutcome:
+    from core.consolidation.reflection import ReflectionEngine
+
+    report = ReflectionEngine(hearth.consolidation(), provider).run(trigger=trigger,
+                                                                    cancel=cancel)
     return RunOutcome(REFLECT, report, report.diff)
 
 
@@ -106,8 +133,9 @@ def dream(hearth: Hearth, provider: LLMProvider, *, trigger: str = "manual",
           cancel: CancelToken | None = None) -> RunOutcome:
     """Run the dream cycle (backup, stages, changelog; resumes an interrupted one),
     reporting each stage's progress in words."""
-    from core.consolidation.dream import STAGES, DreamCycle
     from core.consolidation.wording import stage_doing
+    from core.operations import dream as dream_cycle
+    from core.operations.dream import STAGES
 
     def staged(stage: str, done: int, total: int) -> None:
         position = STAGES.index(stage) if stage in STAGES else 0
@@ -116,8 +144,8 @@ def dream(hearth: Hearth, provider: LLMProvider, *, trigger: str = "manual",
                  stage_doing(stage, done, total))
 
     before = hearth.profile.current_id()
-    cycle = DreamCycle(hearth.consolidation(), provider)
-    report = cycle.run(trigger=trigger, only=only, progress=staged, cancel=cancel)
+    report = dream_cycle.run(hearth, provider, trigger=trigger, only=only, progress=staged,
+                             cancel=cancel)
     return RunOutcome(DREAM, report, _profile_diff(hearth, before))
 
 
@@ -153,16 +181,18 @@ def undo_change(hearth: Hearth, run_id: int, index: int) -> Undone:
     """Undo one line of a run's changelog (by the run's record: what happened since is
     kept)."""
     result = undo.undo_change(hearth.consolidation(), run_id, index)
-    return Undone((result.change,), (), changes_of(hearth, run_id), result.message)
+    done = () if result.already else (result.change,)
+    already = (result.change,) if result.already else ()
+    return Undone(done, (), changes_of(hearth, run_id), result.message, already)
 
 
 def undo_run(hearth: Hearth, run_id: int) -> Undone:
     """Undo every change of the run still in effect; those kept say why."""
     result = undo.undo_run(hearth.consolidation(), run_id)
-    kept = tuple(why for _change, why in result.kept)
     message = f"Undid {plural(len(result.undone), 'change')}." + "".join(
-        f" Kept: {why}" for why in kept)
-    return Undone(tuple(result.undone), kept, changes_of(hearth, run_id), message)
+        f" Kept: {why}" for _change, why in result.kept)
+    return Undone(tuple(result.undone), tuple(result.kept), changes_of(hearth, run_id),
+                  message)
 
 
 # --- runs and the event queue ------------------------------------------------------------------
@@ -180,12 +210,26 @@ def queue(hearth: Hearth, limit: int = 1000) -> Queue:
     return Queue(tuple(events), activity.queue_size(hearth.storage))
 
 
-def retry_event(hearth: Hearth, event_id: int) -> Changes:
-    """Give one failed event a fresh set of attempts (after its cause was fixed)."""
+def events(hearth: Hearth, *, failed: bool = False, limit: int = 200) -> tuple[EventView, ...]:
+    """The events still to be tried, or with ``failed`` those that failed at least once
+    and are not consolidated (poisoned ones included), oldest first."""
+    from core.consolidation.processor import list_events
+
+    max_attempts = hearth.settings.event_max_attempts
+    rows = list_events(hearth.storage, max_attempts, failed=failed, limit=limit)
+    return tuple(activity.event_view(row, max_attempts, hearth.storage.claims)
+                 for row in rows)
+
+
+def retry_event(hearth: Hearth, event_id: int) -> Done[EventView]:
+    """Give one failed event a fresh set of attempts (after its cause was fixed); the value
+    is the event as it now waits."""
     from core.consolidation.processor import retry_event as retry
 
-    retry(hearth.storage, event_id)
-    return Changes.of(Domain.RUNS)
+    event = retry(hearth.storage, event_id)
+    viewed = activity.event_view(event, hearth.settings.event_max_attempts,
+                                 hearth.storage.claims)
+    return Done(viewed, Changes.of(Domain.RUNS))
 
 
 def retry_failed_events(hearth: Hearth) -> Done[int]:

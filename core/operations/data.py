@@ -1,5 +1,6 @@
-"""The data folder's contents as a whole, for the window: a backup now, an export to one
-JSON file, and importing one (``core.storage.backups``, ``core.transfer.export``).
+"""The data folder's contents as a whole, for the front ends: a backup now, the backups
+kept, restoring one, an export to one JSON file, and importing one (``core.storage.backups``,
+``core.transfer.export``).
 
 An import re-embeds what it restored; stopped while embedding, everything is imported but
 some vectors, which the Embeddings settings rebuild (``models.rebuild_vectors``).
@@ -19,9 +20,12 @@ from core.log_privacy import LogFormat, announce, log_to_stderr, quoted
 
 if TYPE_CHECKING:
     from core.app import Hearth
+    from core.config import Settings
+    from core.home.paths import HearthPaths
 
-__all__ = ["BackupInfo", "Exported", "Imported", "LogFormat", "announce", "backup", "export",
-           "import_file", "log_to_stderr", "quoted", "restrict_new_files"]
+__all__ = ["BackupInfo", "Exported", "Imported", "LogFormat", "announce", "backup", "backups",
+           "export", "import_file", "log_to_stderr", "quoted", "restore",
+           "restrict_new_files"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,22 @@ def backup(hearth: Hearth) -> BackupInfo:
     """A checked copy of the database in the backups folder (the oldest beyond the number
     to keep are removed). It changes nothing any view shows."""
     return hearth.backup()
+
+
+def backups(paths: HearthPaths) -> tuple[BackupInfo, ...]:
+    """The backups the data folder keeps, newest first."""
+    from core.storage.backups import list_backups
+
+    return tuple(list_backups(paths))
+
+
+def restore(settings: Settings, paths: HearthPaths, backup_file: Path) -> Path | None:
+    """Put ``backup_file`` in place of the database; where the previous database was set
+    aside (None: there was none, or a PostgreSQL server replaced it in place). Inside
+    ``folder_lock.held_alone``: nothing else may have the folder open meanwhile."""
+    from core.storage.factory import restore_backup
+
+    return restore_backup(settings, paths, backup_file)
 
 
 def export(hearth: Hearth, path: Path, *, plain: bool = False) -> Exported:

@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # imported when first used: the HTTP client and llama.cpp are
 __all__ = [
     "DEFAULT_OLLAMA_HOST", "CancelToken", "Installed", "LLMCancelled", "LLMProvider",
     "ModelInfo", "OllamaSurvey", "Pulled", "PullProgress", "Rebuilt", "StaleVectors",
-    "check_embedding_model",
+    "active_model", "check_embedding_model", "embed_missing",
     "configured_provider", "count_stale_vectors", "embedded_model_problem",
     "embedding_model_in_use", "host_problem", "installed_models", "ollama_model",
     "pull_configured", "pull_model", "rebuild_vectors", "same_model",
@@ -97,6 +97,13 @@ def configured_provider(settings: Settings) -> LLMProvider:
     from core.llm.selection import build_provider
 
     return build_provider(settings)
+
+
+def active_model(provider: LLMProvider) -> str:
+    """Which provider and model answer, in words (``"ollama · llama3.2:3b"``)."""
+    from core.llm.selection import describe_active
+
+    return describe_active(provider)
 
 
 def same_model(wanted: str, installed: str) -> bool:
@@ -230,16 +237,25 @@ def count_stale_vectors(hearth: Hearth) -> StaleVectors:
                                       for kind in IndexedKind))
 
 
-def rebuild_vectors(hearth: Hearth, progress: Callable[[int, int], None] = lambda *_: None,
-                    cancelled: Callable[[], bool] = lambda: False) -> Rebuilt:
+def embed_missing(hearth: Hearth, progress: Callable[[int, int], None] = lambda *_: None,
+                  cancelled: Callable[[], bool] = lambda: False) -> dict[str, int]:
     """Embed every row that lacks a vector from the running model, in committed batches;
-    ``cancelled()`` is polled between them."""
-    from core.embedding import EmbeddingCancelled
+    the rows embedded per kind (``memory``, ``note``…). ``cancelled()`` is polled between
+    batches; True stops with ``EmbeddingCancelled`` (the finished batches are kept)."""
     from core.embedding.reembed import backfill_embeddings
 
+    counts = backfill_embeddings(hearth.storage, hearth.embedder, cancel=cancelled,
+                                 progress=progress)
+    return {kind.value: count for kind, count in counts.items()}
+
+
+def rebuild_vectors(hearth: Hearth, progress: Callable[[int, int], None] = lambda *_: None,
+                    cancelled: Callable[[], bool] = lambda: False) -> Rebuilt:
+    """``embed_missing``, saying where it stopped instead of raising when ``cancelled()``."""
+    from core.embedding import EmbeddingCancelled
+
     try:
-        counts = backfill_embeddings(hearth.storage, hearth.embedder, cancel=cancelled,
-                                     progress=progress)
+        counts = embed_missing(hearth, progress, cancelled)
     except EmbeddingCancelled as stopped:
         return Rebuilt(stopped.done, (stopped.done, stopped.total))
     return Rebuilt(sum(counts.values()), None)

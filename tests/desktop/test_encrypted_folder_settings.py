@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QApplication, QDialogButtonBox, QMessageBox, QWidg
 from support.qt_waits import wait_for_task, wait_idle
 
 from core.app import Hearth
-from core.cli.main import run
+from cli.main import run
 from core.home.paths import resolve_home
 from core.home import encryption
 from core.operations import folder_lock

@@ -14,7 +14,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
 from core.app import Hearth
-from core.cli.main import run
+from cli.main import run
 from core.errors import HearthError, PassphraseNeededError
 from core.home import encryption
 from core.operations import folder_lock

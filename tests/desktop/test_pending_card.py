@@ -217,7 +217,7 @@ def test_a_request_answered_in_the_terminal_shows_when_hearth_is_active_again(
         qtbot, make_ctx, ollama, capsys) -> None:  # noqa: F811
     from PySide6.QtGui import QGuiApplication
 
-    from core.cli.main import run
+    from cli.main import run
 
     held_task(ollama, "Renew passport")
     held_task(ollama, "Book the dentist")

@@ -142,7 +142,7 @@ def test_an_agents_held_write_shows_beside_the_selected_agent(qtbot, ctx: AppCon
 
 def test_another_process_reaches_the_open_facts_view(qtbot, ctx: AppContext) -> None:
     view = opened(qtbot, ctx, FactsPage)
-    subprocess.run([sys.executable, "-m", "core.cli.main", "--home",
+    subprocess.run([sys.executable, "-m", "cli.main", "--home",
                     str(ctx.hearth.paths.home), "facts", "set", "home_city", "Porto"],
                    check=True, capture_output=True, timeout=120,
                    env={**os.environ, "PYTHONPATH": str(REPO)})

@@ -54,7 +54,7 @@ def run_hearth(home: Path | str, *args: str, input: bytes | str | None = None,  
         filter(None, [str(PROJECT_ROOT), merged.get("PYTHONPATH", "")]))
     data = input.encode("utf-8") if isinstance(input, str) else input
     done = subprocess.run(
-        [sys.executable, "-m", "core.cli.main", "--home", str(home), *args],
+        [sys.executable, "-m", "cli.main", "--home", str(home), *args],
         input=data, capture_output=True, env=merged, timeout=timeout, cwd=PROJECT_ROOT,
         preexec_fn=preexec, check=False)
     return CliRun(done.returncode, done.stdout.decode("utf-8", "replace"),

@@ -34,7 +34,7 @@ def interrupted_ask(home: Path, server: FakeOllama, *flags: str) -> tuple[int, s
     """``hearth ask`` with SIGINT sent once the model has been asked (as Ctrl-C would)."""
     server.script(FakeReply(text=STORY, delay=0.5))  # 30 s of reply, a word at a time
     process = subprocess.Popen(
-        [sys.executable, "-m", "core.cli.main", "--home", str(home), "ask",
+        [sys.executable, "-m", "cli.main", "--home", str(home), "ask",
          "Tell me a long story.", *flags],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=PROJECT_ROOT,
         env={**os.environ, **ollama_env(server), "PYTHONPATH": str(PROJECT_ROOT)},

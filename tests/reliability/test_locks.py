@@ -62,7 +62,7 @@ class Running:
         merged["PYTHONPATH"] = os.pathsep.join(
             filter(None, [str(PROJECT_ROOT), merged.get("PYTHONPATH", "")]))
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "core.cli.main", "--home", str(home), *args],
+            [sys.executable, "-m", "cli.main", "--home", str(home), *args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
             env=merged, cwd=PROJECT_ROOT)
         self._err: list[str] = []

@@ -55,7 +55,7 @@ def ollama() -> Iterator[FakeOllama]:
 def traced(log: Path, home: Path, *args: str, ollama: FakeOllama) -> list[str]:
     """The command line that runs ``hearth ARGS`` under strace, logging to ``log``."""
     return ["strace", "-f", "-qq", "-e", "trace=connect,sendto,execve", "-o", str(log),
-            sys.executable, "-m", "core.cli.main", "--home", str(home), *args]
+            sys.executable, "-m", "cli.main", "--home", str(home), *args]
 
 
 def environment(ollama: FakeOllama) -> dict[str, str]:

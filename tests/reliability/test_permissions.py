@@ -106,7 +106,7 @@ def test_a_running_hearth_keeps_its_write_ahead_log_private(hearth_cli: CliRunne
     home = shared / "home"
     hearth_cli(home, "facts", "set", "bank_pin", "4471").assert_ok()
     daemon = subprocess.Popen(
-        [sys.executable, "-m", "core.cli.main", "--home", str(home), "daemon"],
+        [sys.executable, "-m", "cli.main", "--home", str(home), "daemon"],
         cwd=PROJECT_ROOT, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

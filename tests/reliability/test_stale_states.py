@@ -50,7 +50,7 @@ def start_hearth(home: Path, env: dict[str, str], *args: str,
     """A ``hearth`` command left running, for the test to kill (``new_session``: as the
     leader of a session of its own, so its descendants can be found)."""
     merged = {**os.environ, **env, "PYTHONPATH": str(PROJECT_ROOT)}
-    return subprocess.Popen([sys.executable, "-m", "core.cli.main", "--home", str(home), *args],
+    return subprocess.Popen([sys.executable, "-m", "cli.main", "--home", str(home), *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=merged,
                             cwd=PROJECT_ROOT, start_new_session=new_session)
 

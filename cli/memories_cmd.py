@@ -21,10 +21,10 @@ from typing import Annotated
 
 import typer
 
-from core.cli import output
-from core.cli.context import opened
-from core.cli.deleted_cmd import said_deleted
-from core.cli.forget_cmd import (
+from cli import output
+from cli.context import opened
+from cli.deleted_cmd import said_deleted
+from cli.forget_cmd import (
     PlacesOption,
     fail_if_any_failed,
     interactive,

@@ -1,4 +1,5 @@
-"""The CLI's log file: warnings and errors from ``core``, with their tracebacks, appended to
+"""The CLI's log file: warnings and errors from Hearth's own code (``core``, and the
+command line's own, ``cli``: ``output.OWN_LOGGERS``), with their tracebacks, appended to
 ``<home>/logs/hearth.log``; by ids, counts and kinds, never the user's words, and an
 exception by its type (``core.log_privacy``).
 
@@ -15,7 +16,7 @@ import logging
 from io import TextIOWrapper
 from pathlib import Path
 
-from core.cli import output
+from cli import output
 from core.log_privacy import LogFormat, announce
 
 LOG_NAME = "hearth.log"
@@ -43,20 +44,24 @@ class _LogFile(logging.FileHandler):
 
 
 def log_core_to(home: Path) -> Path:
-    """From now on, ``core``'s warnings and errors (tracebacks included) go to the log file
+    """From now on, Hearth's warnings and errors (tracebacks included) go to the log file
     of the data folder ``home`` (replacing the file of an earlier run in this process),
     never quoting the user's words (``core.log_privacy``)."""
     forget_log_file()
     path = home / "logs" / LOG_NAME
-    logger = logging.getLogger("core")
-    logger.addHandler(_LogFile(path))
-    announce(logger)
+    handler = _LogFile(path)
+    for name in output.OWN_LOGGERS:
+        logging.getLogger(name).addHandler(handler)
+    announce(logging.getLogger("core"))
     return path
 
 
 def forget_log_file() -> None:
-    """``core`` logs to no data folder's file any more (closing the one it had)."""
-    logger = logging.getLogger("core")
-    for handler in [h for h in logger.handlers if isinstance(h, _LogFile)]:
-        logger.removeHandler(handler)
-        handler.close()
+    """Hearth logs to no data folder's file any more (closing the one it had)."""
+    closing: dict[_LogFile, None] = {}  # one handler serves every logger: closed once
+    for logger in map(logging.getLogger, output.OWN_LOGGERS):
+        for handler in [h for h in logger.handlers if isinstance(h, _LogFile)]:
+            logger.removeHandler(handler)
+            closing[handler] = None
+    for log_file in closing:
+        log_file.close()

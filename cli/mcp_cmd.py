@@ -1,7 +1,7 @@
 """``hearth mcp``: serve Hearth's memory to other local programs over MCP (stdio), and the
 user's side of it: which agents connected, what each may do, and the writes they asked for.
 
-``hearth mcp`` alone serves (see ``core.agents.server``): nothing but the protocol goes to
+``hearth mcp`` alone serves (``core.operations.agents``): nothing but the protocol goes to
 stdout. ``agents``, ``grant``, ``trust``, ``review``, ``accept``, ``reject`` and
 ``history`` are the consent model's commands, ``token add|list|revoke`` the agents' named
 tokens for HTTP (``docs/mcp.md``)."""
@@ -13,9 +13,9 @@ from typing import Annotated
 
 import typer
 
-from core.cli import output
-from core.cli.context import opened
-from core.cli.daily import IdArgument, JsonOption, YesOption, done, local, show
+from cli import output
+from cli.context import opened
+from cli.daily import IdArgument, JsonOption, YesOption, done, local, show
 from core.errors import InvalidInputError
 
 mcp_app = typer.Typer(help="Hearth's memory for other local agents (MCP): serve, grant, review.",
@@ -40,32 +40,19 @@ def serve(ctx: typer.Context, agent: Annotated[str | None, typer.Option(
     """Serve the memory over MCP on stdin/stdout (what an MCP client's configuration runs)."""
     if ctx.invoked_subcommand is not None:
         return
-    from core.agents.registry import normalise_name
-    from core.agents.server import AgentServer
+    from core.operations import agents
 
-    name = normalise_name(agent) if agent is not None else None
+    name = agents.normalise_name(agent) if agent is not None else None
     with opened() as hearth:
-        server = AgentServer(hearth.agent_services(), name)
         if not http:
-            server.run_stdio()
+            agents.serve_stdio(hearth, name)
             return
-        from core.agents import http as over_http
 
-        from core.agents.tokens import AgentTokens
+        def listening(where: agents.Listening) -> None:
+            output.stderr.print(f"Serving MCP on {where.url} (token in {where.token_file}); "
+                                "Ctrl-C stops.", highlight=False, markup=False)
 
-        token = over_http.bearer_token(hearth.paths.home, renew=new_token)
-        try:
-            sock = over_http.listen(port)
-        except OSError as exc:
-            raise InvalidInputError(f"Port {port} on 127.0.0.1 cannot be used ({exc.strerror}).",
-                                    "Choose another with --port, or --port 0 for any free one."
-                                    ) from exc
-        host, bound = sock.getsockname()[:2]
-        output.stderr.print(f"Serving MCP on http://{host}:{bound}{over_http.PATH} (token in "
-                            f"{over_http.token_path(hearth.paths.home)}); Ctrl-C stops.",
-                            highlight=False, markup=False)
-        with sock:
-            over_http.serve(server.http_app(), token, AgentTokens(hearth.storage), sock)
+        agents.serve_http(hearth, name, port, renew_token=new_token, listening=listening)
 
 
 @mcp_app.command("agents")

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from core.cli import output
-from core.cli.context import opened
-from core.cli.daily import IdArgument, JsonOption, done, local, show
+from cli import output
+from cli.context import opened
+from cli.daily import IdArgument, JsonOption, done, local, show
 from core.errors import HearthError
 
 if TYPE_CHECKING:

@@ -23,6 +23,10 @@ from core.log_privacy import LogFormat
 stdout = Console(soft_wrap=True)
 stderr = Console(stderr=True, soft_wrap=True)
 
+OWN_LOGGERS = ("core", "cli")
+"""The loggers of Hearth's own code: the engine's, and the command line's (the daemon's,
+its notifications'), which is no part of ``core``."""
+
 
 def _default(value: Any) -> Any:
     if isinstance(value, (datetime, date)):
@@ -78,28 +82,33 @@ class _Notice(logging.Handler):
         stderr.print(f"[dim]{escape(LogFormat.message(record))}[/]", highlight=False)
 
 
+def _notices(logger: logging.Logger) -> list[logging.Handler]:
+    return [handler for handler in logger.handlers if isinstance(handler, _Notice)]
+
+
 @contextmanager
-def notices_shown(logger_name: str) -> Iterator[None]:
-    """Show warnings from ``logger_name`` (and below) on stderr as they happen, for the
+def notices_shown(*logger_names: str) -> Iterator[None]:
+    """Show warnings from ``logger_names`` (and below) on stderr as they happen, for the
     block only: the process (a test, a caller of ``run``) keeps no handler of the CLI's
     afterwards. Nested blocks add no second handler."""
-    logger = logging.getLogger(logger_name)
-    if any(isinstance(handler, _Notice) for handler in logger.handlers):
-        yield
-        return
+    loggers = [logger for logger in map(logging.getLogger, logger_names)
+               if not _notices(logger)]
     handler = _Notice(logging.WARNING)
-    logger.addHandler(handler)
+    for logger in loggers:
+        logger.addHandler(handler)
     try:
         yield
     finally:
-        logger.removeHandler(handler)
+        for logger in loggers:
+            logger.removeHandler(handler)
 
 
 @contextmanager
-def notices_paused(logger_name: str) -> Iterator[None]:
-    """No notice lines from ``logger_name`` meanwhile: for a command that logs to stderr in
+def notices_paused(*logger_names: str) -> Iterator[None]:
+    """No notice lines from ``logger_names`` meanwhile: for a command that logs to stderr in
     its own format (the daemon), so nothing is said twice."""
-    notices = [h for h in logging.getLogger(logger_name).handlers if isinstance(h, _Notice)]
+    notices = list(dict.fromkeys(handler for logger in map(logging.getLogger, logger_names)
+                                 for handler in _notices(logger)))
     levels = [handler.level for handler in notices]
     for handler in notices:
         handler.setLevel(logging.CRITICAL + 1)

@@ -7,7 +7,7 @@ systemd timers and scripts.
 
 Delivery (reminders, task alerts, follow-ups, scheduled prompts; every minute) shows its
 notifications with ``notify-send`` where the desktop has it, and logs each one either way
-(``core.cli.notify``).
+(``cli.notify``).
 
 Stopping, in both modes: the first SIGINT or SIGTERM asks a running job to stop at its next
 safe point (a dream between or inside stages, recorded ``cancelled`` and resumed by the
@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from core.cli import notify, output
-from core.cli.context import opened
+from cli import notify, output
+from cli.context import opened
 from core.job_names import DELIVERY, ON_DEMAND_JOBS
 from core.log_privacy import LogFormat, announce
 
@@ -65,7 +65,7 @@ def daemon(once: Annotated[str | None, typer.Option(
     from core.operations.models import configured_provider
     from core.scheduling import HearthScheduler
 
-    with opened() as hearth, output.notices_paused("core"), \
+    with opened() as hearth, output.notices_paused(*output.OWN_LOGGERS), \
             _logging_to(hearth.paths.home / "logs" / "daemon.log"):
         scheduler = HearthScheduler(hearth, lambda: configured_provider(hearth.settings),
                                     notify=notify.notify)
@@ -137,15 +137,17 @@ def quiet_delivery(record: logging.LogRecord) -> bool:
 
 @contextmanager
 def _logging_to(log_file: Path) -> Iterator[None]:
-    """INFO and up from ``core`` and ``apscheduler`` to stderr and the daemon's log file,
-    for this command only, without APScheduler's two lines per minute for the delivery
-    job (``quiet_delivery``; a pass that delivers something logs what it delivered).
+    """INFO and up from Hearth's own code (``output.OWN_LOGGERS``: ``core``, and ``cli``,
+    where this command's own lines come from) and ``apscheduler`` to stderr and the
+    daemon's log file, for this command only, without APScheduler's two lines per minute
+    for the delivery job (``quiet_delivery``; a pass that delivers something logs what it
+    delivered).
     Neither holds the user's words (``core.log_privacy``): stderr is the journal, on
     disk, under systemd."""
     log_file.parent.mkdir(parents=True, exist_ok=True)
     handlers: list[logging.Handler] = [logging.StreamHandler(),
                                        logging.FileHandler(log_file, encoding="utf-8")]
-    loggers = [logging.getLogger(name) for name in ("core", "apscheduler")]
+    loggers = [logging.getLogger(name) for name in (*output.OWN_LOGGERS, "apscheduler")]
     levels = [logger.level for logger in loggers]
     for handler in handlers:
         handler.setFormatter(LogFormat(LOG_FORMAT))

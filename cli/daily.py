@@ -11,7 +11,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from core.cli import output
+from cli import output
 from core.errors import InvalidInputError
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]

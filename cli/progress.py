@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-from core.cli.output import stderr
+from cli.output import stderr
 
 ProgressCallback = Callable[[int, int], None]
 

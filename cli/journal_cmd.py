@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from core.cli import output
-from core.cli.context import opened
-from core.cli.daily import IdArgument, JsonOption, YesOption, delete_confirmed, done, local, show
+from cli import output
+from cli.context import opened
+from cli.daily import IdArgument, JsonOption, YesOption, delete_confirmed, done, local, show
 
 if TYPE_CHECKING:
     from core.operations.journal import JournalItem

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from core.cli.context import opened
-from core.cli.daily import IdArgument, JsonOption, YesOption, delete_confirmed, done, show
+from cli.context import opened
+from cli.daily import IdArgument, JsonOption, YesOption, delete_confirmed, done, show
 
 if TYPE_CHECKING:
     from core.operations.tasks import Keep, TaskItem

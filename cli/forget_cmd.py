@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from core.cli import output
-from core.cli.context import opened
+from cli import output
+from cli.context import opened
 from core.errors import HearthError, NotFoundError
 
 if TYPE_CHECKING:

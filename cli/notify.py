@@ -20,11 +20,11 @@ import logging
 import shutil
 import subprocess
 
-from core.home.encryption import environment_for_child
 from core.log_privacy import described, quoted
+from core.operations.folder_lock import environment_for_child
 
 if TYPE_CHECKING:
-    from core.daily.delivery import Notification
+    from core.operations.delivery import Notification
 
 log = logging.getLogger(__name__)
 

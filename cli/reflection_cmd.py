@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from core.cli import output
-from core.cli.consolidation_cmd import print_changes
-from core.cli.context import opened
+from cli import output
+from cli.consolidation_cmd import print_changes
+from cli.context import opened
 from core.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from core.storage.orm import AgentLearning, PendingIntention
+    from core.operations.follow_ups import FollowUp
+    from core.operations.habits import Habit
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 IdOption = Annotated[int | None, typer.Option(metavar="ID")]
@@ -36,16 +37,10 @@ def _one_action(**chosen: object) -> str | None:
 
 def reflect(as_json: JsonOption = False) -> None:
     """Reflect on the last day's conversations now: profile, facts, intentions, learnings."""
-    from core.consolidation.dream import dream_lock
-    from core.consolidation.reflection import ReflectionEngine
-    from core.llm.selection import build_provider
+    from core.operations.consolidation import reflect_with_configured_model
 
-    with opened() as hearth, dream_lock(hearth.storage):  # never beside a dream cycle
-        provider = build_provider(hearth.settings)
-        try:
-            report = ReflectionEngine(hearth.consolidation(), provider).run(trigger="manual")
-        finally:
-            provider.close()
+    with opened() as hearth:  # never beside a dream cycle (the dream lock)
+        report = reflect_with_configured_model(hearth, trigger="manual").report
     if as_json:
         output.print_json(report)
         return
@@ -65,7 +60,7 @@ def reflect(as_json: JsonOption = False) -> None:
     print_changes(report.run_id, report.changes)
 
 
-def _intention_dict(item: PendingIntention) -> dict[str, object]:
+def _intention_dict(item: FollowUp) -> dict[str, object]:
     return {"id": item.id, "text": item.text, "context": item.context, "status": item.status,
             "follow_up_at": item.follow_up_at, "last_followed_up_at": item.last_followed_up_at,
             "created_at": item.created_at}
@@ -79,23 +74,22 @@ def intentions(
             help="open, resolved or dismissed (default: all).")] = None,
         as_json: JsonOption = False) -> None:
     """Things you said you would do: list them, or snooze, resolve or dismiss one."""
-    from core.knowledge.intentions import IntentionService
-    from core.storage.orm import utcnow
+    from core.clock import now
+    from core.operations import follow_ups
 
     action = _one_action(snooze=snooze, resolve=resolve, dismiss=dismiss)
     with opened() as hearth:
-        service = IntentionService(hearth.storage, hearth.settings)
         if action == "snooze":
             assert snooze is not None
-            items = [service.snooze(snooze, utcnow() + timedelta(days=days))]
+            items = [follow_ups.snooze(hearth, snooze, now() + timedelta(days=days)).value]
         elif action == "resolve":
             assert resolve is not None
-            items = [service.resolve(resolve)]
+            items = [follow_ups.resolve(hearth, resolve).value]
         elif action == "dismiss":
             assert dismiss is not None
-            items = [service.dismiss(dismiss)]
+            items = [follow_ups.dismiss(hearth, dismiss).value]
         else:
-            items = service.list(status)
+            items = list(follow_ups.list_follow_ups(hearth, status))
     if as_json:
         output.print_json([_intention_dict(item) for item in items])
         return
@@ -105,7 +99,7 @@ def intentions(
                          if i.follow_up_at else "", i.context) for i in items])
 
 
-def _learning_dict(item: AgentLearning) -> dict[str, object]:
+def _learning_dict(item: Habit) -> dict[str, object]:
     return {"id": item.id, "rule": item.rule, "category": item.category,
             "status": item.status, "recurrence_count": item.recurrence_count,
             "first_seen": item.first_seen, "last_seen": item.last_seen}
@@ -114,23 +108,22 @@ def _learning_dict(item: AgentLearning) -> dict[str, object]:
 def learnings(promote: IdOption = None, demote: IdOption = None, delete: IdOption = None,
               as_json: JsonOption = False) -> None:
     """How Hearth has learned to work with you: list, promote, demote or delete a rule."""
-    from core.knowledge.learnings import LearningService
+    from core.operations import habits
 
     action = _one_action(promote=promote, demote=demote, delete=delete)
     with opened() as hearth:
-        service = LearningService(hearth.storage)
         if action == "promote":
             assert promote is not None
-            items = [service.promote(promote)]
+            items = [habits.promote(hearth, promote).value]
         elif action == "demote":
             assert demote is not None
-            items = [service.demote(demote)]
+            items = [habits.demote(hearth, demote).value]
         elif action == "delete":
             assert delete is not None
-            service.delete(delete)
+            habits.delete(hearth, delete)
             items = []
         else:
-            items = service.list()
+            items = list(habits.list_habits(hearth))
     if as_json:
         output.print_json({"deleted": delete} if action == "delete"
                           else [_learning_dict(item) for item in items])
@@ -148,13 +141,12 @@ def profile(history: Annotated[bool, typer.Option("--history", help="List versio
                 metavar="A B", help="Unified diff from version A to B.")] = None,
             restore: IdOption = None, as_json: JsonOption = False) -> None:
     """Hearth's narrative picture of you: show it, its history, a diff, or restore a version."""
-    from core.knowledge.profile import ProfileService
+    from core.operations import profile as portrait
 
     action = _one_action(history=history or None, diff=diff, restore=restore)
     with opened() as hearth:
-        service = ProfileService(hearth.storage)
         if action == "history":
-            versions = service.versions()
+            versions = portrait.profile_versions(hearth)
             if as_json:
                 output.print_json(versions)
             else:
@@ -165,14 +157,15 @@ def profile(history: Annotated[bool, typer.Option("--history", help="List versio
             return
         if action == "diff":
             assert diff is not None
-            text = service.diff(*diff)
+            text = portrait.profile_diff(hearth, *diff)
             if as_json:
                 output.print_json({"from": diff[0], "to": diff[1], "diff": text})
             else:
                 output.stdout.print(text or "(no differences)", markup=False, highlight=False,
                                     end="" if text else "\n")
             return
-        version = service.restore(restore) if restore is not None else service.current()
+        version = (portrait.restore_profile(hearth, restore).value if restore is not None
+                   else portrait.current_profile(hearth))
     if version is None:
         raise InvalidInputError("There is no profile yet.",
                                 "It is written by `hearth reflect` after some conversations.")

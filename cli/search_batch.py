@@ -2,10 +2,10 @@
 
 A line is either the query itself (as it always was), or a JSON object
 ``{"query": "...", "as_of": "2025-03-14"}`` for a question asked at a moment
-(``core.recall.as_of``); a line starting with ``{`` is read as such an object. A line's
-``as_of`` (null or missing: none) takes the place of the command's ``--as-of``. Blank lines
-are left out. The whole file is read and checked before the first question is asked, so a
-mistake on line 900 costs no half-finished run.
+(``core.operations.search.moment_of``); a line starting with ``{`` is read as such an
+object. A line's ``as_of`` (null or missing: none) takes the place of the command's
+``--as-of``. Blank lines are left out. The whole file is read and checked before the first
+question is asked, so a mistake on line 900 costs no half-finished run.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from core.errors import InvalidInputError
-from core.recall.as_of import as_of as moment_of
+from core.operations.search import moment_of
 from core.user_input import read_text_file
 
 KEYS = frozenset({"query", "as_of"})

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from core.cli import output
-from core.cli.context import opened
+from cli import output
+from cli.context import opened
 
 if TYPE_CHECKING:
     from core.operations.deleted import DeletedItem

@@ -22,7 +22,7 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 
-from core.cli import context, output
+from cli import context, output
 
 if TYPE_CHECKING:
     from core.operations.models import PullProgress

@@ -20,17 +20,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from core.cli import output
-from core.cli.context import opened
-from core.cli.interrupts import ctrl_c_cancels
-from core.cli.pending_cmd import answer_in_terminal
+from cli import output
+from cli.context import opened
+from cli.interrupts import ctrl_c_cancels
+from cli.pending_cmd import answer_in_terminal
 from core.errors import HearthError
-from core.llm import CancelToken
 from core.user_input import REPLACEMENT, replace_unreadable
 
 if TYPE_CHECKING:  # the assistant and its conversation are imported by the two commands that talk
     from core.assistant import Assistant
-    from core.conversation import FromMemory, TurnEvent, TurnFailed, TurnFinished
+    from core.operations.chats import FromMemory, TurnEvent, TurnFailed, TurnFinished
 
 CHAT_HELP = "Type a message. /new starts a new conversation, /quit (or Ctrl-D) leaves."
 
@@ -42,7 +41,7 @@ def _confirm_in_terminal(question: str) -> bool:
 
 def _render(events: Iterator[TurnEvent]) -> TurnFinished | TurnFailed | None:
     """Stream a turn to the terminal; returns its last event."""
-    from core.conversation import (
+    from core.operations.chats import (
         Compacted,
         FromMemory,
         TextDelta,
@@ -85,6 +84,8 @@ def _run_turn(assistant: Assistant, session_id: str, text: str, *,
               ) -> TurnFinished | TurnFailed | None:
     """One turn, printed as it streams (``shown``) or only collected; Ctrl-C stops the
     reply (saved as stopped) instead of killing the program (``ctrl_c_cancels``)."""
+    from core.operations.models import CancelToken
+
     cancel = CancelToken()
     events = assistant.conversation.send(session_id, text, cancel=cancel)
     with ctrl_c_cancels(cancel):
@@ -94,7 +95,7 @@ def _run_turn(assistant: Assistant, session_id: str, text: str, *,
 def chat() -> None:
     """Talk with Hearth in the terminal (streaming replies, status line)."""
     from core.assistant import Assistant
-    from core.llm.capability import HOW_TO_GET_ONE
+    from core.operations.capability import HOW_TO_GET_ONE
 
     with opened() as hearth:
         assistant = Assistant.start(hearth, confirm=_confirm_in_terminal, channel="cli")
@@ -164,7 +165,7 @@ def ask(message: Annotated[str, typer.Argument(help="What to ask or tell Hearth.
         ) -> None:
     """One turn, for scripts: prints the reply, learns from it, then exits."""
     from core.assistant import Assistant
-    from core.conversation import TurnFailed, TurnFinished
+    from core.operations.chats import TurnFailed, TurnFinished
 
     with opened() as hearth:
         assistant = Assistant.start(hearth, confirm=lambda _q: False, channel="cli")
@@ -190,7 +191,7 @@ def _last(events: Iterator[TurnEvent], known: list[dict[str, Any]] | None = None
           ) -> TurnFinished | TurnFailed | None:
     """The turn's outcome, its streamed parts left unprinted (``ask --json``); what memory
     answered goes into ``known``."""
-    from core.conversation import FromMemory, TurnFailed, TurnFinished
+    from core.operations.chats import FromMemory, TurnFailed, TurnFinished
 
     last = None
     for event in events:
@@ -204,7 +205,7 @@ def _last(events: Iterator[TurnEvent], known: list[dict[str, Any]] | None = None
 
 def _answer(assistant: Assistant, session_id: str, last: TurnFinished | TurnFailed | None,
             learning_finished: bool) -> dict[str, Any]:
-    from core.conversation import TurnFailed, TurnFinished
+    from core.operations.chats import TurnFailed, TurnFinished
 
     answer: dict[str, Any] = {"session_id": session_id, "provider": assistant.provider.name,
                     "model": assistant.provider.model,

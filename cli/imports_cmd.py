@@ -14,8 +14,8 @@ from typing import Annotated
 
 import typer
 
-from core.cli import output
-from core.cli.context import opened
+from cli import output
+from cli.context import opened
 from core.errors import InvalidInputError
 
 imports_app = typer.Typer(help="The import runs: list them, or remove what one added.",

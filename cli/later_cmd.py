@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from core.cli.context import opened
-from core.cli.daily import IdArgument, JsonOption, YesOption, delete_confirmed, done, local, show
+from cli.context import opened
+from cli.daily import IdArgument, JsonOption, YesOption, delete_confirmed, done, local, show
 from core.user_input import read_text_file
 
 if TYPE_CHECKING:

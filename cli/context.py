@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.errors import InvalidInputError, PassphraseNeededError
-from core.home import encryption
+from core.operations import folder_lock
 
 if TYPE_CHECKING:  # imported where used: `hearth --help` needs neither the engine nor settings
     from core.app import Hearth
     from core.config import Settings
-    from core.home.paths import HearthPaths
+    from core.operations.folder import HearthPaths
 
 
 class State:
@@ -33,9 +33,9 @@ state = State()
 
 
 def paths() -> HearthPaths:
-    from core.home.paths import HearthPaths, resolve_home
+    from core.operations.folder import folder_paths
 
-    return HearthPaths(resolve_home(state.home))
+    return folder_paths(state.home)
 
 
 def settings() -> Settings:
@@ -58,14 +58,14 @@ def opened(*, only_reads: bool = False) -> Iterator[Hearth]:
 
 def ask_passphrase(prompt: str, *, confirm: bool = False) -> str:
     """The passphrase from ``HEARTH_PASSPHRASE``, or typed (twice when ``confirm``)."""
-    given = encryption.given_passphrase()
+    given = folder_lock.given_passphrase()
     if given:
         return given
     if not sys.stdin.isatty():
         raise PassphraseNeededError(
             f"Hearth needs a passphrase for the data folder {paths().home}, and there is "
             "no terminal to ask for it on.",
-            f"Set {encryption.PASSPHRASE_ENV} for a script.")
+            f"Set {folder_lock.PASSPHRASE_ENV} for a script.")
     passphrase = getpass.getpass(prompt)
     if not passphrase:
         raise InvalidInputError("The passphrase is empty.", "Type a passphrase.")
@@ -79,6 +79,6 @@ def unlock_folder() -> None:
     """Make the data folder's key known before it is opened: found without asking (the
     keyring, ``HEARTH_PASSPHRASE``) or asked for on the terminal."""
     home = paths().home
-    if not encryption.is_locked(home):
+    if not folder_lock.needs_passphrase(home):
         return
-    encryption.unlock(home, ask_passphrase("Passphrase of the encrypted data folder: "))
+    folder_lock.unlock(home, ask_passphrase("Passphrase of the encrypted data folder: "))

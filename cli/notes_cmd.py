@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from core.cli.context import opened
-from core.cli.daily import IdArgument, JsonOption, done, local, show
+from cli.context import opened
+from cli.daily import IdArgument, JsonOption, done, local, show
 
 if TYPE_CHECKING:
     from core.operations.notes import NoteItem
@@ -83,7 +83,7 @@ def pin(note_id: IdArgument,
 @notes_app.command("delete")
 def delete(note_id: IdArgument, as_json: JsonOption = False) -> None:
     """Delete a note; it can be brought back for a while (`hearth deleted`)."""
-    from core.cli.deleted_cmd import said_deleted
+    from cli.deleted_cmd import said_deleted
     from core.operations import notes
 
     with opened() as hearth:

@@ -1,8 +1,8 @@
 """``hearth events`` and ``hearth runs``: what is waiting for consolidation, what failed, and
 what the consolidation runs did; ``hearth runs ID`` shows a dream's or reflection's
-changelog and ``--undo`` reverts it, one change or all (``core.consolidation.undo``).
+changelog and ``--undo`` reverts it, one change or all (``core.operations.consolidation``).
 
-Registered as top-level commands by ``core.cli.main``. Failed events are shown with their
+Registered as top-level commands by ``cli.main``. Failed events are shown with their
 attempts and last error so the user can fix the cause (pick a larger model) and retry them
 with ``--retry ID`` or ``--retry --all``; events waiting for a model that could not answer
 show what they wait for. Nothing on the event bus is ever dropped.
@@ -10,20 +10,18 @@ show what they wait for. Nothing on the event bus is ever dropped.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from core.cli import output
-from core.cli.context import opened
+from cli import output
+from cli.context import opened
 from core.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from core.consolidation import changelog
-    from core.storage.orm import ContextEvent
-    from core.storage.port import RowClaims
-    from core.views.activity import RunView
+    from core.operations.consolidation import Change, EventView, RunChanges, RunView
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
@@ -43,8 +41,8 @@ def events(event_id: Annotated[int | None, typer.Argument(
            limit: Annotated[int, typer.Option(min=1, help="Show at most this many.")] = 200,
            as_json: JsonOption = False) -> None:
     """Observations waiting for consolidation, or (--failed) those that failed."""
-    from core.consolidation.processor import list_events
-    from core.llm.token_estimates import clip
+    from core.operations import consolidation
+    from core.operations.consolidation import clip
 
     if retry:
         _retry(event_id, every, as_json)
@@ -54,9 +52,8 @@ def events(event_id: Annotated[int | None, typer.Argument(
                                 "For example `hearth events --retry 12` or "
                                 "`hearth events --retry --all`.")
     with opened() as hearth:
-        max_attempts = hearth.settings.event_max_attempts
-        rows = list_events(hearth.storage, max_attempts, failed=failed, limit=limit)
-        listed = [_event_dict(row, max_attempts, hearth.storage.claims) for row in rows]
+        listed = [_event_dict(event)
+                  for event in consolidation.events(hearth, failed=failed, limit=limit)]
     if as_json:
         output.print_json(listed)
         return
@@ -77,11 +74,11 @@ def events(event_id: Annotated[int | None, typer.Argument(
 
 def _retry(event_id: int | None, every: bool, as_json: bool) -> None:
     """``--retry ID`` or ``--retry --all``: fresh attempts for the next run."""
-    from core.consolidation.processor import retry_event, retry_failed_events
+    from core.operations import consolidation
 
     if every and event_id is None:
         with opened() as hearth:
-            count = retry_failed_events(hearth.storage)
+            count = consolidation.retry_failed_events(hearth).value
         if as_json:
             output.print_json({"retried": count})
         else:
@@ -93,10 +90,9 @@ def _retry(event_id: int | None, every: bool, as_json: bool) -> None:
                                 "For example `hearth events --retry 12` or "
                                 "`hearth events --retry --all`.")
     with opened() as hearth:
-        event = retry_event(hearth.storage, event_id)
-        viewed = _event_dict(event, hearth.settings.event_max_attempts, hearth.storage.claims)
+        event = consolidation.retry_event(hearth, event_id).value
     if as_json:
-        output.print_json(viewed)
+        output.print_json(_event_dict(event))
     else:
         output.stdout.print(f"Event {event.id} will be tried again by the next "
                             "consolidation run.", highlight=False)
@@ -116,9 +112,8 @@ def runs(run_id: Annotated[int | None, typer.Argument(
          as_json: JsonOption = False) -> None:
     """Recent consolidation runs, newest first, with per-stage counts and seconds; or one
     run's changelog (what a dream or reflection changed), which --undo reverts."""
-    from core.consolidation import changelog
-    from core.consolidation.wording import run_status
-    from core.views.activity import list_runs
+    from core.operations import consolidation
+    from core.operations.consolidation import run_status
 
     if run_id is None:
         if undo or change is not None:
@@ -126,7 +121,7 @@ def runs(run_id: Annotated[int | None, typer.Argument(
                                     "For example `hearth runs 12 --undo`; `hearth runs` "
                                     "lists them.")
         with opened() as hearth:
-            listed = [_run_dict(run) for run in list_runs(hearth.storage, kind, limit)]
+            listed = [_run_dict(run) for run in consolidation.runs(hearth, kind, limit)]
         if as_json:
             output.print_json(listed)
             return
@@ -140,7 +135,7 @@ def runs(run_id: Annotated[int | None, typer.Argument(
         _undo(run_id, change, as_json)
         return
     with opened() as hearth:
-        shown = changelog.changes_of(hearth.storage, run_id)
+        shown = consolidation.changes_of(hearth, run_id)
     if as_json:
         output.print_json(_changes_dict(shown))
         return
@@ -158,7 +153,7 @@ def runs(run_id: Annotated[int | None, typer.Argument(
                             markup=False)
 
 
-def print_changes(run_id: int, changes: list[changelog.Change]) -> None:
+def print_changes(run_id: int, changes: Sequence[Change]) -> None:
     """What a dream or reflection just changed, numbered as `hearth runs ID` numbers it,
     and how to undo it."""
     if not changes:
@@ -172,20 +167,20 @@ def print_changes(run_id: int, changes: list[changelog.Change]) -> None:
 
 
 def _undo(run_id: int, number: int | None, as_json: bool) -> None:
-    from core.consolidation.undo import undo_change, undo_run
-    from core.consolidation.wording import plural
+    from core.operations import consolidation
+    from core.operations.consolidation import plural
 
     with opened() as hearth:
         if number is not None:
-            done = undo_change(hearth.consolidation(), run_id, number - 1)
+            done = consolidation.undo_change(hearth, run_id, number - 1)
             if as_json:
-                output.print_json({"undone": [] if done.already else [asdict(done.change)],
-                                   "already_undone": [asdict(done.change)] if done.already
-                                   else [], "kept": []})
+                output.print_json({"undone": [asdict(item) for item in done.undone],
+                                   "already_undone": [asdict(item) for item in done.already],
+                                   "kept": []})
             else:
                 output.stdout.print(done.message, highlight=False, markup=False)
             return
-        result = undo_run(hearth.consolidation(), run_id)
+        result = consolidation.undo_run(hearth, run_id)
     if as_json:
         output.print_json({"undone": [asdict(item) for item in result.undone],
                            "kept": [{**asdict(item), "why": why} for item, why in result.kept]})
@@ -196,14 +191,12 @@ def _undo(run_id: int, number: int | None, as_json: bool) -> None:
         output.stdout.print(f"Kept: {item.text}: {why}", highlight=False, markup=False)
 
 
-def _changes_dict(shown: changelog.RunChanges) -> dict[str, Any]:
+def _changes_dict(shown: RunChanges) -> dict[str, Any]:
     return {**asdict(shown), "title": shown.title}
 
 
-def _event_dict(event: ContextEvent, max_attempts: int, claims: RowClaims) -> dict[str, Any]:
-    from core.views.activity import event_view
-
-    viewed = asdict(event_view(event, max_attempts, claims))
+def _event_dict(event: EventView) -> dict[str, Any]:
+    viewed = asdict(event)
     return {**viewed, "state": viewed["state"].value}
 
 

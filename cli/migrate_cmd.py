@@ -1,7 +1,7 @@
 """``hearth migrate``: copy this home's database into an empty database of the other
 backend (SQLite ↔ PostgreSQL), with a progress bar, and say (or do) how to switch to it.
 
-The copy itself is ``core.storage.transfer.copy_database``; this drives it. Afterwards a
+The copy itself is ``core.operations.migrate.copy_database``; this drives it. Afterwards a
 PostgreSQL target is checked as ``hearth doctor`` checks it, and what fails is a warning:
 that includes a ``pg_dump`` as new as the server, without which no backup, and so no
 dream, can run (it names the package to install). It holds the data folder's exclusive
@@ -20,9 +20,8 @@ from typing import Annotated
 
 import typer
 
-from core.cli import context, output
-from core.cli.progress import progress_bar
-from core.errors import HearthError
+from cli import context, output
+from cli.progress import progress_bar
 
 
 def migrate(
@@ -45,41 +44,17 @@ def migrate(
     """Copy this home's memory into an empty database of the other kind, and back."""
     from core.config import save_settings
     from core.config.database_password import keep_password_out
-    from core.home.instance_lock import FolderLock
-    from core.scheduling import job_store_table
-    from core.config.database_url import identity, masked, validated
-    from core.storage.factory import open_storage, open_url
-    from core.storage.transfer import CopyCancelled, copy_database
+    from core.config.database_url import masked, validated
+    from core.operations.folder_lock import held_alone
+    from core.operations.migrate import copy_database
 
     paths = context.paths()
     settings = context.settings()
     target_url = validated(to) or "sqlite://"
-    with FolderLock(paths.home, exclusive=True):
-        origin = (open_url(source, settings, paths) if source
-                  else open_storage(settings, paths))
-        try:
-            target = open_url(target_url, settings, paths)
-            try:
-                if identity(origin.location) == identity(target.location):
-                    raise HearthError(f"{target.location} is the database being copied.",
-                                      "Name another database with --to.")
-                with progress_bar("copying", enabled=not as_json) as progress:
-                    try:
-                        report = copy_database(origin, target, replace=replace,
-                                               job_store=job_store_table(),
-                                               progress=progress)
-                    except KeyboardInterrupt:
-                        raise CopyCancelled(
-                            f"The copy into {target.location} was stopped; it is marked "
-                            "unfinished.", "Run the same command again with --replace to "
-                                           "start over.") from None
-                where = target.location
-                problems = ([] if target_url.startswith("sqlite") else
-                            [check for check in target.health_checks() if not check.ok])
-            finally:
-                target.close()
-        finally:
-            origin.close()
+    with held_alone(paths.home):
+        copied = copy_database(settings, paths, target_url, source, replace=replace,
+                               watched=lambda: progress_bar("copying", enabled=not as_json))
+        where, report, problems = copied.target, copied.report, copied.problems
         setting = None if target_url == "sqlite://" else target_url
         kept_in = None
         if switch:

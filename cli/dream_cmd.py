@@ -13,16 +13,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from core.cli import output
-from core.cli.consolidation_cmd import print_changes
-from core.cli.context import opened
-from core.cli.interrupts import ctrl_c_cancels
-from core.consolidation.stages import STAGES
-from core.consolidation.wording import stage_name
-from core.llm.protocol import CancelToken
+from cli import output
+from cli.consolidation_cmd import print_changes
+from cli.context import opened
+from cli.interrupts import ctrl_c_cancels
+from core.operations.dream import STAGES, stage_name
 
 if TYPE_CHECKING:
-    from core.consolidation.dream import DreamReport
+    from core.operations.dream import DreamReport
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 EXIT_CODES = {"done": 0, "partial": 1, "cancelled": 130}
@@ -34,8 +32,8 @@ def dream(stage: Annotated[str | None, typer.Option(
           as_json: JsonOption = False) -> None:
     """Consolidate now: back up, then process, triage, distil, enrich, decay, merge, link,
     REM and reflect (or one --stage), recorded like the nightly run."""
-    from core.consolidation.dream import DreamCycle
-    from core.llm.selection import build_provider
+    from core.operations import dream as dream_cycle
+    from core.operations.models import CancelToken, configured_provider
 
     cancel = CancelToken()
 
@@ -44,12 +42,11 @@ def dream(stage: Annotated[str | None, typer.Option(
             output.stderr.print(f"dreaming: {name}", highlight=False)
 
     with opened() as hearth:
-        provider = build_provider(hearth.settings)
+        provider = configured_provider(hearth.settings)
         try:
             with ctrl_c_cancels(cancel):
-                cycle = DreamCycle(hearth.consolidation(), provider)
-                report = cycle.run(trigger="manual", only=stage, progress=announce,
-                                   cancel=cancel)
+                report = dream_cycle.run(hearth, provider, trigger="manual", only=stage,
+                                         progress=announce, cancel=cancel)
         finally:
             provider.close()
     if as_json:

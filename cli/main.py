@@ -4,7 +4,7 @@ Every command that lists or reports takes ``--json``. Errors go to stderr as a s
 person can act on, with a non-zero exit, never a traceback (unexpected failures are logged
 to ``<home>/logs/hearth.log`` and summarised). Everything a command writes is readable by
 its user alone, and every command first makes the data folder private
-(``core.home.private_files``).
+(``core.operations.folder``).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from core.cli import output
-from core.cli.arguments import refuse_unreadable_text
-from core.cli import (
+from cli import output
+from cli.arguments import refuse_unreadable_text
+from cli import (
     chat_cmd,
     consolidation_cmd,
     context,
@@ -32,26 +32,26 @@ from core.cli import (
     migrate_cmd,
     reflection_cmd,
 )
-from core.cli.context import opened, state
-from core.cli.journal_cmd import journal_app
-from core.cli.later_cmd import later_app
-from core.cli.imports_cmd import imports_app
-from core.cli.mcp_cmd import mcp_app
-from core.cli.memories_cmd import memories_app
-from core.cli.models_cmd import models_app
-from core.cli.notes_cmd import notes_app
-from core.cli.pending_cmd import pending_app
-from core.cli.prompts_cmd import alerts_app, prompts_app
-from core.cli.reminders_cmd import reminders_app
-from core.cli.tasks_cmd import tasks_app
-from core.cli.progress import progress_bar
+from cli.context import opened, state
+from cli.journal_cmd import journal_app
+from cli.later_cmd import later_app
+from cli.imports_cmd import imports_app
+from cli.mcp_cmd import mcp_app
+from cli.memories_cmd import memories_app
+from cli.models_cmd import models_app
+from cli.notes_cmd import notes_app
+from cli.pending_cmd import pending_app
+from cli.prompts_cmd import alerts_app, prompts_app
+from cli.reminders_cmd import reminders_app
+from cli.tasks_cmd import tasks_app
+from cli.progress import progress_bar
 from core.errors import HearthError, InvalidInputError
-from core.home.private_files import exposure_warning, restrict_new_files, secure_home
+from core.operations.folder import restrict_new_files, secure_home
 
 if TYPE_CHECKING:  # imported where used, to keep the command's start quick
     from core.app import Hearth
-    from core.recall import RecallResult
-    from core.storage.orm import UserFact
+    from core.operations.facts import Fact
+    from core.operations.search import RecallResult
 
 app = typer.Typer(
     name="hearth",
@@ -147,14 +147,14 @@ def status(as_json: JsonOption = False) -> None:
 def _llm_status(hearth: Hearth) -> dict[str, Any]:
     """Which provider and model would answer now, and why (the same choice `chat` makes),
     what it may do and what waits for a capable model."""
-    from core.llm.selection import build_provider, describe_active
     from core.operations.capability import model_capability
+    from core.operations.models import active_model, configured_provider
 
-    provider = build_provider(hearth.settings)
+    provider = configured_provider(hearth.settings)
     try:
         capability = model_capability(hearth, provider)
         return {"provider": provider.name, "model": provider.model,
-                "active": describe_active(provider), "detail": provider.status().detail,
+                "active": active_model(provider), "detail": provider.status().detail,
                 "size": capability.size, "summary": capability.summary,
                 "can": list(capability.can), "cannot": list(capability.cannot),
                 "how_to_get_more": capability.how_to_get_more,
@@ -216,7 +216,7 @@ def stats(as_json: JsonOption = False) -> None:
 # --- facts -------------------------------------------------------------------------------
 
 
-def _fact_dict(fact: UserFact) -> dict[str, Any]:
+def _fact_dict(fact: Fact) -> dict[str, Any]:
     return {"key": fact.key, "value": fact.value, "category": fact.category,
             "source": fact.source, "confidence": fact.confidence,
             "updated_at": fact.updated_at}
@@ -227,10 +227,10 @@ def facts_list(query: Annotated[str, typer.Argument(help="Search keys and values
                category: Annotated[str | None, typer.Option(help="Only this category.")] = None,
                as_json: JsonOption = False) -> None:
     """List facts, or search them."""
+    from core.operations.facts import list_facts
+
     with opened(only_reads=True) as hearth:
-        facts = hearth.facts.search(query) if query else hearth.facts.list(category)
-        if query and category:
-            facts = [f for f in facts if f.category == category]
+        facts = list_facts(hearth, query, category)
     if as_json:
         output.print_json([_fact_dict(f) for f in facts])
         return
@@ -245,8 +245,10 @@ def facts_set(key: str, value: str,
                                                          "work, health or general.")] = "general",
               as_json: JsonOption = False) -> None:
     """Remember a fact (replaces the value of an existing key, keeping the old one in history)."""
+    from core.operations.facts import remember
+
     with opened() as hearth:
-        change = hearth.facts.remember(key, value, category=category, source="user")
+        change = remember(hearth, key, value, category).value
     if as_json:
         output.print_json(change)
     else:
@@ -260,8 +262,10 @@ facts_app.command("delete")(deleted_cmd.delete_fact)
 @facts_app.command("history")
 def facts_history(key: str, as_json: JsonOption = False) -> None:
     """Previous values of a fact, oldest first."""
+    from core.operations.facts import fact_history
+
     with opened(only_reads=True) as hearth:
-        entries = hearth.facts.history(key)
+        entries = fact_history(hearth, key)
     rows = [{"value": h.value, "category": h.category, "source": h.source,
              "valid_from": h.valid_from, "replaced_at": h.replaced_at} for h in entries]
     if as_json:
@@ -304,10 +308,9 @@ def search(
 ) -> None:
     """Hybrid recall (full text + vectors) over your memories and notes: the same search
     an agent's search_memory runs."""
-    from core.cli.search_batch import batch_queries
-    from core.recall.as_of import as_of as moment_of
-    from core.recall.search import search as run_search
-    from core.storage.port import SearchFilters
+    from cli.search_batch import batch_queries
+    from core.operations.search import SearchFilters, moment_of
+    from core.operations.search import search as run_search
 
     if (query is None) == (batch is None):
         raise InvalidInputError("Give either a QUERY or --batch FILE.",
@@ -321,12 +324,12 @@ def search(
     with opened(only_reads=True) as hearth:
         if asked is not None:
             for line in asked:
-                results = run_search(hearth.recall, line.text, k, filters, as_of=line.as_of)
+                results = run_search(hearth, line.text, k, filters, as_of=line.as_of)
                 when = {} if line.as_of is None else {"as_of": line.as_of.isoformat()}
                 output.print_json({"query": line.text, **when,
                                    "results": [_result_dict(r) for r in results]})
             return
-        results = run_search(hearth.recall, query or "", k, filters, as_of=moment)
+        results = run_search(hearth, query or "", k, filters, as_of=moment)
     if as_json:
         output.print_json([_result_dict(r) for r in results])
         return
@@ -406,10 +409,10 @@ def _run_import(source: str, path: Path, label: str, include_removed: bool,
 @import_app.command("export")
 def import_export(file: Path, as_json: JsonOption = False) -> None:
     """Restore a `hearth export` file into an empty data folder."""
-    from core.transfer.export import import_export as run_import
+    from core.operations.data import import_file
 
     with opened() as hearth, progress_bar("re-embedding", enabled=not as_json) as progress:
-        counts = run_import(file, hearth.storage, hearth.embedder, progress=progress)
+        counts = import_file(hearth, file, progress).counts
     if as_json:
         output.print_json(counts)
     else:
@@ -421,36 +424,36 @@ def export(file: Path, plain: Annotated[bool, typer.Option(
         "--plain", help="Write the export of an encrypted folder anyway (it is plain JSON).",
         )] = False) -> None:
     """Write everything Hearth knows to one JSON file."""
+    from core.operations import data
+
     with opened(only_reads=True) as hearth:
-        hearth.export(file, plain=plain)
+        exported = data.export(hearth, file, plain=plain)
     output.stdout.print(f"exported to {file}")
-    warning = exposure_warning(file)
-    if warning:
-        output.print_warning(warning)
+    if exported.warning:
+        output.print_warning(exported.warning)
 
 
 @app.command()
 def reembed(as_json: JsonOption = False) -> None:
     """Embed rows that lack an embedding or carry another model's. Safe to interrupt."""
-    from core.embedding.reembed import backfill_embeddings
+    from core.operations.models import embed_missing
 
     with opened() as hearth, progress_bar("embedding", enabled=not as_json) as progress:
-        counts = backfill_embeddings(hearth.storage, hearth.embedder, progress=progress)
+        counts = embed_missing(hearth, progress)
     if as_json:
-        output.print_json({kind.value: n for kind, n in counts.items()})
+        output.print_json(counts)
     else:
-        output.print_table("Re-embedded", ["kind", "rows"],
-                           [(kind.value, n) for kind, n in counts.items()])
+        output.print_table("Re-embedded", ["kind", "rows"], list(counts.items()))
 
 
 @app.command()
 def backup(list_only: Annotated[bool, typer.Option("--list", help="List backups.")] = False,
            as_json: JsonOption = False) -> None:
     """Take an online backup now (older ones beyond the configured number are removed)."""
-    from core.storage.backups import list_backups
+    from core.operations import data
 
     if list_only:
-        found = list_backups(context.paths())
+        found = data.backups(context.paths())
         if as_json:
             output.print_json([b.__dict__ for b in found])
         else:
@@ -458,7 +461,7 @@ def backup(list_only: Annotated[bool, typer.Option("--list", help="List backups.
                                [(b.path, f"{b.size_bytes / 1e6:.2f}") for b in found])
         return
     with opened() as hearth:
-        info = hearth.backup()
+        info = data.backup(hearth)
     if as_json:
         output.print_json(info.__dict__)
     else:
@@ -468,13 +471,13 @@ def backup(list_only: Annotated[bool, typer.Option("--list", help="List backups.
 @app.command()
 def restore(file: Path) -> None:
     """Replace the database with a backup (Hearth must not be running)."""
-    from core.home.instance_lock import FolderLock
-    from core.storage.factory import restore_backup
+    from core.operations.data import restore as restore_file
+    from core.operations.folder_lock import held_alone
 
     paths = context.paths()
     context.unlock_folder()
-    with FolderLock(paths.home, exclusive=True):
-        aside = restore_backup(context.settings(), paths, file)
+    with held_alone(paths.home):
+        aside = restore_file(context.settings(), paths, file)
     kept = f"; the previous database was kept as {aside}" if aside else ""
     output.stdout.print(f"restored {file}{kept}", highlight=False, markup=False)
 
@@ -502,7 +505,7 @@ def run(argv: list[str] | None = None) -> int:
     command starts sees it). The ``--home`` of this run, and any encrypted folder's key it
     was given, are forgotten afterwards, so a later run in the same process (a test) never
     inherits them."""
-    from core.home.encryption import forget_keys, passphrase_taken_from_environment
+    from core.operations.folder_lock import forget_keys, passphrase_taken_from_environment
 
     restrict_new_files()
     try:
@@ -515,7 +518,7 @@ def run(argv: list[str] | None = None) -> int:
 
 def _exit_code(argv: list[str] | None) -> int:
     try:
-        with output.notices_shown("core"):  # "waiting for another process's write…"
+        with output.notices_shown(*output.OWN_LOGGERS):  # "waiting for another's write…"
             result = app(args=argv, prog_name="hearth", standalone_mode=False)
     except typer.Exit as stop:
         return stop.exit_code
