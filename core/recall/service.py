@@ -4,7 +4,7 @@ For each requested kind, full-text (BM25) and vector (cosine) candidates come th
 storage port's ``SearchIndex``; they are gated by similarity, fused by score
 (``core.recall.fusion``), smoothed over adjacent turns (``core.recall.neighbours``),
 boosted by the question's cues (``core.recall.cues``), recency, strength and tier, and
-merged; the head of ``k`` is picked from the best ``DIVERSITY_POOL x k`` so that near-copies
+merged; the head of ``k`` is picked from a deeper pool (``_Run.depth``) so that near-copies
 of one match give way to the other things found (``core.recall.diversity``). Additions
 (rows a type + time question names, memories one edge away) go after the head, never into
 it, so a recall may return more than ``k`` rows for the chat's context; a search that
@@ -72,7 +72,9 @@ GRAPH_SEEDS = 5
 METADATA_LIMIT = 3
 """Rows a type + time question may add."""
 DIVERSITY_POOL = 3
-"""The head of ``k`` is spread over the best ``DIVERSITY_POOL x k`` ranked results."""
+"""The head of ``k`` is spread over the best ``DIVERSITY_POOL x k`` ranked results, or
+``k + DIVERSITY_EXTRA`` when that is fewer (a search for 50 need not rank 150)."""
+DIVERSITY_EXTRA = 40
 RECALL_WORKERS = 2
 """Threads for the vector side of recalls running at once (threads start on first use)."""
 IMPORTANCE_BUMP = 0.02
@@ -220,7 +222,8 @@ class _Run:
     @property
     def depth(self) -> int:
         """How many ranked results the head of ``k`` is picked from (step 6)."""
-        return self.query.k * (DIVERSITY_POOL if self.spread else 1)
+        k = self.query.k
+        return min(k * DIVERSITY_POOL, k + DIVERSITY_EXTRA) if self.spread else k
 
     @contextmanager
     def timed(self, key: str) -> Iterator[None]:
