@@ -77,6 +77,7 @@ VARIANTS = (
     Variant("no diversity", {"recall_diversity": 1.0}),
     Variant("diversity 0.5", {"recall_diversity": 0.5}),
     Variant("diversity 0.6", {"recall_diversity": 0.6}),
+    Variant("diversity 0.7", {"recall_diversity": 0.7}),
     Variant("diversity 0.85", {"recall_diversity": 0.85}),
     Variant("no diversity; candidates of 3k", {"recall_diversity": 1.0},
             candidates_per_result=3 * recall_service.CANDIDATES_PER_RESULT),

@@ -83,3 +83,8 @@ def test_a_spread_result_says_what_it_lost_and_to_which_record(
         said = result.signals["diversity"]
         assert said["penalty"] > 0 and 0 < said["cosine"] <= 1.0001
         assert said["like"]["id"] in ids and said["like"]["kind"] == "memory"
+    from desktop.inspector.memory_signals import describe_signals
+
+    said = lowered[0].signals["diversity"]
+    assert any(f"Much like memory #{said['like']['id']} above it" in line
+               for line in describe_signals(lowered[0].signals)), "the detail pane says why"

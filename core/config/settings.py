@@ -112,7 +112,7 @@ class Settings(BaseSettings):
                     "current; 1.0 by default, because that made recall depend on which "
                     "memories a dream happened to fold (docs/consolidation.md).")
     recall_diversity: float = Field(
-        default=0.7, gt=0.0, le=1.0,
+        default=0.75, gt=0.0, le=1.0,
         description="How much a result counts for itself against its likeness to a "
                     "better one (maximal marginal relevance): below 1, the first results "
                     "are spread over different things found instead of near-copies of one; "
