@@ -86,5 +86,5 @@ def test_a_spread_result_says_what_it_lost_and_to_which_record(
     from desktop.inspector.memory_signals import describe_signals
 
     said = lowered[0].signals["diversity"]
-    assert any(f"Much like memory #{said['like']['id']} above it" in line
+    assert any(f"Similar to memory #{said['like']['id']} above it" in line
                for line in describe_signals(lowered[0].signals)), "the detail pane says why"

@@ -78,9 +78,9 @@ def describe_signals(signals: Signals) -> list[str]:
         lines.append(f"Kept under a summary ({tier['tier']}): score × {tier['factor']:.2f}")
     if "diversity" in signals:
         spread = signals["diversity"]
-        lines.append(f"Much like {spread['like']['kind']} #{spread['like']['id']} above it "
-                     f"(similarity {spread['cosine']:.2f}): −{spread['penalty']:.2f}, so "
-                     f"other matches come first")
+        lines.append(f"Similar to {spread['like']['kind']} #{spread['like']['id']} above "
+                     f"it (similarity {spread['cosine']:.2f}): −{spread['penalty']:.2f}, so "
+                     f"different matches come first")
     if "graph" in signals:
         lines.append("Added from the graph: " + _graph(signals["graph"]))
     if "metadata" in signals:
