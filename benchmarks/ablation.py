@@ -248,9 +248,9 @@ class _Diversifying:
 
 def _min_max_text(original: Callable[..., dict[int, float]]) -> Callable[..., dict[int, float]]:
     def normalised(signal: str, hits: Sequence[IndexHit], vector_floor: float = 0.0,
-                   *, alone: bool = False) -> dict[int, float]:
+                   *, alone: bool = False, **more: Any) -> dict[int, float]:
         if signal != "text" or len(hits) < 2:
-            return original(signal, hits, vector_floor, alone=alone)
+            return original(signal, hits, vector_floor, alone=alone, **more)
         scores = [hit.score for hit in hits]
         low, spread = min(scores), max(scores) - min(scores)
         if spread <= 1e-9:
@@ -262,9 +262,9 @@ def _min_max_text(original: Callable[..., dict[int, float]]) -> Callable[..., di
 def _vector_from(zero: float, original: Callable[..., dict[int, float]]
                  ) -> Callable[..., dict[int, float]]:
     def normalised(signal: str, hits: Sequence[IndexHit], vector_floor: float = 0.0,
-                   *, alone: bool = False) -> dict[int, float]:
+                   *, alone: bool = False, **more: Any) -> dict[int, float]:
         if signal != "vector" or not hits:
-            return original(signal, hits, vector_floor, alone=alone)
+            return original(signal, hits, vector_floor, alone=alone, **more)
         spread = max(hit.score for hit in hits) - zero
         if spread <= 1e-9:
             return {hit.id: 1.0 for hit in hits}

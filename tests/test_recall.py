@@ -473,3 +473,17 @@ def test_a_summary_lifts_the_original_that_answers_not_every_original(
         assert lifted[other].score < 0.9 * lifted[school].score
     assert ranked[0].id == school
     assert summary.id in lifted and rival.id in lifted
+
+
+def test_a_kind_whose_best_match_is_weak_is_scaled_by_the_best_of_every_kind() -> None:
+    """A long diary turn at 0.56 is the best memory, but not as good as a note at 0.89:
+    cosines of one model compare across kinds, so the memory's scale tops out at 0.89."""
+    from core.recall.fusion import normalised_scores
+
+    diary = [IndexHit(3, 0.56, 1), IndexHit(2, 0.55, 2)]
+    alone = normalised_scores("vector", diary, 0.5)
+    beside_a_note = normalised_scores("vector", diary, 0.5, vector_best=0.89)
+    assert alone[3] == 1.0
+    assert beside_a_note[3] == pytest.approx((0.56 - 0.5) / (0.89 - 0.5))
+    texts = [IndexHit(1, 2.0, 1), IndexHit(2, 1.0, 2)]  # BM25 of another table is no scale
+    assert normalised_scores("text", texts, 0.5, vector_best=0.89) == {1: 1.0, 2: 0.5}

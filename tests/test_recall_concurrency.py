@@ -91,9 +91,15 @@ def corpus(storage: StoragePort, embedder: Any) -> list[int]:
 
 
 def comparable(results: list[RecallResult]) -> list[tuple[Any, ...]]:
-    """What a result says, without the recency figures (their clock moves between runs)."""
+    """What a result says, without the recency figures (their clock moves between runs)
+    and with the spread's penalty rounded as the score is (it scales with the best score,
+    recency included)."""
+    def steady(name: str, value: dict[str, Any]) -> dict[str, Any]:
+        return {**value, "penalty": round(value["penalty"], 4)} if name == "diversity" else value
+
     return [(r.kind, r.id, r.text, round(r.score, 4), r.excerpt, r.passage,
-             {name: value for name, value in r.signals.items() if name != "recency"})
+             {name: steady(name, value) for name, value in r.signals.items()
+              if name != "recency"})
             for r in results]
 
 

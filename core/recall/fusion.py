@@ -8,10 +8,11 @@ row found perfectly by everything scores 1:
 
 * cosine similarity is min-max normalised over the vector candidates, from the similarity
   gate (``recall_min_similarity``, or the weakest candidate if that is lower) to the best
-  candidate: bge-small's similarities live in a narrow band (0.55-0.85 for anything
-  related), and their spread within one question is what carries the information. The
-  gate, not the weakest candidate, is the zero so that with few candidates the weaker of
-  two good matches is not reduced to nothing;
+  candidate of every kind searched (so a diary turn at 0.56 is not worth a note at 0.89
+  because it is the best memory): bge-small's similarities live in a narrow band
+  (0.55-0.85 for anything related), and their spread within one question is what carries
+  the information. The gate, not the weakest candidate, is the zero so that with few
+  candidates the weaker of two good matches is not reduced to nothing;
 * BM25 is divided by the best BM25 of the question. Its floor is 0, not the weakest hit,
   so a row matched only by a word that is in almost every row (a speaker's name: FTS5
   gives such a term an IDF of 1e-6) keeps a share of ~0 and cannot be lifted by it. When
@@ -62,15 +63,18 @@ class Fused:
 
 
 def normalised_scores(signal: str, hits: Sequence[IndexHit], vector_floor: float = 0.0,
-                      *, alone: bool = False) -> dict[int, float]:
+                      *, alone: bool = False, vector_best: float | None = None
+                      ) -> dict[int, float]:
     """Each hit's score on [0, 1] (see the module docstring for each signal's rule).
 
     ``alone``: the only signal in use, so its order is all there is (a word in every row
-    of a tiny store still finds them)."""
+    of a tiny store still finds them). ``vector_best``: the best cosine among every kind
+    searched, when higher than this kind's own (cosines of one model compare across kinds;
+    BM25 of different tables does not)."""
     if not hits:
         return {}
     scores = [hit.score for hit in hits]
-    best = max(scores)
+    best = max(scores) if signal == "text" else max([*scores, vector_best or -1.0])
     if signal == "text":
         if best < TEXT_NOISE_FLOOR and not alone:
             return {hit.id: 0.0 for hit in hits}
@@ -83,14 +87,14 @@ def normalised_scores(signal: str, hits: Sequence[IndexHit], vector_floor: float
 
 
 def fuse(hits_by_signal: Mapping[str, Sequence[IndexHit]], weights: Mapping[str, float],
-         vector_floor: float = 0.0) -> dict[int, Fused]:
+         vector_floor: float = 0.0, vector_best: float | None = None) -> dict[int, Fused]:
     """Weighted sum of the normalised scores of several ranked lists of one kind of row."""
     total = sum(weights[signal] for signal in hits_by_signal) or 1.0
     fused: dict[int, Fused] = {}
     for signal, hits in hits_by_signal.items():
         share = weights[signal] / total
         normal = normalised_scores(signal, hits, vector_floor,
-                                   alone=len(hits_by_signal) == 1)
+                                   alone=len(hits_by_signal) == 1, vector_best=vector_best)
         for hit in hits:
             entry = fused.setdefault(hit.id, Fused())
             entry.relevance += share * normal[hit.id]

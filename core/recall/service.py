@@ -211,6 +211,8 @@ class _Run:
     now: datetime
     spread: bool
     """Whether the head is spread by maximal marginal relevance (``recall_diversity``)."""
+    vector_best: float | None = None
+    """The best cosine found in any kind: the top of every kind's vector scale."""
     timings: dict[str, float] = field(default_factory=lambda: dict.fromkeys(TIMING_KEYS, 0.0))
     asks_when: bool = field(init=False)
     dates: list[cues.DateRange] = field(init=False)
@@ -271,6 +273,8 @@ class RecallService:
                      else self._vector_hits(session, run))
             results: list[RecallResult] = []
             folded: list[RecallResult] = []
+            run.vector_best = max((hit.score for by_signal in found.values()
+                                   for hit in by_signal.get("vector", ())), default=None)
             for kind in query.kinds:
                 ranked, summaries_found = self._recall_kind(
                     session, run, kind, {**hits[kind], **found.get(kind, {})})
@@ -306,7 +310,9 @@ class RecallService:
     def _spread(self, session: Session, run: _Run,
                 pool: list[RecallResult]) -> list[RecallResult]:
         """Step 6: the head of ``k`` picked from the pool by maximal marginal relevance
-        (``core.recall.diversity``), each result's score lowered by what it lost."""
+        (``core.recall.diversity``), each result's score lowered by what it lost (never
+        below 0, which keeps the picked order: a later pick never scores above an
+        earlier one)."""
         weight, k = self._settings.recall_diversity, run.query.k
         if weight >= 1.0 or len(pool) <= 1:
             return pool[:k]
@@ -322,7 +328,7 @@ class RecallService:
             result = pool[pick.index]
             if pick.penalty > 0 and pick.closest is not None:
                 like = pool[pick.closest]
-                result = replace(result, score=result.score - pick.penalty, signals={
+                result = replace(result, score=max(0.0, result.score - pick.penalty), signals={
                     **result.signals, "diversity": {
                         "penalty": pick.penalty, "cosine": pick.cosine,
                         "like": {"kind": like.kind.value, "id": like.id}}})
@@ -389,7 +395,7 @@ class RecallService:
             settings = self._settings
             weights = {"text": settings.recall_text_weight,
                        "vector": settings.recall_vector_weight}
-            fused = fuse(hits, weights, settings.recall_min_similarity)
+            fused = fuse(hits, weights, settings.recall_min_similarity, run.vector_best)
             self._smooth_by_context(session, run, kind, fused)
             folded = (self._lift_originals(session, run, fused)
                       if kind is IndexedKind.MEMORY else set())
