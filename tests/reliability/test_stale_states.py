@@ -52,7 +52,16 @@ def start_hearth(home: Path, env: dict[str, str], *args: str,
     merged = {**os.environ, **env, "PYTHONPATH": str(PROJECT_ROOT)}
     return subprocess.Popen([sys.executable, "-m", "cli.main", "--home", str(home), *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=merged,
-                            cwd=PROJECT_ROOT, start_new_session=new_session)
+                            cwd=PROJECT_ROOT, start_new_session=new_session,
+                            preexec_fn=_as_from_a_terminal)
+
+
+def _as_from_a_terminal() -> None:
+    """Ctrl-C at its default and not blocked in the child, as a shell starts a command: an
+    ignored or blocked SIGINT is inherited across exec, and a test worker's state must not
+    decide whether the command sees its Ctrl-C (in the full suite it once did not)."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def kill(process: subprocess.Popen[bytes]) -> None:
