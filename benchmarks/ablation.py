@@ -63,9 +63,6 @@ class Variant:
     """Text scores min-max normalised over the candidates instead of divided by the best."""
     same_session: float = 1.0
     """Each result's score times this for every better result of its session (1: off)."""
-    vector_zero: float | None = None
-    """The cosine the vector scores are normalised from, when not the admission gate
-    (``recall_min_similarity``)."""
     candidates_per_result: int | None = None
     """Candidates each signal fetches per result wanted (None: recall's own)."""
 
@@ -259,19 +256,6 @@ def _min_max_text(original: Callable[..., dict[int, float]]) -> Callable[..., di
     return normalised
 
 
-def _vector_from(zero: float, original: Callable[..., dict[int, float]]
-                 ) -> Callable[..., dict[int, float]]:
-    def normalised(signal: str, hits: Sequence[IndexHit], vector_floor: float = 0.0,
-                   *, alone: bool = False, **more: Any) -> dict[int, float]:
-        if signal != "vector" or not hits:
-            return original(signal, hits, vector_floor, alone=alone, **more)
-        spread = max(hit.score for hit in hits) - zero
-        if spread <= 1e-9:
-            return {hit.id: 1.0 for hit in hits}
-        return {hit.id: max(0.0, (hit.score - zero) / spread) for hit in hits}
-    return normalised
-
-
 @contextmanager
 def applied(variant: Variant, folder: Folder) -> Iterator[RecallService]:
     """A recall service over ``folder`` that behaves as ``variant`` says."""
@@ -299,10 +283,6 @@ def applied(variant: Variant, folder: Folder) -> Iterator[RecallService]:
                     for rank, row_id in enumerate(best, 1)]
         overrides["text_search"] = length_normalised
     with ExitStack() as stack:
-        if variant.vector_zero is not None:
-            stack.enter_context(mock.patch.object(
-                fusion, "normalised_scores",
-                _vector_from(variant.vector_zero, fusion.normalised_scores)))
         if variant.candidates_per_result is not None:
             stack.enter_context(mock.patch.object(
                 recall_service, "CANDIDATES_PER_RESULT", variant.candidates_per_result))

@@ -37,29 +37,26 @@ class Pick:
 
 def spread(scores: Sequence[float], vectors: Sequence[np.ndarray | None], weight: float,
            count: int) -> list[Pick]:
-    """The ``count`` picks from a pool (``scores`` best first, a vector or None each)."""
+    """The ``count`` picks from a pool (``scores`` best first, a vector or None each; a
+    row without a vector is like nothing)."""
     if not scores or count < 1:
         return []
-    best = max(scores[0], 1e-9)
-    cost = (1.0 - weight) / weight * best if weight < 1.0 else 0.0
-    present = [i for i, vector in enumerate(vectors) if vector is not None]
-    matrix = (np.stack([np.asarray(vectors[i], dtype=np.float32) for i in present])
-              if present else np.zeros((0, 1), dtype=np.float32))
-    row_of = {pool_index: row for row, pool_index in enumerate(present)}
-    closest_cosine = np.zeros(len(scores), dtype=np.float64)
-    closest_index = np.full(len(scores), -1, dtype=np.int64)
-    left = list(range(len(scores)))
+    cost = (1.0 - weight) / weight * max(scores[0], 1e-9) if weight < 1.0 else 0.0
+    width = next((len(vector) for vector in vectors if vector is not None), 1)
+    matrix = np.stack([np.zeros(width, dtype=np.float32) if vector is None
+                       else np.asarray(vector, dtype=np.float32) for vector in vectors])
+    gains = np.asarray(scores, dtype=np.float64)
+    closest_cosine = np.zeros(len(scores))
+    closest_index = np.full(len(scores), -1)
     picks: list[Pick] = []
-    while left and len(picks) < count:
-        chosen = max(left, key=lambda i: (scores[i] - cost * closest_cosine[i], -i))
-        left.remove(chosen)
+    for _ in range(min(count, len(scores))):
+        chosen = int(np.argmax(gains - cost * closest_cosine))  # ties: the better ranked
         closest = int(closest_index[chosen])
         picks.append(Pick(chosen, float(cost * closest_cosine[chosen]),
                           None if closest < 0 else closest, float(closest_cosine[chosen])))
-        if cost and chosen in row_of and present:
-            cosines = matrix @ matrix[row_of[chosen]]
-            for row, pool_index in enumerate(present):
-                if cosines[row] > closest_cosine[pool_index]:
-                    closest_cosine[pool_index] = float(cosines[row])
-                    closest_index[pool_index] = chosen
+        gains[chosen] = -np.inf
+        cosines = matrix @ matrix[chosen]
+        nearer = cosines > closest_cosine
+        closest_cosine[nearer] = cosines[nearer]
+        closest_index[nearer] = chosen
     return picks

@@ -74,7 +74,9 @@ def normalised_scores(signal: str, hits: Sequence[IndexHit], vector_floor: float
     if not hits:
         return {}
     scores = [hit.score for hit in hits]
-    best = max(scores) if signal == "text" else max([*scores, vector_best or -1.0])
+    best = max(scores)
+    if signal == "vector" and vector_best is not None:
+        best = max(best, vector_best)
     if signal == "text":
         if best < TEXT_NOISE_FLOOR and not alone:
             return {hit.id: 0.0 for hit in hits}
