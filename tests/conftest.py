@@ -14,6 +14,7 @@ leaves a top-level widget alive fails.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,6 +30,23 @@ from support.templates import SqliteTemplate
 from support.tiers import mark_integration
 
 from core.config import DEFAULT_EMBEDDING_MODEL_DIR, Settings
+
+
+def _test_folders_on_path() -> None:
+    """Put every folder of tests on ``sys.path``, after what is there.
+
+    pytest imports a test module by its file name (the default "prepend" import mode; no
+    folder under tests/ but ``support`` is a package) and puts the module's own folder on the
+    path only when it reaches it. A module that imports another's helpers the same way
+    (``from test_chat_page import open_page``) finds it from any folder, in a run of one
+    file too. So a test file's name is unique under tests/ (pytest refuses two alike)."""
+    here = Path(__file__).resolve().parent
+    for folder in sorted({path.parent for path in here.rglob("test_*.py")}):
+        if str(folder) not in sys.path:
+            sys.path.append(str(folder))
+
+
+_test_folders_on_path()
 
 
 @pytest.fixture(autouse=True)
