@@ -17,7 +17,7 @@ wheels (1.32 measured) carry Microsoft's 1DS telemetry client, which resolves
 device id under ``~/.cache/Microsoft``. ``disable_telemetry_events()`` does not stop it;
 this variable, read by the native library when its environment is created, does, and
 child processes inherit it. ``tests/reliability/test_network.py`` watches the sockets;
-``tests/test_native_libraries.py`` proves the order in fresh processes.
+``tests/core/test_native_libraries.py`` proves the order in fresh processes.
 """
 
 from __future__ import annotations

@@ -2,16 +2,17 @@
 
 Each valid memory gets directed edges to at most ``settings.link_max_edges`` of its most
 similar valid memories with cosine similarity at least ``settings.link_similarity_floor``
-(0.70, calibrated on labelled pairs in ``tests/test_link_rem.py``). Recall walks them one
-hop (``core.recall.graph``) to recover what cosine missed.
+(0.70, calibrated on labelled pairs in ``tests/core/consolidation/test_link_rem.py``).
+Recall walks them one hop (``core.recall.graph``) to recover what cosine missed.
 
 ``run_link`` relinks everything on the first run (blocked matrix products; clustered or
 through the ANN index on large stores) and afterwards, night by night, only the memories
 the change queue names (``core.consolidation.link_log``) and those with an edge to one,
-offering each changed memory to the lists it enters; ``tests/test_link_incremental.py``
-holds that to a full relink. Writing is idempotent and paced in short transactions, and
-the queue is emptied in the run's last one, so a cancelled or killed run leaves every
-memory with its old or its new edges and a rerun finishes it.
+offering each changed memory to the lists it enters;
+``tests/core/consolidation/test_link_incremental.py`` holds that to a full relink. Writing
+is idempotent and paced in short transactions, and the queue is emptied in the run's last
+one, so a cancelled or killed run leaves every memory with its old or its new edges and a
+rerun finishes it.
 
 See docs/consolidation.md, "kNN links" (the floor, scaling, why a night equals a full
 relink, when a full relink runs).

@@ -10,10 +10,11 @@ least ``merge_min_cluster`` is a cluster. Similarities are computed as blocked m
 products over the stale set, and a run stops after ``merge_clusters_per_run`` clusters
 (each costs an LLM call); the next run continues with the rest.
 
-The floor. On the labelled pairs of ``tests/test_link_rem.py`` bge-small scores
-paraphrases and same-topic pairs 0.79-0.92 and unrelated pairs at most 0.50; linking
+The floor. On the labelled pairs of ``tests/core/consolidation/test_link_rem.py`` bge-small
+scores paraphrases and same-topic pairs 0.79-0.92 and unrelated pairs at most 0.50; linking
 uses 0.70. Merged originals weigh less in recall (the source tier), so it asks for more:
-**0.80**, the paraphrase band (``tests/test_dream_stages.py`` checks both sides on its own triples).
+**0.80**, the paraphrase band (``tests/core/consolidation/test_dream_stages.py`` checks both
+sides on its own triples).
 
 Per cluster the LLM writes one summary. In one transaction the summary is stored (tier
 ``archival``, source ``merge``, embedded), every original is demoted to tier ``source``

@@ -2,10 +2,11 @@
 
 kNN links join what is plainly related; REM proposes hypotheses across topics: a pair of
 valid memories that differ in namespace or category and whose cosine sits in the middle
-band ``BAND`` (``[0.51, 0.68)``). On the labelled pairs in ``tests/test_link_rem.py``,
-bge-small gives unrelated pairs 0.32-0.50, associable cross-topic pairs (knee physio /
-trail running, a peanut allergy / dinner at that person's place) 0.515-0.58 and related
-ones 0.79 and up; the band sits between the noise and the kNN floor (0.70).
+band ``BAND`` (``[0.51, 0.68)``). On the labelled pairs in
+``tests/core/consolidation/test_link_rem.py``, bge-small gives unrelated pairs 0.32-0.50,
+associable cross-topic pairs (knee physio / trail running, a peanut allergy / dinner at that
+person's place) 0.515-0.58 and related ones 0.79 and up; the band sits between the noise and
+the kNN floor (0.70).
 
 Each run samples ``ANCHORS`` anchor memories (seeded), takes each anchor's most similar
 in-band distant partner that is not already linked, and keeps the ``EDGES_PER_RUN`` most

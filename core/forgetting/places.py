@@ -2,8 +2,8 @@
 
 A forget searches exactly these columns. Every other text or JSON column of
 ``core.storage.orm`` is listed in ``MACHINE_COLUMNS`` (ids, names of states, model names,
-hashes): ``tests/test_forgetting.py`` fails when a new column is in neither list, so the
-next column that can hold user text cannot be forgotten by a forget.
+hashes): ``tests/core/forgetting/test_forgetting.py`` fails when a new column is in neither
+list, so the next column that can hold user text cannot be forgotten by a forget.
 
 The full-text and vector indexes are not listed: they follow their tables (triggers
 re-index changed text and drop its vectors; the forget re-embeds the new text).

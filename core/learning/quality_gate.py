@@ -19,7 +19,7 @@ originals say scored 0.74-0.86 against most of them; a generic "The user talked 
 some things" at most 0.64, an unrelated sentence at most 0.64, "x" at most 0.56; a summary
 naming only one of four originals covered one of them (it scored 0.87 with that one and
 0.66-0.69 with the rest). ``COVERED`` sits at 0.70, between the two groups;
-``tests/test_quality_gate.py`` holds these cases.
+``tests/core/learning/test_quality_gate.py`` holds these cases.
 
 A rejected output is logged (kind of output, the ids it would have summarised, the reason:
 never its text) and nothing is written; what it summarised stays as it was.

@@ -1,7 +1,8 @@
-"""One delivery process for the racing-processes test (``tests/test_delivery.py``): opens
-the database given (``sqlite PATH`` or ``postgresql URL``), says ``READY``, waits for
-``GO_FILE`` so both processes start at once, runs a delivery pass for each minute of the
-morning given, and prints the keys it was handed, one JSON list.
+"""One delivery process for the racing-processes test
+(``tests/core/daily/test_delivery.py``): opens the database given (``sqlite PATH`` or
+``postgresql URL``), says ``READY``, waits for ``GO_FILE`` so both processes start at once,
+runs a delivery pass for each minute of the morning given, and prints the keys it was
+handed, one JSON list.
 
 Usage: ``python delivery_child.py BACKEND TARGET GO_FILE MOMENT...`` (ISO moments).
 """

@@ -1,6 +1,7 @@
-"""One Hearth "device" for the several-devices tests (``tests/test_devices.py``): a process
-with a data folder of its own, on the database ``HEARTH_DATABASE_URL`` names, talking to
-the scripted Ollama server ``HEARTH_OLLAMA_HOST`` names.
+"""One Hearth "device" for the several-devices tests
+(``tests/core/storage/test_devices.py``): a process with a data folder of its own, on the
+database ``HEARTH_DATABASE_URL`` names, talking to the scripted Ollama server
+``HEARTH_OLLAMA_HOST`` names.
 
 Usage: ``python device_child.py HOME ACTION [GO_FILE]``
 

@@ -1,5 +1,5 @@
 """Moving a test's database down and listing its tables: the up/down/up migration tests
-(``tests/test_migration_*.py``) on either backend."""
+(``tests/core/storage/test_migration_*.py``) on either backend."""
 
 from __future__ import annotations
 

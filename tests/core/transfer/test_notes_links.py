@@ -16,7 +16,7 @@ from core.storage.orm import Memory
 from core.transfer import note_files
 from core.transfer.notes import REMOVED, import_notes, scan_folder
 
-VAULT = Path(__file__).parent / "data" / "notes_vault"
+VAULT = Path(__file__).parents[2] / "data" / "notes_vault"
 KEY = "-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAA"
 SECRET = "The safe's code is 4711."
 

@@ -59,7 +59,7 @@ def wire(tmp_path_factory: pytest.TempPathFactory, sqlite_template) -> Iterator[
         process = subprocess.Popen(
             [sys.executable, "-m", "cli.main", "--home", str(home), "mcp", "--agent",
              "probe"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog, env=env,
-            cwd=str(Path(__file__).parents[1]))
+            cwd=str(Path(__file__).parents[3]))
         connected = Wire(process)
         connected.send(json.dumps({
             "jsonrpc": "2.0", "id": 0, "method": "initialize",

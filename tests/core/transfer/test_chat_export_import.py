@@ -26,7 +26,7 @@ from support.reused_embeddings import reused_per_module  # noqa: F401 (the modul
 from support.row_counts import row_counts
 from support.interrupted import Killed, KilledAfter
 
-DATA = Path(__file__).parent / "data" / "chat_exports"
+DATA = Path(__file__).parents[2] / "data" / "chat_exports"
 CHATGPT_FILE = DATA / "chatgpt-conversations.json"
 CLAUDE_FILE = DATA / "claude-conversations.json"
 PORTO = "6601a1b2-0c3d-4e5f-8a9b-0c1d2e3f4a5b"

@@ -21,7 +21,7 @@ from core.app import Hearth
 from cli.main import run
 from core.home import encryption
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 PASSPHRASE = "a kettle on the hob at seven"
 
 

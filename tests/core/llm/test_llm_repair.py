@@ -28,7 +28,7 @@ from core.llm.structured import (
 )
 from support.scripted_llm import ScriptedLLM, failing
 
-CORPUS = Path(__file__).parent / "data" / "malformed_llm_outputs"
+CORPUS = Path(__file__).parents[2] / "data" / "malformed_llm_outputs"
 
 
 # --- example pipeline models: bounded, as small models need (see core.llm.structured) -------

@@ -25,7 +25,7 @@ from core.storage.orm import Memory
 from core.transfer.chat_export import MAX_TEXT_CHARS, check_export, import_chat_export
 from core.transfer.chatgpt import CHATGPT
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
 CHILD_MEMORY = 1536 * 1024 * 1024
 CHILD_SECONDS = 90
 """Reading a bounded file takes the child a few seconds; the 400 MB message took more than

@@ -2,7 +2,8 @@
 ``ForgetService.erase_memories``, ``hearth memories forget``): the rows, their index entries,
 vectors, links and the traces of their words are gone, down to the bytes of every file in
 the data folder, backups taken before included when asked; nothing else is touched. (The
-everyday delete with an undo, ``hearth memories delete``, is ``tests/test_delete_entry.py``.)"""
+everyday delete with an undo, ``hearth memories delete``, is
+``tests/core/forgetting/test_delete_entry.py``.)"""
 
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ from core.storage.orm import ContextEvent
 from support.fake_ollama import FakeOllama, FakeReply
 
 MODEL = "llama3.2:3b"
-CHILD = Path(__file__).parent / "support" / "device_child.py"
+CHILD = Path(__file__).parents[2] / "support" / "device_child.py"
 EVENTS = 50  # three batches of at most 20
 PROCESSED = json.dumps({"updated_scaffold": {"city": "Lisbon"},
                         "updated_working_memory": "Settling in Lisbon.",

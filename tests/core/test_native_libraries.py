@@ -15,7 +15,7 @@ import pytest
 
 from core.config import DEFAULT_EMBEDDING_MODEL_DIR
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_fresh(script: str) -> subprocess.CompletedProcess[str]:

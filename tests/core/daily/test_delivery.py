@@ -191,7 +191,7 @@ def test_racing_passes_deliver_each_item_exactly_once(daily) -> None:
     assert {row.status for row in daily.reminders.list()} == {"sent"}
 
 
-CHILD = Path(__file__).parent / "support" / "delivery_child.py"
+CHILD = Path(__file__).parents[2] / "support" / "delivery_child.py"
 
 
 def test_racing_processes_deliver_each_item_exactly_once(daily, storage, request,

@@ -40,7 +40,7 @@ from core.scheduling import (
 from core.storage.orm import Memory, Run
 from core.storage.sqlite.engine import open_engine
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOW = datetime(2026, 3, 10, 9, 30, tzinfo=timezone.utc)
 
 

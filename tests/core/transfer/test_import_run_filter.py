@@ -22,7 +22,7 @@ from core.transfer.claude import CLAUDE
 from core.views import memory_browse
 from support.reused_embeddings import reused_per_module  # noqa: F401 (the module's embedder)
 
-DATA = Path(__file__).parent / "data" / "chat_exports"
+DATA = Path(__file__).parents[2] / "data" / "chat_exports"
 
 
 @pytest.fixture

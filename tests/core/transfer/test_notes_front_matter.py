@@ -18,7 +18,7 @@ import yaml
 from core.transfer import front_matter
 from core.transfer.notes import scan_folder
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
 CHILD_MEMORY = 1536 * 1024 * 1024
 """The child's address space: the engine's imports need a few hundred MB, the bomb's
 expansion tens of GB."""

@@ -6,7 +6,7 @@ the password at the next open. Against the tests' real PostgreSQL (``support.pos
 where a connection is the point.
 
 ``hearth migrate --switch`` in a subprocess on a machine without a keyring is in
-``tests/test_migrate.py``."""
+``tests/core/storage/test_migrate.py``."""
 
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ from core.llm.protocol import CancelToken, LLMUnavailableError
 from core.knowledge.memories import MemorySpec
 from core.storage.orm import Memory, MemoryEdge, Run
 
-CHILD = Path(__file__).parent / "support" / "dream_child.py"
+CHILD = Path(__file__).parents[2] / "support" / "dream_child.py"
 
 SEED = [
     "My sister Ines lives in Porto.", "Ines moved to Porto last spring for her new job.",

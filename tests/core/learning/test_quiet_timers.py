@@ -30,7 +30,7 @@ from core.learning.quiet_timers import QUIET_PREFIX, QuietTimerJobs
 from core.scheduling import JOBSTORE_TABLE, HearthScheduler
 from core.storage.orm import ChatSession, Interaction, utcnow
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 NOTHING = json.dumps({"facts": []})
 DIGEST = json.dumps({"summaries": [{"topic": "Garden", "summary": "Planting tomatoes in May."}],
                      "candidates": []})

@@ -75,7 +75,7 @@ def client(tmp_path_factory: pytest.TempPathFactory, sqlite_template,
            "XDG_STATE_HOME": str(root / "state"), "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
     params = StdioServerParameters(command=sys.executable,
                                    args=["-m", "cli.main", "--home", str(home), "mcp"],
-                                   env=env, cwd=str(Path(__file__).parents[1]))
+                                   env=env, cwd=str(Path(__file__).parents[3]))
     with open(root / "server.stderr", "w") as errlog, start_blocking_portal() as portal:
         streams = portal.wrap_async_context_manager(stdio_client(params, errlog=errlog))
         with streams as (read, write):

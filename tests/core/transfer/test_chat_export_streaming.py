@@ -12,7 +12,7 @@ from pathlib import Path
 from core.transfer.chat_export import READ_CHUNK, check_export, conversations
 from core.transfer.chatgpt import CHATGPT
 
-FIXTURE = Path(__file__).parent / "data" / "chat_exports" / "chatgpt-conversations.json"
+FIXTURE = Path(__file__).parents[2] / "data" / "chat_exports" / "chatgpt-conversations.json"
 
 
 class ChunksOnly(io.RawIOBase):

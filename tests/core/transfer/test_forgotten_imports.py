@@ -31,7 +31,7 @@ from core.transfer.notes import import_notes
 from core.transfer.transcript import import_transcript
 from support.reused_embeddings import reused_per_module  # noqa: F401 (the module's embedder)
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[2] / "data"
 CHATGPT_FILE = DATA / "chat_exports" / "chatgpt-conversations.json"
 CLAUDE_FILE = DATA / "chat_exports" / "claude-conversations.json"
 TRANSCRIPT = {"conversation_id": "maya-sam", "participants": ["Maya", "Sam"], "sessions": [

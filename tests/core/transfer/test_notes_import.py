@@ -15,7 +15,7 @@ from core.knowledge.memories import MemoryService
 from core.storage.orm import Memory, MemoryEdge
 from core.transfer.notes import CHANGED, LINK_KIND, REMOVED, NotesReport, import_notes
 
-VAULT = Path(__file__).parent / "data" / "notes_vault"
+VAULT = Path(__file__).parents[2] / "data" / "notes_vault"
 
 
 @pytest.fixture

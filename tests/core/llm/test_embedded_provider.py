@@ -29,7 +29,7 @@ from core.config import DEFAULT_EMBEDDED_LLM, Settings
 from core.llm import CancelToken, ChatChunk, LLMError, LLMUnavailableError, Message, ToolSpec
 from core.llm.embedded import MISSING_MODEL_HINT, EmbeddedProvider
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 LINUX_PROC = Path("/proc/net/tcp").exists()
 HELLO = [Message("user", "Say hello to me in one short sentence.")]
 LONG_STORY = [Message("user", "Write a very long story about a dragon.")]
