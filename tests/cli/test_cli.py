@@ -106,7 +106,7 @@ def test_import_search_and_batch_search_carry_turn_ids(capsys, tmp_path: Path) -
     assert lines[0]["results"][0]["provenance"]["turn_id"] == "t3"
 
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 IMPORTED = {
     "chatgpt": (DATA / "chat_exports" / "chatgpt-conversations.json",
                 "Read 3 ChatGPT conversations with 13 messages to keep: 13 new memories (9 "

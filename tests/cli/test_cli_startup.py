@@ -14,7 +14,7 @@ from pathlib import Path
 
 from support.templates import SqliteTemplate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 NOT_FOR_A_COMMAND = ("core.assistant", "core.conversation.service", "core.scheduling",
                      "core.consolidation.dream", "core.llm.ollama", "core.llm.embedded",
