@@ -4,7 +4,7 @@ pyproject.toml, so the picture and the enforced rule cannot disagree.
     python tools/architecture_diagram.py           # print the diagram
     python tools/architecture_diagram.py --write   # put it into docs/architecture.md
 
-``tests/test_architecture.py`` fails when the document's diagram is not this one."""
+``tests/project/test_architecture.py`` fails when the document's diagram is not this one."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def floors() -> list[list[str]]:
 
 FRONT_ENDS = "desktop · cli"
 """The window and the command line, above the stack: they come in through its top floor,
-``core.operations`` (``tests/test_architecture.py`` holds them to it)."""
+``core.operations`` (``tests/project/test_architecture.py`` holds them to it)."""
 
 
 def diagram() -> str:

@@ -15,5 +15,5 @@ view will hear of the change.
 
 ``desktop/`` and the command line import ``core.operations.*`` (and ``core.errors``,
 ``core.config`` settings types, the few other modules ``FRONT_ENDS_MAY_IMPORT`` names) and
-nothing deeper: ``tests/test_architecture.py`` holds them to that.
+nothing deeper: ``tests/project/test_architecture.py`` holds them to that.
 """

@@ -8,9 +8,9 @@ storage port.
   (``core.storage.postgres.adapter.PostgresStorage``), imported only then, so the
   embedded default loads no PostgreSQL driver.
 
-Nothing else in ``core`` imports an adapter (``tests/test_architecture.py``). Restoring a
-backup is here too, because it must work on a database that cannot be opened (a damaged
-SQLite file is exactly what a restore is for). A URL in any message is masked
+Nothing else in ``core`` imports an adapter (``tests/project/test_architecture.py``).
+Restoring a backup is here too, because it must work on a database that cannot be opened (a
+damaged SQLite file is exactly what a restore is for). A URL in any message is masked
 (``database_url.masked``): its password is never shown. A password kept out of
 ``settings.json`` (the system keyring, or the data folder's pass file) is found here, in
 ``core.config.database_password``, before anything connects.

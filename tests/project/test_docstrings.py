@@ -13,7 +13,7 @@ import functools
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("core", "desktop")
 MAX_LINES = 40
 DOCS_PAGE = re.compile(r"\bdocs/([\w-]+\.md)\b")

@@ -10,7 +10,7 @@ import typer.main
 
 from cli.main import app
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
 
 
