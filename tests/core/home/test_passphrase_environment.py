@@ -4,7 +4,7 @@ environment``), and runs what it starts with an environment without it
 (``encryption.environment_for_child``). Seen for real: ``hearth daemon --once delivery`` in
 a subprocess, on an encrypted folder opened with the variable, shows a due reminder with a
 ``notify-send`` that writes down the environment it was given. (The window's dream child:
-``tests/desktop/test_passphrase.py``.)"""
+``tests/desktop/dialogs/test_passphrase.py``.)"""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from desktop.dialogs.settings import SettingsDialog
 from desktop.dialogs.settings_assistant_page import MODEL_DEFAULT, AssistantSection
 from desktop.main_window import MainWindow
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PERSONA = "Answer like a ship's captain. Keep it under three sentences."
 
 

@@ -12,7 +12,7 @@ from desktop.dialogs.import_dialog import ImportDialog, describe
 from support.hub_changes import touching
 from support.qt_waits import wait_for_task
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[2] / "data"
 
 
 def open_dialog(qtbot, ctx) -> ImportDialog:

@@ -17,7 +17,7 @@ from desktop.dialogs.import_history import ImportHistoryDialog
 from desktop import confirm
 from support.qt_waits import wait_idle
 
-EXPORT = Path(__file__).parents[1] / "data" / "chat_exports" / "chatgpt-conversations.json"
+EXPORT = Path(__file__).parents[2] / "data" / "chat_exports" / "chatgpt-conversations.json"
 
 
 def test_a_run_is_listed_and_removed_only_after_a_yes(qtbot, ctx, monkeypatch) -> None:

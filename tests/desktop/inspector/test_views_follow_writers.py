@@ -34,7 +34,7 @@ from support.scripted_llm import ScriptedLLM
 
 WITHIN_MS = 1_000
 """How soon after a commit the open view must show it."""
-REPO = Path(__file__).parents[2]
+REPO = Path(__file__).parents[3]
 
 
 def opened(qtbot, ctx: AppContext, cls: type[InspectorPage]) -> InspectorPage:
