@@ -1,7 +1,7 @@
 """The conversation's own costs: assembling a turn, and learning from it.
 
 Turn assembly is everything Hearth does before the model sees a request: read facts,
-profile and learnings, build the system prompt, embed the query, recall memories and
+profile and habits, build the system prompt, embed the query, recall memories and
 notes, fit them into the context budget, select the history. It is measured with 1,000
 facts, 10k memories and a 20-exchange conversation, query embedding included (Hearth's
 target: p95 ≤ 30 ms for injection and retrieval together).
@@ -28,7 +28,7 @@ from core.config import Settings
 from core.conversation import assembly
 from core.embedding import OnnxEmbedder
 from core.recall import RecallService
-from core.storage.orm import ChatSession, Interaction, ProfileVersion, UserFact
+from core.storage.orm import ChatSession, Interaction, AboutYouVersion, UserFact
 from core.storage.port import StoragePort
 from core.storage.sqlite.adapter import SqliteStorage
 
@@ -64,7 +64,7 @@ def seed_conversation(storage: StoragePort) -> None:
     with storage.write() as session:
         session.add_all(UserFact(key=f"fact_{i:04d}", value=f"value {rng.randint(0, 10**6)}",
                                  category=rng.choice(CATEGORIES)) for i in range(FACTS))
-        session.add(ProfileVersion(content=PROFILE))
+        session.add(AboutYouVersion(content=PROFILE))
         session.add(ChatSession(id="bench", title="bench"))
         session.add_all(Interaction(
             session_id="bench", user_message=f"Question {i} about my plans for the week?",

@@ -18,8 +18,8 @@ from core.daily.delivery import claim_due
 from core.daily.reminders import ReminderService
 from core.daily.scheduled_prompts import ScheduledPromptService
 from core.daily.tasks import TaskService
-from core.knowledge.intentions import IntentionService
-from core.storage.orm import PendingIntention, Reminder, ScheduledPrompt, Task
+from core.knowledge.follow_ups import FollowUpService
+from core.storage.orm import FollowUp, Reminder, ScheduledPrompt, Task
 from core.storage.sqlite.adapter import SqliteStorage
 
 PASSES = 200
@@ -32,7 +32,7 @@ TARGET_MS = 50.0
 def _services(storage: SqliteStorage) -> SimpleNamespace:
     return SimpleNamespace(reminders=ReminderService(storage), tasks=TaskService(storage),
                            alerts=AlertService(storage),
-                           intentions=IntentionService(storage, Settings()),
+                           follow_ups=FollowUpService(storage, Settings()),
                            scheduled_prompts=ScheduledPromptService(storage))
 
 
@@ -49,7 +49,7 @@ def _fill(storage: SqliteStorage) -> None:
                              done_at=now) for n in range(DONE_TASKS))
         session.add_all(Task(title=f"open {n}", due_date=later.isoformat())
                         for n in range(OPEN_TASKS))
-        session.add_all(PendingIntention(text=f"meant {n}",
+        session.add_all(FollowUp(text=f"meant {n}",
                                          follow_up_at=now + timedelta(days=n + 1))
                         for n in range(INTENTIONS))
         session.add_all(ScheduledPrompt(name=f"prompt {n}", prompt="plan", cron="0 9 1 1 *",

@@ -34,7 +34,7 @@ from cli import (
 )
 from cli.context import opened, state
 from cli.journal_cmd import journal_app
-from cli.later_cmd import later_app
+from cli.read_later_cmd import read_later_app
 from cli.imports_cmd import imports_app
 from cli.mcp_cmd import mcp_app
 from cli.memories_cmd import memories_app
@@ -73,7 +73,7 @@ app.add_typer(reminders_app, name="reminders")
 app.add_typer(pending_app, name="pending")
 app.add_typer(notes_app, name="notes")
 app.add_typer(journal_app, name="journal")
-app.add_typer(later_app, name="later")
+app.add_typer(read_later_app, name="read-later")
 app.add_typer(prompts_app, name="prompts")
 app.add_typer(alerts_app, name="alerts")
 app.add_typer(mcp_app, name="mcp")
@@ -90,9 +90,15 @@ app.command()(encrypt_cmd.encrypt)
 app.command()(encrypt_cmd.decrypt)
 app.command()(migrate_cmd.migrate)
 app.command()(reflection_cmd.reflect)
-app.command()(reflection_cmd.intentions)
-app.command()(reflection_cmd.learnings)
-app.command()(reflection_cmd.profile)
+app.command("follow-ups")(reflection_cmd.follow_ups)
+app.command()(reflection_cmd.habits)
+app.command("about-you")(reflection_cmd.about_you)
+# The names these commands had before they took the window's words: kept, unlisted, so a
+# script written for them still runs.
+app.add_typer(read_later_app, name="later", hidden=True)
+app.command("intentions", hidden=True)(reflection_cmd.follow_ups)
+app.command("learnings", hidden=True)(reflection_cmd.habits)
+app.command("profile", hidden=True)(reflection_cmd.about_you)
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 

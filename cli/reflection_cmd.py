@@ -1,8 +1,8 @@
-"""``hearth reflect``, ``hearth intentions``, ``hearth learnings`` and ``hearth profile``.
+"""``hearth reflect``, ``hearth follow-ups``, ``hearth habits`` and ``hearth about-you``.
 
 What the nightly reflection produces, from a terminal: run it now, and answer for its
-results (snooze or close intentions, promote or drop learnings, compare and restore profile
-versions). Each command that changes something does one change per call, so a script or a
+results (snooze or close follow-ups, promote or drop habits, compare and restore versions
+of About you). Each command that changes something does one change per call, so a script or a
 person always knows which one failed.
 """
 
@@ -36,7 +36,7 @@ def _one_action(**chosen: object) -> str | None:
 
 
 def reflect(as_json: JsonOption = False) -> None:
-    """Reflect on the last day's conversations now: profile, facts, intentions, learnings."""
+    """Reflect on the last day's conversations now: About you, facts, follow-ups, habits."""
     from core.operations.consolidation import reflect_with_configured_model
 
     with opened() as hearth:  # never beside a dream cycle (the dream lock)
@@ -50,8 +50,8 @@ def reflect(as_json: JsonOption = False) -> None:
         return
     output.stdout.print(
         f"run {report.run_id}: facts +{report.facts_added} ~{report.facts_updated}"
-        f" (kept {report.facts_protected} of yours) · intentions +{report.intentions_added}"
-        f" · learnings +{report.learnings_added}, promoted {report.learnings_promoted}"
+        f" (kept {report.facts_protected} of yours) · follow_ups +{report.follow_ups_added}"
+        f" · habits +{report.habits_added}, promoted {report.habits_promoted}"
         f" · profile {'changed' if report.profile_changed else 'unchanged'}", highlight=False)
     for warning in report.warnings:
         output.stderr.print(f"[yellow]warning:[/] {warning}", highlight=False)
@@ -60,13 +60,13 @@ def reflect(as_json: JsonOption = False) -> None:
     print_changes(report.run_id, report.changes)
 
 
-def _intention_dict(item: FollowUp) -> dict[str, object]:
+def _follow_up_dict(item: FollowUp) -> dict[str, object]:
     return {"id": item.id, "text": item.text, "context": item.context, "status": item.status,
             "follow_up_at": item.follow_up_at, "last_followed_up_at": item.last_followed_up_at,
             "created_at": item.created_at}
 
 
-def intentions(
+def follow_ups(
         snooze: IdOption = None,
         days: Annotated[int, typer.Option(min=1, max=365, help="With --snooze.")] = 1,
         resolve: IdOption = None, dismiss: IdOption = None,
@@ -91,9 +91,9 @@ def intentions(
         else:
             items = list(follow_ups.list_follow_ups(hearth, status))
     if as_json:
-        output.print_json([_intention_dict(item) for item in items])
+        output.print_json([_follow_up_dict(item) for item in items])
         return
-    output.print_table("Intentions", ["id", "text", "status", "follow up", "context"],
+    output.print_table("Follow-ups", ["id", "text", "status", "follow up", "context"],
                        [(i.id, i.text, i.status,
                          i.follow_up_at.astimezone().strftime("%Y-%m-%d %H:%M")
                          if i.follow_up_at else "", i.context) for i in items])
@@ -105,7 +105,7 @@ def _learning_dict(item: Habit) -> dict[str, object]:
             "first_seen": item.first_seen, "last_seen": item.last_seen}
 
 
-def learnings(promote: IdOption = None, demote: IdOption = None, delete: IdOption = None,
+def habits(promote: IdOption = None, demote: IdOption = None, delete: IdOption = None,
               as_json: JsonOption = False) -> None:
     """How Hearth has learned to work with you: list, promote, demote or delete a rule."""
     from core.operations import habits
@@ -131,22 +131,22 @@ def learnings(promote: IdOption = None, demote: IdOption = None, delete: IdOptio
     if action == "delete":
         output.stdout.print(f"deleted learning {delete}")
         return
-    output.print_table("Learnings", ["id", "rule", "category", "status", "seen"],
+    output.print_table("Habits", ["id", "rule", "category", "status", "seen"],
                        [(i.id, i.rule, i.category, i.status, i.recurrence_count)
                         for i in items])
 
 
-def profile(history: Annotated[bool, typer.Option("--history", help="List versions.")] = False,
-            diff: Annotated[tuple[int, int] | None, typer.Option(
-                metavar="A B", help="Unified diff from version A to B.")] = None,
-            restore: IdOption = None, as_json: JsonOption = False) -> None:
+def about_you(history: Annotated[bool, typer.Option("--history", help="List versions.")] = False,
+              diff: Annotated[tuple[int, int] | None, typer.Option(
+                  metavar="A B", help="Unified diff from version A to B.")] = None,
+              restore: IdOption = None, as_json: JsonOption = False) -> None:
     """Hearth's narrative picture of you: show it, its history, a diff, or restore a version."""
-    from core.operations import profile as portrait
+    from core.operations import about_you
 
     action = _one_action(history=history or None, diff=diff, restore=restore)
     with opened() as hearth:
         if action == "history":
-            versions = portrait.profile_versions(hearth)
+            versions = about_you.about_you_versions(hearth)
             if as_json:
                 output.print_json(versions)
             else:
@@ -157,15 +157,15 @@ def profile(history: Annotated[bool, typer.Option("--history", help="List versio
             return
         if action == "diff":
             assert diff is not None
-            text = portrait.profile_diff(hearth, *diff)
+            text = about_you.about_you_diff(hearth, *diff)
             if as_json:
                 output.print_json({"from": diff[0], "to": diff[1], "diff": text})
             else:
                 output.stdout.print(text or "(no differences)", markup=False, highlight=False,
                                     end="" if text else "\n")
             return
-        version = (portrait.restore_profile(hearth, restore).value if restore is not None
-                   else portrait.current_profile(hearth))
+        version = (about_you.restore_about_you(hearth, restore).value if restore is not None
+                   else about_you.current_about_you(hearth))
     if version is None:
         raise InvalidInputError("There is no profile yet.",
                                 "It is written by `hearth reflect` after some conversations.")

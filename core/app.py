@@ -46,13 +46,13 @@ from core.knowledge.facts import FactService
 from core.forgetting.recently_deleted import RecentlyDeleted, purge_expired
 from core.forgetting.service import ForgetService
 from core.home.instance_lock import FolderLock
-from core.knowledge.intentions import IntentionService
-from core.knowledge.learnings import LearningService
+from core.knowledge.follow_ups import FollowUpService
+from core.knowledge.habits import HabitService
 from core.storage.liveness import reconcile
 from core.knowledge.memories import MemoryService
 from core.knowledge.notes import NoteService
 from core.home.private_files import secure_home
-from core.knowledge.profile import ProfileService
+from core.knowledge.about_you import AboutYouService
 from core.recall import RecallService
 from core.storage import orm
 from core.storage.factory import open_storage
@@ -79,9 +79,9 @@ class Hearth:
     facts: FactService
     notes: NoteService
     recall: RecallService
-    profile: ProfileService
-    intentions: IntentionService
-    learnings: LearningService
+    about_you: AboutYouService
+    follow_ups: FollowUpService
+    habits: HabitService
     forgetting: ForgetService
     deleted: RecentlyDeleted
     """Single entries the user deleted, until their undo window ends."""
@@ -142,9 +142,9 @@ class Hearth:
             facts=FactService(storage, embedder),
             notes=notes,
             recall=RecallService(storage, embedder, settings),
-            profile=ProfileService(storage),
-            intentions=IntentionService(storage, settings),
-            learnings=LearningService(storage),
+            about_you=AboutYouService(storage),
+            follow_ups=FollowUpService(storage, settings),
+            habits=HabitService(storage),
             forgetting=ForgetService(storage, embedder, paths),
             deleted=RecentlyDeleted(storage, embedder),
             tasks=daily.tasks,
@@ -170,20 +170,20 @@ class Hearth:
         (``core.consolidation``)."""
         return ConsolidationServices(
             storage=self.storage, settings=self.settings, embedder=self.embedder,
-            facts=self.facts, profile=self.profile, intentions=self.intentions,
-            learnings=self.learnings, journal=self.journal, read_later=self.read_later,
+            facts=self.facts, about_you=self.about_you, follow_ups=self.follow_ups,
+            habits=self.habits, journal=self.journal, read_later=self.read_later,
             backup=self.backup)
 
     def agent_services(self) -> AgentServices:
         """What an agent's calls and the MCP server read and write (``core.agents``)."""
         return AgentServices(storage=self.storage, settings=self.settings, facts=self.facts,
-                             profile=self.profile, recall=self.recall,
+                             about_you=self.about_you, recall=self.recall,
                              forgetting=self.forgetting)
 
     def due_sources(self) -> DueSources:
         """Where a delivery pass claims due items (``core.daily.delivery``)."""
         return DueSources(reminders=self.reminders, alerts=self.alerts,
-                          intentions=self.intentions,
+                          follow_ups=self.follow_ups,
                           scheduled_prompts=self.scheduled_prompts)
 
     def conversation_services(self) -> ConversationServices:
@@ -241,7 +241,7 @@ class Hearth:
             "interactions": orm.Interaction, "sessions": orm.ChatSession,
             "facts": orm.UserFact, "notes": orm.Note, "memories": orm.Memory,
             "edges": orm.MemoryEdge, "events": orm.ContextEvent,
-            "learnings": orm.AgentLearning, "intentions": orm.PendingIntention,
+            "habits": orm.Habit, "follow_ups": orm.FollowUp,
             "runs": orm.Run, "tasks": orm.Task, "reminders": orm.Reminder,
             "journal_entries": orm.JournalEntry, "read_later": orm.ReadLaterItem,
         }

@@ -367,7 +367,7 @@ class HearthScheduler:
         if report.skipped:
             return f"reflection run {report.run_id}: skipped ({report.reason})"
         return (f"reflection run {report.run_id}: facts +{report.facts_added}, "
-                f"intentions +{report.intentions_added}, learnings +{report.learnings_added}")
+                f"follow_ups +{report.follow_ups_added}, habits +{report.habits_added}")
 
     def _purge_deleted(self, _trigger: str) -> str:
         """Deleted entries whose undo has ended go for good, also while the window stays
@@ -398,7 +398,7 @@ class HearthScheduler:
     def _brief(self, _trigger: str) -> str:
         hearth = self._hearth
         notification = briefing.compose(self._clock(), tasks=hearth.tasks,
-                                        reminders=hearth.reminders, intentions=hearth.intentions)
+                                        reminders=hearth.reminders, follow_ups=hearth.follow_ups)
         briefing.post(hearth.storage, notification)
         self._show(notification)
         return notification.title

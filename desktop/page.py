@@ -21,8 +21,7 @@ class Page(QWidget):
     title: ClassVar[str]
     icon_name: ClassVar[str]
     about: ClassVar[str] = ""
-    """What the view is for, in a sentence (the sidebar's tooltip); where the view has an
-    internal name (the scaffold, learnings) it is given here, one hover away."""
+    """What the view is for, in a sentence (the sidebar's tooltip)."""
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)

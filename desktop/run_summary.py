@@ -53,12 +53,12 @@ def reflection_line(report: Any) -> str:
          f"read {count(report.journal_entries, 'journal entry', 'journal entries')}"),
         (report.facts_added, f"learned {count(report.facts_added, 'new fact')}"),
         (report.facts_updated, f"updated {count(report.facts_updated, 'fact')}"),
-        (report.intentions_added,
-         f"noted {count(report.intentions_added, 'follow-up')}"),
-        (report.learnings_added,
-         f"picked up {count(report.learnings_added, 'new habit')}"),
-        (report.learnings_promoted,
-         f"now keeps {count(report.learnings_promoted, 'habit')} for good"),
+        (report.follow_ups_added,
+         f"noted {count(report.follow_ups_added, 'follow-up')}"),
+        (report.habits_added,
+         f"picked up {count(report.habits_added, 'new habit')}"),
+        (report.habits_promoted,
+         f"now keeps {count(report.habits_promoted, 'habit')} for good"),
         (report.profile_changed, "changed your profile"),
     ) if number]
     if not parts:

@@ -1,7 +1,7 @@
 """A demo data folder: what Hearth looks like after a few weeks with one person.
 
 Everything goes through core's public services (transcript import, facts, profile, the
-event processor, reflection's learnings, intentions, the dream stages, real chat turns), so
+event processor, reflection's habits, follow_ups, the dream stages, real chat turns), so
 the screenshots show real records: real vectors, edges computed by the link and REM stages,
 context logs written by real turns. Only the language model is scripted (canned answers),
 because the demo must look the same on every machine and needs no model.
@@ -154,14 +154,14 @@ def seed(home: Path) -> None:
             hearth.facts.remember(key, value, category, source="user")
         for key, value, category in UPDATED:
             hearth.facts.remember(key, value, category, source="reflection")
-        hearth.profile.save(PROFILE_V1, source="reflection")
+        hearth.about_you.save(PROFILE_V1, source="reflection")
         _process_events(hearth)
         hearth.memories.add_many([MemorySpec(text, category=category, tier=tier,
                                              importance=importance, source="consolidation")
                                   for text, category, tier, importance in CURATED])
-        _learnings(hearth)
+        _habits(hearth)
         for text, context, days in INTENTIONS:
-            hearth.intentions.add(text, context=context,
+            hearth.follow_ups.add(text, context=context,
                                   follow_up_at=utcnow() + timedelta(days=days))
         for stage in ("link", "rem"):
             DreamCycle(hearth.consolidation(), ScriptedLLM()).run(trigger="scheduled", only=stage)
@@ -182,15 +182,15 @@ def _process_events(hearth: Hearth) -> None:
                         ScriptedLLM([failing("Ollama is not running.")] * 3)).run()
 
 
-def _learnings(hearth: Hearth) -> None:
+def _habits(hearth: Hearth) -> None:
     from core.consolidation.reflection import ReflectionEngine
 
     now = utcnow()
     for offset in (2, 1):  # seen on two nights: active
         for rule, category in LEARNINGS:
-            hearth.learnings.observe(rule, category, run_started_at=now - timedelta(
+            hearth.habits.observe(rule, category, run_started_at=now - timedelta(
                 days=offset))
-    hearth.learnings.observe(*CANDIDATE, run_started_at=now)
+    hearth.habits.observe(*CANDIDATE, run_started_at=now)
     with hearth.storage.write() as session:  # a conversation for reflection to read
         from core.storage.orm import Interaction
 
@@ -218,7 +218,7 @@ def _daily(hearth: Hearth) -> None:
     today, so the daily views show every section (overdue, today, reminders, follow-ups, no
     date, done; a paused prompt, an alert with its own quiet time)."""
     from core.daily import when
-    from core.operations import journal, later, notes, prompts, reminders, tasks
+    from core.operations import journal, notes, prompts, read_later, reminders, tasks
     from sqlalchemy import select
 
     from core.storage.orm import ChatSession, JournalEntry
@@ -262,7 +262,7 @@ def _daily(hearth: Hearth) -> None:
             row.created_at = row.updated_at = now - timedelta(days=days_ago, hours=2)
             if days_ago > 1:
                 row.included_in_reflection_at = now - timedelta(days=days_ago - 1)
-    article = later.add(hearth, "https://example.org/running/knee-pain-in-runners",
+    article = read_later.add(hearth, "https://example.org/running/knee-pain-in-runners",
                         title="Knee pain in runners: what helps",
                         note="For the physio visit",
                         text="Most knee pain in runners comes from doing too much too soon. "
@@ -270,12 +270,12 @@ def _daily(hearth: Hearth) -> None:
                              "weekly distance help more than new shoes.").value
     hearth.read_later.set_summary(article.id, "Build distance slowly and train hip strength; "
                                   "shoes matter less than load.")
-    later.add(hearth, "https://example.org/design/leading-a-design-team",
+    read_later.add(hearth, "https://example.org/design/leading-a-design-team",
               title="Leading a design team in your first 90 days",
               text="Listen first, write down the team's rituals, change one thing at a time.")
-    read = later.add(hearth, "https://example.org/porto/neighbourhoods",
+    read = read_later.add(hearth, "https://example.org/porto/neighbourhoods",
                      title="Porto neighbourhoods for newcomers").value
-    later.mark(hearth, read.id, "read")
+    read_later.mark(hearth, read.id, "read")
     prompts.add(hearth, "Morning plan", "What is on my plate today, and what should I do "
                 "first?", "0 8 * * 1-5")
     prompts.add(hearth, "Sunday review", "How did the week go? What did I finish, and what "

@@ -168,7 +168,7 @@ class AgentServer:
 
         @mcp.tool(annotations=READ)
         def read_profile(ctx: Context[Any, Any]) -> Result:
-            """Read the narrative profile Hearth keeps about the user."""
+            """Read About you, the narrative Hearth keeps about the user."""
             return self._call(ctx, "read_profile", {})
 
         @mcp.tool(annotations=WRITE)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from core.config import Settings
 from core.forgetting.service import ForgetService
 from core.knowledge.facts import FactService
-from core.knowledge.profile import ProfileService
+from core.knowledge.about_you import AboutYouService
 from core.recall import RecallService
 from core.storage.port import StoragePort
 
@@ -21,6 +21,6 @@ class AgentServices:
     storage: StoragePort
     settings: Settings
     facts: FactService
-    profile: ProfileService
+    about_you: AboutYouService
     recall: RecallService
     forgetting: ForgetService

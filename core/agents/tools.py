@@ -220,7 +220,7 @@ class AgentTools:
         return {"facts": listed}, f"{len(listed)} facts: {keys}" if keys else "0 facts"
 
     def _read_profile(self, _agent: Agent, _arguments: Mapping[str, Any]) -> tuple[Result, str]:
-        current = self._services.profile.current()
+        current = self._services.about_you.current()
         if current is None:
             return {"profile": None}, "no profile yet"
         return ({"profile": current.content, "version": current.id,

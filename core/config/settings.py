@@ -159,7 +159,7 @@ class Settings(BaseSettings):
         default=False, description="3 recent turns verbatim + 3 relevant older ones.")
     context_token_budget: int = Field(
         default=1000, ge=0, description="Shared budget of retrieved memories and notes.")
-    profile_char_cap: int = Field(default=4800, ge=0)
+    about_you_char_cap: int = Field(default=4800, ge=0)
     persona: str = Field(
         default="", max_length=PERSONA_CHARS,
         description="The user's own instructions for how the assistant answers (tone, "
@@ -237,7 +237,7 @@ class Settings(BaseSettings):
                     "pg_dump as new as the server), go on without one, saying so in the "
                     "run's record, instead of stopping.")
     reflection_lookback_hours: int = Field(default=24, ge=1)
-    intention_followups_per_day: int = Field(default=3, ge=0, le=20)
+    follow_ups_per_day: int = Field(default=3, ge=0, le=20)
     daily_briefing: bool = Field(
         default=False, description="Each day at daily_briefing_time, one notification and "
                                    "one chat message with the day's tasks, reminders and "
@@ -252,6 +252,10 @@ class Settings(BaseSettings):
 
 
 SETTINGS_FILE_HINT = "Fix the file by hand or delete it to go back to the defaults."
+FORMER_NAMES = {"intention_followups_per_day": "follow_ups_per_day",
+                "profile_char_cap": "about_you_char_cap"}
+"""Settings renamed to the window's words (Follow-ups, About you): a ``settings.json`` written
+under the former name still means the same, and the next save writes the new one."""
 
 
 def load_settings(paths: HearthPaths) -> Settings:
@@ -274,7 +278,8 @@ def stored_settings(paths: HearthPaths) -> dict[str, Any]:
     if not isinstance(stored, dict):
         raise InvalidInputError(f"{paths.settings_file} does not hold settings (a JSON object).",
                                 SETTINGS_FILE_HINT)
-    return stored
+    renamed = {FORMER_NAMES[key]: value for key, value in stored.items() if key in FORMER_NAMES}
+    return {**renamed, **{key: value for key, value in stored.items() if key not in FORMER_NAMES}}
 
 
 def _invalid(exc: ValidationError, overrides: Mapping[str, Any],

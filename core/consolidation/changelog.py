@@ -29,11 +29,11 @@ from core.llm.token_estimates import clip
 from core.errors import NotFoundError
 from core.knowledge.facts import key_words
 from core.storage.orm import (
-    AgentLearning,
+    Habit,
     FactHistory,
     Memory,
-    PendingIntention,
-    ProfileVersion,
+    FollowUp,
+    AboutYouVersion,
     Run,
     UserFact,
     utcnow,
@@ -49,10 +49,10 @@ EXCERPT_CHARS = 40
 CONTRADICTED = re.compile(r"^Contradicted by memory (\d+):")
 HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 
-MERGED, SET_ASIDE, REPLACED, CONTRADICTED_KIND, PROFILE = (
-    "merged", "set_aside", "replaced", "contradicted", "profile")
+MERGED, SET_ASIDE, REPLACED, CONTRADICTED_KIND, ABOUT_YOU = (
+    "merged", "set_aside", "replaced", "contradicted", "about_you")
 FACT, FOLLOW_UPS, HABITS, HABITS_SEEN = "fact", "follow_ups", "habits", "habits_seen"
-UNDOABLE = frozenset({MERGED, SET_ASIDE, REPLACED, CONTRADICTED_KIND, PROFILE, FACT,
+UNDOABLE = frozenset({MERGED, SET_ASIDE, REPLACED, CONTRADICTED_KIND, ABOUT_YOU, FACT,
                       FOLLOW_UPS, HABITS, HABITS_SEEN})
 ROUTINE = frozenset({"links", "nothing_forgotten"})
 """Lines every night has: listed, but not a reason to open "While you were away…"."""
@@ -237,23 +237,23 @@ def _reflection_run(run: Run) -> int | None:
 def _profile_change(session: Session, reflection_id: int | None) -> list[dict[str, Any]]:
     if reflection_id is None:
         return []
-    saved = session.scalars(select(ProfileVersion).where(
-        ProfileVersion.run_id == reflection_id).order_by(ProfileVersion.id.desc())).first()
+    saved = session.scalars(select(AboutYouVersion).where(
+        AboutYouVersion.run_id == reflection_id).order_by(AboutYouVersion.id.desc())).first()
     if saved is None:
         return []
-    before = session.scalars(select(ProfileVersion).where(ProfileVersion.id < saved.id)
-                             .order_by(ProfileVersion.id.desc())).first()
+    before = session.scalars(select(AboutYouVersion).where(AboutYouVersion.id < saved.id)
+                             .order_by(AboutYouVersion.id.desc())).first()
     if before is None:
-        return [_entry(PROFILE, "Wrote the first version of your profile")]
+        return [_entry(ABOUT_YOU, "Wrote the first version of About you")]
     sections = changed_sections(before.content, saved.content)
     if not sections:
-        text = "Reworded your profile"
+        text = "Reworded About you"
     elif len(sections) == 1:
-        text = f"Your profile's {sections[0]} section changed"
+        text = f"Changed the {sections[0]} section of About you"
     else:
-        text = (f"Your profile's {', '.join(sections[:-1])} and {sections[-1]} sections "
-                "changed")
-    return [_entry(PROFILE, text, version=saved.id, before=before.id)]
+        text = (f"Changed the {', '.join(sections[:-1])} and {sections[-1]} sections "
+                "of About you")
+    return [_entry(ABOUT_YOU, text, version=saved.id, before=before.id)]
 
 
 def changed_sections(before: str, after: str) -> list[str]:
@@ -297,16 +297,16 @@ def _reflection_changes(session: Session, start: datetime,
                                     f"{_quote(old.value)} to {_quote(fact.value)}",
                               fact=fact.id, previous=old.id,
                               set_at=fact.updated_at.isoformat()))
-    intentions = session.scalars(select(PendingIntention).where(
-        PendingIntention.created_at >= start, PendingIntention.created_at <= end)
-        .order_by(PendingIntention.id)).all()
-    if intentions:
+    follow_ups = session.scalars(select(FollowUp).where(
+        FollowUp.created_at >= start, FollowUp.created_at <= end)
+        .order_by(FollowUp.id)).all()
+    if follow_ups:
         entries.append(_entry(FOLLOW_UPS, f"Will follow up on "
-                              f"{'; '.join(_quote(item.text) for item in intentions)}",
-                              intentions=[item.id for item in intentions]))
-    habits = session.scalars(select(AgentLearning).where(
-        AgentLearning.first_seen >= start, AgentLearning.first_seen <= end)
-        .order_by(AgentLearning.id)).all()
+                              f"{'; '.join(_quote(item.text) for item in follow_ups)}",
+                              follow_ups=[item.id for item in follow_ups]))
+    habits = session.scalars(select(Habit).where(
+        Habit.first_seen >= start, Habit.first_seen <= end)
+        .order_by(Habit.id)).all()
     if habits:
         entries.append(_entry(HABITS, f"Noticed {plural(len(habits), 'new habit')}: "
                               f"{'; '.join(_quote(item.rule) for item in habits)}",
@@ -321,9 +321,9 @@ def _habits_seen(session: Session, reflection_id: int | None) -> list[dict[str, 
     reflection = session.get(Run, reflection_id) if reflection_id is not None else None
     if reflection is None:
         return []
-    before = (reflection.stages or {}).get("apply", {}).get("learnings_before", [])
-    seen = {item.id: item for item in session.scalars(select(AgentLearning).where(
-        AgentLearning.id.in_([state["id"] for state in before])))}
+    before = (reflection.stages or {}).get("apply", {}).get("habits_before", [])
+    seen = {item.id: item for item in session.scalars(select(Habit).where(
+        Habit.id.in_([state["id"] for state in before])))}
     kept = [state for state in before if state["id"] in seen]
     if not kept:
         return []

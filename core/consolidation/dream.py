@@ -195,7 +195,7 @@ def _for_stage(progress: DreamProgress | None, name: str) -> StageProgress:
 
 STAGE_JOBS: dict[str, Job] = {
     "process": Job.CONSOLIDATION, "distil": Job.CONSOLIDATION, "enrich": Job.CONSOLIDATION,
-    "merge": Job.CONSOLIDATION, "reflect": Job.REFLECTION, "daily": Job.SUMMARIES,
+    "merge": Job.CONSOLIDATION, "reflect": Job.REFLECTION, "summaries": Job.SUMMARIES,
 }
 """The model's job in each stage that needs one: a model that may not do it
 (``core.llm.capability``) leaves the stage waiting, its work where it is, for a capable

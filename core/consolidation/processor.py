@@ -58,7 +58,11 @@ from core.consolidation.runs import RunRecorder
 from core.llm.token_estimates import clip
 from core.errors import HearthError, InvalidInputError
 from core.learning.exclusions import ExclusionGate
-from core.knowledge.scaffold import SCAFFOLD_MAX_CHARS, SCAFFOLD_MAX_DEPTH, SCAFFOLD_MAX_KEYS
+from core.knowledge.notes_about_you import (
+    NOTES_ABOUT_YOU_MAX_CHARS,
+    NOTES_ABOUT_YOU_MAX_DEPTH,
+    NOTES_ABOUT_YOU_MAX_KEYS,
+)
 from core.knowledge.versions import newest_version
 from core.learning.schemas import MemoryCandidate, plain_text
 from core.llm.protocol import CancelToken, LLMCancelled, LLMOutage, LLMProvider, Message
@@ -66,7 +70,7 @@ from core.llm.repair import unwrap_stringified
 from core.user_input import nesting_depth
 from core.llm.structured import CANCELLED, ask_structured
 from core.llm.prompts import load_prompt
-from core.storage.orm import ContextEvent, ScaffoldVersion, WorkingMemoryVersion, utcnow
+from core.storage.orm import ContextEvent, NotesAboutYouVersion, WorkingMemoryVersion, utcnow
 from core.storage.port import StoragePort
 from core.storage.rows import require
 
@@ -104,7 +108,8 @@ class ProcessorOutput(BaseModel):
     model_config = ConfigDict(json_schema_extra={
         "required": ["updated_scaffold", "updated_working_memory", "facts_to_embed"]})
 
-    updated_scaffold: dict[str, Any] = Field(default_factory=dict, max_length=SCAFFOLD_MAX_KEYS)
+    updated_scaffold: dict[str, Any] = Field(default_factory=dict,
+                                             max_length=NOTES_ABOUT_YOU_MAX_KEYS)
     updated_working_memory: str = Field(
         default="", max_length=WORKING_MEMORY_MAX_CHARS,
         pattern=plain_text(WORKING_MEMORY_MAX_CHARS, min_chars=0))
@@ -117,13 +122,13 @@ class ProcessorOutput(BaseModel):
     def _normalised_and_bounded(cls, scaffold: dict[str, Any]) -> dict[str, Any]:
         unwrapped: dict[str, Any] = unwrap_stringified(scaffold)
         depth = nesting_depth(unwrapped)
-        if depth > SCAFFOLD_MAX_DEPTH:
+        if depth > NOTES_ABOUT_YOU_MAX_DEPTH:
             raise ValueError(f"the scaffold nests {depth} levels deep; use at most "
-                             f"{SCAFFOLD_MAX_DEPTH}")
+                             f"{NOTES_ABOUT_YOU_MAX_DEPTH}")
         size = len(json.dumps(unwrapped, ensure_ascii=False))
-        if size > SCAFFOLD_MAX_CHARS:
+        if size > NOTES_ABOUT_YOU_MAX_CHARS:
             raise ValueError(f"the scaffold is {size} characters long; keep it under "
-                             f"{SCAFFOLD_MAX_CHARS} by summarising values")
+                             f"{NOTES_ABOUT_YOU_MAX_CHARS} by summarising values")
         return unwrapped
 
 
@@ -243,7 +248,7 @@ class MemoryProcessor:
                 report.status = self._work(again, state, progress, cancel)
             if not report.events_seen:
                 report.status = "skipped"
-            report.scaffold_keys = len(current_scaffold(self._services.storage))
+            report.scaffold_keys = len(current_notes_about_you(self._services.storage))
         except BaseException as exc:
             state.recorder.fail(f"{type(exc).__name__}: {exc}", report.counts())
             raise
@@ -359,7 +364,7 @@ class MemoryProcessor:
         storage = self._services.storage
         observations = "\n".join(f"- [{event.event_type}] {_observation_text(event)}"
                                  for event in events)
-        scaffold = json.dumps(current_scaffold(storage), ensure_ascii=False, indent=1)
+        scaffold = json.dumps(current_notes_about_you(storage), ensure_ascii=False, indent=1)
         user = (f"<working_memory>\n{_quoted(current_working_memory(storage)) or '(empty)'}\n"
                 f"</working_memory>\n\n<scaffold>\n{_quoted(scaffold)}\n</scaffold>\n\n"
                 f"<observations>\n{_quoted(observations)}\n</observations>")
@@ -389,11 +394,11 @@ class MemoryProcessor:
                 ContextEvent.id.in_(ids), ContextEvent.processed.is_(False))))
             if len(rows) != len(ids):
                 raise _BatchTaken()
-            previous = newest_version(session, ScaffoldVersion)
+            previous = newest_version(session, NotesAboutYouVersion)
             before = previous.data if previous is not None else {}
             merged = merge_scaffold(before, output.updated_scaffold)
             if merged != before:
-                session.add(ScaffoldVersion(data=merged, source="processor",
+                session.add(NotesAboutYouVersion(data=merged, source="processor",
                                             run_id=report.run_id))
             narrative = output.updated_working_memory.strip()
             current = newest_version(session, WorkingMemoryVersion)
@@ -512,10 +517,10 @@ class MemoryProcessor:
 # --- reading the current state (also used by `hearth events` and context injection) -------
 
 
-def current_scaffold(storage: StoragePort) -> dict[str, Any]:
-    """The newest scaffold version's data ({} before the first run)."""
+def current_notes_about_you(storage: StoragePort) -> dict[str, Any]:
+    """The newest version of the notes's data ({} before the first run)."""
     with storage.read() as session:
-        newest = newest_version(session, ScaffoldVersion)
+        newest = newest_version(session, NotesAboutYouVersion)
         return dict(newest.data) if newest is not None else {}
 
 

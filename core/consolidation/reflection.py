@@ -1,20 +1,20 @@
 """The Reflection Engine: a day of conversations becomes durable knowledge.
 
 One run reads the interactions of the last ``settings.reflection_lookback_hours`` with the
-current profile, facts, open intentions and learnings, makes **one** plain chat call (a
+current profile, facts, open follow-ups and habits, makes **one** plain chat call (a
 structured-output grammar cannot express a Markdown profile followed by three arrays, and
 small models handle the marker format better than one big schema), and applies what
 ``reflection_parse`` could read:
 
 * the profile: accepted only when it looks like one (see ``reflection_parse``), capped at
-  550 words by cutting every section proportionally (``core.knowledge.profile.cap_words``), saved as
-  a
+  550 words by cutting every section proportionally (``core.knowledge.about_you.cap_words``),
+  saved as a
   new version only when it changed; the run returns the unified diff;
 * facts: through ``FactService.remember(source="reflection")`` (unchanged values are
   skipped, changed ones keep their history). **User-stated facts win**: a fact whose current
   source is ``"user"`` is never overwritten by a reflection, which only inferred it;
-* intentions: ``follow_up_at = now + follow_up_days``; an open twin is not duplicated;
-* learnings: ``LearningService.observe`` (candidate, active when seen in a later run).
+* follow_ups: ``follow_up_at = now + follow_up_days``; an open twin is not duplicated;
+* habits: ``HabitService.observe`` (candidate, active when seen in a later run).
 
 The user's journal (``core.daily.journal``) is read too: every entry the reflection has not
 read yet (oldest first, whatever its age, so an entry written before a week away is still
@@ -31,7 +31,7 @@ records the run as failed and raises before anything is written; cancellation re
 as cancelled and raises ``LLMCancelled``. The stages (gather, model, parse, apply) are
 timed in the run's record.
 
-Apply is a sequence of idempotent writes (facts, then profile, intentions, learnings), not
+Apply is a sequence of idempotent writes (facts, then profile, follow_ups, habits), not
 one transaction: ``FactService`` owns its transactions because a fact is embedded first.
 """
 
@@ -52,7 +52,7 @@ from core.errors import InvalidInputError
 from core.learning.exclusions import ExclusionGate
 from core.llm import CancelToken, LLMCancelled, LLMError, LLMProvider, Message
 from core.llm.capability import Job, profile_of
-from core.knowledge.profile import cap_words, unified_diff
+from core.knowledge.about_you import cap_words, unified_diff
 from core.llm.prompts import load_prompt
 from core.storage.orm import Interaction, JournalEntry, utcnow
 
@@ -79,10 +79,10 @@ class ReflectionReport:
     facts_added: int = 0
     facts_updated: int = 0
     facts_protected: int = 0
-    intentions_added: int = 0
-    learnings_added: int = 0
-    learnings_promoted: int = 0
-    learnings_before: list[dict[str, Any]] = field(default_factory=list)
+    follow_ups_added: int = 0
+    habits_added: int = 0
+    habits_promoted: int = 0
+    habits_before: list[dict[str, Any]] = field(default_factory=list)
     """Rules seen again (and maybe promoted), each with its state before the run: what
     undoing the run puts back (``core.consolidation.changelog``); kept with the ``apply``
     stage, not among the counts."""
@@ -100,7 +100,7 @@ class ReflectionReport:
         """The run record's counts (everything but the diff, which can be long, the
         changelog, which is stored on its own, and the rules' earlier states)."""
         return {name: value for name, value in vars(self).items()
-                if name not in ("diff", "changes", "learnings_before")}
+                if name not in ("diff", "changes", "habits_before")}
 
 
 @dataclass(frozen=True)
@@ -116,8 +116,8 @@ class _Inputs:
     journal_shown: int
     profile: str
     facts: str
-    intentions: str
-    learnings: str
+    follow_ups: str
+    habits: str
 
 
 class ReflectionEngine:
@@ -126,9 +126,9 @@ class ReflectionEngine:
     def __init__(self, services: ConsolidationServices, provider: LLMProvider) -> None:
         self._services = services
         self._provider = provider
-        self.profiles = services.profile
-        self.intentions = services.intentions
-        self.learnings = services.learnings
+        self.about_you = services.about_you
+        self.follow_ups = services.follow_ups
+        self.habits = services.habits
 
     def run(self, *, trigger: str = "manual", now: datetime | None = None,
             cancel: CancelToken | None = None, review: bool = True) -> ReflectionReport:
@@ -157,16 +157,16 @@ class ReflectionEngine:
                 counts["chars"] = len(raw)
             with recorder.stage("parse") as counts:
                 parsed = parse_reflection(raw)
-                counts.update(facts=len(parsed.facts), intentions=len(parsed.intentions),
-                              learnings=len(parsed.learnings), dropped=parsed.dropped,
+                counts.update(facts=len(parsed.facts), follow_ups=len(parsed.follow_ups),
+                              habits=len(parsed.habits), dropped=parsed.dropped,
                               profile=parsed.profile is not None)
             with recorder.stage("apply") as counts:
                 self._apply(parsed, report, gate, now)
                 report.journal_entries = inputs.journal_shown
                 self._services.journal.mark_reflected(inputs.journal_read, at=now)
                 counts.update(report.counts())
-            if report.learnings_before:
-                recorder.keep("apply", learnings_before=report.learnings_before)
+            if report.habits_before:
+                recorder.keep("apply", habits_before=report.habits_before)
         except LLMCancelled:
             recorder.finish(report.counts(), status="cancelled")
             raise
@@ -205,17 +205,17 @@ class ReflectionEngine:
         in_window = len(rows)
         rows = [row for row in rows
                 if not gate.drop(f"{row.user_message}\n{row.agent_response}")]
-        current = self.profiles.current()
+        current = self.about_you.current()
         profile = current.content if current else "(no profile yet: start fresh)"
         facts = "\n".join(f"- {fact.key}: {fact.value} ({fact.category})"
                           for fact in self._services.facts.list()) or "(none)"
-        intentions = "\n".join(f"- {item.text}" for item in self.intentions.list("open")
+        follow_ups = "\n".join(f"- {item.text}" for item in self.follow_ups.list("open")
                                ) or "(none)"
-        learnings = "\n".join(f"- [{item.status}] {item.rule}" for item in self.learnings.list()
+        habits = "\n".join(f"- [{item.status}] {item.rule}" for item in self.habits.list()
                               ) or "(none)"
         unread = self._services.journal.unreflected()
-        fixed = estimate_tokens(load_prompt("reflection") + profile + facts + intentions
-                                + learnings)
+        fixed = estimate_tokens(load_prompt("reflection") + profile + facts + follow_ups
+                                + habits)
         room = chars_for(self._provider.context_window - REFLECTION_MAX_TOKENS - fixed - 200)
         hidden = [entry.id for entry in unread
                   if gate.drop(f"{entry.title or ''}\n{entry.content}")]
@@ -226,7 +226,7 @@ class ReflectionEngine:
         return _Inputs("\n\n".join(turns), len(turns), len(rows) - len(turns),
                        in_window - len(rows), journal,
                        tuple(hidden) + tuple(entry_id for entry_id, _ in shown), len(shown),
-                       profile, facts, intentions, learnings)
+                       profile, facts, follow_ups, habits)
 
     @staticmethod
     def _journal_that_fits(entries: list[JournalEntry], room_chars: int
@@ -266,8 +266,8 @@ class ReflectionEngine:
         user = (f"Today is {now.astimezone():%A %Y-%m-%d}.\n\n"
                 f"<existing_profile>\n{inputs.profile}\n</existing_profile>\n\n"
                 f"<existing_facts>\n{inputs.facts}\n</existing_facts>\n\n"
-                f"<open_intentions>\n{inputs.intentions}\n</open_intentions>\n\n"
-                f"<learnings>\n{inputs.learnings}\n</learnings>\n\n"
+                f"<open_intentions>\n{inputs.follow_ups}\n</open_intentions>\n\n"
+                f"<learnings>\n{inputs.habits}\n</learnings>\n\n"
                 f"<conversations>\n{inputs.transcript or '(none)'}\n</conversations>")
         if inputs.journal:
             user += f"\n\n<journal>\n{inputs.journal}\n</journal>"
@@ -292,25 +292,25 @@ class ReflectionEngine:
         self._apply_facts(parsed, report, gate)
         if parsed.profile is not None:
             self._apply_profile(parsed.profile, report, gate)
-        for intention in parsed.intentions:
-            if gate.drop(f"{intention.text}\n{intention.context}"):
+        for follow_up in parsed.follow_ups:
+            if gate.drop(f"{follow_up.text}\n{follow_up.context}"):
                 report.excluded += 1
                 continue
-            _, created = self.intentions.add(
-                intention.text, context=intention.context,
-                follow_up_at=now + timedelta(days=intention.follow_up_days))
-            report.intentions_added += created
-        for learning in parsed.learnings:
-            if gate.drop(learning.rule):
+            _, created = self.follow_ups.add(
+                follow_up.text, context=follow_up.context,
+                follow_up_at=now + timedelta(days=follow_up.follow_up_days))
+            report.follow_ups_added += created
+        for habit in parsed.habits:
+            if gate.drop(habit.rule):
                 report.excluded += 1
                 continue
-            observation = self.learnings.observe(learning.rule, learning.category,
+            observation = self.habits.observe(habit.rule, habit.category,
                                                  run_started_at=now, now=now)
-            report.learnings_added += observation.action == "added"
-            report.learnings_promoted += observation.action == "promoted"
+            report.habits_added += observation.action == "added"
+            report.habits_promoted += observation.action == "promoted"
             if observation.before is not None:
-                report.learnings_before.append(
-                    {"id": observation.learning.id, "status": observation.before.status,
+                report.habits_before.append(
+                    {"id": observation.habit.id, "status": observation.before.status,
                      "recurrence_count": observation.before.recurrence_count,
                      "last_seen": observation.before.last_seen.isoformat()})
 
@@ -342,11 +342,11 @@ class ReflectionEngine:
         report.excluded += len(text.splitlines()) - len(lines)
         content, report.profile_truncated = cap_words("\n".join(lines))
         if report.profile_truncated:
-            report.warnings.append("the profile was longer than 550 words and was shortened")
-        before = self.profiles.current()
-        after = self.profiles.save(content, "reflection", run_id=report.run_id)
+            report.warnings.append("About you was longer than 550 words and was shortened")
+        before = self.about_you.current()
+        after = self.about_you.save(content, "reflection", run_id=report.run_id)
         report.profile_changed = before is None or after.id != before.id
         if report.profile_changed:
             report.diff = unified_diff(before.content if before else "", after.content,
-                                       f"profile v{before.id}" if before else "no profile",
-                                       f"profile v{after.id}")
+                                       f"About you v{before.id}" if before else "no About you",
+                                       f"About you v{after.id}")

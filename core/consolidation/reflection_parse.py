@@ -36,7 +36,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from core.knowledge.facts import CATEGORIES
 from core.llm.repair import RepairFailed, repair_json
-from core.knowledge.profile import sections_present
+from core.knowledge.about_you import sections_present
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ class ReflectionFact(BaseModel):
         return text if text in CATEGORIES else "general"
 
 
-class ReflectionIntention(BaseModel):
+class ReflectionFollowUp(BaseModel):
     text: str = Field(min_length=1, max_length=300)
     follow_up_days: int = Field(default=3, ge=0, le=MAX_FOLLOW_UP_DAYS)
     context: str = Field(default="", max_length=1000)
@@ -79,7 +79,7 @@ class ReflectionIntention(BaseModel):
         return value.strip() if isinstance(value, str) else value
 
 
-class ReflectionLearning(BaseModel):
+class ReflectionHabit(BaseModel):
     rule: str = Field(min_length=1, max_length=200)
     category: str = Field(default="general", max_length=32)
 
@@ -98,8 +98,8 @@ class ParsedReflection:
 
     profile: str | None
     facts: list[ReflectionFact] = field(default_factory=list)
-    intentions: list[ReflectionIntention] = field(default_factory=list)
-    learnings: list[ReflectionLearning] = field(default_factory=list)
+    follow_ups: list[ReflectionFollowUp] = field(default_factory=list)
+    habits: list[ReflectionHabit] = field(default_factory=list)
     dropped: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     markers_found: bool = True
@@ -140,8 +140,8 @@ def parse_reflection(raw: str) -> ParsedReflection:
     else:
         parsed.warnings.append("the answer has no ---PROFILE--- section; profile kept")
     parsed.facts = _items(sections, "FACTS", ReflectionFact, parsed)
-    parsed.intentions = _items(sections, "INTENTIONS", ReflectionIntention, parsed)
-    parsed.learnings = _items(sections, "LEARNINGS", ReflectionLearning, parsed)
+    parsed.follow_ups = _items(sections, "INTENTIONS", ReflectionFollowUp, parsed)
+    parsed.habits = _items(sections, "LEARNINGS", ReflectionHabit, parsed)
     return parsed
 
 
@@ -153,6 +153,11 @@ def _accept_profile(text: str, warnings: list[str]) -> str | None:
                         f"(at least {MIN_PROFILE_SECTIONS} needed); the current profile is kept")
         return None
     return text
+
+
+ITEM_KINDS = {"FACTS": "facts", "INTENTIONS": "follow_ups", "LEARNINGS": "habits"}
+"""The prompt's section names (the model's words, unchanged so its answers read the same)
+and what Hearth calls their items."""
 
 
 def _items(sections: dict[str, str], name: str, model: type[Item],
@@ -174,5 +179,6 @@ def _items(sections: dict[str, str], name: str, model: type[Item],
         try:
             items.append(model.model_validate(item))
         except ValidationError:
-            parsed.dropped[name.lower()] = parsed.dropped.get(name.lower(), 0) + 1
+            kind = ITEM_KINDS[name]
+            parsed.dropped[kind] = parsed.dropped.get(kind, 0) + 1
     return items

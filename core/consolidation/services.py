@@ -11,9 +11,9 @@ from core.daily.journal import JournalService
 from core.daily.read_later import ReadLaterService
 from core.embedding import Embedder
 from core.knowledge.facts import FactService
-from core.knowledge.intentions import IntentionService
-from core.knowledge.learnings import LearningService
-from core.knowledge.profile import ProfileService
+from core.knowledge.follow_ups import FollowUpService
+from core.knowledge.habits import HabitService
+from core.knowledge.about_you import AboutYouService
 from core.storage.backups import BackupInfo
 from core.storage.port import StoragePort
 
@@ -30,9 +30,9 @@ class ConsolidationServices:
     settings: Settings
     embedder: Embedder
     facts: FactService
-    profile: ProfileService
-    intentions: IntentionService
-    learnings: LearningService
+    about_you: AboutYouService
+    follow_ups: FollowUpService
+    habits: HabitService
     journal: JournalService
     read_later: ReadLaterService
     backup: Callable[[], BackupInfo]

@@ -4,4 +4,4 @@
 from __future__ import annotations
 
 STAGES = ("process", "triage", "distil", "enrich", "decay", "merge", "link", "rem",
-          "reflect", "daily")
+          "reflect", "summaries")

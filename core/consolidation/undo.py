@@ -21,7 +21,7 @@ its change names, and only while it is still as the run left it:
 * follow-ups the reflection noted: dismissed (the Follow-ups view keeps them under
   Dismissed), those the user has not answered yet;
 * habits it noticed: deleted, as in the Habits view; habits it saw again: their status,
-  count and last sighting as before the run (``LearningService.restore``), unless seen
+  count and last sighting as before the run (``HabitService.restore``), unless seen
   again since.
 
 Memories are never physically deleted. Each undo is audited (``run.undo``, with the run and
@@ -46,7 +46,7 @@ from core.consolidation.changelog import (
     HABITS,
     HABITS_SEEN,
     MERGED,
-    PROFILE,
+    ABOUT_YOU,
     REPLACED,
     SET_ASIDE,
     Change,
@@ -56,7 +56,7 @@ from core.consolidation.merge import EDGE_KIND
 from core.consolidation.triage import FORGOTTEN_REASON
 from core.errors import InvalidInputError, NotFoundError
 from core.knowledge.facts import key_words
-from core.knowledge.learnings import LearningState
+from core.knowledge.habits import HabitState
 from core.storage.orm import (
     AuditEntry,
     Memory,
@@ -177,13 +177,13 @@ def _uncontradict(session: Session, data: dict[str, Any]) -> None:
         memory.updated_at = utcnow()
 
 
-def _undo_profile(services: ConsolidationServices, data: dict[str, Any]) -> None:
-    current = services.profile.current()
+def _undo_about_you(services: ConsolidationServices, data: dict[str, Any]) -> None:
+    current = services.about_you.current()
     if current is None or current.id != data["version"]:
         raise InvalidInputError(
-            "Your profile has changed since this run, so it was not put back.",
+            "About you has changed since this run, so it was not put back.",
             "Open About you and restore the version you want from its history.")
-    services.profile.restore(data["before"])
+    services.about_you.restore(data["before"])
 
 
 def _undo_fact(services: ConsolidationServices, data: dict[str, Any]) -> None:
@@ -210,28 +210,28 @@ def _undo_fact(services: ConsolidationServices, data: dict[str, Any]) -> None:
 
 def _dismiss_follow_ups(services: ConsolidationServices, data: dict[str, Any]) -> None:
     """Dismiss the run's follow-ups the user has not answered (they stay under Dismissed)."""
-    still_open = [item.id for item in services.intentions.list("open")
-                  if item.id in set(data["intentions"])]
+    still_open = [item.id for item in services.follow_ups.list("open")
+                  if item.id in set(data["follow_ups"])]
     if not still_open:
         raise InvalidInputError("You have answered these follow-ups since this run, so "
                                 "they were kept as you left them.",
                                 "See them in Follow-ups.")
-    for intention_id in still_open:
-        services.intentions.dismiss(intention_id)
+    for follow_up_id in still_open:
+        services.follow_ups.dismiss(follow_up_id)
 
 
 def _drop_habits(services: ConsolidationServices, data: dict[str, Any]) -> None:
     """Delete the habits the run noticed, those not seen again since."""
-    for learning_id in _as_run_left(services, data["habits"]):
-        services.learnings.delete(learning_id)
+    for habit_id in _as_run_left(services, data["habits"]):
+        services.habits.delete(habit_id)
 
 
 def _unsee_habits(services: ConsolidationServices, data: dict[str, Any]) -> None:
     """Put the habits the run saw again back as they were before it."""
     states = {state["id"]: state for state in data["habits"]}
-    for learning_id in _as_run_left(services, data["habits"], key="set_last_seen"):
-        state = states[learning_id]
-        services.learnings.restore(learning_id, LearningState(
+    for habit_id in _as_run_left(services, data["habits"], key="set_last_seen"):
+        state = states[habit_id]
+        services.habits.restore(habit_id, HabitState(
             state["status"], state["recurrence_count"],
             datetime.fromisoformat(state["last_seen"])))
 
@@ -240,7 +240,7 @@ def _as_run_left(services: ConsolidationServices, habits: list[dict[str, Any]],
                  key: str = "last_seen") -> list[int]:
     """The ids of ``habits`` last seen when the run saw them (``key``: that time); a habit
     deleted or seen again since is left alone, and if that is every one, the undo says so."""
-    current = {item.id: item.last_seen.isoformat() for item in services.learnings.list()}
+    current = {item.id: item.last_seen.isoformat() for item in services.habits.list()}
     ids = [habit["id"] for habit in habits if current.get(habit["id"]) == habit[key]]
     if not ids:
         raise InvalidInputError("These habits were seen again or removed since this run, "
@@ -252,5 +252,5 @@ _IN_SESSION: dict[str, Callable[[Session, dict[str, Any]], None]] = {
     MERGED: _unmerge, SET_ASIDE: _keep_again, REPLACED: _unreplace,
     CONTRADICTED_KIND: _uncontradict}
 _BY_SERVICE: dict[str, Callable[[ConsolidationServices, dict[str, Any]], None]] = {
-    PROFILE: _undo_profile, FACT: _undo_fact, FOLLOW_UPS: _dismiss_follow_ups,
+    ABOUT_YOU: _undo_about_you, FACT: _undo_fact, FOLLOW_UPS: _dismiss_follow_ups,
     HABITS: _drop_habits, HABITS_SEEN: _unsee_habits}

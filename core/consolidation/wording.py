@@ -19,7 +19,7 @@ STAGE_DOING: dict[str, str] = {
     "link": "Linking related memories",
     "rem": "Looking for unexpected connections",
     "reflect": "Updating what Hearth knows about you",
-    "daily": "Titling journal entries and summing up saved reading",
+    "summaries": "Titling journal entries and summing up saved reading",
     # a reflection's own steps
     "gather": "Reading the last day's conversations",
     "model": "Thinking it over",
@@ -39,7 +39,7 @@ STAGE_NAMES: dict[str, str] = {
     "link": "Links between memories",
     "rem": "Unexpected connections",
     "reflect": "What Hearth knows about you",
-    "daily": "Journal titles, reading summaries",
+    "summaries": "Journal titles, reading summaries",
     "gather": "Reading conversations",
     "model": "Thinking",
     "parse": "Reading the answer",

@@ -101,7 +101,7 @@ def draft(storage: StoragePort, recall: RecallService, settings: Settings,
         snapshot = replace(snapshot, facts=tuple(
             f for f in snapshot.facts if f.id != left_out.id))
     system = build_system_prompt(snapshot, supports_tools=provider.supports_tools,
-                                 profile_char_cap=settings.profile_char_cap,
+                                 about_you_char_cap=settings.about_you_char_cap,
                                  max_tokens=window // 2, persona=settings.persona)
     retrieval_error = None
     try:

@@ -192,8 +192,8 @@ class DailyTools:
                                     for name, action in HELD_TOOLS.items()}
         return {**held, "list_tasks": self._list_tasks, "list_reminders": self._list_reminders,
                 "list_scheduled_prompts": self._list_prompts,
-                "search_notes": self._search_notes, "search_read_later": self._search_later,
-                "add_journal_entry": self._journal, "save_read_later": self._save_later,
+                "search_notes": self._search_notes, "search_read_later": self._search_read_later,
+                "add_journal_entry": self._journal, "save_read_later": self._save_read_later,
                 "find_everything": self._find_everything}
 
     # --- held changes --------------------------------------------------------------------
@@ -260,9 +260,9 @@ class DailyTools:
         return ("\n".join(lines) or "no note contains these words"), \
             clip(f"{len(notes)} notes: {', '.join(str(n.id) for n in notes)}", SUMMARY_CHARS)
 
-    def _search_later(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
+    def _search_read_later(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
         items = self._daily.read_later.search(text_argument(arguments, "query"))[:LIST_LIMIT]
-        return ("\n".join(_later_line(item) for item in items)
+        return ("\n".join(_read_later_line(item) for item in items)
                 or "no saved article contains these words"), \
             clip(f"{len(items)} items: {', '.join(str(i.id) for i in items)}", SUMMARY_CHARS)
 
@@ -281,7 +281,7 @@ class DailyTools:
             return run
 
         def later() -> list[str]:
-            return [_later_line(item)
+            return [_read_later_line(item)
                     for item in self._daily.read_later.search(query)[:PER_SOURCE]]
 
         sources: dict[str, Callable[[], list[str]]] = {
@@ -307,7 +307,7 @@ class DailyTools:
         entry = self._daily.journal.add(content, title=title)
         return f"saved journal entry {entry.id}", f"journal entry {entry.id} saved"
 
-    def _save_later(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
+    def _save_read_later(self, arguments: Mapping[str, Any]) -> tuple[str, str]:
         url = text_argument(arguments, "url")
         if url not in self._said()[0]:
             raise ToolRefused("not saved: save only an address the user wrote; ask them for "
@@ -338,7 +338,7 @@ def _recalled_line(result: RecallResult) -> str:
     return f"- [{result.kind.value} {result.id}{date}] {_one_line(text)}"
 
 
-def _later_line(item: Any) -> str:
+def _read_later_line(item: Any) -> str:
     about = item.summary or item.note or item.text
     title = item.title or item.url
     return f"- [read-later {item.id}] {_one_line(f'{title} <{item.url}> {about}'.strip())}"

@@ -3,8 +3,8 @@
 It must be **byte-identical from request to request while memory is unchanged**, so that
 providers can keep it in their prompt cache (Ollama and llama.cpp reuse the evaluated prefix
 of a prompt). So nothing here depends on the time, the user's message or the retrieval:
-those go into the user turn. Facts, the profile and active learnings are read in a fixed
-order (categories in ``core.knowledge.facts.CATEGORIES`` order, keys alphabetical, learnings by id).
+those go into the user turn. Facts, the profile and active habits are read in a fixed
+order (categories in ``core.knowledge.facts.CATEGORIES`` order, keys alphabetical, habits by id).
 
 Sections, in order:
 
@@ -14,10 +14,10 @@ Sections, in order:
 3. ``## What I know about you``: permanent facts grouped by category, shown as
    ``- key: value`` so the model can name the key in remember_fact / forget_fact;
 4. ``## Your memory of this user (narrative)``: the newest profile, capped at
-   ``settings.profile_char_cap`` characters followed by a truncation notice;
+   ``settings.about_you_char_cap`` characters followed by a truncation notice;
 5. the working memory and the schema-free scaffold the event processor maintains,
    the scaffold as JSON with sorted keys so it renders identically while unchanged;
-6. ``## What I have learned about working with you``: active learnings.
+6. ``## What I have learned about working with you``: active habits.
 
 A person can have more facts than a small model's window holds: the whole prompt is kept
 within ``max_tokens`` (the caller passes half the context window) by listing facts up to
@@ -40,25 +40,25 @@ from core.llm.token_estimates import chars_for, estimate_tokens
 from core.knowledge.facts import CATEGORIES
 from core.llm.prompts import load_prompt
 from core.storage.orm import (
-    AgentLearning,
-    ProfileVersion,
-    ScaffoldVersion,
+    Habit,
+    AboutYouVersion,
+    NotesAboutYouVersion,
     UserFact,
     WorkingMemoryVersion,
 )
 
 FACTS_HEADER = ("## What I know about you\n"
                 "Verified permanent facts — treat these as ground truth.")
-PROFILE_HEADER = ("## Your memory of this user (narrative)\n"
+ABOUT_YOU_HEADER = ("## Your memory of this user (narrative)\n"
                   "Let this shape your tone and priorities, not only your answers.")
-LEARNINGS_HEADER = "## What I have learned about working with you"
+HABITS_HEADER = "## What I have learned about working with you"
 WORKING_MEMORY_HEADER = "## What is on the user's mind lately (working memory)"
-SCAFFOLD_HEADER = "## Structured notes about the user (keys are my own)"
+NOTES_ABOUT_YOU_HEADER = "## Structured notes about the user (keys are my own)"
 PERSONA_HEADER = ("## How the user asked me to answer\n"
                   "Follow this unless it conflicts with the rules above.")
 WORKING_MEMORY_CHARS = 3500
-SCAFFOLD_CHARS = 4000
-PROFILE_TRUNCATED = "[...profile truncated for context]"
+NOTES_ABOUT_YOU_CHARS = 4000
+ABOUT_YOU_TRUNCATED = "[...profile truncated for context]"
 
 
 @dataclass(frozen=True)
@@ -74,13 +74,13 @@ class MemorySnapshot:
     """The parts of memory that go into the system prompt, read in one transaction."""
 
     facts: tuple[FactLine, ...]
-    profile_id: int | None
-    profile: str
-    learnings: tuple[tuple[int, str], ...]
+    about_you_id: int | None
+    about_you: str
+    habits: tuple[tuple[int, str], ...]
     working_memory_id: int | None = None
     working_memory: str = ""
-    scaffold_id: int | None = None
-    scaffold: str = ""
+    notes_about_you_id: int | None = None
+    notes_about_you: str = ""
 
 
 @dataclass(frozen=True)
@@ -94,30 +94,30 @@ class SystemPrompt:
 
 
 def read_snapshot(session: Session) -> MemorySnapshot:
-    """Facts, the current profile and active learnings (plain columns: cheap with 1,000s)."""
+    """Facts, the current profile and active habits (plain columns: cheap with 1,000s)."""
     order = {category: index for index, category in enumerate(CATEGORIES)}
     rows = session.execute(select(UserFact.id, UserFact.key, UserFact.value,
                                   UserFact.category)).all()
     facts = sorted((FactLine(*row) for row in rows),
                    key=lambda f: (order.get(f.category, len(order)), f.category, f.key))
-    profile = session.execute(select(ProfileVersion.id, ProfileVersion.content).order_by(
-        ProfileVersion.created_at.desc(), ProfileVersion.id.desc()).limit(1)).first()
-    learnings = session.execute(select(AgentLearning.id, AgentLearning.rule).where(
-        AgentLearning.status == "active").order_by(AgentLearning.id)).all()
+    profile = session.execute(select(AboutYouVersion.id, AboutYouVersion.content).order_by(
+        AboutYouVersion.created_at.desc(), AboutYouVersion.id.desc()).limit(1)).first()
+    habits = session.execute(select(Habit.id, Habit.rule).where(
+        Habit.status == "active").order_by(Habit.id)).all()
     working = session.execute(select(WorkingMemoryVersion.id, WorkingMemoryVersion.content)
                               .order_by(WorkingMemoryVersion.id.desc()).limit(1)).first()
-    scaffold = session.execute(select(ScaffoldVersion.id, ScaffoldVersion.data)
-                               .order_by(ScaffoldVersion.id.desc()).limit(1)).first()
+    scaffold = session.execute(select(NotesAboutYouVersion.id, NotesAboutYouVersion.data)
+                               .order_by(NotesAboutYouVersion.id.desc()).limit(1)).first()
     return MemorySnapshot(
         facts=tuple(facts),
-        profile_id=profile.id if profile else None,
-        profile=(profile.content.strip() if profile else ""),
-        learnings=tuple((row.id, row.rule.strip()) for row in learnings if row.rule.strip()),
+        about_you_id=profile.id if profile else None,
+        about_you=(profile.content.strip() if profile else ""),
+        habits=tuple((row.id, row.rule.strip()) for row in habits if row.rule.strip()),
         working_memory_id=working.id if working else None,
         working_memory=(working.content.strip() if working else ""),
-        scaffold_id=scaffold.id if scaffold and scaffold.data else None,
+        notes_about_you_id=scaffold.id if scaffold and scaffold.data else None,
         # sorted keys: the same scaffold always renders the same bytes (prompt caching)
-        scaffold=(json.dumps(scaffold.data, sort_keys=True, ensure_ascii=False)
+        notes_about_you=(json.dumps(scaffold.data, sort_keys=True, ensure_ascii=False)
                   if scaffold and scaffold.data else ""))
 
 
@@ -127,7 +127,7 @@ def one_line(text: str) -> str:
 
 
 def build_system_prompt(snapshot: MemorySnapshot, *, supports_tools: bool,
-                        profile_char_cap: int, max_tokens: int,
+                        about_you_char_cap: int, max_tokens: int,
                         persona: str = "") -> SystemPrompt:
     """Render the system prompt for this memory snapshot (a pure function of its inputs);
     ``persona`` is the user's own instructions for how to answer (Settings)."""
@@ -137,27 +137,27 @@ def build_system_prompt(snapshot: MemorySnapshot, *, supports_tools: bool,
     if persona.strip():
         head.append(f"{PERSONA_HEADER}\n{persona.strip()}")
     tail: list[str] = []
-    if snapshot.profile:
-        profile, truncated = _capped_profile(snapshot.profile, profile_char_cap)
-        tail.append(f"{PROFILE_HEADER}\n{profile}")
-        items.append({"type": "profile", "id": snapshot.profile_id, "score": None,
+    if snapshot.about_you:
+        profile, truncated = _capped_about_you(snapshot.about_you, about_you_char_cap)
+        tail.append(f"{ABOUT_YOU_HEADER}\n{profile}")
+        items.append({"type": "about_you", "id": snapshot.about_you_id, "score": None,
                       "tokens": estimate_tokens(profile), "truncated": truncated})
     for header, text, cap, kind, item_id in (
             (WORKING_MEMORY_HEADER, snapshot.working_memory, WORKING_MEMORY_CHARS,
              "working_memory", snapshot.working_memory_id),
-            (SCAFFOLD_HEADER, snapshot.scaffold, SCAFFOLD_CHARS, "scaffold",
-             snapshot.scaffold_id)):
+            (NOTES_ABOUT_YOU_HEADER, snapshot.notes_about_you, NOTES_ABOUT_YOU_CHARS,
+             "notes_about_you", snapshot.notes_about_you_id)):
         if text:
             shown = text if len(text) <= cap else text[:cap].rstrip() + " […]"
             tail.append(f"{header}\n{shown}")
             items.append({"type": kind, "id": item_id, "score": None,
                           "tokens": estimate_tokens(shown), "truncated": len(text) > cap})
-    if snapshot.learnings:
-        lines = [f"- {one_line(rule)}" for _, rule in snapshot.learnings]
-        tail.append(LEARNINGS_HEADER + "\n" + "\n".join(lines))
-        items.extend({"type": "learning", "id": learning_id, "score": None,
+    if snapshot.habits:
+        lines = [f"- {one_line(rule)}" for _, rule in snapshot.habits]
+        tail.append(HABITS_HEADER + "\n" + "\n".join(lines))
+        items.extend({"type": "habit", "id": habit_id, "score": None,
                       "tokens": estimate_tokens(line)}
-                     for (learning_id, _), line in zip(snapshot.learnings, lines, strict=True))
+                     for (habit_id, _), line in zip(snapshot.habits, lines, strict=True))
     fixed_chars = len("\n\n".join([*head, *tail, ""])) + 1  # the facts' slot, final newline
     facts_section, fact_items = _facts_section(
         snapshot.facts, chars_for(max_tokens) - fixed_chars,
@@ -168,13 +168,13 @@ def build_system_prompt(snapshot: MemorySnapshot, *, supports_tools: bool,
                         tokens=estimate_tokens(text), items=tuple(fact_items + items))
 
 
-def _capped_profile(profile: str, cap: int) -> tuple[str, bool]:
+def _capped_about_you(profile: str, cap: int) -> tuple[str, bool]:
     """The profile's own headings one level down (its ``## Personal`` sits inside our
     ``##`` section), cut to ``cap`` characters with a notice."""
     profile = re.sub(r"^#", "##", profile, flags=re.MULTILINE)
     if len(profile) <= cap:
         return profile, False
-    return profile[:cap].rstrip() + "\n" + PROFILE_TRUNCATED, True
+    return profile[:cap].rstrip() + "\n" + ABOUT_YOU_TRUNCATED, True
 
 
 def _facts_section(facts: tuple[FactLine, ...], room_chars: int,

@@ -7,7 +7,7 @@ One pass, ``claim_due(sources, now)``, run every minute by the schedule
 - reminders whose ``remind_at`` ≤ now and still pending (a snoozed one is pending again at
   its new time);
 - task alerts that fire now ("due today", "overdue"), each at most once per its cooldown;
-- intention follow-ups due now, within the daily ration (``IntentionService.follow_ups``);
+- follow-ups due now, within the daily ration (``FollowUpService.to_deliver``);
 - scheduled prompts with a cron time since their last run (run afterwards, with a model:
   ``core.routines.prompt_runs``).
 
@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     from core.daily.alerts import Alert, AlertService
     from core.daily.reminders import ReminderService
     from core.daily.scheduled_prompts import ScheduledPromptService
-    from core.knowledge.intentions import IntentionService
-    from core.storage.orm import PendingIntention
+    from core.knowledge.follow_ups import FollowUpService
+    from core.storage.orm import FollowUp
 
 REMINDER, TASK, FOLLOW_UP, SCHEDULED_PROMPT, BRIEFING = (
     "reminder", "task", "follow_up", "scheduled_prompt", "briefing")
@@ -111,7 +111,7 @@ class DueSources:
 
     reminders: ReminderService
     alerts: AlertService
-    intentions: IntentionService
+    follow_ups: FollowUpService
     scheduled_prompts: ScheduledPromptService
 
 
@@ -121,7 +121,7 @@ def claim_due(sources: DueSources, now: datetime | None = None) -> Due:
     now = now or clock.now()
     reminders = [_reminder(row, now) for row in sources.reminders.claim_due(now)]
     alerts = [_alert(alert) for alert in sources.alerts.claim(when.today(now=now), now)]
-    follow_ups = [_follow_up(row) for row in sources.intentions.follow_ups(now)]
+    follow_ups = [_follow_up(row) for row in sources.follow_ups.to_deliver(now)]
     prompts = [_prompt(row) for row in sources.scheduled_prompts.claim_due(now)]
     return Due(tuple(reminders + alerts + follow_ups), tuple(prompts))
 
@@ -159,7 +159,7 @@ def _alert(alert: Alert) -> Notification:
     return Notification(TASK, alert.task_id, title, body, ACTIONS[TASK])
 
 
-def _follow_up(row: PendingIntention) -> Notification:
+def _follow_up(row: FollowUp) -> Notification:
     return Notification(FOLLOW_UP, row.id, "You meant to…", row.text, ACTIONS[FOLLOW_UP],
                         row.follow_up_at)
 

@@ -47,7 +47,7 @@ def checked_url(url: str) -> str:
 
 def find(session: Session, item_id: int) -> ReadLaterItem:
     return require(session, ReadLaterItem, item_id, f"There is no read-later item {item_id}.",
-                   "List them with `hearth later list`.")
+                   "List them with `hearth read-later list`.")
 
 
 class ReadLaterService:

@@ -256,7 +256,7 @@ def apply(session: Session, found: Sequence[Found]) -> Counter[str]:
     counts: Counter[str] = Counter()
     for item in found:
         table = Base.metadata.tables[item.place.table]
-        if item.place.table == "agent_learnings" and _rule_taken(session, table, item):
+        if item.place.table == "habits" and _rule_taken(session, table, item):
             session.execute(delete(table).where(table.c.id == item.row_id))
         else:
             session.execute(update(table).where(table.c.id == item.row_id)

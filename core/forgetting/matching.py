@@ -11,7 +11,7 @@ The rule:
   break too);
 * each match becomes ``[forgotten]``, so the text around it still reads ("my passport is
   [forgotten]");
-* in JSON (event metadata, scaffold, audit arguments) every string and every key is read
+* in JSON (event metadata, notes about you, audit arguments) every string and every key is read
   the same way, so a value is found however the JSON escaped it.
 
 Spelling variants (diacritics dropped, digits regrouped: "Sao Paulo", "44 71") are other

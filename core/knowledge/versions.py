@@ -1,4 +1,4 @@
-"""Versioned tiers (profile, scaffold): each change is one more row, the newest is current,
+"""Versioned tiers (About you, Notes about you): each change is one more row, the newest is current,
 nothing is overwritten. One helper writes a version so both keep the same rules: a source
 name that fits its column, no new row when nothing changed (a run that learned nothing must
 not grow the history), and an audit entry naming the new and the previous version."""

@@ -60,7 +60,7 @@ class RunOutcome:
 
     kind: str
     report: Any
-    profile_diff: str
+    about_you_diff: str
 
     @property
     def cancelled(self) -> bool:
@@ -143,19 +143,19 @@ def dream(hearth: Hearth, provider: LLMProvider, *, trigger: str = "manual",
         progress(int((position + fraction) * 100), len(STAGES) * 100,
                  stage_doing(stage, done, total))
 
-    before = hearth.profile.current_id()
+    before = hearth.about_you.current_id()
     report = dream_cycle.run(hearth, provider, trigger=trigger, only=only, progress=staged,
                              cancel=cancel)
     return RunOutcome(DREAM, report, _profile_diff(hearth, before))
 
 
 def _profile_diff(hearth: Hearth, before: int | None) -> str:
-    current = hearth.profile.current()
+    current = hearth.about_you.current()
     if current is None or current.id == before:
         return ""
     if before is None:
         return current.content
-    return hearth.profile.diff(before, current.id)
+    return hearth.about_you.diff(before, current.id)
 
 
 # --- what a run changed ------------------------------------------------------------------------

@@ -48,12 +48,12 @@ def act(hearth: Hearth, notification: Notification, action: str) -> Done[str]:
         return Done("Task moved to tomorrow.", Changes.of(Domain.TASKS))
     if notification.kind == FOLLOW_UP:
         if action == DONE:
-            hearth.intentions.resolve(item)
+            hearth.follow_ups.resolve(item)
             return Done("Follow-up done.", Changes.of(Domain.FOLLOW_UPS))
         if action == DISMISS:
-            hearth.intentions.dismiss(item)
+            hearth.follow_ups.dismiss(item)
             return Done("Follow-up dismissed.", Changes.of(Domain.FOLLOW_UPS))
-        hearth.intentions.snooze(item, delivery.tomorrow_morning(clock.now()))
+        hearth.follow_ups.snooze(item, delivery.tomorrow_morning(clock.now()))
         return Done("Follow-up put off to tomorrow.", Changes.of(Domain.FOLLOW_UPS))
     raise InvalidInputError(f"A {notification.kind} notification takes no answer.",
                             "Close it.")

@@ -22,7 +22,7 @@ from core.daily import when
 from core.daily.delivery import BRIEFING, Notification
 from core.daily.reminders import ReminderService
 from core.daily.tasks import TaskService
-from core.knowledge.intentions import IntentionService
+from core.knowledge.follow_ups import FollowUpService
 from core.storage.orm import ChatSession, Interaction
 from core.storage.port import StoragePort
 
@@ -31,7 +31,7 @@ CHANNEL = "scheduled"
 
 
 def compose(now: datetime | None = None, *, tasks: TaskService, reminders: ReminderService,
-            intentions: IntentionService) -> Notification:
+            follow_ups: FollowUpService) -> Notification:
     """Today's briefing at ``now``: open tasks due today or overdue, reminders still to
     come today, follow-ups open and due by the end of the day."""
     now = now or clock.now()
@@ -42,8 +42,8 @@ def compose(now: datetime | None = None, *, tasks: TaskService, reminders: Remin
     due = tasks.due_today(today)
     overdue = tasks.overdue(today)
     coming = [row for row in reminders.list("pending") if row.remind_at < day_end]
-    follow_ups = [row for row in intentions.list("open")
-                  if row.follow_up_at is not None and row.follow_up_at < day_end]
+    open_now = [row for row in follow_ups.list("open")
+                if row.follow_up_at is not None and row.follow_up_at < day_end]
     lines = [f"Tasks due today: {len(due)}"] + [f"• {task.title}" for task in due]
     if overdue:
         lines += [f"Overdue: {len(overdue)}"] + [
@@ -51,7 +51,7 @@ def compose(now: datetime | None = None, *, tasks: TaskService, reminders: Remin
     lines += [f"Reminders today: {len(coming)}"] + [
         f"• {row.remind_at.astimezone(when.zone(row.zone)).strftime('%H:%M')} {row.message}"
         for row in coming]
-    lines += [f"Follow-ups: {len(follow_ups)}"] + [f"• {row.text}" for row in follow_ups]
+    lines += [f"Follow-ups: {len(open_now)}"] + [f"• {row.text}" for row in open_now]
     return Notification(BRIEFING, 0, f"{TITLE} for {today.strftime('%a %d %b')}",
                         "\n".join(lines))
 

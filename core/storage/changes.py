@@ -17,9 +17,9 @@ class Domain(StrEnum):
 
     FACTS = "facts"
     MEMORIES = "memories"
-    PROFILE = "profile"            # the profile text, the scaffold and working memory
-    HABITS = "habits"              # the assistant's learnings about how to help
-    FOLLOW_UPS = "follow_ups"      # intentions
+    ABOUT_YOU = "about_you"        # About you, the notes about you, what is on their mind
+    HABITS = "habits"              # the assistant's habits about how to help
+    FOLLOW_UPS = "follow_ups"      # what the user meant to do
     CHATS = "chats"                # sessions and their exchanges
     RUNS = "runs"                  # dream and reflection runs, their changelogs, events
     SETTINGS = "settings"
@@ -33,7 +33,7 @@ class Domain(StrEnum):
     AGENTS = "agents"              # programs using the memory over MCP, and their writes
 
 
-KNOWLEDGE = frozenset({Domain.FACTS, Domain.MEMORIES, Domain.PROFILE, Domain.HABITS,
+KNOWLEDGE = frozenset({Domain.FACTS, Domain.MEMORIES, Domain.ABOUT_YOU, Domain.HABITS,
                        Domain.FOLLOW_UPS})
 """What learning, a dream or a reflection may move: everything Hearth knows about the user."""
 
@@ -73,17 +73,17 @@ TABLE_DOMAINS: dict[str, frozenset[Domain]] = {
     "context_logs": frozenset({Domain.CHATS}),  # what a reply was given: the Why? panel
     "user_facts": frozenset({Domain.FACTS}),
     "fact_history": frozenset({Domain.FACTS}),
-    "profile_versions": frozenset({Domain.PROFILE}),
-    "scaffold_versions": frozenset({Domain.PROFILE}),
-    "working_memory_versions": frozenset({Domain.PROFILE}),
+    "about_you_versions": frozenset({Domain.ABOUT_YOU}),
+    "notes_about_you_versions": frozenset({Domain.ABOUT_YOU}),
+    "working_memory_versions": frozenset({Domain.ABOUT_YOU}),
     "notes": frozenset({Domain.NOTES}),
     "memories": frozenset({Domain.MEMORIES}),
     "memory_edges": frozenset({Domain.MEMORIES}),
     "import_runs": frozenset({Domain.MEMORIES}),  # Import history, the Memories filter
     "context_events": frozenset({Domain.RUNS}),  # what learning noted: its notes in the chat
     "runs": frozenset({Domain.RUNS}),
-    "agent_learnings": frozenset({Domain.HABITS}),
-    "pending_intentions": frozenset({Domain.FOLLOW_UPS}),
+    "habits": frozenset({Domain.HABITS}),
+    "follow_ups": frozenset({Domain.FOLLOW_UPS}),
     "tasks": frozenset({Domain.TASKS}),
     "reminders": frozenset({Domain.REMINDERS}),
     "scheduled_prompts": frozenset({Domain.SCHEDULE}),

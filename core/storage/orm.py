@@ -214,10 +214,10 @@ class FactHistory(Base):
 # --- versioned narrative tiers -----------------------------------------------------------
 
 
-class ProfileVersion(Base):
-    """The narrative profile; the newest row is current, every version is kept."""
+class AboutYouVersion(Base):
+    """About you, the narrative; the newest row is current, every version is kept."""
 
-    __tablename__ = "profile_versions"
+    __tablename__ = "about_you_versions"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     content: Mapped[str] = mapped_column(Text)
@@ -226,10 +226,10 @@ class ProfileVersion(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class ScaffoldVersion(Base):
+class NotesAboutYouVersion(Base):
     """The schema-free information scaffold (keys invented by the model)."""
 
-    __tablename__ = "scaffold_versions"
+    __tablename__ = "notes_about_you_versions"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
@@ -369,10 +369,10 @@ class ContextEvent(Base):
     claimed_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
-class AgentLearning(Base):
+class Habit(Base):
     """A behavioural rule; a candidate until seen in two reflection runs, then active."""
 
-    __tablename__ = "agent_learnings"
+    __tablename__ = "habits"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     rule: Mapped[str] = mapped_column(String(400), unique=True)
@@ -383,10 +383,10 @@ class AgentLearning(Base):
     last_seen: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class PendingIntention(Base):
+class FollowUp(Base):
     """A soft commitment the user made ("I should call the dentist")."""
 
-    __tablename__ = "pending_intentions"
+    __tablename__ = "follow_ups"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     text: Mapped[str] = mapped_column(Text)

@@ -53,6 +53,7 @@ from core.embedding import CancelCheck, Embedder, ProgressCallback
 from core.errors import InvalidInputError, translated_os_errors
 from core.home.private_files import write_privately
 from core.embedding.reembed import backfill_embeddings
+from core.storage import former_names
 from core.storage.identity import continue_ids_after
 from core.storage.orm import Base, UTCDateTime, utcnow
 from core.storage.migrate import head_revision
@@ -168,8 +169,13 @@ def _decode_tables(envelope: Mapping[str, Any]) -> dict[str, list[Row]]:
 
     An export written at an older schema revision lacks what later versions added: there a
     missing table is empty and a missing column takes its default (or none, where the
-    column may be empty). At this version's own revision, anything missing is damage."""
+    column may be empty). At this version's own revision, anything missing is damage. One
+    written before four tables took the window's words reads under the new names
+    (``core.storage.former_names``)."""
     tables: Mapping[str, Any] = envelope["tables"]
+    revision = envelope.get("schema_revision")
+    if isinstance(revision, str) and revision < former_names.RENAMED_AT:
+        tables = former_names.upgrade_export(tables)
     known = Base.metadata.tables
     for name in tables:
         if name not in known:

@@ -18,14 +18,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core.storage.orm import (
-    AgentLearning,
+    Habit,
     ChatSession,
     ContextLog,
     Interaction,
     Memory,
     Note,
-    ProfileVersion,
-    ScaffoldVersion,
+    AboutYouVersion,
+    NotesAboutYouVersion,
     UserFact,
     WorkingMemoryVersion,
 )
@@ -33,17 +33,17 @@ from core.knowledge.memories import speaker
 from core.storage.port import IndexedKind, StoragePort, row_text
 
 TEXT_CHARS = 400
-"""Longer texts (a profile, a pasted message) are cut: the panel shows what an item is."""
+"""Longer texts (About you, a pasted message) are cut: the panel shows what an item is."""
 
 GROUPS: tuple[tuple[str, str], ...] = (
     ("fact", "Facts"),
     ("memory", "Memories"),
     ("summary", "Summaries of earlier chats"),
     ("note", "Notes"),
-    ("profile", "About you"),
+    ("about_you", "About you"),
     ("working_memory", "On your mind lately"),
-    ("scaffold", "Notes about you"),
-    ("learning", "Habits I keep"),
+    ("notes_about_you", "Notes about you"),
+    ("habit", "Habits I keep"),
     ("compaction_summary", "Summary of this chat so far"),
     ("history", "Earlier messages"),
 )
@@ -167,17 +167,17 @@ def _note(row: Note, session_id: str | None) -> Described:
             row.updated_at)
 
 
-def _version(row: ProfileVersion | WorkingMemoryVersion, _session_id: str | None) -> Described:
+def _version(row: AboutYouVersion | WorkingMemoryVersion, _session_id: str | None) -> Described:
     return row.content, f"version {row.id} · by {row.source} · {_day(row.created_at)}", None
 
 
-def _scaffold(row: ScaffoldVersion, _session_id: str | None) -> Described:
+def _notes_about_you(row: NotesAboutYouVersion, _session_id: str | None) -> Described:
     keys = ", ".join(sorted(row.data)) if row.data else "empty"
     return (f"Sections: {keys}", f"version {row.id} · by {row.source} · {_day(row.created_at)}",
             None)
 
 
-def _learning(row: AgentLearning, _session_id: str | None) -> Described:
+def _habit(row: Habit, _session_id: str | None) -> Described:
     return (row.rule, f"{row.status} · {row.category} · seen {row.recurrence_count}×",
             row.last_seen)
 
@@ -189,16 +189,16 @@ def _history(row: Interaction, _session_id: str | None) -> Described:
 
 _MODELS: dict[str, type] = {
     "fact": UserFact, "memory": Memory, "summary": Note, "note": Note,
-    "profile": ProfileVersion, "working_memory": WorkingMemoryVersion,
-    "scaffold": ScaffoldVersion, "learning": AgentLearning, "history": Interaction,
+    "about_you": AboutYouVersion, "working_memory": WorkingMemoryVersion,
+    "notes_about_you": NotesAboutYouVersion, "habit": Habit, "history": Interaction,
 }
 _INDEXED = {"memory": IndexedKind.MEMORY, "note": IndexedKind.NOTE,
             "summary": IndexedKind.NOTE}
 """Kinds whose log entries may name a window, and which index kind they are."""
 _DESCRIBERS: dict[str, Callable[[Any, str | None], Described]] = {
     "fact": _fact, "memory": _memory, "summary": _note, "note": _note,
-    "profile": _version, "working_memory": _version, "scaffold": _scaffold,
-    "learning": _learning, "history": _history,
+    "about_you": _version, "working_memory": _version, "notes_about_you": _notes_about_you,
+    "habit": _habit, "history": _history,
 }
 
 

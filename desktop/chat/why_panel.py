@@ -43,10 +43,10 @@ NOUNS: dict[str, tuple[str, str]] = {
     "memory": ("memory", "memories"),
     "summary": ("summary of an earlier chat", "summaries of earlier chats"),
     "note": ("note", "notes"),
-    "profile": ("what it knows about you", "what it knows about you"),
+    "about_you": ("what it knows about you", "what it knows about you"),
     "working_memory": ("what is on your mind lately", "what is on your mind lately"),
-    "scaffold": ("its notes about you", "its notes about you"),
-    "learning": ("habit it keeps with you", "habits it keeps with you"),
+    "notes_about_you": ("its notes about you", "its notes about you"),
+    "habit": ("habit it keeps with you", "habits it keeps with you"),
     "compaction_summary": ("the summary of this chat", "the summary of this chat"),
     "history": ("earlier message", "earlier messages"),
 }
@@ -83,7 +83,7 @@ def _plain(item: UsedItem, text: str) -> str:
     if item.kind == "fact":
         key, colon, value = text.partition(": ")
         return f"{spaced(key)}{colon}{value}"
-    if item.kind == "profile":
+    if item.kind == "about_you":
         return HEADING_MARKS.sub("", text)
     return spoken(text, item.speaker)
 

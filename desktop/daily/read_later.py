@@ -11,17 +11,17 @@ from typing import Any
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit, QPushButton, QWidget
 
-from core.operations import later
+from core.operations import read_later
 from core.operations.changes import Domain
 from core.operations.done import Done
-from core.operations.later import LaterItem
+from core.operations.read_later import ReadLaterEntry
 from desktop.context import AppContext
 from desktop.daily.editor import RecordEditor
 from desktop.daily.list_page import ListEditorPage
 from desktop.inspector.formatting import local_time, time_key
 from desktop.inspector.table import Column
 
-LATER_COLUMNS: tuple[Column[LaterItem], ...] = (
+LATER_COLUMNS: tuple[Column[ReadLaterEntry], ...] = (
     Column("Status", lambda item: item.status),
     Column("Title", lambda item: item.title or item.url),
     Column("Tags", lambda item: ", ".join(item.tags)),
@@ -34,7 +34,7 @@ def looks_like_url(text: str) -> bool:
     return text.strip().lower().startswith(("http://", "https://", "www."))
 
 
-class LaterEditor(RecordEditor):
+class ReadLaterEditor(RecordEditor):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.url = QLineEdit()
@@ -61,7 +61,7 @@ class LaterEditor(RecordEditor):
         self.form.addRow("Te&xt:", self.text)
         self.watch(self.url, self.title, self.note, self.text)
 
-    def fill(self, record: LaterItem | None) -> None:
+    def fill(self, record: ReadLaterEntry | None) -> None:
         self.url.setText("" if record is None else record.url)
         self.url.setReadOnly(record is not None)  # the link is what was saved
         self.title.setText("" if record is None else record.title)
@@ -105,16 +105,16 @@ class ReadLaterPage(ListEditorPage):
         self.setAcceptDrops(True)
 
     def make_editor(self) -> RecordEditor:
-        return LaterEditor()
+        return ReadLaterEditor()
 
-    def columns(self) -> Sequence[Column[LaterItem]]:
+    def columns(self) -> Sequence[Column[ReadLaterEntry]]:
         return LATER_COLUMNS
 
-    def load_records(self, query: str, choice: str | None) -> Sequence[LaterItem]:
+    def load_records(self, query: str, choice: str | None) -> Sequence[ReadLaterEntry]:
         hearth = self.ctx.hearth
         if not query:
-            return later.list_items(hearth, choice)
-        return [item for item in later.search(hearth, query)
+            return read_later.list_items(hearth, choice)
+        return [item for item in read_later.search(hearth, query)
                 if choice is None or item.status == choice]
 
     def selection_allows(self, button: QPushButton, record: Any) -> bool:
@@ -122,22 +122,22 @@ class ReadLaterPage(ListEditorPage):
                   self.unread_button: "unread"}.get(button)
         return target is None or record.status != target
 
-    def save_job(self, record: LaterItem | None) -> Callable[[], Done[LaterItem]]:
+    def save_job(self, record: ReadLaterEntry | None) -> Callable[[], Done[ReadLaterEntry]]:
         editor = self.editor
-        assert isinstance(editor, LaterEditor)
+        assert isinstance(editor, ReadLaterEditor)
         hearth = self.ctx.hearth
         title, note, text = editor.title.text(), editor.note.text(), editor.text.toPlainText()
         if record is None:
             url = editor.url.text()
-            return lambda: later.add(hearth, url, title=title, note=note, text=text)
+            return lambda: read_later.add(hearth, url, title=title, note=note, text=text)
         item_id = record.id
-        return lambda: later.edit(hearth, item_id, title=title, note=note, text=text)
+        return lambda: read_later.edit(hearth, item_id, title=title, note=note, text=text)
 
-    def delete_job(self, record: LaterItem) -> Callable[[], Done[LaterItem]]:
+    def delete_job(self, record: ReadLaterEntry) -> Callable[[], Done[ReadLaterEntry]]:
         hearth, item_id = self.ctx.hearth, record.id
-        return lambda: later.delete(hearth, item_id)
+        return lambda: read_later.delete(hearth, item_id)
 
-    def describe(self, record: LaterItem) -> str:
+    def describe(self, record: ReadLaterEntry) -> str:
         return f"“{record.title or record.url}”"
 
     def mark(self, status: str) -> None:
@@ -145,7 +145,8 @@ class ReadLaterPage(ListEditorPage):
         if record is None:
             return
         hearth, item_id = self.ctx.hearth, record.id
-        self.change(f"Marking an article {status}", lambda: later.mark(hearth, item_id, status),
+        self.change(f"Marking an article {status}",
+                    lambda: read_later.mark(hearth, item_id, status),
                     lambda _: f"Marked {status}.")
 
     # --- dropping a link or text -------------------------------------------------------------
@@ -166,7 +167,7 @@ class ReadLaterPage(ListEditorPage):
 
     def prefill(self, url: str, text: str) -> None:
         editor = self.editor
-        assert isinstance(editor, LaterEditor)
+        assert isinstance(editor, ReadLaterEditor)
         self.new_item()
         editor.url.setText(url)
         editor.text.setPlainText(text)

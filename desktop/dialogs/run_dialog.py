@@ -143,8 +143,8 @@ class RunDialog(QDialog):
             for column, value in enumerate(values):
                 self.stages.setItem(row, column, QTableWidgetItem(value))
         self.stages.resizeColumnsToContents()
-        self.diff.setVisible(bool(outcome.profile_diff))
-        self.diff.show_diff(outcome.profile_diff)
+        self.diff.setVisible(bool(outcome.about_you_diff))
+        self.diff.show_diff(outcome.about_you_diff)
         self.details.show()
         if outcome.report.changes:
             self.changes.load(outcome.report.run_id)

@@ -1,4 +1,4 @@
-"""Choosing when an intention comes up again: a few usual answers (in an hour, tomorrow
+"""Choosing when a follow-up comes up again: a few usual answers (in an hour, tomorrow
 morning, …) and a dialog for any date and time. Times are the user's local ones, handed to
 core as aware datetimes."""
 

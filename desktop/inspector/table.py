@@ -1,4 +1,4 @@
-"""A Qt table model over a list of core records (facts, learnings, versions, …), described by
+"""A Qt table model over a list of core records (facts, habits, versions, …), described by
 columns, plus the proxy, the delegate and the view set-up the inspector's tables share.
 
 Why one generic model: every inspector table shows detached ORM rows or dataclasses that a

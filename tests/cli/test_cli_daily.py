@@ -56,7 +56,7 @@ def test_tasks_from_add_to_delete(capsys, tmp_path: Path) -> None:
     (("reminders", "add", "Call", "--at", "2020-01-01T09:00"), "has already passed."),
     (("reminders", "add", "Call", "--at", "2099-01-01T09:00", "--zone", "Mars/Base"),
      "not a time zone"),
-    (("later", "add", "example.org"), "is not a full web address."),
+    (("read-later", "add", "example.org"), "is not a full web address."),
     (("journal", "add", " "), "A journal entry cannot be empty."),
     (("reminders", "edit", "7", "--message", "x"), "There is no reminder 7."),
 ])
@@ -102,12 +102,13 @@ def test_reminders_notes_journal_and_later(capsys, tmp_path: Path) -> None:
     page = tmp_path / "page.txt"
     page.write_text("Sourdough starters need feeding. A starter doubles when healthy.",
                     encoding="utf-8")
-    item = ok(capsys, home, "later", "add", "https://example.org/bread", "--title",
+    item = ok(capsys, home, "read-later", "add", "https://example.org/bread", "--title",
               "Sourdough basics", "--note", "weekend", "--text-file", str(page), "--json")
     assert item["tags"][:2] == ["sourdough", "basics"] and item["status"] == "unread"
-    assert ok(capsys, home, "later", "read", str(item["id"]), "--json")["status"] == "read"
-    assert ok(capsys, home, "later", "list", "--status", "unread", "--json") == []
-    assert [i["id"] for i in ok(capsys, home, "later", "search", "weekend", "--json")] == [
+    assert ok(capsys, home, "read-later", "read", str(item["id"]), "--json")["status"] == "read"
+    assert ok(capsys, home, "read-later", "list", "--status", "unread", "--json") == []
+    assert [i["id"] for i in ok(capsys, home, "read-later", "search", "weekend", "--json")] == [
         item["id"]]
-    assert "Sourdough" in ok(capsys, home, "later", "list")
-    ok(capsys, home, "later", "delete", str(item["id"]), "--yes")
+    assert "Sourdough" in ok(capsys, home, "read-later", "list")
+    assert "Sourdough" in ok(capsys, home, "later", "list")  # the former name, for old scripts
+    ok(capsys, home, "read-later", "delete", str(item["id"]), "--yes")

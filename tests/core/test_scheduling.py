@@ -30,7 +30,7 @@ from cli.daemon_cmd import daemon
 from core.config import Settings
 from core.errors import InvalidInputError
 from core.daily.delivery import Notification
-from core.knowledge.intentions import IntentionService
+from core.knowledge.follow_ups import FollowUpService
 from core.llm import CancelToken
 from core import clock
 from core.scheduling import (
@@ -47,7 +47,7 @@ NOW = datetime(2026, 3, 10, 9, 30, tzinfo=timezone.utc)
 @pytest.fixture
 def hearth(migrated_home: Path, embedder) -> Iterator[Hearth]:
     with Hearth.open(migrated_home, settings=Settings(dream_time="03:15",
-                                                      intention_followups_per_day=2),
+                                                      follow_ups_per_day=2),
                      embedder=embedder) as opened:
         yield opened
 
@@ -90,7 +90,12 @@ def test_the_store_survives_a_restart_without_duplicates(hearth, embedder) -> No
     second.start()
     try:
         assert stored_job_ids(hearth) == sorted(SCHEDULED_JOBS)
-        assert {job_id: second.next_run(job_id) for job_id in SCHEDULED_JOBS} == planned
+        restarted = {job_id: second.next_run(job_id) for job_id in SCHEDULED_JOBS}
+        moved = {job_id for job_id in SCHEDULED_JOBS if restarted[job_id] != planned[job_id]}
+        # the every-minute delivery may come round once while the scheduler restarts (a
+        # minute boundary between the two starts); nothing else moves
+        assert moved <= {DELIVERY}
+        assert all(restarted[job] - planned[job] == timedelta(minutes=1) for job in moved)
     finally:
         second.shutdown()
 
@@ -150,9 +155,9 @@ def test_a_missed_run_is_caught_up_exactly_once(hearth) -> None:
 
 
 def test_follow_ups_notify_at_most_the_daily_ration(hearth) -> None:
-    intentions = IntentionService(hearth.storage, hearth.settings)
+    follow_ups = FollowUpService(hearth.storage, hearth.settings)
     for item in ("call the dentist", "renew the passport", "water the plants"):
-        intentions.add(item, follow_up_at=NOW - timedelta(hours=2))
+        follow_ups.add(item, follow_up_at=NOW - timedelta(hours=2))
     shown: list[Notification] = []
     scheduler = HearthScheduler(hearth, ScriptedLLM, notify=shown.append, clock=lambda: NOW)
     assert scheduler.run_job(DELIVERY) == (

@@ -179,7 +179,7 @@ def test_the_briefing_lists_the_day_in_one_notification_and_one_chat_message(hea
         hearth.tasks.create("Paint the fence", due_date=today + timedelta(days=4))
         hearth.reminders.create("Call the dentist", moment + timedelta(hours=2))
         hearth.reminders.create("Next week's call", moment + timedelta(days=7))
-        hearth.intentions.add("Write to Ana", follow_up_at=moment + timedelta(hours=1))
+        hearth.follow_ups.add("Write to Ana", follow_up_at=moment + timedelta(hours=1))
         shown: list[Notification] = []
         scheduler = HearthScheduler(hearth, ScriptedLLM, notify=shown.append,
                                     clock=lambda: moment)

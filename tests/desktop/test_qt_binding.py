@@ -12,7 +12,10 @@ import sys
 
 from PySide6.QtCore import QObject, Signal
 
-EMITS = 50
+EMITS = 500
+DRIFT = 50
+"""Other threads of the test process (a worker an earlier test left finishing) may take or
+drop a few references meanwhile; the fault loses one per emit, ten times more than that."""
 
 
 class _Sender(QObject):
@@ -29,4 +32,5 @@ def test_a_bool_carried_by_a_signal_keeps_its_references(qapp) -> None:
             before = sys.getrefcount(value)
             for _ in range(EMITS):
                 signal.emit(value)
-            assert sys.getrefcount(value) == before, f"{signal} lost references to {value}"
+            lost = before - sys.getrefcount(value)
+            assert lost < DRIFT, f"{signal} lost {lost} references to {value}"

@@ -123,7 +123,7 @@ def test_reflect_from_the_menu_updates_the_profile_and_shows_its_diff(qtbot, win
     dialog.details.toggle.click()
     assert dialog.diff.isVisible() and "+## Personal" in dialog.diff.toPlainText()
     assert dialog.stages.item(0, 0).text() == "Facts added"
-    assert ctx.hearth.profile.current().content.startswith("## Personal")
+    assert ctx.hearth.about_you.current().content.startswith("## Personal")
     assert ctx.hearth.facts.get("job").value == "nurse"
     assert [run.status for run in runs_of(ctx, "reflection")] == ["done"]
 
@@ -251,7 +251,7 @@ def test_a_child_that_dies_hard_is_reported_not_waited_for(ctx) -> None:
 def test_a_due_intention_becomes_a_notification(qtbot, window) -> None:
     ctx = window.ctx
     start_schedule(qtbot, ctx)
-    ctx.hearth.intentions.add("call the dentist", follow_up_at=utcnow() - timedelta(hours=1))
+    ctx.hearth.follow_ups.add("call the dentist", follow_up_at=utcnow() - timedelta(hours=1))
     shown: list[str] = []
     ctx.hub.delivered.connect(lambda notification: shown.append(notification.body))
     ctx.scheduler.run_job(DELIVERY)

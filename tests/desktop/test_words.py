@@ -53,7 +53,8 @@ def test_no_view_is_named_by_an_internal_word() -> None:
     for cls in page_classes():
         assert cls.about, f"{cls.__name__} has no sidebar tooltip"
     abouts = {cls.key: cls.about for cls in page_classes()}
-    assert "scaffold" in abouts["scaffold"] and "learnings" in abouts["learnings"]
+    assert not any("Internally" in abouts[key] for key in  # the same name inside and out
+                   ("about_you", "notes_about_you", "habits", "follow_ups"))
 
 
 def test_the_sidebar_and_view_menu_use_the_plain_names(qtbot, ctx) -> None:
@@ -63,7 +64,7 @@ def test_the_sidebar_and_view_menu_use_the_plain_names(qtbot, ctx) -> None:
     shown = {sidebar.item(row).text(): sidebar.item(row).toolTip()
              for row in range(sidebar.count())}
     assert shown["Habits I keep"].startswith("Rules Hearth drew about how to work with you")
-    assert "(Internally: the scaffold.)" in shown["Notes about you"]
+    assert shown["Notes about you"].startswith("Structured notes Hearth keeps about you")
     assert not {"Profile", "Scaffold", "Learnings", "Intentions", "Graph"} & set(shown)
     view = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
     assert "Follow-ups" in [action.text() for action in view.actions()]

@@ -18,6 +18,8 @@ def command_paths(group: typer.Typer) -> list[str]:
     click_group = typer.main.get_command(group)
     paths = []
     for name, command in click_group.commands.items():  # type: ignore[attr-defined]
+        if command.hidden:  # a former name, kept for old scripts
+            continue
         subcommands = getattr(command, "commands", None)
         if subcommands:
             paths.extend(f"{name} {sub}" for sub in subcommands)

@@ -24,7 +24,7 @@ from core.daily.delivery import claim_due
 from core.daily.reminders import ReminderService
 from core.daily.scheduled_prompts import ScheduledPromptService
 from core.daily.tasks import TaskService
-from core.knowledge.intentions import IntentionService
+from core.knowledge.follow_ups import FollowUpService
 
 
 def main(backend: str, target: str, go_file: str, moments: list[str]) -> None:
@@ -38,7 +38,7 @@ def main(backend: str, target: str, go_file: str, moments: list[str]) -> None:
         storage = SqliteStorage(Path(target))
     daily = SimpleNamespace(reminders=ReminderService(storage), tasks=TaskService(storage),
                             alerts=AlertService(storage),
-                            intentions=IntentionService(storage, Settings()),
+                            follow_ups=FollowUpService(storage, Settings()),
                             scheduled_prompts=ScheduledPromptService(storage))
     print("READY", flush=True)
     while not Path(go_file).exists():

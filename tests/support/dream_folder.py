@@ -59,7 +59,7 @@ def prepare(hearth: Hearth) -> dict[str, Any]:
         for text in MARATHON])
     others = hearth.memories.add_many([MemorySpec(text, source="import") for text in OTHERS])
     greeting = hearth.memories.add(GREETING, source="conversation")
-    hearth.profile.save(PROFILE_BEFORE, "user")
+    hearth.about_you.save(PROFILE_BEFORE, "user")
     with hearth.storage.write() as session:
         session.add(Interaction(user_message="I signed up for the Porto marathon!",
                                 agent_response="Great news.",

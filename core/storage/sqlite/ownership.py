@@ -39,7 +39,12 @@ FIRST_SCHEMA = frozenset({
     "scaffold_versions", "working_memory_versions", "notes", "memories", "memory_edges",
     "context_events", "agent_learnings", "pending_intentions", "audit_log", "runs",
 })
-"""What migration 0001 makes: every Hearth database, of any version, has these."""
+"""What migration 0001 makes: every Hearth database, of any version, has these (four of
+them under their later names from revision 0023: ``RENAMED``)."""
+RENAMED = {"agent_learnings": "habits", "pending_intentions": "follow_ups",
+           "profile_versions": "about_you_versions",
+           "scaffold_versions": "notes_about_you_versions"}
+"""Tables migration 0023 renamed to the window's words, by their former names."""
 MADE_ELSEWHERE = frozenset({
     "link_changes", "link_state",  # migration 0014, as raw SQL (core.consolidation.link_log)
     "apscheduler_jobs",  # the scheduler's job store (core.scheduling.JOBSTORE_TABLE)
@@ -81,12 +86,13 @@ class Ownership:
 
 
 def hearth_tables() -> frozenset[str]:
-    """Every table a database of this version of Hearth may hold."""
+    """Every table a database this version of Hearth opens may hold (an older one's former
+    names too: it is migrated as it opens)."""
     search = {name for spec in KINDS.values()
               for name in (spec.vectors, spec.bits, spec.chunks, spec.fts,
                            *(f"{spec.fts}_{shadow}" for shadow in FTS5_SHADOWS))}
     return frozenset({*orm.Base.metadata.tables, *search, *MADE_ELSEWHERE, META_TABLE,
-                      CHANGES_TABLE, VERSION_TABLE})
+                      CHANGES_TABLE, VERSION_TABLE, *RENAMED})
 
 
 def ownership(connection: Any) -> Ownership:
@@ -96,7 +102,8 @@ def ownership(connection: Any) -> Ownership:
     if not tables:
         return Ownership(Owner.NEW)
     unknown = tuple(sorted(tables - hearth_tables()))
-    if VERSION_TABLE not in tables or not FIRST_SCHEMA <= tables:
+    known_as_first = tables | {old for old, new in RENAMED.items() if new in tables}
+    if VERSION_TABLE not in tables or not FIRST_SCHEMA <= known_as_first:
         return Ownership(Owner.OTHER, unknown=unknown)
     row = connection.execute(f"SELECT version_num FROM {VERSION_TABLE}").fetchone()
     if row is None:

@@ -25,7 +25,7 @@ def known(hearth: Hearth) -> Hearth:
     hearth.facts.remember("allergy", "penicillin", category="health")
     hearth.memories.add("The user's knee is better after physiotherapy.", category="health")
     hearth.memories.add("The user's knee of lamb recipe needs rosemary.", category="food")
-    hearth.profile.save("Lives in Porto; allergic to penicillin.", source="user")
+    hearth.about_you.save("Lives in Porto; allergic to penicillin.", source="user")
     return hearth
 
 

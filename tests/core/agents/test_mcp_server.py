@@ -66,7 +66,7 @@ def client(tmp_path_factory: pytest.TempPathFactory, sqlite_template,
     with Hearth.open(home, embedder=embedder) as hearth:
         hearth.memories.add("The user rides a green Brompton bike to work every morning.")
         hearth.facts.remember("home_city", "Porto", category="location")
-        hearth.profile.save("Lives in Porto and cycles to work.", source="user")
+        hearth.about_you.save("Lives in Porto and cycles to work.", source="user")
         hearth.notes.save(*NOTE)
         import_transcript(PASTED, hearth.storage, hearth.memories)
     env = {"PATH": os.environ.get("PATH", ""), "HEARTH_HOME": str(home),

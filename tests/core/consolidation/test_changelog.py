@@ -66,7 +66,7 @@ def test_a_dreams_changelog_names_its_merge_and_what_else_it_changed(hearth) -> 
     assert sorted(merged.data["originals"]) == sorted(ids["marathon"])
     assert by_kind(run, "set_aside").text == \
         "Set aside 1 new note as not worth keeping, such as “Hello there!”"
-    assert by_kind(run, "profile").text == "Your profile's Goals & Values section changed"
+    assert by_kind(run, "about_you").text == "Changed the Goals & Values section of About you"
     assert any(text.startswith("Added ") and text.endswith(" links between related memories")
                for text in texts)
     assert "Forgot nothing: every memory is still there." not in texts  # one was set aside
@@ -109,7 +109,7 @@ def test_undoing_the_whole_night_brings_memory_back_and_keeps_what_came_after(
     said_since = hearth.memories.add("The race is on the 12th of May.", source="user")
 
     result = undo.undo_run(hearth.consolidation(), run.run_id)
-    assert [change.kind for change in result.undone] == ["merged", "set_aside", "profile"]
+    assert [change.kind for change in result.undone] == ["merged", "set_aside", "about_you"]
     assert result.kept == []
     after = states(hearth)
     assert {i: after[i] for i in before} == before      # every memory as before the night
@@ -117,22 +117,22 @@ def test_undoing_the_whole_night_brings_memory_back_and_keeps_what_came_after(
     with hearth.storage.read() as session:
         texts = list(session.scalars(select(Memory.content).where(Memory.is_valid)))
     assert all(found(hearth, text) for text in texts if text != "Hello there!")
-    assert hearth.profile.current().content == PROFILE_BEFORE
-    assert hearth.profile.current().source == "restore"   # a new version: undo can be undone
+    assert hearth.about_you.current().content == PROFILE_BEFORE
+    assert hearth.about_you.current().source == "restore"   # a new version: undo can be undone
     assert undo.undo_run(hearth.consolidation(), run.run_id).undone == []  # nothing left to undo
 
 
 def test_a_profile_changed_since_the_run_is_not_put_back(hearth) -> None:
     prepare(hearth)
     run = dream(hearth)
-    hearth.profile.save(PROFILE_BEFORE + "\nTrains on Sundays.", "user")
-    profile = by_kind(run, "profile")
+    hearth.about_you.save(PROFILE_BEFORE + "\nTrains on Sundays.", "user")
+    profile = by_kind(run, "about_you")
     with pytest.raises(InvalidInputError, match="changed since this run"):
         undo.undo_change(hearth.consolidation(), run.run_id, profile.index)
     result = undo.undo_run(hearth.consolidation(), run.run_id)
     assert [c.kind for c in result.undone] == ["merged", "set_aside"]
-    assert [c.kind for c, _why in result.kept] == ["profile"]
-    assert hearth.profile.current().content.endswith("Trains on Sundays.")
+    assert [c.kind for c, _why in result.kept] == ["about_you"]
+    assert hearth.about_you.current().content.endswith("Trains on Sundays.")
 
 
 def test_hearth_runs_shows_a_changelog_and_undoes_by_number(hearth, isolated_home) -> None:

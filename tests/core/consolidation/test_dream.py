@@ -60,7 +60,7 @@ SEED = [
 ]
 
 
-MODEL_FREE = ("process", "decay", "link", "rem", "reflect", "daily")
+MODEL_FREE = ("process", "decay", "link", "rem", "reflect", "summaries")
 """Stages that need no model on this seed (no events, no conversations); the others meet a
 model that is down, which must leave nothing half-written."""
 

@@ -1,4 +1,4 @@
-"""The dream's daily-tools stage (``core.consolidation.daily``): titles for untitled journal
+"""The dream's summaries stage (``core.consolidation.summaries``): titles for untitled journal
 entries, summaries for saved articles with pasted text, the user's own words never
 overwritten, and a model that is down leaves everything as it was."""
 
@@ -12,7 +12,7 @@ import pytest
 from support.scripted_llm import ScriptedLLM
 
 from core.app import Hearth
-from core.consolidation import daily
+from core.consolidation import summaries
 from core.consolidation.dream import DreamCycle
 from core.llm.protocol import LLMUnavailableError
 
@@ -32,7 +32,7 @@ def test_untitled_entries_get_a_title_and_pasted_articles_a_summary(hearth: Hear
     llm = ScriptedLLM([json.dumps({"title": "“Pottery class and a sore back”"}),
                        json.dumps({"summary": "Sleep clears waste from the brain."})])
 
-    counts = daily.run(hearth.consolidation(), llm)
+    counts = summaries.run(hearth.consolidation(), llm)
 
     assert counts == {"titled": 1, "summarised": 1, "failed": 0}
     assert hearth.journal.get(entry.id).title == "Pottery class and a sore back"
@@ -41,7 +41,7 @@ def test_untitled_entries_get_a_title_and_pasted_articles_a_summary(hearth: Hear
     assert hearth.read_later.get(bare.id).summary is None
     assert "pottery class" in llm.requests[0].messages[1].content
     assert "Why we sleep" in llm.requests[1].messages[1].content
-    assert daily.run(hearth.consolidation(), ScriptedLLM()) == {"titled": 0, "summarised": 0,
+    assert summaries.run(hearth.consolidation(), ScriptedLLM()) == {"titled": 0, "summarised": 0,
                                                                 "failed": 0}
 
 
@@ -52,7 +52,7 @@ def test_a_title_the_user_typed_meanwhile_wins(hearth: Hearth) -> None:
         hearth.journal.edit(entry.id, title="Lisbon?")  # typed while the model thought
         return json.dumps({"title": "Considering a job in Lisbon"})
 
-    counts = daily.run(hearth.consolidation(), ScriptedLLM(answer))
+    counts = summaries.run(hearth.consolidation(), ScriptedLLM(answer))
 
     assert counts["titled"] == 0
     assert hearth.journal.get(entry.id).title == "Lisbon?"
@@ -60,7 +60,7 @@ def test_a_title_the_user_typed_meanwhile_wins(hearth: Hearth) -> None:
 
 def test_a_botched_answer_leaves_the_entry_for_the_next_night(hearth: Hearth) -> None:
     entry = hearth.journal.add("Quiet Sunday.")
-    counts = daily.run(hearth.consolidation(), ScriptedLLM(["not json", "still not json"]))
+    counts = summaries.run(hearth.consolidation(), ScriptedLLM(["not json", "still not json"]))
     assert counts == {"titled": 0, "summarised": 0, "failed": 1}
     assert hearth.journal.get(entry.id).title is None
 
@@ -69,7 +69,7 @@ def test_a_model_that_is_down_fails_the_stage_and_writes_nothing(hearth: Hearth)
     entry = hearth.journal.add("Quiet Sunday.")
     down = ScriptedLLM(lambda *_: LLMUnavailableError("Ollama is not running.", "Start it."))
 
-    report = DreamCycle(hearth.consolidation(), down).run(trigger="test", only="daily")
+    report = DreamCycle(hearth.consolidation(), down).run(trigger="test", only="summaries")
 
-    assert report.stages["daily"].status == "failed"
+    assert report.stages["summaries"].status == "failed"
     assert hearth.journal.get(entry.id).title is None

@@ -25,7 +25,7 @@ from core.consolidation.processor import MemoryProcessor, merge_scaffold
 from core.learning.events import add_event
 from core.learning.schemas import MemoryCandidate
 from core.llm import CancelToken, Message
-from core.storage.orm import ContextEvent, Memory, Run, ScaffoldVersion, WorkingMemoryVersion
+from core.storage.orm import ContextEvent, Memory, Run, NotesAboutYouVersion, WorkingMemoryVersion
 from support.scripted_llm import ScriptedLLM, failing
 
 PROCESSOR_SCHEMA = "ProcessorOutput"
@@ -93,7 +93,7 @@ def test_a_batch_is_consolidated_end_to_end(hearth: Hearth) -> None:
     processor = MemoryProcessor(hearth.consolidation(), llm)
     report = processor.run(trigger="test", progress=lambda d, t: progress.append((d, t)))
 
-    (scaffold,) = rows(hearth, ScaffoldVersion)
+    (scaffold,) = rows(hearth, NotesAboutYouVersion)
     assert scaffold.data == {"Family": {"sister": "Ines"}, "Goals": ["Lisbon marathon in May"],
                              "Health": "peanut allergy"}
     assert scaffold.run_id == report.run_id
@@ -145,7 +145,7 @@ def test_the_next_run_merges_into_the_scaffold_and_sees_the_current_state(hearth
     prompt = llm.requests[0].messages[-1].content
     assert "Busy at Acme." in prompt.split("<working_memory>")[1].split("</working_memory>")[0]
     assert '"Employer": "Acme"' in prompt.split("<scaffold>")[1].split("</scaffold>")[0]
-    versions = rows(hearth, ScaffoldVersion)
+    versions = rows(hearth, NotesAboutYouVersion)
     assert [v.data for v in versions] == [
         {"Role": "engineer", "Employer": "Acme", "Family": {"sister": "Ines", "brother": "Rui"}},
         {"Role": "engineer", "Employer": "Globex", "Family": {"sister": "Ines"}}]
@@ -168,7 +168,7 @@ def test_an_unchanged_answer_writes_no_new_versions(hearth: Hearth) -> None:
     add_event(hearth.storage, "observation", "Still likes tea.", {})
     report = MemoryProcessor(hearth.consolidation(), scripted([answer({}, "Likes tea.")])).run()
     assert report.processed == 1
-    assert (count(hearth, ScaffoldVersion), count(hearth, WorkingMemoryVersion)) == (1, 1)
+    assert (count(hearth, NotesAboutYouVersion), count(hearth, WorkingMemoryVersion)) == (1, 1)
 
 
 # --- failures ---------------------------------------------------------------------------
@@ -194,7 +194,7 @@ def test_model_down_or_garbage_mid_run_leaves_those_batches_untouched(
     assert "Ollama is not running" in events[down].last_error
     assert "updated_scaffold" in events[garbage].last_error
     # Only the first batch was written: its versions and its one memory.
-    assert [v.data for v in rows(hearth, ScaffoldVersion)] == [{"Pets": "cat Miso"}]
+    assert [v.data for v in rows(hearth, NotesAboutYouVersion)] == [{"Pets": "cat Miso"}]
     assert count(hearth, WorkingMemoryVersion) == 1
     assert [m.content for m in rows(hearth, Memory)] == ["The user has a cat, Miso."]
     assert (report.processed, report.failed, report.poisoned) == (1, 2, 0)
@@ -220,7 +220,7 @@ def test_a_failure_while_applying_writes_nothing(hearth: Hearth) -> None:
     services = hearth.consolidation()
     report = MemoryProcessor(services, llm, FailingApply(services, llm)).run()
 
-    assert (count(hearth, ScaffoldVersion), count(hearth, WorkingMemoryVersion),
+    assert (count(hearth, NotesAboutYouVersion), count(hearth, WorkingMemoryVersion),
             count(hearth, Memory)) == (0, 0, 0)
     (row,) = rows(hearth, ContextEvent)
     assert (row.id, row.processed, row.attempts) == (event, False, 1)

@@ -19,8 +19,8 @@ from core.config import Settings
 from core.consolidation.reflection import ReflectionEngine
 from core.consolidation.reflection_parse import parse_reflection
 from core.llm import CancelToken, LLMCancelled, LLMError
-from core.knowledge.profile import MAX_PROFILE_WORDS, PROFILE_SECTIONS, word_count
-from core.storage.orm import AgentLearning, Interaction, Run
+from core.knowledge.about_you import MAX_ABOUT_YOU_WORDS, PROFILE_SECTIONS, word_count
+from core.storage.orm import Habit, Interaction, Run
 from support.scripted_llm import ScriptedLLM, failing
 
 NOW = datetime(2026, 3, 10, 2, 0, tzinfo=timezone.utc)
@@ -39,11 +39,11 @@ Likes tea, dislikes small talk.
 Training plan started in March."""
 
 
-def answer(profile: str = PROFILE, facts: object = (), intentions: object = (),
-           learnings: object = ()) -> str:
+def answer(profile: str = PROFILE, facts: object = (), follow_ups: object = (),
+           habits: object = ()) -> str:
     return (f"---PROFILE---\n{profile}\n\n---FACTS---\n{json.dumps(list(facts))}\n\n"
-            f"---INTENTIONS---\n{json.dumps(list(intentions))}\n\n"
-            f"---LEARNINGS---\n{json.dumps(list(learnings))}\n")
+            f"---INTENTIONS---\n{json.dumps(list(follow_ups))}\n\n"
+            f"---LEARNINGS---\n{json.dumps(list(habits))}\n")
 
 
 # --- the parser corpus ----------------------------------------------------------------------
@@ -58,21 +58,21 @@ def summary(raw: str) -> dict:
     parsed = parse_reflection(raw)
     return {"profile": parsed.profile is not None,
             "facts": [(f.key, f.value, f.category) for f in parsed.facts],
-            "intentions": [(i.text, i.follow_up_days) for i in parsed.intentions],
-            "learnings": [(item.rule, item.category) for item in parsed.learnings],
+            "follow_ups": [(i.text, i.follow_up_days) for i in parsed.follow_ups],
+            "habits": [(item.rule, item.category) for item in parsed.habits],
             "dropped": parsed.dropped, "warnings": len(parsed.warnings),
             "markers": parsed.markers_found}
 
 
 FULL = {"profile": True, "facts": [("home_city", "Porto", "location")],
-        "intentions": [("call the dentist", 3)],
-        "learnings": [("Confirm before deleting", "decision_making")],
+        "follow_ups": [("call the dentist", 3)],
+        "habits": [("Confirm before deleting", "decision_making")],
         "dropped": {}, "warnings": 0, "markers": True}
-NOTHING: dict = {"profile": False, "facts": [], "intentions": [], "learnings": [],
+NOTHING: dict = {"profile": False, "facts": [], "follow_ups": [], "habits": [],
                  "dropped": {}, "markers": True}
 
 CORPUS = {
-    "well formed": (answer(facts=[FACT], intentions=[INTENTION], learnings=[LEARNING]), FULL),
+    "well formed": (answer(facts=[FACT], follow_ups=[INTENTION], habits=[LEARNING]), FULL),
     "fenced json and a fenced profile": (
         f"---PROFILE---\n```markdown\n{PROFILE}\n```\n---FACTS---\n```json\n"
         f"{json.dumps([FACT])}\n```\n---INTENTIONS---\n```\n{json.dumps([INTENTION])}\n```\n"
@@ -83,50 +83,50 @@ CORPUS = {
         f"---LEARNINGS---\n{json.dumps(json.dumps([LEARNING]))}", FULL),
     "chatter before and after": (
         "Sure! Here is my reflection on today.\n\n"
-        + answer(facts=[FACT], intentions=[INTENTION], learnings=[LEARNING])
+        + answer(facts=[FACT], follow_ups=[INTENTION], habits=[LEARNING])
         + "\nLet me know if you need anything else!", FULL),
     "format echoed before the real answer": (
         "I will answer with ---PROFILE--- style sections:\n---PROFILE---\n## Personal\n...\n"
         "---FACTS---\n[]\n---INTENTIONS---\n[]\n---LEARNINGS---\n[]\nNow the real one:\n"
-        + answer(facts=[FACT], intentions=[INTENTION], learnings=[LEARNING]), FULL),
+        + answer(facts=[FACT], follow_ups=[INTENTION], habits=[LEARNING]), FULL),
     "reordered markers": (
         f"---LEARNINGS---\n{json.dumps([LEARNING])}\n---FACTS---\n{json.dumps([FACT])}\n"
         f"---PROFILE---\n{PROFILE}\n---INTENTIONS---\n{json.dumps([INTENTION])}\n", FULL),
     "garbage items dropped one by one": (
         answer(facts=[FACT, {"key": "", "value": "x"}, "not an object", {"value": "no key"}],
-               intentions=[INTENTION, {"text": "later", "follow_up_days": 9999}],
-               learnings=[LEARNING, {"rule": "x" * 250}, {"category": "no rule"}]),
-        {**FULL, "dropped": {"facts": 3, "intentions": 1, "learnings": 2}}),
+               follow_ups=[INTENTION, {"text": "later", "follow_up_days": 9999}],
+               habits=[LEARNING, {"rule": "x" * 250}, {"category": "no rule"}]),
+        {**FULL, "dropped": {"facts": 3, "follow_ups": 1, "habits": 2}}),
     "unknown category and numeric value are kept": (
         answer(facts=[{"key": "age", "value": 42, "category": "Biography"}]),
-        {"profile": True, "facts": [("age", "42", "general")], "intentions": [],
-         "learnings": [], "dropped": {}, "warnings": 0, "markers": True}),
+        {"profile": True, "facts": [("age", "42", "general")], "follow_ups": [],
+         "habits": [], "dropped": {}, "warnings": 0, "markers": True}),
     "truncated in the last array": (
-        answer(facts=[FACT], intentions=[INTENTION]).replace(
+        answer(facts=[FACT], follow_ups=[INTENTION]).replace(
             "---LEARNINGS---\n[]\n", "---LEARNINGS---\n" + json.dumps([LEARNING])[:-1]
             + ', {"rule": "be'), FULL),
     "missing markers but a profile": (
         "Here is the updated profile:\n\n" + PROFILE,
-        {"profile": True, "facts": [], "intentions": [], "learnings": [], "dropped": {},
+        {"profile": True, "facts": [], "follow_ups": [], "habits": [], "dropped": {},
          "warnings": 1, "markers": False}),
     "missing markers and no profile": (
         "I'm sorry, I can't help with that.",
-        {"profile": False, "facts": [], "intentions": [], "learnings": [], "dropped": {},
+        {"profile": False, "facts": [], "follow_ups": [], "habits": [], "dropped": {},
          "warnings": 2, "markers": False}),
     "empty output": (
-        "", {"profile": False, "facts": [], "intentions": [], "learnings": [], "dropped": {},
+        "", {"profile": False, "facts": [], "follow_ups": [], "habits": [], "dropped": {},
              "warnings": 2, "markers": False}),
     "profile says unchanged": (
         answer(profile="(unchanged)", facts=[FACT]),
         {**NOTHING, "facts": [("home_city", "Porto", "location")], "warnings": 1}),
     "prose instead of json": (
         answer(facts=[FACT]).replace("---INTENTIONS---\n[]", "---INTENTIONS---\nNone today."),
-        {"profile": True, "facts": [("home_city", "Porto", "location")], "intentions": [],
-         "learnings": [], "dropped": {}, "warnings": 1, "markers": True}),
+        {"profile": True, "facts": [("home_city", "Porto", "location")], "follow_ups": [],
+         "habits": [], "dropped": {}, "warnings": 1, "markers": True}),
     "tolerant marker spelling, no profile section": (
         f"--- facts ---\n{json.dumps([FACT])}\n**---Learnings---**\n{json.dumps([LEARNING])}",
         {**NOTHING, "facts": [("home_city", "Porto", "location")],
-         "learnings": [("Confirm before deleting", "decision_making")], "warnings": 1}),
+         "habits": [("Confirm before deleting", "decision_making")], "warnings": 1}),
 }
 
 
@@ -178,12 +178,12 @@ def run_row(hearth: Hearth, run_id: int) -> Run:
 
 def test_a_run_saves_profile_facts_intentions_learnings_and_records_itself(hearth) -> None:
     talk(hearth, "I moved to Porto last month", "I should call the dentist")
-    report, llm = reflect(hearth, answer(facts=[FACT], intentions=[INTENTION],
-                                         learnings=[LEARNING]))
-    assert (report.facts_added, report.facts_updated, report.intentions_added,
-            report.learnings_added, report.learnings_promoted) == (1, 0, 1, 1, 0)
+    report, llm = reflect(hearth, answer(facts=[FACT], follow_ups=[INTENTION],
+                                         habits=[LEARNING]))
+    assert (report.facts_added, report.facts_updated, report.follow_ups_added,
+            report.habits_added, report.habits_promoted) == (1, 0, 1, 1, 0)
     assert report.profile_changed and not report.skipped
-    assert report.diff.startswith("--- no profile\n+++ profile v")
+    assert report.diff.startswith("--- no About you\n+++ About you v")
     assert "+## Personal\n" in report.diff
 
     request = llm.requests[0]
@@ -193,21 +193,21 @@ def test_a_run_saves_profile_facts_intentions_learnings_and_records_itself(heart
 
     fact = hearth.facts.get("home_city")
     assert (fact.value, fact.source) == ("Porto", "reflection")
-    [intention] = report_engine(hearth).intentions.list()
-    assert intention.follow_up_at == NOW + timedelta(days=3)
-    assert (intention.text, intention.context, intention.status) == (
+    [follow_up] = report_engine(hearth).follow_ups.list()
+    assert follow_up.follow_up_at == NOW + timedelta(days=3)
+    assert (follow_up.text, follow_up.context, follow_up.status) == (
         "call the dentist", "tooth ache", "open")
-    [learning] = report_engine(hearth).learnings.list()
+    [learning] = report_engine(hearth).habits.list()
     assert (learning.rule, learning.status, learning.recurrence_count) == (
         "confirm before deleting", "candidate", 1)
-    assert report_engine(hearth).profiles.current().content == PROFILE
+    assert report_engine(hearth).about_you.current().content == PROFILE
 
     run = run_row(hearth, report.run_id)
     assert (run.kind, run.trigger, run.status) == ("reflection", "manual", "done")
     assert list(run.stages) == ["gather", "model", "parse", "apply"]
     assert run.stages["gather"]["counts"] == {"interactions": 2, "omitted": 0,
                                                   "excluded": 0, "journal_entries": 0}
-    assert run.counts["facts_added"] == 1 and run.counts["intentions_added"] == 1
+    assert run.counts["facts_added"] == 1 and run.counts["follow_ups_added"] == 1
 
 
 def report_engine(hearth: Hearth) -> ReflectionEngine:
@@ -233,23 +233,23 @@ def test_user_stated_facts_win_and_reflection_facts_keep_history(hearth) -> None
 def test_learnings_become_active_in_a_later_run_and_reach_the_system_prompt(hearth) -> None:
     talk(hearth, "don't delete things without asking me", at=NOW - timedelta(hours=2))
     twice = [LEARNING, {"rule": "  confirm before deleting. ", "category": "x"}]
-    first, _ = reflect(hearth, answer(learnings=twice))
-    assert (first.learnings_added, first.learnings_promoted) == (1, 0)
+    first, _ = reflect(hearth, answer(habits=twice))
+    assert (first.habits_added, first.habits_promoted) == (1, 0)
     engine = report_engine(hearth)
-    assert [item.recurrence_count for item in engine.learnings.list()] == [1]
-    assert engine.learnings.active() == []
+    assert [item.recurrence_count for item in engine.habits.list()] == [1]
+    assert engine.habits.active() == []
 
     later = NOW + timedelta(days=1)
     talk(hearth, "again: ask before deleting", at=later - timedelta(hours=1))
-    second, _ = reflect(hearth, answer(learnings=[LEARNING]), now=later)
-    assert (second.learnings_added, second.learnings_promoted) == (0, 1)
-    [learning] = engine.learnings.active()
+    second, _ = reflect(hearth, answer(habits=[LEARNING]), now=later)
+    assert (second.habits_added, second.habits_promoted) == (0, 1)
+    [learning] = engine.habits.active()
     assert learning.recurrence_count == 2
 
     from core.conversation.system_prompt import read_snapshot
     with hearth.storage.read() as session:
         snapshot = read_snapshot(session)
-    assert snapshot.learnings == ((learning.id, "confirm before deleting"),)
+    assert snapshot.habits == ((learning.id, "confirm before deleting"),)
 
 
 def test_profile_versions_diff_and_restore(hearth) -> None:
@@ -264,7 +264,7 @@ def test_profile_versions_diff_and_restore(hearth) -> None:
     unchanged, _ = reflect(hearth, answer(profile=changed), now=NOW + timedelta(days=1, hours=1))
     assert not unchanged.profile_changed and unchanged.diff == ""
 
-    profiles = report_engine(hearth).profiles
+    profiles = report_engine(hearth).about_you
     versions = profiles.versions()
     assert [v.source for v in versions] == ["reflection", "reflection"]
     oldest = versions[-1].id
@@ -278,14 +278,14 @@ def test_garbage_keeps_the_profile_and_an_overlong_profile_is_cut_per_section(he
     reflect(hearth, answer())
     report, _ = reflect(hearth, "lol idk", now=NOW + timedelta(minutes=5))
     assert not report.profile_changed and report.warnings
-    assert report_engine(hearth).profiles.current().content == PROFILE
+    assert report_engine(hearth).about_you.current().content == PROFILE
 
     long_profile = "\n".join(f"## {name}\n" + " ".join(["word"] * 150)
                              for name in PROFILE_SECTIONS)
     cut, _ = reflect(hearth, answer(profile=long_profile), now=NOW + timedelta(minutes=10))
-    content = report_engine(hearth).profiles.current().content
+    content = report_engine(hearth).about_you.current().content
     assert cut.profile_truncated and cut.profile_changed
-    assert word_count(content) <= MAX_PROFILE_WORDS
+    assert word_count(content) <= MAX_ABOUT_YOU_WORDS
     assert all(f"## {name}" in content for name in PROFILE_SECTIONS)
     assert content.count("…") == 6
 
@@ -296,7 +296,7 @@ def test_nothing_to_reflect_on_is_a_skipped_run_without_a_model_call(hearth) -> 
     assert report.skipped and "no conversations" in report.reason
     assert llm.requests == []
     assert run_row(hearth, report.run_id).status == "skipped"
-    assert report_engine(hearth).profiles.current() is None
+    assert report_engine(hearth).about_you.current() is None
 
 
 def test_a_model_failure_changes_nothing_and_fails_the_run(hearth) -> None:
@@ -305,10 +305,10 @@ def test_a_model_failure_changes_nothing_and_fails_the_run(hearth) -> None:
         reflect(hearth, failing("model crashed"))
     with hearth.storage.read() as session:
         run = session.scalars(select(Run)).one()
-        assert session.scalars(select(AgentLearning)).all() == []
+        assert session.scalars(select(Habit)).all() == []
     assert run.status == "failed" and "model crashed" in run.error
     assert run.stages["model"]["status"] == "failed"
-    assert hearth.facts.list() == [] and report_engine(hearth).profiles.current() is None
+    assert hearth.facts.list() == [] and report_engine(hearth).about_you.current() is None
 
 
 def test_cancellation_records_a_cancelled_run_and_writes_nothing(hearth) -> None:
@@ -329,14 +329,14 @@ def test_exclusions_hide_turns_from_the_model_and_block_writes(tmp_path, embedde
         report, llm = reflect(hearth, answer(
             profile=PROFILE + "\nGoing through a divorce.",
             facts=[{"key": "lawyer", "value": "divorce lawyer Sousa"}, FACT],
-            intentions=[{"text": "sign the divorce papers"}, INTENTION]))
+            follow_ups=[{"text": "sign the divorce papers"}, INTENTION]))
         prompt = llm.requests[0].messages[1].content
         assert "divorce" not in prompt and "running shoes" in prompt
         assert report.excluded == 3 and report.facts_added == 1
         gather = run_row(hearth, report.run_id).stages["gather"]["counts"]
         assert (gather["interactions"], gather["excluded"]) == (1, 1)
-        assert "divorce" not in report_engine(hearth).profiles.current().content
-        assert [i.text for i in report_engine(hearth).intentions.list()] == ["call the dentist"]
+        assert "divorce" not in report_engine(hearth).about_you.current().content
+        assert [i.text for i in report_engine(hearth).follow_ups.list()] == ["call the dentist"]
 
 
 def test_only_the_newest_turns_that_fit_the_window_are_sent(hearth) -> None:
@@ -369,7 +369,7 @@ def test_journal_entries_are_read_once_even_without_conversations(hearth) -> Non
     first = hearth.journal.add("Started the pottery class today. Loved the wheel.")
     second = hearth.journal.add("I want to visit my sister in Lyon before Christmas.",
                                 title="Lyon")
-    report, llm = reflect(hearth, answer(intentions=[INTENTION]))
+    report, llm = reflect(hearth, answer(follow_ups=[INTENTION]))
     assert not report.skipped and report.journal_entries == 2
     prompt = llm.requests[0].messages[1].content
     journal = prompt[prompt.index("<journal>"):]

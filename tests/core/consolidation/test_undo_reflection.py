@@ -21,10 +21,10 @@ from core.storage.orm import AuditEntry, Interaction, utcnow
 RULE = "always confirm before deleting anything"
 
 
-def answer(facts: object = (), intentions: object = (), learnings: object = ()) -> str:
+def answer(facts: object = (), follow_ups: object = (), habits: object = ()) -> str:
     return (f"---PROFILE---\n(keep)\n---FACTS---\n{json.dumps(list(facts))}\n"
-            f"---INTENTIONS---\n{json.dumps(list(intentions))}\n"
-            f"---LEARNINGS---\n{json.dumps(list(learnings))}\n")
+            f"---INTENTIONS---\n{json.dumps(list(follow_ups))}\n"
+            f"---LEARNINGS---\n{json.dumps(list(habits))}\n")
 
 
 def reflect(hearth: Hearth, reply: str) -> changelog.RunChanges:
@@ -86,60 +86,60 @@ def test_a_fact_set_again_since_the_run_is_kept(hearth) -> None:
 
 
 def test_follow_ups_the_reflection_noted_are_dismissed_unless_answered(hearth) -> None:
-    run = reflect(hearth, answer(intentions=[
+    run = reflect(hearth, answer(follow_ups=[
         {"text": "Call the dentist", "follow_up_days": 2},
         {"text": "Renew the passport", "follow_up_days": 5}]))
     follow_ups = only(run, "follow_ups")
     assert follow_ups.undoable
-    dentist, passport = sorted(hearth.intentions.list("open"), key=lambda item: item.text)
-    hearth.intentions.resolve(dentist.id)  # the user answered this one since
+    dentist, passport = sorted(hearth.follow_ups.list("open"), key=lambda item: item.text)
+    hearth.follow_ups.resolve(dentist.id)  # the user answered this one since
 
     undo.undo_change(hearth.consolidation(), run.run_id, follow_ups.index)
-    assert hearth.intentions.list("open") == []
-    assert hearth.intentions.get(passport.id).status == "dismissed"
-    assert hearth.intentions.get(dentist.id).status == "resolved"  # the answer is kept
+    assert hearth.follow_ups.list("open") == []
+    assert hearth.follow_ups.get(passport.id).status == "dismissed"
+    assert hearth.follow_ups.get(dentist.id).status == "resolved"  # the answer is kept
     assert undo.undo_change(hearth.consolidation(), run.run_id, follow_ups.index).already
 
 
 def test_habits_noticed_go_and_habits_seen_again_are_as_before(hearth) -> None:
-    first = reflect(hearth, answer(learnings=[{"rule": RULE, "category": "style"}]))
-    second = reflect(hearth, answer(learnings=[{"rule": RULE, "category": "style"}]))
-    [habit] = hearth.learnings.list()
+    first = reflect(hearth, answer(habits=[{"rule": RULE, "category": "style"}]))
+    second = reflect(hearth, answer(habits=[{"rule": RULE, "category": "style"}]))
+    [habit] = hearth.habits.list()
     assert (habit.status, habit.recurrence_count) == ("active", 2)
     seen = only(second, "habits_seen")
     assert seen.text == (f"Saw 1 habit again: “{RULE}”; now follows “{RULE}” in every chat")
 
     undo.undo_change(hearth.consolidation(), second.run_id, seen.index)
-    [habit] = hearth.learnings.list()
+    [habit] = hearth.habits.list()
     assert (habit.status, habit.recurrence_count) == ("candidate", 1)
-    assert hearth.learnings.active() == []
+    assert hearth.habits.active() == []
     assert undo.undo_change(hearth.consolidation(), second.run_id, seen.index).already
 
     noticed = only(first, "habits")
     assert noticed.text == f"Noticed 1 new habit: “{RULE}”"
     undo.undo_change(hearth.consolidation(), first.run_id, noticed.index)
-    assert hearth.learnings.list() == []
+    assert hearth.habits.list() == []
 
 
 def test_a_habit_seen_again_since_the_run_is_kept(hearth) -> None:
-    first = reflect(hearth, answer(learnings=[{"rule": RULE}]))
-    reflect(hearth, answer(learnings=[{"rule": RULE}]))
+    first = reflect(hearth, answer(habits=[{"rule": RULE}]))
+    reflect(hearth, answer(habits=[{"rule": RULE}]))
     with pytest.raises(InvalidInputError, match="seen again or removed since"):
         undo.undo_change(hearth.consolidation(), first.run_id, only(first, "habits").index)
-    assert [item.rule for item in hearth.learnings.active()] == [RULE]
+    assert [item.rule for item in hearth.habits.active()] == [RULE]
 
 
 def test_undoing_a_whole_reflection_puts_everything_back_once(hearth) -> None:
     hearth.facts.remember("home_city", "Lisbon", source="chat")  # not protected
     run = reflect(hearth, answer(
         facts=[{"key": "home_city", "value": "Porto"}, {"key": "pet_name", "value": "Miso"}],
-        intentions=[{"text": "Book the vet", "follow_up_days": 3}],
-        learnings=[{"rule": RULE}]))
+        follow_ups=[{"text": "Book the vet", "follow_up_days": 3}],
+        habits=[{"rule": RULE}]))
     result = undo.undo_run(hearth.consolidation(), run.run_id)
     assert sorted(change.kind for change in result.undone) == [
         "fact", "fact", "follow_ups", "habits"]
     assert result.kept == []
     assert hearth.facts.get("home_city").value == "Lisbon"
     assert hearth.facts.get("pet_name") is None
-    assert hearth.intentions.list("open") == [] and hearth.learnings.list() == []
+    assert hearth.follow_ups.list("open") == [] and hearth.habits.list() == []
     assert undo.undo_run(hearth.consolidation(), run.run_id).undone == []

@@ -160,4 +160,4 @@ def test_an_answer_without_a_fact_leaves_it_out_and_saves_nothing(hearth) -> Non
     assert saved.agent_response == "You live in Lisbon."
     assert len(rows(hearth, ContextLog)) == logs_before and heard.calls == [first.interaction_id]
     with pytest.raises(InvalidInputError, match="fact, memory, note or summary"):
-        conversation.answer_without(chat, first.interaction_id, LeftOut("profile", 1))
+        conversation.answer_without(chat, first.interaction_id, LeftOut("about_you", 1))

@@ -27,7 +27,7 @@ from core.conversation import (
 )
 from core.llm.token_estimates import estimate_tokens
 from core.llm.ollama import OllamaProvider
-from core.storage.orm import ProfileVersion
+from core.storage.orm import AboutYouVersion
 
 MODEL = "llama3.2:3b"
 
@@ -55,7 +55,7 @@ def test_the_model_receives_memory_within_budget_and_its_tool_calls_run(hearth,
                                                                         server) -> None:
     hearth.facts.remember("partner_name", "Ana", category="personal")
     with hearth.storage.write() as session:
-        session.add(ProfileVersion(content="Runs every morning; prefers short answers."))
+        session.add(AboutYouVersion(content="Runs every morning; prefers short answers."))
     hearth.memories.add("The user is training for the Lisbon half marathon in May.")
     server.script(FakeReply(text="Let me save that.",
                             tool_calls=[{"name": "remember_fact", "arguments": {

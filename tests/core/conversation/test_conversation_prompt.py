@@ -12,7 +12,7 @@ from core.conversation.audit import is_secret_name, redact_arguments, redact_tex
 from core.conversation.context_blocks import ITEM_CHARS, Retrieved, select_context
 from core.conversation.history import HistoryTurn, within_budget
 from core.conversation.system_prompt import (
-    PROFILE_TRUNCATED,
+    ABOUT_YOU_TRUNCATED,
     FactLine,
     MemorySnapshot,
     build_system_prompt,
@@ -20,21 +20,21 @@ from core.conversation.system_prompt import (
 )
 from core.llm.token_estimates import estimate_tokens
 from core.conversation.user_turn import build_user_turn, fit_message, format_timestamp
-from core.storage.orm import AgentLearning, ProfileVersion, UserFact
+from core.storage.orm import Habit, AboutYouVersion, UserFact
 from core.storage.port import IndexedKind
 
 NOW = datetime(2026, 4, 24, 9, 15, tzinfo=ZoneInfo("Europe/Paris"))
 
 
 def snapshot(facts: tuple[FactLine, ...] = (), profile: str = "",
-             learnings: tuple[tuple[int, str], ...] = ()) -> MemorySnapshot:
-    return MemorySnapshot(facts=facts, profile_id=1 if profile else None, profile=profile,
-                          learnings=learnings)
+             habits: tuple[tuple[int, str], ...] = ()) -> MemorySnapshot:
+    return MemorySnapshot(facts=facts, about_you_id=1 if profile else None, about_you=profile,
+                          habits=habits)
 
 
 def prompt(snap: MemorySnapshot, *, tools: bool = True, cap: int = 4800,
            max_tokens: int = 4096) -> str:
-    return build_system_prompt(snap, supports_tools=tools, profile_char_cap=cap,
+    return build_system_prompt(snap, supports_tools=tools, about_you_char_cap=cap,
                                max_tokens=max_tokens).text
 
 
@@ -50,17 +50,17 @@ def test_snapshot_reads_facts_in_category_order_the_newest_profile_and_active_le
             UserFact(key="workplace", value="La Défense", category="work"),
             UserFact(key="home_city", value="Lisbon", category="location"),
             UserFact(key="partner_name", value="Ana", category="personal"),
-            ProfileVersion(content="Old profile.", created_at=old),
-            ProfileVersion(content="Current profile.", created_at=old + timedelta(days=1)),
-            AgentLearning(rule="Answer in short paragraphs.", status="active"),
-            AgentLearning(rule="Use metric units.", status="candidate"),
+            AboutYouVersion(content="Old profile.", created_at=old),
+            AboutYouVersion(content="Current profile.", created_at=old + timedelta(days=1)),
+            Habit(rule="Answer in short paragraphs.", status="active"),
+            Habit(rule="Use metric units.", status="candidate"),
         ])
     with storage.read() as session:
         snap = read_snapshot(session)
     assert [f.key for f in snap.facts] == ["home_city", "partner_name", "favourite_colour",
                                            "workplace"]
-    assert snap.profile == "Current profile."
-    assert [rule for _, rule in snap.learnings] == ["Answer in short paragraphs."]
+    assert snap.about_you == "Current profile."
+    assert [rule for _, rule in snap.habits] == ["Answer in short paragraphs."]
 
 
 def test_facts_are_grouped_by_category_under_the_ground_truth_header() -> None:
@@ -89,24 +89,24 @@ def test_the_memory_instructions_give_the_information_priority_order() -> None:
 
 
 def test_the_profile_is_capped_with_a_notice_and_learnings_follow() -> None:
-    text = prompt(snapshot(profile="x" * 5000, learnings=((7, "Answer briefly."),)), cap=4800)
+    text = prompt(snapshot(profile="x" * 5000, habits=((7, "Answer briefly."),)), cap=4800)
     narrative = text[text.index("## Your memory of this user (narrative)"):]
     assert "x" * 4800 in narrative and "x" * 4801 not in narrative
-    assert PROFILE_TRUNCATED in narrative
-    assert text.index(PROFILE_TRUNCATED) < text.index("## What I have learned about working")
+    assert ABOUT_YOU_TRUNCATED in narrative
+    assert text.index(ABOUT_YOU_TRUNCATED) < text.index("## What I have learned about working")
     assert text.rstrip().endswith("- Answer briefly.")
     short = prompt(snapshot(profile="Likes hiking."), cap=4800)
-    assert "Likes hiking." in short and PROFILE_TRUNCATED not in short
+    assert "Likes hiking." in short and ABOUT_YOU_TRUNCATED not in short
 
 
 def test_the_prompt_is_a_pure_function_of_memory_and_changes_with_a_fact() -> None:
     facts = (FactLine(1, "home_city", "Lisbon", "location"),)
-    first = build_system_prompt(snapshot(facts), supports_tools=True, profile_char_cap=4800,
+    first = build_system_prompt(snapshot(facts), supports_tools=True, about_you_char_cap=4800,
                                 max_tokens=4096)
-    again = build_system_prompt(snapshot(facts), supports_tools=True, profile_char_cap=4800,
+    again = build_system_prompt(snapshot(facts), supports_tools=True, about_you_char_cap=4800,
                                 max_tokens=4096)
     moved = build_system_prompt(snapshot((FactLine(1, "home_city", "Porto", "location"),)),
-                                supports_tools=True, profile_char_cap=4800, max_tokens=4096)
+                                supports_tools=True, about_you_char_cap=4800, max_tokens=4096)
     assert first.text == again.text and first.sha256 == again.sha256
     assert moved.sha256 != first.sha256
 
@@ -120,7 +120,7 @@ def test_a_stored_value_cannot_start_a_new_prompt_section() -> None:
 def test_facts_beyond_half_the_window_are_counted_not_listed() -> None:
     facts = tuple(FactLine(i, f"fact_{i:04d}", "some value " * 3, "general")
                   for i in range(1000))
-    built = build_system_prompt(snapshot(facts), supports_tools=True, profile_char_cap=4800,
+    built = build_system_prompt(snapshot(facts), supports_tools=True, about_you_char_cap=4800,
                                 max_tokens=2048)
     assert built.tokens <= 2048
     shown = [item for item in built.items if item["type"] == "fact"]

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from core.conversation.system_prompt import build_system_prompt, read_snapshot
-from core.storage.orm import ScaffoldVersion, WorkingMemoryVersion
+from core.storage.orm import NotesAboutYouVersion, WorkingMemoryVersion
 
 
 def prompt_text(storage) -> str:
     with storage.read() as session:
         snapshot = read_snapshot(session)
-    return build_system_prompt(snapshot, supports_tools=True, profile_char_cap=4800,
+    return build_system_prompt(snapshot, supports_tools=True, about_you_char_cap=4800,
                                max_tokens=4000).text
 
 
@@ -17,7 +17,7 @@ def test_the_newest_working_memory_and_scaffold_are_in_the_prompt(storage) -> No
     assert "working memory" not in prompt_text(storage)
     with storage.write() as session:
         session.add(WorkingMemoryVersion(content="Preparing the Lisbon move."))
-        session.add(ScaffoldVersion(data={"Projects": {"move": "Lisbon"}, "Role": "nurse"}))
+        session.add(NotesAboutYouVersion(data={"Projects": {"move": "Lisbon"}, "Role": "nurse"}))
     with storage.write() as session:
         session.add(WorkingMemoryVersion(content="Settling into Lisbon; job starts Monday."))
     text = prompt_text(storage)
@@ -28,8 +28,8 @@ def test_the_newest_working_memory_and_scaffold_are_in_the_prompt(storage) -> No
 
 def test_the_scaffold_renders_the_same_bytes_whatever_its_key_order(storage) -> None:
     with storage.write() as session:
-        session.add(ScaffoldVersion(data={"b": 1, "a": {"y": 2, "x": 1}}))
+        session.add(NotesAboutYouVersion(data={"b": 1, "a": {"y": 2, "x": 1}}))
     first = prompt_text(storage)
     with storage.write() as session:
-        session.add(ScaffoldVersion(data={"a": {"x": 1, "y": 2}, "b": 1}))
+        session.add(NotesAboutYouVersion(data={"a": {"x": 1, "y": 2}, "b": 1}))
     assert prompt_text(storage) == first

@@ -89,22 +89,23 @@ def test_tags_are_whole_words_not_fragments() -> None:
 
 
 def test_read_later_items_are_kept_found_and_tidied(storage) -> None:
-    later = ReadLaterService(storage)
-    item = later.add(" https://example.org/sourdough ", title="Keeping a sourdough starter",
+    read_later = ReadLaterService(storage)
+    item = read_later.add(" https://example.org/sourdough ", title="Keeping a sourdough starter",
                      note="For the weekend", text=ARTICLE)
-    other = later.add("https://example.org/bikes", title="Fixing a bike chain")
+    other = read_later.add("https://example.org/bikes", title="Fixing a bike chain")
     assert item.url == "https://example.org/sourdough" and "starter" in item.tags
-    assert [i.id for i in later.list()] == [other.id, item.id]
-    assert [i.id for i in later.search("weekend")] == [item.id]      # the user's note
-    assert [i.id for i in later.search("fridge")] == [item.id]       # the pasted text
-    assert [i.id for i in later.search("chain bike")] == [other.id]
-    assert later.set_status(item.id, "read").status == "read"
-    assert [i.id for i in later.list("unread")] == [other.id]
-    assert later.set_status(item.id, "archived").status == "archived"
-    assert later.set_summary(item.id, "How to keep a starter.").summary
-    assert "chain" in later.edit(other.id, text="The chain of a bike, and the chain tool.").tags
-    assert later.delete(other.id).title == "Fixing a bike chain"
-    assert [i.id for i in later.list()] == [item.id]
+    assert [i.id for i in read_later.list()] == [other.id, item.id]
+    assert [i.id for i in read_later.search("weekend")] == [item.id]      # the user's note
+    assert [i.id for i in read_later.search("fridge")] == [item.id]       # the pasted text
+    assert [i.id for i in read_later.search("chain bike")] == [other.id]
+    assert read_later.set_status(item.id, "read").status == "read"
+    assert [i.id for i in read_later.list("unread")] == [other.id]
+    assert read_later.set_status(item.id, "archived").status == "archived"
+    assert read_later.set_summary(item.id, "How to keep a starter.").summary
+    edited = read_later.edit(other.id, text="The chain of a bike, and the chain tool.")
+    assert "chain" in edited.tags
+    assert read_later.delete(other.id).title == "Fixing a bike chain"
+    assert [i.id for i in read_later.list()] == [item.id]
 
 
 @pytest.mark.parametrize(("url", "extra", "message"), [
@@ -114,10 +115,10 @@ def test_read_later_items_are_kept_found_and_tidied(storage) -> None:
     ("https://example.org", {"text": "x" * (MAX_TEXT + 1)}, "more than the 1,000,000"),
 ])
 def test_a_bad_item_is_refused_whole(storage, url, extra, message) -> None:
-    later = ReadLaterService(storage)
+    read_later = ReadLaterService(storage)
     with pytest.raises(InvalidInputError, match=message):
-        later.add(url, **extra)
-    assert later.list() == []
+        read_later.add(url, **extra)
+    assert read_later.list() == []
 
 
 # --- the user's edits of notes -----------------------------------------------------------

@@ -25,7 +25,7 @@ from core.daily.delivery import (
 from core.daily.reminders import ReminderService
 from core.daily.scheduled_prompts import ScheduledPromptService
 from core.daily.tasks import TaskService
-from core.knowledge.intentions import IntentionService
+from core.knowledge.follow_ups import FollowUpService
 from core.operations import delivery as delivery_ops
 
 UTC = timezone.utc
@@ -36,7 +36,7 @@ def daily(storage) -> SimpleNamespace:
     """The services ``claim_due`` uses, on the test's database (what ``Hearth`` holds)."""
     return SimpleNamespace(reminders=ReminderService(storage), tasks=TaskService(storage),
                            alerts=AlertService(storage),
-                           intentions=IntentionService(storage, Settings()),
+                           follow_ups=FollowUpService(storage, Settings()),
                            scheduled_prompts=ScheduledPromptService(storage))
 
 
@@ -130,17 +130,17 @@ def test_a_task_alert_fires_once_per_cooldown_and_done_completes_the_task(daily)
 
 def test_follow_ups_are_delivered_and_answered(daily) -> None:
     moment = day(10)
-    intention, _new = daily.intentions.add("Call the plumber", follow_up_at=day(9))
+    follow_up, _new = daily.follow_ups.add("Call the plumber", follow_up_at=day(9))
     with at(moment):
         (notification,) = claim_due(daily, moment).notifications
         assert (notification.kind, notification.body) == (FOLLOW_UP, "Call the plumber")
         assert claim_due(daily, moment + timedelta(minutes=1)).empty
         assert delivery_ops.act(daily, notification, TOMORROW).value == (
             "Follow-up put off to tomorrow.")
-    assert daily.intentions.list("open")[0].follow_up_at == delivery.tomorrow_morning(moment)
+    assert daily.follow_ups.list("open")[0].follow_up_at == delivery.tomorrow_morning(moment)
     assert delivery_ops.act(daily, notification, delivery.DISMISS).value == (
         "Follow-up dismissed.")
-    assert daily.intentions.list("dismissed")[0].id == intention.id
+    assert daily.follow_ups.list("dismissed")[0].id == follow_up.id
 
 
 def test_an_answer_a_notification_does_not_offer_is_refused(daily) -> None:

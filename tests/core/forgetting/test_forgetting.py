@@ -26,7 +26,7 @@ from core.forgetting.service import FileCheck
 from core.llm import ToolCall
 from core.storage.orm import (
     Agent,
-    AgentLearning,
+    Habit,
     AgentWrite,
     AuditEntry,
     Base,
@@ -38,12 +38,12 @@ from core.storage.orm import (
     JournalEntry,
     Memory,
     PendingAction,
-    PendingIntention,
-    ProfileVersion,
+    FollowUp,
+    AboutYouVersion,
     ReadLaterItem,
     Reminder,
     Run,
-    ScaffoldVersion,
+    NotesAboutYouVersion,
     ScheduledPrompt,
     Task,
     UserFact,
@@ -116,11 +116,11 @@ def plant_everywhere(hearth: Hearth) -> dict[str, Any]:
                          source_metadata={"interaction_id": exchange.id, "note": EARLIER}),
             ContextEvent(event_type="fact", content=f"{KEY}: {VALUE}",
                          source_metadata={"fact_key": KEY, "previous_value": EARLIER}),
-            ProfileVersion(content=f"Travels often; passport {VALUE}."),
+            AboutYouVersion(content=f"Travels often; passport {VALUE}."),
             WorkingMemoryVersion(content=f"Waiting for passport {EARLIER} to be replaced."),
-            ScaffoldVersion(data={"documents": {"passport": VALUE, EARLIER: "old"}}),
-            AgentLearning(rule=f"Never read {VALUE} aloud."),
-            PendingIntention(text=f"Photocopy passport {VALUE}", context=EARLIER),
+            NotesAboutYouVersion(data={"documents": {"passport": VALUE, EARLIER: "old"}}),
+            Habit(rule=f"Never read {VALUE} aloud."),
+            FollowUp(text=f"Photocopy passport {VALUE}", context=EARLIER),
             AuditEntry(action="tool.record_observation", arguments={"content": VALUE},
                        result_summary=f"recorded {VALUE}"),
             ContextLog(interaction_id=exchange.id, session_id="chat-1", system_prompt_sha256="0",
@@ -363,13 +363,13 @@ def test_a_forget_that_fails_changes_nothing(hearth: Hearth, monkeypatch) -> Non
 def test_rules_that_differ_only_by_the_value_become_one(hearth: Hearth) -> None:
     hearth.facts.remember(KEY, VALUE)
     with hearth.storage.write() as session:
-        session.add_all([AgentLearning(rule=f"Never read {VALUE} aloud."),
-                         AgentLearning(rule=f"Never read {VALUE.upper()} aloud."),
-                         AgentLearning(rule="Answer briefly.")])
+        session.add_all([Habit(rule=f"Never read {VALUE} aloud."),
+                         Habit(rule=f"Never read {VALUE.upper()} aloud."),
+                         Habit(rule="Answer briefly.")])
 
     hearth.forgetting.forget(KEY)
 
-    assert sorted(r.rule for r in rows(hearth, AgentLearning)) == [
+    assert sorted(r.rule for r in rows(hearth, Habit)) == [
         "Answer briefly.", f"Never read {PLACEHOLDER} aloud."]
 
 

@@ -1,4 +1,4 @@
-"""Profile versions, intentions with rationed follow-ups, learnings the user controls, and
+"""Profile versions, follow_ups with rationed follow-ups, habits the user controls, and
 the commands that show them. Real database; the CLI runs through Typer's runner."""
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from typer.testing import CliRunner
 from cli import reflection_cmd
 from core.config import Settings
 from core.errors import InvalidInputError, NotFoundError
-from core.knowledge.intentions import IntentionService
-from core.knowledge.learnings import LearningService, normalise_rule
-from core.knowledge.profile import MAX_PROFILE_WORDS, ProfileService, cap_words, sections_present
-from core.storage.orm import AgentLearning, AuditEntry
+from core.knowledge.follow_ups import FollowUpService
+from core.knowledge.habits import HabitService, normalise_rule
+from core.knowledge.about_you import (
+    MAX_ABOUT_YOU_WORDS, AboutYouService, cap_words, sections_present)
+from core.storage.orm import Habit, AuditEntry
 
 NOW = datetime(2026, 3, 10, 9, 0, tzinfo=timezone.utc)
 
@@ -33,24 +34,24 @@ def audit(storage, prefix: str) -> list[AuditEntry]:
 
 
 def test_profile_versions_are_kept_compared_and_restored(storage) -> None:
-    profiles = ProfileService(storage)
+    profiles = AboutYouService(storage)
     assert profiles.current() is None and profiles.versions() == []
     first = profiles.save("## Personal\nLikes tea.\n", "reflection")
     assert profiles.save("## Personal\nLikes tea.", "user").id == first.id  # unchanged
     second = profiles.save("## Personal\nLikes coffee.", "user")
     assert profiles.diff(first.id, second.id) == (
-        f"--- profile v{first.id}\n+++ profile v{second.id}\n@@ -1,2 +1,2 @@\n"
+        f"--- About you v{first.id}\n+++ About you v{second.id}\n@@ -1,2 +1,2 @@\n"
         " ## Personal\n-Likes tea.\n+Likes coffee.\n")
     assert profiles.diff(second.id, second.id) == ""
     restored = profiles.restore(first.id)
     assert (restored.source, restored.content) == ("restore", "## Personal\nLikes tea.")
     assert [v.id for v in profiles.versions()] == [restored.id, second.id, first.id]
     assert [v.words for v in profiles.versions()] == [2, 2, 2]
-    assert [e.actor for e in audit(storage, "profile.")] == ["reflection", "user", "restore"]
+    assert [e.actor for e in audit(storage, "about_you.")] == ["reflection", "user", "restore"]
 
 
 def test_profile_refuses_empty_text_and_unknown_versions(storage) -> None:
-    profiles = ProfileService(storage)
+    profiles = AboutYouService(storage)
     with pytest.raises(InvalidInputError):
         profiles.save("   \n", "user")
     with pytest.raises(NotFoundError):
@@ -69,72 +70,72 @@ def test_cap_words_cuts_each_section_by_its_share() -> None:
     assert lines[0] == "## Personal"  # the intro's budget is 0 words
     assert lines[1] == " ".join(["a"] * 59) + "…"
     assert lines[3] == "- " + " ".join(["b"] * 28) + "…"
-    assert cap_words("## Notes\nshort", limit=MAX_PROFILE_WORDS) == ("## Notes\nshort", False)
+    assert cap_words("## Notes\nshort", limit=MAX_ABOUT_YOU_WORDS) == ("## Notes\nshort", False)
 
 
-# --- intentions ---------------------------------------------------------------------------
+# --- follow_ups ---------------------------------------------------------------------------
 
 
 @pytest.fixture
-def intentions(storage) -> IntentionService:
-    return IntentionService(storage, Settings(intention_followups_per_day=2))
+def follow_ups(storage) -> FollowUpService:
+    return FollowUpService(storage, Settings(follow_ups_per_day=2))
 
 
-def test_intentions_are_deduplicated_while_open(intentions) -> None:
-    first, created = intentions.add("Call  the dentist", follow_up_at=NOW)
-    twin, again = intentions.add("call the dentist")
+def test_intentions_are_deduplicated_while_open(follow_ups) -> None:
+    first, created = follow_ups.add("Call  the dentist", follow_up_at=NOW)
+    twin, again = follow_ups.add("call the dentist")
     assert created and not again and twin.id == first.id
-    intentions.resolve(first.id)
-    _, reopened = intentions.add("call the dentist")
+    follow_ups.resolve(first.id)
+    _, reopened = follow_ups.add("call the dentist")
     assert reopened
     with pytest.raises(InvalidInputError):
-        intentions.add("   ")
+        follow_ups.add("   ")
 
 
-def test_follow_ups_are_rationed_per_day_and_not_repeated(intentions, storage) -> None:
-    ids = [intentions.add(f"task {i}", follow_up_at=NOW - timedelta(hours=i))[0].id
+def test_follow_ups_are_rationed_per_day_and_not_repeated(follow_ups, storage) -> None:
+    ids = [follow_ups.add(f"task {i}", follow_up_at=NOW - timedelta(hours=i))[0].id
            for i in range(4)]
-    intentions.add("not yet", follow_up_at=NOW + timedelta(days=2))
-    intentions.add("no date")
-    assert [i.text for i in intentions.due(NOW)] == ["task 3", "task 2", "task 1", "task 0"]
+    follow_ups.add("not yet", follow_up_at=NOW + timedelta(days=2))
+    follow_ups.add("no date")
+    assert [i.text for i in follow_ups.due(NOW)] == ["task 3", "task 2", "task 1", "task 0"]
 
-    first = intentions.follow_ups(NOW)
+    first = follow_ups.to_deliver(NOW)
     assert [i.text for i in first] == ["task 3", "task 2"]
     assert all(i.last_followed_up_at == NOW for i in first)
-    assert intentions.follow_ups(NOW + timedelta(hours=1)) == []  # the day's quota is used
+    assert follow_ups.to_deliver(NOW + timedelta(hours=1)) == []  # the day's quota is used
 
     next_day = NOW + timedelta(days=1)
-    assert [i.text for i in intentions.follow_ups(next_day)] == ["task 3", "task 2"]
-    intentions.resolve(ids[3])
-    intentions.dismiss(ids[2])
-    intentions.snooze(ids[1], next_day + timedelta(days=5))
+    assert [i.text for i in follow_ups.to_deliver(next_day)] == ["task 3", "task 2"]
+    follow_ups.resolve(ids[3])
+    follow_ups.dismiss(ids[2])
+    follow_ups.snooze(ids[1], next_day + timedelta(days=5))
     day_after = NOW + timedelta(days=2, hours=1)
-    assert [i.text for i in intentions.follow_ups(day_after)] == ["task 0", "not yet"]
-    assert {i.text: i.status for i in intentions.list()} == {
+    assert [i.text for i in follow_ups.to_deliver(day_after)] == ["task 0", "not yet"]
+    assert {i.text: i.status for i in follow_ups.list()} == {
         "task 0": "open", "task 1": "open", "task 2": "dismissed", "task 3": "resolved",
         "not yet": "open", "no date": "open"}
-    assert [e.action for e in audit(storage, "intention.")] == [
-        "intention.resolve", "intention.dismiss", "intention.snooze"]
+    assert [e.action for e in audit(storage, "follow_up.")] == [
+        "follow_up.resolve", "follow_up.dismiss", "follow_up.snooze"]
 
 
-def test_closed_intentions_cannot_be_answered_again(intentions) -> None:
-    item, _ = intentions.add("water the plants")
-    intentions.dismiss(item.id)
+def test_closed_intentions_cannot_be_answered_again(follow_ups) -> None:
+    item, _ = follow_ups.add("water the plants")
+    follow_ups.dismiss(item.id)
     with pytest.raises(InvalidInputError, match="already dismissed"):
-        intentions.snooze(item.id, NOW)
+        follow_ups.snooze(item.id, NOW)
     with pytest.raises(NotFoundError):
-        intentions.resolve(404)
+        follow_ups.resolve(404)
     with pytest.raises(InvalidInputError):
-        intentions.list("sleeping")
+        follow_ups.list("sleeping")
 
 
 def test_no_follow_ups_when_the_setting_is_zero(storage) -> None:
-    service = IntentionService(storage, Settings(intention_followups_per_day=0))
+    service = FollowUpService(storage, Settings(follow_ups_per_day=0))
     service.add("task", follow_up_at=NOW - timedelta(days=1))
-    assert service.follow_ups(NOW) == []
+    assert service.to_deliver(NOW) == []
 
 
-# --- learnings ----------------------------------------------------------------------------
+# --- habits ----------------------------------------------------------------------------
 
 
 def test_rules_are_normalised_and_bounded() -> None:
@@ -146,25 +147,25 @@ def test_rules_are_normalised_and_bounded() -> None:
 
 
 def test_the_user_promotes_demotes_and_deletes_learnings(storage) -> None:
-    learnings = LearningService(storage)
+    habits = HabitService(storage)
     day1, day2 = NOW, NOW + timedelta(days=1)
-    rule = learnings.observe("Be brief", "Style Notes", run_started_at=day1, now=day1).learning
+    rule = habits.observe("Be brief", "Style Notes", run_started_at=day1, now=day1).habit
     assert (rule.category, rule.status) == ("style_notes", "candidate")
-    assert learnings.promote(rule.id).status == "active"
-    assert [item.id for item in learnings.active()] == [rule.id]
-    demoted = learnings.demote(rule.id)
+    assert habits.promote(rule.id).status == "active"
+    assert [item.id for item in habits.active()] == [rule.id]
+    demoted = habits.demote(rule.id)
     assert (demoted.status, demoted.recurrence_count) == ("candidate", 1)
-    assert learnings.observe("be brief", run_started_at=day2, now=day2).action == "promoted"
-    learnings.delete(rule.id)
+    assert habits.observe("be brief", run_started_at=day2, now=day2).action == "promoted"
+    habits.delete(rule.id)
     with storage.read() as session:
-        assert session.scalars(select(AgentLearning)).all() == []
-    entries = audit(storage, "learning.")
-    assert [e.action for e in entries] == ["learning.promote", "learning.demote",
-                                           "learning.delete"]
+        assert session.scalars(select(Habit)).all() == []
+    entries = audit(storage, "habit.")
+    assert [e.action for e in entries] == ["habit.promote", "habit.demote",
+                                           "habit.delete"]
     assert entries[-1].arguments == {"id": rule.id, "category": "style_notes"}
     assert "brief" not in json.dumps([e.arguments for e in entries]) + entries[-1].result_summary
     with pytest.raises(NotFoundError):
-        learnings.delete(rule.id)
+        habits.delete(rule.id)
 
 
 # --- the commands -------------------------------------------------------------------------
@@ -176,8 +177,8 @@ def cli(isolated_home: Path, embedder, monkeypatch: pytest.MonkeyPatch):
     this test's ``HEARTH_HOME``."""
     monkeypatch.setattr("core.app.OnnxEmbedder", lambda *args, **kwargs: embedder)
     app = typer.Typer()
-    for command in (reflection_cmd.reflect, reflection_cmd.intentions, reflection_cmd.learnings,
-                    reflection_cmd.profile):
+    for command in (reflection_cmd.reflect, reflection_cmd.follow_ups, reflection_cmd.habits,
+                    reflection_cmd.about_you):
         app.command()(command)
 
     def invoke(*args: str) -> tuple[int, str]:
@@ -189,31 +190,31 @@ def cli(isolated_home: Path, embedder, monkeypatch: pytest.MonkeyPatch):
 def test_the_commands_list_and_change_things(cli, embedder) -> None:
     from core.app import Hearth
     with Hearth.open(embedder=embedder) as hearth:
-        item, _ = IntentionService(hearth.storage, hearth.settings).add("call mum")
-        rule = LearningService(hearth.storage).observe(
-            "be brief", run_started_at=NOW, now=NOW).learning
-        profiles = ProfileService(hearth.storage)
+        item, _ = FollowUpService(hearth.storage, hearth.settings).add("call mum")
+        rule = HabitService(hearth.storage).observe(
+            "be brief", run_started_at=NOW, now=NOW).habit
+        profiles = AboutYouService(hearth.storage)
         old = profiles.save("## Personal\nLikes tea.", "reflection")
         new = profiles.save("## Personal\nLikes coffee.", "user")
 
-    code, out = cli("intentions", "--snooze", str(item.id), "--days", "2", "--json")
+    code, out = cli("follow-ups", "--snooze", str(item.id), "--days", "2", "--json")
     assert code == 0 and json.loads(out)[0]["status"] == "open"
-    code, out = cli("intentions", "--resolve", str(item.id), "--json")
+    code, out = cli("follow-ups", "--resolve", str(item.id), "--json")
     assert json.loads(out)[0]["status"] == "resolved"
-    code, out = cli("intentions", "--resolve", "1", "--dismiss", "1")
+    code, out = cli("follow-ups", "--resolve", "1", "--dismiss", "1")
     assert code != 0
 
-    code, out = cli("learnings", "--promote", str(rule.id), "--json")
+    code, out = cli("habits", "--promote", str(rule.id), "--json")
     assert json.loads(out)[0]["status"] == "active"
-    code, out = cli("learnings", "--delete", str(rule.id), "--json")
+    code, out = cli("habits", "--delete", str(rule.id), "--json")
     assert json.loads(out) == {"deleted": rule.id}
-    assert json.loads(cli("learnings", "--json")[1]) == []
+    assert json.loads(cli("habits", "--json")[1]) == []
 
-    code, out = cli("profile", "--diff", str(old.id), str(new.id), "--json")
+    code, out = cli("about-you", "--diff", str(old.id), str(new.id), "--json")
     assert "+Likes coffee." in json.loads(out)["diff"]
-    code, out = cli("profile", "--restore", str(old.id), "--json")
+    code, out = cli("about-you", "--restore", str(old.id), "--json")
     assert json.loads(out)["content"] == "## Personal\nLikes tea."
-    code, out = cli("profile", "--history", "--json")
+    code, out = cli("about-you", "--history", "--json")
     assert [v["source"] for v in json.loads(out)] == ["restore", "user", "reflection"]
 
 

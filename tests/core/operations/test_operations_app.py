@@ -152,8 +152,8 @@ def test_a_dream_is_reviewed_and_undone_through_its_operations(hearth: Hearth) -
     outcome = consolidation.dream(hearth, dreaming_model(),
                                   progress=lambda *step: seen.append(step))
     assert outcome.kind == consolidation.DREAM and not outcome.cancelled and is_frozen(outcome)
-    assert touched(heard, Domain.MEMORIES, Domain.PROFILE, Domain.RUNS)
-    assert "marathon" in outcome.profile_diff  # the dream's reflection rewrote a section
+    assert touched(heard, Domain.MEMORIES, Domain.ABOUT_YOU, Domain.RUNS)
+    assert "marathon" in outcome.about_you_diff  # the dream's reflection rewrote a section
     assert seen and all(total > 0 for _done, total, _label in seen)
 
     [away] = consolidation.unreviewed(hearth)
@@ -183,7 +183,7 @@ def test_a_reflection_by_its_operation_reports_the_profile_it_changed(hearth: He
     prepare(hearth)
     outcome = consolidation.reflect(hearth, ScriptedLLM([REFLECTION]))
     assert outcome.kind == consolidation.REFLECT
-    assert "+Wants to run the Porto marathon in May." in outcome.profile_diff
+    assert "+Wants to run the Porto marathon in May." in outcome.about_you_diff
 
 
 def test_the_event_queue_and_its_retry(hearth: Hearth) -> None:

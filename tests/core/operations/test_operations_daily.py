@@ -9,7 +9,7 @@ from datetime import date, timedelta
 import pytest
 
 from core import clock
-from core.operations import journal, later, notes, pending, reminders, tasks
+from core.operations import journal, notes, pending, read_later, reminders, tasks
 from core.operations.changes import Changes, Domain
 
 
@@ -46,11 +46,11 @@ def test_note_journal_and_later_operations(hearth) -> None:
     assert journal.edit(hearth, entry.id, title="Sunday").value.title == "Sunday"
     assert journal.delete(hearth, entry.id).changes == Changes.of(Domain.JOURNAL)
 
-    item = later.add(hearth, "https://example.org/a", title="Sourdough starter guide").value
+    item = read_later.add(hearth, "https://example.org/a", title="Sourdough starter guide").value
     assert item.tags == ("sourdough", "starter", "guide")
-    assert later.mark(hearth, item.id, "read").value.status == "read"
-    assert later.list_items(hearth, "unread") == () and later.search(hearth, "guide")
-    assert later.delete(hearth, item.id).changes == Changes.of(Domain.READ_LATER)
+    assert read_later.mark(hearth, item.id, "read").value.status == "read"
+    assert read_later.list_items(hearth, "unread") == () and read_later.search(hearth, "guide")
+    assert read_later.delete(hearth, item.id).changes == Changes.of(Domain.READ_LATER)
 
 
 def test_a_confirm_names_the_domain_it_changed(hearth) -> None:

@@ -15,7 +15,8 @@ import pytest
 
 from core.app import Hearth
 from core.errors import InvalidInputError, NotFoundError
-from core.operations import deleted, facts, follow_ups, habits, memories, profile
+from core.operations import (
+    about_you, deleted, facts, follow_ups, habits, memories, notes_about_you)
 from core.operations.changes import NOTHING, Changes, Domain
 from core.operations.done import Done
 from core.operations.memories import MemoryFilter, Validity
@@ -136,7 +137,7 @@ def test_invalidate_restore_pin_and_delete_move_memories(hearth: Hearth, three: 
     done = memories.delete(hearth, [work])
     assert_plain(done.value)
     assert done.value.item.count == 1 and done.changes.touches(Domain.MEMORIES)
-    assert not done.changes.touches(Domain.FACTS, Domain.PROFILE)
+    assert not done.changes.touches(Domain.FACTS, Domain.ABOUT_YOU)
     with pytest.raises(NotFoundError):
         memories.read_memory(hearth, work)
     back = deleted.restore(hearth, done.value.item.id)
@@ -173,43 +174,44 @@ def test_stats_are_plain_data(hearth: Hearth, three: list[int]) -> None:
 
 
 def test_profile_versions_saves_and_restores(hearth: Hearth) -> None:
-    assert profile.current_profile(hearth) is None
-    first = profile.save_profile(hearth, "# Personal\nLives in Lisbon.")
-    assert first.changes == Changes.of(Domain.PROFILE)
+    assert about_you.current_about_you(hearth) is None
+    first = about_you.save_about_you(hearth, "# Personal\nLives in Lisbon.")
+    assert first.changes == Changes.of(Domain.ABOUT_YOU)
     assert_plain(first.value)
     frozen(first.value)
-    assert profile.save_profile(hearth, "# Personal\nLives in Lisbon.").changes == NOTHING
+    assert about_you.save_about_you(hearth, "# Personal\nLives in Lisbon.").changes == NOTHING
 
-    second = profile.save_profile(hearth, "# Personal\nLives in Porto.")
-    versions = profile.profile_versions(hearth)
+    second = about_you.save_about_you(hearth, "# Personal\nLives in Porto.")
+    versions = about_you.about_you_versions(hearth)
     assert [v.id for v in versions] == [second.value.id, first.value.id]
     assert_plain(versions)
-    assert "+Lives in Porto." in profile.profile_diff(hearth, first.value.id, second.value.id)
-    assert profile.profile_version(hearth, first.value.id).content.endswith("Lisbon.")
+    assert "+Lives in Porto." in about_you.about_you_diff(hearth, first.value.id, second.value.id)
+    assert about_you.about_you_version(hearth, first.value.id).content.endswith("Lisbon.")
 
-    restored = profile.restore_profile(hearth, first.value.id)
-    assert restored.changes == Changes.of(Domain.PROFILE)
+    restored = about_you.restore_about_you(hearth, first.value.id)
+    assert restored.changes == Changes.of(Domain.ABOUT_YOU)
     assert (restored.value.source, restored.value.content) == ("restore", first.value.content)
-    assert profile.current_profile(hearth) == restored.value
+    assert about_you.current_about_you(hearth) == restored.value
 
 
 def test_scaffold_saves_as_the_user_and_a_same_save_moves_nothing(hearth: Hearth) -> None:
-    assert profile.current_scaffold(hearth) is None
-    saved = profile.save_scaffold(hearth, {"Family": {"sister": "Ana"}})
-    assert saved.changes == Changes.of(Domain.PROFILE) and saved.value.source == "user"
+    assert notes_about_you.current_notes_about_you(hearth) is None
+    saved = notes_about_you.save_notes_about_you(hearth, {"Family": {"sister": "Ana"}})
+    assert saved.changes == Changes.of(Domain.ABOUT_YOU) and saved.value.source == "user"
     assert_plain(saved.value)
-    assert profile.save_scaffold(hearth, {"Family": {"sister": "Ana"}}).changes == NOTHING
-    assert profile.current_scaffold(hearth) == saved.value
+    same = notes_about_you.save_notes_about_you(hearth, {"Family": {"sister": "Ana"}})
+    assert same.changes == NOTHING
+    assert notes_about_you.current_notes_about_you(hearth) == saved.value
     with pytest.raises(InvalidInputError):
-        profile.save_scaffold(hearth, {" ": 1})
-    assert profile.current_scaffold(hearth) == saved.value
+        notes_about_you.save_notes_about_you(hearth, {" ": 1})
+    assert notes_about_you.current_notes_about_you(hearth) == saved.value
 
 
 # --- habits and follow-ups --------------------------------------------------------------------
 
 
 def test_habits_promote_demote_delete(hearth: Hearth) -> None:
-    hearth.learnings.observe("Keep answers short", run_started_at=datetime.now(UTC))
+    hearth.habits.observe("Keep answers short", run_started_at=datetime.now(UTC))
     (habit,) = habits.list_habits(hearth)
     assert_plain(habit)
     assert habit.status == "candidate"
@@ -223,8 +225,8 @@ def test_habits_promote_demote_delete(hearth: Hearth) -> None:
 
 
 def test_follow_ups_snooze_resolve_dismiss(hearth: Hearth) -> None:
-    dentist, _ = hearth.intentions.add("call the dentist")
-    plants, _ = hearth.intentions.add("water the plants")
+    dentist, _ = hearth.follow_ups.add("call the dentist")
+    plants, _ = hearth.follow_ups.add("water the plants")
     listed = follow_ups.list_follow_ups(hearth, "open")
     assert {item.id for item in listed} == {dentist.id, plants.id}
     assert_plain(listed)

@@ -76,9 +76,9 @@ def test_today_sorts_everything_into_its_section(hearth) -> None:
     tasks.complete(hearth, ticked.id)
     soon = reminders.add(hearth, "soon", now + timedelta(hours=2)).value
     reminders.add(hearth, "far", now + timedelta(hours=30))
-    due_follow_up, _new = hearth.intentions.add("call the dentist", context="",
+    due_follow_up, _new = hearth.follow_ups.add("call the dentist", context="",
                                           follow_up_at=now - timedelta(minutes=5))
-    hearth.intentions.add("later", context="", follow_up_at=now + timedelta(days=3))
+    hearth.follow_ups.add("later", context="", follow_up_at=now + timedelta(days=3))
 
     shown = today.load(hearth)
     assert shown.day == day

@@ -32,9 +32,9 @@ from core.storage.sqlite.engine import dbapi_module, open_engine
 from core.storage.sqlite.ownership import FIRST_SCHEMA, MADE_ELSEWHERE, VERSION_TABLE, hearth_tables
 
 EVERY_TIER = {
-    "interactions", "chat_sessions", "user_facts", "fact_history", "profile_versions",
-    "scaffold_versions", "working_memory_versions", "notes", "memories", "memory_edges",
-    "context_events", "agent_learnings", "pending_intentions", "audit_log", "runs",
+    "interactions", "chat_sessions", "user_facts", "fact_history", "about_you_versions",
+    "notes_about_you_versions", "working_memory_versions", "notes", "memories", "memory_edges",
+    "context_events", "habits", "follow_ups", "audit_log", "runs",
     "context_logs",
 }
 

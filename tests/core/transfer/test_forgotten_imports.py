@@ -15,6 +15,7 @@ from core.home.paths import HearthPaths
 from core.forgetting.imported import key_hash
 from core.forgetting.service import ForgetService
 from core.knowledge.memories import MemoryService
+from core.storage import former_names
 from core.storage.orm import (
     AuditEntry,
     ChatSession,
@@ -233,6 +234,11 @@ def test_backups_rewritten_without_a_deleted_turn_record_it_too_older_ones_inclu
         copy.execute("DROP TABLE change_log")  # migration 0021
         for column in ("scope", "hidden_categories", "asked_at", "answered_at"):  # 0022
             copy.execute(f"ALTER TABLE agents DROP COLUMN {column}")
+        for old, new in former_names.TABLES.items():  # 0023
+            copy.execute(f"ALTER TABLE {new} RENAME TO {old}")
+        copy.execute("DROP INDEX ix_follow_ups_follow_up_at")
+        copy.execute("CREATE INDEX ix_pending_intentions_follow_up_at "
+                     "ON pending_intentions (follow_up_at)")
         copy.execute("UPDATE alembic_version SET version_num = '0015'")
 
     deleted = hearth.forgetting.delete_memories([memory_id])

@@ -143,7 +143,7 @@ def test_fix_or_forget_is_grey_and_says_why_for_a_chat_summary(qtbot) -> None:
 def test_about_you_is_listed_without_its_markdown_marks(qtbot) -> None:
     panel = WhyPanel()
     qtbot.addWidget(panel)
-    panel.show_items([UsedItem("profile", 1, "## Personal\nMaya is a designer.", None, 9,
+    panel.show_items([UsedItem("about_you", 1, "## Personal\nMaya is a designer.", None, 9,
                                "About you, v2")])
     line = panel.model.item(0).child(0)
     assert line.text() == "Personal Maya is a designer."

@@ -14,7 +14,7 @@ from PySide6.QtGui import QDropEvent
 
 from core import clock
 from core.daily import when
-from core.operations import journal, later, notes, reminders, tasks
+from core.operations import journal, notes, read_later, reminders, tasks
 from core.operations.quick_add import day_words
 from desktop.context import AppContext
 from desktop.daily.journal import JournalPage
@@ -365,7 +365,7 @@ def test_read_later_add_with_tags_mark_read_and_filter(qtbot, ctx) -> None:
     page.editor.text.setPlainText("Strength training for the hips helps runners' knees.")
     page.editor.save.click()
     settle(qtbot, ctx)
-    [item] = later.list_items(ctx.hearth)
+    [item] = read_later.list_items(ctx.hearth)
     assert item.note == "for the physio" and "knee" in item.tags
     assert page.model.rowCount() == 1
     assert "knee" in page.editor.tags.text()
@@ -374,7 +374,7 @@ def test_read_later_add_with_tags_mark_read_and_filter(qtbot, ctx) -> None:
     page.select(item.id)
     page.read_button.click()
     settle(qtbot, ctx)
-    assert later.list_items(ctx.hearth)[0].status == "read"
+    assert read_later.list_items(ctx.hearth)[0].status == "read"
     assert page.model.rowCount() == 0  # the filter shows unread ones
     page.filter.setCurrentIndex(1)  # Read
     settle(qtbot, ctx)

@@ -62,7 +62,7 @@ def test_the_next_start_shows_what_the_dream_changed_once_and_undo_works(
     (view,) = away.views
     assert merge in view.texts()
     assert "Set aside 1 new note as not worth keeping, such as “Hello there!”" in view.texts()
-    assert "Your profile's Goals & Values section changed" in view.texts()
+    assert "Changed the Goals & Values section of About you" in view.texts()
 
     merge_row = row(view, "Combined 3 memories")
     merge_row.undo_button.click()
@@ -86,7 +86,7 @@ def test_undo_the_whole_night_from_the_away_dialog(qtbot, dreamt, monkeypatch) -
     assert view.result.text() == "Undid 3 changes."
     assert ctx.hearth.memories.get(ids["greeting"]).is_valid
     assert all(ctx.hearth.memories.get(i).tier == "recall" for i in ids["marathon"])
-    assert "piano" in ctx.hearth.profile.current().content
+    assert "piano" in ctx.hearth.about_you.current().content
     assert not view.undo_all_button.isEnabled()
 
 

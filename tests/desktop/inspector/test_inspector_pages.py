@@ -1,4 +1,4 @@
-"""The inspector views Facts, Profile, Scaffold, Learnings and Intentions, driven like a user
+"""The inspector views Facts, Profile, Scaffold, Habits and Follow-ups, driven like a user
 drives them (edits through the models' edit path, buttons, dialogs), checked against core:
 what the view saved is what the database, recall and the next system prompt say."""
 
@@ -13,9 +13,9 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QComboBox, QDialog, QLineEdit
 
 from core.conversation.system_prompt import build_system_prompt, read_snapshot
-from core.knowledge.learnings import LearningService
+from core.knowledge.habits import HabitService
 from core.recall import RecallQuery
-from core.knowledge.scaffold import current_version, save_scaffold
+from core.knowledge.notes_about_you import current_version, save_notes_about_you
 from core.operations.changes import Changes, Domain
 from core.storage.port import IndexedKind
 from desktop.context import AppContext
@@ -23,11 +23,11 @@ from desktop import confirm
 from desktop.inspector.base import InspectorPage
 from desktop.inspector.fact_dialog import FactDialog
 from desktop.inspector.facts import FactsPage
-from desktop.inspector.intentions import IntentionsPage
+from desktop.inspector.follow_ups import FollowUpsPage
 from desktop.inspector.json_tree import KEY, TYPE, VALUE
-from desktop.inspector.learnings import LearningsPage
-from desktop.inspector.profile import ProfilePage
-from desktop.inspector.scaffold import ScaffoldPage
+from desktop.inspector.habits import HabitsPage
+from desktop.inspector.about_you import AboutYouPage
+from desktop.inspector.notes_about_you import NotesAboutYouPage
 from support.qt_waits import settle, wait_idle
 
 P = TypeVar("P", bound=InspectorPage)
@@ -76,7 +76,7 @@ def system_prompt_text(ctx: AppContext) -> str:
     """The system prompt the next turn would send (it is rebuilt from memory each turn)."""
     with ctx.hearth.storage.read() as session:
         snapshot = read_snapshot(session)
-    return build_system_prompt(snapshot, supports_tools=True, profile_char_cap=4000,
+    return build_system_prompt(snapshot, supports_tools=True, about_you_char_cap=4000,
                                max_tokens=4000).text
 
 
@@ -327,8 +327,8 @@ def test_the_selected_fact_shows_its_earlier_values(qtbot, ctx) -> None:
 
 def test_profile_edit_makes_a_version_shows_the_diff_and_restores(
         qtbot, ctx, answers) -> None:
-    first = ctx.hearth.profile.save("# Personal\nLives in Lisbon.", "reflection")
-    page = open_page(qtbot, ctx, ProfilePage)
+    first = ctx.hearth.about_you.save("# Personal\nLives in Lisbon.", "reflection")
+    page = open_page(qtbot, ctx, AboutYouPage)
     qtbot.waitUntil(lambda: "Lisbon" in page.viewer.toPlainText())
     assert page.viewer.document().toMarkdown().startswith("# Personal")  # rendered
 
@@ -337,7 +337,7 @@ def test_profile_edit_makes_a_version_shows_the_diff_and_restores(
     page.editor.setPlainText("# Personal\nLives in Porto.")
     page.save_edit()
     settle(qtbot, ctx)
-    current = ctx.hearth.profile.current()
+    current = ctx.hearth.about_you.current()
     assert current.id != first.id and current.source == "user"
     assert "Porto" in current.content and page.stack.currentIndex() == 0
     assert page.versions.rowCount() == 2
@@ -361,30 +361,30 @@ def test_profile_edit_makes_a_version_shows_the_diff_and_restores(
     qtbot.waitUntil(lambda: page.restore_button.isEnabled())
     page.restore_selected()
     settle(qtbot, ctx)
-    restored = ctx.hearth.profile.current()
+    restored = ctx.hearth.about_you.current()
     assert restored.source == "restore" and restored.content == first.content
     assert answers and f"v{first.id}" in answers[0]
     assert page.versions.rowCount() == 3
 
 
 def test_two_selected_versions_are_compared(qtbot, ctx) -> None:
-    profile = ctx.hearth.profile
+    profile = ctx.hearth.about_you
     one = profile.save("# Notes\nalpha", "reflection")
     profile.save("# Notes\nbeta", "reflection")
     three = profile.save("# Notes\ngamma", "reflection")
-    page = open_page(qtbot, ctx, ProfilePage)
+    page = open_page(qtbot, ctx, AboutYouPage)
     page.select_versions([one.id, three.id])
     qtbot.waitUntil(lambda: "alpha" in page.changes.toPlainText())
     assert [(p.change, p.text) for p in page.changes.paragraphs] == [
         ("same", "# Notes"), ("removed", "alpha"), ("added", "gamma")]
     text = page.diff.toPlainText()
     assert "+gamma" in text and "beta" not in text
-    assert f"profile v{one.id}" in text and f"profile v{three.id}" in text
+    assert f"About you v{one.id}" in text and f"About you v{three.id}" in text
 
 
 def test_an_empty_profile_says_how_one_comes_about_whole(qtbot, ctx) -> None:
     """The text used to be a text box's placeholder, cut off at the box's edge."""
-    page = open_page(qtbot, ctx, ProfilePage)
+    page = open_page(qtbot, ctx, AboutYouPage)
     assert page.empty.isVisible() and not page.tabs.isVisible()
     assert "Reflect now" in page.empty.text() and page.empty.wordWrap()
     assert page.empty.height() >= page.empty.heightForWidth(page.empty.width())
@@ -400,9 +400,9 @@ def test_an_empty_profile_says_how_one_comes_about_whole(qtbot, ctx) -> None:
 
 def test_scaffold_edits_are_saved_as_a_new_user_version(qtbot, ctx, answers) -> None:
     storage = ctx.hearth.storage
-    first = save_scaffold(storage, {"Running": {"weekly_km": 25, "goal": "10k"},
+    first = save_notes_about_you(storage, {"Running": {"weekly_km": 25, "goal": "10k"},
                                     "Projects": ["shed", "guitar"]}, "processor")
-    page = open_page(qtbot, ctx, ScaffoldPage)
+    page = open_page(qtbot, ctx, NotesAboutYouPage)
     model = page.model
     running = model.index(0, 0)
     assert model.index(0, 0, running).data() == "weekly km"  # in words; stored weekly_km
@@ -436,10 +436,10 @@ def test_scaffold_edits_are_saved_as_a_new_user_version(qtbot, ctx, answers) -> 
 
 def test_unsaved_scaffold_edits_are_not_overwritten_by_a_reload(qtbot, ctx) -> None:
     storage = ctx.hearth.storage
-    save_scaffold(storage, {"mood": "calm"}, "processor")
-    page = open_page(qtbot, ctx, ScaffoldPage)
+    save_notes_about_you(storage, {"mood": "calm"}, "processor")
+    page = open_page(qtbot, ctx, NotesAboutYouPage)
     assert page.model.setData(page.model.index(0, VALUE), "tired")
-    save_scaffold(storage, {"mood": "calm", "sleep": "poor"}, "processor")
+    save_notes_about_you(storage, {"mood": "calm", "sleep": "poor"}, "processor")
     ctx.hub.changed.emit(Changes.knowledge())
     settle(qtbot, ctx)
     assert page.model.to_data() == {"mood": "tired"}
@@ -451,7 +451,7 @@ def test_unsaved_scaffold_edits_are_not_overwritten_by_a_reload(qtbot, ctx) -> N
 
 def test_tab_after_a_new_key_goes_to_its_value(qtbot, ctx) -> None:
     """Typing key, Tab, value: the value used to land in the key (Qt reopened the key)."""
-    page = open_page(qtbot, ctx, ScaffoldPage)
+    page = open_page(qtbot, ctx, NotesAboutYouPage)
     page.add_entry()
     editor = next(e for e in page.tree.viewport().findChildren(QLineEdit) if e.isVisible())
     editor.selectAll()
@@ -465,9 +465,9 @@ def test_tab_after_a_new_key_goes_to_its_value(qtbot, ctx) -> None:
 
 
 def test_the_type_column_names_types_in_words_and_fits_its_picker(qtbot, ctx) -> None:
-    save_scaffold(ctx.hearth.storage, {"Running": {"goal": "10k", "races": 2, "ok": True},
+    save_notes_about_you(ctx.hearth.storage, {"Running": {"goal": "10k", "races": 2, "ok": True},
                                        "Projects": ["shed"]}, "processor")
-    page = open_page(qtbot, ctx, ScaffoldPage)
+    page = open_page(qtbot, ctx, NotesAboutYouPage)
     model, running = page.model, page.model.index(0, 0)
     assert model.index(0, VALUE).data() == "3 entries"
     assert model.index(1, VALUE).data() == "1 item"  # not "[1 items]"
@@ -489,8 +489,8 @@ def test_the_type_column_names_types_in_words_and_fits_its_picker(qtbot, ctx) ->
 
 
 def test_a_key_reads_as_words_and_is_edited_as_stored(qtbot, ctx) -> None:
-    save_scaffold(ctx.hearth.storage, {"sister_name": "Priya"}, "processor")
-    page = open_page(qtbot, ctx, ScaffoldPage)
+    save_notes_about_you(ctx.hearth.storage, {"sister_name": "Priya"}, "processor")
+    page = open_page(qtbot, ctx, NotesAboutYouPage)
     key = page.model.index(0, KEY)
     assert key.data() == "sister name"  # not sister_name
     assert key.data(Qt.ItemDataRole.EditRole) == "sister_name"
@@ -499,31 +499,31 @@ def test_a_key_reads_as_words_and_is_edited_as_stored(qtbot, ctx) -> None:
     assert page.model.to_data() == {"sister_name": "Priya Rao"}  # the key is kept as stored
 
 
-# --- learnings --------------------------------------------------------------------------------
+# --- habits --------------------------------------------------------------------------------
 
 
-def _learning(service: LearningService, rule: str) -> int:
-    return service.observe(rule, "style", run_started_at=datetime.now(UTC)).learning.id
+def _learning(service: HabitService, rule: str) -> int:
+    return service.observe(rule, "style", run_started_at=datetime.now(UTC)).habit.id
 
 
 def test_learnings_promote_demote_delete(qtbot, ctx, answers) -> None:
-    learnings = ctx.hearth.learnings
-    brief = _learning(learnings, "Keep answers short")
-    confirm_first = _learning(learnings, "Confirm before deleting anything")
-    page = open_page(qtbot, ctx, LearningsPage)
+    habits = ctx.hearth.habits
+    brief = _learning(habits, "Keep answers short")
+    confirm_first = _learning(habits, "Confirm before deleting anything")
+    page = open_page(qtbot, ctx, HabitsPage)
     assert page.model.rowCount() == 2
 
     page.select(brief)
     assert page.promote.isEnabled() and not page.demote.isEnabled()
     page.promote.click()
     settle(qtbot, ctx)
-    assert learnings.get(brief).status == "active"
+    assert habits.get(brief).status == "active"
     assert "- keep answers short" in system_prompt_text(ctx)
     assert page.demote.isEnabled() and not page.promote.isEnabled()  # still selected
 
     page.demote.click()
     settle(qtbot, ctx)
-    assert learnings.get(brief).status == "candidate"
+    assert habits.get(brief).status == "candidate"
     assert "keep answers short" not in system_prompt_text(ctx)
 
     page.filter.setCurrentIndex(page.filter.findData("active"))
@@ -536,20 +536,20 @@ def test_learnings_promote_demote_delete(qtbot, ctx, answers) -> None:
     page.delete_selected()
     settle(qtbot, ctx)
     assert "confirm before deleting anything" in answers[0]
-    assert [item.id for item in learnings.list()] == [brief]
+    assert [item.id for item in habits.list()] == [brief]
     assert [page.model.record(row).id for row in range(page.model.rowCount())] == [brief]
 
 
-# --- intentions -------------------------------------------------------------------------------
+# --- follow_ups -------------------------------------------------------------------------------
 
 
 def test_intentions_resolve_snooze_dismiss(qtbot, ctx, answers) -> None:
-    intentions = ctx.hearth.intentions
+    follow_ups = ctx.hearth.follow_ups
     yesterday = datetime.now(UTC) - timedelta(days=1)
-    dentist, _ = intentions.add("Call the dentist", context="tooth ache", follow_up_at=yesterday)
-    taxes, _ = intentions.add("File the taxes", follow_up_at=yesterday)
-    gym, _ = intentions.add("Join a gym")
-    page = open_page(qtbot, ctx, IntentionsPage)
+    dentist, _ = follow_ups.add("Call the dentist", context="tooth ache", follow_up_at=yesterday)
+    taxes, _ = follow_ups.add("File the taxes", follow_up_at=yesterday)
+    gym, _ = follow_ups.add("Join a gym")
+    page = open_page(qtbot, ctx, FollowUpsPage)
     assert page.model.rowCount() == 3
     due = page.model.index(page.model.row_of(dentist.id), 3).data()
     assert due.endswith("· due")
@@ -557,23 +557,23 @@ def test_intentions_resolve_snooze_dismiss(qtbot, ctx, answers) -> None:
     page.select(dentist.id)
     page.resolve.click()
     settle(qtbot, ctx)
-    assert intentions.get(dentist.id).status == "resolved"
+    assert follow_ups.get(dentist.id).status == "resolved"
     assert page.model.row_of(dentist.id) is None  # the filter shows open ones
 
     until = datetime.now(UTC) + timedelta(days=3)
     page.select(taxes.id)
     page.snooze_until(until)
     settle(qtbot, ctx)
-    snoozed = intentions.get(taxes.id)
+    snoozed = follow_ups.get(taxes.id)
     assert snoozed.status == "open" and abs(snoozed.follow_up_at - until) < timedelta(seconds=1)
-    assert not intentions.due()
+    assert not follow_ups.due()
 
     page.select(gym.id)
     page.view.setFocus()
     qtbot.keyClick(page.view, Qt.Key.Key_Delete)
     settle(qtbot, ctx)
     assert "Join a gym" in answers[0]
-    assert intentions.get(gym.id).status == "dismissed"
+    assert follow_ups.get(gym.id).status == "dismissed"
 
     page.filter.setCurrentIndex(page.filter.findData(None))
     settle(qtbot, ctx)
@@ -581,15 +581,15 @@ def test_intentions_resolve_snooze_dismiss(qtbot, ctx, answers) -> None:
 
 
 def test_the_snooze_menu_offers_times_from_now(qtbot, ctx) -> None:
-    intention, _ = ctx.hearth.intentions.add("Water the plants")
-    page = open_page(qtbot, ctx, IntentionsPage)
-    page.select(intention.id)
+    follow_up, _ = ctx.hearth.follow_ups.add("Water the plants")
+    page = open_page(qtbot, ctx, FollowUpsPage)
+    page.select(follow_up.id)
     page.snooze_menu.aboutToShow.emit()  # what opening the menu does
     labels = [action.text() for action in page.snooze_menu.actions() if action.text()]
     assert labels[0].startswith("In an hour") and labels[-1] == "Pick a date and time…"
     page.snooze_menu.actions()[1].trigger()  # tomorrow morning
     settle(qtbot, ctx)
-    follow_up = ctx.hearth.intentions.get(intention.id).follow_up_at.astimezone()
+    follow_up = ctx.hearth.follow_ups.get(follow_up.id).follow_up_at.astimezone()
     assert (follow_up.hour, follow_up.minute) == (9, 0)
     assert follow_up.date() == (datetime.now().astimezone() + timedelta(days=1)).date()
 

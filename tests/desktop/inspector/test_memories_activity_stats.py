@@ -445,7 +445,7 @@ def test_selecting_a_run_shows_its_stages(qtbot, ctx: AppContext) -> None:
     reflection = RunRecorder(ctx.hearth.storage, "reflection", "schedule")
     with reflection.stage("profile") as counts:
         counts["facts"] = 4
-    with reflection.stage("learnings") as counts:
+    with reflection.stage("habits") as counts:
         counts["candidates"] = 2
     reflection.finish({"facts": 4})
     dream = RunRecorder(ctx.hearth.storage, "dream")
@@ -460,7 +460,7 @@ def test_selecting_a_run_shows_its_stages(qtbot, ctx: AppContext) -> None:
     assert page.select_run(reflection.run_id)
     stages = [(page.stages.index(row, 0).data(), page.stages.index(row, 3).data())
               for row in range(page.stages.rowCount())]
-    assert stages == [("Profile", "facts 4"), ("Learnings", "candidates 2")]
+    assert stages == [("Profile", "facts 4"), ("Habits", "candidates 2")]
     assert "Reflection #" in page.run_summary.text()
     assert "started on schedule" in page.run_summary.text()
     assert ": finished, took" in page.run_summary.text()

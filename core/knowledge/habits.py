@@ -1,4 +1,4 @@
-"""Agent learnings: behavioural rules about working with this user, found by reflection.
+"""Habits: behavioural rules about working with this user, found by reflection.
 
 A reflection proposes rules such as "always confirm before deleting any item". One sighting
 is not a pattern, so a new rule is a *candidate*; seen again in a **later** reflection run it
@@ -25,7 +25,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core.errors import InvalidInputError
-from core.storage.orm import AgentLearning, AuditEntry, utcnow
+from core.storage.orm import Habit, AuditEntry, utcnow
 from core.storage.port import StoragePort
 from core.storage.rows import require
 
@@ -38,7 +38,7 @@ Observed = Literal["added", "seen", "promoted", "unchanged"]
 
 
 @dataclass(frozen=True)
-class LearningState:
+class HabitState:
     """What a sighting changes in a rule: kept by the reflection for a rule it saw again, so
     undoing that run can put the rule back as it was (``restore``)."""
 
@@ -52,16 +52,16 @@ class Observation:
     """What one ``observe`` did (the reflection counts these); ``before`` is the rule's
     state before a sighting that changed it ("seen", "promoted"), else None."""
 
-    learning: AgentLearning
+    habit: Habit
     action: Observed
-    before: LearningState | None = None
+    before: HabitState | None = None
 
 
 def normalise_rule(rule: str) -> str:
     """``"Always confirm before deleting.  "`` → ``"always confirm before deleting"``."""
     text = " ".join(rule.split()).lower().rstrip(".").strip()
     if not text:
-        raise InvalidInputError("A learning needs a rule.", "Say what to do differently.")
+        raise InvalidInputError("A habit needs a rule.", "Say what to do differently.")
     if len(text) > MAX_RULE_CHARS:
         raise InvalidInputError(f"The rule is {len(text)} characters long.",
                                 f"Keep a rule under {MAX_RULE_CHARS} characters.")
@@ -74,7 +74,7 @@ def normalise_category(category: str) -> str:
     return text or "general"
 
 
-class LearningService:
+class HabitService:
     """Observe rules from reflection runs; let the user promote, demote and delete them."""
 
     def __init__(self, storage: StoragePort) -> None:
@@ -88,100 +88,100 @@ class LearningService:
         rule, category = normalise_rule(rule), normalise_category(category)
         now = now or utcnow()
         with self._storage.write() as session:
-            learning = session.scalars(
-                select(AgentLearning).where(AgentLearning.rule == rule)).one_or_none()
+            habit = session.scalars(
+                select(Habit).where(Habit.rule == rule)).one_or_none()
             action: Observed
             before = None
-            if learning is None:
-                learning = AgentLearning(rule=rule, category=category, recurrence_count=1,
+            if habit is None:
+                habit = Habit(rule=rule, category=category, recurrence_count=1,
                                          status="candidate", first_seen=now, last_seen=now)
-                session.add(learning)
+                session.add(habit)
                 action = "added"
-            elif learning.last_seen >= run_started_at:
+            elif habit.last_seen >= run_started_at:
                 action = "unchanged"
             else:
-                before = LearningState(learning.status, learning.recurrence_count,
-                                       learning.last_seen)
-                learning.recurrence_count += 1
-                learning.last_seen = now
+                before = HabitState(habit.status, habit.recurrence_count,
+                                       habit.last_seen)
+                habit.recurrence_count += 1
+                habit.last_seen = now
                 action = "seen"
-                if learning.status == "candidate" and learning.recurrence_count >= PROMOTE_AT:
-                    learning.status = "active"
+                if habit.status == "candidate" and habit.recurrence_count >= PROMOTE_AT:
+                    habit.status = "active"
                     action = "promoted"
             session.flush()
-            session.expunge(learning)
-        return Observation(learning, action, before)
+            session.expunge(habit)
+        return Observation(habit, action, before)
 
-    def get(self, learning_id: int) -> AgentLearning:
+    def get(self, habit_id: int) -> Habit:
         with self._storage.read() as session:
-            learning = self._find(session, learning_id)
-            session.expunge(learning)
-        return learning
+            habit = self._find(session, habit_id)
+            session.expunge(habit)
+        return habit
 
-    def list(self, status: str | None = None) -> builtins.list[AgentLearning]:
-        """Learnings (of one status, or all), by id."""
+    def list(self, status: str | None = None) -> builtins.list[Habit]:
+        """Habits (of one status, or all), by id."""
         if status is not None and status not in STATUSES:
-            raise InvalidInputError(f"{status!r} is not a learning status.",
+            raise InvalidInputError(f"{status!r} is not a habit status.",
                                     f"Use one of: {', '.join(STATUSES)}.")
-        query = select(AgentLearning).order_by(AgentLearning.id)
+        query = select(Habit).order_by(Habit.id)
         if status is not None:
-            query = query.where(AgentLearning.status == status)
+            query = query.where(Habit.status == status)
         with self._storage.read() as session:
             rows = builtins.list(session.scalars(query))
             session.expunge_all()
         return rows
 
-    def active(self) -> builtins.list[AgentLearning]:
+    def active(self) -> builtins.list[Habit]:
         """The rules the system prompt shows."""
         return self.list("active")
 
-    def promote(self, learning_id: int) -> AgentLearning:
+    def promote(self, habit_id: int) -> Habit:
         """Make a rule active now, without waiting for a second sighting."""
-        return self._set_status(learning_id, "active", "learning.promote")
+        return self._set_status(habit_id, "active", "habit.promote")
 
-    def demote(self, learning_id: int) -> AgentLearning:
+    def demote(self, habit_id: int) -> Habit:
         """Take a rule out of the system prompt; it needs a new sighting to come back."""
-        return self._set_status(learning_id, "candidate", "learning.demote")
+        return self._set_status(habit_id, "candidate", "habit.demote")
 
-    def delete(self, learning_id: int) -> None:
+    def delete(self, habit_id: int) -> None:
         """Delete a rule for good (audited without its text)."""
         with self._storage.write() as session:
-            learning = self._find(session, learning_id)
-            session.add(AuditEntry(action="learning.delete", actor="user",
-                                   arguments={"id": learning_id, "category": learning.category},
+            habit = self._find(session, habit_id)
+            session.add(AuditEntry(action="habit.delete", actor="user",
+                                   arguments={"id": habit_id, "category": habit.category},
                                    result_summary="deleted"))
-            session.delete(learning)
+            session.delete(habit)
 
-    def restore(self, learning_id: int, state: LearningState) -> AgentLearning:
+    def restore(self, habit_id: int, state: HabitState) -> Habit:
         """Put a rule back as it was before a reflection saw it again (undoing that run):
         its status, count and when it was last seen."""
         with self._storage.write() as session:
-            learning = self._find(session, learning_id)
-            previous = learning.status
-            learning.status, learning.recurrence_count = state.status, state.recurrence_count
-            learning.last_seen = state.last_seen
-            session.add(AuditEntry(action="learning.restore", actor="user",
-                                   arguments={"id": learning_id},
+            habit = self._find(session, habit_id)
+            previous = habit.status
+            habit.status, habit.recurrence_count = state.status, state.recurrence_count
+            habit.last_seen = state.last_seen
+            session.add(AuditEntry(action="habit.restore", actor="user",
+                                   arguments={"id": habit_id},
                                    result_summary=f"{previous} -> {state.status}"))
             session.flush()
-            session.expunge(learning)
-        return learning
+            session.expunge(habit)
+        return habit
 
-    def _set_status(self, learning_id: int, status: str, audit: str) -> AgentLearning:
+    def _set_status(self, habit_id: int, status: str, audit: str) -> Habit:
         with self._storage.write() as session:
-            learning = self._find(session, learning_id)
-            previous = learning.status
-            learning.status = status
+            habit = self._find(session, habit_id)
+            previous = habit.status
+            habit.status = status
             if status == "candidate":
-                learning.recurrence_count = 1
-            session.add(AuditEntry(action=audit, actor="user", arguments={"id": learning_id},
+                habit.recurrence_count = 1
+            session.add(AuditEntry(action=audit, actor="user", arguments={"id": habit_id},
                                    result_summary=f"{previous} -> {status}"))
             session.flush()
-            session.expunge(learning)
-        return learning
+            session.expunge(habit)
+        return habit
 
     @staticmethod
-    def _find(session: Session, learning_id: int) -> AgentLearning:
-        return require(session, AgentLearning, learning_id,
-                       f"There is no learning {learning_id}.",
-                       "List them with `hearth learnings`.")
+    def _find(session: Session, habit_id: int) -> Habit:
+        return require(session, Habit, habit_id,
+                       f"There is no habit {habit_id}.",
+                       "List them with `hearth habits`.")

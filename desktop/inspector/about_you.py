@@ -1,4 +1,4 @@
-"""About you (internally the *profile*): the narrative the assistant keeps about the user,
+"""About you: the narrative the assistant keeps about the user,
 its versions, and what each changed.
 
 The left side lists every version (newest first; the first is current). The right side
@@ -35,12 +35,12 @@ from PySide6.QtWidgets import (
 )
 
 from core.app import Hearth
-from core.operations import profile
+from core.operations import about_you
 from core.operations.changes import Domain
-from core.operations.profile import (
-    MAX_PROFILE_WORDS,
-    ProfileText,
-    ProfileVersionInfo,
+from core.operations.about_you import (
+    MAX_ABOUT_YOU_WORDS,
+    AboutYouText,
+    AboutYouVersionInfo,
     word_count,
 )
 from desktop.context import AppContext
@@ -54,7 +54,7 @@ from desktop.inspector.table import Column, RowModel, make_table_view
 from desktop.inspector.text_changes import Paragraph, compare
 from desktop.words import count, source_word
 
-VERSION_COLUMNS: tuple[Column[ProfileVersionInfo], ...] = (
+VERSION_COLUMNS: tuple[Column[AboutYouVersionInfo], ...] = (
     Column("Version", lambda v: f"v{v.id}"),
     Column("Source", lambda v: source_word(v.source)),
     Column("Words", lambda v: f"{v.words:,}"),
@@ -81,32 +81,32 @@ def _read_selection(hearth: Hearth, chosen: list[int], older: int | None) -> Sho
     (or from the version before it). Runs on a worker."""
     newest = max(chosen)
     base = min(chosen) if len(chosen) > 1 else older
-    content = profile.profile_version(hearth, newest).content
+    content = about_you.about_you_version(hearth, newest).content
     if base is None:
         return Shown(newest, content, [], "",
                      f"v{newest} is the first version: nothing before it.")
     return Shown(newest, content,
-                 compare(profile.profile_version(hearth, base).content, content),
-                 profile.profile_diff(hearth, base, newest),
+                 compare(about_you.about_you_version(hearth, base).content, content),
+                 about_you.about_you_diff(hearth, base, newest),
                  f"v{base} and v{newest} have the same text.")
 
 
-class ProfilePage(InspectorPage):
-    key = "profile"
+class AboutYouPage(InspectorPage):
+    key = "about_you"
     title = "About you"
     about = ("A short portrait of you that Hearth writes from your conversations, with "
-             "every earlier version. (Internally: the profile.)")
-    icon_name = "profile"
-    domains = frozenset({Domain.PROFILE})
+             "every earlier version.")
+    icon_name = "about_you"
+    domains = frozenset({Domain.ABOUT_YOU})
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
-        self.versions: RowModel[ProfileVersionInfo] = RowModel(VERSION_COLUMNS, lambda v: v.id,
+        self.versions: RowModel[AboutYouVersionInfo] = RowModel(VERSION_COLUMNS, lambda v: v.id,
                                                                self)
         self.table = make_table_view(self.versions, 1)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setToolTip("Select two versions (Ctrl+click) to compare them.")
-        self.edit_button = QPushButton(icon("profile"), "&Edit")
+        self.edit_button = QPushButton(icon("about_you"), "&Edit")
         self.edit_button.setToolTip("Edit the current portrait of you (F2)")
         self.restore_button = QPushButton(icon("refresh"), "&Restore…")
         self.restore_button.setToolTip("Make the selected version the current one again")
@@ -199,11 +199,11 @@ class ProfilePage(InspectorPage):
 
     # --- loading -----------------------------------------------------------------------------
 
-    def loader(self) -> Callable[[], tuple[ProfileVersionInfo, ...]]:
+    def loader(self) -> Callable[[], tuple[AboutYouVersionInfo, ...]]:
         hearth = self.ctx.hearth
-        return lambda: profile.profile_versions(hearth)
+        return lambda: about_you.about_you_versions(hearth)
 
-    def show_loaded(self, result: tuple[ProfileVersionInfo, ...]) -> None:
+    def show_loaded(self, result: tuple[AboutYouVersionInfo, ...]) -> None:
         chosen = self.chosen_ids()
         old_current = self.versions.record(0).id if self.versions.rowCount() else None
         if chosen == [old_current]:  # reading the current one: follow it to the new current
@@ -254,7 +254,7 @@ class ProfilePage(InspectorPage):
             if sorted(self.chosen_ids()) == sorted(chosen):
                 self._show(result, current)
 
-        self.run("Loading a profile version",
+        self.run("Loading a version of About you",
                  lambda _task: _read_selection(hearth, chosen, older), shown)
 
     def _show(self, shown: Shown, current: int | None) -> None:
@@ -283,7 +283,7 @@ class ProfilePage(InspectorPage):
             return
         hearth = self.ctx.hearth
 
-        def opened(current: ProfileText | None) -> None:
+        def opened(current: AboutYouText | None) -> None:
             self._editing = True
             self._show_empty(False)
             self.editor.setPlainText(current.content if current is not None else "")
@@ -292,7 +292,7 @@ class ProfilePage(InspectorPage):
             self.edit_button.setEnabled(False)
             self.editor.setFocus()
 
-        self.run("Opening the profile", lambda _task: profile.current_profile(hearth), opened)
+        self.run("Opening the profile", lambda _task: about_you.current_about_you(hearth), opened)
 
     def stop_editing(self) -> None:
         self._editing = False
@@ -303,30 +303,30 @@ class ProfilePage(InspectorPage):
     def save_edit(self) -> None:
         text, hearth = self.editor.toPlainText(), self.ctx.hearth
 
-        def saved(version: ProfileText) -> str:
+        def saved(version: AboutYouText) -> str:
             self.stop_editing()
             return f"Profile saved as v{version.id}."
 
-        self.change("Saving the profile", lambda: profile.save_profile(hearth, text), saved)
+        self.change("Saving the profile", lambda: about_you.save_about_you(hearth, text), saved)
 
     def restore_selected(self) -> None:
         chosen = self.chosen_ids()
         if len(chosen) != 1:
             return
         version_id = chosen[0]
-        if not confirm.ask(self, "Restore profile version",
+        if not confirm.ask(self, "Restore a version of About you",
                            f"Make v{version_id} the current profile again?\n\nIt is copied "
                            "into a new version; the versions after it stay in the history.",
                            action="Restore"):
             return
         hearth = self.ctx.hearth
         self.change("Restoring a profile version",
-                    lambda: profile.restore_profile(hearth, version_id),
+                    lambda: about_you.restore_about_you(hearth, version_id),
                     lambda version: f"v{version_id} restored as v{version.id}.")
 
     def _count_words(self) -> None:
         words = word_count(self.editor.toPlainText())
-        over = (f" (over the {MAX_PROFILE_WORDS} a reflection keeps: it will shorten it)"
-                if words > MAX_PROFILE_WORDS else "")
+        over = (f" (over the {MAX_ABOUT_YOU_WORDS} a reflection keeps: it will shorten it)"
+                if words > MAX_ABOUT_YOU_WORDS else "")
         self.words.setText(f"{count(words, 'word')}{over}. Markdown: # headings, - lists, "
                            "**bold**.")

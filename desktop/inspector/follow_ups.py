@@ -1,4 +1,4 @@
-"""Follow-ups (internally *intentions*): what the user meant to do ("call the dentist"), when
+"""Follow-ups: what the user meant to do ("call the dentist"), when
 Hearth will bring each up, and the user's answers: done (resolve), snooze (later), dismiss
 (not wanted). Nothing is deleted: done and dismissed ones stay listable under the filter."""
 
@@ -23,7 +23,7 @@ from desktop.inspector.table_page import TablePage
 
 
 def due_text(item: FollowUp) -> str:
-    """The follow-up time, marked when an open intention's time has come."""
+    """The follow-up time, marked when an open follow-up's time has come."""
     if item.follow_up_at is None:
         return NEVER
     overdue = item.status == "open" and item.follow_up_at <= local_now()
@@ -31,10 +31,10 @@ def due_text(item: FollowUp) -> str:
 
 
 STATUS_WORDS = {"open": "open", "resolved": "done", "dismissed": "dismissed"}
-"""An intention's status as the view says it (``core.knowledge.intentions`` stores the left
+"""a follow-up's status as the view says it (``core.knowledge.follow_ups`` stores the left
 side)."""
 
-INTENTION_COLUMNS: tuple[Column[FollowUp], ...] = (
+FOLLOW_UP_COLUMNS: tuple[Column[FollowUp], ...] = (
     Column("Status", lambda item: STATUS_WORDS.get(item.status, item.status)),
     Column("What you meant to do", lambda item: item.text),
     Column("Details", lambda item: " ".join(item.context.split())),
@@ -44,12 +44,11 @@ INTENTION_COLUMNS: tuple[Column[FollowUp], ...] = (
 )
 
 
-class IntentionsPage(TablePage):
-    key = "intentions"
+class FollowUpsPage(TablePage):
+    key = "follow_ups"
     title = "Follow-ups"
-    icon_name = "intentions"
-    about = ("Things you said you meant to do; Hearth brings each one up when it is due. "
-             "(Internally: intentions.)")
+    icon_name = "follow_ups"
+    about = "Things you said you meant to do; Hearth brings each one up when it is due."
     search_hint = "Search follow-ups"
     sort_column = 3  # soonest follow-up first
     filter_choices = (("Open", "open"), ("Done", "resolved"), ("Dismissed", "dismissed"),
@@ -68,18 +67,18 @@ class IntentionsPage(TablePage):
                                        tooltip="Not wanted: never bring it up (Delete)")
 
     def columns(self) -> Sequence[Column[FollowUp]]:
-        return INTENTION_COLUMNS
+        return FOLLOW_UP_COLUMNS
 
     def load_records(self, query: str, choice: str | None) -> Sequence[FollowUp]:
         return follow_ups.list_follow_ups(self.ctx.hearth, choice)
 
     def selection_allows(self, button: QPushButton, record: Any) -> bool:
-        return record.status == "open"  # every answer is for open intentions only
+        return record.status == "open"  # every answer is for open follow-ups only
 
     # --- answers ---------------------------------------------------------------------------
 
     def delete_selected(self) -> None:
-        """Delete (the key) dismisses: the intention leaves the open list, kept as dismissed."""
+        """Delete (the key) dismisses: the follow-up leaves the open list, kept as dismissed."""
         item = self.selected()
         if item is None or item.status != "open":
             return

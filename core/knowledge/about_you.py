@@ -2,7 +2,7 @@
 
 The profile is the reflection's prose picture of the user: six sections, at most
 550 words, rewritten nightly. Because a rewrite by a weak model can lose things, every
-version is kept: the newest row of ``profile_versions`` is the current profile, an edit by the
+version is kept: the newest row of ``about_you_versions`` is the current profile, an edit by the
 user or a reflection adds a row, and a restore adds a row *copying* an old one (source
 ``"restore"``), so even a restore can be undone and the history reads as it happened.
 
@@ -22,14 +22,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core.errors import InvalidInputError
-from core.storage.orm import ProfileVersion
+from core.storage.orm import AboutYouVersion
 from core.storage.port import StoragePort
 from core.storage.rows import require
 from core.knowledge.versions import append_version, checked_source
 
 PROFILE_SECTIONS: tuple[str, ...] = ("Personal", "Goals & Values", "Communication Style",
                                      "Patterns & Rhythms", "Preferences", "Notes")
-MAX_PROFILE_WORDS = 550
+MAX_ABOUT_YOU_WORDS = 550
 TRUNCATION_MARK = "…"
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s*(?P<title>.+?)\s*#*\s*$")
@@ -59,7 +59,7 @@ def word_count(text: str) -> int:
     return sum(len(line.split()) for line in text.splitlines() if not _HEADING.match(line))
 
 
-def cap_words(text: str, limit: int = MAX_PROFILE_WORDS) -> tuple[str, bool]:
+def cap_words(text: str, limit: int = MAX_ABOUT_YOU_WORDS) -> tuple[str, bool]:
     """Fit ``text`` into ``limit`` words, cutting each block proportionally to its size.
 
     Cutting (rather than rejecting the whole rewrite) keeps the new information a model
@@ -102,7 +102,7 @@ def unified_diff(old: str, new: str, old_label: str, new_label: str) -> str:
 
 
 @dataclass(frozen=True)
-class ProfileVersionInfo:
+class AboutYouVersionInfo:
     """A version as shown in a history list (without its full content)."""
 
     id: int
@@ -112,13 +112,13 @@ class ProfileVersionInfo:
     created_at: datetime
 
 
-class ProfileService:
+class AboutYouService:
     """Read, save, compare and restore profile versions; nothing is ever deleted."""
 
     def __init__(self, storage: StoragePort) -> None:
         self._storage = storage
 
-    def current(self) -> ProfileVersion | None:
+    def current(self) -> AboutYouVersion | None:
         """The newest version (the profile in use), ``None`` before the first one."""
         with self._storage.read() as session:
             version = self._current(session)
@@ -130,47 +130,47 @@ class ProfileService:
         current = self.current()
         return None if current is None else current.id
 
-    def versions(self) -> list[ProfileVersionInfo]:
+    def versions(self) -> list[AboutYouVersionInfo]:
         """Every version, newest first."""
         with self._storage.read() as session:
-            rows = session.scalars(select(ProfileVersion).order_by(
-                ProfileVersion.created_at.desc(), ProfileVersion.id.desc())).all()
-            return [ProfileVersionInfo(row.id, row.source, row.run_id,
+            rows = session.scalars(select(AboutYouVersion).order_by(
+                AboutYouVersion.created_at.desc(), AboutYouVersion.id.desc())).all()
+            return [AboutYouVersionInfo(row.id, row.source, row.run_id,
                                        word_count(row.content), row.created_at)
                     for row in rows]
 
-    def get(self, version_id: int) -> ProfileVersion:
+    def get(self, version_id: int) -> AboutYouVersion:
         with self._storage.read() as session:
-            version = require(session, ProfileVersion, version_id,
-                              f"There is no profile version {version_id}.",
-                              "List the versions with `hearth profile --history`.")
+            version = require(session, AboutYouVersion, version_id,
+                              f"There is no version {version_id} of About you.",
+                              "List the versions with `hearth about-you --history`.")
             session.expunge(version)
         return version
 
     def diff(self, a: int, b: int) -> str:
         """A unified diff from version ``a`` to version ``b`` (empty when they are equal)."""
         return unified_diff(self.get(a).content, self.get(b).content,
-                            f"profile v{a}", f"profile v{b}")
+                            f"About you v{a}", f"About you v{b}")
 
-    def save(self, content: str, source: str, run_id: int | None = None) -> ProfileVersion:
+    def save(self, content: str, source: str, run_id: int | None = None) -> AboutYouVersion:
         """Add ``content`` as the new current version, unless it equals the current one
         (then the current version is returned and nothing is written: a reflection that
         learned nothing must not grow the history)."""
         content = content.strip()
         if not content:
-            raise InvalidInputError("A profile cannot be empty.",
+            raise InvalidInputError("About you cannot be empty.",
                                     "Write at least one section, or restore an old version.")
         source = checked_source(source, "profile")
         return append_version(
             self._storage, self._current, unchanged=lambda current: current.content == content,
-            make=lambda: ProfileVersion(content=content, source=source, run_id=run_id),
-            action="profile.save", actor=source, summary=f"{word_count(content)} words")
+            make=lambda: AboutYouVersion(content=content, source=source, run_id=run_id),
+            action="about_you.save", actor=source, summary=f"{word_count(content)} words")
 
-    def restore(self, version_id: int) -> ProfileVersion:
+    def restore(self, version_id: int) -> AboutYouVersion:
         """Make an old version current again by copying it into a new ``restore`` version."""
         return self.save(self.get(version_id).content, "restore")
 
     @staticmethod
-    def _current(session: Session) -> ProfileVersion | None:
-        return session.scalars(select(ProfileVersion).order_by(
-            ProfileVersion.created_at.desc(), ProfileVersion.id.desc()).limit(1)).first()
+    def _current(session: Session) -> AboutYouVersion | None:
+        return session.scalars(select(AboutYouVersion).order_by(
+            AboutYouVersion.created_at.desc(), AboutYouVersion.id.desc()).limit(1)).first()

@@ -1,4 +1,4 @@
-"""The dream's daily-tools stage: a title for each untitled journal entry and a summary for
+"""The dream's summaries stage: a title for each untitled journal entry and a summary for
 each saved article whose text the user pasted.
 
 Both are the model's work on the user's own writing, done at night rather than while the

@@ -1,16 +1,15 @@
-"""Notes about you (internally the *scaffold*): the structured notes the memory processor
-keeps (keys of its own choosing), as a tree the user can correct: edit values, rename keys,
-change types, add and remove entries.
+"""Notes about you: the structured notes the memory processor keeps (keys of its own
+choosing), as a tree the user can correct: edit values, rename keys, change types, add and
+remove entries.
 
 Typing an entry goes key, Tab, value, Tab, type (``EntryTree``): Qt's tree view would move a
 Tab back to the key of the same row and open it again, so what the user typed as the value
 renamed the key.
 
-Changes stay in the tree until Save, which stores the whole tree as a new scaffold version
-from the user (``core.knowledge.scaffold.save_scaffold``); Revert drops them. While there are
-unsaved
-changes a new version from the processor is not loaded over them: the view says one arrived,
-and Revert shows it.
+Changes stay in the tree until Save, which stores the whole tree as a new version from the
+user (``core.knowledge.notes_about_you.save_notes_about_you``); Revert drops them. While there
+are unsaved changes a new version from the processor is not loaded over them: the view says
+one arrived, and Revert shows it.
 """
 
 from __future__ import annotations
@@ -40,9 +39,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.operations import profile
+from core.operations import notes_about_you
 from core.operations.changes import Domain
-from core.operations.profile import Scaffold
+from core.operations.notes_about_you import NotesAboutYou
 from desktop.context import AppContext
 from desktop.icons import icon
 from desktop import confirm
@@ -144,13 +143,12 @@ class EntryTree(QTreeView):
         return current
 
 
-class ScaffoldPage(InspectorPage):
-    key = "scaffold"
+class NotesAboutYouPage(InspectorPage):
+    key = "notes_about_you"
     title = "Notes about you"
-    icon_name = "scaffold"
-    about = ("Structured notes Hearth keeps about you, by topic; you can correct them. "
-             "(Internally: the scaffold.)")
-    domains = frozenset({Domain.PROFILE})
+    icon_name = "notes_about_you"
+    about = "Structured notes Hearth keeps about you, by topic; you can correct them."
+    domains = frozenset({Domain.ABOUT_YOU})
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
@@ -216,11 +214,11 @@ class ScaffoldPage(InspectorPage):
 
     # --- loading -----------------------------------------------------------------------------
 
-    def loader(self) -> Callable[[], Scaffold | None]:
+    def loader(self) -> Callable[[], NotesAboutYou | None]:
         hearth = self.ctx.hearth
-        return lambda: profile.current_scaffold(hearth)
+        return lambda: notes_about_you.current_notes_about_you(hearth)
 
-    def show_loaded(self, result: Scaffold | None) -> None:
+    def show_loaded(self, result: NotesAboutYou | None) -> None:
         if self.tree.state() == QAbstractItemView.State.EditingState:
             self.postpone()  # an entry is being typed
             return
@@ -270,12 +268,12 @@ class ScaffoldPage(InspectorPage):
             return
         data, hearth = self.model.to_data(), self.ctx.hearth
 
-        def saved(version: Scaffold) -> str:
+        def saved(version: NotesAboutYou) -> str:
             self._set_dirty(False)
             return f"Notes about you saved as version {version.id}."
 
         self.change("Saving the notes about you",
-                    lambda: profile.save_scaffold(hearth, data), saved)
+                    lambda: notes_about_you.save_notes_about_you(hearth, data), saved)
 
     def revert(self) -> None:
         self._set_dirty(False)

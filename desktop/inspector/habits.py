@@ -1,4 +1,4 @@
-"""Habits I keep (internally *learnings*): the rules Hearth drew about working with this
+"""Habits I keep (the `habits` table): the rules Hearth drew about working with this
 user, candidates and active.
 
 Active rules ("in use") go into every system prompt; a candidate ("not in use yet") becomes
@@ -24,14 +24,14 @@ from desktop.inspector.table_page import TablePage
 from desktop.words import spaced
 
 STATUS_WORDS = {"active": "in use", "candidate": "not in use yet"}
-"""A learning's status as the view says it (``core.knowledge.learnings`` stores the left side)."""
+"""A habit's status as the view says it (``core.knowledge.habits`` stores the left side)."""
 
 
 def status_text(status: str) -> str:
     return STATUS_WORDS.get(status, status)
 
 
-LEARNING_COLUMNS: tuple[Column[Habit], ...] = (
+HABIT_COLUMNS: tuple[Column[Habit], ...] = (
     Column("Status", lambda item: status_text(item.status)),
     Column("Habit", lambda item: item.rule),
     Column("Category", lambda item: spaced(item.category)),
@@ -43,12 +43,12 @@ LEARNING_COLUMNS: tuple[Column[Habit], ...] = (
 )
 
 
-class LearningsPage(TablePage):
-    key = "learnings"
+class HabitsPage(TablePage):
+    key = "habits"
     title = "Habits I keep"
-    icon_name = "learnings"
+    icon_name = "habits"
     about = ("Rules Hearth drew about how to work with you, such as “keep answers short”; "
-             "those in use shape every reply. (Internally: learnings.)")
+             "those in use shape every reply.")
     search_hint = "Search habits"
     filter_choices = (("All habits", None), ("In use (shape every reply)", "active"),
                       ("Not in use yet", "candidate"))
@@ -67,7 +67,7 @@ class LearningsPage(TablePage):
                         tooltip="Delete the selected habit (Delete)")
 
     def columns(self) -> Sequence[Column[Habit]]:
-        return LEARNING_COLUMNS
+        return HABIT_COLUMNS
 
     def load_records(self, query: str, choice: str | None) -> Sequence[Habit]:
         return habits.list_habits(self.ctx.hearth, choice)
@@ -80,22 +80,22 @@ class LearningsPage(TablePage):
         return True
 
     def delete_selected(self) -> None:
-        learning = self.selected()
-        if learning is None:
+        habit = self.selected()
+        if habit is None:
             return
         if not confirm.ask(self, "Delete habit",
-                           f"Delete the habit “{learning.rule}”?\n\nHearth stops following it "
+                           f"Delete the habit “{habit.rule}”?\n\nHearth stops following it "
                            "and forgets how often it saw it; it may notice it again later."):
             return
-        learning_id, hearth = learning.id, self.ctx.hearth
-        self.change("Deleting a habit", lambda: habits.delete(hearth, learning_id),
+        habit_id, hearth = habit.id, self.ctx.hearth
+        self.change("Deleting a habit", lambda: habits.delete(hearth, habit_id),
                     lambda _: "Habit deleted.")
 
     def _set_status(self, action: str) -> None:
-        learning = self.selected()
-        if learning is None:
+        habit = self.selected()
+        if habit is None:
             return
-        learning_id, hearth = learning.id, self.ctx.hearth
+        habit_id, hearth = habit.id, self.ctx.hearth
         apply = habits.promote if action == "promote" else habits.demote
-        self.change(f"{action.capitalize()} a habit", lambda: apply(hearth, learning_id),
+        self.change(f"{action.capitalize()} a habit", lambda: apply(hearth, habit_id),
                     lambda changed: f"Habit now {status_text(changed.status)}.")
