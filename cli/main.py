@@ -13,6 +13,7 @@ import logging
 import sys
 import traceback
 from pathlib import Path
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -119,13 +120,10 @@ def main(ctx: typer.Context, home: Annotated[Path | None, typer.Option(
 @app.command()
 def status(as_json: JsonOption = False) -> None:
     """Where your data lives, what is in it, and whether the model is in place."""
+    from core.operations import data
+
     with opened(only_reads=True) as hearth:
-        report = hearth.stats()
-        model_dir = hearth.settings.embedding_model_dir
-        report["embedding_model_dir"] = str(model_dir)
-        report["embedding_model_present"] = any(model_dir.glob("*.onnx"))
-        report["schema_revision"] = hearth.storage.schema_revision()
-        report["llm"] = _llm_status(hearth)
+        report: dict[str, Any] = {**asdict(data.status(hearth)), "llm": _llm_status(hearth)}
     if as_json:
         output.print_json(report)
         return
@@ -208,8 +206,11 @@ def show_settings(as_json: JsonOption = False) -> None:
 @app.command()
 def stats(as_json: JsonOption = False) -> None:
     """Counts per memory tier and the database size."""
+    from core.operations import data
+
     with opened(only_reads=True) as hearth:
-        report = hearth.stats()
+        found = asdict(data.status(hearth))
+    report = {key: found[key] for key in ("home", "database_bytes", "counts", "memories_by_tier")}
     if as_json:
         output.print_json(report)
         return

@@ -19,9 +19,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from sqlalchemy import func, select
 
 from core.daily.actions import Actions, DailyServices
 from core.daily.alerts import AlertService
@@ -54,7 +53,6 @@ from core.knowledge.notes import NoteService
 from core.home.private_files import secure_home
 from core.knowledge.about_you import AboutYouService
 from core.recall import RecallService
-from core.storage import orm
 from core.storage.factory import open_storage
 from core.storage.port import StoragePort
 
@@ -234,28 +232,6 @@ class Hearth:
                 "Choose a new file, outside the data folder's database, backups and "
                 "settings (for example ~/hearth-export.json).")
         return export_all(self.storage, path)
-
-    def stats(self) -> dict[str, Any]:
-        """Row counts per tier and the database size: what `hearth stats` shows."""
-        counted = {
-            "interactions": orm.Interaction, "sessions": orm.ChatSession,
-            "facts": orm.UserFact, "notes": orm.Note, "memories": orm.Memory,
-            "edges": orm.MemoryEdge, "events": orm.ContextEvent,
-            "habits": orm.Habit, "follow_ups": orm.FollowUp,
-            "runs": orm.Run, "tasks": orm.Task, "reminders": orm.Reminder,
-            "journal_entries": orm.JournalEntry, "read_later": orm.ReadLaterItem,
-        }
-        with self.storage.read() as session:
-            counts = {name: session.scalar(select(func.count()).select_from(model)) or 0
-                      for name, model in counted.items()}
-            counts["memories_valid"] = session.scalar(
-                select(func.count()).select_from(orm.Memory).where(
-                    orm.Memory.is_valid.is_(True), orm.Memory.superseded_by.is_(None))) or 0
-            by_tier = dict(session.execute(
-                select(orm.Memory.tier, func.count()).group_by(orm.Memory.tier)).all())
-            size = self.storage.size_bytes()
-        return {"home": str(self.paths.home), "database_bytes": size, "counts": counts,
-                "memories_by_tier": by_tier}
 
     def close(self) -> None:
         self.storage.close()

@@ -1,6 +1,6 @@
-"""The data folder's contents as a whole, for the front ends: a backup now, the backups
-kept, restoring one, an export to one JSON file, and importing one (``core.storage.backups``,
-``core.transfer.export``).
+"""The data folder's contents as a whole, for the front ends: what it holds (``status``),
+a backup now, the backups kept, restoring one, an export to one JSON file, and importing one
+(``core.storage.backups``, ``core.transfer.export``).
 
 An import re-embeds what it restored; stopped while embedding, everything is imported but
 some vectors, which the Embeddings settings rebuild (``models.rebuild_vectors``).
@@ -13,6 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sqlalchemy import func, select
+
+from core.storage import orm
+
 from core.storage.backups import BackupInfo
 from core.storage.backups import backup_words as backup_words  # how the window names one
 from core.home.private_files import restrict_new_files
@@ -23,9 +27,51 @@ if TYPE_CHECKING:
     from core.config import Settings
     from core.home.paths import HearthPaths
 
-__all__ = ["BackupInfo", "Exported", "Imported", "LogFormat", "announce", "backup", "backups",
-           "export", "import_file", "log_to_stderr", "quoted", "restore",
-           "restrict_new_files"]
+__all__ = ["BackupInfo", "Exported", "FolderStatus", "Imported", "LogFormat", "announce",
+           "backup", "backups", "export", "import_file", "log_to_stderr", "quoted", "restore",
+           "restrict_new_files", "status"]
+
+COUNTED = {
+    "interactions": orm.Interaction, "sessions": orm.ChatSession, "facts": orm.UserFact,
+    "notes": orm.Note, "memories": orm.Memory, "edges": orm.MemoryEdge,
+    "events": orm.ContextEvent, "habits": orm.Habit, "follow_ups": orm.FollowUp,
+    "runs": orm.Run, "tasks": orm.Task, "reminders": orm.Reminder,
+    "journal_entries": orm.JournalEntry, "read_later": orm.ReadLaterItem,
+}
+"""What ``hearth status`` and ``hearth stats`` count, by the name they print."""
+
+
+@dataclass(frozen=True)
+class FolderStatus:
+    """Where the data folder is, its database's size and schema revision, the rows it holds
+    (``counts`` by ``COUNTED`` name, plus ``memories_valid``: neither invalidated nor
+    superseded) and whether the embedding model is in place."""
+
+    home: str
+    database_bytes: int
+    schema_revision: str | None
+    counts: dict[str, int]
+    memories_by_tier: dict[str, int]
+    embedding_model_dir: str
+    embedding_model_present: bool
+
+
+def status(hearth: Hearth) -> FolderStatus:
+    """The folder as it is now, read in one transaction."""
+    with hearth.storage.read() as session:
+        counts = {name: session.scalar(select(func.count()).select_from(model)) or 0
+                  for name, model in COUNTED.items()}
+        counts["memories_valid"] = session.scalar(
+            select(func.count()).select_from(orm.Memory).where(
+                orm.Memory.is_valid.is_(True), orm.Memory.superseded_by.is_(None))) or 0
+        by_tier = {str(tier): count for tier, count in session.execute(
+            select(orm.Memory.tier, func.count()).group_by(orm.Memory.tier)).all()}
+    model_dir = hearth.settings.embedding_model_dir
+    return FolderStatus(
+        home=str(hearth.paths.home), database_bytes=hearth.storage.size_bytes(),
+        schema_revision=hearth.storage.schema_revision(), counts=counts,
+        memories_by_tier=by_tier, embedding_model_dir=str(model_dir),
+        embedding_model_present=any(model_dir.glob("*.onnx")))
 
 
 @dataclass(frozen=True)

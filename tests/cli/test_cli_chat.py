@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from core.app import Hearth
+from core.operations import data
 from cli.main import run
 from support.fake_ollama import FakeModel, FakeOllama, FakeReply
 
@@ -85,7 +86,7 @@ def test_ask_with_ollama_down_says_so_and_keeps_the_message(capsys, tmp_path, mo
     assert code == 1
     assert "not running" in err
     with Hearth.open(tmp_path / "h") as opened:
-        assert opened.stats()["counts"]["interactions"] == 1
+        assert data.status(opened).counts["interactions"] == 1
         assert opened.facts.get("partner_name").value == "Ana"  # rules need no model
 
 
@@ -121,4 +122,4 @@ def test_chat_in_a_terminal_session(tmp_path, server):
     assert f"ollama · {MODEL}" in result.stderr
     with Hearth.open(tmp_path / "h") as opened:
         assert "shellfish" in opened.facts.get("allergies").value
-        assert opened.stats()["counts"]["interactions"] == 2
+        assert data.status(opened).counts["interactions"] == 2

@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import text
 
 from core.app import Hearth
+from core.operations import data
 from core.config import Settings, load_settings
 from core.home.paths import HearthPaths
 from core.errors import DatabaseError, InvalidInputError, ReadOnlyError
@@ -100,7 +101,7 @@ def test_the_environment_overrides_the_setting_and_is_masked_when_wrong(
     assert load_settings(paths).database_url == f"sqlite:///{database}"
     with Hearth.open(paths.home) as hearth:
         assert hearth.storage.path == database
-        assert hearth.stats()["database_bytes"] == hearth.storage.size_bytes() > 0
+        assert data.status(hearth).database_bytes == hearth.storage.size_bytes() > 0
     assert database.is_file() and not paths.database.exists()
 
     monkeypatch.setenv("HEARTH_DATABASE_URL", f"mysql://hearth:{SECRET}@localhost/x")

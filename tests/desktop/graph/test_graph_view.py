@@ -4,6 +4,7 @@ layout is cached; the cap is announced."""
 
 from __future__ import annotations
 
+from core.operations import data
 from core.operations.changes import Changes
 
 import numpy as np
@@ -73,7 +74,7 @@ def people(qtbot, ctx):
 def test_the_view_draws_the_databases_nodes_and_edges(qtbot, ctx):
     seed_store(ctx.hearth.storage, 300, 1_200, seed=5)
     page = open_page(qtbot, ctx, valid_only=False)
-    stats = ctx.hearth.stats()["counts"]
+    stats = data.status(ctx.hearth).counts
     assert page.view.drawn_node_count == stats["memories"] == 300
     assert drawn_segments(page) == link_kind_counts(ctx.hearth)  # each link drawn once
     assert stats["edges"] == 1_200
