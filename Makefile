@@ -5,6 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.hearth-installed
+BENCH_STAMP := $(VENV)/.hearth-bench-installed
 
 .PHONY: setup models run lint check test bench package screenshots clean
 
@@ -43,7 +44,13 @@ test: setup lint
 	bash tools/ensure_test_tools.sh
 	$(BIN)/python -m pytest -n auto --dist loadfile
 
-bench: setup
+# The benchmarks also install the bench extra (pyproject.toml): the engines that
+# benchmarks/fulltext_engines.py compares with FTS5. `make test` never installs it.
+$(BENCH_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	touch $(BENCH_STAMP)
+
+bench: setup $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks
 
 # One-folder bundle of the desktop app in dist/hearth (see packaging/README.md);
