@@ -460,40 +460,41 @@ def measure(searchers: Sequence[Any], generated: Sequence[str],
                 if k == max(KS):
                     timings[searcher.name]["words_to_ids"].append((done - started) * 1000)
                 found[searcher.name][k].append(ids)
-    figures: dict[str, dict[str, Any]] = {}
     reference = searchers[0]
     natural_found = {searcher.name: {k: [searcher.run(searcher.prepare(question), k)
                                          for question in natural] for k in KS}
                      for searcher in searchers}
+    sets = {"generated": (generated, found), "natural": (natural, natural_found)}
+    scored = {label: [reference.scores(question, {row for by_k in answers.values()
+                                                  for ids in by_k.values() for row in ids[i]})
+                      for i, question in enumerate(questions)]
+              for label, (questions, answers) in sets.items()}
+    figures: dict[str, dict[str, Any]] = {}
     for searcher in searchers:
         latency = {name: dict(zip(("p50_ms", "p95_ms"), percentiles(samples), strict=True))
                    for name, samples in timings[searcher.name].items()}
         latency["words_to_ids"] = {"p50_ms": latency["words_to_ids"]["p50_ms"]}
-        agreement = {}
-        for label, questions, answers in (("generated", generated, found),
-                                          ("natural", natural, natural_found)):
-            for k in KS:
-                agreement[f"{label}@{k}"] = overlap(
-                    reference, questions, answers[reference.name][k], answers[searcher.name][k],
-                    k)
+        agreement = {f"{label}@{k}": overlap(answers[reference.name][k],
+                                             answers[searcher.name][k], scored[label], k)
+                     for label, (_, answers) in sets.items() for k in KS}
         figures[searcher.name] = {"latency": latency, "agreement": agreement}
     return figures
 
 
-def overlap(reference: Fts5, questions: Sequence[str], expected: Sequence[list[int]],
-            got: Sequence[list[int]], k: int) -> dict[str, float | int]:
+def overlap(expected: Sequence[list[int]], got: Sequence[list[int]],
+            scores: Sequence[dict[int, float]], k: int) -> dict[str, float | int]:
     """Mean over the questions FTS5 finds anything for: ``ids``, the share of FTS5's top k
-    the engine also returns; ``ties``, the same counting any returned row whose FTS5 score
-    reaches FTS5's k-th (a tie FTS5 broke by id)."""
+    (``expected``) the engine also returns (``got``); ``ties``, the same counting any
+    returned row whose FTS5 score (``scores``, by question) reaches FTS5's k-th (a tie
+    FTS5 broke by id)."""
     exact, tied = [], []
-    for question, theirs, ours in zip(questions, expected, got, strict=True):
+    for theirs, ours, score in zip(expected, got, scores, strict=True):
         if not theirs:
             continue
         exact.append(len(set(theirs) & set(ours[:k])) / len(theirs))
-        scores = reference.scores(question, [*theirs, *ours[:k]])
-        floor = scores[theirs[-1]]
+        floor = score[theirs[-1]]
         floor -= 1e-9 * max(1.0, abs(floor))
-        tied.append(min(1.0, sum(scores.get(row, -np.inf) >= floor for row in set(ours[:k]))
+        tied.append(min(1.0, sum(score.get(row, -np.inf) >= floor for row in set(ours[:k]))
                         / len(theirs)))
     if not exact:
         return {"ids": float("nan"), "ties": float("nan"), "questions": 0}
