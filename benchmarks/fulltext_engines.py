@@ -38,15 +38,16 @@ them, as FTS5 counts its two quoted strings. BM25 is k1 = 1.2, b = 0.75 in every
   match (a dense array of N scores) and ``argpartition``s it.
 
 **Measured.** Latency: ``time.perf_counter`` around the search call alone (query built
-before), p50 / p95 over the generated questions after ``WARM_UP``, the engines taking turns
-on each question; also words-to-ids p50 (query building included). Build: from the texts to
-a searchable index on disk, in a child process per engine whose peak RSS is read there,
-with its RSS before the build (imports and the texts); kept under ``CACHE`` with its figures
-(``made.json``) and reused. Size: the index files; FTS5's tables' pages (``dbstat``).
-Agreement with ``fts5``: the share of its top k ids an engine also returns, and the same
-counting a returned row whose FTS5 score ties FTS5's k-th (the generated corpus has many
-ties), over the generated questions and the labelled sets' questions (``benchmarks/data``,
-as ``benchmarks.quality`` loads them) asked of the same generated memories.
+before; tantivy's includes reading the ids of its hits from the fast field), p50 / p95 over
+the generated questions after ``WARM_UP``, the engines taking turns on each question; also
+words-to-ids p50 (query building included). Build: from the texts to a searchable index on
+disk, in a child process per engine whose peak RSS is read there, with its RSS before the
+build (imports and the texts); kept under ``CACHE`` with its figures (``<index>.made.json``
+beside it) and reused. Size: the index files; FTS5's tables' pages (``dbstat``). Agreement
+with ``fts5``: the share of its top k ids an engine also returns, and the same counting a
+returned row whose FTS5 score ties FTS5's k-th (the generated corpus has many ties), over
+the generated questions and the labelled sets' questions (``benchmarks/data``, as
+``benchmarks.quality`` loads them) asked of the same generated memories.
 """
 
 from __future__ import annotations
