@@ -30,21 +30,29 @@ WORDS = ("river flat budget lease garden tomato boat engine sister birthday cake
          "Porto tram coffee passport trip doctor").split()
 
 
-def _conversation(index: int, turns: int, text_size: int | None = None) -> dict:
+def chatgpt_conversation(conversation_id: str, title: str, created: int,
+                         texts: list[str], prefix: str) -> dict:
+    """One conversation as ChatGPT's export holds it: a root node without a message, then
+    one node per text (user and assistant in turn, a second apart) each the child of the
+    one before, ``current_node`` the last; node and message ids are ``<prefix>-m<n>``."""
     mapping: dict[str, dict] = {"root": {"id": "root", "message": None, "parent": None}}
     parent = "root"
-    for turn in range(turns):
-        node = f"c{index}-m{turn}"
-        text = (" ".join(random.choice(WORDS) for _ in range(25)) + "." if text_size is None
-                else "ab c " * (text_size // 5))
+    for turn, text in enumerate(texts):
+        node = f"{prefix}-m{turn}"
         mapping[node] = {"id": node, "parent": parent, "message": {
             "id": node, "author": {"role": "user" if turn % 2 == 0 else "assistant"},
-            "create_time": 1_700_000_000 + index * 1_000 + turn,
+            "create_time": created + turn,
             "content": {"content_type": "text", "parts": [text]}, "recipient": "all"}}
         parent = node
-    return {"conversation_id": f"conv-{index:05d}", "title": f"Chat {index}",
-            "create_time": 1_700_000_000 + index * 1_000, "mapping": mapping,
-            "current_node": parent}
+    return {"conversation_id": conversation_id, "title": title, "create_time": created,
+            "mapping": mapping, "current_node": parent}
+
+
+def _conversation(index: int, turns: int, text_size: int | None = None) -> dict:
+    texts = [" ".join(random.choice(WORDS) for _ in range(25)) + "." if text_size is None
+             else "ab c " * (text_size // 5) for _ in range(turns)]
+    return chatgpt_conversation(f"conv-{index:05d}", f"Chat {index}",
+                                1_700_000_000 + index * 1_000, texts, f"c{index}")
 
 
 def _as_transcript(export: list[dict]) -> dict:
