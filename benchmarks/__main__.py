@@ -16,7 +16,8 @@ from benchmarks.embedding import bench_embedding
 RESULTS = Path(__file__).with_name("results")
 
 
-def suites(quick: bool, realmem_personas: int | None = None) -> dict:
+def suites(quick: bool, realmem_personas: int | None = None,
+           import_conversations: int | None = None) -> dict:
     from benchmarks.change_feed import bench_change_feed
     from benchmarks.conversation import bench_extraction, bench_turn_assembly
     from benchmarks.delivery import bench_delivery
@@ -25,6 +26,7 @@ def suites(quick: bool, realmem_personas: int | None = None) -> dict:
     from benchmarks.encryption import bench_encryption
     from benchmarks.graph_view import bench_graph_view
     from benchmarks.import_filter import bench_import_filter
+    from benchmarks.import_speed import SUITE_CONVERSATIONS, bench_import_speed
     from benchmarks.imports import bench_imports
     from benchmarks.mcp import bench_mcp
     from benchmarks.postgres import bench_postgres
@@ -48,6 +50,7 @@ def suites(quick: bool, realmem_personas: int | None = None) -> dict:
         "desktop": bench_desktop,
         "delivery": bench_delivery,
         "imports": bench_imports,
+        "import_speed": lambda: bench_import_speed(import_conversations or SUITE_CONVERSATIONS),
         "import_filter": lambda: bench_import_filter(100_000 if quick else 1_000_000),
         "encryption": bench_encryption,
         "mcp": bench_mcp,
@@ -71,10 +74,14 @@ def main() -> None:
     parser.add_argument("--realmem-personas", type=int, default=None, metavar="N",
                         help="the quality suite's RealMem part on N of its ten personas "
                              "(from both halves in turn; 0 skips it); all by default")
+    parser.add_argument("--import-conversations", type=int, default=None, metavar="N",
+                        help="the import_speed suite on the first N conversations of its "
+                             "generated export (20 by default)")
     args = parser.parse_args()
     rows: list[dict] = []
     console = Console(width=150)
-    for name, suite in suites(args.quick, args.realmem_personas).items():
+    for name, suite in suites(args.quick, args.realmem_personas,
+                              args.import_conversations).items():
         if args.only and name not in args.only:
             continue
         console.print(f"running {name} …", style="dim")
