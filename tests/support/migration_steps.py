@@ -10,16 +10,19 @@ from sqlalchemy import inspect
 
 from core.storage import migrate
 
+CHANGE_LOG_REVISION = "0021"
+"""The migration that made ``change_log``."""
+
 
 def downgrade(storage: Any, revision: str) -> None:
-    """Run the migrations down to ``revision`` on the storage's own writer. Every revision
-    these tests go down to is older than the change log (0021), so the storage's writes
-    stop appending to it from then on."""
+    """Run the migrations down to ``revision`` on the storage's own writer. Below the
+    change log's revision the storage's writes stop appending to it, which is gone."""
     config = migrate.alembic_config()
     with storage.write_engine().begin() as connection:
         config.attributes["connection"] = connection
         command.downgrade(config, revision)
-    storage.changes._log = False
+    if revision < CHANGE_LOG_REVISION:
+        storage.changes._log = False
 
 
 def tables(storage: Any) -> set[str]:

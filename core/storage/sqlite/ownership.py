@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import DatabaseError
-from core.storage import migrate, orm
+from core.storage import former_names, migrate, orm
 from core.storage.search_base import META_TABLE
 from core.storage.sqlite.ann import CHANGES_TABLE
 from core.storage.sqlite.engine import (
@@ -40,11 +40,7 @@ FIRST_SCHEMA = frozenset({
     "context_events", "agent_learnings", "pending_intentions", "audit_log", "runs",
 })
 """What migration 0001 makes: every Hearth database, of any version, has these (four of
-them under their later names from revision 0023: ``RENAMED``)."""
-RENAMED = {"agent_learnings": "habits", "pending_intentions": "follow_ups",
-           "profile_versions": "about_you_versions",
-           "scaffold_versions": "notes_about_you_versions"}
-"""Tables migration 0023 renamed to the window's words, by their former names."""
+them under their later names from revision 0023: ``former_names.TABLES``)."""
 MADE_ELSEWHERE = frozenset({
     "link_changes", "link_state",  # migration 0014, as raw SQL (core.consolidation.link_log)
     "apscheduler_jobs",  # the scheduler's job store (core.scheduling.JOBSTORE_TABLE)
@@ -92,7 +88,7 @@ def hearth_tables() -> frozenset[str]:
               for name in (spec.vectors, spec.bits, spec.chunks, spec.fts,
                            *(f"{spec.fts}_{shadow}" for shadow in FTS5_SHADOWS))}
     return frozenset({*orm.Base.metadata.tables, *search, *MADE_ELSEWHERE, META_TABLE,
-                      CHANGES_TABLE, VERSION_TABLE, *RENAMED})
+                      CHANGES_TABLE, VERSION_TABLE, *former_names.TABLES})
 
 
 def ownership(connection: Any) -> Ownership:
@@ -102,7 +98,8 @@ def ownership(connection: Any) -> Ownership:
     if not tables:
         return Ownership(Owner.NEW)
     unknown = tuple(sorted(tables - hearth_tables()))
-    known_as_first = tables | {old for old, new in RENAMED.items() if new in tables}
+    known_as_first = tables | {old for old, new in former_names.TABLES.items()
+                              if new in tables}
     if VERSION_TABLE not in tables or not FIRST_SCHEMA <= known_as_first:
         return Ownership(Owner.OTHER, unknown=unknown)
     row = connection.execute(f"SELECT version_num FROM {VERSION_TABLE}").fetchone()
