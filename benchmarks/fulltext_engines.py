@@ -6,23 +6,23 @@
 questions at each size, prints two markdown tables and writes
 ``benchmarks/results/fulltext_engines.json``.
 
-**The same words everywhere.** A question's words are ``core.storage.query_words`` of it (the
-list FTS5's ``text_search`` searches: stop words dropped, at most 32), each word one term,
-ORed; a word two engines stem alike to one term already in the query counts twice in all of
-them, as FTS5 counts its two quoted strings. BM25 is k1 = 1.2, b = 0.75 in every engine.
+**The same terms everywhere.** Every engine indexes the terms Hearth makes of each text
+(``core.storage.search_terms.index_terms``: Porter stems, Latin accents folded, names whose
+stem is a function word kept whole) and asks the question's ``query_terms`` (the list
+FTS5's ``text_search`` searches: stop words dropped, at most 32, each term once), ORed, so
+the engines differ in how they rank and how fast, not in what a word is. BM25 is k1 = 1.2,
+b = 0.75 in every engine.
 
-- ``fts5``: Hearth's own store (``SqliteStorage``: ``memories`` and its external-content
-  ``memories_fts``, ``porter unicode61 remove_diacritics 2``), indexed by FTS5's ``rebuild``
-  from the rows; searched by the plain BM25 statement of ``_bm25_search`` on the FTS table
+- ``fts5``: Hearth's own store (``SqliteStorage``: ``memories`` and its contentless
+  ``memories_fts`` with the ``ascii`` tokenizer), indexed from the rows' terms in one
+  statement; searched by the plain BM25 statement of ``_bm25_search`` on the FTS table
   alone (``-bm25()`` as a column, ties to the lower id). Its ranking is the reference.
 - ``fts5 shipped``: the same store through ``SqliteSearchIndex.text_search`` (joined to the
   rows, valid ones only, frequent words bounded above 20,000 rows: ``docs/data-model.md``).
-- ``tantivy`` (tantivy-py): one text field indexed with frequencies, no positions (Hearth
-  never asks phrases), and a fast ``id``. Analyzer: ``TextAnalyzerBuilder(Tokenizer.simple())``
-  + ``lowercase`` + ``ascii_fold`` + ``stemmer("english")``: Snowball English (Porter2), its
-  only English stemmer, close to but not FTS5's Porter; ``en_stem`` would not fold accents.
-  The query is a ``BooleanQuery`` of ``TermQuery`` (``Occur.Should``, freqs) of each word's
-  analysed term: ``parse_query`` with the words quoted builds the identical query (same
+- ``tantivy`` (tantivy-py): one text field of the terms, indexed with frequencies, no
+  positions (Hearth never asks phrases), split by the ``whitespace`` tokenizer alone, and a
+  fast ``id``. The query is a ``BooleanQuery`` of ``TermQuery`` (``Occur.Should``, freqs)
+  of each term: ``parse_query`` with the terms quoted builds the identical query (same
   repr) but parses user text as syntax. One searcher (tantivy's single-thread executor),
   ``search(count=False)``, ids read from the fast field. BM25 is Lucene's: IDF
   ``ln(1 + (N - n + 0.5) / (n + 0.5))`` and one-byte field norms; neither can be changed.
@@ -32,10 +32,9 @@ them, as FTS5 counts its two quoted strings. BM25 is k1 = 1.2, b = 0.75 in every
   the frequent word's whole posting list).
 - ``bm25s``: numpy backend, ``method="robertson"`` (FTS5's IDF ``ln((N - n + 0.5) / (n +
   0.5))``, floored at 0 where FTS5 floors at 1e-6; its term part lacks the constant factor
-  k1 + 1), tokens split as ``query_words`` splits (``[^\\W_]+``), lowercased, accents folded,
-  stemmed by PyStemmer's ``porter`` (the algorithm of FTS5's porter tokenizer), no stop
-  words. Queries: ``retrieve`` on the words' stem ids, ``n_threads=0``; it scores every
-  match (a dense array of N scores) and ``argpartition``s it.
+  k1 + 1), the terms split at spaces, no stemmer or stop words of its own. Queries:
+  ``retrieve`` on the terms' ids, ``n_threads=0``; it scores every match (a dense array
+  of N scores) and ``argpartition``s it.
 
 **Measured.** Latency: ``time.perf_counter`` around the search call alone (query built
 before; tantivy's includes reading the ids of its hits from the fast field), p50 / p95 over
@@ -62,7 +61,6 @@ import shutil
 import subprocess
 import sys
 import time
-import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -72,9 +70,9 @@ import numpy as np
 
 from benchmarks.recall import memory_texts, query_texts
 from benchmarks.stats import percentiles
-from core.storage.query_words import query_words
+from core.storage.search_terms import TERMS_FUNCTION, index_terms, query_terms
 
-VERSION = "fulltext-1"
+VERSION = "fulltext-2"
 """Part of the cached indexes' key: change it when a build changes."""
 CACHE = Path(__file__).resolve().parent / ".cache" / "fulltext"
 RESULTS = Path(__file__).resolve().parent / "results" / "fulltext_engines.json"
@@ -91,8 +89,8 @@ TANTIVY_THREADS = 1
 K1, B = 1.2, 0.75
 PLAIN_BM25 = ("SELECT rowid, -bm25(memories_fts) AS score FROM memories_fts "
               "WHERE memories_fts MATCH ? ORDER BY score DESC, rowid LIMIT ?")
-TOKEN = r"[^\W_]+"
-"""How bm25s splits text: as ``core.storage.query_words`` does."""
+TERM = r"\S+"
+"""How bm25s splits the terms: at the spaces ``index_terms`` puts between them."""
 
 
 # --- building ---------------------------------------------------------------------------
@@ -114,8 +112,9 @@ def build(engine: str, texts: Sequence[str], folder: Path, *, threads: int = TAN
 
 
 def _build_fts5(texts: Sequence[str], folder: Path, template: Path | None) -> dict[str, Any]:
-    """Rows into ``memories`` with the insert trigger off, then FTS5's ``rebuild`` (timed):
-    the index built from the texts as one bulk step, the store as Hearth's after."""
+    """Rows into ``memories`` with the insert trigger off, then their terms into FTS5 in
+    one statement (timed): the index built from the texts as one bulk step, the store as
+    Hearth's after."""
     from sqlalchemy import insert
     from sqlalchemy import text as sql
 
@@ -137,7 +136,8 @@ def _build_fts5(texts: Sequence[str], folder: Path, template: Path | None) -> di
                                                  for line in texts[start:start + 10_000]])
         started = time.perf_counter()
         with storage.write() as session:
-            session.execute(sql("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')"))
+            session.execute(sql(f"INSERT INTO memories_fts(rowid, content) "
+                                f"SELECT id, {TERMS_FUNCTION}(content) FROM memories"))
         seconds = time.perf_counter() - started
         with storage.write() as session:
             session.execute(sql(trigger))
@@ -149,17 +149,14 @@ def _build_fts5(texts: Sequence[str], folder: Path, template: Path | None) -> di
     finally:
         storage.close()
     return {"seconds": seconds, "bytes": total, "threads": 1,
-            "detail": "FTS5 'rebuild' from the rows (inserted first, not timed)"}
+            "detail": "FTS5 fed the rows' terms (rows inserted first, not timed)"}
 
 
 def tantivy_analyzer() -> Any:
+    """Terms as they come: split at the spaces, nothing else."""
     import tantivy
 
-    return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-            .filter(tantivy.Filter.lowercase())
-            .filter(tantivy.Filter.ascii_fold())
-            .filter(tantivy.Filter.stemmer("english"))
-            .build())
+    return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build()
 
 
 def _tantivy_schema() -> Any:
@@ -180,7 +177,7 @@ def _build_tantivy(texts: Sequence[str], folder: Path, threads: int) -> dict[str
     writer = index.writer(heap_size=TANTIVY_HEAP, num_threads=threads)
     for row, line in enumerate(texts, start=1):
         document = tantivy.Document()
-        document.add_text("text", line)
+        document.add_text("text", index_terms(line))
         document.add_integer("id", row)
         writer.add_document(document)
     writer.commit()
@@ -192,33 +189,19 @@ def _build_tantivy(texts: Sequence[str], folder: Path, threads: int) -> dict[str
             "detail": f"{segments} segment(s), writer heap {TANTIVY_HEAP // 1_000_000} MB"}
 
 
-def folded(text: str) -> str:
-    """Lower case without accents (bm25s's half of ``remove_diacritics``)."""
-    text = text.lower()
-    if text.isascii():
-        return text
-    return "".join(char for char in unicodedata.normalize("NFKD", text)
-                   if not unicodedata.combining(char))
-
-
-def _porter() -> Any:
-    import Stemmer
-
-    return Stemmer.Stemmer("porter")
-
-
 def _build_bm25s(texts: Sequence[str], folder: Path) -> dict[str, Any]:
     import bm25s
 
     started = time.perf_counter()
-    tokens = bm25s.tokenize([folded(line) for line in texts], lower=False, token_pattern=TOKEN,
-                            stopwords=None, stemmer=_porter(), show_progress=False)
+    tokens = bm25s.tokenize([index_terms(line) or "" for line in texts], lower=False,
+                            token_pattern=TERM, stopwords=None, stemmer=None,
+                            show_progress=False)
     retriever = bm25s.BM25(k1=K1, b=B, method="robertson")
     retriever.index(tokens, show_progress=False)
     retriever.save(str(folder), show_progress=False)
     seconds = time.perf_counter() - started
     return {"seconds": seconds, "bytes": _folder_bytes(folder), "threads": 1,
-            "detail": f"{len(tokens.vocab):,} stems, robertson IDF"}
+            "detail": f"{len(tokens.vocab):,} terms, robertson IDF"}
 
 
 def _folder_bytes(folder: Path) -> int:
@@ -235,7 +218,6 @@ def _child_build(engine: str, size: int, folder: Path, threads: int) -> None:
     texts = memory_texts(size)
     if engine == "bm25s":
         import bm25s  # noqa: F401  # imports counted before the build, as for the others
-        import Stemmer  # noqa: F401
     elif engine == "tantivy":
         import tantivy  # noqa: F401
     else:
@@ -364,16 +346,12 @@ class Tantivy:
         self._tantivy = tantivy
         self.index = tantivy.Index.open(str(folder))
         self.index.register_tokenizer("hearth", tantivy_analyzer())
-        self._analyzer = tantivy_analyzer()
         self._schema = self.index.schema
         self.searcher = self.index.searcher()
 
-    def terms(self, question: str) -> list[str]:
-        return [term for word in query_words(question) for term in self._analyzer.analyze(word)]
-
     def prepare(self, question: str) -> Any:
         query, occur = self._tantivy.Query, self._tantivy.Occur
-        terms = self.terms(question)
+        terms = query_terms(question)
         if not terms:
             return None
         return query.boolean_query([(occur.Should, query.term_query(
@@ -396,13 +374,11 @@ class Bm25s:
         import bm25s
 
         self.retriever = bm25s.BM25.load(str(folder), show_progress=False)
-        self._stemmer = _porter()
         self._rows = int(self.retriever.scores["num_docs"])
 
     def prepare(self, question: str) -> list[int]:
-        stems = self._stemmer.stemWords([folded(word) for word in query_words(question)])
         vocabulary = self.retriever.vocab_dict
-        return [int(vocabulary[stem]) for stem in stems if stem in vocabulary]
+        return [int(vocabulary[term]) for term in query_terms(question) if term in vocabulary]
 
     def run(self, prepared: list[int], k: int) -> list[int]:
         if not prepared:

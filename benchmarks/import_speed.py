@@ -46,6 +46,7 @@ from core.embedding import CancelCheck, Embedder, OnnxEmbedder, ProgressCallback
 from core.embedding.reembed import backfill_embeddings
 from core.embedding.chunking import sentence_windows, text_windows, window_input
 from core.embedding.turn_views import SpokenTurn, turn_views
+from core.storage.search_terms import TERMS_FUNCTION
 from core.transfer.chat_export import (
     USER_SPEAKER,
     ChatImportReport,
@@ -240,10 +241,14 @@ def _rows(hearth: Hearth) -> dict[str, int]:
 def _fts_rebuild_s(hearth: Hearth) -> float:
     """Rebuilding the full-text indexes of what the import wrote: about what their insert
     triggers did during it, measured apart."""
+    tables = {"memories": ("content",), "interactions": ("user_message", "agent_response")}
     started = time.perf_counter()
     with hearth.storage.write() as session:
-        for table in ("memories_fts", "interactions_fts"):
-            session.execute(text(f"INSERT INTO {table}({table}) VALUES ('rebuild')"))
+        for table, columns in tables.items():
+            terms = ", ".join(f"{TERMS_FUNCTION}({column})" for column in columns)
+            session.execute(text(f"INSERT INTO {table}_fts({table}_fts) VALUES ('delete-all')"))
+            session.execute(text(f"INSERT INTO {table}_fts(rowid, {', '.join(columns)}) "
+                                 f"SELECT id, {terms} FROM {table}"))
     return time.perf_counter() - started
 
 

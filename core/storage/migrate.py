@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 MIGRATIONS = Path(__file__).with_name("migrations")
-HEAD = "0023"
+HEAD = "0024"
 """The newest revision in ``migrations/versions``; a test checks it is Alembic's head, so a
 new migration cannot be forgotten here."""
 

@@ -63,9 +63,10 @@ def test_export_refuses_the_files_hearth_keeps(hearth_cli, home: Path) -> None:
 def crash_after_writing(database: Path, sql: str) -> None:
     """A process that commits ``sql`` and dies without closing: the change is only in the
     -wal beside the database, as after a crash or a power cut."""
-    script = ("import os, sys; from core.storage.sqlite.engine import dbapi_module; "
+    script = ("import os, sys; from core.storage.sqlite.engine import dbapi_module, "
+              "register_terms_function; "
               "c = dbapi_module().connect(sys.argv[1], isolation_level=None); "
-              "c.execute(sys.argv[2]); os._exit(0)")
+              "register_terms_function(c); c.execute(sys.argv[2]); os._exit(0)")
     subprocess.run([sys.executable, "-c", script, str(database), sql], check=True,
                    cwd=PROJECT_ROOT)
 

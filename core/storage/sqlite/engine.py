@@ -1,7 +1,8 @@
 """Opening a SQLite database the way Hearth needs it.
 
-Every connection gets the same setup in one ``connect`` listener (sqlite-vec, WAL, foreign
-keys, a busy timeout, ``synchronous=NORMAL``, ``secure_delete``), with statement parameters
+Every connection gets the same setup in one ``connect`` listener (sqlite-vec, the
+``hearth_terms`` function the full-text triggers call, WAL, foreign keys, a busy timeout,
+``synchronous=NORMAL``, ``secure_delete``), with statement parameters
 hidden from error messages; the DB-API module is the stdlib ``sqlite3`` when it can load
 extensions, else ``sqlean``. Every database file is opened through ``connect_file`` (a
 SQLCipher connection in an encrypted folder) by a ``file:`` URI from ``sqlite_uri``, never a
@@ -39,6 +40,7 @@ from core.errors import (
     ReadOnlyError,
 )
 from core.home import encryption
+from core.storage.search_terms import TERMS_FUNCTION, index_terms
 from core.storage.sqlite.damage import FirstWriteCheck, damaged, is_damage
 from core.storage.write_turns import DEFAULT_WRITE_WAIT_SECONDS as DEFAULT_WRITE_WAIT_SECONDS
 from core.storage.write_turns import WRITE_OPTION as WRITE_OPTION
@@ -56,9 +58,15 @@ SQLite's 2 MiB default: recall re-reads the same index pages query after query
 (``benchmarks/encryption.py`` measures it)."""
 
 
+MIN_SQLITE = (3, 43, 0)
+"""FTS5's ``contentless_delete`` (migration 0024) is SQLite 3.43's."""
+
+
 def dbapi_module() -> ModuleType:
-    """The DB-API module to use: stdlib ``sqlite3`` if it can load extensions."""
-    if hasattr(sqlite3.Connection, "enable_load_extension"):
+    """The DB-API module to use: stdlib ``sqlite3`` if it can load extensions and is new
+    enough (``MIN_SQLITE``), else ``sqlean``, which bundles a recent SQLite."""
+    if (hasattr(sqlite3.Connection, "enable_load_extension")
+            and sqlite3.sqlite_version_info >= MIN_SQLITE):
         return sqlite3
     import sqlean
 
@@ -179,6 +187,7 @@ def open_engine(path: Path | None, busy_timeout_ms: int = 5000, *,
         dbapi_connection.enable_load_extension(True)
         sqlite_vec.load(dbapi_connection)
         dbapi_connection.enable_load_extension(False)
+        register_terms_function(dbapi_connection)
         cursor = dbapi_connection.cursor()
         try:
             if path is not None and not read_only:
@@ -203,6 +212,13 @@ def open_engine(path: Path | None, busy_timeout_ms: int = 5000, *,
             connection.exec_driver_sql("BEGIN")
 
     return engine
+
+
+def register_terms_function(dbapi_connection: Any) -> None:
+    """``hearth_terms(text)``, the terms the full-text tables' triggers index
+    (``core.storage.search_terms``, migration 0024). Every connection that may write a
+    searchable row needs it: without it the write fails ("no such function")."""
+    dbapi_connection.create_function(TERMS_FUNCTION, 1, index_terms, deterministic=True)
 
 
 def is_busy(error: BaseException) -> bool:

@@ -4,10 +4,11 @@ All SQLite-specific search SQL lives here, behind ``core.storage.port.SearchInde
 hooks of ``core.storage.search_base.SearchIndexBase``, which holds what PostgreSQL does the
 same way (checking vectors and their width, window rows, filters, merging the hits).
 
-What callers can count on: user text is never FTS5 syntax (its words are quoted and ORed,
-``core.storage.query_words``); scores are higher-is-better (``-bm25()``, and cosine
-similarity that is always exact: a shortlist from the bits or the ANN index is rescored
-from the float table); a query with words in over ``FREQUENT_ROWS`` rows is bounded, and
+What callers can count on: user text is never FTS5 syntax (the terms of its words are
+quoted and ORed, ``core.storage.search_terms``, the same terms the tables index); scores
+are higher-is-better (``-bm25()``, and cosine similarity that is always exact: a shortlist
+from the bits or the ANN index is rescored from the float table); a query with terms in
+over ``FREQUENT_ROWS`` rows is bounded, and
 one without is the plain search. The vector tables are derived data made by
 ``ensure_dimensions``, not by a migration; triggers drop a row's vectors and windows when
 it is deleted or its text changes, and ``store_embeddings`` runs in the caller's
@@ -35,7 +36,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import BindParameter
 
 from core.storage.port import IMPORTED_SOURCE, IndexedKind, IndexHit, SearchFilters
-from core.storage.query_words import query_words
+from core.storage.search_terms import query_terms, terms_of
 from core.storage.search_base import META_TABLE, SearchIndexBase, meta_value
 from core.storage.search_where import (
     Dialect,
@@ -76,7 +77,7 @@ OVERFETCH = 2
 """Ranked rows fetched per wanted row when filters are applied after ranking."""
 
 FREQUENT_ROWS = 20_000
-"""A query word in more rows than this is frequent (docs/data-model.md, "Frequent words")."""
+"""A query term in more rows than this is frequent (docs/data-model.md, "Frequent words")."""
 
 NEWEST_FREQUENT = 500
 """Matches of the frequent words scored when a query has them (the newest)."""
@@ -132,29 +133,28 @@ VECTOR_TABLES = tuple(table for spec in KINDS.values() for table in spec.vector_
 
 
 def fts_query(user_text: str) -> str:
-    """An FTS5 query that ORs the words of ``user_text`` as quoted strings ("" if none)."""
-    return _fts_or(query_words(user_text))
+    """An FTS5 query that ORs the terms of ``user_text`` as quoted strings ("" if none)."""
+    return _fts_or(query_terms(user_text))
 
 
-def _fts_or(words: Iterable[str]) -> str:
-    """The FTS5 query matching any of ``words``, each a quoted string."""
-    return " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
+def _fts_or(terms: Iterable[str]) -> str:
+    """The FTS5 query matching any of ``terms``, each a quoted string."""
+    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
 
 
-def _frequent_words(session: Session, spec: _Kind, words: Sequence[str]) -> set[str]:
-    """The words in more than ``FREQUENT_ROWS`` rows of the kind.
+def _frequent_terms(session: Session, spec: _Kind, terms: Sequence[str]) -> set[str]:
+    """The terms in more than ``FREQUENT_ROWS`` rows of the kind.
 
-    Counted by FTS5 itself, up to one past the threshold, so the word goes through the
-    table's own tokenizer (porter stems it; an ``fts5vocab`` table lists stems, not
-    words) and no rows are scored: ~2 ms for a query's words at 1M rows. Every word's
-    count is a column of one statement: a statement per word cost as much again in
-    round trips as the counting itself at 10k-100k rows (measured).
+    Counted by FTS5 itself, up to one past the threshold, so no rows are scored: ~2 ms
+    for a query's terms at 1M rows. Every term's count is a column of one statement: a
+    statement per term cost as much again in round trips as the counting itself at
+    10k-100k rows (measured).
     """
     counts = ", ".join(f"(SELECT count(*) FROM (SELECT 1 FROM {spec.fts} WHERE {spec.fts} "
-                       f"MATCH :word{i} LIMIT :most + 1))" for i in range(len(words)))
-    params: dict[str, Any] = {f"word{i}": _fts_or([word]) for i, word in enumerate(words)}
+                       f"MATCH :term{i} LIMIT :most + 1))" for i in range(len(terms)))
+    params: dict[str, Any] = {f"term{i}": _fts_or([term]) for i, term in enumerate(terms)}
     found = session.execute(sql(f"SELECT {counts}"), {**params, "most": FREQUENT_ROWS}).one()
-    return {word for word, count in zip(words, found, strict=True) if count > FREQUENT_ROWS}
+    return {term for term, count in zip(terms, found, strict=True) if count > FREQUENT_ROWS}
 
 
 # --- filters ---------------------------------------------------------------------------
@@ -248,13 +248,16 @@ class SqliteSearchIndex(SearchIndexBase[_Kind, bytes]):
 
     def _text_hits(self, session: Session, spec: _Kind, words: Sequence[str],
                    filters: SearchFilters, limit: int) -> list[IndexHit]:
+        """The terms of ``words`` (the tables index terms, not words) ORed: ranked by BM25,
+        a frequent term over its newest matches only (``_newest_search``)."""
+        terms = terms_of(list(words))
         where = self._where(spec, filters)
-        frequent = _frequent_words(session, spec, words)
-        rare = [word for word in words if word not in frequent]
+        frequent = _frequent_terms(session, spec, terms)
+        rare = [term for term in terms if term not in frequent]
 
         def search(filter_in_scan: bool) -> list[IndexHit]:
             if not frequent:
-                return self._bm25_search(session, spec, where, _fts_or(words), limit,
+                return self._bm25_search(session, spec, where, _fts_or(terms), limit,
                                          filter_in_scan=filter_in_scan)
             hits = self._newest_search(session, spec, where, _fts_or(frequent),
                                        filter_in_scan=filter_in_scan)

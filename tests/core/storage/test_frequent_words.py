@@ -13,6 +13,7 @@ from sqlalchemy import text
 
 from core.storage.orm import Memory
 from core.storage.port import IndexedKind, IndexHit, SearchFilters
+from core.storage.search_terms import term
 from core.storage.sqlite import search as sqlite_search
 from core.storage.sqlite.adapter import SqliteStorage
 
@@ -51,8 +52,8 @@ def test_rare_and_frequent_word_give_the_unbounded_top_hits(
     monkeypatch.setattr(sqlite_search, "FREQUENT_ROWS", 10)
     monkeypatch.setattr(sqlite_search, "NEWEST_FREQUENT", 5)
     with storage.read() as session:
-        assert sqlite_search._frequent_words(
-            session, sqlite_search.KINDS[MEMORY], ["tea", "coffee"]) == {"coffee"}
+        assert sqlite_search._frequent_terms(
+            session, sqlite_search.KINDS[MEMORY], ["tea", term("coffee")]) == {term("coffee")}
     bounded = found(storage, "tea coffee", 6)
     assert [hit.id for hit in bounded] == [hit.id for hit in unbounded]
     assert [hit.score for hit in bounded] == pytest.approx([hit.score for hit in unbounded])
@@ -82,9 +83,9 @@ def found_all(storage: SqliteStorage, query: str) -> list[IndexHit]:
 
 def test_below_the_threshold_nothing_is_frequent(storage: SqliteStorage,
                                                  coffee: list[int]) -> None:
-    with storage.read() as session:  # words in 43, 6 and 0 rows, under 20,000
-        assert sqlite_search._frequent_words(
-            session, sqlite_search.KINDS[MEMORY], ["tea", "coffee", "absent"]) == set()
+    with storage.read() as session:  # terms in 43, 6 and 0 rows, under 20,000
+        assert sqlite_search._frequent_terms(
+            session, sqlite_search.KINDS[MEMORY], ["tea", term("coffee"), "absent"]) == set()
 
 
 def test_narrowing_filters_apply_to_every_bounded_search(

@@ -16,6 +16,7 @@ from core.forgetting.imported import key_hash
 from core.forgetting.service import ForgetService
 from core.knowledge.memories import MemoryService
 from core.storage import former_names
+from core.storage.sqlite.engine import dbapi_module
 from core.storage.orm import (
     AuditEntry,
     ChatSession,
@@ -216,16 +217,14 @@ def test_a_deleted_imported_chat_does_not_come_back(hearth) -> None:
 
 def test_backups_rewritten_without_a_deleted_turn_record_it_too_older_ones_included(
         hearth) -> None:
-    import sqlite3
-
     import_chat_export(CLAUDE_FILE, CLAUDE, hearth.storage, hearth.memories)
     stored = memory_rows(hearth.storage)
     key, (memory_id, _text) = min(item for item in stored.items()
                                   if item[0].startswith("turn:"))
     current = hearth.backup().path
     older = hearth.backup().path
-    with sqlite3.connect(older) as copy:  # as a backup taken before migration 0016 (a
-        # rewrite opens it upgraded, so it gets the record too)
+    with dbapi_module().connect(older) as copy:  # as a backup taken before migration 0016
+        # (a rewrite opens it upgraded, so it gets the record too)
         copy.execute("DROP TABLE forgotten_imports")
         copy.execute("DROP TABLE import_runs")
         copy.execute("DROP TABLE agent_tokens")  # migration 0017
@@ -247,6 +246,6 @@ def test_backups_rewritten_without_a_deleted_turn_record_it_too_older_ones_inclu
     assert sorted((rewrite.path, rewrite.ok) for rewrite in rewrites) == sorted(
         [(current, True), (older, True)])
     for path in (current, older):
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as copy:
+        with dbapi_module().connect(f"file:{path}?mode=ro", uri=True) as copy:
             assert copy.execute("SELECT key_sha256 FROM forgotten_imports").fetchall() == [
                 (key_hash(key),)]
