@@ -141,7 +141,7 @@ def _cached_store(size: int, real: np.ndarray, model_id: str) -> tuple[Path, dic
     try:
         seconds = _fill(storage, corpus, size, model_id)
         started = time.perf_counter()
-        storage.search.refresh_vector_index()
+        storage.search.refresh_search_indexes()
         built = time.perf_counter() - started
     finally:
         storage.close()

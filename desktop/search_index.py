@@ -1,9 +1,10 @@
-"""Bringing the nearest-neighbour search index up to date at start-up, in the background.
+"""Bringing the search indexes up to date at start-up, in the background.
 
-With tens of thousands of memories, recall's vector search runs through an index kept next
-to the database (``core.storage.sqlite.ann``). When it is found missing or behind the rows
-(a crash, a restore, an import, a copy from another machine), searches stay correct on the
-exact path but grow slower with every memory; the nightly dream would rebuild it, but a
+With tens of thousands of memories, recall's vector search and full-text search run through
+indexes kept next to the database (``core.storage.sqlite.ann``, ``core.storage.sqlite.
+text_index``). When one is found missing or behind the rows (a crash, a restore, an import,
+a copy from another machine), searches stay correct on the slower path (the exact scan,
+FTS5) but grow slower with every memory; the nightly dream would rebuild it, but a
 user should not wait for a night. So the window checks once at start-up, off the UI thread,
 and when there is a backlog rebuilds it as a background job shown in the status bar with a
 percentage and a Stop button (stopping keeps searches exact; the next start or dream tries

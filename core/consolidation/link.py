@@ -243,7 +243,7 @@ def run_link(storage: StoragePort, settings: Settings, *, full: bool = False,
     ``removed``. First the nearest-neighbour index of recall is brought up to date (rebuilt
     if it disagrees with the rows, with ``progress`` in vectors): the nightly dream is where
     that long work belongs. ``full`` relinks every memory whatever changed."""
-    if not storage.search.refresh_vector_index(progress=progress, cancel=cancel):
+    if not storage.search.refresh_search_indexes(progress=progress, cancel=cancel):
         raise LinkCancelled("Linking was cancelled.")
     wanted = {"link_max_edges": settings.link_max_edges,
               "link_similarity_floor": settings.link_similarity_floor}

@@ -62,7 +62,7 @@ def backfill_embeddings(
     """Embed every row of ``kinds`` that lacks a current vector; returns rows done per kind.
 
     ``progress(done, total)`` follows each committed batch, then the rebuild of a
-    nearest-neighbour index that disagrees with the vectors (``refresh_vector_index``, in
+    nearest-neighbour index that disagrees with the vectors (``refresh_search_indexes``, in
     vectors), and ends with ``(done, done)``, also when there was nothing to do.
     ``cancel()`` is polled before each batch and stops with :class:`EmbeddingCancelled`;
     batches already committed stay.
@@ -95,7 +95,7 @@ def backfill_embeddings(
             if progress is not None:
                 progress(done, total)
     # the nearest-neighbour index follows the new vectors (a rebuild after a model change)
-    if not storage.search.refresh_vector_index(progress=progress, cancel=cancel):
+    if not storage.search.refresh_search_indexes(progress=progress, cancel=cancel):
         raise EmbeddingCancelled(done, total)
     if progress is not None:  # the count was an estimate (rows may change meanwhile): close
         progress(done, done)

@@ -269,7 +269,7 @@ def search_index_backlog(hearth: Hearth) -> int:
     again (0: current, not needed at this size, or kept by the database itself). A crash, a
     restore or another program's writes can leave it behind; searches stay correct, on the
     slower exact path, until the rebuild."""
-    return hearth.storage.search.vector_index_backlog()
+    return hearth.storage.search.search_index_backlog()
 
 
 def rebuild_search_index(hearth: Hearth, progress: Callable[[int, int], None] = lambda *_: None,
@@ -277,4 +277,4 @@ def rebuild_search_index(hearth: Hearth, progress: Callable[[int, int], None] = 
     """Rebuild what ``search_index_backlog`` counts, with ``progress(done, total)`` in
     vectors; False if ``cancelled()`` stopped it (the old state stays in use, the next start
     or dream tries again)."""
-    return hearth.storage.search.refresh_vector_index(progress=progress, cancel=cancelled)
+    return hearth.storage.search.refresh_search_indexes(progress=progress, cancel=cancelled)

@@ -93,14 +93,19 @@ def convert_database_file(path: Path, old_key: str | None, new_key: str | None) 
     convert(path, old_key, new_key)
 
 
-def convert_vector_index_files(database: Path, old_key: str | None,
-                               new_key: str | None) -> int:
+def convert_derived_index_files(database: Path, old_key: str | None,
+                                new_key: str | None) -> int:
     """Rewrite the ANN index files beside the SQLite file ``database`` from ``old_key`` to
-    ``new_key`` (None: plain), each committed only once written (``core.storage.folder_cipher``);
-    returns how many were rewritten."""
+    ``new_key`` (None: plain), each committed only once written (``core.storage.folder_cipher``),
+    and, when encrypting, delete its full-text index folders (an encrypted folder keeps none:
+    they would hold every term in the clear); returns how many ANN files were rewritten."""
     from core.storage.sqlite.ann import convert_files
+    from core.storage.sqlite.text_index import remove_files
 
-    return convert_files(database, old_key, new_key)
+    converted = convert_files(database, old_key, new_key)
+    if new_key is not None:
+        remove_files(database)
+    return converted
 
 
 def describe(settings: Settings) -> str:

@@ -15,10 +15,12 @@ where it is.
 
 The ANN index files (``hearth.db.vector-index/``) hold an int8 copy of every vector,
 from which text can be approximated: they are converted too, once the database files are
-(``core.storage.factory.convert_vector_index_files``: sealed with AES-GCM under a subkey
+(``core.storage.factory.convert_derived_index_files``: sealed with AES-GCM under a subkey
 of the folder's key, or opened again), each committed by its header only once written, so
 a run cut short leaves each in one form or the other and the next run finishes it. One
-that cannot be read is dropped and rebuilt from the rows by the next dream.
+that cannot be read is dropped and rebuilt from the rows by the next dream. The full-text
+index folders (``hearth.db.text-index/``) hold every term in the clear and are not sealed:
+encrypting deletes them, and FTS5 answers every text search in an encrypted folder.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from core.home.paths import HearthPaths
 from core.errors import InvalidInputError, WrongPassphraseError
 from core.home import encryption
 from core.storage.backups import list_backups
-from core.storage.factory import convert_database_file, convert_vector_index_files
+from core.storage.factory import convert_database_file, convert_derived_index_files
 
 SAFETY_COPY = ".before-encrypt"
 ASIDE = ".before-restore-"
@@ -105,9 +107,9 @@ def _convert_all(paths: HearthPaths, key: str, *, plain_target: bool,
             convert_database_file(file, None, key)
         progress(done, len(files))
     if plain_target:
-        convert_vector_index_files(paths.database, key, None)
+        convert_derived_index_files(paths.database, key, None)
     else:
-        convert_vector_index_files(paths.database, None, key)
+        convert_derived_index_files(paths.database, None, key)
     return len(files)
 
 

@@ -202,19 +202,20 @@ class SearchIndex(Protocol):
         """Prepare vector storage for this size; True if it had to be rebuilt (all
         embeddings dropped, to be backfilled)."""
 
-    def refresh_vector_index(self, *, progress: Callable[[int, int], None] | None = None,
-                             cancel: Callable[[], bool] | None = None) -> bool:
-        """Bring derived nearest-neighbour structures up to date with the stored vectors
-        (rebuild what disagrees with them, with ``progress(done, total)``), for long jobs
-        that run anyway (the dream's link stage, a re-embedding); False if ``cancel()``
-        stopped it. Searches are correct without it, only slower at scale. An adapter
-        whose database keeps such an index itself has nothing to do."""
+    def refresh_search_indexes(self, *, progress: Callable[[int, int], None] | None = None,
+                               cancel: Callable[[], bool] | None = None) -> bool:
+        """Bring the search indexes derived from the rows (nearest-neighbour graphs of the
+        vectors, full-text indexes of the terms) up to date with them (rebuild what
+        disagrees, with ``progress(done, total)``), for long jobs that run anyway (the
+        dream's link stage, a re-embedding); False if ``cancel()`` stopped it. Searches are
+        correct without it, only slower at scale. An adapter whose database keeps such
+        indexes itself has nothing to do."""
 
-    def vector_index_backlog(self) -> int:
-        """Vectors ``refresh_vector_index`` would have to rebuild an index from (0 when every
+    def search_index_backlog(self) -> int:
+        """Rows ``refresh_search_indexes`` would have to rebuild an index from (0 when every
         index is current or the database keeps its own): the window starts that rebuild in
         the background at start-up when this is not 0, instead of leaving searches on the
-        slower exact path until the next dream."""
+        slower path until the next dream."""
 
 
 @dataclass(frozen=True)

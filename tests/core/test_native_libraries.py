@@ -24,14 +24,14 @@ def run_fresh(script: str) -> subprocess.CompletedProcess[str]:
                           env=environment, timeout=120, check=False)
 
 
-@pytest.mark.parametrize("first", ["open_index", "build_index", "embed"])
+@pytest.mark.parametrize("first", ["open_index", "build_index", "text_index", "embed"])
 def test_an_index_and_an_embedding_work_in_either_order(first: str, tmp_path: Path) -> None:
     index_file = tmp_path / "graph.usearch"
     script = f"""
 from pathlib import Path
 import numpy as np
 from core.embedding import OnnxEmbedder
-from core.storage.sqlite import ann
+from core.storage.sqlite import ann, text_index
 
 def build():
     graph = ann.new_graph(384)
@@ -54,6 +54,11 @@ if first == "open_index":
     open_index(); embed()
 elif first == "build_index":
     build(); embed()
+elif first == "text_index":  # tantivy loaded first, then onnxruntime and usearch
+    index = text_index._opened(Path({str(tmp_path)!r}), 1, create=True)
+    writer = index.writer(heap_size=15_000_000, num_threads=1)
+    writer.commit()
+    embed(); build(); open_index()
 else:
     embed(); build(); open_index()
 print("both worked")

@@ -361,12 +361,12 @@ class PostgresSearchIndex(SearchIndexBase[_Kind, str]):
                 filled[row] += 1
         return found
 
-    def refresh_vector_index(self, *, progress: Callable[[int, int], None] | None = None,
-                             cancel: Callable[[], bool] | None = None) -> bool:
+    def refresh_search_indexes(self, *, progress: Callable[[int, int], None] | None = None,
+                               cancel: Callable[[], bool] | None = None) -> bool:
         """Nothing to do: PostgreSQL keeps its HNSW indexes in step with every write."""
         return True
 
-    def vector_index_backlog(self) -> int:
+    def search_index_backlog(self) -> int:
         """Always 0: PostgreSQL keeps its HNSW indexes in step with every write."""
         return 0
 

@@ -26,7 +26,7 @@ from core.storage.sqlite.damage import FirstWriteCheck
 from core.storage.sqlite.data_version import DataVersion
 from core.storage.sqlite.health import health_checks
 from core.storage.sqlite.ownership import refuse_another_programs
-from core.storage.sqlite.ann import new_generation
+from core.storage.sqlite.derived import new_generation
 from core.storage.sqlite.search import KINDS, SqliteSearchIndex
 
 MIGRATION_LOCK = "migrate.lock"
@@ -164,7 +164,7 @@ class SqliteStorage:
         The copy is switched from WAL to a rollback journal, so it is one self-contained
         file: opening it read-only later (to verify or restore it) then leaves no -wal or
         -shm beside it. It gets a vector generation of its own, so once restored no ANN
-        index file built from this database is taken for its (``ann.new_generation``).
+        index file built from this database is taken for its (``derived.new_generation``).
 
         The database is checked whole first (``check_writable``, once per open): a copy of a
         damaged file would only fail its own check, and be told as a damaged backup."""
@@ -194,11 +194,14 @@ class SqliteStorage:
         return sum(file.stat().st_size for file in with_sidecars(self._path) if file.is_file())
 
     def health_checks(self) -> list[HealthCheck]:
-        return health_checks(self._engine, self._path, self._search.vector_index_states)
+        return health_checks(self._engine, self._path, self._search.vector_index_states,
+                             self._search.text_index_states)
 
     def erase_deleted(self, *, compact: bool = False) -> bool:
         """Rewrite the ANN index files without the vectors deleted since they were written
-        (``core.storage.sqlite.ann``), ``optimize`` every FTS5 index (FTS5 keeps a deleted
+        (``core.storage.sqlite.ann``) and the full-text index folders without the terms of
+        rows deleted or changed since theirs (``core.storage.sqlite.text_index``),
+        ``optimize`` every FTS5 index (FTS5 keeps a deleted
         row's terms in its older segments until they are merged; merging them into one
         drops them), then ``VACUUM``
         if asked, then ``wal_checkpoint(TRUNCATE)``. Every connection runs with
@@ -210,7 +213,7 @@ class SqliteStorage:
         if self._path is None:
             return True
         with translated_errors(self._path):
-            self._search.erase_removed_vectors()
+            self._search.erase_removed()
             with self._write_engine.begin() as connection:
                 for spec in KINDS.values():
                     connection.exec_driver_sql(

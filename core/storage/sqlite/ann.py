@@ -22,7 +22,7 @@ import logging
 import os
 import secrets
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,19 @@ from sqlalchemy import text as sql
 from core import native_libraries
 from core.home import encryption
 from core.storage.durable import sync_folder
+from core.storage.sqlite.derived import (
+    CHANGES_TABLE,
+    CancelCheck,
+    IndexState,
+    ProgressCallback,
+    Stale,
+    generation,
+    high_water,
+    log_position,
+    logged_since,
+    trim_log,
+    write_atomically,
+)
 from core.storage.sqlite.ann_seal import MAGIC, SealError, is_sealed, seal, subkey, unseal
 from core.storage.sqlite.engine import WRITE_OPTION
 
@@ -66,14 +79,11 @@ uses it: a file that lacks a row, or holds another vector for it, is stale."""
 BUILD_BATCH = 10_000
 """Vectors read and added per step of a rebuild (progress and cancel between steps)."""
 
-CHANGES_TABLE = "vector_changes"
 HEADER_VERSION = 1
 FOLDER_SUFFIX = ".vector-index"
 _PLACEHOLDER_KEY = 1 << 62
 """Keys from here on are placeholders that overwrite the bytes of removed vectors."""
 
-ProgressCallback = Callable[[int, int], None]
-CancelCheck = Callable[[], bool]
 SealKey = Callable[[], bytes]
 """The index key of an encrypted folder, found when a file is first read or written (the
 folder may be unlocked after the index object is made)."""
@@ -82,51 +92,6 @@ folder may be unlocked after the index object is made)."""
 def index_folder(database: Path) -> Path:
     """Where the indexes of ``database`` live: ``<database>.vector-index/``."""
     return database.with_name(database.name + FOLDER_SUFFIX)
-
-
-# --- the change log (schema, created with the vector tables) -------------------------------
-
-
-def create_change_log(connection: Connection, tables: Iterable[str]) -> None:
-    """The log table, its index by table, and insert/update/delete triggers on ``tables``."""
-    connection.execute(sql(
-        f"CREATE TABLE IF NOT EXISTS {CHANGES_TABLE} (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
-        f"vectors TEXT NOT NULL, item_id INTEGER NOT NULL)"))
-    connection.execute(sql(
-        f"CREATE INDEX IF NOT EXISTS {CHANGES_TABLE}_by_table ON {CHANGES_TABLE} "
-        f"(vectors, seq)"))
-    for table in tables:
-        for event, row in (("INSERT", "new"), ("UPDATE", "new"), ("DELETE", "old")):
-            connection.execute(sql(
-                f"CREATE TRIGGER IF NOT EXISTS {table}_log_{event.lower()} AFTER {event} "
-                f"ON {table} BEGIN INSERT INTO {CHANGES_TABLE} (vectors, item_id) "
-                f"VALUES ('{table}', {row}.id); END"))
-
-
-def change_log_objects(tables: Iterable[str]) -> set[str]:
-    """The names ``create_change_log`` creates (to tell whether a database has them)."""
-    return {CHANGES_TABLE} | {f"{table}_log_{event}" for table in tables
-                              for event in ("insert", "update", "delete")}
-
-
-def new_generation(dbapi_connection: Any) -> None:
-    """Give a copy of a database (a backup) a vector generation of its own, on its DB-API
-    connection: restored later, it is not the database any existing index was built from,
-    even where its change log would agree (it may have been written to since)."""
-    exists = dbapi_connection.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vector_index_meta'"
-    ).fetchone()
-    if exists:
-        dbapi_connection.execute("UPDATE vector_index_meta SET value = ? WHERE key = "
-                                 "'generation'", (secrets.token_hex(8),))
-        dbapi_connection.commit()
-
-
-def high_water(connection: Connection) -> int:
-    """The last change number ever given (trimming never lowers it)."""
-    value = connection.execute(sql("SELECT seq FROM sqlite_sequence WHERE name = :name"),
-                               {"name": CHANGES_TABLE}).scalar_one_or_none()
-    return int(value or 0)
 
 
 # --- the header: what a file holds -----------------------------------------------------------
@@ -156,19 +121,6 @@ def _read_header(path: Path) -> Header | None:
         log.warning("ignoring the vector index header %s (%s); it will be rebuilt", path, error)
         return None
     return header if header.version == HEADER_VERSION else None
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to a new private file, flush it to disk, rename it over ``path``."""
-    partial = path.with_name(f".{path.name}.{secrets.token_hex(4)}.partial")
-    handle = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        os.write(handle, data)
-        os.fsync(handle)
-    finally:
-        os.close(handle)
-    os.replace(partial, path)
-    sync_folder(path.parent)
 
 
 def _fsync_file(path: Path) -> None:
@@ -235,22 +187,6 @@ def _write_new(path: Path, data: bytes) -> None:
 
 
 # --- one table's index -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class IndexState:
-    """What ``status`` reports for one vector table."""
-
-    table: str
-    rows: int
-    state: str
-    """"current", "stale" (built but disagreeing: rebuilt by the next refresh), "missing"
-    (large enough to need one, none built yet) or "not needed" (below ``ANN_MIN_ROWS``)."""
-    reason: str = ""
-
-
-class Stale(Exception):
-    """The file does not agree with the rows; the message says how."""
 
 
 class TableIndex:
@@ -406,14 +342,8 @@ class TableIndex:
 
         The checks and "is there anything new?" are one statement: this runs before every
         search, and three round trips cost ~0.5 ms of a ~5 ms vector search at 100k rows."""
-        generation, trimmed_value, water, newest = connection.execute(sql(
-            "SELECT (SELECT value FROM vector_index_meta WHERE key = 'generation'), "
-            "(SELECT value FROM vector_index_meta WHERE key = :trimmed), "
-            "(SELECT seq FROM sqlite_sequence WHERE name = :changes), "
-            f"(SELECT max(seq) FROM {CHANGES_TABLE} WHERE vectors = :table AND seq > :seq)"),
-            {"trimmed": _trimmed_key(self._table), "changes": CHANGES_TABLE,
-             "table": self._table, "seq": self._applied}).one()
-        trimmed = int(trimmed_value or 0)
+        built_from, trimmed, water, newest = log_position(connection, self._table,
+                                                          self._applied)
         reloaded = trimmed > self._applied
         if reloaded:  # a newer file holds what was trimmed: map it (``applied`` moves)
             self._stamp = None
@@ -421,18 +351,15 @@ class TableIndex:
             if self._graph is None or self._applied < trimmed:
                 raise Stale("its changes were trimmed, and no newer file holds them")
         assert self._header is not None
-        if generation != self._header.generation:
+        if built_from != self._header.generation:
             raise Stale("the database is not the one it was built from")
-        if int(water or 0) < self._applied:
+        if water < self._applied:
             raise Stale("the database is older than the index (a restored backup?)")
         if newest is None and not reloaded:  # nothing logged after ``applied``
             return
-        rows = connection.execute(sql(
-            f"SELECT seq, item_id FROM {CHANGES_TABLE} WHERE vectors = :table AND seq > :seq "
-            f"ORDER BY seq"), {"table": self._table, "seq": self._applied}).all()
-        if not rows:
+        changed, last = logged_since(connection, self._table, self._applied)
+        if not changed:
             return
-        changed = sorted({int(row[1]) for row in rows})
         current = _vectors_of(connection, self._table, changed)
         for item_id in changed:
             if self._graph.contains(item_id):
@@ -443,7 +370,7 @@ class TableIndex:
             else:
                 self._delta[item_id] = vector
         self._delta_matrix = None
-        self._applied = int(rows[-1][0])
+        self._applied = last
 
     def _verify(self, connection: Connection) -> None:
         """The index must answer for exactly the table's rows (graph rows still standing,
@@ -518,7 +445,7 @@ class TableIndex:
         write_graph(graph, path, self._key())
         header = Header(HEADER_VERSION, generation, applied, int(graph.size),
                         int(graph.ndim), name, path.stat().st_size)
-        _write_atomically(self._header_path, json.dumps(asdict(header)).encode())
+        write_atomically(self._header_path, json.dumps(asdict(header)).encode())
         self._remove_unnamed(keep=name)
         with self._engine.execution_options(**{WRITE_OPTION: True}).begin() as connection:
             trim_log(connection, self._table, applied)
@@ -559,7 +486,7 @@ class TableIndex:
         lock = filelock.FileLock(self._folder / f"{self._table}.lock", mode=0o600)
         with lock:
             with self._engine.connect() as connection:
-                generation = _generation(connection)
+                built_from = generation(connection)
                 applied = high_water(connection)
                 total = _count(connection, self._table)
                 dimensions = _width(connection, self._table)
@@ -583,7 +510,7 @@ class TableIndex:
                 if progress is not None:
                     progress(done, max(total, done))
             with self._lock:
-                self._save(graph, generation, applied)
+                self._save(graph, built_from, applied)
             return True
 
 
@@ -596,27 +523,6 @@ def _scrub(graph: Any, freed: int) -> None:
     filler = np.full((freed, graph.ndim), 1.0 / np.sqrt(graph.ndim), dtype=np.float32)
     graph.add(keys, filler, threads=1)
     graph.remove(keys)
-
-
-def trim_log(connection: Connection, table: str, through: int) -> None:
-    """Drop ``table``'s log entries up to ``through`` and record how far it was trimmed."""
-    connection.execute(sql(f"DELETE FROM {CHANGES_TABLE} WHERE vectors = :table "
-                           f"AND seq <= :seq"), {"table": table, "seq": through})
-    connection.execute(sql("INSERT OR REPLACE INTO vector_index_meta (key, value) "
-                           "VALUES (:key, :value)"),
-                       {"key": _trimmed_key(table), "value": str(through)})
-
-
-def _trimmed_key(table: str) -> str:
-    return f"trimmed:{table}"
-
-
-def _generation(connection: Connection) -> str:
-    value = connection.execute(sql(
-        "SELECT value FROM vector_index_meta WHERE key = 'generation'")).scalar_one_or_none()
-    if value is None:
-        raise RuntimeError("the vector tables have no generation; call ensure_dimensions")
-    return str(value)
 
 
 def _cosine(a: np.ndarray, b: np.ndarray) -> float:
@@ -697,7 +603,7 @@ def convert_files(database: Path, old_key: str | None, new_key: str | None) -> i
         _write_new(folder / name, plain if new is None else seal(plain, new, name))
         committed = Header(**{**asdict(header), "file": name,
                               "size": (folder / name).stat().st_size})
-        _write_atomically(header_path, json.dumps(asdict(committed)).encode())
+        write_atomically(header_path, json.dumps(asdict(committed)).encode())
         file.unlink()
         named.add(name)
         converted += 1

@@ -16,7 +16,7 @@ from sqlalchemy import Engine
 from core.errors import HearthError
 from core.storage import migrate
 from core.storage.port import HealthCheck
-from core.storage.sqlite.ann import IndexState
+from core.storage.sqlite.derived import IndexState
 from core.storage.sqlite.damage import first_problem
 from core.storage.sqlite.engine import dbapi_module, module_for, translated_errors
 
@@ -24,12 +24,14 @@ log = logging.getLogger(__name__)
 
 
 def health_checks(engine: Engine, path: Path | None,
-                  vector_index_states: Callable[[], list[IndexState]]) -> list[HealthCheck]:
-    """The database, its ANN indexes, sqlite-vec and FTS5, each reported as ok or with what
-    to do."""
+                  vector_index_states: Callable[[], list[IndexState]],
+                  text_index_states: Callable[[], list[IndexState]]) -> list[HealthCheck]:
+    """The database, its ANN and full-text indexes, sqlite-vec and FTS5, each reported as
+    ok or with what to do."""
     checks: list[tuple[str, Callable[[], HealthCheck]]] = [
         ("database", lambda: _database(engine, path)),
-        ("vector index", lambda: _vector_index(vector_index_states())),
+        ("vector index", lambda: _derived_index("vector index", vector_index_states())),
+        ("full-text index", lambda: _derived_index("full-text index", text_index_states())),
         ("sqlite-vec", _sqlite_vec),
         ("FTS5", _fts5),
     ]
@@ -47,17 +49,24 @@ def health_checks(engine: Engine, path: Path | None,
     return results
 
 
-def _vector_index(states: list[IndexState]) -> HealthCheck:
+FALLBACKS = {"vector index": ("vectors", "searches scan until it is rebuilt"),
+             "full-text index": ("rows", "FTS5 answers until it is rebuilt")}
+
+
+def _derived_index(name: str, states: list[IndexState]) -> HealthCheck:
     """Read only: a rebuild is long work with progress, for ``hearth reembed`` or the next
-    dream."""
-    indexed = [state for state in states if state.state != "not needed"]
+    dream. An index that is off (an encrypted folder) or not needed yet is fine."""
+    unit, fallback = FALLBACKS[name]
+    indexed = [state for state in states if state.state not in ("not needed", "off")]
     if not indexed:
-        return HealthCheck("vector index", True, "not needed yet (every kind is scanned)")
-    detail = "; ".join(f"{state.table}: {state.rows:,} vectors, {state.state}"
+        off = any(state.state == "off" for state in states)
+        return HealthCheck(name, True, "off in an encrypted folder" if off
+                           else "not needed yet (every table is small)")
+    detail = "; ".join(f"{state.table}: {state.rows:,} {unit}, {state.state}"
                        + (f" ({state.reason})" if state.reason else "") for state in indexed)
     if all(state.state == "current" for state in indexed):
-        return HealthCheck("vector index", True, detail)
-    return HealthCheck("vector index", False, detail + "; searches scan until it is rebuilt",
+        return HealthCheck(name, True, detail)
+    return HealthCheck(name, False, f"{detail}; {fallback}",
                        "Run `hearth reembed` (it rebuilds the index, with progress), or let "
                        "the next dream do it.")
 

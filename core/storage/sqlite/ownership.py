@@ -24,7 +24,7 @@ from typing import Any
 from core.errors import DatabaseError
 from core.storage import former_names, migrate, orm
 from core.storage.search_base import META_TABLE
-from core.storage.sqlite.ann import CHANGES_TABLE
+from core.storage.sqlite.derived import CHANGES_TABLE
 from core.storage.sqlite.engine import (
     connect_file,
     read_only_parameters,

@@ -49,14 +49,17 @@ from core.storage.search_where import (
     narrows,
 )
 from core.storage.sqlite import ann
-from core.storage.sqlite.ann import (
+from core.storage.sqlite import text_index
+from core.storage.sqlite.ann import VectorIndexes
+from core.storage.sqlite.derived import (
     CancelCheck,
     IndexState,
     ProgressCallback,
-    VectorIndexes,
     change_log_objects,
     create_change_log,
+    create_text_change_log,
 )
+from core.storage.sqlite.text_index import TextIndexes, TextSource
 from core.storage.sqlite.engine import translated_errors
 
 EXACT_MAX_ROWS = 5_000
@@ -75,6 +78,10 @@ ANN_MAX_SHORTLIST = 4_000
 
 OVERFETCH = 2
 """Ranked rows fetched per wanted row when filters are applied after ranking."""
+
+TEXT_INDEX_FETCHES = (OVERFETCH, 8 * OVERFETCH)
+"""Rows asked of the full-text index per wanted row, in turn, while the filters leave too
+few; then FTS5 answers with the filters inside its scan."""
 
 FREQUENT_ROWS = 20_000
 """A query term in more rows than this is frequent (docs/data-model.md, "Frequent words")."""
@@ -127,6 +134,9 @@ KINDS = indexed_tables(_Kind)
 
 VECTOR_TABLES = tuple(table for spec in KINDS.values() for table in spec.vector_tables)
 """Every table of vectors, each with its change log triggers and its own ANN index."""
+
+TEXT_SOURCES = tuple(TextSource(spec.table, spec.text_columns) for spec in KINDS.values())
+"""Every searchable table, each with its change log triggers and its own full-text index."""
 
 
 # --- text ------------------------------------------------------------------------------
@@ -186,11 +196,13 @@ class SqliteSearchIndex(SearchIndexBase[_Kind, bytes]):
     def __init__(self, engine: Engine, *, database: Path | None = None,
                  read_only: bool = False, exact_max_rows: int | None = None,
                  shortlist_factor: int = SHORTLIST_FACTOR,
-                 min_shortlist: int = MIN_SHORTLIST, ann_min_rows: int | None = None) -> None:
+                 min_shortlist: int = MIN_SHORTLIST, ann_min_rows: int | None = None,
+                 text_min_rows: int | None = None) -> None:
         """``database`` is the file whose ANN indexes live beside it (none for a private
-        in-memory database: it is scanned). The other keyword arguments exist so tests can
-        force the quantised and ANN paths on small data (unset, the module's constants
-        apply as they are when the index is made)."""
+        in-memory database: it is scanned, and FTS5 answers every text search). The other
+        keyword arguments exist so tests can force the quantised, ANN and full-text index
+        paths on small data (unset, the modules' constants apply as they are when the index
+        is made)."""
         super().__init__(engine, KINDS, SQLITE,
                          exact_max_rows=EXACT_MAX_ROWS if exact_max_rows is None
                          else exact_max_rows,
@@ -200,27 +212,54 @@ class SqliteSearchIndex(SearchIndexBase[_Kind, bytes]):
                                    min_rows=ann.ANN_MIN_ROWS if ann_min_rows is None
                                    else ann_min_rows, read_only=read_only)
                      if database is not None else None)
+        self._text = (TextIndexes(engine, database, TEXT_SOURCES,
+                                  min_rows=text_index.TEXT_MIN_ROWS if text_min_rows is None
+                                  else text_min_rows, read_only=read_only)
+                      if database is not None else None)
 
-    # the ANN indexes
+    # the derived indexes: ANN and full text
 
-    def refresh_vector_index(self, *, progress: ProgressCallback | None = None,
-                             cancel: CancelCheck | None = None) -> bool:
-        """Rebuild the ANN indexes that are missing or disagree with the rows, and fold
-        pending changes into their files (``core.storage.sqlite.ann``)."""
-        return True if self._ann is None else self._ann.refresh(progress, cancel)
+    def refresh_search_indexes(self, *, progress: ProgressCallback | None = None,
+                               cancel: CancelCheck | None = None) -> bool:
+        """Rebuild the ANN and full-text indexes that are missing or disagree with the
+        rows, and fold pending changes into their files (``core.storage.sqlite.ann``,
+        ``core.storage.sqlite.text_index``), with one ``progress`` over both."""
+        if self._ann is None or self._text is None:
+            return True
+        vectors = self._ann.backlog()
+        total = vectors + self._text.backlog()
 
-    def vector_index_backlog(self) -> int:
-        """Rows of the tables whose index is missing or stale (``VectorIndexes.backlog``)."""
-        return 0 if self._ann is None else self._ann.backlog()
+        def step(base: int) -> ProgressCallback | None:
+            if progress is None:
+                return None
+            return lambda done, _total: progress(base + done, max(total, base + done))
+
+        return (self._ann.refresh(step(0), cancel)
+                and self._text.refresh(step(vectors), cancel))
+
+    def search_index_backlog(self) -> int:
+        """Rows the ANN and full-text indexes that are missing or stale would be rebuilt
+        from (``VectorIndexes.backlog``, ``TextIndexes.backlog``)."""
+        if self._ann is None or self._text is None:
+            return 0
+        return self._ann.backlog() + self._text.backlog()
 
     def vector_index_states(self) -> list[IndexState]:
         """Each vector table's ANN index: current, stale, missing or not needed."""
         return [] if self._ann is None else self._ann.states()
 
-    def erase_removed_vectors(self) -> None:
-        """Rewrite the ANN files without the vectors deleted since they were written."""
+    def text_index_states(self) -> list[IndexState]:
+        """Each searchable table's full-text index: current, stale, missing, not needed
+        or off (an encrypted folder)."""
+        return [] if self._text is None else self._text.states()
+
+    def erase_removed(self) -> None:
+        """Rewrite the ANN files without the vectors deleted since they were written, and
+        the full-text indexes without the terms of rows deleted or changed since theirs."""
         if self._ann is not None:
             self._ann.erase_removed()
+        if self._text is not None:
+            self._text.erase_removed()
 
     # the dialect's spellings
 
@@ -252,6 +291,15 @@ class SqliteSearchIndex(SearchIndexBase[_Kind, bytes]):
         a frequent term over its newest matches only (``_newest_search``)."""
         terms = terms_of(list(words))
         where = self._where(spec, filters)
+        if self._text is not None and not narrows(spec, filters):
+            for fetch in TEXT_INDEX_FETCHES:
+                ranked = self._text.search(session.connection(), spec.table, terms,
+                                           limit * fetch)
+                if ranked is None:
+                    break
+                hits = self._passing(session, spec, where, ranked)[:limit]
+                if len(hits) >= limit or len(ranked) < limit * fetch:
+                    return hits
         frequent = _frequent_terms(session, spec, terms)
         rare = [term for term in terms if term not in frequent]
 
@@ -268,6 +316,18 @@ class SqliteSearchIndex(SearchIndexBase[_Kind, bytes]):
             return merged(hits, [], limit)
 
         return _filtered(search, narrows(spec, filters), limit)
+
+    def _passing(self, session: Session, spec: _Kind, where: Where,
+                 ranked: list[tuple[int, float]]) -> list[IndexHit]:
+        """The ranked rows that pass the filters, in their order."""
+        if not ranked:
+            return []
+        scan, params = _listed([item_id for item_id, _ in ranked])
+        statement = sql(f"WITH listed AS MATERIALIZED ({scan}) SELECT m.id FROM listed "
+                        f"CROSS JOIN {spec.table} AS m ON m.id = listed.id "
+                        f"WHERE {where.condition}").bindparams(*where.binds)
+        kept = set(session.execute(statement, {**where.params, **params}).scalars())
+        return as_hits((item_id, score) for item_id, score in ranked if item_id in kept)
 
     def _newest_search(self, session: Session, spec: _Kind, where: Where, query: str, *,
                        filter_in_scan: bool) -> list[IndexHit]:
@@ -591,13 +651,15 @@ class SqliteSearchIndex(SearchIndexBase[_Kind, bytes]):
         _set_meta(connection, "windows", WINDOW_SCHEME)
         for spec in KINDS.values():
             _create_triggers(connection, spec)
+            create_text_change_log(connection, spec.table, spec.text_columns, spec.fts)
         create_change_log(connection, VECTOR_TABLES)
         if recorded != str(dimensions) or meta_value(connection, "generation") is None:
             # new vector tables: no index file built before can describe them
             _set_meta(connection, "generation", secrets.token_hex(8))
 
     def _in_place(self, dimensions: int) -> bool:
-        expected = {META_TABLE} | change_log_objects(VECTOR_TABLES) | {
+        expected = {META_TABLE} | change_log_objects(VECTOR_TABLES) | change_log_objects(
+            source.name for source in TEXT_SOURCES) | {
             name for spec in KINDS.values()
             for name in (spec.vectors, spec.bits, spec.chunks, *spec.triggers)}
         with self._engine.connect() as connection:

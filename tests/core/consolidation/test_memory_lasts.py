@@ -68,7 +68,7 @@ def a_year_of_dreams(tmp_path: Path, embedder: Any, *, ann_forced: bool) -> None
                           hearth.memories)
         if ann_forced:
             assert ann_state(hearth) == "missing"
-            assert hearth.storage.search.refresh_vector_index()
+            assert hearth.storage.search.refresh_search_indexes()
             assert ann_state(hearth) == "current"
         before = answers_found(hearth, questions)
         assert sum(before.values()) / len(before) > 0.8  # the set is answerable at all

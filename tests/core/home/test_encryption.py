@@ -33,7 +33,8 @@ from core.home import encryption
 from core.storage import folder_cipher
 from core.storage.orm import Memory
 from core.storage.port import IndexedKind
-from core.storage.sqlite import ann, ann_seal
+from core.storage.search_terms import term
+from core.storage.sqlite import ann, ann_seal, derived, text_index
 from support.fake_ollama import FakeOllama, FakeReply
 
 SECRET = "Quillbramble"
@@ -362,7 +363,7 @@ def index_file(home: Path) -> Path:
     return folder / json.loads((folder / "memories_vec.json").read_text())["file"]
 
 
-def memories_index_state(home: Path) -> ann.IndexState:
+def memories_index_state(home: Path) -> derived.IndexState:
     with Hearth.open(home) as opened:
         return next(state for state in opened.storage.search.vector_index_states()
                     if state.table == "memories_vec")
@@ -389,7 +390,7 @@ def indexed_home(capsys: pytest.CaptureFixture[str], tmp_path: Path,
         with opened.storage.read() as session:
             fact = session.scalar(select(Memory.id).where(Memory.content == f"user: {FACT}"))
         assert fact is not None
-        assert opened.storage.search.refresh_vector_index()
+        assert opened.storage.search.refresh_search_indexes()
     graph = Index.restore(str(index_file(home)))
     vector = np.asarray(graph.get(fact, dtype="i8"), dtype=np.int8).tobytes()
     assert len(vector) == dimensions and len(set(vector)) > 10  # not a constant
@@ -428,6 +429,35 @@ def test_after_encrypt_no_index_file_holds_a_vector_in_the_clear(
     assert memories_index_state(home).state == "current"
 
 
+def test_an_encrypted_folder_keeps_no_full_text_index_and_still_finds_words(
+        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The full-text index holds every term in the clear: encrypting deletes it, and FTS5
+    (inside the encrypted database) answers from then on, at every size."""
+    monkeypatch.setattr(text_index, "TEXT_MIN_ROWS", 1)
+    home = remembered_home(capsys, tmp_path)
+    folder = text_index.index_folder(home / "hearth.db")
+    with Hearth.open(home) as opened:
+        assert opened.storage.search.refresh_search_indexes()
+        assert {state.state for state in opened.storage.search.text_index_states()
+                if state.table == "memories_fts"} == {"current"}
+    (built,) = folder.glob("memories_fts-*")
+    import tantivy  # the index answers for the secret's term: the test could fail
+
+    assert tantivy.Index.open(str(built)).searcher().doc_freq("c0", term(SECRET)) == 1
+
+    monkeypatch.setenv(encryption.PASSPHRASE_ENV, PASSPHRASE)
+    assert hearth(capsys, home, "encrypt")[0] == 0
+    assert not folder.exists()
+    assert files_holding(home, SECRET) == []
+    with Hearth.open(home) as opened:
+        assert opened.storage.search.refresh_search_indexes()
+        assert {state.state for state in opened.storage.search.text_index_states()} == {"off"}
+    assert not folder.exists()
+    code, out, _ = hearth(capsys, home, "search", SECRET, "--json")
+    assert code == 0
+    assert f"user: {FACT}" in [result["text"] for result in json.loads(out)]
+
+
 def test_a_changed_or_wrongly_keyed_index_file_is_rebuilt_not_trusted(
         capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         caplog: pytest.LogCaptureFixture) -> None:
@@ -444,7 +474,7 @@ def test_a_changed_or_wrongly_keyed_index_file_is_rebuilt_not_trusted(
     assert "does not open with the folder's key" in state.reason
     assert "out of date" in caplog.text
     with Hearth.open(home) as opened:
-        assert opened.storage.search.refresh_vector_index()
+        assert opened.storage.search.refresh_search_indexes()
     assert memories_index_state(home).state == "current"
     assert ann_seal.is_sealed(index_file(home).read_bytes())
     assert files_holding_bytes(home, vector) == []
@@ -469,7 +499,7 @@ def test_an_encryption_cut_short_before_the_index_leaves_it_unused_then_finishes
         raise DatabaseError("The disk is full.", "Free some space.")
 
     with monkeypatch.context() as patch:
-        patch.setattr(folder_cipher, "convert_vector_index_files", disk_full)
+        patch.setattr(folder_cipher, "convert_derived_index_files", disk_full)
         code, _, err = hearth(capsys, home, "encrypt")
     assert code == 1
     assert "The disk is full." in err
@@ -502,7 +532,7 @@ def test_a_decryption_cut_short_before_the_index_is_finished_by_running_it_again
         raise DatabaseError("The disk is full.", "Free some space.")
 
     with monkeypatch.context() as patch:
-        patch.setattr(folder_cipher, "convert_vector_index_files", disk_full)
+        patch.setattr(folder_cipher, "convert_derived_index_files", disk_full)
         code, _, err = hearth(capsys, home, "decrypt")
     assert code == 1 and "The disk is full." in err
     assert ann_seal.is_sealed(index_file(home).read_bytes())

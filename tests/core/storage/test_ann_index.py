@@ -19,7 +19,7 @@ from sqlalchemy import delete, func, insert, select, text
 from core.storage.orm import Memory
 from support.templates import SqliteTemplate
 from core.storage.port import IndexedKind, SearchFilters
-from core.storage.sqlite import ann
+from core.storage.sqlite import ann, derived
 from core.storage.sqlite.adapter import SqliteStorage
 from core.storage.sqlite.search import SqliteSearchIndex
 
@@ -61,7 +61,7 @@ def search(index: SqliteSearchIndex, storage: SqliteStorage, query: np.ndarray,
                                                        SearchFilters(), limit)]
 
 
-def state(index: SqliteSearchIndex, table: str = "memories_vec") -> ann.IndexState:
+def state(index: SqliteSearchIndex, table: str = "memories_vec") -> derived.IndexState:
     return next(s for s in index.vector_index_states() if s.table == table)
 
 
@@ -83,7 +83,7 @@ def built_folder(tmp_path_factory: pytest.TempPathFactory,
         index = forced(opened)
         assert state(index).state == "missing"
         reported: list[tuple[int, int]] = []
-        assert index.refresh_vector_index(
+        assert index.refresh_search_indexes(
             progress=lambda done, total: reported.append((done, total)))
         assert reported[-1] == (ROWS, ROWS)
         assert state(index).state == "current"
@@ -189,7 +189,7 @@ def test_a_missing_or_damaged_index_is_noticed_and_rebuilt(built) -> None:
     fresh = forced(storage)
     assert state(fresh).state == "missing"
     assert len(search(fresh, storage, vectors[0])) == 10  # the scan still answers
-    assert fresh.refresh_vector_index()
+    assert fresh.refresh_search_indexes()
     assert state(fresh).state == "current"
 
     file = index_files(storage)[0]
@@ -198,13 +198,13 @@ def test_a_missing_or_damaged_index_is_noticed_and_rebuilt(built) -> None:
     damaged = forced(storage)
     assert state(damaged).state == "stale"
     assert len(search(damaged, storage, vectors[0])) == 10
-    assert damaged.refresh_vector_index()
+    assert damaged.refresh_search_indexes()
     assert state(damaged).state == "current"
 
     (folder / "memories_vec.json").write_text("{not json")
     assert state(forced(storage)).state == "missing"
     rebuilt = forced(storage)
-    assert rebuilt.refresh_vector_index()
+    assert rebuilt.refresh_search_indexes()
     assert len(index_files(storage)) == 1  # the unnamed file of the broken header is gone
 
 
@@ -240,7 +240,7 @@ def test_a_restored_older_database_is_noticed(built, tmp_path: Path, copied: str
         shutil.copyfile(storage.path, older)
     add_memories(storage, clustered(20, seed=4))
     monkeypatch.setattr(ann, "COMPACT_AFTER", 1)
-    assert index.refresh_vector_index()  # the file now holds changes the copy lacks
+    assert index.refresh_search_indexes()  # the file now holds changes the copy lacks
     path = storage.path
     storage.close()
     for suffix in ("-wal", "-shm"):
@@ -252,7 +252,7 @@ def test_a_restored_older_database_is_noticed(built, tmp_path: Path, copied: str
         assert state(index).state == "stale"
         assert ("not the one" if copied == "backup" else "older") in state(index).reason
         assert len(search(index, restored, vectors[0])) == 10
-        assert index.refresh_vector_index()
+        assert index.refresh_search_indexes()
         assert state(index).state == "current"
     finally:
         restored.close()
@@ -287,11 +287,11 @@ def test_the_change_log_is_trimmed_and_a_process_on_the_older_file_follows(
         def logged() -> int:
             with storage.read() as session:
                 return int(session.scalar(select(func.count()).select_from(
-                    text(ann.CHANGES_TABLE))) or 0)
+                    text(derived.CHANGES_TABLE))) or 0)
 
         assert logged() >= 30
         monkeypatch.setattr(ann, "COMPACT_AFTER", 10)
-        assert index.refresh_vector_index()
+        assert index.refresh_search_indexes()
         assert logged() == 0
         more = clustered(3, seed=7)
         newest = add_memories(storage, more)
