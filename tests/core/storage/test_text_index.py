@@ -173,6 +173,18 @@ def test_a_filtered_search_keeps_only_passing_rows(database: SqliteStorage) -> N
     hits = ids(index, database, "garden tomatoes", limit=20)
     assert len(hits) == 20 and all(hit > 1000 for hit in hits)
 
+    with database.write() as session:  # a namespace that keeps 5 rows of 2,000
+        session.execute(update(Memory).where(Memory.id.in_([1995, 1996, 1997, 1998, 1999]))
+                        .values(namespace="travel", is_valid=True))
+    travel = SearchFilters(namespaces=("travel",))
+    with database.read() as session:
+        narrowed = index.text_search(session, IndexedKind.MEMORY, "garden tomatoes violin "
+                                     "kayak chess piano train cat", travel, 10)
+        theirs = database.search.text_search(session, IndexedKind.MEMORY, "garden tomatoes "
+                                             "violin kayak chess piano train cat", travel, 10)
+    assert {hit.id for hit in narrowed} == {hit.id for hit in theirs} <= set(range(1995, 2000))
+    assert narrowed
+
 
 def test_a_missing_damaged_or_foreign_index_is_not_trusted(database: SqliteStorage,
                                                            tmp_path: Path) -> None:
