@@ -70,8 +70,9 @@ def bge_shaped(real: np.ndarray, count: int, seed: int = SEED) -> np.ndarray:
 # --- the cost curve: 10k → 100k → 1M ---------------------------------------------------------
 
 SIZES = (10_000, 100_000, 1_000_000)
-STORE_VERSION = "scale-1"
-"""Part of the cached stores' key: change it when the generator or the fill changes."""
+STORE_VERSION = "scale-2"
+"""Part of the cached stores' key: change it when the generator, the fill or what a store
+holds beside its database changes (scale-2: the full-text index)."""
 CACHE_DIR = Path(__file__).resolve().parent / ".cache"
 QUERY_COUNT = 200
 WARM_UP = 5
@@ -146,9 +147,73 @@ def _cached_store(size: int, real: np.ndarray, model_id: str) -> tuple[Path, dic
     finally:
         storage.close()
     made = {"insert given vectors (generating the store)": f"{size / seconds:,.0f} rows/s",
-            "ANN index build (2 cores)": f"{built:.1f} s" if built > 0.5 else "none (scan)"}
+            "ANN and full-text index build": f"{built:.1f} s" if built > 0.5 else
+            "none (scan, FTS5)"}
     marker.write_text(json.dumps(made))
     return home, made
+
+
+def bench_recall(sizes: Sequence[int] = SIZES[1:]) -> list[dict[str, str]]:
+    """Recall and full-text latency at each size, with the full-text index and with FTS5
+    alone, side by side in one run (the stores as ``bench_scale`` makes them)."""
+    from core.config import Settings
+    from core.embedding import OnnxEmbedder
+    from core.storage.sqlite import text_index
+
+    settings = Settings()
+    embedder = OnnxEmbedder(settings.embedding_model_dir, threads=settings.embedding_threads)
+    real = cached_document_vectors(memory_texts(REAL), embedder)
+    questions = query_texts(QUERY_COUNT)
+    curve: dict[str, dict[int, str]] = {}
+    for size in sizes:
+        home, _ = _cached_store(size, real, embedder.model_id)
+        for engine, threshold in (("tantivy", text_index.TEXT_MIN_ROWS),
+                                  ("FTS5 alone", sys.maxsize)):
+            original, text_index.TEXT_MIN_ROWS = text_index.TEXT_MIN_ROWS, threshold
+            try:
+                figures = _recall_figures(home, questions, settings, embedder)
+            finally:
+                text_index.TEXT_MIN_ROWS = original
+            for figure, value in figures.items():
+                curve.setdefault(f"{figure}, {engine}", {})[size] = value
+        curve.setdefault("full-text index size", {})[size] = _text_index_size(home)
+    return [{"benchmark": figure, "value": "  →  ".join(f"{_label(size)}: {value}"
+                                                       for size, value in values.items()),
+             "target": ""} for figure, values in curve.items()]
+
+
+def _recall_figures(home: Path, questions: Sequence[str], settings: Any,
+                    embedder: Any) -> dict[str, str]:
+    """Recall p50 / p95 over ``questions`` (after ``WARM_UP``), its split, and the full-text
+    search alone (k 50)."""
+    from core.app import Hearth
+    from core.recall import RecallQuery
+    from core.storage.port import IndexedKind, SearchFilters
+
+    with Hearth.open(home, settings=settings, embedder=embedder) as hearth:
+        for question in questions[:WARM_UP]:
+            hearth.recall.recall(RecallQuery(question))
+        totals, steps = [], []
+        for question in questions:
+            started = time.perf_counter()
+            _, timings = hearth.recall.recall_with_timings(RecallQuery(question))
+            totals.append((time.perf_counter() - started) * 1000)
+            steps.append(timings)
+        text_ms = []
+        with hearth.storage.read() as session:
+            for question in questions:
+                started = time.perf_counter()
+                hearth.storage.search.text_search(session, IndexedKind.MEMORY, question,
+                                                  SearchFilters(), 50)
+                text_ms.append((time.perf_counter() - started) * 1000)
+    return {
+        "recall p50 / p95 (query embedding included)":
+            "{:.1f} / {:.1f} ms".format(*percentiles(totals)),
+        SPLIT: " · ".join(f"{percentiles([step[key] for step in steps])[0]:.1f}"
+                          for key in ("embed", "text", "vector", "fusion")) + " ms",
+        "full-text search p50 / p95 (k = 50)": "{:.2f} / {:.2f} ms".format(
+            *percentiles(text_ms)),
+    }
 
 
 def _measure(home: Path, size: int, real: np.ndarray, queries: np.ndarray,
@@ -204,6 +269,7 @@ def _measure(home: Path, size: int, real: np.ndarray, queries: np.ndarray,
     figures.update(_link_figures(home, size, real))
     figures["database size"] = f"{_database_mb(home):,.0f} MB"
     figures["ANN index size"] = _index_size(home)
+    figures["full-text index size"] = _text_index_size(home)
     return figures
 
 
@@ -358,9 +424,23 @@ def _index_size(home: Path) -> str:
     return f"{sum(file.stat().st_size for file in files) / 1e6:,.0f} MB"
 
 
+def _text_index_size(home: Path) -> str:
+    from core.storage.sqlite.text_index import index_folder
+
+    files = [path for path in index_folder(home / "hearth.db").rglob("*") if path.is_file()]
+    if not files:
+        return "none (FTS5)"
+    return f"{sum(file.stat().st_size for file in files) / 1e6:,.1f} MB"
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--link":
         _run_link(Path(sys.argv[2]))
+    elif len(sys.argv) >= 2 and sys.argv[1] == "--recall":
+        sizes = tuple(int(size) for size in sys.argv[2].split(",")) if len(sys.argv) > 2 \
+            else SIZES[1:]
+        for row in bench_recall(sizes):
+            print(f"{row['benchmark']}: {row['value']}")
     else:
         for row in bench_scale():
             print(f"{row['benchmark']}: {row['value']}  [{row['target']}]")
