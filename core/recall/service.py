@@ -21,6 +21,7 @@ measured.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -77,6 +78,13 @@ DIVERSITY_POOL = 3
 DIVERSITY_EXTRA = 40
 RECALL_WORKERS = 2
 """Threads for the vector side of recalls running at once (threads start on first use)."""
+SWITCH_INTERVAL = 0.0005
+"""Seconds a thread holding the GIL runs before Python hands it to one that waits (5 ms by
+default). A recall's two sides run on two threads, and each returns from native code
+(onnxruntime, SQLite, usearch, tantivy) needing the GIL back: at the default a return could
+wait up to 5 ms behind the other side's Python. Measured at 1M memories (200 questions,
+idle 2-core machine): recall p50 / p95 23.3 / 30.7 ms at 5 ms, 21.9 / 24.4 ms at 0.5 ms;
+at 100k 19.4 / 24.1 → 18.2 / 20.8 ms."""
 IMPORTANCE_BUMP = 0.02
 """Importance gained per use (capped at 1.0): 25 uses take a default memory from 0.5 to
 1.0, where it decays at 2/3 of the speed."""
@@ -244,6 +252,8 @@ class RecallService:
         self._embedder = embedder
         self._settings = settings
         self._workers = ThreadPoolExecutor(RECALL_WORKERS, thread_name_prefix="hearth-recall")
+        if sys.getswitchinterval() > SWITCH_INTERVAL:  # process-wide: never raised again
+            sys.setswitchinterval(SWITCH_INTERVAL)
 
     def recall(self, query: RecallQuery) -> list[RecallResult]:
         return self.recall_with_timings(query)[0]

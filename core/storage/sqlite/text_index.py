@@ -64,8 +64,12 @@ from core.storage.sqlite.engine import WRITE_OPTION
 log = logging.getLogger(__name__)
 
 TEXT_MIN_ROWS = 50_000
-"""A table with fewer rows is searched by FTS5 alone: measured, FTS5's top 50 takes ~1 ms
-at 10k rows and ~3 ms at 100k, where tantivy's takes 0.2 ms (``docs/benchmarks.md``)."""
+"""A table with fewer rows is searched by FTS5 alone. Measured (``docs/benchmarks.md``, the
+top 50 as shipped, p50 / p95): FTS5 1.1 / 1.6 ms at 10k rows, 2.7 / 4.8 ms at 50k, 4.7 /
+8.7 ms at 100k, 25 / 35 ms at 1M; tantivy 0.1-0.2 ms up to 100k, 0.8 ms at 1M. Below 50k
+FTS5's time hides behind the query embedding and the vector search that run beside it
+(~11 ms), so an index there would add upkeep and no speed; the ANN index starts at the
+same size."""
 
 COMPACT_AFTER = 2_000
 """Pending changes (rows changed since the file) from which ``refresh`` rebuilds it."""
@@ -210,21 +214,29 @@ class TableTextIndex:
             if not self._usable(connection) or self._header is None \
                     or self._header.count + len(self._pending.rows) < self._min_rows:
                 return None
-            import tantivy
-
-            query = tantivy.Query.boolean_query([
-                (tantivy.Occur.Should, tantivy.Query.term_query(
-                    self._index.schema, f"c{column}", term, index_option="freq"))
-                for term in terms for column in range(len(self._source.columns))])
-            fetch = count + len(self._pending.masked)
-            hits = self._searcher.search(query, fetch, count=False).hits
-            ids = self._searcher.fast_field_values("id", [address for _, address in hits])
-            found = [(int(item_id), float(score))
-                     for (score, _), item_id in zip(hits, ids, strict=True)
-                     if int(item_id) not in self._pending.masked]
+            try:
+                found = self._ranked(terms, count)
+            except (OSError, ValueError, RuntimeError) as error:  # a folder gone bad under it
+                self._mark_stale(f"it could not be searched ({error})")
+                return None
             found += self._pending_scores(terms)
             found.sort(key=lambda hit: (-hit[1], hit[0]))
             return found[:count]
+
+    def _ranked(self, terms: Sequence[str], count: int) -> list[tuple[int, float]]:
+        """The folder's top ``count`` for ``terms``, less the masked rows."""
+        import tantivy
+
+        query = tantivy.Query.boolean_query([
+            (tantivy.Occur.Should, tantivy.Query.term_query(
+                self._index.schema, f"c{column}", term, index_option="freq"))
+            for term in terms for column in range(len(self._source.columns))])
+        fetch = count + len(self._pending.masked)
+        hits = self._searcher.search(query, fetch, count=False).hits
+        ids = self._searcher.fast_field_values("id", [address for _, address in hits])
+        return [(int(item_id), float(score))
+                for (score, _), item_id in zip(hits, ids, strict=True)
+                if int(item_id) not in self._pending.masked]
 
     def _pending_scores(self, terms: Sequence[str]) -> list[tuple[int, float]]:
         """BM25 of the pending rows holding a term, with the file's statistics."""

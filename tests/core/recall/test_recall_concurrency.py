@@ -178,3 +178,23 @@ def test_a_failure_on_the_worker_thread_reaches_the_caller(corpus: list[int],
     recaller = RecallService(storage, FailingEmbedder(embedder), Settings())
     with pytest.raises(RuntimeError, match="the model broke"):
         recaller.recall(RecallQuery("where does my sister live"))
+
+
+def test_the_two_sides_hand_the_interpreter_over_within_half_a_millisecond(
+        storage: StoragePort, embedder: Any) -> None:
+    """Each side returns from native code needing the GIL back; at Python's default 5 ms
+    switch interval that return could wait behind the other side's Python."""
+    import sys
+
+    from core.recall import service
+
+    previous = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)
+        RecallService(storage, embedder, Settings())
+        assert sys.getswitchinterval() == pytest.approx(service.SWITCH_INTERVAL)
+        sys.setswitchinterval(0.0001)  # never raised again
+        RecallService(storage, embedder, Settings())
+        assert sys.getswitchinterval() == pytest.approx(0.0001)
+    finally:
+        sys.setswitchinterval(previous)
