@@ -291,3 +291,47 @@ def test_the_index_files_are_private(database: SqliteStorage) -> None:
     folder = index_folder(database)
     assert folder.stat().st_mode & 0o077 == 0
     assert all(path.stat().st_mode & 0o077 == 0 for path in folder.iterdir() if path.is_dir())
+
+
+def test_a_process_killed_while_it_rebuilds_leaves_search_exactly_right(
+        database: SqliteStorage, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real kill (``os._exit`` half way through indexing, no cleanup): the previous folder
+    stays in use with the rows changed since, the half-built one is never trusted, and the
+    next rebuild removes it."""
+    import os
+    import subprocess
+    import sys
+
+    with database.write() as session:
+        session.add(Memory(content="okapi seen at the zoo"))
+        session.execute(delete(Memory).where(Memory.id == 11))
+    script = f"""
+import os
+from pathlib import Path
+from core.storage.sqlite import text_index
+from core.storage.sqlite.adapter import SqliteStorage
+from core.storage.sqlite.search import SqliteSearchIndex
+storage = SqliteStorage(Path({str(database.path)!r}))
+index = SqliteSearchIndex(storage.engine, database=storage.path, text_min_rows=500)
+index.ensure_dimensions(8)
+text_index.COMPACT_AFTER = 1
+def killed(done, total):
+    if done >= 1_000:
+        os._exit(9)
+index.refresh_search_indexes(progress=killed)
+"""
+    environment = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[3]))
+    done = subprocess.run([sys.executable, "-c", script], env=environment, check=False,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 9, done.stderr[-2000:]
+    folder = index_folder(database)
+    assert len([path for path in folder.glob("memories_fts-*") if path.is_dir()]) == 2
+
+    index = forced(database)
+    assert state(index).state == "current"  # the previous folder, caught up from the log
+    assert ids(index, database, "okapi") == [ROWS + 1]
+    assert 11 not in ids(index, database, memory_text(10).split()[-1], limit=50)
+    monkeypatch.setattr(text_index, "COMPACT_AFTER", 1)
+    assert index.refresh_search_indexes()
+    assert len([path for path in folder.glob("memories_fts-*") if path.is_dir()]) == 1
+    assert ids(forced(database), database, "okapi") == [ROWS + 1]
