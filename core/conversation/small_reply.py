@@ -12,12 +12,15 @@ finished sentence is checked before it is shown; a sentence that
 * gives a web address, an e-mail address or a handle the conversation never mentioned
   (invented pages and contacts);
 * says things the conversation never did: of its content words (``CONTENT_WORD``: four
-  letters or more, not among the commonest), at least ``UNGROUNDED_AT_LEAST`` and more
-  than half are in none of the conversation's text. Told "My sister Priya lives in Lisbon
+  letters or more, not among the commonest) and its numbers (``NUMBER``: a date, a time, a
+  count), at least ``UNGROUNDED_AT_LEAST`` and more than half are in none of the
+  conversation's text. Told "My sister Priya lives in Lisbon
   and works as a nurse", the 135M model answered that Priya "runs her own hospital" and
   is "studying abroad at the University of Lisbon": a person reads that as something
-  Hearth knows. A short sentence ("Thanks for telling me!", "How is she?") passes, as
-  does one built of the conversation's own words;
+  Hearth knows. Told "My friend Ines lives in Porto and plays the violin", it answered
+  with nothing but dates and times ("2026-12-29 10:37 PM ET/CET - SEPTEMBER 2018-11-30
+  ..."), which words alone did not catch. A short sentence ("Thanks for telling me!",
+  "How is she?") passes, as does one built of the conversation's own words;
 
 is left out. What remains streams as it would have; if nothing remains, ``NOTHING_LEFT``
 says so rather than showing an empty reply. Only counts and kinds are logged.
@@ -51,6 +54,7 @@ _CLAIM = re.compile(
     r"recorded|updated|deleted|registered)\b",
     re.IGNORECASE)
 CONTENT_WORD = re.compile(r"[^\W\d_]{4,}")
+NUMBER = re.compile(r"\d+")
 UNGROUNDED_AT_LEAST = 3
 COMMON = frozenset("""
 about after again also always another back been before being below between both came come
@@ -74,6 +78,7 @@ class SmallReply:
     def __init__(self, known: str) -> None:
         self._known = known.casefold()
         self._known_words = frozenset(CONTENT_WORD.findall(self._known))
+        self._known_numbers = frozenset(NUMBER.findall(self._known))
         self._pending = ""
         self._shown = False
         self.dropped: Counter[str] = Counter()
@@ -117,7 +122,9 @@ class SmallReply:
                 return "address"
         words = [word for word in CONTENT_WORD.findall(sentence.casefold())
                  if word not in COMMON]
-        novel = [word for word in words if word not in self._known_words]
-        if len(novel) >= UNGROUNDED_AT_LEAST and len(novel) * 2 > len(words):
+        numbers = NUMBER.findall(sentence)
+        novel = ([word for word in words if word not in self._known_words]
+                 + [number for number in numbers if number not in self._known_numbers])
+        if len(novel) >= UNGROUNDED_AT_LEAST and len(novel) * 2 > len(words) + len(numbers):
             return "ungrounded"
         return None

@@ -35,3 +35,14 @@ def test_an_invented_page_goes_and_nothing_left_says_so() -> None:
     text, dropped = shown("I'm allergic to peanuts.",
                           "You can find more information on our Facebook page and website.")
     assert text == NOTHING_LEFT and dropped == {"ungrounded": 1}
+
+
+def test_invented_dates_and_times_go_and_the_conversations_own_numbers_stay() -> None:
+    said = "My friend Ines lives in Porto and plays the violin."
+    dates = ("2026-12-29 10:37 PM ET/CET - SEPTEMBER 2018-11-30 19:56 PM ET/CET - NOON / "
+             "EST")  # the 135M model's whole answer to it
+    text, dropped = shown(said, dates)
+    assert text == NOTHING_LEFT and dropped == {"ungrounded": 1}
+    told = "I turn 30 on 12 May and have 2 cats."
+    reply = "Happy early 30th! Two cats on 12 May sounds like a party."
+    assert shown(told, reply) == (reply, {})
