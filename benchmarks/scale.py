@@ -190,18 +190,10 @@ def _recall_figures(home: Path, questions: Sequence[str], settings: Any,
     """Recall p50 / p95 over ``questions`` (after ``WARM_UP``), its split, and the full-text
     search alone (k 50)."""
     from core.app import Hearth
-    from core.recall import RecallQuery
     from core.storage.port import IndexedKind, SearchFilters
 
     with Hearth.open(home, settings=settings, embedder=embedder) as hearth:
-        for question in questions[:WARM_UP]:
-            hearth.recall.recall(RecallQuery(question))
-        totals, steps = [], []
-        for question in questions:
-            started = time.perf_counter()
-            _, timings = hearth.recall.recall_with_timings(RecallQuery(question))
-            totals.append((time.perf_counter() - started) * 1000)
-            steps.append(timings)
+        figures = _recall_timings(hearth, questions)
         text_ms = []
         with hearth.storage.read() as session:
             for question in questions:
@@ -209,13 +201,29 @@ def _recall_figures(home: Path, questions: Sequence[str], settings: Any,
                 hearth.storage.search.text_search(session, IndexedKind.MEMORY, question,
                                                   SearchFilters(), 50)
                 text_ms.append((time.perf_counter() - started) * 1000)
+    figures["full-text search p50 / p95 (k = 50)"] = "{:.2f} / {:.2f} ms".format(
+        *percentiles(text_ms))
+    return figures
+
+
+def _recall_timings(hearth: Any, questions: Sequence[str]) -> dict[str, str]:
+    """End-to-end recall (k 10) over ``questions`` after ``WARM_UP`` of them: p50 / p95,
+    and the median of each step."""
+    from core.recall import RecallQuery
+
+    for question in questions[:WARM_UP]:
+        hearth.recall.recall(RecallQuery(question))
+    totals, steps = [], []
+    for question in questions:
+        started = time.perf_counter()
+        _, timings = hearth.recall.recall_with_timings(RecallQuery(question))
+        totals.append((time.perf_counter() - started) * 1000)
+        steps.append(timings)
     return {
         "recall p50 / p95 (query embedding included)":
             "{:.1f} / {:.1f} ms".format(*percentiles(totals)),
         SPLIT: " · ".join(f"{percentiles([step[key] for step in steps])[0]:.1f}"
                           for key in ("embed", "text", "vector", "fusion")) + " ms",
-        "full-text search p50 / p95 (k = 50)": "{:.2f} / {:.2f} ms".format(
-            *percentiles(text_ms)),
     }
 
 
@@ -223,25 +231,12 @@ def _measure(home: Path, size: int, real: np.ndarray, queries: np.ndarray,
              questions: Sequence[str], settings: Any, embedder: Any) -> dict[str, str]:
     from core.app import Hearth
     from core.operations.memories import list_memories, more_memories
-    from core.recall import RecallQuery
     from core.storage.port import IndexedKind, SearchFilters
     from core.views.memory_browse import MemoryFilter
 
-    figures: dict[str, str] = {}
     with Hearth.open(home, settings=settings, embedder=embedder) as hearth:
         search = hearth.storage.search
-        for question in questions[:WARM_UP]:
-            hearth.recall.recall(RecallQuery(question))
-        totals, steps = [], []
-        for question in questions:
-            started = time.perf_counter()
-            _, timings = hearth.recall.recall_with_timings(RecallQuery(question))
-            totals.append((time.perf_counter() - started) * 1000)
-            steps.append(timings)
-        p50, p95 = percentiles(totals)
-        figures["recall p50 / p95 (query embedding included)"] = f"{p50:.1f} / {p95:.1f} ms"
-        figures[SPLIT] = " · ".join(f"{percentiles([step[key] for step in steps])[0]:.1f}"
-                                    for key in ("embed", "text", "vector", "fusion")) + " ms"
+        figures = _recall_timings(hearth, questions)
         with hearth.storage.read() as session:
             vector_ms, text_ms, hits = [], [], []
             for question, query in zip(questions, queries, strict=True):

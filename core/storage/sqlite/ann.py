@@ -41,15 +41,17 @@ from core.storage.sqlite.derived import (
     IndexState,
     ProgressCallback,
     Stale,
+    commit_header,
     generation,
     high_water,
     log_position,
     logged_since,
-    trim_log,
+    read_header,
+    rebuild_each,
+    trim_unindexed,
     write_atomically,
 )
 from core.storage.sqlite.ann_seal import MAGIC, SealError, is_sealed, seal, subkey, unseal
-from core.storage.sqlite.engine import WRITE_OPTION
 
 log = logging.getLogger(__name__)
 
@@ -108,19 +110,6 @@ class Header:
     dimensions: int
     file: str
     size: int
-
-
-def _read_header(path: Path) -> Header | None:
-    """The header at ``path``, or None if it is missing or not one of ours."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        header = Header(**data)
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, TypeError) as error:
-        log.warning("ignoring the vector index header %s (%s); it will be rebuilt", path, error)
-        return None
-    return header if header.version == HEADER_VERSION else None
 
 
 def _fsync_file(path: Path) -> None:
@@ -321,7 +310,8 @@ class TableIndex:
         self._graph, self._header = None, None
         self._delta, self._delta_matrix, self._masked = {}, None, set()
         self._verified, self._stale_reason = False, None
-        header = _read_header(self._header_path) if stamp is not None else None
+        header = (read_header(self._header_path, Header, HEADER_VERSION, "vector index")
+                  if stamp is not None else None)
         if header is None:
             return
         file = self._folder / header.file
@@ -445,10 +435,8 @@ class TableIndex:
         write_graph(graph, path, self._key())
         header = Header(HEADER_VERSION, generation, applied, int(graph.size),
                         int(graph.ndim), name, path.stat().st_size)
-        write_atomically(self._header_path, json.dumps(asdict(header)).encode())
+        commit_header(self._engine, self._header_path, header, self._table, applied)
         self._remove_unnamed(keep=name)
-        with self._engine.execution_options(**{WRITE_OPTION: True}).begin() as connection:
-            trim_log(connection, self._table, applied)
         self._stamp = None
         self._reload_if_replaced()
 
@@ -584,7 +572,7 @@ def convert_files(database: Path, old_key: str | None, new_key: str | None) -> i
     new = None if new_key is None else subkey(new_key)
     converted, named = 0, set()
     for header_path in sorted(folder.glob("*.json")):
-        header = _read_header(header_path)
+        header = read_header(header_path, Header, HEADER_VERSION, "vector index")
         file = folder / header.file if header is not None else None
         try:
             if header is None or file is None:
@@ -670,27 +658,14 @@ class VectorIndexes:
         if self._read_only:
             return True
         states = self.states()
-        todo = [state for state in states if state.state in ("missing", "stale")]
-        total = sum(state.rows for state in todo)
-        done = 0
-        for state in todo:
-            def step(count: int, _total: int, base: int = done) -> None:
-                if progress is not None:
-                    progress(base + count, max(total, base + count))
-
-            if not self._indexes[state.table].rebuild(step, cancel):
-                return False
-            done += state.rows
+        todo = [(state, self._indexes[state.table].rebuild) for state in states
+                if state.state in ("missing", "stale")]
+        if not rebuild_each(todo, progress, cancel):
+            return False
         for state in states:
             if state.state == "current":
                 self._indexes[state.table].fold(COMPACT_AFTER)
-        unindexed = [state.table for state in states if state.state == "not needed"
-                     and not (self._folder / f"{state.table}.json").exists()]
-        if unindexed:
-            with self._engine.execution_options(**{WRITE_OPTION: True}).begin() as connection:
-                through = high_water(connection)
-                for table in unindexed:
-                    trim_log(connection, table, through)
+        trim_unindexed(self._engine, states, self._folder)
         return True
 
     def erase_removed(self) -> None:

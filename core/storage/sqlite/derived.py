@@ -15,23 +15,31 @@ The log's ``vectors`` column names the source a change belongs to: a vector tabl
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import secrets
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Engine
 from sqlalchemy import text as sql
 
 from core.storage.durable import sync_folder
+from core.storage.write_turns import WRITE_OPTION
+
+log = logging.getLogger(__name__)
 
 CHANGES_TABLE = "vector_changes"
 META_TABLE = "vector_index_meta"
 
 ProgressCallback = Callable[[int, int], None]
 CancelCheck = Callable[[], bool]
+Rebuild = Callable[[ProgressCallback | None, CancelCheck | None], bool]
+"""One index's rebuild: ``rebuild(progress, cancel)``, False if cancelled."""
+HeaderT = TypeVar("HeaderT")
 
 
 @dataclass(frozen=True)
@@ -173,3 +181,53 @@ def write_atomically(path: Path, data: bytes) -> None:
         os.close(handle)
     os.replace(partial, path)
     sync_folder(path.parent)
+
+
+def read_header(path: Path, kind: type[HeaderT], version: int, what: str) -> HeaderT | None:
+    """The header of ``kind`` at ``path``, or None if it is missing, not one of ours or of
+    another ``version`` (a warning names ``what`` index it was: it will be rebuilt)."""
+    try:
+        header = kind(**json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, TypeError) as error:
+        log.warning("ignoring the %s header %s (%s); it will be rebuilt", what, path, error)
+        return None
+    return header if getattr(header, "version", None) == version else None
+
+
+def rebuild_each(todo: Sequence[tuple[IndexState, Rebuild]],
+                 progress: ProgressCallback | None, cancel: CancelCheck | None) -> bool:
+    """Run each rebuild in turn with one ``progress(done, total)`` over all their rows;
+    False as soon as one is cancelled."""
+    total = sum(state.rows for state, _ in todo)
+    done = 0
+    for state, rebuild in todo:
+        def step(count: int, _total: int, base: int = done) -> None:
+            if progress is not None:
+                progress(base + count, max(total, base + count))
+
+        if not rebuild(step, cancel):
+            return False
+        done += state.rows
+    return True
+
+
+def trim_unindexed(engine: Engine, states: Iterable[IndexState], folder: Path) -> None:
+    """Trim the whole log of the sources that need no index and have none (nobody reads
+    their entries)."""
+    unindexed = [state.table for state in states if state.state == "not needed"
+                 and not (folder / f"{state.table}.json").exists()]
+    if unindexed:
+        with engine.execution_options(**{WRITE_OPTION: True}).begin() as connection:
+            through = high_water(connection)
+            for source in unindexed:
+                trim_log(connection, source, through)
+
+
+def commit_header(engine: Engine, path: Path, header: Any, source: str, applied: int) -> None:
+    """Commit a written index by its header (a dataclass), renamed into place, then trim
+    ``source``'s log up to ``applied``, which the index now holds."""
+    write_atomically(path, json.dumps(asdict(header)).encode())
+    with engine.execution_options(**{WRITE_OPTION: True}).begin() as connection:
+        trim_log(connection, source, applied)

@@ -28,7 +28,6 @@ See docs/data-model.md, "The full-text index files".
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import math
 import secrets
@@ -36,7 +35,7 @@ import shutil
 import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,14 +51,15 @@ from core.storage.sqlite.derived import (
     ProgressCallback,
     Stale,
     change_log_objects,
+    commit_header,
     generation,
     high_water,
     log_position,
     logged_since,
-    trim_log,
-    write_atomically,
+    read_header,
+    rebuild_each,
+    trim_unindexed,
 )
-from core.storage.sqlite.engine import WRITE_OPTION
 
 log = logging.getLogger(__name__)
 
@@ -299,7 +299,8 @@ class TableTextIndex:
         self._index, self._searcher, self._header = None, None, None
         self._pending = _Pending()
         self._verified, self._stale_reason = False, None
-        header = _read_header(self._header_path) if stamp is not None else None
+        header = (read_header(self._header_path, Header, HEADER_VERSION, "full-text index")
+                  if stamp is not None else None)
         if header is None:
             return
         try:
@@ -412,10 +413,9 @@ class TableTextIndex:
                 return False
             with self._lock:
                 header = Header(HEADER_VERSION, built_from, applied, count, tokens, name)
-                write_atomically(self._header_path, json.dumps(asdict(header)).encode())
+                commit_header(self._engine, self._header_path, header, self._source.name,
+                              applied)
                 self._remove_unnamed(keep=name)
-                with self._engine.execution_options(**{WRITE_OPTION: True}).begin() as writing:
-                    trim_log(writing, self._source.name, applied)
                 self._stamp = None
                 self._reload_if_replaced()
             return True
@@ -479,19 +479,6 @@ def remove_files(database: Path) -> None:
     """Delete the full-text index folder of ``database`` (encrypting it: an encrypted folder
     keeps none)."""
     shutil.rmtree(index_folder(database), ignore_errors=True)
-
-
-def _read_header(path: Path) -> Header | None:
-    """The header at ``path``, or None if it is missing or not one of ours."""
-    try:
-        header = Header(**json.loads(path.read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, TypeError) as error:
-        log.warning("ignoring the full-text index header %s (%s); it will be rebuilt",
-                    path, error)
-        return None
-    return header if header.version == HEADER_VERSION else None
 
 
 def _row_terms(connection: Connection, source: TextSource,
@@ -562,27 +549,13 @@ class TextIndexes:
             return True
         states = self.states()
         by_name = {index.source.name: index for index in self._indexes.values()}
-        todo = [state for state in states if state.state in ("missing", "stale")
-                or (state.state == "current"
-                    and by_name[state.table].pending() >= max(
-                        COMPACT_AFTER if minimum is None else minimum, 1))]
-        total = sum(state.rows for state in todo)
-        done = 0
-        for state in todo:
-            def step(count: int, _total: int, base: int = done) -> None:
-                if progress is not None:
-                    progress(base + count, max(total, base + count))
-
-            if not by_name[state.table].rebuild(step, cancel):
-                return False
-            done += state.rows
-        unindexed = [state.table for state in states if state.state == "not needed"
-                     and not (self._folder / f"{state.table}.json").exists()]
-        if unindexed:
-            with self._engine.execution_options(**{WRITE_OPTION: True}).begin() as connection:
-                through = high_water(connection)
-                for name in unindexed:
-                    trim_log(connection, name, through)
+        pending_at = max(COMPACT_AFTER if minimum is None else minimum, 1)
+        todo = [(state, by_name[state.table].rebuild) for state in states
+                if state.state in ("missing", "stale")
+                or (state.state == "current" and by_name[state.table].pending() >= pending_at)]
+        if not rebuild_each(todo, progress, cancel):
+            return False
+        trim_unindexed(self._engine, states, self._folder)
         return True
 
     def erase_removed(self) -> None:
